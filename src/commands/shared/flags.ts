@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { parseDuration } from '../../domain/duration.js';
+import { InvalidValue } from '../../domain/invalid.js';
+import { parseAmount } from '../../domain/money.js';
+import { usageError } from '../../errors.js';
+
+/** `keyId` → `--key-id`: zod paths are option keys, messages name flags. */
+export function flagName(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+}
+
+/**
+ * Validates Commander's raw options with a command's zod schema. The first problem becomes a usage
+ * error (exit 2) whose message starts with the flag it is about, so nothing is ever sent on bad input.
+ * `names` maps option keys to how the user typed them when that is not `--kebab-case` (arguments).
+ */
+export function parseOptions<S extends z.ZodType>(
+  schema: S,
+  raw: unknown,
+  names: Record<string, string> = {},
+): z.output<S> {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const key = issue.path.map(String)[0];
+  const flag = key === undefined ? undefined : (names[key] ?? flagName(key));
+  throw usageError(flag, issue.message);
+}
+
+/**
+ * Turns a domain parser (which throws InvalidValue with a reason) into a zod transform, so flag
+ * schemas reuse the one implementation of each rule.
+ */
+export function fromDomain<T>(parse: (text: string) => T) {
+  return z.string().transform((text, context): T => {
+    try {
+      return parse(text);
+    } catch (error) {
+      if (!(error instanceof InvalidValue)) throw error;
+      context.addIssue({ code: 'custom', message: error.message });
+      return z.NEVER;
+    }
+  });
+}
+
+export const amountFlag = fromDomain(parseAmount);
+export const durationFlag = fromDomain(parseDuration);
+
+/** A whole number typed as text, at least `min`. */
+export function integerFlag(min: number) {
+  return fromDomain((text) => {
+    if (!/^\d+$/.test(text.trim())) throw new InvalidValue(`"${text}" is not a whole number`);
+    const value = Number(text);
+    if (value < min) throw new InvalidValue(`must be at least ${min}`);
+    return value;
+  });
+}

@@ -1,0 +1,73 @@
+import type { Centavos } from '../domain/money.js';
+
+/** Where a resolved value came from (contract §5: flag > env > profile > default). */
+export type Source = 'flag' | 'env' | 'profile' | 'default';
+
+export interface Sourced<T> {
+  value: T;
+  source: Source;
+}
+
+/** The built-in profile: the embedded sandbox, no credentials, used when nothing else is configured. */
+export const SANDBOX_PROFILE = 'sandbox';
+export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
+
+/** A token minted from client credentials, cached with its expiry and the base URL it belongs to. */
+export interface CachedToken {
+  value: string;
+  /** ISO 8601 instant. */
+  expiresAt: string;
+  baseUrl: string;
+}
+
+/** What one profile keeps in the conf store. Keys the user sets with `pix config set` are kebab-case. */
+export interface ProfileData {
+  'base-url'?: string;
+  'time-zone'?: string;
+  'max-amount'?: string;
+  'default-key'?: string;
+  'tls-cert'?: string;
+  'tls-key'?: string;
+  'client-key'?: string;
+  /** Secrets: never printed; only sent to the base URL they were stored with. */
+  token?: string;
+  tokenBaseUrl?: string;
+  clientSecret?: string;
+  cachedToken?: CachedToken;
+}
+
+export type Credentials =
+  | { kind: 'none' }
+  | { kind: 'sandbox' }
+  | { kind: 'token'; token: Sourced<string> }
+  | { kind: 'client'; clientKey: Sourced<string>; clientSecret: Sourced<string> };
+
+/** Everything a command needs to know about where and how to talk, with the source of each value. */
+export interface Settings {
+  profile: Sourced<string>;
+  baseUrl: Sourced<string>;
+  /** True for the built-in sandbox profile: the CLI runs the sandbox server in-process. */
+  sandbox: boolean;
+  credentials: Credentials;
+  timeZone: Sourced<string>;
+  maxAmount: Centavos | undefined;
+  defaultKey: string | undefined;
+  tls: { cert: string; key: string } | undefined;
+  /** Things to say on stderr once (a flag overriding the environment, …). */
+  warnings: string[];
+}
+
+/** The conf-backed store of profiles (file mode 0600, moved by PIX_CONFIG_DIR). */
+export interface ConfigStore {
+  /** Directory holding the config file, the journal and the sandbox state. */
+  readonly dir: string;
+  /** Full path of the config file. */
+  readonly path: string;
+  currentProfile(): string | undefined;
+  setCurrentProfile(name: string): void;
+  listProfiles(): string[];
+  getProfile(name: string): ProfileData | undefined;
+  /** Replaces the profile's data whole. */
+  setProfile(name: string, data: ProfileData): void;
+  deleteProfile(name: string): void;
+}

@@ -1,0 +1,114 @@
+import type { Dispatcher } from 'undici';
+import type { ApiClient } from './api/client.js';
+import type { ConfigStore, Settings } from './config/types.js';
+import type { IOStreams } from './output/iostreams.js';
+import { createPrompter, type Prompter } from './output/prompt.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv';
+
+/** The global flags of the contract, valid on every command. */
+export interface GlobalOptions {
+  profile: string | undefined;
+  baseUrl: string | undefined;
+  json: boolean;
+  output: OutputFormat | undefined;
+  color: boolean;
+  timeoutMs: number;
+  verbose: boolean;
+  yes: boolean;
+  input: boolean;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export function defaultGlobals(): GlobalOptions {
+  return {
+    profile: undefined,
+    baseUrl: undefined,
+    json: false,
+    output: undefined,
+    color: true,
+    timeoutMs: DEFAULT_TIMEOUT_MS,
+    verbose: false,
+    yes: false,
+    input: true,
+  };
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+/**
+ * Everything a command may touch. Only main.ts builds the real one; tests build their own with
+ * captured streams, a fixed clock, a temporary PIX_CONFIG_DIR and an undici MockAgent.
+ */
+export interface Deps {
+  io: IOStreams;
+  env: Env;
+  clock: Clock;
+  sleep(ms: number): Promise<void>;
+  /** In [0, 1): backoff jitter. */
+  random(): number;
+  /** Overrides undici's dispatcher (tests inject a MockAgent). */
+  dispatcher: Dispatcher | undefined;
+  /** Set by the program once flags are parsed. */
+  globals: GlobalOptions;
+  prompter: Prompter;
+  config(): Promise<ConfigStore>;
+  settings(): Promise<Settings>;
+  /** The API client for the resolved profile; starts the embedded sandbox when that is the profile. */
+  api(): Promise<ApiClient>;
+  /** Registers work to do when the command ends (close the pool, stop the embedded sandbox). */
+  defer(cleanup: () => unknown): void;
+  close(): Promise<void>;
+}
+
+export type DepsOverrides = Partial<
+  Pick<Deps, 'io' | 'env' | 'clock' | 'sleep' | 'random' | 'dispatcher' | 'prompter'>
+> & { io: IOStreams; env: Env };
+
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => {
+    value ??= make();
+    return value;
+  };
+}
+
+export function createDeps(overrides: DepsOverrides): Deps {
+  const cleanups: Array<() => unknown> = [];
+  const deps: Deps = {
+    clock: { now: () => new Date() },
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    random: Math.random,
+    dispatcher: undefined,
+    globals: defaultGlobals(),
+    prompter: createPrompter(overrides.io, () => deps.globals.input),
+    ...overrides,
+    config: once(async () => {
+      const { openConfigStore } = await import('./config/store.js');
+      return openConfigStore(deps.env);
+    }),
+    settings: once(async () => {
+      const { resolveSettings } = await import('./config/resolve.js');
+      const settings = resolveSettings(deps.globals, deps.env, await deps.config());
+      for (const warning of settings.warnings) deps.io.stderr.write(`warning: ${warning}\n`);
+      return settings;
+    }),
+    api: once(async () => {
+      const { createApiClient } = await import('./api/client.js');
+      return createApiClient(deps, await deps.settings());
+    }),
+    defer: (cleanup) => {
+      cleanups.push(cleanup);
+    },
+    close: async () => {
+      // Last registered, first closed: the client's pool goes before the server it talks to.
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    },
+  };
+  return deps;
+}

@@ -1,0 +1,117 @@
+import { CommanderError } from 'commander';
+import { createDeps, type Deps, type DepsOverrides } from './deps.js';
+import { type ErrorKind, EXIT_CODES, PixError } from './errors.js';
+import { processIOStreams } from './output/iostreams.js';
+import { createProgram, loadCommands } from './program.js';
+
+interface ErrorReport {
+  kind: ErrorKind;
+  message: string;
+  status?: number;
+  serverMessage?: string;
+  hint?: string;
+  server?: unknown;
+  stack?: string;
+}
+
+function toReport(error: unknown): ErrorReport {
+  if (error instanceof PixError) {
+    return {
+      kind: error.kind,
+      message: error.message,
+      ...(error.status === undefined ? {} : { status: error.status }),
+      ...(error.serverMessage === undefined ? {} : { serverMessage: error.serverMessage }),
+      ...(error.hint === undefined ? {} : { hint: error.hint }),
+      ...(error.server === undefined ? {} : { server: error.server }),
+      ...(error.stack === undefined ? {} : { stack: error.stack }),
+    };
+  }
+  if (error instanceof CommanderError) {
+    // Commander's text is "error: unknown command 'x'\n(Did you mean y?)": keep one line, move the rest to a hint.
+    const [first = '', ...rest] = error.message.replace(/^error: /, '').split('\n');
+    const suggestion = rest
+      .join(' ')
+      .replace(/^\((.*)\)$/, '$1')
+      .trim();
+    return {
+      kind: 'usage',
+      message: first,
+      ...(suggestion ? { hint: suggestion.replace(/^Did/, 'did') } : {}),
+    };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    kind: 'internal',
+    message: `internal error: ${message.split('\n')[0]}`,
+    hint: 'this is a bug in pix; rerun with --verbose for the stack trace',
+    ...(error instanceof Error && error.stack !== undefined ? { stack: error.stack } : {}),
+  };
+}
+
+function writeError(deps: Deps, report: ErrorReport, json: boolean, verbose: boolean): void {
+  const { stderr } = deps.io;
+  if (json) {
+    const body = {
+      error: {
+        kind: report.kind,
+        ...(report.status === undefined ? {} : { status: report.status }),
+        message: report.serverMessage ? `${report.message}: ${report.serverMessage}` : report.message,
+        ...(report.hint === undefined ? {} : { hint: report.hint }),
+        ...(report.server === undefined ? {} : { server: report.server }),
+      },
+    };
+    stderr.write(`${JSON.stringify(body)}\n`);
+  } else {
+    const status = report.status === undefined ? '' : ` (${report.status})`;
+    const server = report.serverMessage ? `: ${report.serverMessage}` : '';
+    stderr.write(`error: ${report.message}${status}${server}\n`);
+    if (report.hint) stderr.write(`hint: ${report.hint}\n`);
+  }
+  if (verbose && report.stack) stderr.write(`${report.stack}\n`);
+}
+
+/** Flags main must know even when parsing failed before the globals were read. */
+function scanFlag(argv: readonly string[], ...names: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((token) => names.includes(token));
+}
+
+/** Runs pix with argv (without node and the script) and returns the exit code. The ONE place errors become exit codes. */
+export async function run(argv: readonly string[], overrides?: Partial<DepsOverrides>): Promise<number> {
+  const io = overrides?.io ?? processIOStreams();
+  const deps = createDeps({ ...overrides, io, env: overrides?.env ?? process.env });
+  if (!overrides?.io) {
+    // `pix statement | head` closes the pipe early: that is the reader's choice, not an error.
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(0);
+    });
+  }
+  let exitCode = 0;
+  try {
+    const program = createProgram(deps);
+    await loadCommands(program, deps, argv);
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError && error.exitCode === 0) {
+      exitCode = 0;
+    } else if (error instanceof CommanderError && error.code === 'commander.help') {
+      exitCode = EXIT_CODES.usage; // a group run without its subcommand: the help was shown on stderr
+    } else {
+      const report = toReport(error);
+      writeError(
+        deps,
+        report,
+        scanFlag(argv, '--json') || deps.globals.json,
+        scanFlag(argv, '-v', '--verbose'),
+      );
+      exitCode = EXIT_CODES[report.kind];
+    }
+  } finally {
+    try {
+      await deps.close();
+    } catch {
+      // Closing a pool or the embedded sandbox must not turn a result into a failure.
+    }
+  }
+  return exitCode;
+}

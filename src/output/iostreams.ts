@@ -1,0 +1,109 @@
+/**
+ * The only module (with main.ts) that touches the process's streams. Everything else gets an
+ * IOStreams through deps, so tests can capture output and pretend to be a terminal.
+ */
+export interface OutStream {
+  readonly isTTY: boolean;
+  readonly columns: number;
+  /** Returns false when the stream's buffer is full; await `drained()` before writing more. */
+  write(chunk: string | Uint8Array): boolean;
+  drained(): Promise<void>;
+}
+
+export interface InStream {
+  readonly isTTY: boolean;
+  /** The whole of stdin (for `--with-token`, `--body -`, `pay qr -`). */
+  readAll(): Promise<Buffer>;
+  /** One line typed at the terminal; `hidden` turns echo off (secrets). */
+  readLine(hidden: boolean): Promise<string>;
+}
+
+export interface IOStreams {
+  stdout: OutStream;
+  stderr: OutStream;
+  stdin: InStream;
+}
+
+type NodeWritable = NodeJS.WriteStream;
+
+function wrapOut(stream: NodeWritable): OutStream {
+  return {
+    get isTTY() {
+      return stream.isTTY === true;
+    },
+    get columns() {
+      return stream.columns ?? 80;
+    },
+    write: (chunk) => stream.write(chunk),
+    drained: () =>
+      stream.writableNeedDrain
+        ? new Promise((resolve) => stream.once('drain', () => resolve()))
+        : Promise.resolve(),
+  };
+}
+
+function wrapIn(stream: NodeJS.ReadStream, echo: OutStream): InStream {
+  return {
+    get isTTY() {
+      return stream.isTTY === true;
+    },
+    async readAll() {
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+      return Buffer.concat(chunks);
+    },
+    readLine(hidden) {
+      return new Promise((resolve, reject) => {
+        let line = '';
+        const raw = hidden && stream.isTTY;
+        if (raw) stream.setRawMode(true);
+        stream.setEncoding('utf8');
+        stream.resume();
+        const finish = (error?: Error) => {
+          stream.off('data', onData);
+          stream.off('end', onEnd);
+          if (raw) stream.setRawMode(false);
+          stream.pause();
+          if (error) reject(error);
+          else resolve(line);
+        };
+        const onEnd = () => finish();
+        const onData = (data: string) => {
+          for (const char of data) {
+            if (char === '\u0003') return finish(new Error('interrupted'));
+            if (char === '\r' || char === '\n') {
+              if (raw) echo.write('\n');
+              return finish();
+            }
+            if (char === '\u007f' || char === '\b') line = line.slice(0, -1);
+            else line += char;
+          }
+        };
+        stream.on('data', onData);
+        stream.on('end', onEnd);
+      });
+    },
+  };
+}
+
+export function processIOStreams(): IOStreams {
+  const stderr = wrapOut(process.stderr);
+  return { stdout: wrapOut(process.stdout), stderr, stdin: wrapIn(process.stdin, stderr) };
+}
+
+/**
+ * Colour rules of the contract: `--no-color` and `NO_COLOR` turn it off, `CLICOLOR_FORCE` turns it on
+ * even when piped, otherwise colour only on a terminal.
+ */
+export function colorEnabled(
+  stream: Pick<OutStream, 'isTTY'>,
+  env: Readonly<Record<string, string | undefined>>,
+  noColorFlag: boolean,
+): boolean {
+  if (noColorFlag) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.CLICOLOR_FORCE !== undefined && env.CLICOLOR_FORCE !== '' && env.CLICOLOR_FORCE !== '0')
+    return true;
+  if (env.TERM === 'dumb') return false;
+  return stream.isTTY;
+}

@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import type { Deps, GlobalOptions, OutputFormat } from './deps.js';
+
+/** A command module: adds its flags, arguments, subcommands and action to the command made for it. */
+export interface CommandModule {
+  register(command: Command, deps: Deps): void;
+}
+
+/**
+ * The command tree, with each leaf's module loaded only when it is the one being run. `pix --help` and
+ * `pix --version` therefore load commander alone (start-up is a feature, architecture rule 8).
+ */
+interface Entry {
+  name: string;
+  summary: string;
+  load?: () => Promise<CommandModule>;
+  children?: Entry[];
+}
+
+export const COMMANDS: Entry[] = [
+  // Each command adds its one entry here, in the order of the contract's §1.
+];
+
+/** Global flags that take a value, so the argv scan can skip it. */
+const GLOBAL_FLAGS_WITH_VALUE = new Set(['-p', '--profile', '--base-url', '-o', '--output', '--timeout']);
+
+/** The names of the commands the user asked for, e.g. ['charge', 'immediate'], read from argv before parsing. */
+export function commandPath(argv: readonly string[]): string[] {
+  const path: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === '--') break;
+    if (token.startsWith('-')) {
+      if (GLOBAL_FLAGS_WITH_VALUE.has(token)) i++;
+      continue;
+    }
+    path.push(token);
+  }
+  return path;
+}
+
+function readVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+function addEntries(parent: Command, entries: Entry[]): Map<Entry, Command> {
+  const made = new Map<Entry, Command>();
+  for (const entry of entries) {
+    const command = parent.command(entry.name).description(entry.summary);
+    made.set(entry, command);
+    if (entry.children) {
+      for (const [child, childCommand] of addEntries(command, entry.children)) made.set(child, childCommand);
+    }
+  }
+  return made;
+}
+
+/** Loads the modules on the path the user typed (all of them with `all`, for completion). */
+export async function loadCommands(
+  program: Command,
+  deps: Deps,
+  argv: readonly string[],
+  all = false,
+): Promise<void> {
+  const made = addEntries(program, COMMANDS);
+  const toLoad: Entry[] = [];
+  if (all) {
+    for (const entry of made.keys()) if (entry.load) toLoad.push(entry);
+  } else {
+    let path = commandPath(argv);
+    if (path[0] === 'help') path = path.slice(1);
+    let level: Entry[] | undefined = COMMANDS;
+    for (const name of path) {
+      const entry: Entry | undefined = level?.find((candidate) => candidate.name === name);
+      if (!entry) break;
+      if (entry.load) {
+        toLoad.push(entry);
+        break;
+      }
+      level = entry.children;
+    }
+  }
+  const modules = await Promise.all(toLoad.map((entry) => entry.load!()));
+  modules.forEach((module, index) => {
+    module.register(made.get(toLoad[index]!)!, deps);
+  });
+}
+
+const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv'];
+
+export function createProgram(deps: Deps): Command {
+  const program = new Command('pix')
+    .description('Run a PIX payment account from the terminal and from CI.')
+    .version(readVersion(), '-V, --version', 'print the version')
+    .option('-p, --profile <name>', 'profile to use (PIX_PROFILE)')
+    .option('--base-url <url>', 'API base URL (PIX_BASE_URL)')
+    .option('--json', 'one JSON document on stdout')
+    .addOption(new Option('-o, --output <format>', 'output format of list commands').choices(OUTPUT_FORMATS))
+    .option('--no-color', 'no colour (also NO_COLOR)')
+    .option('--timeout <duration>', 'time limit of each request, e.g. 30s', '30s')
+    .option('-v, --verbose', 'log HTTP requests on stderr, credentials redacted')
+    .option('-y, --yes', 'answer yes to confirmations')
+    .option('--no-input', 'never prompt')
+    .showSuggestionAfterError(true)
+    .showHelpAfterError(false)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => deps.io.stdout.write(text),
+      writeErr: (text) => deps.io.stderr.write(text),
+      // main.ts prints Commander's errors itself, in the one-line form of the contract.
+      outputError: () => {},
+    });
+  program.hook('preAction', async (_program, action) => {
+    const { parseGlobalOptions } = await import('./commands/shared/globals.js');
+    deps.globals = parseGlobalOptions(action.optsWithGlobals());
+  });
+  return program;
+}
+
+export type { GlobalOptions };
