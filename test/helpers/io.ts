@@ -1,0 +1,74 @@
+import type { InStream, IOStreams, OutStream } from '../../src/output/iostreams.js';
+
+export interface TestIOOptions {
+  /** Everything stdin will give to readAll() (default: nothing). */
+  stdin?: string | Buffer;
+  /** Pretend stdin, stdout and stderr are terminals (default false: piped, as in CI). */
+  tty?: boolean;
+  /** Per-stream overrides of `tty`. */
+  stdinTTY?: boolean;
+  stdoutTTY?: boolean;
+  stderrTTY?: boolean;
+  /** Terminal width reported by stdout and stderr (default 80). */
+  columns?: number;
+  /** Lines typed at the terminal, returned by readLine() in order; readLine() fails when they run out. */
+  answers?: string[];
+}
+
+export interface TestIO {
+  io: IOStreams;
+  /** Everything written to stdout so far, as text. */
+  stdout(): string;
+  /** Everything written to stderr so far, as text. */
+  stderr(): string;
+  /** The readLine() calls made (prompts), with whether echo was off. */
+  readLines: Array<{ hidden: boolean }>;
+}
+
+function captureOut(isTTY: boolean, columns: number): { stream: OutStream; text(): string } {
+  const chunks: Buffer[] = [];
+  return {
+    stream: {
+      isTTY,
+      columns,
+      write(chunk) {
+        chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk));
+        return true;
+      },
+      drained: () => Promise.resolve(),
+    },
+    text: () => Buffer.concat(chunks).toString('utf8'),
+  };
+}
+
+/** In-memory IOStreams for in-process command tests: `run(argv, { io, env })`. */
+export function createTestIO(options: TestIOOptions = {}): TestIO {
+  const tty = options.tty ?? false;
+  const columns = options.columns ?? 80;
+  const stdout = captureOut(options.stdoutTTY ?? tty, columns);
+  const stderr = captureOut(options.stderrTTY ?? tty, columns);
+  const input =
+    options.stdin === undefined
+      ? Buffer.alloc(0)
+      : Buffer.isBuffer(options.stdin)
+        ? options.stdin
+        : Buffer.from(options.stdin, 'utf8');
+  const answers = [...(options.answers ?? [])];
+  const readLines: Array<{ hidden: boolean }> = [];
+  const stdin: InStream = {
+    isTTY: options.stdinTTY ?? tty,
+    readAll: () => Promise.resolve(input),
+    readLine(hidden) {
+      readLines.push({ hidden });
+      const answer = answers.shift();
+      if (answer === undefined) return Promise.reject(new Error('test: no more answers for readLine()'));
+      return Promise.resolve(answer);
+    },
+  };
+  return {
+    io: { stdout: stdout.stream, stderr: stderr.stream, stdin },
+    stdout: stdout.text,
+    stderr: stderr.text,
+    readLines,
+  };
+}
