@@ -11,6 +11,11 @@ export interface Sourced<T> {
 /** The built-in profile: the embedded sandbox, no credentials, used when nothing else is configured. */
 export const SANDBOX_PROFILE = 'sandbox';
 export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
+/**
+ * Settings.baseUrl of the embedded sandbox before it starts: it listens on a free loopback port chosen
+ * at start, and the API client uses the real address.
+ */
+export const EMBEDDED_SANDBOX_URL = 'http://127.0.0.1:0';
 
 /** A token minted from client credentials, cached with its expiry and the base URL it belongs to. */
 export interface CachedToken {
@@ -31,6 +36,7 @@ export interface ProfileData {
   'client-key'?: string;
   /** Secrets: never printed; only sent to the base URL they were stored with. */
   token?: string;
+  /** The base URL the stored secrets (token, clientSecret) were stored with; they are sent nowhere else. */
   tokenBaseUrl?: string;
   clientSecret?: string;
   cachedToken?: CachedToken;
@@ -57,17 +63,20 @@ export interface Settings {
   warnings: string[];
 }
 
-/** The conf-backed store of profiles (file mode 0600, moved by PIX_CONFIG_DIR). */
+/**
+ * The conf-backed store of profiles (file mode 0600, moved by PIX_CONFIG_DIR). Reads are synchronous
+ * and never create anything; writes are async because they load `conf` lazily (see store.ts).
+ */
 export interface ConfigStore {
   /** Directory holding the config file, the journal and the sandbox state. */
   readonly dir: string;
   /** Full path of the config file. */
   readonly path: string;
   currentProfile(): string | undefined;
-  setCurrentProfile(name: string): void;
+  setCurrentProfile(name: string): Promise<void>;
   listProfiles(): string[];
   getProfile(name: string): ProfileData | undefined;
   /** Replaces the profile's data whole. */
-  setProfile(name: string, data: ProfileData): void;
-  deleteProfile(name: string): void;
+  setProfile(name: string, data: ProfileData): Promise<void>;
+  deleteProfile(name: string): Promise<void>;
 }
