@@ -20,6 +20,11 @@ interface Entry {
 
 export const COMMANDS: Entry[] = [
   // Each command adds its one entry here, in the order of the contract's §1.
+  {
+    name: 'keys',
+    summary: "List the account's registered PIX keys",
+    load: () => import('./commands/keys.js'),
+  },
 ];
 
 /** Global flags that take a value, so the argv scan can skip it. */

@@ -1,0 +1,336 @@
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import type { Settings } from '../config/types.js';
+import type { Deps } from '../deps.js';
+import { PixError } from '../errors.js';
+import type { TokenProvider } from './auth.js';
+import { httpError, UNKNOWN_OUTCOME_HINT } from './errors.js';
+import { type AttemptOutcome, isRetryable, MAX_RETRIES, parseRetryAfter, retryDelay } from './retry.js';
+import { createDispatcher } from './transport.js';
+
+export type EndpointName = 'auth' | 'statement' | 'keys' | 'charge' | 'emv' | 'dict' | 'transfer';
+
+/** One API endpoint, declared once in src/api/resources/. */
+export interface Endpoint<T> {
+  name: EndpointName;
+  /** What failed, in the user's words: "listing PIX keys". */
+  what: string;
+  method: 'GET' | 'POST';
+  path: string;
+  /**
+   * `safe`: reads and consultations, retried on network errors, 429, 502, 503, 504.
+   * `never`: charges and the transfer. Never retried, and a failure after sending is an unknown outcome (exit 7).
+   */
+  retry: 'safe' | 'never';
+  /** Built lazily so zod schemas cost nothing until a request is made. */
+  schema: () => z.ZodType<T>;
+  /** False only for the token endpoint. */
+  authenticated?: boolean;
+}
+
+export interface RequestInput {
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+}
+
+export interface ApiClient {
+  readonly baseUrl: string;
+  readonly settings: Settings;
+  request<T>(endpoint: Endpoint<T>, input?: RequestInput): Promise<T>;
+  /** POST /auth/token with client credentials; used by the token provider and by `pix login`. */
+  mintToken(clientKey: string, clientSecret: string): Promise<{ clientToken: string; expiresIn: number }>;
+  /** Throws an `auth` PixError when the server refuses the credentials. */
+  verifyCredentials(): Promise<void>;
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** A request that failed below HTTP; `sent` is false only when we know no byte reached the server. */
+class NetworkFailure extends Error {
+  constructor(
+    readonly sent: boolean,
+    readonly timedOut: boolean,
+    readonly code: string | undefined,
+  ) {
+    super(code ?? 'network failure');
+  }
+}
+
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_HAS_EXPIRED',
+]);
+
+const REDACTED_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+]);
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Replaces every secret in a string the server sent back, in case it echoes one. */
+function scrub<T>(value: T, secrets: readonly string[]): T {
+  const live = secrets.filter((secret) => secret.length >= 4);
+  if (live.length === 0 || value === undefined) return value;
+  let text = JSON.stringify(value);
+  if (!live.some((secret) => text.includes(secret))) return value;
+  for (const secret of live) text = text.split(secret).join('[redacted]');
+  return JSON.parse(text) as T;
+}
+
+function buildPath(path: string, query: RequestInput['query']): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {}))
+    if (value !== undefined) params.set(name, String(value));
+  const search = params.toString();
+  return search ? `${path}?${search}` : path;
+}
+
+function describeIssues(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'unexpected shape';
+  const where = issue.path.length ? issue.path.join('.') : 'body';
+  return `unexpected shape at ${where}: ${issue.message}`;
+}
+
+export async function createApiClient(deps: Deps, settings: Settings): Promise<ApiClient> {
+  const { io, globals } = deps;
+  let baseUrl = settings.baseUrl.value;
+  if (settings.sandbox) {
+    const { startEmbeddedSandbox } = await import('../sandbox/embedded.js');
+    const sandbox = await startEmbeddedSandbox(deps.env);
+    deps.defer(() => sandbox.close());
+    baseUrl = sandbox.baseUrl;
+    io.stderr.write('sandbox: simulated account, no real money moves\n');
+  }
+  const origin = new URL(baseUrl);
+  const prefix = origin.pathname.replace(/\/+$/, '');
+  const timeoutMs = globals.timeoutMs;
+  let dispatcher: Dispatcher | undefined = deps.dispatcher;
+  const secrets: string[] = [];
+
+  const getDispatcher = async (): Promise<Dispatcher> => {
+    if (!dispatcher) {
+      const pool = await createDispatcher(origin, settings, deps.env, timeoutMs);
+      deps.defer(() => pool.close());
+      dispatcher = pool;
+    }
+    return dispatcher;
+  };
+
+  const log = (line: string) => {
+    if (globals.verbose) io.stderr.write(`${line}\n`);
+  };
+  const logHeaders = (arrow: string, headers: Record<string, string | string[] | undefined>) => {
+    for (const [name, value] of Object.entries(headers)) {
+      if (value === undefined) continue;
+      const shown = REDACTED_HEADERS.has(name.toLowerCase()) ? '[redacted]' : String(value);
+      log(`${arrow} ${name}: ${shown}`);
+    }
+  };
+
+  async function send(
+    method: string,
+    path: string,
+    token: string | undefined,
+    body: unknown,
+  ): Promise<RawResponse> {
+    const pool = await getDispatcher();
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'pix-cli' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    const url = `${origin.origin}${path}`;
+    log(`> ${method} ${url}`);
+    logHeaders('>', headers);
+    const started = performance.now();
+    const controller = new AbortController();
+    // --timeout bounds the whole exchange: connecting, the headers and the body.
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      const response = await pool.request({
+        origin: origin.origin,
+        path,
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body: body === undefined ? null : JSON.stringify(body),
+        signal: controller.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const text = await response.body.text();
+      log(`< ${response.statusCode} (${Math.round(performance.now() - started)} ms)`);
+      logHeaders('<', response.headers);
+      return { status: response.statusCode, headers: response.headers, text };
+    } catch (error) {
+      const code = errorCode(error);
+      const timedOut = controller.signal.aborted || /TIMEOUT/.test(code ?? '');
+      log(
+        `< failed after ${Math.round(performance.now() - started)} ms: ${timedOut ? 'timeout' : (code ?? 'error')}`,
+      );
+      throw new NetworkFailure(!(code !== undefined && NOT_SENT_CODES.has(code)), timedOut, code);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function networkError(endpoint: Endpoint<unknown>, failure: NetworkFailure): PixError {
+    const cause = failure.timedOut
+      ? `no answer within ${timeoutMs / 1000}s`
+      : failure.code === 'ECONNREFUSED'
+        ? `cannot connect to ${origin.host}`
+        : `the connection failed (${failure.code ?? 'network error'})`;
+    if (endpoint.retry === 'never' && failure.sent) {
+      return new PixError('unknown_outcome', `${endpoint.what}: ${cause}`, { hint: UNKNOWN_OUTCOME_HINT });
+    }
+    const hint =
+      endpoint.retry === 'never'
+        ? 'nothing was sent; it is safe to try again'
+        : 'check the network and the base URL, or raise --timeout';
+    return new PixError('unavailable', `${endpoint.what}: ${cause}`, { hint });
+  }
+
+  function unreadable(endpoint: Endpoint<unknown>, status: number, reason: string, body: unknown): PixError {
+    const write = endpoint.retry === 'never';
+    return new PixError(
+      write ? 'unknown_outcome' : 'unavailable',
+      `${endpoint.what}: the answer could not be read (${reason})`,
+      {
+        status,
+        server: body,
+        hint: write ? UNKNOWN_OUTCOME_HINT : 'the server sent something unexpected; try again later',
+      },
+    );
+  }
+
+  function parseBody(text: string): { ok: true; value: unknown } | { ok: false } {
+    try {
+      return { ok: true, value: JSON.parse(text) };
+    } catch {
+      return { ok: false };
+    }
+  }
+
+  let tokenProvider: TokenProvider | undefined;
+  const getTokenProvider = async (): Promise<TokenProvider> => {
+    if (!tokenProvider) {
+      const { createTokenProvider } = await import('./auth.js');
+      tokenProvider = createTokenProvider(settings, await deps.config(), client.mintToken, deps.clock);
+    }
+    return tokenProvider;
+  };
+
+  async function currentToken(): Promise<string | undefined> {
+    if (settings.sandbox) return 'sandbox';
+    const token = await (await getTokenProvider()).token();
+    if (token === undefined) {
+      throw new PixError('auth', `no credentials for profile "${settings.profile.value}"`, {
+        hint: 'run `pix login`, or set PIX_TOKEN (or PIX_CLIENT_KEY and PIX_CLIENT_SECRET)',
+      });
+    }
+    secrets.push(token);
+    return token;
+  }
+
+  const client: ApiClient = {
+    baseUrl,
+    settings,
+    async request<T>(endpoint: Endpoint<T>, input: RequestInput = {}): Promise<T> {
+      const path = buildPath(prefix + endpoint.path, input.query);
+      const write = endpoint.retry === 'never';
+      let token = endpoint.authenticated === false ? undefined : await currentToken();
+      let refreshed = false;
+      for (let retry = 0; ; retry++) {
+        let response: RawResponse;
+        try {
+          response = await send(endpoint.method, path, token, input.body);
+        } catch (error) {
+          if (!(error instanceof NetworkFailure)) throw error;
+          const outcome: AttemptOutcome = { kind: 'network' };
+          if (endpoint.retry === 'safe' && retry < MAX_RETRIES && isRetryable(outcome)) {
+            await deps.sleep(retryDelay(retry + 1, undefined, deps.random())!);
+            continue;
+          }
+          throw networkError(endpoint as Endpoint<unknown>, error);
+        }
+        const parsed = parseBody(response.text);
+        const body = scrub(parsed.ok ? parsed.value : response.text, secrets);
+        if (response.status === 401 && token !== undefined && !refreshed && !settings.sandbox) {
+          // A 401 means nothing was applied, so even a write may be sent again with a fresh token, once.
+          refreshed = true;
+          const fresh = await (await getTokenProvider()).refresh();
+          if (fresh !== undefined) {
+            secrets.push(fresh);
+            token = fresh;
+            retry--;
+            continue;
+          }
+        }
+        if (response.status < 200 || response.status >= 300) {
+          const outcome: AttemptOutcome = { kind: 'status', status: response.status };
+          if (endpoint.retry === 'safe' && retry < MAX_RETRIES && isRetryable(outcome)) {
+            const header = response.headers['retry-after'];
+            const retryAfter = parseRetryAfter(Array.isArray(header) ? header[0] : header, deps.clock.now());
+            const delay = retryDelay(retry + 1, retryAfter, deps.random());
+            if (delay !== undefined) {
+              await deps.sleep(delay);
+              continue;
+            }
+          }
+          if (!parsed.ok && response.status >= 500) {
+            // An HTML 502 page from a proxy: say so in one line instead of quoting the page.
+            throw httpError(endpoint.what, response.status, undefined, write);
+          }
+          throw httpError(endpoint.what, response.status, body, write);
+        }
+        if (!parsed.ok)
+          throw unreadable(endpoint as Endpoint<unknown>, response.status, 'not JSON', undefined);
+        const result = endpoint.schema().safeParse(parsed.value);
+        if (!result.success) {
+          throw unreadable(
+            endpoint as Endpoint<unknown>,
+            response.status,
+            describeIssues(result.error as z.ZodError),
+            body,
+          );
+        }
+        return result.data;
+      }
+    },
+    async mintToken(clientKey, clientSecret) {
+      secrets.push(clientSecret);
+      const { tokenEndpoint } = await import('./resources/auth.js');
+      const minted = await client.request(tokenEndpoint, { body: { clientKey, clientSecret } });
+      secrets.push(minted.clientToken);
+      return minted;
+    },
+    async verifyCredentials() {
+      const { listKeys } = await import('./resources/keys.js');
+      await listKeys(client, { limit: 1, offset: 0 });
+    },
+  };
+  return client;
+}

@@ -1,0 +1,118 @@
+/** One page as the list endpoints return it, whatever the array is called. */
+export interface Page<T> {
+  total: number;
+  items: T[];
+}
+
+export interface PaginateOptions<T> {
+  /** Records asked for per request. */
+  pageSize: number;
+  /** Pages in flight at once. */
+  concurrency: number;
+  startOffset?: number;
+  idOf(item: T): string;
+  onProgress?(fetched: number, total: number): void;
+}
+
+export interface PaginateSummary {
+  /** The total announced by the first page. */
+  total: number;
+  /** The total announced by the last page fetched; differs from `total` when the list moved meanwhile. */
+  finalTotal: number;
+  yielded: number;
+  duplicatesDropped: number;
+}
+
+export interface Pagination<T> {
+  /** The total the first page announced. */
+  total: number;
+  /** Every record in API order, the first page's included; returns the summary when done. */
+  records: AsyncGenerator<T, PaginateSummary>;
+}
+
+/**
+ * Every record of a paginated list, in API order. Reads `total` from the first page (fetched before
+ * this resolves, so a JSON writer can start with it), then fetches the remaining pages `concurrency` at
+ * a time and yields them in order, dropping ids already seen. When the server returns fewer records
+ * than asked (a cap lower than our page size), it adapts: the first page sets the real page size, and a
+ * later short page is completed with follow-up requests.
+ */
+export async function paginate<T>(
+  fetchPage: (offset: number, limit: number) => Promise<Page<T>>,
+  options: PaginateOptions<T>,
+): Promise<Pagination<T>> {
+  const start = options.startOffset ?? 0;
+  const first = await fetchPage(start, options.pageSize);
+  return { total: first.total, records: remainingRecords(fetchPage, options, start, first) };
+}
+
+async function* remainingRecords<T>(
+  fetchPage: (offset: number, limit: number) => Promise<Page<T>>,
+  options: PaginateOptions<T>,
+  start: number,
+  first: Page<T>,
+): AsyncGenerator<T, PaginateSummary> {
+  const seen = new Set<string>();
+  const summary: PaginateSummary = {
+    total: first.total,
+    finalTotal: first.total,
+    yielded: 0,
+    duplicatesDropped: 0,
+  };
+  let fetched = 0;
+
+  function* fresh(items: T[]): Generator<T> {
+    for (const item of items) {
+      const id = options.idOf(item);
+      if (seen.has(id)) {
+        summary.duplicatesDropped++;
+        continue;
+      }
+      seen.add(id);
+      summary.yielded++;
+      yield item;
+    }
+  }
+
+  fetched += first.items.length;
+  options.onProgress?.(fetched, first.total);
+  yield* fresh(first.items);
+  if (first.items.length === 0) return summary;
+  const pageSize = Math.min(options.pageSize, first.items.length);
+  const end = first.total;
+
+  /** Fills [offset, offset + limit) even when the server hands out less than asked. */
+  const fetchRange = async (offset: number, limit: number): Promise<Page<T>> => {
+    const items: T[] = [];
+    let total = end;
+    while (items.length < limit) {
+      const page = await fetchPage(offset + items.length, limit - items.length);
+      total = page.total;
+      if (page.items.length === 0) break;
+      items.push(...page.items);
+    }
+    return { total, items };
+  };
+
+  let nextOffset = start + first.items.length;
+  const inFlight: Promise<Page<T>>[] = [];
+  const launch = () => {
+    while (inFlight.length < options.concurrency && nextOffset < end) {
+      const task = fetchRange(nextOffset, Math.min(pageSize, end - nextOffset));
+      // The rejection is observed when its turn comes; this only stops Node calling it unhandled meanwhile.
+      task.catch(() => {});
+      inFlight.push(task);
+      nextOffset += pageSize;
+    }
+  };
+  launch();
+  while (inFlight.length > 0) {
+    const page = await inFlight.shift()!;
+    launch();
+    summary.finalTotal = page.total;
+    fetched += page.items.length;
+    options.onProgress?.(fetched, end);
+    yield* fresh(page.items);
+  }
+  return summary;
+}

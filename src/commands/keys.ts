@@ -1,0 +1,117 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { paginate } from '../api/paginate.js';
+import { type KeyPage, listKeys, type RegisteredKey } from '../api/resources/keys.js';
+import type { Deps } from '../deps.js';
+import { formatDateTime } from '../domain/when.js';
+import { jsonDocument, outputMode } from '../output/format.js';
+import { createProgress } from '../output/progress.js';
+import { type Column, createListWriter } from '../output/records.js';
+import { integerFlag, parseOptions } from './shared/flags.js';
+import { addExamples } from './shared/help.js';
+
+export const DEFAULT_PAGE = 10;
+/** Page size of `--all` when --limit is not given: fewer round trips; adapts if the server caps lower. */
+export const ALL_PAGE_SIZE = 100;
+export const ALL_CONCURRENCY = 4;
+
+const keysOptionsSchema = z.object({
+  limit: integerFlag(1).optional(),
+  offset: integerFlag(0).optional(),
+  all: z.boolean().default(false),
+});
+
+export type KeysOptions = z.output<typeof keysOptionsSchema>;
+
+function columns(timeZone: string): Column<RegisteredKey>[] {
+  return [
+    { header: 'Key', human: (key) => key.key, machine: (key) => key.key },
+    { header: 'Type', human: (key) => key.keyType, machine: (key) => key.keyType },
+    {
+      header: 'Created',
+      human: (key) => formatDateTime(key.createdAt, timeZone),
+      machine: (key) => key.createdAt,
+    },
+    { header: 'Id', human: (key) => key.id, machine: (key) => key.id },
+  ];
+}
+
+export async function runKeys(options: KeysOptions, deps: Deps): Promise<void> {
+  const settings = await deps.settings();
+  const client = await deps.api();
+  const mode = outputMode(deps, settings.timeZone.value);
+  const { stdout, stderr } = deps.io;
+  const offset = options.offset ?? 0;
+
+  if (!options.all) {
+    const page: KeyPage = await listKeys(client, { limit: options.limit ?? DEFAULT_PAGE, offset });
+    if (mode.format === 'json') {
+      // One page is the API's own object, `result` and all (contract §3).
+      stdout.write(jsonDocument(page, mode.pretty));
+    } else {
+      const writer = createListWriter(stdout, {
+        ...mode,
+        columns: columns(mode.timeZone),
+        listField: 'result',
+        raw: (key) => key,
+      });
+      await writer.begin(page.total);
+      for (const key of page.result) await writer.write(key);
+      await writer.end();
+    }
+    const shownTo = offset + page.result.length;
+    if (shownTo < page.total) {
+      stderr.write(
+        `showing ${offset + 1}-${shownTo} of ${page.total} keys; next page: pix keys --offset ${shownTo}\n`,
+      );
+    }
+    return;
+  }
+
+  const progress = createProgress(stderr, 'keys');
+  const writer = createListWriter(stdout, {
+    ...mode,
+    columns: columns(mode.timeZone),
+    listField: 'results',
+    raw: (key) => key,
+  });
+  const { total, records } = await paginate(
+    async (pageOffset, limit) => {
+      const page = await listKeys(client, { limit, offset: pageOffset });
+      return { total: page.total, items: page.result };
+    },
+    {
+      pageSize: options.limit ?? ALL_PAGE_SIZE,
+      concurrency: ALL_CONCURRENCY,
+      startOffset: offset,
+      idOf: (key) => key.id,
+      onProgress: (done, of) => progress.update(done, of),
+    },
+  );
+  await writer.begin(total);
+  let next = await records.next();
+  for (; !next.done; next = await records.next()) await writer.write(next.value);
+  progress.done();
+  await writer.end();
+  const summary = next.value;
+  if (summary.finalTotal !== summary.total) {
+    stderr.write(
+      `warning: the key list changed during the export (total ${summary.total} → ${summary.finalTotal})\n`,
+    );
+  }
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .option('--limit <n>', `keys per page (default ${DEFAULT_PAGE}; with --all, ${ALL_PAGE_SIZE})`)
+    .option('--offset <n>', 'keys to skip (default 0)')
+    .option('--all', 'every key, fetching pages concurrently')
+    .action(async (_options, self: Command) => {
+      await runKeys(parseOptions(keysOptionsSchema, self.opts()), deps);
+    });
+  addExamples(
+    command,
+    ['pix keys', "pix keys --json | jq -r '.result[].id'", 'pix keys --all -o csv > keys.csv'],
+    ['usage', 'auth', 'rejected', 'unavailable'],
+  );
+}

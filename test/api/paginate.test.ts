@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { type Page, paginate } from '../../src/api/paginate.js';
+
+interface Row {
+  id: string;
+}
+
+const rows = (count: number): Row[] => Array.from({ length: count }, (_, index) => ({ id: `r${index}` }));
+
+/** A fake list endpoint over `data`, capping pages at `cap`, recording every call and the peak concurrency. */
+function fakeList(data: Row[], cap = Number.POSITIVE_INFINITY) {
+  const calls: Array<{ offset: number; limit: number }> = [];
+  let active = 0;
+  let peak = 0;
+  const fetchPage = async (offset: number, limit: number): Promise<Page<Row>> => {
+    calls.push({ offset, limit });
+    active++;
+    peak = Math.max(peak, active);
+    // Later pages answer sooner, so order can only come from the paginator, not from timing.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 20 - offset / 10)));
+    active--;
+    return { total: data.length, items: data.slice(offset, offset + Math.min(limit, cap)) };
+  };
+  return { fetchPage, calls, peak: () => peak };
+}
+
+async function collect(pagination: Awaited<ReturnType<typeof paginate<Row>>>) {
+  const out: Row[] = [];
+  let next = await pagination.records.next();
+  for (; !next.done; next = await pagination.records.next()) out.push(next.value);
+  return { out, summary: next.value };
+}
+
+describe('paginate', () => {
+  it('yields every record once, in API order, with bounded concurrency', async () => {
+    const list = fakeList(rows(95));
+    const pagination = await paginate(list.fetchPage, {
+      pageSize: 10,
+      concurrency: 4,
+      idOf: (row) => row.id,
+    });
+    expect(pagination.total).toBe(95);
+    const { out, summary } = await collect(pagination);
+    expect(out.map((row) => row.id)).toEqual(rows(95).map((row) => row.id));
+    expect(summary).toMatchObject({ total: 95, finalTotal: 95, yielded: 95, duplicatesDropped: 0 });
+    expect(list.calls).toHaveLength(10);
+    expect(list.peak()).toBe(4);
+  });
+
+  it('adapts when the server caps pages below the page size', async () => {
+    const list = fakeList(rows(50), 7);
+    const { out } = await collect(
+      await paginate(list.fetchPage, { pageSize: 20, concurrency: 3, idOf: (row) => row.id }),
+    );
+    expect(out.map((row) => row.id)).toEqual(rows(50).map((row) => row.id));
+    expect(list.calls.every((call) => call.limit <= 20)).toBe(true);
+  });
+
+  it('completes a page that comes back short in the middle', async () => {
+    const data = rows(30);
+    let shortened = false;
+    const fetchPage = async (offset: number, limit: number): Promise<Page<Row>> => {
+      const take = offset === 10 && !shortened ? 4 : limit;
+      if (offset === 10) shortened = true;
+      return { total: data.length, items: data.slice(offset, offset + take) };
+    };
+    const { out } = await collect(
+      await paginate(fetchPage, { pageSize: 10, concurrency: 2, idOf: (row) => row.id }),
+    );
+    expect(out.map((row) => row.id)).toEqual(data.map((row) => row.id));
+  });
+
+  it('drops duplicate ids when entries shift between pages, and reports a moved total', async () => {
+    let data = rows(20);
+    const fetchPage = async (offset: number, limit: number): Promise<Page<Row>> => {
+      const page = { total: data.length, items: data.slice(offset, offset + limit) };
+      // A new entry lands at the top after the first page: everything shifts down by one.
+      if (offset === 0) data = [{ id: 'new' }, ...data];
+      return page;
+    };
+    const { out, summary } = await collect(
+      await paginate(fetchPage, { pageSize: 10, concurrency: 1, idOf: (row) => row.id }),
+    );
+    expect(new Set(out.map((row) => row.id)).size).toBe(out.length);
+    expect(summary.duplicatesDropped).toBe(1);
+    expect(summary.finalTotal).toBe(21);
+  });
+
+  it('starts at an offset and handles an empty list', async () => {
+    const list = fakeList(rows(25));
+    const { out } = await collect(
+      await paginate(list.fetchPage, { pageSize: 10, concurrency: 2, startOffset: 5, idOf: (row) => row.id }),
+    );
+    expect(out[0]?.id).toBe('r5');
+    expect(out).toHaveLength(20);
+    const empty = await paginate(fakeList([]).fetchPage, {
+      pageSize: 10,
+      concurrency: 2,
+      idOf: (row) => row.id,
+    });
+    expect(empty.total).toBe(0);
+    expect((await collect(empty)).out).toEqual([]);
+  });
+
+  it('passes a failing page on, in its turn', async () => {
+    const fetchPage = async (offset: number, limit: number): Promise<Page<Row>> => {
+      if (offset === 20) throw new Error('page 3 failed');
+      return { total: 40, items: rows(40).slice(offset, offset + limit) };
+    };
+    const pagination = await paginate(fetchPage, { pageSize: 10, concurrency: 4, idOf: (row) => row.id });
+    const seen: string[] = [];
+    await expect(
+      (async () => {
+        for await (const row of pagination.records) seen.push(row.id);
+      })(),
+    ).rejects.toThrow('page 3 failed');
+    expect(seen).toHaveLength(20);
+  });
+});

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { type Column, createListWriter, csvField } from '../../src/output/records.js';
+import { createTestIO } from '../helpers/io.js';
+
+interface Row {
+  id: string;
+  name: string;
+  cents: number;
+}
+
+const columns: Column<Row>[] = [
+  { header: 'Id', human: (row) => row.id, machine: (row) => row.id },
+  { header: 'Name', human: (row) => row.name.toUpperCase(), machine: (row) => row.name },
+  { header: 'Amount', human: (row) => `R$ ${row.cents}`, machine: (row) => (row.cents / 100).toFixed(2) },
+];
+const data: Row[] = [
+  { id: 'a', name: 'Ana, "a"', cents: 1050 },
+  { id: 'b', name: 'Bia\tB\nline', cents: -7 },
+];
+
+async function write(format: 'json' | 'ndjson' | 'csv' | 'table', human: boolean, pretty = false) {
+  const test = createTestIO();
+  const writer = createListWriter(test.io.stdout, {
+    format,
+    human,
+    pretty,
+    columns,
+    listField: 'results',
+    raw: (row) => row,
+  });
+  await writer.begin(data.length);
+  for (const row of data) await writer.write(row);
+  await writer.end();
+  return test.stdout();
+}
+
+describe('list writer', () => {
+  it('json: one document with total and the records, compact or pretty, parsing to the same value', async () => {
+    const compact = await write('json', false);
+    expect(compact).toBe(`${JSON.stringify({ total: 2, results: data })}\n`);
+    expect(JSON.parse(await write('json', false, true))).toEqual({ total: 2, results: data });
+  });
+
+  it('json: an empty list is still a document', async () => {
+    const test = createTestIO();
+    const writer = createListWriter(test.io.stdout, {
+      format: 'json',
+      human: false,
+      pretty: true,
+      columns,
+      listField: 'results',
+      raw: (row) => row,
+    });
+    await writer.begin(0);
+    await writer.end();
+    expect(JSON.parse(test.stdout())).toEqual({ total: 0, results: [] });
+  });
+
+  it('ndjson: one raw record per line', async () => {
+    const lines = (await write('ndjson', false)).trimEnd().split('\n');
+    expect(lines.map((line) => JSON.parse(line))).toEqual(data);
+  });
+
+  it('csv: RFC 4180 with a header, quoted fields and CRLF', async () => {
+    expect(await write('csv', false)).toBe(
+      'Id,Name,Amount\r\na,"Ana, ""a""",10.50\r\nb,"Bia\tB\nline",-0.07\r\n',
+    );
+  });
+
+  it('piped table: tab-separated machine values, no header, no tabs or newlines inside cells', async () => {
+    expect(await write('table', false)).toBe('a\tAna, "a"\t10.50\nb\tBia B line\t-0.07\n');
+  });
+
+  it('terminal table: a header and the human values', async () => {
+    const text = await write('table', true);
+    expect(text).toContain('Amount');
+    expect(text).toContain('ANA, "A"');
+    expect(text).toContain('R$ 1050');
+  });
+
+  it('csvField leaves plain values alone and empties missing ones', () => {
+    expect(csvField('plain')).toBe('plain');
+    expect(csvField(12.5)).toBe('12.5');
+    expect(csvField(undefined)).toBe('');
+  });
+});
