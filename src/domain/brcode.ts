@@ -1,0 +1,579 @@
+/**
+ * BR Code: the EMV® QR Code (Merchant Presented Mode) profile of the BACEN "Manual de Padrões para
+ * Iniciação do Pix", the text behind a PIX QR code and behind "Pix copia e cola".
+ *
+ * Written here rather than taken from @brazilian-utils (whose getPixPayloadInfo/generatePixPayload
+ * the tests use as an independent check) because:
+ * - its parser answers `null` without saying what is wrong or where, and `pix emv decode` / `pix pay qr`
+ *   must tell the user "CRC mismatch" or "field 54 declares 6 characters but 4 remain";
+ * - `pix emv decode` explains every field, so the decoder keeps the whole TLV tree with positions;
+ * - its generator takes the amount as a float of reais (pix keeps integer centavos), folds accents
+ *   to ASCII and decides field 01 itself, while the sandbox needs to choose it.
+ *
+ * Lengths in the TLV count characters (Unicode code points), as the manual's examples do; the CRC
+ * is computed over the UTF-8 bytes.
+ */
+import { InvalidValue } from './invalid.js';
+import { type Centavos, formatBRL, formatDecimal } from './money.js';
+
+export interface BrCodeField {
+  /** Two-digit field id, e.g. `54`. */
+  id: string;
+  /** English name of the field, e.g. `Transaction Amount`. */
+  name: string;
+  /** The raw value (for templates: the raw text of all their sub-fields). */
+  value: string;
+  /** Character (code point) index of the field's id in the whole code. */
+  position: number;
+  /** Sub-fields of a template (26–51, 62, 64, 80–99). */
+  children?: BrCodeField[];
+}
+
+export interface DecodedBrCode {
+  fields: BrCodeField[];
+  payloadFormat: string;
+  /** `11` static (may be paid more than once), `12` dynamic (paid once), or absent. */
+  pointOfInitiation: '11' | '12' | undefined;
+  /** `dynamic` when the merchant account information carries a URL (sub 25) instead of a key (sub 01). */
+  kind: 'static' | 'dynamic';
+  pixKey?: string;
+  url?: string;
+  /** Sub-field 02 of the PIX template: free text shown to the payer. */
+  description?: string;
+  merchantCategoryCode?: string;
+  amount?: Centavos;
+  currency: string;
+  countryCode: string;
+  merchantName: string;
+  merchantCity: string;
+  postalCode?: string;
+  /** 62/05, absent when the code carries the `***` marker (no transaction id). */
+  txid?: string;
+  /** The four hex digits of field 63 as written in the code, upper-cased. */
+  crc: string;
+}
+
+export interface BrCodeInput {
+  pixKey?: string;
+  url?: string;
+  description?: string;
+  amount?: Centavos;
+  merchantName: string;
+  merchantCity: string;
+  postalCode?: string;
+  txid?: string;
+  pointOfInitiation?: '11' | '12';
+}
+
+export const PIX_GUI = 'br.gov.bcb.pix';
+export const MAX_MERCHANT_NAME = 25;
+export const MAX_MERCHANT_CITY = 15;
+const NO_TXID = '***';
+
+// ---------------------------------------------------------------------------------------------
+// CRC16/CCITT-FALSE
+
+let crcTable: Uint16Array | undefined;
+
+function table(): Uint16Array {
+  if (crcTable) return crcTable;
+  crcTable = new Uint16Array(256);
+  for (let byte = 0; byte < 256; byte++) {
+    let crc = byte << 8;
+    for (let bit = 0; bit < 8; bit++)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    crcTable[byte] = crc;
+  }
+  return crcTable;
+}
+
+/** CRC16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no xor-out) of the UTF-8 bytes, as 4 upper-case hex digits. */
+export function crc16(text: string): string {
+  const t = table();
+  let crc = 0xffff;
+  for (const byte of new TextEncoder().encode(text))
+    crc = ((crc << 8) & 0xffff) ^ t[((crc >> 8) ^ byte) & 0xff]!;
+  return crc.toString(16).toUpperCase().padStart(4, '0');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Field names
+
+const TOP_NAMES: Record<string, string> = {
+  '00': 'Payload Format Indicator',
+  '01': 'Point of Initiation Method',
+  '52': 'Merchant Category Code',
+  '53': 'Transaction Currency',
+  '54': 'Transaction Amount',
+  '55': 'Tip or Convenience Indicator',
+  '56': 'Value of Convenience Fee Fixed',
+  '57': 'Value of Convenience Fee Percentage',
+  '58': 'Country Code',
+  '59': 'Merchant Name',
+  '60': 'Merchant City',
+  '61': 'Postal Code',
+  '62': 'Additional Data Field Template',
+  '63': 'CRC',
+  '64': 'Merchant Information — Language Template',
+};
+
+const PIX_NAMES: Record<string, string> = {
+  '00': 'Globally Unique Identifier (GUI)',
+  '01': 'PIX Key',
+  '02': 'Additional Information (description)',
+  '03': 'Withdrawal Facilitator ISPB (fss)',
+  '25': 'URL (location of the dynamic charge)',
+};
+
+const ADDITIONAL_NAMES: Record<string, string> = {
+  '01': 'Bill Number',
+  '02': 'Mobile Number',
+  '03': 'Store Label',
+  '04': 'Loyalty Number',
+  '05': 'Reference Label (txid)',
+  '06': 'Customer Label',
+  '07': 'Terminal Label',
+  '08': 'Purpose of Transaction',
+  '09': 'Additional Consumer Data Request',
+  '50': 'Payment System Specific Template',
+};
+
+const LANGUAGE_NAMES: Record<string, string> = {
+  '00': 'Language Preference',
+  '01': 'Merchant Name — Alternate Language',
+  '02': 'Merchant City — Alternate Language',
+};
+
+function num(id: string): number {
+  return Number(id);
+}
+
+function isMerchantAccount(id: string): boolean {
+  return num(id) >= 26 && num(id) <= 51;
+}
+
+function isTemplate(id: string): boolean {
+  const n = num(id);
+  return (n >= 26 && n <= 51) || n === 62 || n === 64 || (n >= 80 && n <= 99);
+}
+
+function topName(id: string): string {
+  const n = num(id);
+  if (TOP_NAMES[id]) return TOP_NAMES[id];
+  if (n >= 2 && n <= 25) return 'Merchant Account Information (card networks)';
+  if (n >= 26 && n <= 51) return 'Merchant Account Information';
+  if (n >= 65 && n <= 79) return 'RFU for EMVCo';
+  if (n >= 80 && n <= 99) return 'Unreserved Template';
+  return 'Unknown field';
+}
+
+function childName(parentId: string, id: string, pix: boolean): string {
+  if (isMerchantAccount(parentId)) {
+    if (id === '00') return PIX_NAMES['00']!;
+    return (pix && PIX_NAMES[id]) || 'Payment network specific';
+  }
+  if (parentId === '62')
+    return ADDITIONAL_NAMES[id] ?? (num(id) >= 50 ? 'Payment System Specific Template' : 'RFU for EMVCo');
+  if (parentId === '64') return LANGUAGE_NAMES[id] ?? 'RFU for EMVCo';
+  return id === '00' ? 'Globally Unique Identifier (GUI)' : 'Context specific data';
+}
+
+// ---------------------------------------------------------------------------------------------
+// TLV walk
+
+interface RawField {
+  id: string;
+  value: string;
+  position: number;
+}
+
+/**
+ * Splits `chars[start..end)` into id(2) length(2) value(length) triples. `where` names the enclosing
+ * template for messages ("field" at the top level, "field 26, sub-field" inside one).
+ */
+function walk(chars: string[], start: number, end: number, where: (id: string) => string): RawField[] {
+  const out: RawField[] = [];
+  let i = start;
+  while (i < end) {
+    const remaining = end - i;
+    const id = chars.slice(i, i + 2).join('');
+    if (remaining < 2) {
+      throw new InvalidValue(
+        `${where('').trimEnd()} at character ${i} is cut short: "${id}" is not a field id and length`,
+      );
+    }
+    if (!/^\d\d$/.test(id)) {
+      throw new InvalidValue(`${where('').trimEnd()} at character ${i}: id "${id}" is not two digits`);
+    }
+    if (remaining < 4) {
+      throw new InvalidValue(`${where(id)} at character ${i} is cut short: no room for its 2-digit length`);
+    }
+    const len = chars.slice(i + 2, i + 4).join('');
+    if (!/^\d\d$/.test(len)) {
+      throw new InvalidValue(`${where(id)} at character ${i}: length "${len}" is not a 2-digit number`);
+    }
+    const length = Number(len);
+    const left = remaining - 4;
+    if (length > left) {
+      throw new InvalidValue(
+        `${where(id)} at character ${i} declares ${length} characters but ${left} remain${left === 1 ? 's' : ''}`,
+      );
+    }
+    if (length === 0) throw new InvalidValue(`${where(id)} at character ${i} is empty (length 00)`);
+    out.push({ id, value: chars.slice(i + 4, i + 4 + length).join(''), position: i });
+    i += 4 + length;
+  }
+  return out;
+}
+
+function findChild(field: BrCodeField | undefined, id: string): BrCodeField | undefined {
+  return field?.children?.find((c) => c.id === id);
+}
+
+const AMOUNT = /^(\d{1,10})(?:\.(\d{1,2}))?$/;
+
+/** Field 54 (`10`, `10.5`, `10.50`) to centavos, without floats. */
+function amountToCentavos(value: string, position: number): Centavos {
+  const match = AMOUNT.exec(value);
+  if (!match) {
+    throw new InvalidValue(
+      `field 54 (amount) at character ${position}: "${value}" is not an amount (digits, a dot, at most 2 decimals)`,
+    );
+  }
+  return Number(match[1]) * 100 + (match[2] === undefined ? 0 : Number(match[2].padEnd(2, '0')));
+}
+
+/**
+ * Parses and checks a BR Code. Strict where a typo shows (CRC, TLV structure, GUI, payload format,
+ * amount); lenient where real codes in the wild are (merchant name/city longer than the manual
+ * allows, field 62 missing, field 01 missing, a lower-case hex CRC, surrounding whitespace).
+ * Throws InvalidValue saying what is wrong and where (character positions count from 0).
+ */
+export function decodeBrCode(text: string): DecodedBrCode {
+  const trimmed = text.trim();
+  if (trimmed === '') throw new InvalidValue('the code is empty');
+  const chars = Array.from(trimmed);
+
+  const top = walk(chars, 0, chars.length, (id) => (id ? `field ${id}` : 'field'));
+  const fields: BrCodeField[] = top.map((raw) => {
+    const field: BrCodeField = {
+      id: raw.id,
+      name: topName(raw.id),
+      value: raw.value,
+      position: raw.position,
+    };
+    if (isTemplate(raw.id)) {
+      const base = raw.position + 4;
+      const subs = walk(chars, base, base + Array.from(raw.value).length, (id) =>
+        id ? `field ${raw.id}, sub-field ${id}` : `field ${raw.id}, sub-field`,
+      );
+      const pix =
+        isMerchantAccount(raw.id) && subs.some((s) => s.id === '00' && s.value.toLowerCase() === PIX_GUI);
+      field.children = subs.map((s) => ({
+        id: s.id,
+        name: childName(raw.id, s.id, pix),
+        value: s.value,
+        position: s.position,
+      }));
+    }
+    return field;
+  });
+
+  // CRC: field 63, last, 4 hex digits over everything before those digits.
+  const crcField = fields.find((f) => f.id === '63');
+  if (!crcField)
+    throw new InvalidValue('field 63 (CRC) is missing: the code must end in 6304 and 4 hex digits');
+  if (fields[fields.length - 1] !== crcField) {
+    throw new InvalidValue(`field 63 (CRC) at character ${crcField.position} must be the last field`);
+  }
+  if (!/^[0-9A-Fa-f]{4}$/.test(crcField.value)) {
+    throw new InvalidValue(
+      `field 63 (CRC) at character ${crcField.position}: "${crcField.value}" is not 4 hex digits`,
+    );
+  }
+  const written = crcField.value.toUpperCase();
+  const computed = crc16(chars.slice(0, crcField.position + 4).join(''));
+  if (written !== computed) {
+    throw new InvalidValue(`CRC mismatch: code ends in ${written}, content gives ${computed}`);
+  }
+
+  // Meaning.
+  const byId = (id: string) => fields.find((f) => f.id === id);
+  const need = (id: string, what: string): BrCodeField => {
+    const f = byId(id);
+    if (!f) throw new InvalidValue(`field ${id} (${what}) is missing`);
+    return f;
+  };
+
+  const format = need('00', 'payload format indicator');
+  if (fields[0] !== format)
+    throw new InvalidValue('field 00 (payload format indicator) must be the first field');
+  if (format.value !== '01') {
+    throw new InvalidValue(`field 00 (payload format indicator) is "${format.value}", expected "01"`);
+  }
+
+  const poi = byId('01');
+  if (poi && poi.value !== '11' && poi.value !== '12') {
+    throw new InvalidValue(
+      `field 01 (point of initiation) at character ${poi.position} is "${poi.value}", expected 11 or 12`,
+    );
+  }
+
+  const accounts = fields.filter((f) => isMerchantAccount(f.id));
+  const pixAccount = accounts.find((f) => (findChild(f, '00')?.value ?? '').toLowerCase() === PIX_GUI);
+  if (!pixAccount) {
+    if (accounts.length === 0) {
+      throw new InvalidValue(`field 26 (merchant account information with GUI ${PIX_GUI}) is missing`);
+    }
+    const first = accounts[0]!;
+    const gui = findChild(first, '00');
+    throw new InvalidValue(
+      gui
+        ? `field ${first.id} at character ${first.position}: GUI is "${gui.value}", expected ${PIX_GUI}`
+        : `field ${first.id} at character ${first.position}: sub-field 00 (GUI ${PIX_GUI}) is missing`,
+    );
+  }
+  const key = findChild(pixAccount, '01')?.value;
+  const url = findChild(pixAccount, '25')?.value;
+  if (key !== undefined && url !== undefined) {
+    throw new InvalidValue(
+      `field ${pixAccount.id} at character ${pixAccount.position} carries both a PIX key (01) and a URL (25); it must carry one`,
+    );
+  }
+  if (key === undefined && url === undefined) {
+    throw new InvalidValue(
+      `field ${pixAccount.id} at character ${pixAccount.position} carries neither a PIX key (01) nor a URL (25)`,
+    );
+  }
+
+  const currency = need('53', 'transaction currency');
+  if (currency.value !== '986') {
+    throw new InvalidValue(
+      `field 53 (currency) at character ${currency.position} is "${currency.value}"; PIX codes are in reais (986)`,
+    );
+  }
+  const country = need('58', 'country code');
+  const name = need('59', 'merchant name');
+  const city = need('60', 'merchant city');
+  const amountField = byId('54');
+  const additional = byId('62');
+  const txid = findChild(additional, '05')?.value;
+
+  const decoded: DecodedBrCode = {
+    fields,
+    payloadFormat: format.value,
+    pointOfInitiation: poi?.value as '11' | '12' | undefined,
+    kind: url !== undefined ? 'dynamic' : 'static',
+    currency: currency.value,
+    countryCode: country.value,
+    merchantName: name.value,
+    merchantCity: city.value,
+    crc: written,
+  };
+  if (key !== undefined) decoded.pixKey = key;
+  if (url !== undefined) decoded.url = url;
+  const description = findChild(pixAccount, '02')?.value;
+  if (description !== undefined) decoded.description = description;
+  const mcc = byId('52')?.value;
+  if (mcc !== undefined) decoded.merchantCategoryCode = mcc;
+  if (amountField) decoded.amount = amountToCentavos(amountField.value, amountField.position);
+  const postal = byId('61')?.value;
+  if (postal !== undefined) decoded.postalCode = postal;
+  if (txid !== undefined && txid !== NO_TXID) decoded.txid = txid;
+  return decoded;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Explain
+
+export interface ExplainedField {
+  /** `54`, or `26.01` for a sub-field. */
+  path: string;
+  name: string;
+  value: string;
+  meaning: string;
+}
+
+function describeKey(key: string): string {
+  if (/^\d{11}$/.test(key)) return 'PIX key of the receiver: a CPF (11 digits)';
+  if (/^[0-9A-Z]{12}\d{2}$/.test(key)) return 'PIX key of the receiver: a CNPJ (14 characters)';
+  if (/^\+\d{12,13}$/.test(key)) return 'PIX key of the receiver: a phone number (E.164)';
+  if (key.includes('@')) return 'PIX key of the receiver: an e-mail address';
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(key)) {
+    return 'PIX key of the receiver: a random key (EVP)';
+  }
+  return 'PIX key of the receiver (not in a form pix recognises; the bank will check it)';
+}
+
+function meaningOf(path: string, field: BrCodeField, decoded: DecodedBrCode): string {
+  const v = field.value;
+  const [parent, child] = path.includes('.') ? path.split('.') : [path, undefined];
+  if (child !== undefined && parent !== undefined) {
+    if (isMerchantAccount(parent)) {
+      const isPix = (decoded.fields.find((f) => f.id === parent)?.children ?? []).some(
+        (c) => c.id === '00' && c.value.toLowerCase() === PIX_GUI,
+      );
+      if (child === '00')
+        return isPix ? 'identifies this template as PIX' : `identifies a payment scheme other than PIX`;
+      if (!isPix) return 'data of a payment scheme other than PIX (ignored)';
+      if (child === '01') return describeKey(v);
+      if (child === '02') return 'free text the receiver wrote for the payer';
+      if (child === '03')
+        return 'ISPB of the withdrawal facilitator: this is a Pix Saque (cash withdrawal) code';
+      if (child === '25') {
+        return 'dynamic charge: the payer’s bank fetches the amount and the details from this URL (https://…)';
+      }
+      return 'sub-field not defined by the PIX manual';
+    }
+    if (parent === '62') {
+      if (child === '05') {
+        return v === NO_TXID
+          ? 'no transaction id (*** marker)'
+          : 'transaction id (txid) the receiver uses to reconcile the payment';
+      }
+      if (child === '50') return 'payment system specific data';
+      return 'additional data';
+    }
+    if (parent === '64') {
+      if (child === '00') return 'language of the alternate name and city';
+      if (child === '01') return 'receiver name in the alternate language';
+      if (child === '02') return 'receiver city in the alternate language';
+      return 'language template data';
+    }
+    return 'template data';
+  }
+  const over = (max: number) =>
+    Array.from(v).length > max ? ` (longer than the ${max} characters the manual allows)` : '';
+  switch (field.id) {
+    case '00':
+      return `payload format version ${v}`;
+    case '01':
+      return v === '12'
+        ? 'dynamic: the code is meant to be paid once'
+        : 'static: the code may be paid more than once';
+    case '52':
+      return v === '0000' ? 'merchant category code: not informed' : `merchant category code ${v}`;
+    case '53':
+      return v === '986' ? 'currency: Brazilian real (BRL, ISO 4217 986)' : `currency ISO 4217 ${v}`;
+    case '54':
+      return decoded.amount === undefined
+        ? 'amount'
+        : `amount to pay: ${formatBRL(decoded.amount)}${decoded.kind === 'dynamic' ? ' (the URL is the source of truth)' : ''}`;
+    case '58':
+      return v === 'BR' ? 'country: Brazil' : `country ${v}`;
+    case '59':
+      return `name of the receiver${over(MAX_MERCHANT_NAME)}`;
+    case '60':
+      return `city of the receiver${over(MAX_MERCHANT_CITY)}`;
+    case '61':
+      return 'postal code (CEP) of the receiver';
+    case '62':
+      return 'additional data (template)';
+    case '63':
+      return `CRC16-CCITT checksum: matches the content`;
+    case '64':
+      return 'receiver name and city in another language (template)';
+  }
+  if (isMerchantAccount(field.id)) {
+    return field === decoded.fields.find((f) => f.id === field.id) &&
+      (field.children ?? []).some((c) => c.id === '00' && c.value.toLowerCase() === PIX_GUI)
+      ? `PIX account of the receiver (template): ${decoded.kind === 'dynamic' ? 'dynamic code with a URL' : 'static code with a key'}`
+      : 'merchant account of a payment scheme other than PIX (template)';
+  }
+  const n = num(field.id);
+  if (n >= 2 && n <= 25) return 'merchant account of a card network (not PIX; ignored)';
+  if (n >= 80) return 'unreserved template (not used by PIX; ignored)';
+  return 'field not defined by the BR Code manual (ignored)';
+}
+
+/** Every field of a decoded code, in order, with an English explanation for `pix emv decode`. */
+export function explainBrCode(decoded: DecodedBrCode): ExplainedField[] {
+  const out: ExplainedField[] = [];
+  for (const field of decoded.fields) {
+    out.push({
+      path: field.id,
+      name: field.name,
+      value: field.value,
+      meaning: meaningOf(field.id, field, decoded),
+    });
+    for (const child of field.children ?? []) {
+      const path = `${field.id}.${child.id}`;
+      out.push({ path, name: child.name, value: child.value, meaning: meaningOf(path, child, decoded) });
+    }
+  }
+  if (!decoded.fields.some((f) => f.id === '54')) {
+    // Say so where field 54 would have been: before the first top-level field with a higher id.
+    const at = out.findIndex((row) => !row.path.includes('.') && row.path > '54');
+    out.splice(at === -1 ? out.length : at, 0, {
+      path: '54',
+      name: 'Transaction Amount',
+      value: '',
+      meaning:
+        decoded.kind === 'dynamic'
+          ? 'absent: the amount comes from the URL'
+          : 'absent: the payer chooses the amount',
+    });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encode
+
+function tlv(id: string, value: string): string {
+  const length = Array.from(value).length;
+  if (length === 0) throw new InvalidValue(`field ${id} would be empty`);
+  if (length > 99) throw new InvalidValue(`field ${id} would be ${length} characters long; at most 99 fit`);
+  return `${id}${String(length).padStart(2, '0')}${value}`;
+}
+
+function truncate(text: string, max: number): string {
+  return Array.from(text).slice(0, max).join('');
+}
+
+/**
+ * Builds a BR Code with its CRC. Exactly one of `pixKey` (static) or `url` (dynamic, written without
+ * `https://`) is required. The merchant name is cut to 25 characters and the city to 15 (the
+ * manual's limits); the description is cut to what still fits in the 99-character PIX template.
+ * Field 01 is written when `pointOfInitiation` is given, and as `12` for a URL; a static code
+ * without it omits field 01 as BACEN's own example does. Characters are kept as given (no accent
+ * folding); lengths count characters.
+ */
+export function encodeBrCode(input: BrCodeInput): string {
+  const hasKey = input.pixKey !== undefined && input.pixKey !== '';
+  const hasUrl = input.url !== undefined && input.url !== '';
+  if (hasKey === hasUrl) throw new InvalidValue('a BR Code needs exactly one of a PIX key or a URL');
+  const name = truncate(input.merchantName.trim(), MAX_MERCHANT_NAME);
+  const city = truncate(input.merchantCity.trim(), MAX_MERCHANT_CITY);
+  if (name === '') throw new InvalidValue('the merchant name is empty');
+  if (city === '') throw new InvalidValue('the merchant city is empty');
+  const txid = input.txid ?? NO_TXID;
+  if (txid !== NO_TXID && !/^[A-Za-z0-9]{1,25}$/.test(txid)) {
+    throw new InvalidValue(`txid "${txid}" must be 1 to 25 letters and digits`);
+  }
+  if (input.amount !== undefined && (!Number.isSafeInteger(input.amount) || input.amount <= 0)) {
+    throw new InvalidValue(`amount ${input.amount} must be a positive whole number of centavos`);
+  }
+
+  let account = tlv('00', PIX_GUI) + (hasKey ? tlv('01', input.pixKey!) : tlv('25', input.url!));
+  if (input.description) {
+    const room = 99 - Array.from(account).length - 4;
+    const description = truncate(input.description, room);
+    if (description !== '') account += tlv('02', description);
+  }
+  const poi = input.pointOfInitiation ?? (hasUrl ? '12' : undefined);
+
+  let code = tlv('00', '01');
+  if (poi) code += tlv('01', poi);
+  code += tlv('26', account);
+  code += tlv('52', '0000');
+  code += tlv('53', '986');
+  if (input.amount !== undefined) code += tlv('54', formatDecimal(input.amount));
+  code += tlv('58', 'BR');
+  code += tlv('59', name);
+  code += tlv('60', city);
+  if (input.postalCode) code += tlv('61', input.postalCode);
+  code += tlv('62', tlv('05', txid));
+  code += '6304';
+  return code + crc16(code);
+}
