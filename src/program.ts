@@ -21,6 +21,37 @@ interface Entry {
 export const COMMANDS: Entry[] = [
   // Each command adds its one entry here, in the order of the contract's §1.
   {
+    name: 'login',
+    summary: 'Store credentials in a profile and make it current',
+    load: () => import('./commands/auth/login.js'),
+  },
+  {
+    name: 'logout',
+    summary: "Remove a profile's stored credentials",
+    load: () => import('./commands/auth/logout.js'),
+  },
+  {
+    name: 'auth',
+    summary: 'Inspect the credentials in use',
+    children: [
+      {
+        name: 'status',
+        summary: 'Profile, base URL and credentials, with where each comes from',
+        load: () => import('./commands/auth/status.js'),
+      },
+    ],
+  },
+  {
+    name: 'config',
+    summary: "Read and change the current profile's settings",
+    load: () => import('./commands/config.js'),
+  },
+  {
+    name: 'profile',
+    summary: 'List profiles and switch the current one',
+    load: () => import('./commands/profile.js'),
+  },
+  {
     name: 'keys',
     summary: "List the account's registered PIX keys",
     load: () => import('./commands/keys.js'),

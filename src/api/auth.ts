@@ -109,3 +109,13 @@ export function createTokenProvider(
     },
   };
 }
+
+/**
+ * A secret as it may be shown: its first 4 characters and its length when it is long enough for that
+ * to give nothing away, else only its length.
+ */
+export function maskSecret(secret: string): string {
+  return secret.length >= 20
+    ? `${secret.slice(0, 4)}… (${secret.length} chars)`
+    : `**** (${secret.length} chars)`;
+}

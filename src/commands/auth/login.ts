@@ -1,0 +1,235 @@
+import { accessSync, constants } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { checkProfileName, normalizeBaseUrl } from '../../config/resolve.js';
+import {
+  type CachedToken,
+  DEFAULT_TIME_ZONE,
+  type ProfileData,
+  SANDBOX_PROFILE,
+  type Settings,
+  type Sourced,
+} from '../../config/types.js';
+import type { Deps } from '../../deps.js';
+import { PixError, usageError } from '../../errors.js';
+import { fromDomain, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+
+const loginOptionsSchema = z.object({
+  /** The global -p/--profile. */
+  profile: fromDomain(checkProfileName).optional(),
+  /** The global --base-url. */
+  baseUrl: fromDomain(normalizeBaseUrl).optional(),
+  withToken: z.boolean().default(false),
+  clientKey: z
+    .string()
+    .regex(/^[\x21-\x7e]+$/, 'must be one word of printable characters')
+    .optional(),
+  tlsCert: z.string().min(1).optional(),
+  tlsKey: z.string().min(1).optional(),
+});
+
+export type LoginOptions = z.output<typeof loginOptionsSchema>;
+
+/** What a token or secret read from stdin or a prompt must look like: one header-safe word. */
+const SECRET = /^[\x21-\x7e]+$/;
+
+function readableFile(flag: string, path: string): string {
+  const absolute = resolve(path);
+  try {
+    accessSync(absolute, constants.R_OK);
+  } catch {
+    throw usageError(flag, `cannot read ${absolute}`);
+  }
+  return absolute;
+}
+
+async function readSecret(deps: Deps, flag: string, what: string, question: string): Promise<string> {
+  const { stdin } = deps.io;
+  let text: string;
+  if (!stdin.isTTY) {
+    text = (await stdin.readAll()).toString('utf8').trim();
+    if (text === '') throw usageError(flag, `no ${what} on stdin`, `pipe it in: ... | pix login ${flag}`);
+  } else if (deps.prompter.canPrompt()) {
+    text = (await deps.prompter.ask(question, true)).trim();
+    if (text === '') throw usageError(flag, `no ${what} given`);
+  } else {
+    throw usageError(flag, `no ${what}: pipe it on stdin`, 'secrets are never read from flags');
+  }
+  if (!SECRET.test(text)) throw usageError(flag, `the ${what} must be one line of printable characters`);
+  return text;
+}
+
+/** The profile login writes: --profile > PIX_PROFILE > the current profile > "default". */
+function targetProfile(options: LoginOptions, deps: Deps, current: string | undefined): string {
+  if (options.profile !== undefined) return options.profile;
+  const fromEnv = deps.env.PIX_PROFILE;
+  if (fromEnv) {
+    try {
+      return checkProfileName(fromEnv);
+    } catch (error) {
+      throw usageError('PIX_PROFILE', (error as Error).message);
+    }
+  }
+  if (current !== undefined && current !== SANDBOX_PROFILE) return current;
+  return 'default';
+}
+
+export async function runLogin(options: LoginOptions, deps: Deps): Promise<void> {
+  if (options.withToken && options.clientKey !== undefined) {
+    throw usageError('--with-token', 'give either --with-token or --client-key, not both');
+  }
+  if (!options.withToken && options.clientKey === undefined) {
+    throw usageError(
+      undefined,
+      'give --with-token (the token on stdin) or --client-key KEY (the secret from PIX_CLIENT_SECRET, stdin or a prompt)',
+    );
+  }
+  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) {
+    throw usageError(
+      options.tlsCert === undefined ? '--tls-key' : '--tls-cert',
+      '--tls-cert and --tls-key go together',
+    );
+  }
+  const store = await deps.config();
+  const name = targetProfile(options, deps, store.currentProfile());
+  if (name === SANDBOX_PROFILE) {
+    throw usageError('--profile', 'sandbox is the built-in profile and needs no login');
+  }
+  const existing = store.getProfile(name);
+
+  let baseUrl: Sourced<string>;
+  const envBaseUrl = deps.env.PIX_BASE_URL;
+  if (options.baseUrl !== undefined) {
+    baseUrl = { value: options.baseUrl, source: 'flag' };
+    if (envBaseUrl && envBaseUrl !== options.baseUrl) {
+      deps.io.stderr.write(`warning: --base-url ${options.baseUrl} overrides PIX_BASE_URL=${envBaseUrl}\n`);
+    }
+  } else if (envBaseUrl) {
+    try {
+      baseUrl = { value: normalizeBaseUrl(envBaseUrl), source: 'env' };
+    } catch (error) {
+      throw usageError('PIX_BASE_URL', (error as Error).message);
+    }
+  } else if (existing?.['base-url'] !== undefined) {
+    const stored = existing['base-url'];
+    try {
+      baseUrl = { value: normalizeBaseUrl(stored), source: 'profile' };
+    } catch (error) {
+      throw usageError(`base-url (profile "${name}")`, (error as Error).message, 'pass --base-url');
+    }
+  } else {
+    throw usageError(
+      '--base-url',
+      `required for the new profile "${name}"`,
+      'e.g. --base-url https://api.example.com',
+    );
+  }
+
+  const tls =
+    options.tlsCert !== undefined && options.tlsKey !== undefined
+      ? { cert: readableFile('--tls-cert', options.tlsCert), key: readableFile('--tls-key', options.tlsKey) }
+      : undefined;
+
+  // Everything but the old credentials is kept (time zone, max amount, …).
+  const {
+    token: _token,
+    clientSecret: _secret,
+    cachedToken: _cached,
+    tokenBaseUrl: _bound,
+    ...kept
+  } = existing ?? {};
+  const profile: ProfileData = { ...kept, 'base-url': baseUrl.value, tokenBaseUrl: baseUrl.value };
+  if (tls) {
+    profile['tls-cert'] = tls.cert;
+    profile['tls-key'] = tls.key;
+  }
+
+  if (options.withToken) {
+    profile.token = await readSecret(deps, '--with-token', 'token', 'Token: ');
+    delete profile['client-key'];
+  } else {
+    const clientKey = options.clientKey!;
+    const fromEnv = deps.env.PIX_CLIENT_SECRET;
+    const clientSecret =
+      fromEnv !== undefined && fromEnv !== ''
+        ? fromEnv
+        : await readSecret(deps, '--client-key', 'client secret', 'Client secret: ');
+    profile['client-key'] = clientKey;
+    profile.clientSecret = clientSecret;
+    profile.cachedToken = await verifyClientCredentials(deps, name, baseUrl, tls, clientKey, clientSecret);
+  }
+
+  await store.setProfile(name, profile);
+  await store.setCurrentProfile(name);
+  deps.io.stderr.write(`Logged in to ${new URL(baseUrl.value).host} as profile ${name}\n`);
+}
+
+/** Mints once with the new credentials (exit 3 when they are refused); the token is cached. */
+async function verifyClientCredentials(
+  deps: Deps,
+  name: string,
+  baseUrl: Sourced<string>,
+  tls: { cert: string; key: string } | undefined,
+  clientKey: string,
+  clientSecret: string,
+): Promise<CachedToken> {
+  const settings: Settings = {
+    profile: { value: name, source: 'flag' },
+    baseUrl,
+    sandbox: false,
+    credentials: { kind: 'none' },
+    timeZone: { value: DEFAULT_TIME_ZONE, source: 'default' },
+    maxAmount: undefined,
+    defaultKey: undefined,
+    tls,
+    warnings: [],
+  };
+  const { createApiClient } = await import('../../api/client.js');
+  const client = await createApiClient(deps, settings);
+  try {
+    const minted = await client.mintToken(clientKey, clientSecret);
+    return {
+      value: minted.clientToken,
+      expiresAt: new Date(deps.clock.now().getTime() + minted.expiresIn * 1000).toISOString(),
+      baseUrl: baseUrl.value,
+    };
+  } catch (error) {
+    if (error instanceof PixError && (error.kind === 'auth' || error.kind === 'rejected')) {
+      throw new PixError('auth', 'the client credentials were rejected; nothing was stored', {
+        ...(error.status === undefined ? {} : { status: error.status }),
+        ...(error.serverMessage === undefined ? {} : { serverMessage: error.serverMessage }),
+      });
+    }
+    throw error;
+  }
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .option('--with-token', 'read a bearer token from stdin')
+    .option(
+      '--client-key <key>',
+      'log in with client credentials; the secret comes from PIX_CLIENT_SECRET, stdin or a prompt',
+    )
+    .option('--tls-cert <file>', 'client certificate for mutual TLS (PEM)')
+    .option('--tls-key <file>', 'private key of the client certificate (PEM)')
+    .action(async (_options, self: Command) => {
+      const raw = { ...self.opts(), profile: deps.globals.profile, baseUrl: deps.globals.baseUrl };
+      await runLogin(parseOptions(loginOptionsSchema, raw), deps);
+    });
+  command.addHelpText(
+    'after',
+    '\nThe profile is --profile, else PIX_PROFILE, else the current profile, else "default"; it becomes the current profile.\nSecrets are never taken from flags.',
+  );
+  addExamples(
+    command,
+    [
+      'echo "$TOKEN" | pix login --with-token --base-url https://api.example.com',
+      'PIX_CLIENT_SECRET=… pix login --profile prod --client-key my-key --base-url https://api.example.com',
+      'pix login --client-key my-key          # asks for the secret',
+    ],
+    ['usage', 'auth', 'unavailable'],
+  );
+}

@@ -1,0 +1,167 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { maskSecret } from '../../api/auth.js';
+import type { Settings, Source } from '../../config/types.js';
+import type { Deps } from '../../deps.js';
+import { formatDecimal } from '../../domain/money.js';
+import { PixError } from '../../errors.js';
+import { jsonDocument } from '../../output/format.js';
+import { parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+
+const statusOptionsSchema = z.object({
+  offline: z.boolean().default(false),
+});
+
+export type StatusOptions = z.output<typeof statusOptionsSchema>;
+
+/** What the server said of the credentials. */
+export type ServerCheck = 'accepted' | 'rejected' | 'unreachable' | 'not checked' | 'sandbox';
+
+interface Row {
+  label: string;
+  value: string;
+  source?: Source;
+}
+
+function credentialsJson(settings: Settings, cachedExpiry: string | undefined): Record<string, unknown> {
+  const { credentials } = settings;
+  switch (credentials.kind) {
+    case 'token':
+      return { kind: 'token', source: credentials.token.source, token: maskSecret(credentials.token.value) };
+    case 'client':
+      return {
+        kind: 'client',
+        clientKey: credentials.clientKey,
+        clientSecret: {
+          masked: maskSecret(credentials.clientSecret.value),
+          source: credentials.clientSecret.source,
+        },
+        ...(cachedExpiry === undefined ? {} : { cachedTokenExpiresAt: cachedExpiry }),
+      };
+    default:
+      return { kind: credentials.kind };
+  }
+}
+
+function rows(settings: Settings, server: ServerCheck, cachedExpiry: string | undefined): Row[] {
+  const { credentials } = settings;
+  const list: Row[] = [
+    { label: 'profile', ...settings.profile },
+    settings.sandbox
+      ? { label: 'base URL', value: '(embedded sandbox: simulated account, no real money moves)' }
+      : { label: 'base URL', ...settings.baseUrl },
+  ];
+  switch (credentials.kind) {
+    case 'token':
+      list.push({ label: 'credentials', value: 'bearer token', source: credentials.token.source });
+      list.push({
+        label: 'token',
+        value: maskSecret(credentials.token.value),
+        source: credentials.token.source,
+      });
+      break;
+    case 'client':
+      list.push({ label: 'credentials', value: 'client credentials', source: credentials.clientKey.source });
+      list.push({ label: 'client key', ...credentials.clientKey });
+      list.push({
+        label: 'client secret',
+        value: maskSecret(credentials.clientSecret.value),
+        source: credentials.clientSecret.source,
+      });
+      if (cachedExpiry !== undefined) list.push({ label: 'cached token', value: `expires ${cachedExpiry}` });
+      break;
+    case 'sandbox':
+      list.push({ label: 'credentials', value: 'none needed (sandbox)' });
+      break;
+    default:
+      list.push({ label: 'credentials', value: 'none' });
+  }
+  list.push({ label: 'time zone', ...settings.timeZone });
+  if (settings.maxAmount !== undefined)
+    list.push({ label: 'max amount', value: formatDecimal(settings.maxAmount) });
+  if (settings.defaultKey !== undefined) list.push({ label: 'default key', value: settings.defaultKey });
+  if (settings.tls) list.push({ label: 'client cert', value: settings.tls.cert });
+  list.push({ label: 'server', value: server });
+  return list;
+}
+
+export async function runStatus(options: StatusOptions, deps: Deps): Promise<void> {
+  const settings = await deps.settings();
+  const { credentials } = settings;
+  const { stdout, stderr } = deps.io;
+
+  let cachedExpiry: string | undefined;
+  if (credentials.kind === 'client' && credentials.clientSecret.source === 'profile') {
+    const cached = (await deps.config()).getProfile(settings.profile.value)?.cachedToken;
+    if (cached && cached.baseUrl === settings.baseUrl.value) cachedExpiry = cached.expiresAt;
+  }
+
+  let server: ServerCheck = settings.sandbox ? 'sandbox' : 'not checked';
+  let failure: PixError | undefined;
+  if (!options.offline && (credentials.kind === 'token' || credentials.kind === 'client')) {
+    try {
+      await (await deps.api()).verifyCredentials();
+      server = 'accepted';
+    } catch (error) {
+      if (!(error instanceof PixError)) throw error;
+      if (error.kind === 'auth') {
+        server = 'rejected';
+        failure = error;
+      } else {
+        server = 'unreachable';
+        stderr.write(`warning: could not check the credentials with the server: ${error.message}\n`);
+      }
+    }
+  }
+
+  if (deps.globals.json) {
+    const document = {
+      profile: settings.profile,
+      baseUrl: settings.baseUrl,
+      sandbox: settings.sandbox,
+      credentials: credentialsJson(settings, cachedExpiry),
+      timeZone: settings.timeZone,
+      maxAmount: settings.maxAmount === undefined ? null : formatDecimal(settings.maxAmount),
+      defaultKey: settings.defaultKey ?? null,
+      tls: settings.tls ?? null,
+      server,
+    };
+    stdout.write(jsonDocument(document, stdout.isTTY));
+  } else {
+    const list = rows(settings, server, cachedExpiry);
+    if (stdout.isTTY) {
+      const width = Math.max(...list.map((row) => row.label.length)) + 2;
+      for (const row of list) {
+        stdout.write(`${row.label.padEnd(width)}${row.value}${row.source ? ` (${row.source})` : ''}\n`);
+      }
+    } else {
+      for (const row of list) stdout.write(`${row.label}\t${row.value}\t${row.source ?? ''}\n`);
+    }
+  }
+
+  if (credentials.kind === 'none') {
+    throw new PixError('auth', `no credentials for profile "${settings.profile.value}"`, {
+      hint: 'run `pix login`, or set PIX_TOKEN (or PIX_CLIENT_KEY and PIX_CLIENT_SECRET)',
+    });
+  }
+  if (failure) throw failure;
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .option('--offline', 'do not ask the server whether the credentials are accepted')
+    .action(async (_options, self: Command) => {
+      await runStatus(parseOptions(statusOptionsSchema, self.opts()), deps);
+    });
+  command.addHelpText(
+    'after',
+    '\nShows where each value comes from (flag, env, profile, default); secrets are masked.\n' +
+      'Exits 3 when there are no credentials or the server rejects them; an unreachable server is only a warning.',
+  );
+  addExamples(
+    command,
+    ['pix auth status', 'pix auth status --json | jq .credentials.kind', 'pix auth status --offline'],
+    ['usage', 'auth'],
+  );
+}

@@ -1,0 +1,239 @@
+import { accessSync, constants } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import {
+  checkProfileName,
+  checkTimeZone,
+  normalizeBaseUrl,
+  resolveProfileName,
+  unknownProfileError,
+} from '../config/resolve.js';
+import { type ConfigStore, type ProfileData, SANDBOX_PROFILE } from '../config/types.js';
+import type { Deps } from '../deps.js';
+import { InvalidValue } from '../domain/invalid.js';
+import { formatDecimal, parseAmount } from '../domain/money.js';
+import { usageError } from '../errors.js';
+import { jsonDocument } from '../output/format.js';
+import { parseOptions } from './shared/flags.js';
+import { addExamples } from './shared/help.js';
+
+/** The keys `pix config` reads and writes. Secrets are not among them: they come in through `pix login`. */
+export const CONFIG_KEYS = [
+  'base-url',
+  'time-zone',
+  'max-amount',
+  'default-key',
+  'tls-cert',
+  'tls-key',
+  'client-key',
+] as const;
+
+export type ConfigKey = (typeof CONFIG_KEYS)[number];
+
+/** What the built-in sandbox profile may set: nothing about where or how to connect. */
+const SANDBOX_KEYS: readonly ConfigKey[] = ['time-zone', 'max-amount', 'default-key'];
+
+const SECRET_KEYS = new Set([
+  'token',
+  'client-secret',
+  'clientsecret',
+  'secret',
+  'cachedtoken',
+  'tokenbaseurl',
+]);
+
+function readableFile(path: string): string {
+  const absolute = resolve(path);
+  try {
+    accessSync(absolute, constants.R_OK);
+  } catch {
+    throw new InvalidValue(`cannot read ${absolute}`);
+  }
+  return absolute;
+}
+
+function oneWord(what: string, max: number) {
+  return (text: string): string => {
+    const value = text.trim();
+    if (!/^[\x21-\x7e\u00a0-\uffff]+$/.test(value))
+      throw new InvalidValue(`${what} must be one word, without spaces`);
+    if (value.length > max) throw new InvalidValue(`${what} is at most ${max} characters`);
+    return value;
+  };
+}
+
+/** Each key's check, returning the form stored. */
+const VALIDATORS: Record<ConfigKey, (text: string) => string> = {
+  'base-url': normalizeBaseUrl,
+  'time-zone': (text) => checkTimeZone(text.trim()),
+  'max-amount': (text) => formatDecimal(parseAmount(text)),
+  // A PIX key (at most 77 characters, an e-mail) or a key id.
+  'default-key': oneWord('a PIX key', 77),
+  'tls-cert': readableFile,
+  'tls-key': readableFile,
+  'client-key': oneWord('a client key', 200),
+};
+
+const keySchema = z.string().transform((text, context): ConfigKey => {
+  const key = text.trim().toLowerCase();
+  if (SECRET_KEYS.has(key)) {
+    context.addIssue({
+      code: 'custom',
+      message: `"${text}" is a secret and cannot be read or set here; use \`pix login\``,
+    });
+    return z.NEVER;
+  }
+  if (!(CONFIG_KEYS as readonly string[]).includes(key)) {
+    context.addIssue({ code: 'custom', message: `unknown key "${text}" (keys: ${CONFIG_KEYS.join(', ')})` });
+    return z.NEVER;
+  }
+  return key as ConfigKey;
+});
+
+const keyOptionsSchema = z.object({ key: keySchema });
+const setOptionsSchema = z.object({ key: keySchema, value: z.string() });
+
+export type ConfigAction =
+  | { action: 'list' }
+  | { action: 'get'; key: ConfigKey }
+  | { action: 'set'; key: ConfigKey; value: string }
+  | { action: 'unset'; key: ConfigKey };
+
+/** The profile `pix config` works on: -p > PIX_PROFILE > the current profile > sandbox. */
+function targetProfile(
+  deps: Deps,
+  store: ConfigStore,
+  creating: boolean,
+): { name: string; data: ProfileData } {
+  const { value: name, source } = resolveProfileName(deps.globals, deps.env, store);
+  const data = store.getProfile(name);
+  if (data !== undefined) return { name, data };
+  if (name === SANDBOX_PROFILE || creating) {
+    try {
+      checkProfileName(name);
+    } catch (error) {
+      throw usageError(source === 'env' ? 'PIX_PROFILE' : '--profile', (error as Error).message);
+    }
+    return { name, data: {} };
+  }
+  throw unknownProfileError(source === 'env' ? 'PIX_PROFILE' : '--profile', name, store);
+}
+
+function visible(data: ProfileData): Array<[ConfigKey, string]> {
+  return CONFIG_KEYS.flatMap((key) =>
+    data[key] === undefined ? [] : [[key, data[key]] as [ConfigKey, string]],
+  );
+}
+
+export async function runConfig(request: ConfigAction, deps: Deps): Promise<void> {
+  const store = await deps.config();
+  const { stdout, stderr } = deps.io;
+  const json = deps.globals.json;
+  const { name, data } = targetProfile(deps, store, request.action === 'set');
+
+  switch (request.action) {
+    case 'list': {
+      const entries = visible(data);
+      if (json) stdout.write(jsonDocument(Object.fromEntries(entries), stdout.isTTY));
+      else for (const [key, value] of entries) stdout.write(`${key}\t${value}\n`);
+      return;
+    }
+    case 'get': {
+      const value = data[request.key];
+      if (json) stdout.write(jsonDocument({ key: request.key, value: value ?? null }, stdout.isTTY));
+      else if (value !== undefined) stdout.write(`${value}\n`);
+      return;
+    }
+    case 'set': {
+      const { key } = request;
+      if (name === SANDBOX_PROFILE && !SANDBOX_KEYS.includes(key)) {
+        throw usageError(
+          key,
+          'the built-in sandbox profile cannot set it',
+          `keys it can set: ${SANDBOX_KEYS.join(', ')}`,
+        );
+      }
+      let value: string;
+      try {
+        value = VALIDATORS[key](request.value);
+      } catch (error) {
+        if (error instanceof InvalidValue) throw usageError(key, error.message);
+        throw error;
+      }
+      const next: ProfileData = { ...data, [key]: value };
+      if (key === 'base-url' && data.tokenBaseUrl !== undefined && data.tokenBaseUrl !== value) {
+        stderr.write(
+          `warning: the credentials stored in profile ${name} are for ${data.tokenBaseUrl} and will not be sent to ${value}; run \`pix login\` again\n`,
+        );
+      }
+      if (key === 'client-key' && data['client-key'] !== value) {
+        // The stored secret and the token minted with it belong to the old key.
+        delete next.clientSecret;
+        delete next.cachedToken;
+        if (data.clientSecret !== undefined) {
+          stderr.write(
+            `warning: the client secret stored for the old key is removed; run \`pix login --client-key ${value}\`\n`,
+          );
+        }
+      }
+      await store.setProfile(name, next);
+      return;
+    }
+    case 'unset': {
+      if (data[request.key] === undefined) return;
+      const next: ProfileData = { ...data };
+      delete next[request.key];
+      if (request.key === 'client-key') {
+        delete next.clientSecret;
+        delete next.cachedToken;
+      }
+      await store.setProfile(name, next);
+      return;
+    }
+  }
+}
+
+export function register(command: Command, deps: Deps): void {
+  command.description(`${command.description()} (keys: ${CONFIG_KEYS.join(', ')})`);
+  command
+    .command('list')
+    .description("the current profile's settings, one `key<TAB>value` per line")
+    .action(async () => {
+      await runConfig({ action: 'list' }, deps);
+    });
+  command
+    .command('get')
+    .description('one setting; prints nothing when it is not set')
+    .argument('<key>')
+    .action(async (key: string) => {
+      await runConfig({ action: 'get', ...parseOptions(keyOptionsSchema, { key }, { key: 'KEY' }) }, deps);
+    });
+  command
+    .command('set')
+    .description('change a setting (checked first)')
+    .argument('<key>')
+    .argument('<value>')
+    .action(async (key: string, value: string) => {
+      const parsed = parseOptions(setOptionsSchema, { key, value }, { key: 'KEY', value: 'VALUE' });
+      await runConfig({ action: 'set', ...parsed }, deps);
+    });
+  command
+    .command('unset')
+    .description('remove a setting')
+    .argument('<key>')
+    .action(async (key: string) => {
+      await runConfig({ action: 'unset', ...parseOptions(keyOptionsSchema, { key }, { key: 'KEY' }) }, deps);
+    });
+  addExamples(
+    command,
+    [
+      'pix config list',
+      'pix config set time-zone America/Manaus',
+      'pix config set max-amount 500 --profile prod',
+      'pix config get base-url',
+      'pix config unset default-key',
+    ],
+    ['usage'],
+  );
+}
