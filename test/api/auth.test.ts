@@ -1,0 +1,223 @@
+import { describe, expect, it } from 'vitest';
+import { createTokenProvider, EXPIRY_MARGIN_MS, type Mint, maskSecret } from '../../src/api/auth.js';
+import type { ProfileData, Settings } from '../../src/config/types.js';
+import { PixError } from '../../src/errors.js';
+import { createMemoryStore } from '../helpers/config.js';
+
+const BASE = 'https://api.example.test';
+const T0 = Date.parse('2026-03-01T12:00:00Z');
+
+function fakeClock(start = T0) {
+  let now = start;
+  return {
+    now: () => new Date(now),
+    advance(ms: number) {
+      now += ms;
+    },
+  };
+}
+
+function fakeMint(expiresIn = 900) {
+  const calls: Array<[string, string]> = [];
+  const mint: Mint = async (clientKey, clientSecret) => {
+    calls.push([clientKey, clientSecret]);
+    return { clientToken: `minted-${calls.length}`, expiresIn };
+  };
+  return { mint, calls };
+}
+
+function settingsWith(credentials: Settings['credentials'], profile = 'prod', baseUrl = BASE): Settings {
+  return {
+    profile: { value: profile, source: 'profile' },
+    baseUrl: { value: baseUrl, source: 'profile' },
+    sandbox: credentials.kind === 'sandbox',
+    credentials,
+    timeZone: { value: 'America/Sao_Paulo', source: 'default' },
+    maxAmount: undefined,
+    defaultKey: undefined,
+    tls: undefined,
+    warnings: [],
+  };
+}
+
+const storedClient: Settings['credentials'] = {
+  kind: 'client',
+  clientKey: { value: 'ck', source: 'profile' },
+  clientSecret: { value: 'cs', source: 'profile' },
+};
+const envClient: Settings['credentials'] = {
+  kind: 'client',
+  clientKey: { value: 'ck', source: 'env' },
+  clientSecret: { value: 'cs', source: 'env' },
+};
+const PROFILE: ProfileData = { 'base-url': BASE, 'client-key': 'ck', clientSecret: 'cs', tokenBaseUrl: BASE };
+
+describe('createTokenProvider', () => {
+  it('a bearer token is sent as is and cannot be refreshed', async () => {
+    const { mint, calls } = fakeMint();
+    const provider = createTokenProvider(
+      settingsWith({ kind: 'token', token: { value: 'tok', source: 'env' } }),
+      createMemoryStore(),
+      mint,
+      fakeClock(),
+    );
+    expect(await provider.token()).toBe('tok');
+    expect(await provider.refresh()).toBeUndefined();
+    expect(calls).toEqual([]);
+  });
+
+  it('sandbox and no credentials give no token', async () => {
+    const { mint, calls } = fakeMint();
+    for (const credentials of [{ kind: 'sandbox' }, { kind: 'none' }] as const) {
+      const provider = createTokenProvider(settingsWith(credentials), createMemoryStore(), mint, fakeClock());
+      expect(await provider.token()).toBeUndefined();
+      expect(await provider.refresh()).toBeUndefined();
+    }
+    expect(calls).toEqual([]);
+  });
+
+  it('client credentials: mints once, caches in the profile with its expiry, reuses it', async () => {
+    const { mint, calls } = fakeMint(900);
+    const store = createMemoryStore({ prod: PROFILE });
+    const clock = fakeClock();
+    const provider = createTokenProvider(settingsWith(storedClient), store, mint, clock);
+    expect(await provider.token()).toBe('minted-1');
+    expect(calls).toEqual([['ck', 'cs']]);
+    expect(store.getProfile('prod')?.cachedToken).toEqual({
+      value: 'minted-1',
+      expiresAt: new Date(T0 + 900_000).toISOString(),
+      baseUrl: BASE,
+    });
+    expect(store.getProfile('prod')?.clientSecret).toBe('cs');
+    clock.advance(60_000);
+    expect(await provider.token()).toBe('minted-1');
+    expect(calls).toHaveLength(1);
+  });
+
+  it('a later run uses the cached token while it has more than 60 s left', async () => {
+    const store = createMemoryStore({
+      prod: {
+        ...PROFILE,
+        cachedToken: {
+          value: 'cached',
+          expiresAt: new Date(T0 + EXPIRY_MARGIN_MS + 1000).toISOString(),
+          baseUrl: BASE,
+        },
+      },
+    });
+    const { mint, calls } = fakeMint();
+    const provider = createTokenProvider(settingsWith(storedClient), store, mint, fakeClock());
+    expect(await provider.token()).toBe('cached');
+    expect(calls).toEqual([]);
+  });
+
+  it('a cached token expiring within 60 s is re-minted', async () => {
+    const store = createMemoryStore({
+      prod: {
+        ...PROFILE,
+        cachedToken: { value: 'cached', expiresAt: new Date(T0 + 59_000).toISOString(), baseUrl: BASE },
+      },
+    });
+    const { mint, calls } = fakeMint();
+    const provider = createTokenProvider(settingsWith(storedClient), store, mint, fakeClock());
+    expect(await provider.token()).toBe('minted-1');
+    expect(calls).toHaveLength(1);
+    expect(store.getProfile('prod')?.cachedToken?.value).toBe('minted-1');
+  });
+
+  it('a token minted in this run is re-minted when the clock brings it within 60 s of expiry', async () => {
+    const { mint, calls } = fakeMint(900);
+    const clock = fakeClock();
+    const provider = createTokenProvider(
+      settingsWith(storedClient),
+      createMemoryStore({ prod: PROFILE }),
+      mint,
+      clock,
+    );
+    expect(await provider.token()).toBe('minted-1');
+    clock.advance(900_000 - 60_000);
+    expect(await provider.token()).toBe('minted-2');
+    expect(calls).toHaveLength(2);
+  });
+
+  it('a cached token for another base URL is not used', async () => {
+    const store = createMemoryStore({
+      prod: {
+        ...PROFILE,
+        cachedToken: {
+          value: 'cached',
+          expiresAt: new Date(T0 + 600_000).toISOString(),
+          baseUrl: 'https://other.test',
+        },
+      },
+    });
+    const { mint, calls } = fakeMint();
+    const provider = createTokenProvider(settingsWith(storedClient), store, mint, fakeClock());
+    expect(await provider.token()).toBe('minted-1');
+    expect(calls).toHaveLength(1);
+  });
+
+  it('client credentials from the environment keep the token in memory only', async () => {
+    const store = createMemoryStore({ prod: PROFILE });
+    const { mint, calls } = fakeMint();
+    const provider = createTokenProvider(settingsWith(envClient), store, mint, fakeClock());
+    expect(await provider.token()).toBe('minted-1');
+    expect(await provider.token()).toBe('minted-1');
+    expect(calls).toHaveLength(1);
+    expect(store.writes).toBe(0);
+    expect(store.getProfile('prod')?.cachedToken).toBeUndefined();
+  });
+
+  it('parallel first requests share one mint', async () => {
+    const { mint, calls } = fakeMint();
+    const provider = createTokenProvider(settingsWith(envClient), createMemoryStore(), mint, fakeClock());
+    const tokens = await Promise.all([provider.token(), provider.token(), provider.token()]);
+    expect(tokens).toEqual(['minted-1', 'minted-1', 'minted-1']);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('refresh() after a 401 mints a fresh token once, and token() then returns it', async () => {
+    const store = createMemoryStore({
+      prod: {
+        ...PROFILE,
+        cachedToken: { value: 'revoked', expiresAt: new Date(T0 + 600_000).toISOString(), baseUrl: BASE },
+      },
+    });
+    const { mint, calls } = fakeMint();
+    const provider = createTokenProvider(settingsWith(storedClient), store, mint, fakeClock());
+    expect(await provider.token()).toBe('revoked');
+    expect(await provider.refresh()).toBe('minted-1');
+    expect(await provider.token()).toBe('minted-1');
+    expect(store.getProfile('prod')?.cachedToken?.value).toBe('minted-1');
+    // Once per run: a second 401 does not mint again.
+    expect(await provider.refresh()).toBe('minted-1');
+    expect(calls).toHaveLength(1);
+  });
+
+  it('a refused mint is the mint error', async () => {
+    const mint: Mint = async () => {
+      throw new PixError('auth', 'getting an access token: unauthorized', { status: 401 });
+    };
+    const provider = createTokenProvider(settingsWith(envClient), createMemoryStore(), mint, fakeClock());
+    await expect(provider.token()).rejects.toMatchObject({ kind: 'auth', status: 401 });
+  });
+
+  it('caching does not resurrect secrets removed by a logout in the meantime', async () => {
+    const store = createMemoryStore({ prod: PROFILE });
+    const mint: Mint = async () => {
+      await store.setProfile('prod', { 'base-url': BASE, 'client-key': 'ck' });
+      return { clientToken: 'late', expiresIn: 900 };
+    };
+    const provider = createTokenProvider(settingsWith(storedClient), store, mint, fakeClock());
+    expect(await provider.token()).toBe('late');
+    expect(store.getProfile('prod')).toEqual({ 'base-url': BASE, 'client-key': 'ck' });
+  });
+});
+
+describe('maskSecret', () => {
+  it('shows only a prefix of long secrets and nothing of short ones', () => {
+    const long = 'abcdefghijklmnopqrstuvwxyz0123456789';
+    expect(maskSecret(long)).toBe(`abcd… (${long.length} chars)`);
+    expect(maskSecret('short-secret')).toBe('**** (12 chars)');
+  });
+});
