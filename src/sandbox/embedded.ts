@@ -1,0 +1,34 @@
+/**
+ * The embedded sandbox: the sandbox server run in-process, on a free loopback port, over the default
+ * state file, for the one command that needs it (the built-in `sandbox` profile).
+ * Faults come from PIX_SANDBOX_FAULTS (same SPEC as `pix sandbox serve --faults`).
+ */
+import { usageError } from '../errors.js';
+import { FaultSpecError, parseFaults } from './faults.js';
+import { defaultStateFile } from './paths.js';
+import { startSandboxServer } from './server.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface EmbeddedSandbox {
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startEmbeddedSandbox(env: Env): Promise<EmbeddedSandbox> {
+  const faults = env.PIX_SANDBOX_FAULTS;
+  if (faults) {
+    try {
+      parseFaults(faults);
+    } catch (error) {
+      if (error instanceof FaultSpecError) throw usageError('PIX_SANDBOX_FAULTS', error.message);
+      throw error;
+    }
+  }
+  const server = await startSandboxServer({
+    port: 0,
+    stateFile: defaultStateFile(env),
+    ...(faults ? { faults } : {}),
+  });
+  return { baseUrl: server.url, close: () => server.close() };
+}

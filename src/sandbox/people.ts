@@ -1,0 +1,165 @@
+/**
+ * Who is on the other side in the sandbox: PIX key shapes, deterministic DICT owners, banks,
+ * and CPF/CNPJ check digits (the sandbox must make valid documents, not only check them).
+ */
+import type { Receiver } from './state.js';
+
+export type KeyType = 'EVP' | 'CNPJ' | 'CPF' | 'PHONE' | 'EMAIL';
+
+/** Institutions the sandbox knows: ISPB → COMPE bank code. */
+export const BANKS: ReadonlyArray<{ ispb: string; code: string; name: string }> = [
+  { ispb: '00000000', code: '001', name: 'Banco do Brasil' },
+  { ispb: '60701190', code: '341', name: 'Itaú Unibanco' },
+  { ispb: '60746948', code: '237', name: 'Bradesco' },
+  { ispb: '00360305', code: '104', name: 'Caixa Econômica Federal' },
+  { ispb: '18236120', code: '260', name: 'Nu Pagamentos' },
+  { ispb: '90400888', code: '033', name: 'Santander' },
+  { ispb: '99999999', code: '999', name: 'Sandbox PIX' },
+];
+
+export function bankCode(ispb: string): string {
+  return BANKS.find((bank) => bank.ispb === ispb)?.code ?? ispb.slice(0, 3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Documents
+
+function digitValue(char: string): number {
+  return char.charCodeAt(0) - 48; // '0'..'9' → 0..9, 'A'..'Z' → 17..42 (alphanumeric CNPJ rule)
+}
+
+function mod11(body: string, weights: number[]): number {
+  let sum = 0;
+  for (let i = 0; i < body.length; i++) sum += digitValue(body[i]!) * weights[i]!;
+  const rest = sum % 11;
+  return rest < 2 ? 0 : 11 - rest;
+}
+
+const CPF_W1 = [10, 9, 8, 7, 6, 5, 4, 3, 2];
+const CPF_W2 = [11, 10, 9, 8, 7, 6, 5, 4, 3, 2];
+const CNPJ_W1 = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
+const CNPJ_W2 = [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
+
+export function withCpfDigits(nine: string): string {
+  const first = mod11(nine, CPF_W1);
+  return `${nine}${first}${mod11(`${nine}${first}`, CPF_W2)}`;
+}
+
+export function withCnpjDigits(twelve: string): string {
+  const first = mod11(twelve, CNPJ_W1);
+  return `${twelve}${first}${mod11(`${twelve}${first}`, CNPJ_W2)}`;
+}
+
+export function isCpf(text: string): boolean {
+  return /^\d{11}$/.test(text) && !/^(\d)\1{10}$/.test(text) && withCpfDigits(text.slice(0, 9)) === text;
+}
+
+/** Numeric or alphanumeric CNPJ (12 letters/digits and 2 check digits). */
+export function isCnpj(text: string): boolean {
+  return (
+    /^[0-9A-Z]{12}\d{2}$/.test(text) &&
+    !/^(\d)\1{13}$/.test(text) &&
+    withCnpjDigits(text.slice(0, 12)) === text
+  );
+}
+
+/** CPF → `***.456.789-**`; CNPJ → `11.222.333/0001-81` (a company's CNPJ is public). */
+export function maskDocument(document: string): string {
+  if (document.length === 11) return `***.${document.slice(3, 6)}.${document.slice(6, 9)}-**`;
+  if (document.length === 14) {
+    return `${document.slice(0, 2)}.${document.slice(2, 5)}.${document.slice(5, 8)}/${document.slice(8, 12)}-${document.slice(12)}`;
+  }
+  return document;
+}
+
+// ---------------------------------------------------------------------------------------------
+// PIX keys
+
+const EVP = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const PHONE = /^\+55\d{10,11}$/;
+
+/** The type of a well-formed key in DICT form (digits only for CPF/CNPJ, E.164 phone), else undefined. */
+export function keyTypeOf(key: string): KeyType | undefined {
+  if (EVP.test(key)) return 'EVP';
+  if (PHONE.test(key)) return 'PHONE';
+  if (key.length <= 77 && EMAIL.test(key)) return 'EMAIL';
+  if (isCpf(key)) return 'CPF';
+  if (isCnpj(key)) return 'CNPJ';
+  return undefined;
+}
+
+/** Keys DICT answers 404 for (magic values, see README). */
+export const MISSING_KEYS: ReadonlySet<string> = new Set([
+  'naoexiste@sandbox.pix.local',
+  '+5511900000404',
+  '00000000-0000-0000-0000-000000000404',
+]);
+
+/** FNV-1a: a stable 32-bit hash of a key. */
+export function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+const FIRST = [
+  'Ana',
+  'Bruno',
+  'Camila',
+  'Diego',
+  'Eduarda',
+  'Felipe',
+  'Gabriela',
+  'Henrique',
+  'Isabela',
+  'Lucas',
+];
+const LAST = ['Almeida', 'Barbosa', 'Cardoso', 'Dias', 'Ferreira', 'Gomes', 'Moreira', 'Rocha', 'Teixeira'];
+const COMPANIES = ['Comercial Aurora', 'Tech Ipê', 'Distribuidora Sol', 'Café Serrano', 'Oficina Central'];
+
+export interface DictOwner {
+  receiver: Receiver;
+  tradeName?: string;
+  branch: string;
+  account: string;
+}
+
+function digits(seed: number, count: number): string {
+  let text = '';
+  let value = seed;
+  for (let i = 0; i < count; i++) {
+    value = Math.imul(value ^ (value >>> 13), 0x5bd1e995) >>> 0;
+    text += String(value % 10);
+  }
+  return text;
+}
+
+/** The owner DICT answers for a well-formed key that is not the account's own: the same key, the same owner. */
+export function dictOwner(key: string, type: KeyType): DictOwner {
+  const h = hash(key);
+  const legal = type === 'CNPJ' || (type !== 'CPF' && h % 4 === 0);
+  const bank = BANKS[h % (BANKS.length - 1)]!; // never the sandbox itself
+  let documentNumber: string;
+  if (type === 'CPF' || type === 'CNPJ') documentNumber = key;
+  else if (legal) documentNumber = withCnpjDigits(`${digits(h, 8)}0001`);
+  else documentNumber = withCpfDigits(digits(h, 9));
+  const company = COMPANIES[h % COMPANIES.length]!;
+  const name = legal
+    ? `${company} Ltda`
+    : `${FIRST[h % FIRST.length]} ${LAST[(h >>> 8) % LAST.length]} ${LAST[(h >>> 16) % LAST.length]}`;
+  return {
+    receiver: {
+      name,
+      participant: bank.ispb,
+      documentNumber,
+      type: legal ? 'LEGAL_PERSON' : 'NATURAL_PERSON',
+    },
+    ...(legal ? { tradeName: company } : {}),
+    branch: digits(h >>> 3, 4),
+    account: `${digits(h >>> 5, 6)}${digits(h >>> 7, 1)}`,
+  };
+}

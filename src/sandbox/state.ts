@@ -1,0 +1,605 @@
+/**
+ * The sandbox's account, persisted as one JSON file.
+ *
+ * - Writes are atomic: the new state goes to a temporary file in the same directory, then `rename`
+ *   replaces the old one, so a reader (or a process killed mid-write) never sees half a file.
+ * - Writers take a lock (`<file>.lock`, created with O_EXCL; a lock whose process is dead, or older
+ *   than 30 s, is stale and taken over) and do read-modify-write under it, so several CLI processes
+ *   on the same file lose nothing.
+ * - Readers take no lock: they keep a parsed copy and re-read the file only when its inode, size or
+ *   mtime changed.
+ * - The generated part of the statement is not stored entry by entry: it is `{count, seed, anchor}`
+ *   and the entries are regenerated (deterministically, newest first) when a statement is asked for.
+ *   A 100,000-entry account therefore costs a few hundred bytes on disk.
+ */
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  type Stats,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { dirname } from 'node:path';
+import type { Centavos } from '../domain/money.js';
+
+// ---------------------------------------------------------------------------------------------
+// Types
+
+export interface Party {
+  name: string;
+  /** Bank code (COMPE, 3 digits) in statement entries. */
+  bank: string;
+  documentNumber: string;
+}
+
+export interface StoredEntry {
+  id: string;
+  type: 'INCOME' | 'OUTCOME';
+  /** Signed centavos: negative for OUTCOME. */
+  amount: Centavos;
+  fee: Centavos;
+  status: 'CONFIRMED';
+  method: 'PIX' | 'TED';
+  confirmedAt: string;
+  creditor?: Party;
+  debtor?: Party;
+}
+
+export interface KeyRecord {
+  id: string;
+  key: string;
+  keyType: 'EMAIL' | 'EVP' | 'CPF' | 'CNPJ' | 'PHONE';
+  createdAt: string;
+}
+
+export interface NameValue {
+  name: string;
+  value: string;
+}
+
+export interface ChargeModifier {
+  modality: string;
+  amountPerc?: number;
+  discountDateFixed?: Array<{ date: string; amountPerc: number }>;
+}
+
+export interface StoredCharge {
+  id: string;
+  kind: 'immediate' | 'duedate';
+  /** Centavos. */
+  amount: Centavos;
+  /** PENDING, COMPLETED (immediate, paid) or CONFIRMED (due date, paid); EXPIRED is derived from time. */
+  status: 'PENDING' | 'COMPLETED' | 'CONFIRMED';
+  pixKey: string;
+  pixKeyId: string;
+  emvqrcps: string;
+  transactionId: number;
+  transactionIdentification: string;
+  description?: string;
+  createdAt: string;
+  dueDate?: string;
+  expiresAt: string;
+  expirationAfterPayment?: number;
+  payerQuestion?: string;
+  additionalInformation?: NameValue[];
+  /** Immediate: {name, taxId}; due date: {name, cpf, city, ...}. */
+  debtor?: Record<string, string>;
+  amountDiscount?: ChargeModifier;
+  amountAbatement?: ChargeModifier;
+  amountFine?: ChargeModifier;
+  amountInterest?: ChargeModifier;
+  paidAt?: string;
+  paidAmount?: Centavos;
+}
+
+export interface Receiver {
+  name: string;
+  /** ISPB of the receiver's institution. */
+  participant: string;
+  documentNumber: string;
+  type: 'NATURAL_PERSON' | 'LEGAL_PERSON';
+}
+
+export interface Consultation {
+  endToEndId: string;
+  flow: 'emv' | 'dict';
+  createdAt: string;
+  chargeId?: string;
+  key?: string;
+  /** Final amount shown by the consultation (centavos); absent when the payer chooses it. */
+  amount?: Centavos;
+  canModifyFinalAmount: boolean;
+  receiver: Receiver;
+  /** True when the receiver is this account (one of its own keys or charges). */
+  own: boolean;
+  usedBy?: string;
+}
+
+export interface StoredTransfer {
+  id: string;
+  endToEndId: string;
+  amount: Centavos;
+  fee: Centavos;
+  createdAt: string;
+  settlesAt: string;
+  chargeId?: string;
+}
+
+export interface Account {
+  name: string;
+  city: string;
+  documentNumber: string;
+  /** ISPB of the sandbox institution. */
+  participant: string;
+  bank: string;
+  branch: string;
+  number: string;
+}
+
+export interface GeneratedStatement {
+  count: number;
+  seed: number;
+  /** Sandbox time of the newest generated entry; the rest spread over the 60 days before it. */
+  anchor: string;
+}
+
+export interface SandboxState {
+  version: 1;
+  createdAt: string;
+  /** Sandbox time = real time + this offset (set by `pix sandbox clock`), shared by every process. */
+  clockOffsetMs: number;
+  nextTransactionId: number;
+  account: Account;
+  keys: KeyRecord[];
+  generated: GeneratedStatement;
+  /** Entries made by charges and transfers, newest first. */
+  activity: StoredEntry[];
+  charges: Record<string, StoredCharge>;
+  consultations: Record<string, Consultation>;
+  transfers: Record<string, StoredTransfer>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The initial account
+
+export const SANDBOX_ISPB = '99999999';
+export const SANDBOX_BANK_CODE = '999';
+export const DEFAULT_GENERATED_ENTRIES = 36;
+const GENERATED_SEED = 20240601;
+const DAY_MS = 86_400_000;
+
+export const SEEDED_KEYS = {
+  email: { id: '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e01', key: 'loja@sandbox.pix.local', keyType: 'EMAIL' },
+  evp: {
+    id: '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e02',
+    key: '7d9f0335-8dcc-4054-9bf9-0dbd61b36906',
+    keyType: 'EVP',
+  },
+  cpf: { id: '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e03', key: '12345678909', keyType: 'CPF' },
+  phone: { id: '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e04', key: '+5511912345678', keyType: 'PHONE' },
+} as const;
+
+export function initialState(now: Date): SandboxState {
+  const created = now.getTime();
+  const keys: KeyRecord[] = Object.values(SEEDED_KEYS).map((seed, index) => ({
+    id: seed.id,
+    key: seed.key,
+    keyType: seed.keyType,
+    createdAt: new Date(created - (90 - index) * DAY_MS).toISOString(),
+  }));
+  return {
+    version: 1,
+    createdAt: now.toISOString(),
+    clockOffsetMs: 0,
+    nextTransactionId: 100_001,
+    account: {
+      name: 'Loja Sandbox Ltda',
+      city: 'SAO PAULO',
+      documentNumber: '11222333000181',
+      participant: SANDBOX_ISPB,
+      bank: SANDBOX_BANK_CODE,
+      branch: '0001',
+      number: '1234567',
+    },
+    keys,
+    generated: { count: DEFAULT_GENERATED_ENTRIES, seed: GENERATED_SEED, anchor: now.toISOString() },
+    activity: [],
+    charges: {},
+    consultations: {},
+    transfers: {},
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generated statement: deterministic, newest first
+
+/** mulberry32: a small seeded PRNG, enough for test data. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export const COUNTERPARTS: ReadonlyArray<Party> = [
+  { name: 'Maria Oliveira Santos', bank: '001', documentNumber: '52998224725' },
+  { name: 'João Pereira Lima', bank: '341', documentNumber: '39053344705' },
+  { name: 'Mercado Bom Preço Ltda', bank: '237', documentNumber: '04252011000110' },
+  { name: 'Ana Beatriz Costa', bank: '260', documentNumber: '11144477735' },
+  { name: 'Transportes Rápidos SA', bank: '104', documentNumber: '33000167000101' },
+  { name: 'Carlos Eduardo Souza', bank: '033', documentNumber: '74682489070' },
+  { name: 'Padaria Pão Quente ME', bank: '077', documentNumber: '45997418000153' },
+  { name: 'Fernanda Ribeiro Alves', bank: '336', documentNumber: '15350946056' },
+];
+
+function hex(random: () => number, digits: number): string {
+  let text = '';
+  while (text.length < digits)
+    text += Math.floor(random() * 0x10000)
+      .toString(16)
+      .padStart(4, '0');
+  return text.slice(0, digits);
+}
+
+/** The generated entries, newest first: `count` entries over the 60 days up to `anchor`. */
+export function generateEntries(generated: GeneratedStatement): StoredEntry[] {
+  const { count } = generated;
+  const random = prng(generated.seed);
+  const anchor = Date.parse(generated.anchor);
+  const span = 60 * DAY_MS - 60_000;
+  // Random gaps scaled to the 60 days, so the times come out sorted without a sort.
+  const gaps = new Float64Array(count);
+  let sum = 0;
+  for (let i = 0; i < count; i++) {
+    const gap = random() + 0.05;
+    gaps[i] = gap;
+    sum += gap;
+  }
+  const entries: StoredEntry[] = new Array(count);
+  let offset = 0;
+  for (let i = 0; i < count; i++) {
+    offset += (gaps[i]! / sum) * span;
+    const at = anchor - 60_000 - Math.floor(offset);
+    const income = random() < 0.55;
+    const pix = random() < 0.85;
+    const counterpart = COUNTERPARTS[Math.floor(random() * COUNTERPARTS.length)]!;
+    const cents = 500 + Math.floor(random() * random() * 250_000);
+    const fee = pix ? 0 : 150;
+    const id = `${hex(random, 8)}-${hex(random, 4)}-4${hex(random, 3)}-a${hex(random, 3)}-${hex(random, 12)}`;
+    const entry: StoredEntry = {
+      id,
+      type: income ? 'INCOME' : 'OUTCOME',
+      amount: income ? cents : -cents,
+      fee,
+      status: 'CONFIRMED',
+      method: pix ? 'PIX' : 'TED',
+      confirmedAt: new Date(at).toISOString(),
+    };
+    if (income) entry.creditor = counterpart;
+    else entry.debtor = counterpart;
+    entries[i] = entry;
+  }
+  return entries;
+}
+
+/** Merges two newest-first lists into one newest-first list. */
+function mergeNewestFirst(a: StoredEntry[], b: StoredEntry[]): StoredEntry[] {
+  if (b.length === 0) return a;
+  if (a.length === 0) return b;
+  const out: StoredEntry[] = new Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) {
+    out[k++] = a[i]!.confirmedAt >= b[j]!.confirmedAt ? a[i++]! : b[j++]!;
+  }
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
+}
+
+/** Inserts an entry into a newest-first list at its place. */
+export function insertEntry(list: StoredEntry[], entry: StoredEntry): void {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (list[mid]!.confirmedAt > entry.confirmedAt) low = mid + 1;
+    else high = mid;
+  }
+  list.splice(low, 0, entry);
+}
+
+/** First index in a newest-first list whose confirmedAt is <= iso. */
+export function firstAtOrBefore(list: StoredEntry[], iso: string): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (list[mid]!.confirmedAt > iso) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** First index in a newest-first list whose confirmedAt is < iso. */
+export function firstBefore(list: StoredEntry[], iso: string): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (list[mid]!.confirmedAt >= iso) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The store
+
+export class StateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StateError';
+  }
+}
+
+interface Signature {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+function signature(stats: Stats): Signature {
+  return { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs };
+}
+
+function sameSignature(a: Signature | undefined, b: Signature): boolean {
+  return a !== undefined && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+function statOrUndefined(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const LOCK_STALE_MS = 30_000;
+const LOCK_WAIT_MS = 20_000;
+let tempCounter = 0;
+
+export interface StateStoreOptions {
+  /** Real time; sandbox time is this plus the state's clock offset. */
+  clock?: () => Date;
+}
+
+/**
+ * One state file. Several stores (in this process or others) may share a file; `update` is the only
+ * writer and runs its mutation under the lock on the freshest copy.
+ */
+export class StateStore {
+  readonly file: string;
+  readonly lockFile: string;
+  private readonly realClock: () => Date;
+  private state: SandboxState | undefined;
+  private sig: Signature | undefined;
+  private entriesCache: { generated: GeneratedStatement; list: StoredEntry[] } | undefined;
+  private viewCache: { state: SandboxState; list: StoredEntry[] } | undefined;
+
+  constructor(file: string, options: StateStoreOptions = {}) {
+    this.file = file;
+    this.lockFile = `${file}.lock`;
+    this.realClock = options.clock ?? (() => new Date());
+  }
+
+  /** Sandbox time for a state: real time plus its offset. */
+  now(state: SandboxState): Date {
+    return new Date(this.realClock().getTime() + state.clockOffsetMs);
+  }
+
+  realNow(): Date {
+    return this.realClock();
+  }
+
+  /** The current state, without a lock. Creates the file (under the lock) when it does not exist. */
+  async read(): Promise<SandboxState> {
+    const loaded = this.loadIfChanged();
+    if (loaded) return loaded;
+    return this.update((state) => state);
+  }
+
+  /**
+   * Read-modify-write under the lock. `mutate` must validate before it changes anything; when it
+   * throws, nothing is written and the in-memory copy is dropped.
+   */
+  async update<T>(mutate: (state: SandboxState, now: Date) => T): Promise<T> {
+    return this.withLock(() => {
+      const state = this.loadIfChanged() ?? initialState(this.realClock());
+      let result: T;
+      try {
+        result = mutate(state, this.now(state));
+      } catch (error) {
+        this.forget();
+        throw error;
+      }
+      this.write(state);
+      return result;
+    });
+  }
+
+  /** Replaces the state with a fresh account (`pix sandbox reset`). */
+  async reset(): Promise<SandboxState> {
+    return this.withLock(() => {
+      const state = initialState(this.realClock());
+      this.write(state);
+      return state;
+    });
+  }
+
+  /** The whole statement (generated + activity), newest first, including entries not yet confirmed. */
+  entries(state: SandboxState): StoredEntry[] {
+    if (this.viewCache?.state === state) return this.viewCache.list;
+    const g = state.generated;
+    let generated = this.entriesCache?.list;
+    const cached = this.entriesCache?.generated;
+    if (!generated || cached?.count !== g.count || cached.seed !== g.seed || cached.anchor !== g.anchor) {
+      generated = generateEntries(g);
+      this.entriesCache = { generated: { ...g }, list: generated };
+    }
+    const list = mergeNewestFirst(generated, state.activity);
+    this.viewCache = { state, list };
+    return list;
+  }
+
+  private forget(): void {
+    this.state = undefined;
+    this.sig = undefined;
+    this.viewCache = undefined;
+  }
+
+  /** Returns the parsed state, re-reading the file only when it changed; undefined when there is none. */
+  private loadIfChanged(): SandboxState | undefined {
+    const stats = statOrUndefined(this.file);
+    if (!stats) {
+      this.forget();
+      return undefined;
+    }
+    const sig = signature(stats);
+    if (this.state && sameSignature(this.sig, sig)) return this.state;
+    const text = readFileSync(this.file, 'utf8');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new StateError(
+        `the sandbox state file ${this.file} is not valid JSON; run \`pix sandbox reset\``,
+      );
+    }
+    if (!isState(parsed)) {
+      throw new StateError(
+        `the sandbox state file ${this.file} is not a sandbox state; run \`pix sandbox reset\``,
+      );
+    }
+    this.state = parsed;
+    // Stat again after reading: the file may have been replaced between stat and read.
+    const after = statOrUndefined(this.file);
+    this.sig = after && after.ino === sig.ino ? sig : undefined;
+    this.viewCache = undefined;
+    return parsed;
+  }
+
+  private write(state: SandboxState): void {
+    const dir = dirname(this.file);
+    mkdirSync(dir, { recursive: true });
+    const temp = `${this.file}.${process.pid}.${++tempCounter}.tmp`;
+    writeFileSync(temp, JSON.stringify(state), { mode: 0o600 });
+    renameSync(temp, this.file);
+    this.state = state;
+    this.sig = signature(statSync(this.file));
+    this.viewCache = undefined;
+  }
+
+  private async withLock<T>(work: () => T): Promise<T> {
+    await this.acquire();
+    try {
+      return work();
+    } finally {
+      try {
+        unlinkSync(this.lockFile);
+      } catch {
+        // Already gone (taken over as stale): nothing to release.
+      }
+    }
+  }
+
+  private async acquire(): Promise<void> {
+    mkdirSync(dirname(this.file), { recursive: true });
+    const started = process.hrtime.bigint();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const fd = openSync(this.lockFile, 'wx', 0o600);
+        try {
+          writeSync(fd, JSON.stringify({ pid: process.pid, at: this.realClock().toISOString() }));
+        } finally {
+          closeSync(fd);
+        }
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      if (this.removeIfStale()) continue;
+      const waited = Number(process.hrtime.bigint() - started) / 1e6;
+      if (waited > LOCK_WAIT_MS) {
+        throw new StateError(`the sandbox state ${this.file} stayed locked for ${LOCK_WAIT_MS / 1000} s`);
+      }
+      const delay = Math.min(1 + attempt, 25) * (0.5 + Math.random());
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+
+  /** A lock whose process is gone, or that is older than 30 s, is stale: remove it. */
+  private removeIfStale(): boolean {
+    let text: string;
+    let stats: Stats;
+    try {
+      stats = statSync(this.lockFile);
+      text = readFileSync(this.lockFile, 'utf8');
+    } catch {
+      return true; // released meanwhile: try again at once
+    }
+    let pid: number | undefined;
+    try {
+      pid = (JSON.parse(text) as { pid?: number }).pid;
+    } catch {
+      // Half-written by a process killed between open and write: judge it by its age alone.
+    }
+    const age = this.realClock().getTime() - stats.mtimeMs;
+    const dead = pid !== undefined && pid !== process.pid && !processAlive(pid);
+    const old = age > LOCK_STALE_MS || (pid === undefined && age > 2_000);
+    if (!dead && !old) return false;
+    try {
+      // Re-check it is still the same lock right before removing it.
+      if (readFileSync(this.lockFile, 'utf8') !== text) return false;
+      unlinkSync(this.lockFile);
+    } catch {
+      // Someone else removed it first.
+    }
+    return true;
+  }
+}
+
+function isState(value: unknown): value is SandboxState {
+  if (typeof value !== 'object' || value === null) return false;
+  const state = value as Partial<SandboxState>;
+  return (
+    state.version === 1 &&
+    Array.isArray(state.keys) &&
+    Array.isArray(state.activity) &&
+    typeof state.generated === 'object' &&
+    typeof state.charges === 'object' &&
+    typeof state.consultations === 'object' &&
+    typeof state.transfers === 'object' &&
+    typeof state.clockOffsetMs === 'number'
+  );
+}
