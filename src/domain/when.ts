@@ -1,0 +1,291 @@
+/**
+ * Dates and instants in a time zone, with Intl only (no date library). A "date" here is a calendar
+ * day `YYYY-MM-DD`; an "instant" is a full ISO 8601 UTC string `YYYY-MM-DDTHH:mm:ss.sssZ`.
+ * Nothing reads the clock: `now` is always passed in (deps.clock).
+ */
+import { InvalidValue } from './invalid.js';
+
+const DAY_MS = 86_400_000;
+
+interface Wall {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  millisecond: number;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+/** True for an IANA zone Intl knows (`America/Sao_Paulo`, `UTC`, `Europe/Lisbon`). */
+export function isValidTimeZone(timeZone: string): boolean {
+  if (timeZone.trim() === '') return false;
+  try {
+    formatter(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function assertTimeZone(timeZone: string): void {
+  if (!isValidTimeZone(timeZone)) {
+    throw new InvalidValue(`"${timeZone}" is not a time zone (use an IANA name such as America/Sao_Paulo)`);
+  }
+}
+
+/** The wall clock in `timeZone` at instant `ms`. */
+function wallAt(ms: number, timeZone: string): Wall {
+  const parts: Record<string, number> = {};
+  for (const part of formatter(timeZone).formatToParts(new Date(ms))) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  return {
+    year: parts.year!,
+    month: parts.month!,
+    day: parts.day!,
+    hour: parts.hour!,
+    minute: parts.minute!,
+    second: parts.second!,
+    millisecond: new Date(ms).getUTCMilliseconds(),
+  };
+}
+
+function wallToUtcMs(w: Wall): number {
+  const d = new Date(0);
+  d.setUTCFullYear(w.year, w.month - 1, w.day);
+  d.setUTCHours(w.hour, w.minute, w.second, w.millisecond);
+  return d.getTime();
+}
+
+/** Offset of `timeZone` from UTC at instant `ms`, in milliseconds (-3 h for São Paulo today). */
+function offsetAt(ms: number, timeZone: string): number {
+  const w = wallAt(ms, timeZone);
+  return wallToUtcMs({ ...w, millisecond: 0 }) - (ms - new Date(ms).getUTCMilliseconds());
+}
+
+/**
+ * The instant a wall-clock time happens in `timeZone`. In an overlap (clocks set back) the earlier
+ * instant wins; in a gap (clocks set forward, e.g. Brazil's old DST starting at midnight) the
+ * first instant after the gap wins, so the start of such a day is its first existing moment.
+ */
+function wallToInstant(w: Wall, timeZone: string): number {
+  const guess = wallToUtcMs(w);
+  const offsets = new Set([
+    offsetAt(guess - DAY_MS, timeZone),
+    offsetAt(guess, timeZone),
+    offsetAt(guess + DAY_MS, timeZone),
+  ]);
+  const candidates = [...offsets].map((o) => guess - o).sort((a, b) => a - b);
+  const exact = candidates.find((t) => wallToUtcMs(wallAt(t, timeZone)) === guess);
+  if (exact !== undefined) return exact;
+  // In a gap: the earliest candidate whose wall clock is later than asked.
+  const later = candidates.find((t) => wallToUtcMs(wallAt(t, timeZone)) > guess);
+  return later ?? candidates[candidates.length - 1]!;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calendar dates
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+function daysInMonth(year: number, month: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month, 0);
+  return d.getUTCDate();
+}
+
+function checkDate(text: string, year: number, month: number, day: number): void {
+  if (year < 1000) throw new InvalidValue(`"${text}": year ${year} is out of range`);
+  if (month < 1 || month > 12)
+    throw new InvalidValue(`"${text}" is not a date: month ${month} does not exist`);
+  const last = daysInMonth(year, month);
+  if (day < 1 || day > last) {
+    throw new InvalidValue(`"${text}" is not a date: ${MONTHS[month - 1]} ${year} has ${last} days`);
+  }
+}
+
+/** Strict `YYYY-MM-DD` that names a real day; returns it unchanged. */
+export function parseDateOnly(text: string): string {
+  const trimmed = text.trim();
+  const match = DATE.exec(trimmed);
+  if (!match) throw new InvalidValue(`"${text}" is not a date in the form YYYY-MM-DD`);
+  checkDate(trimmed, Number(match[1]), Number(match[2]), Number(match[3]));
+  return trimmed;
+}
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+function dateOf(w: Pick<Wall, 'year' | 'month' | 'day'>): string {
+  return `${pad(w.year, 4)}-${pad(w.month)}-${pad(w.day)}`;
+}
+
+function splitDate(date: string): { year: number; month: number; day: number } {
+  const [y, m, d] = date.split('-').map(Number);
+  return { year: y!, month: m!, day: d! };
+}
+
+/** Adds whole calendar days to a `YYYY-MM-DD` (negative to go back). */
+export function addDays(date: string, days: number): string {
+  const { year, month, day } = splitDate(date);
+  const d = new Date(0);
+  d.setUTCFullYear(year, month - 1, day + days);
+  return dateOf({ year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() });
+}
+
+/** Today's date in `timeZone` at instant `now`. */
+export function todayIn(timeZone: string, now: Date): string {
+  assertTimeZone(timeZone);
+  return dateOf(wallAt(now.getTime(), timeZone));
+}
+
+/** True when `date` (`YYYY-MM-DD`) is today or later in `timeZone` (e.g. a due date). */
+export function isOnOrAfterToday(date: string, timeZone: string, now: Date): boolean {
+  return parseDateOnly(date) >= todayIn(timeZone, now);
+}
+
+/** First instant of `date` in `timeZone`, as an ISO UTC string. */
+export function startOfDay(date: string, timeZone: string): string {
+  assertTimeZone(timeZone);
+  const { year, month, day } = splitDate(parseDateOnly(date));
+  const ms = wallToInstant({ year, month, day, hour: 0, minute: 0, second: 0, millisecond: 0 }, timeZone);
+  return new Date(ms).toISOString();
+}
+
+/** Last millisecond of `date` in `timeZone` (23:59:59.999 on an ordinary day), as an ISO UTC string. */
+export function endOfDay(date: string, timeZone: string): string {
+  const next = startOfDay(addDays(parseDateOnly(date), 1), timeZone);
+  return new Date(Date.parse(next) - 1).toISOString();
+}
+
+// ---------------------------------------------------------------------------------------------
+// WHEN values of the command line
+
+// Date and time, optional seconds and fraction, optional Z or offset; `T` or one space between.
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+function parseDateTime(text: string, timeZone: string): string | undefined {
+  const m = DATE_TIME.exec(text);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const second = m[6] === undefined ? 0 : Number(m[6]);
+  const millisecond = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
+  checkDate(text, year, month, day);
+  if (hour > 23 || minute > 59 || second > 59) {
+    throw new InvalidValue(`"${text}" is not a time of day (hours 00-23, minutes and seconds 00-59)`);
+  }
+  const wall: Wall = { year, month, day, hour, minute, second, millisecond };
+  const zone = m[8];
+  if (zone === undefined) return new Date(wallToInstant(wall, timeZone)).toISOString();
+  if (zone.toUpperCase() === 'Z') return new Date(wallToUtcMs(wall)).toISOString();
+  const digits = zone.slice(1).replace(':', '');
+  const offsetHours = Number(digits.slice(0, 2));
+  const offsetMinutes = digits.length > 2 ? Number(digits.slice(2)) : 0;
+  if (offsetHours > 18 || offsetMinutes > 59)
+    throw new InvalidValue(`"${text}": offset ${zone} is out of range`);
+  const offset = (zone.startsWith('-') ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
+  return new Date(wallToUtcMs(wall) - offset).toISOString();
+}
+
+/**
+ * A WHEN of `--from`/`--to` to an ISO 8601 UTC instant:
+ * - `YYYY-MM-DD`: the start (`from`) or the end (`to`, 23:59:59.999) of that day in `timeZone`;
+ * - `today`, `yesterday`: the same for that day in `timeZone` at `now`; `now` is `now`;
+ * - a full ISO 8601 date-time with `Z` or an offset passes through, normalised to UTC; one without
+ *   an offset is read as wall-clock time in `timeZone`.
+ */
+export function parseWhen(text: string, edge: 'from' | 'to', timeZone: string, now: Date): string {
+  assertTimeZone(timeZone);
+  const trimmed = text.trim();
+  const keyword = trimmed.toLowerCase();
+  const dayEdge = (date: string) => (edge === 'from' ? startOfDay(date, timeZone) : endOfDay(date, timeZone));
+  if (keyword === 'now') return now.toISOString();
+  if (keyword === 'today') return dayEdge(todayIn(timeZone, now));
+  if (keyword === 'yesterday') return dayEdge(addDays(todayIn(timeZone, now), -1));
+  if (DATE.test(trimmed)) return dayEdge(parseDateOnly(trimmed));
+  const instant = parseDateTime(trimmed, timeZone);
+  if (instant !== undefined) return instant;
+  throw new InvalidValue(
+    `"${text}" is not a date: use YYYY-MM-DD, an ISO 8601 date-time (2025-01-31T14:00:00-03:00), today or yesterday`,
+  );
+}
+
+/** `YYYY-MM` to the first and last instants of that month in `timeZone`. */
+export function parseMonth(text: string, timeZone: string): { from: string; to: string } {
+  const trimmed = text.trim();
+  const m = /^(\d{4})-(\d{2})$/.exec(trimmed);
+  if (!m) throw new InvalidValue(`"${text}" is not a month in the form YYYY-MM`);
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  if (month < 1 || month > 12)
+    throw new InvalidValue(`"${text}" is not a month: month ${month} does not exist`);
+  if (year < 1000) throw new InvalidValue(`"${text}": year ${year} is out of range`);
+  const first = `${m[1]}-${m[2]}-01`;
+  const last = `${m[1]}-${m[2]}-${pad(daysInMonth(year, month))}`;
+  return { from: startOfDay(first, timeZone), to: endOfDay(last, timeZone) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Display
+
+/**
+ * `2026-11-21 14:05` in `timeZone`, for people. A value that is not a date-time is returned as
+ * it came (this runs on server data while rendering, where throwing would lose the whole table).
+ */
+export function formatDateTime(iso: string, timeZone: string): string {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms) || !isValidTimeZone(timeZone)) return iso;
+  const w = wallAt(ms, timeZone);
+  return `${dateOf(w)} ${pad(w.hour)}:${pad(w.minute)}`;
+}
+
+/** `2026-11-21` in `timeZone`; a date-only value (`YYYY-MM-DD`) is returned as it is. */
+export function formatDate(iso: string, timeZone: string): string {
+  if (DATE.test(iso)) return iso;
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms) || !isValidTimeZone(timeZone)) return iso;
+  return dateOf(wallAt(ms, timeZone));
+}
