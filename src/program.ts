@@ -51,6 +51,7 @@ export const COMMANDS: Entry[] = [
     summary: 'List profiles and switch the current one',
     load: () => import('./commands/profile.js'),
   },
+  { name: 'statement', summary: 'Read the account statement', load: () => import('./commands/statement.js') },
   {
     name: 'keys',
     summary: "List the account's registered PIX keys",

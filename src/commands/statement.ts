@@ -1,0 +1,296 @@
+import { type Command, Option } from 'commander';
+import { z } from 'zod';
+import { paginate } from '../api/paginate.js';
+import {
+  type Party,
+  readStatement,
+  type StatementEntry,
+  type StatementPage,
+} from '../api/resources/statement.js';
+import type { Deps } from '../deps.js';
+import { maskDocument } from '../domain/documents.js';
+import { InvalidValue } from '../domain/invalid.js';
+import { centavosFromApi } from '../domain/money.js';
+import { formatDateTime, parseMonth, parseWhen } from '../domain/when.js';
+import { usageError } from '../errors.js';
+import { jsonDocument, money, type OutputMode, outputMode } from '../output/format.js';
+import { createProgress } from '../output/progress.js';
+import { type Column, createListWriter } from '../output/records.js';
+import { integerFlag, parseOptions } from './shared/flags.js';
+import { addExamples } from './shared/help.js';
+
+/** The API's own default page (API §4.1). */
+export const DEFAULT_PAGE = 10;
+/**
+ * Page size of `--all` when --limit is not given. 100 is the cap most payment APIs apply to a page, so
+ * it is safe against an unknown server (the sandbox allows up to 1000); paginate() adapts when a
+ * server hands out fewer, and concurrency hides the extra round trips.
+ */
+export const ALL_PAGE_SIZE = 100;
+export const ALL_CONCURRENCY = 4;
+/**
+ * `--all` without --to pins dateTo to the moment the export started; the API takes dateFrom and dateTo
+ * together or not at all (API §4.1 rule 1), so dateFrom is then this instant, before any PIX existed.
+ */
+export const FAR_PAST = '2000-01-01T00:00:00.000Z';
+
+const statementOptionsSchema = z.object({
+  from: z.string().optional(),
+  to: z.string().optional(),
+  month: z.string().optional(),
+  limit: integerFlag(1).optional(),
+  offset: integerFlag(0).optional(),
+  all: z.boolean().default(false),
+  concurrency: integerFlag(1).optional(),
+});
+
+export type StatementOptions = z.output<typeof statementOptionsSchema>;
+
+/** The instants sent to the API, or none (the whole statement). */
+export interface DateRange {
+  dateFrom: string;
+  dateTo: string;
+}
+
+function whenOf<T>(flag: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof InvalidValue) throw usageError(flag, error.message);
+    throw error;
+  }
+}
+
+/**
+ * `--from`/`--to`/`--month` → the API's dateFrom/dateTo (contract §2). Every refusal is a usage error
+ * naming its flag, raised before any request is made.
+ */
+export function resolveRange(
+  options: Pick<StatementOptions, 'from' | 'to' | 'month'>,
+  timeZone: string,
+  now: Date,
+): DateRange | undefined {
+  const { from, to, month } = options;
+  if (month !== undefined) {
+    if (from !== undefined || to !== undefined) {
+      throw usageError('--month', `cannot be combined with ${from !== undefined ? '--from' : '--to'}`);
+    }
+    const range = whenOf('--month', () => parseMonth(month, timeZone));
+    return { dateFrom: range.from, dateTo: range.to };
+  }
+  if (from === undefined && to === undefined) return undefined;
+  if (from === undefined)
+    throw usageError('--from', 'is required with --to (the API takes both dates or neither)');
+  if (to === undefined)
+    throw usageError('--to', 'is required with --from (the API takes both dates or neither)');
+  const dateFrom = whenOf('--from', () => parseWhen(from, 'from', timeZone, now));
+  const dateTo = whenOf('--to', () => parseWhen(to, 'to', timeZone, now));
+  if (Date.parse(dateFrom) > Date.parse(dateTo)) {
+    throw usageError('--from', `${from} (${dateFrom}) is later than --to ${to} (${dateTo})`);
+  }
+  return { dateFrom, dateTo };
+}
+
+/** The party on the other side: the creditor of an INCOME, the debtor of an OUTCOME (whichever is there). */
+export function counterpartyOf(entry: StatementEntry): Party | undefined {
+  const preferred = entry.type === 'OUTCOME' ? entry.debtor : entry.creditor;
+  return preferred ?? entry.creditor ?? entry.debtor ?? undefined;
+}
+
+function centavosOf(value: number | undefined): number {
+  return value === undefined ? 0 : centavosFromApi(value);
+}
+
+function humanColumns(mode: OutputMode): Column<StatementEntry>[] {
+  const { colors, timeZone } = mode;
+  const none = () => undefined;
+  const paint = (entry: StatementEntry, text: string) =>
+    entry.type === 'INCOME' ? colors.green(text) : entry.type === 'OUTCOME' ? colors.red(text) : text;
+  return [
+    { header: 'Date', human: (e) => formatDateTime(e.confirmedAt, timeZone), machine: none },
+    { header: 'Type', human: (e) => e.type, machine: none },
+    { header: 'Amount', human: (e) => paint(e, money(centavosOf(e.amount), true)), machine: none },
+    { header: 'Fee', human: (e) => money(centavosOf(e.fee), true), machine: none },
+    { header: 'Method', human: (e) => e.method ?? '', machine: none },
+    {
+      header: 'Counterparty',
+      human: (e) => {
+        const party = counterpartyOf(e);
+        if (!party) return '';
+        const document = party.documentNumber ? maskDocument(party.documentNumber) : '';
+        return [party.name, document].filter(Boolean).join(' ');
+      },
+      machine: none,
+    },
+    { header: 'Status', human: (e) => e.status, machine: none },
+    { header: 'Id', human: (e) => e.id, machine: none },
+  ];
+}
+
+/**
+ * The columns of the piped TSV and of CSV: ISO times, plain decimals with a dot, the counterparty
+ * flattened. Documents are written in full: these are exports for reconciliation (the table masks them).
+ */
+export function machineColumns(): Column<StatementEntry>[] {
+  const party = (e: StatementEntry) => counterpartyOf(e);
+  const none = () => '';
+  return [
+    { header: 'confirmedAt', human: none, machine: (e) => e.confirmedAt },
+    { header: 'type', human: none, machine: (e) => e.type },
+    { header: 'amount', human: none, machine: (e) => money(centavosOf(e.amount), false) },
+    { header: 'fee', human: none, machine: (e) => money(centavosOf(e.fee), false) },
+    { header: 'method', human: none, machine: (e) => e.method },
+    { header: 'counterpartyName', human: none, machine: (e) => party(e)?.name },
+    { header: 'counterpartyDocument', human: none, machine: (e) => party(e)?.documentNumber },
+    { header: 'counterpartyBank', human: none, machine: (e) => party(e)?.bank },
+    { header: 'status', human: none, machine: (e) => e.status },
+    { header: 'id', human: none, machine: (e) => e.id },
+  ];
+}
+
+/** Running totals in centavos: money in, money out (negative), fees, and the net of the three. */
+export class Totals {
+  income = 0;
+  outcome = 0;
+  fees = 0;
+  count = 0;
+
+  add(entry: StatementEntry): void {
+    const amount = centavosOf(entry.amount);
+    if (amount >= 0) this.income += amount;
+    else this.outcome += amount;
+    this.fees += centavosOf(entry.fee);
+    this.count++;
+  }
+
+  get net(): number {
+    return this.income + this.outcome - this.fees;
+  }
+
+  line(human: boolean): string {
+    const m = (centavos: number) => money(centavos, human);
+    return `${this.count} entries: in ${m(this.income)}, out ${m(this.outcome)}, fees ${m(this.fees)}, net ${m(this.net)}`;
+  }
+}
+
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/** The command that shows the next page, with the user's own range flags. */
+function nextCommand(options: StatementOptions, limit: number, offset: number): string {
+  const words = ['pix', 'statement'];
+  if (options.month !== undefined) words.push('--month', shellWord(options.month));
+  if (options.from !== undefined) words.push('--from', shellWord(options.from));
+  if (options.to !== undefined) words.push('--to', shellWord(options.to));
+  if (limit !== DEFAULT_PAGE) words.push('--limit', String(limit));
+  words.push('--offset', String(offset));
+  return words.join(' ');
+}
+
+export async function runStatement(options: StatementOptions, deps: Deps): Promise<void> {
+  const settings = await deps.settings();
+  const timeZone = settings.timeZone.value;
+  const startedAt = deps.clock.now();
+  const range = resolveRange(options, timeZone, startedAt);
+  const mode = outputMode(deps, timeZone);
+  const { stdout, stderr } = deps.io;
+  const offset = options.offset ?? 0;
+  const columns = mode.human ? humanColumns(mode) : machineColumns();
+  const totals = new Totals();
+  const client = await deps.api();
+
+  if (!options.all) {
+    const limit = options.limit ?? DEFAULT_PAGE;
+    const page: StatementPage = await readStatement(client, { ...range, limit, offset });
+    if (mode.format === 'json') {
+      // One page is the API's own object (contract §3).
+      stdout.write(jsonDocument(page, mode.pretty));
+    } else {
+      const writer = createListWriter(stdout, { ...mode, columns, listField: 'results', raw: (e) => e });
+      await writer.begin(page.total);
+      for (const entry of page.results) {
+        totals.add(entry);
+        await writer.write(entry);
+      }
+      await writer.end();
+    }
+    if (mode.format === 'table' && page.results.length > 0) stderr.write(`${totals.line(mode.human)}\n`);
+    const shownTo = offset + page.results.length;
+    if (page.results.length > 0 && shownTo < page.total) {
+      stderr.write(
+        `showing ${offset + 1}-${shownTo} of ${page.total}; next: ${nextCommand(options, limit, shownTo)}\n`,
+      );
+    }
+    return;
+  }
+
+  // --all: pin the end of the range to the start of the export, so entries arriving meanwhile
+  // cannot shift the pages under us (contract: never miss or repeat an entry).
+  const nowIso = startedAt.toISOString();
+  const pinned: DateRange =
+    range === undefined
+      ? { dateFrom: FAR_PAST, dateTo: nowIso }
+      : { dateFrom: range.dateFrom, dateTo: range.dateTo < nowIso ? range.dateTo : nowIso };
+  if (Date.parse(pinned.dateFrom) > Date.parse(pinned.dateTo)) pinned.dateFrom = pinned.dateTo;
+
+  const progress = createProgress(stderr, 'statement');
+  const writer = createListWriter(stdout, { ...mode, columns, listField: 'results', raw: (e) => e });
+  const { total, records } = await paginate(
+    async (pageOffset, limit) => {
+      const page = await readStatement(client, { ...pinned, limit, offset: pageOffset });
+      return { total: page.total, items: page.results };
+    },
+    {
+      pageSize: options.limit ?? ALL_PAGE_SIZE,
+      concurrency: options.concurrency ?? ALL_CONCURRENCY,
+      startOffset: offset,
+      idOf: (entry) => entry.id,
+      onProgress: (done, of) => progress.update(done, of),
+    },
+  );
+  await writer.begin(total);
+  let next = await records.next();
+  for (; !next.done; next = await records.next()) {
+    totals.add(next.value);
+    await writer.write(next.value);
+  }
+  progress.done();
+  await writer.end();
+  const summary = next.value;
+  if (mode.format === 'table' && totals.count > 0) stderr.write(`${totals.line(mode.human)}\n`);
+  if (summary.duplicatesDropped > 0) {
+    stderr.write(`warning: ${summary.duplicatesDropped} duplicate entries (same id) were left out\n`);
+  }
+  if (summary.finalTotal !== summary.total) {
+    stderr.write(
+      `warning: the statement changed during the export (total ${summary.total} → ${summary.finalTotal}); run it again to be sure nothing was missed\n`,
+    );
+  }
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .option('--from <when>', 'start: YYYY-MM-DD (start of day), ISO 8601, today or yesterday; needs --to')
+    .option('--to <when>', 'end: YYYY-MM-DD (end of day), ISO 8601, today or yesterday; needs --from')
+    .option('--month <yyyy-mm>', 'a whole month in the profile time zone (instead of --from/--to)')
+    .option('--limit <n>', `entries per page (default ${DEFAULT_PAGE}; with --all, ${ALL_PAGE_SIZE})`)
+    .option('--offset <n>', 'entries to skip (default 0)')
+    .option('--all', 'every entry, pages fetched concurrently; use with -o ndjson or -o csv to export')
+    .addOption(new Option('--concurrency <n>', 'pages in flight with --all').hideHelp())
+    .action(async (_options, self: Command) => {
+      await runStatement(parseOptions(statementOptionsSchema, self.opts()), deps);
+    });
+  addExamples(
+    command,
+    [
+      'pix statement',
+      'pix statement --from yesterday --to today',
+      'pix statement --from 2025-01-01 --to 2025-01-31 --limit 50',
+      'pix statement --month 2025-01 --all -o csv > january.csv',
+      'pix statement --all -o ndjson | jq -c "select(.type == \\"INCOME\\")"',
+      "pix statement --json | jq '.results[].amount'",
+    ],
+    ['usage', 'auth', 'not_found', 'rejected', 'unavailable'],
+  );
+}
