@@ -64,10 +64,12 @@ export interface Deps {
   /** Registers work to do when the command ends (close the pool, stop the embedded sandbox). */
   defer(cleanup: () => unknown): void;
   close(): Promise<void>;
+  /** Resolves with the signal's name at the first SIGINT or SIGTERM (long-running `pix sandbox serve`). */
+  waitForShutdown(): Promise<string>;
 }
 
 export type DepsOverrides = Partial<
-  Pick<Deps, 'io' | 'env' | 'clock' | 'sleep' | 'random' | 'dispatcher' | 'prompter'>
+  Pick<Deps, 'io' | 'env' | 'clock' | 'sleep' | 'random' | 'dispatcher' | 'prompter' | 'waitForShutdown'>
 > & { io: IOStreams; env: Env };
 
 function once<T>(make: () => Promise<T>): () => Promise<T> {
@@ -85,6 +87,16 @@ export function createDeps(overrides: DepsOverrides): Deps {
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     random: Math.random,
     dispatcher: undefined,
+    waitForShutdown: () =>
+      new Promise<string>((resolve) => {
+        const stop = (signal: string) => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve(signal);
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      }),
     globals: defaultGlobals(),
     prompter: createPrompter(overrides.io, () => deps.globals.input),
     ...overrides,
