@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import type { ApiClient, Endpoint } from '../client.js';
+
+/**
+ * The two-step payments of API §4.4–§4.6. The consultations are reads (retried); the transfer is
+ * never retried, and a failure after it was sent is an unknown outcome (the client maps it to exit 7).
+ * Schemas are loose: unknown fields pass through, statuses and types are open strings.
+ */
+
+const money = z.number().nullish();
+const text = z.string().nullish();
+
+/** API §2.6. Only what a payment cannot do without is required: the endToEndId and the receiver's name. */
+const emvConsultSchema = z.looseObject({
+  type: text,
+  endToEndId: z.string().min(1),
+  payerQuestion: text,
+  additionalInfo: z.array(z.looseObject({ key: text, value: text })).nullish(),
+  amount: z
+    .looseObject({
+      original: money,
+      final: money,
+      abatement: money,
+      discount: money,
+      interest: money,
+      fine: money,
+      canModifyFinalAmount: z.boolean().nullish(),
+    })
+    .nullish(),
+  receiver: z.looseObject({ name: z.string(), participant: text, documentNumber: text }),
+  debtor: z.looseObject({ name: text, documentNumber: text }).nullish(),
+  calendar: z.looseObject({ expirationDate: text }).nullish(),
+});
+
+/**
+ * API §2.7. The response spells `endtoEndId` with a lower-case t; `endToEndId` is accepted too
+ * (contract §6), and one of them must be there.
+ */
+const dictConsultSchema = z
+  .looseObject({
+    key: text,
+    keyType: text,
+    endtoEndId: text,
+    endToEndId: text,
+    account: z.looseObject({ participant: text, accountType: text, branch: text, account: text }).nullish(),
+    owner: z.looseObject({ name: z.string(), type: text, tradeName: text, documentNumber: text }),
+  })
+  .refine((value) => Boolean(value.endToEndId || value.endtoEndId), {
+    message: 'no endToEndId (nor endtoEndId)',
+    path: ['endToEndId'],
+  });
+
+/** API §2.8. A 2xx means the transfer was accepted, so nothing here is required: a missing field must not turn a sent payment into an error. */
+const transferSchema = z.looseObject({
+  id: text,
+  endToEndId: text,
+  amount: money,
+  fee: money,
+  status: text,
+});
+
+export type EmvConsultation = z.infer<typeof emvConsultSchema>;
+export type DictConsultation = z.infer<typeof dictConsultSchema>;
+export type TransferResult = z.infer<typeof transferSchema>;
+
+export const emvConsultEndpoint: Endpoint<EmvConsultation> = {
+  name: 'emv',
+  what: 'consulting the QR code',
+  method: 'POST',
+  path: '/api/financial/v1/pix/emv/consult',
+  retry: 'safe',
+  schema: () => emvConsultSchema,
+};
+
+export const dictConsultEndpoint: Endpoint<DictConsultation> = {
+  name: 'dict',
+  what: 'consulting the PIX key',
+  method: 'POST',
+  path: '/api/financial/v1/pix/dict/consult',
+  retry: 'safe',
+  schema: () => dictConsultSchema,
+};
+
+export const transferEndpoint: Endpoint<TransferResult> = {
+  name: 'transfer',
+  what: 'sending the transfer',
+  method: 'POST',
+  path: '/api/financial/v1/pix-cash-out/transfer',
+  retry: 'never',
+  schema: () => transferSchema,
+};
+
+export function consultEmv(client: ApiClient, emv: string): Promise<EmvConsultation> {
+  return client.request(emvConsultEndpoint, { body: { emv } });
+}
+
+export function consultKey(client: ApiClient, key: string): Promise<DictConsultation> {
+  return client.request(dictConsultEndpoint, { body: { key } });
+}
+
+/** The endToEndId of a key consultation, whichever way the server spelt it. */
+export function dictEndToEndId(consultation: DictConsultation): string {
+  return (consultation.endToEndId || consultation.endtoEndId)!;
+}
+
+/** `amount` is reais as the API speaks them (centavosToApi), present only when the flow requires or allows it. */
+export function sendTransfer(
+  client: ApiClient,
+  body: { endToEndId: string; amount?: number },
+): Promise<TransferResult> {
+  return client.request(transferEndpoint, { body });
+}
