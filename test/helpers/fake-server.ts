@@ -1,0 +1,86 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** What the fake server does with one request. */
+export type Behaviour =
+  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
+  | { kind: 'text'; status: number; body: string; contentType?: string; headers?: Record<string, string> }
+  /** Destroys the connection before sending a byte. */
+  | { kind: 'reset' }
+  /** Never answers (until the server closes). */
+  | { kind: 'hang' };
+
+export interface SeenRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+export interface FakeServer {
+  url: string;
+  requests: SeenRequest[];
+  /** Requests whose path (without the query) ends with `pathSuffix`. */
+  requestsTo(pathSuffix: string): SeenRequest[];
+  close(): Promise<void>;
+}
+
+/**
+ * A real loopback HTTP server that misbehaves on demand: `respond` picks a behaviour per request
+ * (it sees the request and how many came before it to the same path).
+ */
+export async function startFakeServer(
+  respond: (request: SeenRequest, countForPath: number) => Behaviour,
+): Promise<FakeServer> {
+  const requests: SeenRequest[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const seen: SeenRequest = {
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
+      const pathOnly = seen.path.split('?')[0];
+      const count = requests.filter((earlier) => earlier.path.split('?')[0] === pathOnly).length;
+      requests.push(seen);
+      const behaviour = respond(seen, count);
+      switch (behaviour.kind) {
+        case 'reset':
+          req.socket.destroy();
+          return;
+        case 'hang':
+          return;
+        case 'json':
+          res.writeHead(behaviour.status, { 'content-type': 'application/json', ...behaviour.headers });
+          res.end(JSON.stringify(behaviour.body));
+          return;
+        case 'text':
+          res.writeHead(behaviour.status, {
+            'content-type': behaviour.contentType ?? 'text/html',
+            ...behaviour.headers,
+          });
+          res.end(behaviour.body);
+      }
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    requestsTo: (suffix) => requests.filter((request) => request.path.split('?')[0]!.endsWith(suffix)),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
