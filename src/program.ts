@@ -57,6 +57,24 @@ export const COMMANDS: Entry[] = [
     summary: "List the account's registered PIX keys",
     load: () => import('./commands/keys.js'),
   },
+  {
+    name: 'pay',
+    summary: 'Pay a PIX by QR code or by key',
+    children: [
+      {
+        name: 'qr',
+        summary: 'Pay a BR Code (QR code or copy-and-paste)',
+        load: () => import('./commands/pay/qr.js'),
+      },
+      { name: 'key', summary: 'Pay a PIX key', load: () => import('./commands/pay/key.js') },
+    ],
+  },
+  { name: 'emv', summary: 'Inspect BR Codes offline', load: () => import('./commands/emv.js') },
+  {
+    name: 'sandbox',
+    summary: 'A local simulated PIX account for trying pix and for CI',
+    load: () => import('./commands/sandbox.js'),
+  },
 ];
 
 /** Global flags that take a value, so the argv scan can skip it. */
