@@ -228,10 +228,8 @@ export async function runStatement(options: StatementOptions, deps: Deps): Promi
   // --all: pin the end of the range to the start of the export, so entries arriving meanwhile
   // cannot shift the pages under us (contract: never miss or repeat an entry).
   const nowIso = startedAt.toISOString();
-  const pinned: DateRange =
-    range === undefined
-      ? { dateFrom: FAR_PAST, dateTo: nowIso }
-      : { dateFrom: range.dateFrom, dateTo: range.dateTo < nowIso ? range.dateTo : nowIso };
+  const pinned: DateRange = range ?? { dateFrom: FAR_PAST, dateTo: nowIso };
+  if (Date.parse(pinned.dateTo) > startedAt.getTime()) pinned.dateTo = nowIso;
   if (Date.parse(pinned.dateFrom) > Date.parse(pinned.dateTo)) pinned.dateFrom = pinned.dateTo;
 
   const progress = createProgress(stderr, 'statement');
