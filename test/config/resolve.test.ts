@@ -30,7 +30,7 @@ function settings(
   flags: Partial<GlobalOptions>,
   env: Env,
   current?: string,
-  profiles = { prod: PROD, staging: STAGING },
+  profiles: Record<string, ProfileData> = { prod: PROD, staging: STAGING },
 ) {
   return resolveSettings(globals(flags), env, createMemoryStore(profiles, current));
 }
