@@ -58,6 +58,22 @@ export const COMMANDS: Entry[] = [
     load: () => import('./commands/keys.js'),
   },
   {
+    name: 'charge',
+    summary: 'Create PIX charges (copy-and-paste code and QR code)',
+    children: [
+      {
+        name: 'immediate',
+        summary: 'An immediate charge: fixed amount, expires soon',
+        load: () => import('./commands/charge/immediate.js'),
+      },
+      {
+        name: 'duedate',
+        summary: 'A due-date charge: debtor, discount, fine and interest',
+        load: () => import('./commands/charge/duedate.js'),
+      },
+    ],
+  },
+  {
     name: 'pay',
     summary: 'Pay a PIX by QR code or by key',
     children: [

@@ -1,0 +1,201 @@
+import { z } from 'zod';
+import { type Centavos, centavosToApi } from '../../domain/money.js';
+import type { ApiClient, Endpoint } from '../client.js';
+
+/**
+ * API §2.2, returned by both charge endpoints. Statuses and types stay open strings (contract §6);
+ * unknown fields are kept, so `--json` prints the API's object exactly. Only what every charge must
+ * carry to be usable is required: a created charge is never thrown away over an optional field.
+ */
+export const chargeSchema = z.looseObject({
+  id: z.string(),
+  amount: z.number(),
+  status: z.string(),
+  type: z.string(),
+  emvqrcps: z.string(),
+  pixKey: z.string().optional(),
+  pixKeyId: z.string().optional(),
+  transactionId: z.union([z.number(), z.string()]).optional(),
+  transactionIdentification: z.string().optional(),
+  description: z.string().optional(),
+  createdAt: z.string().optional(),
+  dueDate: z.string().optional(),
+  expiresAt: z.string().optional(),
+  qrCodeDataUrl: z.string().optional(),
+});
+
+export type Charge = z.infer<typeof chargeSchema>;
+
+/** The due-date type is spelled DUEDATE_QRCODE in the API's example and DUE_DATE in its field list (contract §6). */
+export function chargeTypeLabel(type: string): string {
+  if (type === 'IMMEDIATE_QRCODE') return 'immediate';
+  if (type === 'DUEDATE_QRCODE' || type === 'DUE_DATE') return 'due date';
+  return type;
+}
+
+/** Contract §6: the modality strings `pix` knows. Others in UPPER_CASE are passed on with a warning. */
+export const MODALITIES = {
+  discount: [
+    'FIXED_VALUE_UNTIL_THE_DATES_INFORMED',
+    'PERCENTAGE_DATE_REPORTED',
+    'AMOUNT_PER_CALENDAR_DAY_ADVANCE',
+    'AMOUNT_ADVANCE_BUSINESS_DAY',
+    'PERCENTAGE_ADVANCE_CURRENT_DAY',
+    'PERCENTAGE_ADVANCE_BUSINESS_DAY',
+  ],
+  interest: [
+    'VALUE_CALENDAR_DAYS',
+    'PERCENTAGE_PER_DAY_CALENDAR_DAYS',
+    'PERCENTAGE_PER_MONTH_CALENDAR_DAYS',
+    'PERCENTAGE_PER_YEAR_CALENDAR_DAYS',
+    'VALUE_WORKING_DAYS',
+    'PERCENTAGE_PER_DAYWORKING_DAYS',
+    'PERCENTAGE_PER_MONTH_WORKING_DAYS',
+    'PERCENTAGE_PER_YEAR_WORKING_DAYS',
+  ],
+  fine: ['FIXED_VALUE', 'PERCENT'],
+  abatement: ['FIXED_VALUE', 'PERCENT'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type ModifierName = keyof typeof MODALITIES;
+
+/** The modality used when only the value is given: the one the API document shows for each object (§2.3). */
+export const DEFAULT_MODALITY: Record<ModifierName, string> = {
+  discount: 'PERCENTAGE_DATE_REPORTED',
+  abatement: 'FIXED_VALUE',
+  fine: 'FIXED_VALUE',
+  interest: 'PERCENTAGE_PER_MONTH_WORKING_DAYS',
+};
+
+/** Discount modalities that take dated entries (discountDateFixed) instead of one value. */
+export const DATED_DISCOUNTS: readonly string[] = [
+  'FIXED_VALUE_UNTIL_THE_DATES_INFORMED',
+  'PERCENTAGE_DATE_REPORTED',
+];
+
+/** Whether a modality's amountPerc is a percentage (else it is an amount in reais). */
+export function isPercentModality(modality: string): boolean {
+  return modality.startsWith('PERCENT');
+}
+
+/** `amountPerc` inside pix: money stays centavos until the request is written (architecture rule 6). */
+export type ModifierValue = { kind: 'money'; centavos: Centavos } | { kind: 'percent'; percent: number };
+
+export interface NameValue {
+  name: string;
+  value: string;
+}
+
+export interface ImmediateChargeInput {
+  pixKeyId: string;
+  amount: Centavos;
+  expiration?: { value: number; unit: 'minutes' | 'hours' | 'days' };
+  debtor?: { name: string; taxId: string };
+  payerQuestion?: string;
+  additionalInformation?: NameValue[];
+}
+
+export interface DueDateDebtor {
+  name: string;
+  cpf: string;
+  email?: string;
+  publicArea?: string;
+  city?: string;
+  state?: string;
+  postalCode?: string;
+}
+
+export interface DueDateChargeInput {
+  pixKeyId: string;
+  amount: Centavos;
+  duedate: string;
+  expirationAfterPayment?: number;
+  debtor: DueDateDebtor;
+  payerQuestion?: string;
+  amountDiscount?:
+    | { modality: string; discountDateFixed: Array<{ date: string; value: ModifierValue }> }
+    | { modality: string; value: ModifierValue };
+  amountAbatement?: { modality: string; value: ModifierValue };
+  amountFine?: { modality: string; value: ModifierValue };
+  amountInterest?: { modality: string; value: ModifierValue };
+  additionalInformation?: NameValue[];
+}
+
+export const immediateChargeEndpoint: Endpoint<Charge> = {
+  name: 'charge',
+  what: 'creating the charge',
+  method: 'POST',
+  path: '/api/financial/v1/pix-cash-in/immediate',
+  retry: 'never',
+  schema: () => chargeSchema,
+};
+
+export const dueDateChargeEndpoint: Endpoint<Charge> = {
+  name: 'charge',
+  what: 'creating the due-date charge',
+  method: 'POST',
+  path: '/api/financial/v1/pix-cash-in/duedate',
+  retry: 'never',
+  schema: () => chargeSchema,
+};
+
+function apiValue(value: ModifierValue): number {
+  return value.kind === 'money' ? centavosToApi(value.centavos) : value.percent;
+}
+
+/** Drops undefined fields so the request carries only what was given. */
+function defined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
+}
+
+function modifierBody(modifier: { modality: string; value: ModifierValue } | undefined) {
+  return modifier && { modality: modifier.modality, amountPerc: apiValue(modifier.value) };
+}
+
+/** The request body of API §4.2, amounts in reais. */
+export function immediateChargeBody(input: ImmediateChargeInput): Record<string, unknown> {
+  return defined({
+    pixKeyId: input.pixKeyId,
+    amount: centavosToApi(input.amount),
+    expiration: input.expiration,
+    debtor: input.debtor,
+    payerQuestion: input.payerQuestion,
+    additionalInformation: input.additionalInformation,
+  });
+}
+
+/** The request body of API §4.3 (the request field is `duedate`; the answer's is `dueDate`). */
+export function dueDateChargeBody(input: DueDateChargeInput): Record<string, unknown> {
+  const discount = input.amountDiscount;
+  return defined({
+    pixKeyId: input.pixKeyId,
+    amount: centavosToApi(input.amount),
+    duedate: input.duedate,
+    expirationAfterPayment: input.expirationAfterPayment,
+    debtor: defined({ ...input.debtor }),
+    payerQuestion: input.payerQuestion,
+    amountDiscount:
+      discount &&
+      ('discountDateFixed' in discount
+        ? {
+            modality: discount.modality,
+            discountDateFixed: discount.discountDateFixed.map((entry) => ({
+              date: entry.date,
+              amountPerc: apiValue(entry.value),
+            })),
+          }
+        : modifierBody(discount)),
+    amountAbatement: modifierBody(input.amountAbatement),
+    amountFine: modifierBody(input.amountFine),
+    amountInterest: modifierBody(input.amountInterest),
+    additionalInformation: input.additionalInformation,
+  });
+}
+
+export function createImmediateCharge(client: ApiClient, input: ImmediateChargeInput): Promise<Charge> {
+  return client.request(immediateChargeEndpoint, { body: immediateChargeBody(input) });
+}
+
+export function createDueDateCharge(client: ApiClient, input: DueDateChargeInput): Promise<Charge> {
+  return client.request(dueDateChargeEndpoint, { body: dueDateChargeBody(input) });
+}

@@ -1,0 +1,382 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import {
+  createDueDateCharge,
+  DATED_DISCOUNTS,
+  DEFAULT_MODALITY,
+  type DueDateChargeInput,
+  type ModifierName,
+  type ModifierValue,
+} from '../../api/resources/charges.js';
+import type { Deps } from '../../deps.js';
+import { parseTaxId } from '../../domain/documents.js';
+import { InvalidValue } from '../../domain/invalid.js';
+import { parseDateOnly, todayIn } from '../../domain/when.js';
+import { usageError } from '../../errors.js';
+import { fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import {
+  addCommonTailFlags,
+  addKeyFlags,
+  checkQrPngTarget,
+  collect,
+  deliverCharge,
+  modalityParser,
+  modalityWarning,
+  parseAt,
+  parseChargeAmount,
+  parseEmail,
+  parseModifierValue,
+  parsePostalCode,
+  parseQuestion,
+  parseState,
+  parseText,
+  parseUuid,
+  refineSharedChargeOptions,
+  resolveChargeKey,
+  sharedChargeShape,
+} from './shared.js';
+
+/** One `--discount`: `DATE=VALUE` for the dated modalities, a bare `VALUE` for the per-day ones. */
+interface RawDiscount {
+  date?: string;
+  value: string;
+}
+
+function parseDiscountEntry(text: string): RawDiscount {
+  const at = text.indexOf('=');
+  if (at === -1) return { value: parseText(text) };
+  const date = parseDateOnly(text.slice(0, at));
+  const value = text.slice(at + 1).trim();
+  if (value === '') throw new InvalidValue(`"${text}" is not DATE=VALUE`);
+  return { date, value };
+}
+
+/** The CPF (or CNPJ) of the debtor, bare digits. */
+const parseDocument = (text: string) => parseTaxId(text).digits;
+
+const dueDateOptionsSchema = z
+  .object({
+    amount: fromDomain(parseChargeAmount).optional(),
+    due: fromDomain(parseDateOnly).optional(),
+    expireAfterDays: integerFlag(1).optional(),
+    debtorName: fromDomain(parseText).optional(),
+    debtorCpf: fromDomain(parseDocument).optional(),
+    debtorEmail: fromDomain(parseEmail).optional(),
+    debtorStreet: fromDomain(parseText).optional(),
+    debtorCity: fromDomain(parseText).optional(),
+    debtorState: fromDomain(parseState).optional(),
+    debtorPostalCode: fromDomain(parsePostalCode).optional(),
+    discount: z.array(fromDomain(parseDiscountEntry)).default([]),
+    discountModality: fromDomain(modalityParser('discount')).optional(),
+    abatement: fromDomain(parseText).optional(),
+    abatementModality: fromDomain(modalityParser('abatement')).optional(),
+    fine: fromDomain(parseText).optional(),
+    fineModality: fromDomain(modalityParser('fine')).optional(),
+    interest: fromDomain(parseText).optional(),
+    interestModality: fromDomain(modalityParser('interest')).optional(),
+    body: fromDomain(parseText).optional(),
+    ...sharedChargeShape,
+  })
+  .superRefine(refineSharedChargeOptions);
+
+export type DueDateOptions = z.output<typeof dueDateOptionsSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// --body: a whole API §4.3 request, checked with the same rules as the flags. Unknown fields are
+// refused so that a typo (`dueDate` for `duedate`) is not silently dropped.
+
+const reaisText = z.number().transform(String);
+
+function modifierBodySchema(kind: ModifierName) {
+  return z.strictObject({
+    modality: fromDomain(modalityParser(kind)).optional(),
+    amountPerc: reaisText.optional(),
+  });
+}
+
+const bodySchema = z.strictObject({
+  pixKeyId: fromDomain(parseUuid).optional(),
+  amount: reaisText.pipe(fromDomain(parseChargeAmount)).optional(),
+  duedate: fromDomain(parseDateOnly).optional(),
+  expirationAfterPayment: z.number().int().min(1).optional(),
+  debtor: z
+    .strictObject({
+      name: fromDomain(parseText).optional(),
+      cpf: fromDomain(parseDocument).optional(),
+      email: fromDomain(parseEmail).optional(),
+      publicArea: fromDomain(parseText).optional(),
+      city: fromDomain(parseText).optional(),
+      state: fromDomain(parseState).optional(),
+      postalCode: fromDomain(parsePostalCode).optional(),
+    })
+    .optional(),
+  payerQuestion: fromDomain(parseQuestion).optional(),
+  amountDiscount: z
+    .strictObject({
+      modality: fromDomain(modalityParser('discount')).optional(),
+      discountDateFixed: z
+        .array(z.strictObject({ date: fromDomain(parseDateOnly), amountPerc: reaisText }))
+        .optional(),
+      amountPerc: reaisText.optional(),
+    })
+    .optional(),
+  amountAbatement: modifierBodySchema('abatement').optional(),
+  amountFine: modifierBodySchema('fine').optional(),
+  amountInterest: modifierBodySchema('interest').optional(),
+  additionalInformation: z
+    .array(z.strictObject({ name: fromDomain(parseText), value: fromDomain(parseText) }))
+    .optional(),
+});
+
+type DueDateBody = z.output<typeof bodySchema>;
+
+async function readBody(source: string, deps: Deps): Promise<DueDateBody> {
+  let text: string;
+  try {
+    text = source === '-' ? (await deps.io.stdin.readAll()).toString('utf8') : await readFile(source, 'utf8');
+  } catch (error) {
+    throw usageError(
+      '--body',
+      `cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw usageError(
+      '--body',
+      `${source === '-' ? 'stdin' : source} is not JSON (${(error as Error).message})`,
+    );
+  }
+  const result = bodySchema.safeParse(json);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
+  throw usageError('--body', `${where}${issue.message}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flags over body: each flag replaces the one field of the request it maps to.
+
+interface Sourced<T> {
+  value: T;
+  /** How the user gave it: `--fine` or `--body: amountFine.amountPerc`. */
+  where: string;
+}
+
+function pick<T>(
+  flag: T | undefined,
+  flagName: string,
+  body: T | undefined,
+  bodyField: string,
+): Sourced<T> | undefined {
+  if (flag !== undefined) return { value: flag, where: flagName };
+  if (body !== undefined) return { value: body, where: `--body: ${bodyField}` };
+  return undefined;
+}
+
+function required<T>(value: Sourced<T> | undefined, flag: string, bodyField: string): Sourced<T> {
+  if (value === undefined) throw usageError(flag, `is required (or "${bodyField}" in --body)`);
+  return value;
+}
+
+const API_OBJECT: Record<
+  ModifierName,
+  'amountDiscount' | 'amountAbatement' | 'amountFine' | 'amountInterest'
+> = {
+  discount: 'amountDiscount',
+  abatement: 'amountAbatement',
+  fine: 'amountFine',
+  interest: 'amountInterest',
+};
+
+/** The modality of one modifier object, and a warning when it is not one of contract §6. */
+function modalityOf(
+  kind: ModifierName,
+  options: DueDateOptions,
+  body: DueDateBody,
+  warnings: string[],
+): string {
+  const object = API_OBJECT[kind];
+  const chosen =
+    pick(options[`${kind}Modality`], `--${kind}-modality`, body[object]?.modality, `${object}.modality`) ??
+    ({ value: DEFAULT_MODALITY[kind], where: '' } as Sourced<string>);
+  const warning = chosen.where && modalityWarning(kind, chosen.value, chosen.where);
+  if (warning) warnings.push(warning);
+  return chosen.value;
+}
+
+function simpleModifier(
+  kind: Exclude<ModifierName, 'discount'>,
+  options: DueDateOptions,
+  body: DueDateBody,
+  warnings: string[],
+): { modality: string; value: ModifierValue } | undefined {
+  const object = API_OBJECT[kind];
+  const raw = pick(options[kind], `--${kind}`, body[object]?.amountPerc, `${object}.amountPerc`);
+  if (raw === undefined) {
+    if (options[`${kind}Modality`] !== undefined) throw usageError(`--${kind}-modality`, `needs --${kind}`);
+    if (body[object] !== undefined) throw usageError('--body', `${object}.amountPerc is required`);
+    return undefined;
+  }
+  const modality = modalityOf(kind, options, body, warnings);
+  return { modality, value: parseAt(raw.where, (text) => parseModifierValue(modality, text), raw.value) };
+}
+
+function discountModifier(
+  options: DueDateOptions,
+  body: DueDateBody,
+  duedate: string,
+  warnings: string[],
+): DueDateChargeInput['amountDiscount'] {
+  const fromBody = body.amountDiscount;
+  let entries: RawDiscount[];
+  let where: string;
+  if (options.discount.length) {
+    entries = options.discount;
+    where = '--discount';
+  } else {
+    where = '--body: amountDiscount';
+    entries =
+      fromBody?.discountDateFixed?.map((entry) => ({ date: entry.date, value: entry.amountPerc })) ??
+      (fromBody?.amountPerc === undefined ? [] : [{ value: fromBody.amountPerc }]);
+  }
+  if (entries.length === 0) {
+    if (options.discountModality !== undefined) throw usageError('--discount-modality', 'needs --discount');
+    if (fromBody !== undefined)
+      throw usageError('--body', 'amountDiscount needs discountDateFixed or amountPerc');
+    return undefined;
+  }
+  const modality = modalityOf('discount', options, body, warnings);
+  const dated = DATED_DISCOUNTS.includes(modality) || entries.some((entry) => entry.date !== undefined);
+  if (!dated) {
+    if (entries.length > 1)
+      throw usageError(where, `${modality} takes one value (no dates); give --discount once`);
+    const value = parseAt(where, (text) => parseModifierValue(modality, text), entries[0]!.value);
+    return { modality, value };
+  }
+  const seen = new Set<string>();
+  const discountDateFixed = entries.map((entry) => {
+    if (entry.date === undefined)
+      throw usageError(where, `${modality} takes DATE=VALUE entries, e.g. ${duedate}=5`);
+    if (entry.date > duedate) throw usageError(where, `${entry.date} is after the due date ${duedate}`);
+    if (seen.has(entry.date)) throw usageError(where, `${entry.date} is given twice`);
+    seen.add(entry.date);
+    return {
+      date: entry.date,
+      value: parseAt(where, (text) => parseModifierValue(modality, text), entry.value),
+    };
+  });
+  return { modality, discountDateFixed };
+}
+
+/** Flags and body → the request, every rule checked; nothing has been sent yet. */
+export function buildDueDateRequest(
+  options: DueDateOptions,
+  body: DueDateBody,
+  today: string,
+  warnings: string[],
+): Omit<DueDateChargeInput, 'pixKeyId'> {
+  const amount = required(pick(options.amount, '--amount', body.amount, 'amount'), '--amount', 'amount');
+  const due = required(pick(options.due, '--due', body.duedate, 'duedate'), '--due', 'duedate');
+  if (due.value < today) throw usageError(due.where, `${due.value} is in the past (today is ${today})`);
+  const debtor = body.debtor ?? {};
+  const name = required(
+    pick(options.debtorName, '--debtor-name', debtor.name, 'debtor.name'),
+    '--debtor-name',
+    'debtor.name',
+  );
+  const cpf = required(
+    pick(options.debtorCpf, '--debtor-cpf', debtor.cpf, 'debtor.cpf'),
+    '--debtor-cpf',
+    'debtor.cpf',
+  );
+  const input: Omit<DueDateChargeInput, 'pixKeyId'> = {
+    amount: amount.value,
+    duedate: due.value,
+    debtor: {
+      name: name.value,
+      cpf: cpf.value,
+      email: options.debtorEmail ?? debtor.email,
+      publicArea: options.debtorStreet ?? debtor.publicArea,
+      city: options.debtorCity ?? debtor.city,
+      state: options.debtorState ?? debtor.state,
+      postalCode: options.debtorPostalCode ?? debtor.postalCode,
+    },
+  };
+  const days = options.expireAfterDays ?? body.expirationAfterPayment;
+  if (days !== undefined) input.expirationAfterPayment = days;
+  const question = options.question ?? body.payerQuestion;
+  if (question !== undefined) input.payerQuestion = question;
+  const info = options.info.length ? options.info : body.additionalInformation;
+  if (info?.length) input.additionalInformation = info;
+  const discount = discountModifier(options, body, due.value, warnings);
+  if (discount) input.amountDiscount = discount;
+  for (const kind of ['abatement', 'fine', 'interest'] as const) {
+    const modifier = simpleModifier(kind, options, body, warnings);
+    if (modifier) input[API_OBJECT[kind]] = modifier;
+  }
+  return input;
+}
+
+export async function runDueDate(options: DueDateOptions, deps: Deps): Promise<void> {
+  const body = options.body === undefined ? {} : await readBody(options.body, deps);
+  const settings = await deps.settings();
+  const today = todayIn(settings.timeZone.value, deps.clock.now());
+  const warnings: string[] = [];
+  const request = buildDueDateRequest(options, body, today, warnings);
+  await checkQrPngTarget(options, deps);
+  for (const warning of warnings) deps.io.stderr.write(`warning: ${warning}\n`);
+  const client = await deps.api();
+  const pixKeyId = await resolveChargeKey({ ...options, bodyKeyId: body.pixKeyId }, deps, client);
+  const charge = await createDueDateCharge(client, { pixKeyId, ...request });
+  await deliverCharge(charge, options, deps);
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .option('--amount <reais>', 'amount in reais, at least 5.00 (10, 10.5 or 10,50)')
+    .option('--due <date>', 'due date, YYYY-MM-DD, today or later');
+  addKeyFlags(command)
+    .option('--expire-after-days <n>', 'days after the due date until the charge expires')
+    .option('--debtor-name <name>', "debtor's full name (required)")
+    .option('--debtor-cpf <cpf>', "debtor's CPF (or CNPJ), check digits verified (required)")
+    .option('--debtor-email <email>', "debtor's e-mail")
+    .option('--debtor-street <street>', "debtor's street address")
+    .option('--debtor-city <city>', "debtor's city")
+    .option('--debtor-state <uf>', "debtor's state, two letters (SP)")
+    .option('--debtor-postal-code <cep>', "debtor's CEP, 8 digits")
+    .option(
+      '--discount <date=value>',
+      `discount until DATE (repeatable); a bare VALUE for the per-day modalities`,
+      collect,
+    )
+    .option('--discount-modality <m>', `discount modality (default ${DEFAULT_MODALITY.discount})`)
+    .option('--abatement <value>', 'abatement: reais, or % with a PERCENT modality')
+    .option('--abatement-modality <m>', `FIXED_VALUE or PERCENT (default ${DEFAULT_MODALITY.abatement})`)
+    .option('--fine <value>', 'fine after the due date: reais, or % with PERCENT')
+    .option('--fine-modality <m>', `FIXED_VALUE or PERCENT (default ${DEFAULT_MODALITY.fine})`)
+    .option('--interest <value>', 'interest after the due date: reais or % per period, by modality')
+    .option('--interest-modality <m>', `interest modality (default ${DEFAULT_MODALITY.interest})`)
+    .option(
+      '--body <file>',
+      'a whole JSON request (API field names; `-` reads stdin); flags override its fields',
+    );
+  addCommonTailFlags(command).action(async (_options, self: Command) => {
+    await runDueDate(parseOptions(dueDateOptionsSchema, self.opts()), deps);
+  });
+  addExamples(
+    command,
+    [
+      'pix charge duedate --amount 150 --due 2026-12-10 --debtor-name "Ana Souza" --debtor-cpf 123.456.789-09',
+      'pix charge duedate --amount 150 --due 2026-12-10 --debtor-name "Ana Souza" --debtor-cpf 12345678909 \\\n' +
+        '      --discount 2026-12-01=5 --fine 2 --fine-modality PERCENT --interest 1 --expire-after-days 30',
+      'pix charge duedate --body charge.json --amount 200 --qr-png charge.png --no-qr',
+      'jq -c ".[]" customers.json | while read -r c; do echo "$c" | pix charge duedate --body - --json; done',
+    ],
+    ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome'],
+  );
+}

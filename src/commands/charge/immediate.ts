@@ -1,0 +1,79 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { createImmediateCharge, type ImmediateChargeInput } from '../../api/resources/charges.js';
+import type { Deps } from '../../deps.js';
+import { parseTaxId } from '../../domain/documents.js';
+import { fromDomain, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import {
+  addCommonTailFlags,
+  addKeyFlags,
+  checkQrPngTarget,
+  deliverCharge,
+  parseChargeAmount,
+  parseExpiresIn,
+  parseText,
+  refineSharedChargeOptions,
+  resolveChargeKey,
+  sharedChargeShape,
+} from './shared.js';
+
+const immediateOptionsSchema = z
+  .object({
+    amount: fromDomain(parseChargeAmount),
+    expiresIn: fromDomain(parseExpiresIn).optional(),
+    payerName: fromDomain(parseText).optional(),
+    payerTaxId: fromDomain(parseTaxId).optional(),
+    ...sharedChargeShape,
+  })
+  .superRefine((options, context) => {
+    refineSharedChargeOptions(options, context);
+    // API §2.4: the immediate charge's debtor is {name, taxId}, both or neither.
+    if (options.payerName !== undefined && options.payerTaxId === undefined) {
+      context.addIssue({ code: 'custom', path: ['payerTaxId'], message: 'is required with --payer-name' });
+    }
+    if (options.payerTaxId !== undefined && options.payerName === undefined) {
+      context.addIssue({ code: 'custom', path: ['payerName'], message: 'is required with --payer-tax-id' });
+    }
+  });
+
+export type ImmediateOptions = z.output<typeof immediateOptionsSchema>;
+
+export async function runImmediate(options: ImmediateOptions, deps: Deps): Promise<void> {
+  await checkQrPngTarget(options, deps);
+  if (options.expiresIn?.note) deps.io.stderr.write(`note: ${options.expiresIn.note}\n`);
+  const client = await deps.api();
+  const pixKeyId = await resolveChargeKey(options, deps, client);
+  const input: ImmediateChargeInput = { pixKeyId, amount: options.amount };
+  if (options.expiresIn) input.expiration = { value: options.expiresIn.value, unit: options.expiresIn.unit };
+  if (options.payerName !== undefined && options.payerTaxId !== undefined) {
+    input.debtor = { name: options.payerName, taxId: options.payerTaxId.digits };
+  }
+  if (options.question !== undefined) input.payerQuestion = options.question;
+  if (options.info.length) input.additionalInformation = options.info;
+  const charge = await createImmediateCharge(client, input);
+  await deliverCharge(charge, options, deps);
+}
+
+export function register(command: Command, deps: Deps): void {
+  command.requiredOption('--amount <reais>', 'amount in reais, at least 5.00 (10, 10.5 or 10,50)');
+  addKeyFlags(command)
+    .option('--expires-in <duration>', 'expiry: 30m, 2h, 1d (seconds are rounded up to minutes)')
+    .option('--payer-name <name>', "payer's full name (with --payer-tax-id)")
+    .option('--payer-tax-id <cpf-or-cnpj>', "payer's CPF or CNPJ, check digits verified (with --payer-name)");
+  addCommonTailFlags(command).action(async (_options, self: Command) => {
+    await runImmediate(parseOptions(immediateOptionsSchema, self.opts()), deps);
+  });
+  addExamples(
+    command,
+    [
+      'pix charge immediate --amount 10,50',
+      'pix charge immediate --amount 25 --key loja@example.com --expires-in 30m --question "Pedido 123?"',
+      'pix charge immediate --amount 99.90 --payer-name "Ana Souza" --payer-tax-id 123.456.789-09 --info pedido=123',
+      'pix charge immediate --amount 10 --qr-png qr.png --no-qr',
+      'pix charge immediate --amount 10 --json | jq -r .emvqrcps',
+      'pix charge immediate --amount 10 --qr-png - > qr.png',
+    ],
+    ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome'],
+  );
+}

@@ -1,0 +1,478 @@
+/**
+ * What `pix charge immediate` and `pix charge duedate` share: the value parsers of their flags (each
+ * throws InvalidValue with a reason; the caller names the flag), the Commander flags both take, the
+ * PIX key resolution, and how a created charge is shown and its QR PNG written.
+ */
+import { stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { getStateNameByCode } from '@brazilian-utils/brazilian-utils/get-state-name-by-code';
+import { isValidEmail } from '@brazilian-utils/brazilian-utils/is-valid-email';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import type { ApiClient } from '../../api/client.js';
+import { paginate } from '../../api/paginate.js';
+import {
+  type Charge,
+  chargeTypeLabel,
+  isPercentModality,
+  MODALITIES,
+  type ModifierName,
+  type ModifierValue,
+  type NameValue,
+} from '../../api/resources/charges.js';
+import { listKeys, type RegisteredKey } from '../../api/resources/keys.js';
+import type { Deps } from '../../deps.js';
+import { parseDuration } from '../../domain/duration.js';
+import { InvalidValue } from '../../domain/invalid.js';
+import { type Centavos, centavosFromApi, formatDecimal, parseAmount } from '../../domain/money.js';
+import { formatDate, formatDateTime } from '../../domain/when.js';
+import { usageError } from '../../errors.js';
+import { jsonDocument, money, outputMode, stderrPalette } from '../../output/format.js';
+import type { OutStream } from '../../output/iostreams.js';
+import { type Column, createListWriter } from '../../output/records.js';
+import { fromDomain } from '../shared/flags.js';
+
+// ---------------------------------------------------------------------------------------------
+// Values (contract §2)
+
+/** API §8: the minimum amount of a charge. */
+export const MIN_CHARGE: Centavos = 500;
+/** API §8: payerQuestion length. */
+export const MAX_QUESTION = 140;
+
+export function parseChargeAmount(text: string): Centavos {
+  const centavos = parseAmount(text);
+  if (centavos < MIN_CHARGE) {
+    throw new InvalidValue(`"${text}" is below ${formatDecimal(MIN_CHARGE)}, the minimum of a charge`);
+  }
+  return centavos;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function parseUuid(text: string): string {
+  const value = text.trim();
+  if (!UUID.test(value))
+    throw new InvalidValue(`"${text}" is not a UUID (see the Id column of \`pix keys\`)`);
+  return value;
+}
+
+export function parseText(text: string): string {
+  const value = text.trim();
+  if (value === '') throw new InvalidValue('must not be empty');
+  return value;
+}
+
+export function parseQuestion(text: string): string {
+  const value = parseText(text);
+  const length = Array.from(value).length;
+  if (length > MAX_QUESTION) {
+    throw new InvalidValue(`is ${length} characters long; the API takes at most ${MAX_QUESTION}`);
+  }
+  return value;
+}
+
+/** `--info NAME=VALUE`: split at the first `=`, both sides non-empty. */
+export function parseInfo(text: string): NameValue {
+  const at = text.indexOf('=');
+  const name = at === -1 ? '' : text.slice(0, at).trim();
+  const value = at === -1 ? '' : text.slice(at + 1).trim();
+  if (name === '' || value === '') throw new InvalidValue(`"${text}" is not NAME=VALUE`);
+  return { name, value };
+}
+
+export function parseEmail(text: string): string {
+  const value = text.trim();
+  if (!isValidEmail(value)) throw new InvalidValue(`"${text}" is not an e-mail address`);
+  return value;
+}
+
+/** A Brazilian state's two-letter code (UF), any case → upper case. */
+export function parseState(text: string): string {
+  const value = text.trim().toUpperCase();
+  if (!/^[A-Z]{2}$/.test(value) || getStateNameByCode(value) === null) {
+    throw new InvalidValue(`"${text}" is not a Brazilian state's two-letter code (UF), e.g. SP`);
+  }
+  return value;
+}
+
+/** A CEP: 8 digits, with or without the dash or dot → 8 digits. */
+export function parsePostalCode(text: string): string {
+  const value = text.trim().replace(/[.\-\s]/g, '');
+  if (!/^\d{8}$/.test(value)) throw new InvalidValue(`"${text}" is not a CEP (8 digits, e.g. 01310-100)`);
+  return value;
+}
+
+/** A percentage in 0–100, dot or comma, at most 4 decimals (interest per day can be 0.033). */
+export function parsePercent(text: string): number {
+  const value = text.trim();
+  if (!/^\d{1,3}(?:[.,]\d{1,4})?$/.test(value))
+    throw new InvalidValue(`"${text}" is not a percentage (0 to 100)`);
+  const percent = Number(value.replace(',', '.'));
+  if (percent > 100) throw new InvalidValue(`"${text}" is more than 100%`);
+  return percent;
+}
+
+/** amountPerc is a percentage for PERCENT* modalities and an amount in reais for the others. */
+export function parseModifierValue(modality: string, text: string): ModifierValue {
+  return isPercentModality(modality)
+    ? { kind: 'percent', percent: parsePercent(text) }
+    : { kind: 'money', centavos: parseAmount(text) };
+}
+
+/**
+ * Contract §2: the API's own modality strings. Lower case or anything but A–Z, 0–9 and `_` is refused;
+ * an unknown UPPER_CASE string is accepted (see modalityWarning).
+ */
+export function modalityParser(kind: ModifierName): (text: string) => string {
+  return (text) => {
+    const value = text.trim();
+    if (!/^[A-Z][A-Z0-9_]*$/.test(value)) {
+      throw new InvalidValue(`"${text}" is not a modality; use one of ${MODALITIES[kind].join(', ')}`);
+    }
+    return value;
+  };
+}
+
+export function modalityWarning(kind: ModifierName, modality: string, where: string): string | undefined {
+  if ((MODALITIES[kind] as readonly string[]).includes(modality)) return undefined;
+  return `${where}: ${modality} is not a ${kind} modality pix knows (${MODALITIES[kind].join(', ')}); sending it as is`;
+}
+
+export interface Expiration {
+  value: number;
+  unit: 'minutes' | 'hours' | 'days';
+  /** Set when seconds were rounded up to whole minutes. */
+  note?: string;
+}
+
+/**
+ * `--expires-in` → the API's {value, unit}. The API has no seconds: a whole number of minutes in
+ * seconds (`120s`) is converted exactly; anything else (`90s`) is rounded UP to whole minutes, so the
+ * charge never expires earlier than asked, and a note says so.
+ */
+export function parseExpiresIn(text: string): Expiration {
+  const duration = parseDuration(text);
+  switch (duration.unit) {
+    case 'm':
+      return { value: duration.value, unit: 'minutes' };
+    case 'h':
+      return { value: duration.value, unit: 'hours' };
+    case 'd':
+      return { value: duration.value, unit: 'days' };
+    default: {
+      const minutes = Math.ceil(duration.value / 60);
+      if (minutes * 60 === duration.value) return { value: minutes, unit: 'minutes' };
+      const plural = minutes === 1 ? 'minute' : 'minutes';
+      return {
+        value: minutes,
+        unit: 'minutes',
+        note: `--expires-in: the API counts minutes, so ${text.trim()} was rounded up to ${minutes} ${plural}`,
+      };
+    }
+  }
+}
+
+/** Runs a parser on a value that came from `where` (a flag, or `--body: field`), naming it on failure. */
+export function parseAt<T>(where: string, parse: (text: string) => T, text: string): T {
+  try {
+    return parse(text);
+  } catch (error) {
+    if (error instanceof InvalidValue) throw usageError(where, error.message);
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flags both commands take
+
+/** Options fields both schemas share (zod), spread into each command's schema. */
+export const sharedChargeShape = {
+  keyId: fromDomain(parseUuid).optional(),
+  key: fromDomain(parseText).optional(),
+  question: fromDomain(parseQuestion).optional(),
+  info: z.array(fromDomain(parseInfo)).default([]),
+  qrPng: fromDomain(parseText).optional(),
+  force: z.boolean().default(false),
+  qr: z.boolean().default(true),
+};
+
+export type SharedChargeOptions = z.output<z.ZodObject<typeof sharedChargeShape>>;
+
+/** `--key-id` and `--key` name the same thing: one of them at most. */
+export function refineSharedChargeOptions(
+  options: { keyId?: string | undefined; key?: string | undefined },
+  context: z.RefinementCtx,
+): void {
+  if (options.keyId !== undefined && options.key !== undefined) {
+    context.addIssue({ code: 'custom', path: ['key'], message: 'give either --key-id or --key, not both' });
+  }
+}
+
+/** Commander's accumulator of a repeatable flag. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function addKeyFlags(command: Command): Command {
+  return command
+    .option('--key-id <uuid>', 'id of the PIX key receiving the charge (see `pix keys`)')
+    .option('--key <key>', 'the PIX key receiving the charge, looked up among the registered keys');
+}
+
+export function addCommonTailFlags(command: Command): Command {
+  return command
+    .option('--question <text>', `question shown to the payer (at most ${MAX_QUESTION} characters)`)
+    .option('--info <name=value>', 'extra information shown to the payer (repeatable)', collect)
+    .option(
+      '--qr-png <file>',
+      'write the QR code as a PNG file (`-`: to stdout; the charge then goes to stderr)',
+    )
+    .option('--force', 'let --qr-png overwrite an existing file')
+    .option('--no-qr', 'do not draw the QR code in the terminal');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The PIX key
+
+async function registeredKeys(client: ApiClient): Promise<RegisteredKey[]> {
+  const { records } = await paginate(
+    async (offset, limit) => {
+      const page = await listKeys(client, { limit, offset });
+      return { total: page.total, items: page.result };
+    },
+    { pageSize: 100, concurrency: 4, idOf: (key) => key.id },
+  );
+  const keys: RegisteredKey[] = [];
+  for await (const key of records) keys.push(key);
+  return keys;
+}
+
+/** The same key typed differently: e-mail in any case, CPF/CNPJ/phone with punctuation. */
+function sameKey(typed: string, registered: string): boolean {
+  if (typed === registered) return true;
+  if (typed.includes('@')) return typed.toLowerCase() === registered.toLowerCase();
+  const bare = (text: string) => text.replace(/[.\-/\s()]/g, '');
+  const t = bare(typed);
+  const r = bare(registered);
+  return t === r || (r.startsWith('+55') && `+55${t}` === r) || t.toLowerCase() === r.toLowerCase();
+}
+
+function listing(keys: RegisteredKey[]): string {
+  return keys.map((key) => `${key.key} (${key.keyType}, id ${key.id})`).join('; ');
+}
+
+export interface KeyChoice {
+  keyId?: string | undefined;
+  key?: string | undefined;
+  /** pixKeyId of a `--body` request. */
+  bodyKeyId?: string | undefined;
+}
+
+/**
+ * The pixKeyId to charge to: `--key-id` as is; `--key` looked up among the registered keys; else the
+ * body's pixKeyId; else the profile's `default-key` (an id or a key); else the account's only key.
+ * Anything else is a usage error (exit 2) listing the keys; no charge is sent.
+ */
+export async function resolveChargeKey(choice: KeyChoice, deps: Deps, client: ApiClient): Promise<string> {
+  if (choice.keyId !== undefined) return choice.keyId;
+  if (choice.key === undefined && choice.bodyKeyId !== undefined) return choice.bodyKeyId;
+  const keys = await registeredKeys(client);
+  const hint = keys.length ? `this account's keys: ${listing(keys)}` : undefined;
+  if (choice.key !== undefined) {
+    const found = keys.find((key) => sameKey(choice.key!, key.key));
+    if (!found) throw usageError('--key', `"${choice.key}" is not a PIX key of this account`, hint);
+    return found.id;
+  }
+  const { defaultKey } = await deps.settings();
+  if (defaultKey !== undefined) {
+    const found =
+      keys.find((key) => key.id === defaultKey) ?? keys.find((key) => sameKey(defaultKey, key.key));
+    if (!found) {
+      throw usageError(
+        undefined,
+        `the profile's default-key "${defaultKey}" is not a PIX key of this account`,
+        `${hint ?? 'this account has no PIX keys'}; change it with \`pix config set default-key <key>\``,
+      );
+    }
+    return found.id;
+  }
+  if (keys.length === 1) return keys[0]!.id;
+  if (keys.length === 0) throw usageError('--key-id', 'this account has no registered PIX key to charge to');
+  throw usageError(
+    '--key-id',
+    `this account has ${keys.length} PIX keys: choose one with --key-id or --key (or \`pix config set default-key\`)`,
+    hint,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const PNG_DATA_URL = 'data:image/png;base64,';
+
+/** The PNG bytes of `qrCodeDataUrl`; InvalidValue unless it is a base64 PNG data URL holding a PNG. */
+export function pngFromDataUrl(url: string | undefined): Buffer {
+  if (url === undefined || url === '') throw new InvalidValue('the charge carries no qrCodeDataUrl');
+  if (!url.toLowerCase().startsWith(PNG_DATA_URL)) {
+    throw new InvalidValue(`qrCodeDataUrl is not a ${PNG_DATA_URL}… data URL`);
+  }
+  const base64 = url.slice(PNG_DATA_URL.length).replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64)) throw new InvalidValue('qrCodeDataUrl is not valid base64');
+  const bytes = Buffer.from(base64, 'base64');
+  if (!bytes.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE)) {
+    throw new InvalidValue('qrCodeDataUrl does not hold a PNG image');
+  }
+  return bytes;
+}
+
+export interface ChargeOutputOptions {
+  qrPng?: string | undefined;
+  force: boolean;
+  qr: boolean;
+}
+
+/**
+ * Checks `--qr-png` BEFORE the charge is created, so a charge is never made whose PNG cannot be
+ * written: an existing file without `--force`, a missing directory, or `-` with stdout on a terminal.
+ */
+export async function checkQrPngTarget(options: ChargeOutputOptions, deps: Deps): Promise<void> {
+  const target = options.qrPng;
+  if (target === undefined) return;
+  if (target === '-') {
+    if (deps.io.stdout.isTTY) {
+      throw usageError(
+        '--qr-png',
+        '`-` writes PNG bytes to stdout, which is a terminal; redirect it to a file',
+      );
+    }
+    return;
+  }
+  const path = resolve(target);
+  const existing = await stat(path).catch(() => undefined);
+  if (existing?.isDirectory()) throw usageError('--qr-png', `${target} is a directory`);
+  if (existing && !options.force) {
+    throw usageError('--qr-png', `${target} already exists; add --force to overwrite it`);
+  }
+  const parent = await stat(dirname(path)).catch(() => undefined);
+  if (!parent?.isDirectory()) throw usageError('--qr-png', `the directory of ${target} does not exist`);
+}
+
+/**
+ * Piped output: one tab-separated line in this column order (README, "pix charge"):
+ * id, status, type, amount, pixKey, pixKeyId, transactionIdentification, createdAt, expiresAt, dueDate, emvqrcps.
+ */
+export const CHARGE_COLUMNS: Column<Charge>[] = [
+  { header: 'id', human: (c) => c.id, machine: (c) => c.id },
+  { header: 'status', human: (c) => c.status, machine: (c) => c.status },
+  { header: 'type', human: (c) => chargeTypeLabel(c.type), machine: (c) => c.type },
+  {
+    header: 'amount',
+    human: (c) => money(centavosFromApi(c.amount), true),
+    machine: (c) => money(centavosFromApi(c.amount), false),
+  },
+  { header: 'pixKey', human: (c) => c.pixKey ?? '', machine: (c) => c.pixKey },
+  { header: 'pixKeyId', human: (c) => c.pixKeyId ?? '', machine: (c) => c.pixKeyId },
+  {
+    header: 'transactionIdentification',
+    human: (c) => c.transactionIdentification ?? '',
+    machine: (c) => c.transactionIdentification,
+  },
+  { header: 'createdAt', human: (c) => c.createdAt ?? '', machine: (c) => c.createdAt },
+  { header: 'expiresAt', human: (c) => c.expiresAt ?? '', machine: (c) => c.expiresAt },
+  { header: 'dueDate', human: (c) => c.dueDate ?? '', machine: (c) => c.dueDate },
+  { header: 'emvqrcps', human: (c) => c.emvqrcps, machine: (c) => c.emvqrcps },
+];
+
+/** The charge for people: labelled fields in the profile's time zone, then the copy-and-paste code. */
+export function renderChargeForPeople(
+  charge: Charge,
+  timeZone: string,
+  bold: (text: string) => string,
+): string {
+  const rows: Array<[string, string | undefined]> = [
+    ['Id', charge.id],
+    ['Status', charge.status],
+    ['Type', chargeTypeLabel(charge.type)],
+    ['Amount', money(centavosFromApi(charge.amount), true)],
+    ['Key', charge.pixKey ?? charge.pixKeyId],
+    ['Created', charge.createdAt && formatDateTime(charge.createdAt, timeZone)],
+    ['Due', charge.dueDate && formatDate(charge.dueDate, timeZone)],
+    ['Expires', charge.expiresAt && formatDateTime(charge.expiresAt, timeZone)],
+    ['Description', charge.description],
+  ];
+  const lines = rows
+    .filter((row): row is [string, string] => row[1] !== undefined && row[1] !== '')
+    .map(([label, value]) => `${bold(label.padEnd(12))}${value}`);
+  return `${lines.join('\n')}\n\nPix copy and paste:\n${charge.emvqrcps}\n`;
+}
+
+async function writeCharge(
+  charge: Charge,
+  out: OutStream,
+  options: ChargeOutputOptions,
+  deps: Deps,
+  timeZone: string,
+) {
+  const mode = outputMode(deps, timeZone);
+  const human = mode.format === 'table' && out.isTTY;
+  const pretty = out.isTTY;
+  if (mode.format === 'json') {
+    out.write(jsonDocument(charge, pretty));
+    return;
+  }
+  if (human) {
+    const colors = out === deps.io.stdout ? mode.colors : stderrPalette(deps);
+    out.write(renderChargeForPeople(charge, timeZone, colors.bold));
+    if (options.qr) {
+      const { drawQr } = await import('../../output/qr.js');
+      out.write(`\n${await drawQr(charge.emvqrcps)}`);
+    }
+    return;
+  }
+  const writer = createListWriter(out, {
+    ...mode,
+    human: false,
+    pretty,
+    columns: CHARGE_COLUMNS,
+    listField: 'results',
+    raw: (c) => c,
+  });
+  await writer.begin(1);
+  await writer.write(charge);
+  await writer.end();
+}
+
+/**
+ * Shows the created charge and writes its PNG. A PNG that cannot be written once the charge exists is
+ * a warning, never a failure: the charge is printed anyway and the exit code stays 0.
+ */
+export async function deliverCharge(charge: Charge, options: ChargeOutputOptions, deps: Deps): Promise<void> {
+  const { stdout, stderr } = deps.io;
+  const timeZone = (await deps.settings()).timeZone.value;
+  let out = stdout;
+  if (options.qrPng !== undefined) {
+    const target = options.qrPng;
+    try {
+      const png = pngFromDataUrl(charge.qrCodeDataUrl);
+      if (target === '-') {
+        stdout.write(png);
+        out = stderr;
+      } else {
+        await writeFile(target, png, { flag: options.force ? 'w' : 'wx' });
+        if (stderr.isTTY) stderr.write(`QR code written to ${target}\n`);
+      }
+    } catch (error) {
+      const reason =
+        error instanceof InvalidValue
+          ? error.message
+          : error instanceof Error
+            ? error.message
+            : String(error);
+      stderr.write(`warning: --qr-png: the charge was created but its PNG was not written: ${reason}\n`);
+      if (target === '-') out = stderr;
+    }
+  }
+  await writeCharge(charge, out, options, deps, timeZone);
+}
