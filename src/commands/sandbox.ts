@@ -23,6 +23,7 @@ export const serveSchema = z.object({
   port: portFlag.optional(),
   state: stateFlag,
   faults: z.string().min(1, 'a SPEC is required, e.g. statement:503x2').optional(),
+  latencyMs: integerFlag(0).optional(),
 });
 export type ServeOptions = z.output<typeof serveSchema>;
 
@@ -152,6 +153,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       stateFile,
       clock: () => deps.clock.now(),
       ...(opts.faults ? { faults: opts.faults } : {}),
+      ...(opts.latencyMs ? { latencyMs: opts.latencyMs } : {}),
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -259,6 +261,7 @@ export function register(command: Command, deps: Deps): void {
     .option('--port <n>', 'port to listen on (0: a free port)', '0')
     .option(...stateOption)
     .option('--faults <spec>', 'misbehave on purpose, e.g. transfer:timeout,statement:503x2')
+    .option('--latency-ms <n>', 'delay every answer by N ms, as a real API over a network would')
     .action(async (raw) => runServe(parseOptions(serveSchema, raw), deps));
   addExamples(
     serve,

@@ -43,6 +43,8 @@ export interface SandboxServerOptions {
   faults?: string;
   /** Real time source (sandbox time adds the state's clock offset). */
   clock?: () => Date;
+  /** Simulated network latency added to every answer, in ms (benchmarks: a real API is latency-bound). */
+  latencyMs?: number;
 }
 
 export interface SandboxServer {
@@ -286,6 +288,7 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
     const route = ROUTES[path];
     requests.push({ method: req.method ?? '', path, url, endpoint: route?.endpoint });
+    if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
 
     if (!route) {
       await readBody(req).catch(() => '');
