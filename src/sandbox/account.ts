@@ -24,13 +24,12 @@ import {
   type ChargeModifier,
   COUNTERPARTS,
   type Consultation,
-  firstAtOrBefore,
-  firstBefore,
   insertEntry,
   type NameValue,
   type Party,
   type Receiver,
   type SandboxState,
+  type StatementView,
   type StoredCharge,
   type StoredEntry,
 } from './state.js';
@@ -523,7 +522,7 @@ export function parseQueryDate(text: string, end: boolean): string | undefined {
  * One page of the statement, newest first (descending confirmedAt). Entries whose confirmedAt is
  * still ahead of sandbox time (transfers settling) are not shown yet.
  */
-export function statementPage(entries: StoredEntry[], query: URLSearchParams, now: Date) {
+export function statementPage(view: StatementView, query: URLSearchParams, now: Date) {
   const from = query.get('dateFrom');
   const to = query.get('dateTo');
   if ((from === null) !== (to === null)) {
@@ -542,12 +541,14 @@ export function statementPage(entries: StoredEntry[], query: URLSearchParams, no
       throw new ApiFailure(400, 'INVALID_DATE_RANGE', 'dateFrom não pode ser posterior a dateTo');
   }
   const { limit, offset } = pageParams(query);
-  const nowIso = now.toISOString();
-  const upper = toIso !== undefined && toIso < nowIso ? toIso : nowIso;
-  const start = firstAtOrBefore(entries, upper);
-  const end = fromIso === undefined ? entries.length : Math.max(firstBefore(entries, fromIso), start);
+  const nowMs = now.getTime();
+  const upper = toIso === undefined ? nowMs : Math.min(Date.parse(toIso), nowMs);
+  const start = view.firstAtOrBefore(upper);
+  const end = fromIso === undefined ? view.length : Math.max(view.firstBefore(Date.parse(fromIso)), start);
   const total = end - start;
-  const results = entries.slice(start + offset, Math.min(start + offset + limit, end)).map(entryView);
+  const results: Array<Record<string, unknown>> = [];
+  for (let k = start + offset; k < Math.min(start + offset + limit, end); k++)
+    results.push(entryView(view.at(k)));
   return { total, results };
 }
 

@@ -122,7 +122,7 @@ const ROUTES: Record<string, Route> = {
     async handle({ store, query, token }) {
       if (token === NO_ACCOUNT_TOKEN) return failure(404, 'ACCOUNT_NOT_FOUND', 'Conta não encontrada');
       const state = await store.read();
-      return [200, statementPage(store.entries(state), query, store.now(state))];
+      return [200, statementPage(store.statement(state), query, store.now(state))];
     },
   },
   [`${PREFIX}/pix/keys`]: {

@@ -241,70 +241,139 @@ export const COUNTERPARTS: ReadonlyArray<Party> = [
   { name: 'Fernanda Ribeiro Alves', bank: '336', documentNumber: '15350946056' },
 ];
 
-function hex(random: () => number, digits: number): string {
-  let text = '';
-  while (text.length < digits)
-    text += Math.floor(random() * 0x10000)
-      .toString(16)
-      .padStart(4, '0');
-  return text.slice(0, digits);
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+function hex8(n: number): string {
+  return HEX[n >>> 24]! + HEX[(n >>> 16) & 0xff]! + HEX[(n >>> 8) & 0xff]! + HEX[n & 0xff]!;
 }
 
-/** The generated entries, newest first: `count` entries over the 60 days up to `anchor`. */
-export function generateEntries(generated: GeneratedStatement): StoredEntry[] {
-  const { count } = generated;
-  const random = prng(generated.seed);
-  const anchor = Date.parse(generated.anchor);
-  const span = 60 * DAY_MS - 60_000;
-  // Random gaps scaled to the 60 days, so the times come out sorted without a sort.
-  const gaps = new Float64Array(count);
-  let sum = 0;
-  for (let i = 0; i < count; i++) {
-    const gap = random() + 0.05;
-    gaps[i] = gap;
-    sum += gap;
+/**
+ * The generated entries, newest first, held in typed arrays (a 100,000-entry statement is a few MB
+ * and almost no garbage); `at(i)` makes the API object of one entry when a page needs it.
+ */
+export class GeneratedEntries {
+  readonly length: number;
+  /** confirmedAt in epoch milliseconds, descending. */
+  readonly times: Float64Array;
+  private readonly amounts: Int32Array;
+  /** bit 0: income, bit 1: PIX (else TED), bits 2+: counterpart index. */
+  private readonly flags: Uint8Array;
+  private readonly ids: Uint32Array;
+
+  constructor(generated: GeneratedStatement) {
+    const { count } = generated;
+    const random = prng(generated.seed);
+    const anchor = Date.parse(generated.anchor);
+    const span = 60 * DAY_MS - 60_000;
+    this.length = count;
+    this.times = new Float64Array(count);
+    this.amounts = new Int32Array(count);
+    this.flags = new Uint8Array(count);
+    this.ids = new Uint32Array(count * 4);
+    // Random gaps scaled to the 60 days, so the times come out sorted without a sort.
+    let sum = 0;
+    for (let i = 0; i < count; i++) {
+      const gap = random() + 0.05;
+      this.times[i] = gap;
+      sum += gap;
+    }
+    let offset = 0;
+    for (let i = 0; i < count; i++) {
+      offset += (this.times[i]! / sum) * span;
+      this.times[i] = anchor - 60_000 - Math.floor(offset);
+      const income = random() < 0.55 ? 1 : 0;
+      const pix = random() < 0.85 ? 2 : 0;
+      const counterpart = Math.floor(random() * COUNTERPARTS.length);
+      this.flags[i] = income | pix | (counterpart << 2);
+      this.amounts[i] = 500 + Math.floor(random() * random() * 250_000);
+      for (let k = 0; k < 4; k++) this.ids[i * 4 + k] = Math.floor(random() * 4294967296);
+    }
   }
-  const entries: StoredEntry[] = new Array(count);
-  let offset = 0;
-  for (let i = 0; i < count; i++) {
-    offset += (gaps[i]! / sum) * span;
-    const at = anchor - 60_000 - Math.floor(offset);
-    const income = random() < 0.55;
-    const pix = random() < 0.85;
-    const counterpart = COUNTERPARTS[Math.floor(random() * COUNTERPARTS.length)]!;
-    const cents = 500 + Math.floor(random() * random() * 250_000);
-    const fee = pix ? 0 : 150;
-    const id = `${hex(random, 8)}-${hex(random, 4)}-4${hex(random, 3)}-a${hex(random, 3)}-${hex(random, 12)}`;
+
+  at(i: number): StoredEntry {
+    const flags = this.flags[i]!;
+    const income = (flags & 1) === 1;
+    const pix = (flags & 2) === 2;
+    const counterpart = COUNTERPARTS[flags >> 2]!;
+    const cents = this.amounts[i]!;
+    const base = i * 4;
+    const a = hex8(this.ids[base]!);
+    const b = hex8(this.ids[base + 1]!);
+    const c = hex8(this.ids[base + 2]!);
+    const d = hex8(this.ids[base + 3]!);
     const entry: StoredEntry = {
-      id,
+      id: `${a}-${b.slice(0, 4)}-4${b.slice(5)}-a${c.slice(1, 4)}-${c.slice(4)}${d}`,
       type: income ? 'INCOME' : 'OUTCOME',
       amount: income ? cents : -cents,
-      fee,
+      fee: pix ? 0 : 150,
       status: 'CONFIRMED',
       method: pix ? 'PIX' : 'TED',
-      confirmedAt: new Date(at).toISOString(),
+      confirmedAt: new Date(this.times[i]!).toISOString(),
     };
     if (income) entry.creditor = counterpart;
     else entry.debtor = counterpart;
-    entries[i] = entry;
+    return entry;
   }
-  return entries;
 }
 
-/** Merges two newest-first lists into one newest-first list. */
-function mergeNewestFirst(a: StoredEntry[], b: StoredEntry[]): StoredEntry[] {
-  if (b.length === 0) return a;
-  if (a.length === 0) return b;
-  const out: StoredEntry[] = new Array(a.length + b.length);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < a.length && j < b.length) {
-    out[k++] = a[i]!.confirmedAt >= b[j]!.confirmedAt ? a[i++]! : b[j++]!;
+/** The whole statement: generated entries and the account's own activity, merged newest first. */
+export class StatementView {
+  readonly length: number;
+  /** confirmedAt in epoch milliseconds, descending. */
+  readonly times: Float64Array;
+  /** >= 0: index into the generated entries; < 0: -(index into activity) - 1. */
+  private readonly refs: Int32Array;
+
+  constructor(
+    private readonly generated: GeneratedEntries,
+    private readonly activity: StoredEntry[],
+  ) {
+    const g = generated.times;
+    const activityTimes = activity.map((entry) => Date.parse(entry.confirmedAt));
+    this.length = g.length + activity.length;
+    this.times = new Float64Array(this.length);
+    this.refs = new Int32Array(this.length);
+    let i = 0;
+    let j = 0;
+    for (let k = 0; k < this.length; k++) {
+      if (j >= activityTimes.length || (i < g.length && g[i]! >= activityTimes[j]!)) {
+        this.times[k] = g[i]!;
+        this.refs[k] = i++;
+      } else {
+        this.times[k] = activityTimes[j]!;
+        this.refs[k] = -++j;
+      }
+    }
   }
-  while (i < a.length) out[k++] = a[i++]!;
-  while (j < b.length) out[k++] = b[j++]!;
-  return out;
+
+  at(k: number): StoredEntry {
+    const ref = this.refs[k]!;
+    return ref >= 0 ? this.generated.at(ref) : this.activity[-ref - 1]!;
+  }
+
+  /** First index whose time is <= ms. */
+  firstAtOrBefore(ms: number): number {
+    let low = 0;
+    let high = this.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.times[mid]! > ms) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+
+  /** First index whose time is < ms. */
+  firstBefore(ms: number): number {
+    let low = 0;
+    let high = this.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.times[mid]! >= ms) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
 }
 
 /** Inserts an entry into a newest-first list at its place. */
@@ -317,30 +386,6 @@ export function insertEntry(list: StoredEntry[], entry: StoredEntry): void {
     else high = mid;
   }
   list.splice(low, 0, entry);
-}
-
-/** First index in a newest-first list whose confirmedAt is <= iso. */
-export function firstAtOrBefore(list: StoredEntry[], iso: string): number {
-  let low = 0;
-  let high = list.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (list[mid]!.confirmedAt > iso) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
-
-/** First index in a newest-first list whose confirmedAt is < iso. */
-export function firstBefore(list: StoredEntry[], iso: string): number {
-  let low = 0;
-  let high = list.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (list[mid]!.confirmedAt >= iso) low = mid + 1;
-    else high = mid;
-  }
-  return low;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -404,8 +449,8 @@ export class StateStore {
   private readonly realClock: () => Date;
   private state: SandboxState | undefined;
   private sig: Signature | undefined;
-  private entriesCache: { generated: GeneratedStatement; list: StoredEntry[] } | undefined;
-  private viewCache: { state: SandboxState; list: StoredEntry[] } | undefined;
+  private generatedCache: (GeneratedStatement & { entries: GeneratedEntries }) | undefined;
+  private viewCache: { state: SandboxState; activity: number; view: StatementView } | undefined;
 
   constructor(file: string, options: StateStoreOptions = {}) {
     this.file = file;
@@ -458,18 +503,20 @@ export class StateStore {
   }
 
   /** The whole statement (generated + activity), newest first, including entries not yet confirmed. */
-  entries(state: SandboxState): StoredEntry[] {
-    if (this.viewCache?.state === state) return this.viewCache.list;
-    const g = state.generated;
-    let generated = this.entriesCache?.list;
-    const cached = this.entriesCache?.generated;
-    if (!generated || cached?.count !== g.count || cached.seed !== g.seed || cached.anchor !== g.anchor) {
-      generated = generateEntries(g);
-      this.entriesCache = { generated: { ...g }, list: generated };
+  statement(state: SandboxState): StatementView {
+    if (this.viewCache?.state === state && this.viewCache.activity === state.activity.length) {
+      return this.viewCache.view;
     }
-    const list = mergeNewestFirst(generated, state.activity);
-    this.viewCache = { state, list };
-    return list;
+    const g = state.generated;
+    const cached = this.generatedCache;
+    let generated = cached?.entries;
+    if (!generated || cached?.count !== g.count || cached.seed !== g.seed || cached.anchor !== g.anchor) {
+      generated = new GeneratedEntries(g);
+      this.generatedCache = { ...g, entries: generated };
+    }
+    const view = new StatementView(generated, state.activity);
+    this.viewCache = { state, activity: state.activity.length, view };
+    return view;
   }
 
   private forget(): void {
