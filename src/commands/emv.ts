@@ -1,0 +1,92 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import type { Deps } from '../deps.js';
+import { type DecodedBrCode, decodeBrCode, type ExplainedField, explainBrCode } from '../domain/brcode.js';
+import { InvalidValue } from '../domain/invalid.js';
+import { centavosToApi } from '../domain/money.js';
+import { usageError } from '../errors.js';
+import { jsonDocument, outputMode } from '../output/format.js';
+import { renderTable } from '../output/table.js';
+import { parseOptions } from './shared/flags.js';
+import { addExamples } from './shared/help.js';
+
+const decodeOptionsSchema = z.object({
+  emv: z.string(),
+});
+
+export type EmvDecodeOptions = z.output<typeof decodeOptionsSchema>;
+
+/** `-` reads the code from stdin (what `pix pay qr -` does too). */
+export async function readEmvArgument(text: string, deps: Deps): Promise<string> {
+  if (text !== '-') return text;
+  const input = (await deps.io.stdin.readAll()).toString('utf8').trim();
+  if (input === '') throw usageError('EMV', 'nothing on stdin: pipe a BR Code, or pass it as the argument');
+  return input;
+}
+
+/** Decodes offline; a broken code is a usage error (exit 2) naming what is wrong and where. */
+export function decodeEmvOrFail(text: string): DecodedBrCode {
+  try {
+    return decodeBrCode(text);
+  } catch (error) {
+    if (error instanceof InvalidValue) {
+      throw usageError('EMV', error.message, 'copy the whole code again: it ends in 6304 and 4 hex digits');
+    }
+    throw error;
+  }
+}
+
+/** The decoded structure for `--json`: amounts in reais like the API's, plus every field explained. */
+export function decodedJson(decoded: DecodedBrCode, explained: ExplainedField[]): Record<string, unknown> {
+  const { fields: _fields, amount, ...rest } = decoded;
+  return {
+    ...rest,
+    ...(amount === undefined ? {} : { amount: centavosToApi(amount) }),
+    fields: explained,
+  };
+}
+
+export async function runEmvDecode(options: EmvDecodeOptions, deps: Deps): Promise<void> {
+  const text = await readEmvArgument(options.emv, deps);
+  const decoded = decodeEmvOrFail(text);
+  const explained = explainBrCode(decoded);
+  // No profile is needed offline, so the time zone is irrelevant here.
+  const mode = outputMode(deps, 'UTC');
+  const { stdout } = deps.io;
+  if (mode.format === 'json') {
+    stdout.write(jsonDocument(decodedJson(decoded, explained), mode.pretty));
+    return;
+  }
+  const templates = new Set(decoded.fields.filter((field) => field.children).map((field) => field.id));
+  const rows = explained.map((row) => [
+    row.path,
+    row.name,
+    // A template's raw text repeats its sub-fields, shown on the next rows: people see it once.
+    mode.human && templates.has(row.path) ? '' : row.value,
+    row.meaning,
+  ]);
+  stdout.write(renderTable(['Field', 'Name', 'Value', 'Meaning'], rows, mode.human));
+  if (mode.human) {
+    const what = decoded.kind === 'dynamic' ? 'dynamic code (details fetched from its URL)' : 'static code';
+    stdout.write(`${mode.colors.green('CRC OK')}: ${what}\n`);
+  }
+}
+
+export function register(command: Command, deps: Deps): void {
+  const decode = command
+    .command('decode')
+    .description('Parse a BR Code offline, check its CRC and explain every field')
+    .argument('<EMV>', 'the copy-and-paste code, or - to read it from stdin')
+    .action(async (emv: string) => {
+      await runEmvDecode(parseOptions(decodeOptionsSchema, { emv }, { emv: 'EMV' }), deps);
+    });
+  addExamples(
+    decode,
+    [
+      "pix emv decode '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D'",
+      'pbpaste | pix emv decode -',
+      "pix emv decode - --json < code.txt | jq -r '.merchantName'",
+    ],
+    ['usage'],
+  );
+}

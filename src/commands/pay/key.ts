@@ -1,0 +1,100 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { consultKey, type DictConsultation, dictEndToEndId } from '../../api/resources/payments.js';
+import type { Deps } from '../../deps.js';
+import type { Centavos } from '../../domain/money.js';
+import { type PixKey, parsePixKey } from '../../domain/pixkey.js';
+import { amountFlag, fromDomain, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import {
+  checkDuplicate,
+  checkMaxAmount,
+  confirmAndPay,
+  type DetailRow,
+  institution,
+  maskedDocument,
+  moneyRow,
+  startPayment,
+  textRow,
+} from './shared.js';
+
+const payKeyOptionsSchema = z.object({
+  key: fromDomain(parsePixKey),
+  amount: amountFlag,
+  dryRun: z.boolean().default(false),
+  allowDuplicate: z.boolean().default(false),
+});
+
+export type PayKeyOptions = z.output<typeof payKeyOptionsSchema>;
+
+const OWNER_TYPES: Record<string, string> = { NATURAL_PERSON: 'person', LEGAL_PERSON: 'company' };
+
+function details(key: PixKey, consult: DictConsultation, amount: Centavos): DetailRow[] {
+  const rows: DetailRow[] = [];
+  const owner = consult.owner;
+  textRow(rows, 'Owner', 'owner', owner.name);
+  if (owner.type) {
+    rows.push({
+      label: 'Owner type',
+      key: 'ownerType',
+      human: OWNER_TYPES[owner.type] ?? owner.type,
+      machine: owner.type,
+    });
+  }
+  textRow(rows, 'Trade name', 'tradeName', owner.tradeName);
+  textRow(rows, 'Document', 'document', maskedDocument(owner.documentNumber));
+  textRow(rows, 'Institution', 'institution', institution(consult.account?.participant));
+  textRow(rows, 'Branch', 'branch', consult.account?.branch);
+  textRow(rows, 'Account type', 'accountType', consult.account?.accountType);
+  textRow(rows, 'Key', 'key', `${consult.key ?? key.key} (${consult.keyType ?? key.type})`);
+  moneyRow(rows, 'To pay', 'pay', amount);
+  textRow(rows, 'endToEndId', 'endToEndId', dictEndToEndId(consult));
+  return rows;
+}
+
+export async function runPayKey(options: PayKeyOptions, deps: Deps): Promise<void> {
+  // 1. Offline: the key and the amount were checked by the schema; the guards need no server.
+  const ctx = await startPayment(deps, options);
+  const identity = { kind: 'key' as const, key: options.key.key };
+  checkMaxAmount(ctx, options.amount);
+  checkDuplicate(ctx, { ...identity, amountCentavos: options.amount });
+
+  // 2. Consult the key (DICT).
+  const consult = await consultKey(await deps.api(), options.key.key);
+
+  // 3. Show, confirm, journal, transfer {endToEndId, amount}.
+  await confirmAndPay(ctx, {
+    kind: 'key',
+    consult,
+    endToEndId: dictEndToEndId(consult),
+    amount: options.amount,
+    sendAmount: true,
+    receiver: {
+      name: consult.owner.name,
+      document: maskedDocument(consult.owner.documentNumber),
+      institution: institution(consult.account?.participant),
+    },
+    details: details(options.key, consult, options.amount),
+    identity,
+  });
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .argument('<KEY>', 'CPF, CNPJ, +55 phone, e-mail or random key (EVP)')
+    .requiredOption('--amount <A>', 'amount in reais, e.g. 10.50')
+    .option('--dry-run', 'consult and show, send nothing')
+    .option('--allow-duplicate', 'pay even if the same key and amount were paid in the last 10 minutes')
+    .action(async (key: string, _options, self: Command) => {
+      await runPayKey(parseOptions(payKeyOptionsSchema, { ...self.opts(), key }, { key: 'KEY' }), deps);
+    });
+  addExamples(
+    command,
+    [
+      'pix pay key ana@example.com --amount 10,50',
+      "pix pay key '+55 11 91234-5678' --amount 25 --dry-run",
+      'pix pay key 123e4567-e89b-12d3-a456-426614174000 --amount 99.90 --yes --json',
+    ],
+    ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
+  );
+}

@@ -1,0 +1,171 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { consultEmv, type EmvConsultation } from '../../api/resources/payments.js';
+import type { Deps } from '../../deps.js';
+import { InvalidValue } from '../../domain/invalid.js';
+import { type Centavos, centavosFromApi, formatBRL, parseAmount } from '../../domain/money.js';
+import { PixError, usageError } from '../../errors.js';
+import { hashEmv } from '../../journal.js';
+import { decodeEmvOrFail, readEmvArgument } from '../emv.js';
+import { amountFlag, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import {
+  checkDuplicate,
+  checkMaxAmount,
+  checkNotExpired,
+  confirmAndPay,
+  type DetailRow,
+  institution,
+  maskedDocument,
+  moneyRow,
+  type PayContext,
+  startPayment,
+  textRow,
+  timeRow,
+} from './shared.js';
+
+const payQrOptionsSchema = z.object({
+  emv: z.string(),
+  amount: amountFlag.optional(),
+  dryRun: z.boolean().default(false),
+  allowDuplicate: z.boolean().default(false),
+});
+
+export type PayQrOptions = z.output<typeof payQrOptionsSchema>;
+
+const fromApi = (reais: number | null | undefined): Centavos | undefined =>
+  typeof reais === 'number' ? centavosFromApi(reais) : undefined;
+
+/** Contract §7.3: what this payment pays, and whether the transfer carries it. */
+async function resolveAmount(
+  ctx: PayContext,
+  consult: EmvConsultation,
+  flag: Centavos | undefined,
+): Promise<{ amount: Centavos | undefined; sendAmount: boolean }> {
+  const final = fromApi(consult.amount?.final);
+  if (consult.amount?.canModifyFinalAmount === true) {
+    if (flag !== undefined) return { amount: flag, sendAmount: true };
+    if (ctx.flags.dryRun) return { amount: undefined, sendAmount: true };
+    const { deps } = ctx;
+    if (!deps.prompter.canPrompt() || deps.globals.yes) {
+      throw usageError(
+        '--amount',
+        'this code lets the payer choose the amount: pass --amount; nothing was sent',
+      );
+    }
+    const suggested = final !== undefined && final > 0 ? final : undefined;
+    const answer = await deps.prompter.ask(
+      `Amount to pay${suggested === undefined ? '' : ` [${formatBRL(suggested)}]`}: R$ `,
+    );
+    if (answer.trim() === '' && suggested !== undefined) return { amount: suggested, sendAmount: true };
+    try {
+      return { amount: parseAmount(answer), sendAmount: true };
+    } catch (error) {
+      if (error instanceof InvalidValue) throw usageError('amount', error.message);
+      throw error;
+    }
+  }
+  if (flag !== undefined) {
+    const fixed = final === undefined ? '' : ` at ${formatBRL(final)}`;
+    throw usageError(
+      '--amount',
+      `this code's amount is fixed${fixed}; --amount is accepted only when the code lets the payer change it`,
+    );
+  }
+  if (final === undefined || final <= 0) {
+    throw new PixError(
+      'rejected',
+      'the consultation gives no amount to pay and does not let the payer choose one; nothing was sent',
+    );
+  }
+  return { amount: final, sendAmount: false };
+}
+
+function details(ctx: PayContext, consult: EmvConsultation, amount: Centavos | undefined): DetailRow[] {
+  const rows: DetailRow[] = [];
+  const zone = ctx.settings.timeZone.value;
+  textRow(rows, 'Receiver', 'receiver', consult.receiver.name);
+  textRow(rows, 'Document', 'document', maskedDocument(consult.receiver.documentNumber));
+  textRow(rows, 'Institution', 'institution', institution(consult.receiver.participant));
+  textRow(rows, 'Type', 'type', consult.type);
+  const a = consult.amount;
+  moneyRow(rows, 'Original', 'original', fromApi(a?.original));
+  moneyRow(rows, 'Discount', 'discount', fromApi(a?.discount));
+  moneyRow(rows, 'Abatement', 'abatement', fromApi(a?.abatement));
+  moneyRow(rows, 'Interest', 'interest', fromApi(a?.interest));
+  moneyRow(rows, 'Fine', 'fine', fromApi(a?.fine));
+  moneyRow(rows, 'Final', 'final', fromApi(a?.final));
+  if (a?.canModifyFinalAmount === true)
+    textRow(rows, 'Amount', 'canModifyFinalAmount', 'chosen by the payer');
+  if (amount === undefined) textRow(rows, 'To pay', 'pay', 'not chosen yet (--amount)');
+  else moneyRow(rows, 'To pay', 'pay', amount);
+  timeRow(rows, 'Expires', 'expirationDate', consult.calendar?.expirationDate, zone);
+  textRow(rows, 'Question', 'payerQuestion', consult.payerQuestion);
+  for (const info of consult.additionalInfo ?? []) {
+    textRow(rows, `Info: ${info.key ?? ''}`, `info.${info.key ?? ''}`, info.value);
+  }
+  if (consult.debtor?.name) {
+    const doc = maskedDocument(consult.debtor.documentNumber);
+    textRow(rows, 'Payer named', 'debtor', `${consult.debtor.name}${doc ? ` (${doc})` : ''}`);
+  }
+  textRow(rows, 'endToEndId', 'endToEndId', consult.endToEndId);
+  return rows;
+}
+
+export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void> {
+  // 1. Offline: a broken code is refused before anything is sent (exit 2).
+  const emv = (await readEmvArgument(options.emv, deps)).trim();
+  const decoded = decodeEmvOrFail(emv);
+  const ctx = await startPayment(deps, options);
+  const emvHash = hashEmv(emv);
+  const looksDynamic = decoded.kind === 'dynamic' || decoded.pointOfInitiation === '12';
+  if (looksDynamic) checkDuplicate(ctx, { kind: 'qr', emvHash, dynamic: true, amountCentavos: 0 });
+
+  // 2. Consult.
+  const consult = await consultEmv(await deps.api(), emv);
+  const dynamic = consult.type ? consult.type.toUpperCase().startsWith('DYNAMIC') : looksDynamic;
+  checkNotExpired(ctx, consult.calendar?.expirationDate);
+  const { amount, sendAmount } = await resolveAmount(ctx, consult, options.amount);
+  if (amount !== undefined) {
+    checkMaxAmount(ctx, amount);
+    if (!looksDynamic || !dynamic)
+      checkDuplicate(ctx, { kind: 'qr', emvHash, dynamic, amountCentavos: amount });
+  }
+
+  // 3. Show, confirm, journal, transfer with the consultation's endToEndId (contract §6).
+  await confirmAndPay(ctx, {
+    kind: 'qr',
+    consult,
+    endToEndId: consult.endToEndId,
+    amount,
+    sendAmount,
+    receiver: {
+      name: consult.receiver.name,
+      document: maskedDocument(consult.receiver.documentNumber),
+      institution: institution(consult.receiver.participant),
+    },
+    details: details(ctx, consult, amount),
+    identity: { kind: 'qr', emvHash, dynamic },
+  });
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .argument('<EMV>', 'the copy-and-paste code (BR Code), or - to read it from stdin')
+    .option('--amount <A>', 'amount in reais, only for a code that lets the payer choose it')
+    .option('--dry-run', 'consult and show, send nothing')
+    .option('--allow-duplicate', 'pay even if the journal shows this code already paid')
+    .action(async (emv: string, _options, self: Command) => {
+      await runPayQr(parseOptions(payQrOptionsSchema, { ...self.opts(), emv }, { emv: 'EMV' }), deps);
+    });
+  addExamples(
+    command,
+    [
+      "pix pay qr '00020101021226…6304ABCD'",
+      'pbpaste | pix pay qr - --dry-run',
+      'pix pay qr "$CODE" --yes --json | jq -r \'.transfer.id\'',
+      'pix pay qr "$STATIC_CODE" --amount 25,00',
+    ],
+    ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
+  );
+}

@@ -1,0 +1,419 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MockAgent } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { encodeBrCode } from '../../src/domain/brcode.js';
+import { JOURNAL_FILE } from '../../src/journal.js';
+import { run } from '../../src/main.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { createTestIO, type TestIOOptions } from '../helpers/io.js';
+
+const ORIGIN = 'https://api.example.test';
+const PREFIX = '/api/financial/v1';
+const EMV_PATH = `${PREFIX}/pix/emv/consult`;
+const DICT_PATH = `${PREFIX}/pix/dict/consult`;
+const TRANSFER_PATH = `${PREFIX}/pix-cash-out/transfer`;
+const E2E = 'E1234567820260310120000abcdefghijk';
+const NOW = new Date('2026-03-10T12:00:00Z');
+
+const DYNAMIC_CODE = encodeBrCode({
+  url: 'pix.example.com/qr/v2/abc123',
+  merchantName: 'Loja da Esquina',
+  merchantCity: 'SAO PAULO',
+});
+const STATIC_CODE = encodeBrCode({
+  pixKey: 'loja@example.com',
+  merchantName: 'Loja da Esquina',
+  merchantCity: 'SAO PAULO',
+});
+
+let agent: MockAgent;
+let env: Record<string, string>;
+let configDir: string;
+
+beforeEach(() => {
+  agent = new MockAgent();
+  agent.disableNetConnect();
+  configDir = tempConfigDir();
+  env = { PIX_CONFIG_DIR: configDir, PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-pay' };
+});
+
+afterEach(async () => {
+  agent.assertNoPendingInterceptors();
+  await agent.close();
+});
+
+/** Intercepts one POST and records the JSON bodies it received. */
+function post(path: string, status: number, body: unknown, times = 1): unknown[] {
+  const seen: unknown[] = [];
+  agent
+    .get(ORIGIN)
+    .intercept({ path, method: 'POST' })
+    .reply((options) => {
+      seen.push(JSON.parse(String(options.body)));
+      return {
+        statusCode: status,
+        data: JSON.stringify(body),
+        responseOptions: { headers: { 'content-type': 'application/json' } },
+      };
+    })
+    .times(times);
+  return seen;
+}
+
+function emvConsult(over: Record<string, unknown> = {}) {
+  return {
+    type: 'DYNAMIC_QRCODE',
+    endToEndId: E2E,
+    payerQuestion: 'Pedido 42?',
+    additionalInfo: [{ key: 'pedido', value: '42' }],
+    amount: {
+      original: 12.34,
+      final: 12.34,
+      abatement: 0,
+      discount: 0,
+      interest: 0,
+      fine: 0,
+      canModifyFinalAmount: false,
+    },
+    receiver: { name: 'Loja da Esquina Ltda', participant: '00000000', documentNumber: '**.222.333/0001-**' },
+    calendar: { expirationDate: '2026-03-11T12:00:00Z' },
+    ...over,
+  };
+}
+
+const dictConsult = (over: Record<string, unknown> = {}) => ({
+  key: 'ana@example.com',
+  keyType: 'EMAIL',
+  endtoEndId: E2E,
+  account: { participant: '00000000', accountType: 'CACC', branch: '0001', account: '123456' },
+  owner: { name: 'Ana Souza', type: 'NATURAL_PERSON', documentNumber: '12345678909' },
+  ...over,
+});
+
+const transferResult = { id: 't-1', endToEndId: E2E, amount: 12.34, fee: 0, status: 'PENDING' };
+
+async function pix(argv: string[], io: TestIOOptions = {}) {
+  const test = createTestIO(io);
+  const code = await run(argv, { io: test.io, env, dispatcher: agent, clock: { now: () => NOW } });
+  return { code, stdout: test.stdout(), stderr: test.stderr(), readLines: test.readLines };
+}
+
+function journal(): Array<Record<string, unknown>> {
+  try {
+    return readFileSync(join(configDir, JOURNAL_FILE), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  } catch {
+    return [];
+  }
+}
+
+describe('pix pay key', () => {
+  it('--yes --json: consults the normalised key, transfers {endToEndId, amount}, journals before and after', async () => {
+    const consults = post(DICT_PATH, 200, dictConsult());
+    const transfers = post(TRANSFER_PATH, 201, { ...transferResult, amount: 10.5 });
+    const result = await pix(['pay', 'key', 'Ana@Example.COM', '--amount', '10,50', '--yes', '--json']);
+    expect(result.code).toBe(0);
+    expect(consults).toEqual([{ key: 'ana@example.com' }]);
+    expect(transfers).toEqual([{ endToEndId: E2E, amount: 10.5 }]);
+    expect(JSON.parse(result.stdout)).toEqual({
+      consult: dictConsult(),
+      transfer: { ...transferResult, amount: 10.5 },
+    });
+    expect(result.stderr).toContain('paying from profile "sandbox" via api.example.test');
+    const lines = journal();
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({
+      kind: 'key',
+      key: 'ana@example.com',
+      amountCentavos: 1050,
+      endToEndId: E2E,
+      host: 'api.example.test',
+      state: 'sending',
+    });
+    expect(lines[1]).toMatchObject({ id: lines[0]!.id, state: 'done', transferId: 't-1', status: 'PENDING' });
+    expect(JSON.stringify(lines)).not.toContain('test-token-pay');
+  });
+
+  it('accepts the endToEndId spelling too, and a phone typed with a mask is sent in E.164', async () => {
+    const consults = post(DICT_PATH, 200, dictConsult({ endtoEndId: undefined, endToEndId: E2E }));
+    const transfers = post(TRANSFER_PATH, 201, transferResult);
+    const result = await pix(['pay', 'key', '(11) 91234-5678', '--amount', '1', '-y']);
+    expect(result.code).toBe(0);
+    expect(consults).toEqual([{ key: '+5511912345678' }]);
+    expect(transfers).toEqual([{ endToEndId: E2E, amount: 1 }]);
+  });
+
+  it('on a terminal: shows the owner and asks "Pay R$ X to NAME (DOC) at INSTITUTION?"', async () => {
+    post(
+      DICT_PATH,
+      200,
+      dictConsult({
+        owner: {
+          name: 'Ana Souza',
+          type: 'NATURAL_PERSON',
+          tradeName: 'Ana Doces',
+          documentNumber: '12345678909',
+        },
+      }),
+    );
+    const transfers = post(TRANSFER_PATH, 201, transferResult);
+    const result = await pix(['pay', 'key', 'ana@example.com', '--amount', '10.50'], {
+      tty: true,
+      answers: ['y'],
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(
+      /Pay R\$ 10,50 to Ana Souza \(\*\*\*\.456\.789-\*\*\) at .*00000000.*\? \[y\/N\]/,
+    );
+    expect(result.stdout).toContain('Ana Doces');
+    expect(result.stdout).toContain('0001');
+    expect(result.stdout).toContain('CACC');
+    expect(result.stdout).not.toContain('12345678909');
+    expect(result.stdout).toContain('Sent');
+    expect(transfers).toHaveLength(1);
+  });
+
+  it('declined at the prompt → exit 8, no transfer, nothing journalled', async () => {
+    post(DICT_PATH, 200, dictConsult());
+    const result = await pix(['pay', 'key', 'ana@example.com', '--amount', '10.50'], {
+      tty: true,
+      answers: ['n'],
+    });
+    expect(result.code).toBe(8);
+    expect(result.stderr).toContain('payment cancelled');
+    expect(journal()).toEqual([]);
+  });
+
+  it('no terminal and no --yes → exit 2 before any request', async () => {
+    const result = await pix(['pay', 'key', 'ana@example.com', '--amount', '10.50']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('cannot ask for confirmation');
+    expect(result.stderr).toContain('--yes');
+  });
+
+  it('an invalid key or amount → exit 2, naming it, nothing sent', async () => {
+    const badKey = await pix(['pay', 'key', '123.456.789-00', '--amount', '1', '-y']);
+    expect(badKey.code).toBe(2);
+    expect(badKey.stderr).toMatch(/KEY: .*CPF/);
+    const badAmount = await pix(['pay', 'key', 'ana@example.com', '--amount', '1.234,56', '-y']);
+    expect(badAmount.code).toBe(2);
+    expect(badAmount.stderr).toContain('--amount');
+    const missing = await pix(['pay', 'key', 'ana@example.com', '-y']);
+    expect(missing.code).toBe(2);
+  });
+
+  it("above the profile's max-amount → exit 8 before consulting", async () => {
+    writeFileSync(
+      join(configDir, 'config.json'),
+      JSON.stringify({ currentProfile: 'prod', profiles: { prod: { 'max-amount': '50' } } }),
+    );
+    const result = await pix(['pay', 'key', 'ana@example.com', '--amount', '50.01', '-y']);
+    expect(result.code).toBe(8);
+    expect(result.stderr).toContain('max-amount of profile "prod" (R$ 50,00)');
+    post(DICT_PATH, 200, dictConsult());
+    post(TRANSFER_PATH, 201, transferResult);
+    expect((await pix(['pay', 'key', 'ana@example.com', '--amount', '50', '-y'])).code).toBe(0);
+  });
+
+  it('the same key and amount again within 10 minutes → exit 8 naming the earlier payment; --allow-duplicate pays', async () => {
+    post(DICT_PATH, 200, dictConsult(), 2);
+    const transfers = post(TRANSFER_PATH, 201, transferResult, 2);
+    expect((await pix(['pay', 'key', 'ana@example.com', '--amount', '10.50', '-y'])).code).toBe(0);
+    const again = await pix(['pay', 'key', 'ana@example.com', '--amount', '10.50', '-y']);
+    expect(again.code).toBe(8);
+    expect(again.stderr).toContain(`already paid: R$ 10,50 to Ana Souza paid at`);
+    expect(again.stderr).toContain(E2E);
+    expect(transfers).toHaveLength(1);
+    const forced = await pix([
+      'pay',
+      'key',
+      'ana@example.com',
+      '--amount',
+      '10.50',
+      '-y',
+      '--allow-duplicate',
+    ]);
+    expect(forced.code).toBe(0);
+    expect(forced.stderr).toContain('warning: paying again');
+    expect(transfers).toHaveLength(2);
+  });
+
+  it('a transfer with no readable answer (5xx) → exit 7, endToEndId and the statement command printed, journal unknown', async () => {
+    post(DICT_PATH, 200, dictConsult());
+    const transfers = post(TRANSFER_PATH, 500, { message: 'Erro interno' });
+    const result = await pix(['pay', 'key', 'ana@example.com', '--amount', '10.50', '-y']);
+    expect(result.code).toBe(7);
+    expect(transfers).toHaveLength(1); // never retried
+    expect(result.stderr).toContain(`endToEndId: ${E2E}`);
+    expect(result.stderr).toContain('pix statement -p sandbox --from today --to today');
+    expect(journal().at(-1)).toMatchObject({ state: 'unknown' });
+    // And an unknown outcome counts for the duplicate guard.
+    expect((await pix(['pay', 'key', 'ana@example.com', '--amount', '10.50', '-y'])).code).toBe(8);
+  });
+
+  it('a refused transfer (422) → exit 5, journal failed, and it does not block a retry', async () => {
+    post(DICT_PATH, 200, dictConsult(), 2);
+    post(TRANSFER_PATH, 422, { message: 'Valor do pagamento inválido' });
+    const result = await pix(['pay', 'key', 'ana@example.com', '--amount', '10.50', '-y']);
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain('Valor do pagamento inválido');
+    expect(journal().at(-1)).toMatchObject({ state: 'failed' });
+    post(TRANSFER_PATH, 201, transferResult);
+    expect((await pix(['pay', 'key', 'ana@example.com', '--amount', '10.50', '-y'])).code).toBe(0);
+  });
+
+  it('--dry-run: consults and shows, exit 0, no transfer, no journal', async () => {
+    post(DICT_PATH, 200, dictConsult());
+    const result = await pix(['pay', 'key', 'ana@example.com', '--amount', '10.50', '--dry-run', '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ consult: dictConsult(), transfer: null });
+    expect(journal()).toEqual([]);
+  });
+
+  it('piped without --json: tab-separated details and the transfer, plain decimals', async () => {
+    post(DICT_PATH, 200, dictConsult());
+    post(TRANSFER_PATH, 201, transferResult);
+    const result = await pix(['pay', 'key', 'ana@example.com', '--amount', '10.50', '-y']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('owner\tAna Souza\n');
+    expect(result.stdout).toContain('pay\t10.50\n');
+    expect(result.stdout).toContain('transferId\tt-1\n');
+    expect(result.stdout).toContain('status\tPENDING\n');
+  });
+});
+
+describe('pix pay qr', () => {
+  it('a dynamic code pays its final amount: the transfer carries only the consultation endToEndId', async () => {
+    const consults = post(EMV_PATH, 200, emvConsult());
+    const transfers = post(TRANSFER_PATH, 201, transferResult);
+    const result = await pix(['pay', 'qr', DYNAMIC_CODE, '--yes', '--json']);
+    expect(result.code).toBe(0);
+    expect(consults).toEqual([{ emv: DYNAMIC_CODE }]);
+    expect(transfers).toEqual([{ endToEndId: E2E }]);
+    expect(JSON.parse(result.stdout)).toEqual({ consult: emvConsult(), transfer: transferResult });
+    expect(journal()[0]).toMatchObject({ kind: 'qr', dynamic: true, amountCentavos: 1234 });
+    expect(JSON.stringify(journal())).not.toContain(DYNAMIC_CODE);
+  });
+
+  it('the same dynamic code again → exit 8 before consulting, naming the earlier payment', async () => {
+    post(EMV_PATH, 200, emvConsult());
+    post(TRANSFER_PATH, 201, transferResult);
+    expect((await pix(['pay', 'qr', DYNAMIC_CODE, '-y'])).code).toBe(0);
+    const again = await pix(['pay', 'qr', DYNAMIC_CODE, '-y']);
+    expect(again.code).toBe(8);
+    expect(again.stderr).toContain('already paid: R$ 12,34 to Loja da Esquina Ltda');
+    expect(again.stderr).toContain('--allow-duplicate');
+  });
+
+  it('reads the code from stdin with -', async () => {
+    const consults = post(EMV_PATH, 200, emvConsult());
+    post(TRANSFER_PATH, 201, transferResult);
+    const result = await pix(['pay', 'qr', '-', '-y'], { stdin: `${DYNAMIC_CODE}\n` });
+    expect(result.code).toBe(0);
+    expect(consults).toEqual([{ emv: DYNAMIC_CODE }]);
+  });
+
+  it('a bad CRC → exit 2 with the decoder message, and no request at all', async () => {
+    const broken = `${DYNAMIC_CODE.slice(0, -4)}0000`;
+    const result = await pix(['pay', 'qr', broken, '-y']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('CRC mismatch: code ends in 0000');
+  });
+
+  it('--amount on a code whose amount is fixed → exit 2, no transfer', async () => {
+    post(EMV_PATH, 200, emvConsult());
+    const result = await pix(['pay', 'qr', DYNAMIC_CODE, '--amount', '5', '-y']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--amount: this code's amount is fixed at R$ 12,34");
+  });
+
+  it('a modifiable static code: --amount is sent; without it and without a terminal → exit 2', async () => {
+    const modifiable = emvConsult({
+      type: 'STATIC_QRCODE',
+      amount: { original: 0, final: 0, canModifyFinalAmount: true },
+    });
+    post(EMV_PATH, 200, modifiable, 2);
+    const transfers = post(TRANSFER_PATH, 201, transferResult);
+    const noAmount = await pix(['pay', 'qr', STATIC_CODE, '-y']);
+    expect(noAmount.code).toBe(2);
+    expect(noAmount.stderr).toContain('--amount: this code lets the payer choose the amount');
+    const paid = await pix(['pay', 'qr', STATIC_CODE, '--amount', '7', '-y']);
+    expect(paid.code).toBe(0);
+    expect(transfers).toEqual([{ endToEndId: E2E, amount: 7 }]);
+  });
+
+  it('a modifiable static code on a terminal asks for the amount, then confirms', async () => {
+    post(
+      EMV_PATH,
+      200,
+      emvConsult({ type: 'STATIC_QRCODE', amount: { final: 0, canModifyFinalAmount: true } }),
+    );
+    const transfers = post(TRANSFER_PATH, 201, transferResult);
+    const result = await pix(['pay', 'qr', STATIC_CODE], { tty: true, answers: ['15,00', 'yes'] });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('Amount to pay');
+    expect(result.stderr).toContain('Pay R$ 15,00 to Loja da Esquina Ltda');
+    expect(transfers).toEqual([{ endToEndId: E2E, amount: 15 }]);
+  });
+
+  it('an expired code is refused (exit 5) before any transfer', async () => {
+    post(EMV_PATH, 200, emvConsult({ calendar: { expirationDate: '2026-03-10T11:59:59Z' } }));
+    const result = await pix(['pay', 'qr', DYNAMIC_CODE, '-y']);
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain('the code expired at 2026-03-10 08:59');
+    expect(journal()).toEqual([]);
+  });
+
+  it('on a terminal: shows receiver, masked document, institution, amounts, expiry, question and info', async () => {
+    post(
+      EMV_PATH,
+      200,
+      emvConsult({
+        amount: {
+          original: 100,
+          discount: 5,
+          interest: 1.5,
+          fine: 2,
+          final: 98.5,
+          canModifyFinalAmount: false,
+        },
+      }),
+    );
+    const result = await pix(['pay', 'qr', DYNAMIC_CODE, '--dry-run'], { tty: true });
+    expect(result.code).toBe(0);
+    for (const text of [
+      'Loja da Esquina Ltda',
+      '**.222.333/0001-**',
+      '00000000',
+      'DYNAMIC_QRCODE',
+      'R$ 100,00',
+      'R$ 5,00',
+      'R$ 1,50',
+      'R$ 2,00',
+      'R$ 98,50',
+      '2026-03-11 09:00',
+      'Pedido 42?',
+      'pedido',
+      E2E,
+    ]) {
+      expect(result.stdout).toContain(text);
+    }
+    expect(result.stderr).toContain('dry run: nothing was sent');
+    expect(result.readLines).toEqual([]);
+  });
+
+  it('a transfer that resets after being sent → exit 7 after exactly one request, journal unknown', async () => {
+    post(EMV_PATH, 200, emvConsult());
+    agent
+      .get(ORIGIN)
+      .intercept({ path: TRANSFER_PATH, method: 'POST' })
+      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    const result = await pix(['pay', 'qr', DYNAMIC_CODE, '-y']);
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain(E2E);
+    expect(journal().map((line) => line.state)).toEqual(['sending', 'unknown']);
+  });
+});
