@@ -1,0 +1,172 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GeneratedEntries, StateError, StateStore } from '../../src/sandbox/state.js';
+
+let dir: string;
+let file: string;
+const clock = () => new Date('2025-03-10T15:00:00.000Z');
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'pix-state-'));
+  file = join(dir, 'sandbox-state.json');
+});
+
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('StateStore', () => {
+  it('creates the account on first read and persists it as JSON', async () => {
+    const state = await new StateStore(file, { clock }).read();
+    expect(state.keys).toHaveLength(4);
+    expect(JSON.parse(readFileSync(file, 'utf8')).createdAt).toBe('2025-03-10T15:00:00.000Z');
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('loses nothing when many stores (as separate processes would) write the same file at once', async () => {
+    const stores = Array.from({ length: 8 }, () => new StateStore(file, { clock }));
+    await Promise.all(
+      stores.flatMap((store, s) =>
+        Array.from({ length: 10 }, (_, i) =>
+          store.update((state) => {
+            state.nextTransactionId += 1;
+            state.consultations[`c-${s}-${i}`] = {
+              endToEndId: `c-${s}-${i}`,
+              flow: 'dict',
+              createdAt: '2025-03-10T15:00:00.000Z',
+              canModifyFinalAmount: true,
+              receiver: {
+                name: 'x',
+                participant: '00000000',
+                documentNumber: '39053344705',
+                type: 'NATURAL_PERSON',
+              },
+              own: false,
+            };
+          }),
+        ),
+      ),
+    );
+    const final = JSON.parse(readFileSync(file, 'utf8'));
+    expect(Object.keys(final.consultations)).toHaveLength(80);
+    expect(final.nextTransactionId).toBe(100_001 + 80);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp') || name.endsWith('.lock'))).toEqual([]);
+  });
+
+  it('loses nothing across real processes', async () => {
+    const script = `
+      import { StateStore } from ${JSON.stringify(new URL('../../src/sandbox/state.ts', import.meta.url).pathname)};
+      const store = new StateStore(process.argv[2]);
+      for (let i = 0; i < 10; i++) await store.update((state) => { state.nextTransactionId += 1; });
+    `;
+    const scriptFile = join(dir, 'writer.mts');
+    writeFileSync(scriptFile, script);
+    await new StateStore(file).read();
+    const runs = Array.from(
+      { length: 4 },
+      () =>
+        new Promise<number>((resolve) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', scriptFile, file], {
+            stdio: 'ignore',
+            cwd: process.cwd(),
+          });
+          child.on('exit', (code) => resolve(code ?? -1));
+        }),
+    );
+    expect(await Promise.all(runs)).toEqual([0, 0, 0, 0]);
+    expect(JSON.parse(readFileSync(file, 'utf8')).nextTransactionId).toBe(100_001 + 40);
+  });
+
+  it('re-reads the file only when it changed', async () => {
+    const a = new StateStore(file, { clock });
+    const b = new StateStore(file, { clock });
+    const first = await a.read();
+    expect(await a.read()).toBe(first); // same object: not parsed again
+    await b.update((state) => {
+      state.clockOffsetMs = 86_400_000;
+    });
+    const second = await a.read();
+    expect(second).not.toBe(first);
+    expect(a.now(second).toISOString()).toBe('2025-03-11T15:00:00.000Z');
+  });
+
+  it('takes over a lock left by a dead process', async () => {
+    writeFileSync(`${file}.lock`, JSON.stringify({ pid: 2 ** 22 + 12345, at: '2025-03-10T15:00:00.000Z' }));
+    const store = new StateStore(file, { clock: () => new Date() });
+    await store.update((state) => {
+      state.nextTransactionId = 7;
+    });
+    expect(JSON.parse(readFileSync(file, 'utf8')).nextTransactionId).toBe(7);
+  });
+
+  it('writes nothing when the mutation throws', async () => {
+    const store = new StateStore(file, { clock });
+    await store.read();
+    const before = readFileSync(file, 'utf8');
+    await expect(
+      store.update((state) => {
+        state.nextTransactionId = 1;
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect((await store.read()).nextTransactionId).toBe(100_001);
+  });
+
+  it('reports a corrupted file instead of overwriting it', async () => {
+    writeFileSync(file, '{"version":1,');
+    await expect(new StateStore(file).read()).rejects.toThrow(StateError);
+  });
+
+  it('leaves a file that parses when a writer is killed mid-write', async () => {
+    const script = `
+      import { StateStore } from ${JSON.stringify(new URL('../../src/sandbox/state.ts', import.meta.url).pathname)};
+      const store = new StateStore(process.argv[2]);
+      process.stdout.write('ready\\n');
+      for (let i = 0; ; i++) await store.update((state) => {
+        state.nextTransactionId += 1;
+        // A large state, so that writes take long enough to be interrupted.
+        state.consultations['pad' + (i % 50)] = { endToEndId: 'x'.repeat(20000) };
+      });
+    `;
+    const scriptFile = join(dir, 'killed.mts');
+    writeFileSync(scriptFile, script);
+    for (let round = 0; round < 3; round++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', scriptFile, file], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+      await new Promise((resolve) => setTimeout(resolve, 150 + round * 50));
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.on('exit', resolve));
+      const parsed = JSON.parse(readFileSync(file, 'utf8'));
+      expect(parsed.version).toBe(1);
+    }
+    // The lock of the killed process is stale and taken over.
+    const store = new StateStore(file);
+    const before = (await store.read()).nextTransactionId;
+    await store.update((state) => {
+      state.nextTransactionId += 1;
+    });
+    expect(JSON.parse(readFileSync(file, 'utf8')).nextTransactionId).toBe(before + 1);
+  });
+});
+
+describe('GeneratedEntries', () => {
+  it('is deterministic, newest first, within the 60 days before the anchor', () => {
+    const spec = { count: 500, seed: 7, anchor: '2025-03-10T15:00:00.000Z' };
+    const a = new GeneratedEntries(spec);
+    const b = new GeneratedEntries(spec);
+    expect(a.at(0)).toEqual(b.at(0));
+    expect(a.at(499)).toEqual(b.at(499));
+    for (let i = 1; i < a.length; i++) expect(a.times[i]!).toBeLessThanOrEqual(a.times[i - 1]!);
+    const anchor = Date.parse(spec.anchor);
+    expect(a.times[0]!).toBeLessThan(anchor);
+    expect(a.times[499]!).toBeGreaterThanOrEqual(anchor - 60 * 86_400_000);
+    const ids = new Set(Array.from({ length: 500 }, (_, i) => a.at(i).id));
+    expect(ids.size).toBe(500);
+  });
+});
