@@ -1,0 +1,260 @@
+#!/usr/bin/env node
+// `npm run bench`: start-up and request latency of the built CLI, as medians over repeated runs and as ratios
+// against two floors measured in the same run (`node -e 0` and a bare node:http one-request script), plus the
+// 100,000-entry export of bench/statement-export.mjs. Public tools only: Node spawning processes.
+//
+//   npm run bench               15 measured runs after 2 warm-ups
+//   npm run bench -- --quick    5 runs after 1 warm-up (a smoke check)
+//   npm run bench -- --runs 30  as many runs as you like
+//
+// Commands are run round-robin (one run of each, then the next round), so a burst of load on the machine hits
+// every row alike and the ratios stay meaningful on a busy box.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(root, 'bin', 'pix.js');
+const FLOOR_HTTP = join(root, 'bench', 'floor-http.mjs');
+const EXPORT = join(root, 'bench', 'statement-export.mjs');
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const runsIndex = args.indexOf('--runs');
+const RUNS = runsIndex === -1 ? (quick ? 5 : 15) : Number(args[runsIndex + 1]);
+const WARMUPS = quick ? 1 : 2;
+const skipExport = args.includes('--no-export');
+
+const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-'));
+/** Only what the run needs: a developer's own PIX_* variables or NODE_OPTIONS must not change the figures. */
+const baseEnv = { PATH: process.env.PATH ?? '', HOME: scratch, LANG: 'C.UTF-8' };
+
+/** Runs one process to its end; resolves with the wall time in ms (spawn to exit) and its output. */
+function timed(argv, env) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, argv, {
+      env: { ...baseEnv, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      resolve({ ms, code, stdout, stderr });
+    });
+  });
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Starts `pix sandbox serve --port 0` and resolves with its URL and a stop function. */
+function serveSandbox() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [BIN, 'sandbox', 'serve', '--port', '0', '--state', join(scratch, 'served', 'state.json')],
+      { env: { ...baseEnv, PIX_CONFIG_DIR: join(scratch, 'served') }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk) => {
+      err += chunk;
+    });
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      out += chunk;
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) {
+        resolve({
+          url: line.trim(),
+          stop: () =>
+            new Promise((done) => {
+              child.once('close', done);
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    child.on('close', (code) => reject(new Error(`pix sandbox serve exited (${code}): ${err}`)));
+  });
+}
+
+function fmt(ms) {
+  return `${ms.toFixed(1)} ms`;
+}
+
+function pad(text, width, right = false) {
+  const value = String(text);
+  return right ? value.padStart(width) : value.padEnd(width);
+}
+
+function printTable(headers, rows, rightAligned) {
+  const widths = headers.map((header, i) =>
+    Math.max(header.length, ...rows.map((row) => String(row[i]).length)),
+  );
+  const line = (cells) => cells.map((cell, i) => pad(cell, widths[i], rightAligned.includes(i))).join('  ');
+  console.log(line(headers));
+  console.log(widths.map((width) => '-'.repeat(width)).join('  '));
+  for (const row of rows) console.log(line(row));
+}
+
+async function runExport() {
+  if (skipExport) return undefined;
+  if (!existsSync(EXPORT)) {
+    console.log(`\n(export row skipped: ${EXPORT} is not there)`);
+    return undefined;
+  }
+  const result = await timed([EXPORT, '--json', ...(quick ? ['--quick'] : [])], {});
+  if (result.code !== 0) throw new Error(`statement-export.mjs failed (${result.code}):\n${result.stderr}`);
+  const last = result.stdout.trim().split('\n').pop();
+  return { report: JSON.parse(last), stderr: result.stderr };
+}
+
+async function main() {
+  if (!existsSync(join(root, 'dist', 'main.js'))) {
+    console.error('dist/ is missing: run `npm run build` first');
+    process.exitCode = 2;
+    return;
+  }
+  const sandbox = await serveSandbox();
+  try {
+    const keysUrl = `${sandbox.url}/api/financial/v1/pix/keys?limit=10&offset=0`;
+    const statementUrl = `${sandbox.url}/api/financial/v1/account/transactions?limit=10&offset=0`;
+    const served = {
+      PIX_CONFIG_DIR: join(scratch, 'client'),
+      PIX_BASE_URL: sandbox.url,
+      PIX_TOKEN: 'bench-token',
+    };
+    // One fresh config dir for the whole bench: the warm-ups create the embedded sandbox's state file, the
+    // measured runs see what an operator sees from the second run on.
+    const embedded = { PIX_CONFIG_DIR: join(scratch, 'embedded') };
+    const rows = [
+      { id: 'node', label: 'node -e 0', argv: ['-e', '0'], env: {} },
+      {
+        id: 'http',
+        label: 'node:http GET keys (floor)',
+        argv: [FLOOR_HTTP, keysUrl, 'bench-token'],
+        env: {},
+      },
+      {
+        id: 'httpStatement',
+        label: 'node:http GET statement (floor)',
+        argv: [FLOOR_HTTP, statementUrl, 'x'],
+        env: {},
+      },
+      { id: 'version', label: 'pix --version', argv: [BIN, '--version'], env: {} },
+      { id: 'help', label: 'pix --help', argv: [BIN, '--help'], env: {} },
+      { id: 'keys', label: 'pix keys --json (served)', argv: [BIN, 'keys', '--json'], env: served },
+      { id: 'statement', label: 'pix statement (embedded)', argv: [BIN, 'statement'], env: embedded },
+    ];
+    const times = new Map(rows.map((row) => [row.id, []]));
+    const total = WARMUPS + RUNS;
+    for (let round = 0; round < total; round++) {
+      process.stderr.write(`\rround ${round + 1}/${total}${round < WARMUPS ? ' (warm-up)' : '         '}`);
+      for (const row of rows) {
+        const result = await timed(row.argv, row.env);
+        if (result.code !== 0) {
+          throw new Error(`${row.label} exited with ${result.code}:\n${result.stderr}${result.stdout}`);
+        }
+        if (round >= WARMUPS) times.get(row.id).push(result.ms);
+      }
+    }
+    process.stderr.write('\n');
+    const med = Object.fromEntries([...times].map(([id, values]) => [id, median(values)]));
+    const floorOf = { version: 'node', help: 'node', keys: 'http', statement: 'httpStatement' };
+
+    const cpu = cpus()[0]?.model ?? 'unknown CPU';
+    console.log(
+      `pix bench — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} × ${cpu}`,
+    );
+    console.log(`${RUNS} runs after ${WARMUPS} warm-up(s), round-robin; medians (min … max)\n`);
+    printTable(
+      ['command', 'median', 'min', 'max', 'vs floor'],
+      rows.map((row) => {
+        const values = times.get(row.id);
+        const floor = floorOf[row.id];
+        return [
+          row.label,
+          fmt(med[row.id]),
+          fmt(Math.min(...values)),
+          fmt(Math.max(...values)),
+          floor
+            ? `${(med[row.id] / med[floor]).toFixed(2)}× ${floor === 'node' ? 'node -e 0' : 'node:http'}`
+            : 'floor',
+        ];
+      }),
+      [1, 2, 3],
+    );
+
+    const targets = [
+      { what: 'pix --version ≤ 1.5× node -e 0', value: med.version / med.node, limit: 1.5, unit: '×' },
+      { what: 'pix --help ≤ 2× node -e 0', value: med.help / med.node, limit: 2, unit: '×' },
+      { what: 'pix keys --json ≤ 2× node:http', value: med.keys / med.http, limit: 2, unit: '×' },
+      {
+        what: 'pix statement (embedded) ≤ 2.5× node:http',
+        value: med.statement / med.httpStatement,
+        limit: 2.5,
+        unit: '×',
+      },
+    ];
+
+    const exported = await runExport();
+    if (exported) {
+      const { report } = exported;
+      console.log(
+        `\nexport of ${report.entries.toLocaleString('en')} entries (${report.description ?? 'statement --all -o ndjson'})\n`,
+      );
+      printTable(
+        ['run', 'time', 'peak RSS'],
+        [
+          ['pix statement --all -o ndjson', fmt(report.pix.ms), `${report.pix.peakRssMb.toFixed(1)} MB`],
+          ['sequential page loop', fmt(report.sequential.ms), `${report.sequential.peakRssMb.toFixed(1)} MB`],
+        ],
+        [1, 2],
+      );
+      targets.push(
+        {
+          what: 'export ≥ 3× faster than the sequential loop',
+          value: report.sequential.ms / report.pix.ms,
+          limit: 3,
+          unit: '×',
+          atLeast: true,
+        },
+        { what: 'export peak RSS ≤ 150 MB', value: report.pix.peakRssMb, limit: 150, unit: ' MB' },
+      );
+    }
+
+    console.log('\ntargets\n');
+    let failed = 0;
+    printTable(
+      ['target', 'measured', 'result'],
+      targets.map((target) => {
+        const pass = target.atLeast ? target.value >= target.limit : target.value <= target.limit;
+        if (!pass) failed++;
+        const shown =
+          target.unit === '×' ? `${target.value.toFixed(2)}×` : `${target.value.toFixed(1)}${target.unit}`;
+        return [target.what, shown, pass ? 'PASS' : 'FAIL'];
+      }),
+      [1],
+    );
+    console.log(`\n${targets.length - failed}/${targets.length} targets met`);
+  } finally {
+    await sandbox.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+await main();
