@@ -417,6 +417,29 @@ describe('explainBrCode', () => {
     expect(kind('123e4567-e12b-12d1-a456-426655440000')).toMatch(/EVP/);
   });
 
+  it('explains card-network, language and unreserved templates, and a Pix Saque facilitator', () => {
+    const account = '0014br.gov.bcb.pix0101A030800360305';
+    const body =
+      `0002010415123456789012345` +
+      `26${account.length}${account}` +
+      '52040000530398654040.005802BR5901A6001B' +
+      '62190503***50080004test' +
+      '64140002PT0104Joao' +
+      '80080004test' +
+      '6304';
+    const rows = explainBrCode(decodeBrCode(body + crc16(body)));
+    const byPath = Object.fromEntries(rows.map((r) => [r.path, r]));
+    expect(byPath['04']!.meaning).toMatch(/card network/);
+    expect(byPath['26.03']!.meaning).toMatch(/Pix Saque/);
+    expect(byPath['54']!.meaning).toContain('R$ 0,00');
+    expect(byPath['62.50']!.name).toBe('Payment System Specific Template');
+    expect(byPath['64']!.meaning).toMatch(/another language/);
+    expect(byPath['64.00']!.value).toBe('PT');
+    expect(byPath['64.01']!.meaning).toMatch(/alternate language/);
+    expect(byPath['80']!.meaning).toMatch(/unreserved template/);
+    expect(byPath['80.00']!.name).toBe('Globally Unique Identifier (GUI)');
+  });
+
   it('points out an over-long name', () => {
     const rows = explainBrCode(decodeBrCode(REAL.cnpjWithDescription));
     expect(rows.find((r) => r.path === '59')!.meaning).toBe('name of the receiver');
