@@ -1,0 +1,154 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+
+const STATEMENT = '/api/financial/v1/account/transactions';
+
+/** RFC 4180 rows (quoted fields may hold commas, quotes and line breaks). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else field += c;
+  }
+  if (field !== '' || row.length > 0) rows.push([...row, field]);
+  return rows;
+}
+
+describe('pix statement, built binary, embedded sandbox', () => {
+  it('prints the default statement with no configuration at all', async () => {
+    const result = await runCli(['statement'], { env: { PIX_CONFIG_DIR: tempConfigDir() } });
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout.trimEnd().split('\n');
+    expect(rows).toHaveLength(10);
+    for (const row of rows) {
+      const cells = row.split('\t');
+      expect(cells).toHaveLength(10);
+      expect(cells[0]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      expect(cells[1]).toMatch(/^(INCOME|OUTCOME)$/);
+      expect(cells[2]).toMatch(/^-?\d+\.\d{2}$/);
+    }
+    expect(result.stderr).toContain('sandbox: simulated account');
+    expect(result.stderr).toMatch(/next: pix statement --offset 10/);
+  });
+});
+
+describe('pix statement, built binary against `sandbox serve`', () => {
+  let server: SandboxServer;
+  let env: Record<string, string>;
+  let stateFile: string;
+
+  beforeAll(async () => {
+    const dir = tempConfigDir();
+    stateFile = join(dir, 'sandbox-state.json');
+    server = await startSandboxServer({ port: 0, stateFile });
+    env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'e2e-token' };
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const seen = () => server.requests.filter((request) => request.path === STATEMENT).length;
+
+  it.each([
+    [['--from', '2025-01-01'], '--to'],
+    [['--to', '2025-01-31'], '--from'],
+    [['--from', '2025-02-01', '--to', '2025-01-01'], '--from'],
+    [['--from', '2025-02-30', '--to', '2025-03-31'], '--from'],
+    [['--month', '2025-01', '--to', '2025-01-31'], '--month'],
+    [['--limit', '0'], '--limit'],
+    [['--offset', '-1'], '--offset'],
+    [['--all', '--limit', '-3', '-o', 'ndjson'], '--limit'],
+  ])('%j → exit 2, one line naming %s, and the sandbox saw no request', async (args, flag) => {
+    const before = seen();
+    const result = await runCli(['statement', ...args], { env });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^error: ${flag}: `));
+    expect(lines.length).toBeLessThanOrEqual(2);
+    expect(seen()).toBe(before);
+  });
+
+  it('a range in the profile time zone reaches the server as ISO instants', async () => {
+    const before = server.requests.length;
+    const result = await runCli(['statement', '--from', '2025-01-01', '--to', '2025-01-31', '--json'], {
+      env,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const url = new URL(server.requests[before]!.url, server.url);
+    expect(url.searchParams.get('dateFrom')).toBe('2025-01-01T03:00:00.000Z');
+    expect(url.searchParams.get('dateTo')).toBe('2025-02-01T02:59:59.999Z');
+  });
+
+  it('--all --json is one document; -o csv parses back to the same entries and amounts', async () => {
+    const json = await runCli(['statement', '--all', '--limit', '7', '--json'], { env });
+    expect(json.code, json.stderr).toBe(0);
+    const document = JSON.parse(json.stdout) as {
+      total: number;
+      results: Array<{ id: string; amount: number }>;
+    };
+    expect(document.total).toBeGreaterThan(7);
+    expect(document.results).toHaveLength(document.total);
+
+    const csv = await runCli(['statement', '--all', '--limit', '7', '-o', 'csv'], { env });
+    expect(csv.code, csv.stderr).toBe(0);
+    const [header, ...rows] = parseCsv(csv.stdout);
+    expect(header).toEqual([
+      'confirmedAt',
+      'type',
+      'amount',
+      'fee',
+      'method',
+      'counterpartyName',
+      'counterpartyDocument',
+      'counterpartyBank',
+      'status',
+      'id',
+    ]);
+    expect(rows.map((row) => row[9])).toEqual(document.results.map((entry) => entry.id));
+    rows.forEach((row, index) => {
+      expect(row[2]).toMatch(/^-?\d+\.\d{2}$/);
+      expect(Math.round(Number(row[2]) * 100)).toBe(Math.round(document.results[index]!.amount * 100));
+    });
+  });
+
+  it('100,000 seeded entries: --all -o ndjson yields exactly total lines, unique ids', async () => {
+    const seed = await runCli(['sandbox', 'seed', '--transactions', '100000', '--state', stateFile], { env });
+    expect(seed.code, seed.stderr).toBe(0);
+    const head = await runCli(['statement', '--limit', '1', '--json'], { env });
+    const total = (JSON.parse(head.stdout) as { total: number }).total;
+    expect(total).toBeGreaterThanOrEqual(100_000);
+
+    const before = seen();
+    const result = await runCli(['statement', '--all', '-o', 'ndjson'], { env, timeoutMs: 90_000 });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(total);
+    const ids = new Set(lines.map((line) => (JSON.parse(line) as { id: string }).id));
+    expect(ids.size).toBe(total);
+    expect(result.stderr).not.toContain('warning');
+    // Pages of 100, fetched once each: nothing asked twice.
+    expect(seen() - before).toBe(Math.ceil(total / 100));
+  }, 120_000);
+});
