@@ -94,18 +94,25 @@ async function pix(argv: string[], options: Parameters<typeof createTestIO>[0] =
   return { code, stdout: test.stdout(), stderr: test.stderr(), test };
 }
 
+/** `pix charge immediate --key-id KEY_ID …flags` (a later --key-id wins). */
+const immediate = (...flags: string[]) => pix(['charge', 'immediate', '--key-id', KEY_ID, ...flags]);
+
 const DEBTOR = ['--debtor-name', 'Ana Souza', '--debtor-cpf', '529.982.247-25'];
+const base = ['--amount', '150', '--due', '2026-12-10', '--key-id', KEY_ID, ...DEBTOR];
+const without = (flag: string) => {
+  const at = base.indexOf(flag);
+  return [...base.slice(0, at), ...base.slice(at + 2)];
+};
+
+/** `pix charge duedate` with a valid request, then …flags (a later flag wins). */
+const dueDate = (...flags: string[]) => pix(['charge', 'duedate', ...base, ...flags]);
 
 describe('pix charge immediate', () => {
   it('sends the API request (reais, expiration, debtor, question, info) and --json prints the charge as is', async () => {
     const seen = interceptCharge(IMMEDIATE);
-    const result = await pix([
-      'charge',
-      'immediate',
+    const result = await immediate(
       '--amount',
       '10,50',
-      '--key-id',
-      KEY_ID,
       '--expires-in',
       '2h',
       '--payer-name',
@@ -119,7 +126,7 @@ describe('pix charge immediate', () => {
       '--info',
       'loja=centro=1',
       '--json',
-    ]);
+    );
     expect(result.code).toBe(0);
     expect(seen.body).toEqual({
       pixKeyId: KEY_ID,
@@ -135,45 +142,26 @@ describe('pix charge immediate', () => {
     expect(JSON.parse(result.stdout)).toEqual(charge());
   });
 
-  it('--expires-in 90s is rounded up to 2 minutes, with a note on stderr', async () => {
-    const seen = interceptCharge(IMMEDIATE);
-    const result = await pix([
-      'charge',
-      'immediate',
-      '--amount',
-      '5',
-      '--key-id',
-      KEY_ID,
-      '--expires-in',
-      '90s',
-      '--json',
-    ]);
-    expect(result.code).toBe(0);
-    expect(seen.body?.expiration).toEqual({ value: 2, unit: 'minutes' });
-    expect(result.stderr).toContain('rounded up to 2 minutes');
-  });
-
-  it('--expires-in 120s is exactly 2 minutes, no note', async () => {
-    const seen = interceptCharge(IMMEDIATE);
-    const result = await pix([
-      'charge',
-      'immediate',
-      '--amount',
-      '5',
-      '--key-id',
-      KEY_ID,
-      '--expires-in',
-      '120s',
-      '--json',
-    ]);
-    expect(result.code).toBe(0);
-    expect(seen.body?.expiration).toEqual({ value: 2, unit: 'minutes' });
-    expect(result.stderr).toBe('');
-  });
+  it.each([
+    ['90s', { value: 2, unit: 'minutes' }, 'rounded up to 2 minutes'],
+    ['120s', { value: 2, unit: 'minutes' }, ''],
+    ['45m', { value: 45, unit: 'minutes' }, ''],
+    ['1d', { value: 1, unit: 'days' }, ''],
+  ])(
+    '--expires-in %s → %j (a note on stderr when seconds are rounded up)',
+    async (text, expiration, note) => {
+      const seen = interceptCharge(IMMEDIATE);
+      const result = await immediate('--amount', '5', '--expires-in', text, '--json');
+      expect(result.code).toBe(0);
+      expect(seen.body?.expiration).toEqual(expiration);
+      if (note) expect(result.stderr).toContain(note);
+      else expect(result.stderr).toBe('');
+    },
+  );
 
   it('piped: one TSV line in the documented column order, the code included, no drawing', async () => {
     interceptCharge(IMMEDIATE);
-    const result = await pix(['charge', 'immediate', '--amount', '10.50', '--key-id', KEY_ID]);
+    const result = await immediate('--amount', '10.50');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       `${[
@@ -298,7 +286,7 @@ describe('pix charge immediate', () => {
     [['--amount', '10', '--info', 'novalue'], '--info'],
     [['--amount', '10', '--info', '=x'], '--info'],
   ])('%j → exit 2 naming %s, nothing sent', async (flags, flag) => {
-    const result = await pix(['charge', 'immediate', '--key-id', KEY_ID, ...flags]);
+    const result = await immediate(...flags);
     expect(result.code).toBe(2);
     const [first] = result.stderr.split('\n');
     expect(first).toMatch(/^error: /);
@@ -314,7 +302,7 @@ describe('pix charge immediate', () => {
     [500, 7, 'Erro interno'],
   ])('HTTP %i → exit %i with the server message', async (status, exit, message) => {
     interceptCharge(IMMEDIATE, { status, body: { message } });
-    const result = await pix(['charge', 'immediate', '--amount', '10', '--key-id', KEY_ID]);
+    const result = await immediate('--amount', '10');
     expect(result.code).toBe(exit);
     expect(result.stderr.split('\n')[0]).toBe(
       `error: creating the charge: ${
@@ -333,7 +321,7 @@ describe('pix charge immediate', () => {
 
   it('an answer of the wrong shape after a 201 is an unknown outcome (exit 7), never a retry', async () => {
     interceptCharge(IMMEDIATE, { status: 201, body: { ok: true } });
-    const result = await pix(['charge', 'immediate', '--amount', '10', '--key-id', KEY_ID]);
+    const result = await immediate('--amount', '10');
     expect(result.code).toBe(7);
   });
 });
@@ -342,17 +330,7 @@ describe('pix charge immediate --qr-png', () => {
   it('writes the PNG of qrCodeDataUrl to the file', async () => {
     interceptCharge(IMMEDIATE);
     const file = join(env.PIX_CONFIG_DIR!, 'qr.png');
-    const result = await pix([
-      'charge',
-      'immediate',
-      '--amount',
-      '10',
-      '--key-id',
-      KEY_ID,
-      '--qr-png',
-      file,
-      '--json',
-    ]);
+    const result = await immediate('--amount', '10', '--qr-png', file, '--json');
     expect(result.code).toBe(0);
     expect(readFileSync(file).equals(PNG)).toBe(true);
     expect(JSON.parse(result.stdout).id).toBe(charge().id);
@@ -361,7 +339,7 @@ describe('pix charge immediate --qr-png', () => {
   it('refuses to overwrite an existing file without --force BEFORE creating the charge', async () => {
     const file = join(env.PIX_CONFIG_DIR!, 'qr.png');
     writeFileSync(file, 'keep me');
-    const result = await pix(['charge', 'immediate', '--amount', '10', '--key-id', KEY_ID, '--qr-png', file]);
+    const result = await immediate('--amount', '10', '--qr-png', file);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: --qr-png: .*already exists; add --force/);
     expect(readFileSync(file, 'utf8')).toBe('keep me');
@@ -372,24 +350,14 @@ describe('pix charge immediate --qr-png', () => {
     interceptCharge(IMMEDIATE);
     const file = join(env.PIX_CONFIG_DIR!, 'qr.png');
     writeFileSync(file, 'old');
-    const result = await pix([
-      'charge',
-      'immediate',
-      '--amount',
-      '10',
-      '--key-id',
-      KEY_ID,
-      '--qr-png',
-      file,
-      '--force',
-    ]);
+    const result = await immediate('--amount', '10', '--qr-png', file, '--force');
     expect(result.code).toBe(0);
     expect(readFileSync(file).equals(PNG)).toBe(true);
   });
 
   it('a missing directory is refused before the charge', async () => {
     const file = join(env.PIX_CONFIG_DIR!, 'nope', 'qr.png');
-    const result = await pix(['charge', 'immediate', '--amount', '10', '--key-id', KEY_ID, '--qr-png', file]);
+    const result = await immediate('--amount', '10', '--qr-png', file);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: --qr-png: /);
   });
@@ -433,17 +401,7 @@ describe('pix charge immediate --qr-png', () => {
       body: charge({ qrCodeDataUrl: 'data:image/gif;base64,R0lGODlh' }),
     });
     const file = join(env.PIX_CONFIG_DIR!, 'qr.png');
-    const result = await pix([
-      'charge',
-      'immediate',
-      '--amount',
-      '10',
-      '--key-id',
-      KEY_ID,
-      '--qr-png',
-      file,
-      '--json',
-    ]);
+    const result = await immediate('--amount', '10', '--qr-png', file, '--json');
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^warning: --qr-png: the charge was created but its PNG was not written/);
     expect(JSON.parse(result.stdout).id).toBe(charge().id);
@@ -454,7 +412,7 @@ describe('pix charge immediate --qr-png', () => {
     const notPng = `data:image/png;base64,${Buffer.from('GIF89a not a png').toString('base64')}`;
     interceptCharge(IMMEDIATE, { status: 201, body: charge({ qrCodeDataUrl: notPng }) });
     const file = join(env.PIX_CONFIG_DIR!, 'qr.png');
-    const result = await pix(['charge', 'immediate', '--amount', '10', '--key-id', KEY_ID, '--qr-png', file]);
+    const result = await immediate('--amount', '10', '--qr-png', file);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('does not hold a PNG');
     expect(result.stdout).toContain(EMV);
@@ -579,22 +537,7 @@ describe('pix charge duedate', () => {
 
   it('an unknown UPPER_CASE modality is sent with a warning', async () => {
     const seen = interceptCharge(DUEDATE, { status: 201, body: dueCharge });
-    const result = await pix([
-      'charge',
-      'duedate',
-      '--amount',
-      '150',
-      '--due',
-      '2026-12-10',
-      '--key-id',
-      KEY_ID,
-      ...DEBTOR,
-      '--fine',
-      '2',
-      '--fine-modality',
-      'NEW_FINE_KIND',
-      '--json',
-    ]);
+    const result = await dueDate('--fine', '2', '--fine-modality', 'NEW_FINE_KIND', '--json');
     expect(result.code).toBe(0);
     expect(seen.body?.amountFine).toEqual({ modality: 'NEW_FINE_KIND', amountPerc: 2 });
     expect(result.stderr).toMatch(
@@ -709,12 +652,6 @@ describe('pix charge duedate', () => {
     expect(missing.stderr).toMatch(/^error: --body: cannot read .*ENOENT/);
   });
 
-  const base = ['--amount', '150', '--due', '2026-12-10', '--key-id', KEY_ID, ...DEBTOR];
-  const without = (flag: string) => {
-    const at = base.indexOf(flag);
-    return [...base.slice(0, at), ...base.slice(at + 2)];
-  };
-
   it.each([
     [without('--amount'), '--amount'],
     [without('--due'), '--due'],
@@ -757,7 +694,7 @@ describe('pix charge duedate', () => {
   it('a question of exactly 140 characters (accents count once) is accepted', async () => {
     const seen = interceptCharge(DUEDATE, { status: 201, body: dueCharge });
     const question = 'ç'.repeat(140);
-    const result = await pix(['charge', 'duedate', ...base, '--question', question, '--json']);
+    const result = await dueDate('--question', question, '--json');
     expect(result.code).toBe(0);
     expect(seen.body?.payerQuestion).toBe(question);
   });

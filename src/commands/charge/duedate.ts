@@ -56,18 +56,77 @@ function parseDiscountEntry(text: string): RawDiscount {
 /** The CPF (or CNPJ) of the debtor, bare digits. */
 const parseDocument = (text: string) => parseTaxId(text).digits;
 
+/**
+ * The debtor object of API §2.4, one row per field: the request field, its flag and how it is checked.
+ * The flags schema, the `--body` schema, the Commander options and the merge are all made from it.
+ */
+const DEBTOR_FIELDS = [
+  {
+    field: 'name',
+    option: 'debtorName',
+    flag: '--debtor-name <name>',
+    help: "debtor's full name (required)",
+    parse: parseText,
+  },
+  {
+    field: 'cpf',
+    option: 'debtorCpf',
+    flag: '--debtor-cpf <cpf>',
+    help: "debtor's CPF (or CNPJ), check digits verified (required)",
+    parse: parseDocument,
+  },
+  {
+    field: 'email',
+    option: 'debtorEmail',
+    flag: '--debtor-email <email>',
+    help: "debtor's e-mail",
+    parse: parseEmail,
+  },
+  {
+    field: 'publicArea',
+    option: 'debtorStreet',
+    flag: '--debtor-street <street>',
+    help: "debtor's street address",
+    parse: parseText,
+  },
+  {
+    field: 'city',
+    option: 'debtorCity',
+    flag: '--debtor-city <city>',
+    help: "debtor's city",
+    parse: parseText,
+  },
+  {
+    field: 'state',
+    option: 'debtorState',
+    flag: '--debtor-state <uf>',
+    help: "debtor's state, two letters (SP)",
+    parse: parseState,
+  },
+  {
+    field: 'postalCode',
+    option: 'debtorPostalCode',
+    flag: '--debtor-postal-code <cep>',
+    help: "debtor's CEP, 8 digits",
+    parse: parsePostalCode,
+  },
+] as const;
+
+type DebtorField = (typeof DEBTOR_FIELDS)[number]['field'];
+type DebtorOption = (typeof DEBTOR_FIELDS)[number]['option'];
+
+function optionalStrings<K extends string>(keys: (row: (typeof DEBTOR_FIELDS)[number]) => K) {
+  return Object.fromEntries(
+    DEBTOR_FIELDS.map((row) => [keys(row), fromDomain(row.parse).optional()]),
+  ) as Record<K, z.ZodOptional<ReturnType<typeof fromDomain<string>>>>;
+}
+
 const dueDateOptionsSchema = z
   .object({
     amount: fromDomain(parseChargeAmount).optional(),
     due: fromDomain(parseDateOnly).optional(),
     expireAfterDays: integerFlag(1).optional(),
-    debtorName: fromDomain(parseText).optional(),
-    debtorCpf: fromDomain(parseDocument).optional(),
-    debtorEmail: fromDomain(parseEmail).optional(),
-    debtorStreet: fromDomain(parseText).optional(),
-    debtorCity: fromDomain(parseText).optional(),
-    debtorState: fromDomain(parseState).optional(),
-    debtorPostalCode: fromDomain(parsePostalCode).optional(),
+    ...optionalStrings<DebtorOption>((row) => row.option),
     discount: z.array(fromDomain(parseDiscountEntry)).default([]),
     discountModality: fromDomain(modalityParser('discount')).optional(),
     abatement: fromDomain(parseText).optional(),
@@ -101,17 +160,7 @@ const bodySchema = z.strictObject({
   amount: reaisText.pipe(fromDomain(parseChargeAmount)).optional(),
   duedate: fromDomain(parseDateOnly).optional(),
   expirationAfterPayment: z.number().int().min(1).optional(),
-  debtor: z
-    .strictObject({
-      name: fromDomain(parseText).optional(),
-      cpf: fromDomain(parseDocument).optional(),
-      email: fromDomain(parseEmail).optional(),
-      publicArea: fromDomain(parseText).optional(),
-      city: fromDomain(parseText).optional(),
-      state: fromDomain(parseState).optional(),
-      postalCode: fromDomain(parsePostalCode).optional(),
-    })
-    .optional(),
+  debtor: z.strictObject(optionalStrings<DebtorField>((row) => row.field)).optional(),
   payerQuestion: fromDomain(parseQuestion).optional(),
   amountDiscount: z
     .strictObject({
@@ -273,6 +322,20 @@ function discountModifier(
   return { modality, discountDateFixed };
 }
 
+/** Each debtor field from its flag, else from the body; name and CPF are required. */
+function debtorOf(options: DueDateOptions, body: DueDateBody): DueDateChargeInput['debtor'] {
+  const debtor: Partial<Record<DebtorField, string>> = {};
+  for (const row of DEBTOR_FIELDS) {
+    const flag = row.flag.split(' ')[0]!;
+    const value = pick(options[row.option], flag, body.debtor?.[row.field], `debtor.${row.field}`);
+    if (value === undefined && (row.field === 'name' || row.field === 'cpf')) {
+      required(value, flag, `debtor.${row.field}`);
+    }
+    if (value !== undefined) debtor[row.field] = value.value;
+  }
+  return debtor as DueDateChargeInput['debtor'];
+}
+
 /** Flags and body → the request, every rule checked; nothing has been sent yet. */
 export function buildDueDateRequest(
   options: DueDateOptions,
@@ -283,29 +346,10 @@ export function buildDueDateRequest(
   const amount = required(pick(options.amount, '--amount', body.amount, 'amount'), '--amount', 'amount');
   const due = required(pick(options.due, '--due', body.duedate, 'duedate'), '--due', 'duedate');
   if (due.value < today) throw usageError(due.where, `${due.value} is in the past (today is ${today})`);
-  const debtor = body.debtor ?? {};
-  const name = required(
-    pick(options.debtorName, '--debtor-name', debtor.name, 'debtor.name'),
-    '--debtor-name',
-    'debtor.name',
-  );
-  const cpf = required(
-    pick(options.debtorCpf, '--debtor-cpf', debtor.cpf, 'debtor.cpf'),
-    '--debtor-cpf',
-    'debtor.cpf',
-  );
   const input: Omit<DueDateChargeInput, 'pixKeyId'> = {
     amount: amount.value,
     duedate: due.value,
-    debtor: {
-      name: name.value,
-      cpf: cpf.value,
-      email: options.debtorEmail ?? debtor.email,
-      publicArea: options.debtorStreet ?? debtor.publicArea,
-      city: options.debtorCity ?? debtor.city,
-      state: options.debtorState ?? debtor.state,
-      postalCode: options.debtorPostalCode ?? debtor.postalCode,
-    },
+    debtor: debtorOf(options, body),
   };
   const days = options.expireAfterDays ?? body.expirationAfterPayment;
   if (days !== undefined) input.expirationAfterPayment = days;
@@ -340,15 +384,9 @@ export function register(command: Command, deps: Deps): void {
   command
     .option('--amount <reais>', 'amount in reais, at least 5.00 (10, 10.5 or 10,50)')
     .option('--due <date>', 'due date, YYYY-MM-DD, today or later');
-  addKeyFlags(command)
-    .option('--expire-after-days <n>', 'days after the due date until the charge expires')
-    .option('--debtor-name <name>', "debtor's full name (required)")
-    .option('--debtor-cpf <cpf>', "debtor's CPF (or CNPJ), check digits verified (required)")
-    .option('--debtor-email <email>', "debtor's e-mail")
-    .option('--debtor-street <street>', "debtor's street address")
-    .option('--debtor-city <city>', "debtor's city")
-    .option('--debtor-state <uf>', "debtor's state, two letters (SP)")
-    .option('--debtor-postal-code <cep>', "debtor's CEP, 8 digits")
+  addKeyFlags(command).option('--expire-after-days <n>', 'days after the due date until the charge expires');
+  for (const row of DEBTOR_FIELDS) command.option(row.flag, row.help);
+  command
     .option(
       '--discount <date=value>',
       `discount until DATE (repeatable); a bare VALUE for the per-day modalities`,

@@ -1,10 +1,10 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { z } from 'zod';
 import { createImmediateCharge, type ImmediateChargeInput } from '../../api/resources/charges.js';
 import type { Deps } from '../../deps.js';
 import { parseTaxId } from '../../domain/documents.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { addExamples, completionValues } from '../shared/help.js';
 import {
   addCommonTailFlags,
   addKeyFlags,
@@ -58,7 +58,12 @@ export async function runImmediate(options: ImmediateOptions, deps: Deps): Promi
 export function register(command: Command, deps: Deps): void {
   command.requiredOption('--amount <reais>', 'amount in reais, at least 5.00 (10, 10.5 or 10,50)');
   addKeyFlags(command)
-    .option('--expires-in <duration>', 'expiry: 30m, 2h, 1d (seconds are rounded up to minutes)')
+    .addOption(
+      completionValues(
+        new Option('--expires-in <duration>', 'expiry: 30m, 2h, 1d (seconds are rounded up to minutes)'),
+        { units: ['m', 'h', 'd'] },
+      ),
+    )
     .option('--payer-name <name>', "payer's full name (with --payer-tax-id)")
     .option('--payer-tax-id <cpf-or-cnpj>', "payer's CPF or CNPJ, check digits verified (with --payer-name)");
   addCommonTailFlags(command).action(async (_options, self: Command) => {
