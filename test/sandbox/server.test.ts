@@ -1,13 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { crc16, decodeBrCode, encodeBrCode } from '../../src/domain/brcode.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { SEEDED_KEYS } from '../../src/sandbox/state.js';
+
+// jsqr is CommonJS with `export default`: under NodeNext the callable is `.default` at type level.
+const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ??
+  jsQRModule) as unknown as typeof jsQRModule.default;
 
 const API = '/api/financial/v1';
 const EMAIL_KEY_ID = SEEDED_KEYS.email.id;
