@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { completionValues } from './commands/shared/help.js';
 import type { Deps, GlobalOptions, OutputFormat } from './deps.js';
 
 /** A command module: adds its flags, arguments, subcommands and action to the command made for it. */
@@ -91,6 +92,11 @@ export const COMMANDS: Entry[] = [
     summary: 'A local simulated PIX account for trying pix and for CI',
     load: () => import('./commands/sandbox.js'),
   },
+  {
+    name: 'completion',
+    summary: 'Print a shell completion script (bash, zsh or fish)',
+    load: () => import('./commands/completion.js'),
+  },
 ];
 
 /** Global flags that take a value, so the argv scan can skip it. */
@@ -162,17 +168,25 @@ export async function loadCommands(
 }
 
 const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv'];
+/** Shell completion of durations (`30` → `30s 30m 30h 30d`) and of profile names. */
+const DURATION_UNITS = { units: ['s', 'm', 'h', 'd'] } as const;
+const PROFILES = { dynamic: 'profiles' } as const;
 
 export function createProgram(deps: Deps): Command {
   const program = new Command('pix')
     .description('Run a PIX payment account from the terminal and from CI.')
     .version(readVersion(), '-V, --version', 'print the version')
-    .option('-p, --profile <name>', 'profile to use (PIX_PROFILE)')
+    .addOption(completionValues(new Option('-p, --profile <name>', 'profile to use (PIX_PROFILE)'), PROFILES))
     .option('--base-url <url>', 'API base URL (PIX_BASE_URL)')
     .option('--json', 'one JSON document on stdout')
     .addOption(new Option('-o, --output <format>', 'output format of list commands').choices(OUTPUT_FORMATS))
     .option('--no-color', 'no colour (also NO_COLOR)')
-    .option('--timeout <duration>', 'time limit of each request, e.g. 30s', '30s')
+    .addOption(
+      completionValues(
+        new Option('--timeout <duration>', 'time limit of each request, e.g. 30s').default('30s'),
+        DURATION_UNITS,
+      ),
+    )
     .option('-v, --verbose', 'log HTTP requests on stderr, credentials redacted')
     .option('-y, --yes', 'answer yes to confirmations')
     .option('--no-input', 'never prompt')

@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import { z } from 'zod';
 import {
   checkProfileName,
@@ -16,7 +16,7 @@ import { formatDecimal, parseAmount } from '../domain/money.js';
 import { usageError } from '../errors.js';
 import { jsonDocument } from '../output/format.js';
 import { parseOptions } from './shared/flags.js';
-import { addExamples } from './shared/help.js';
+import { addExamples, completionValues } from './shared/help.js';
 
 /** The keys `pix config` reads and writes. Secrets are not among them: they come in through `pix login`. */
 export const CONFIG_KEYS = [
@@ -194,6 +194,11 @@ export async function runConfig(request: ConfigAction, deps: Deps): Promise<void
   }
 }
 
+/** KEY, completed in the shell from CONFIG_KEYS. */
+function keyArgument(): Argument {
+  return completionValues(new Argument('<key>'), CONFIG_KEYS);
+}
+
 export function register(command: Command, deps: Deps): void {
   command.description(`${command.description()} (keys: ${CONFIG_KEYS.join(', ')})`);
   command
@@ -205,14 +210,14 @@ export function register(command: Command, deps: Deps): void {
   command
     .command('get')
     .description('one setting; prints nothing when it is not set')
-    .argument('<key>')
+    .addArgument(keyArgument())
     .action(async (key: string) => {
       await runConfig({ action: 'get', ...parseOptions(keyOptionsSchema, { key }, { key: 'KEY' }) }, deps);
     });
   command
     .command('set')
     .description('change a setting (checked first)')
-    .argument('<key>')
+    .addArgument(keyArgument())
     .argument('<value>')
     .action(async (key: string, value: string) => {
       const parsed = parseOptions(setOptionsSchema, { key, value }, { key: 'KEY', value: 'VALUE' });
@@ -221,7 +226,7 @@ export function register(command: Command, deps: Deps): void {
   command
     .command('unset')
     .description('remove a setting')
-    .argument('<key>')
+    .addArgument(keyArgument())
     .action(async (key: string) => {
       await runConfig({ action: 'unset', ...parseOptions(keyOptionsSchema, { key }, { key: 'KEY' }) }, deps);
     });

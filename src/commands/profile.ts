@@ -1,11 +1,11 @@
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import { z } from 'zod';
 import { knownProfiles, resolveProfileName, unknownProfileError } from '../config/resolve.js';
 import { type ProfileData, SANDBOX_PROFILE } from '../config/types.js';
 import type { Deps } from '../deps.js';
 import { jsonDocument } from '../output/format.js';
 import { parseOptions } from './shared/flags.js';
-import { addExamples } from './shared/help.js';
+import { addExamples, completionValues } from './shared/help.js';
 
 const useOptionsSchema = z.object({ name: z.string().min(1, 'a profile name is required') });
 
@@ -67,7 +67,7 @@ export function register(command: Command, deps: Deps): void {
   command
     .command('use')
     .description('make a profile the current one (sandbox is built in)')
-    .argument('<name>')
+    .addArgument(completionValues(new Argument('<name>'), { dynamic: 'profiles' }))
     .action(async (name: string) => {
       await runProfile(
         { action: 'use', ...parseOptions(useOptionsSchema, { name }, { name: 'NAME' }) },

@@ -1,11 +1,11 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { formatBRL, formatDecimal } from '../domain/money.js';
 import { PixError, usageError } from '../errors.js';
 import { durationFlag, fromDomain, integerFlag, parseOptions } from './shared/flags.js';
-import { addExamples } from './shared/help.js';
+import { addExamples, completionValues } from './shared/help.js';
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -293,7 +293,11 @@ export function register(command: Command, deps: Deps): void {
   const clock = command
     .command('clock')
     .description('Show or move sandbox time (shared by every process using the state file)')
-    .option('--advance <duration>', 'move time forward, e.g. 2d')
+    .addOption(
+      completionValues(new Option('--advance <duration>', 'move time forward, e.g. 2d'), {
+        units: ['s', 'm', 'h', 'd'],
+      }),
+    )
     .option('--set <iso>', 'set time, e.g. 2025-03-01T12:00:00Z')
     .option('--reset', 'back to real time')
     .option(...stateOption)
