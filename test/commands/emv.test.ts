@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { encodeBrCode } from '../../src/domain/brcode.js';
 import { run } from '../../src/main.js';
+import { DYNAMIC_CODE, STATIC_CODE } from '../helpers/brcodes.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { createTestIO, type TestIOOptions } from '../helpers/io.js';
-
-const STATIC_CODE = encodeBrCode({
-  pixKey: 'loja@example.com',
-  merchantName: 'Loja da Esquina',
-  merchantCity: 'SAO PAULO',
-});
-const DYNAMIC_CODE = encodeBrCode({
-  url: 'pix.example.com/qr/v2/abc123',
-  merchantName: 'Loja da Esquina',
-  merchantCity: 'SAO PAULO',
-});
 
 /** Offline: no dispatcher, no credentials, an empty config dir; a request would fail the test. */
 async function pix(argv: string[], io: TestIOOptions = {}) {

@@ -2,9 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { encodeBrCode } from '../../src/domain/brcode.js';
 import { JOURNAL_FILE } from '../../src/journal.js';
 import { run } from '../../src/main.js';
+import { DYNAMIC_CODE, STATIC_CODE } from '../helpers/brcodes.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { createTestIO, type TestIOOptions } from '../helpers/io.js';
 
@@ -15,17 +15,6 @@ const DICT_PATH = `${PREFIX}/pix/dict/consult`;
 const TRANSFER_PATH = `${PREFIX}/pix-cash-out/transfer`;
 const E2E = 'E1234567820260310120000abcdefghijk';
 const NOW = new Date('2026-03-10T12:00:00Z');
-
-const DYNAMIC_CODE = encodeBrCode({
-  url: 'pix.example.com/qr/v2/abc123',
-  merchantName: 'Loja da Esquina',
-  merchantCity: 'SAO PAULO',
-});
-const STATIC_CODE = encodeBrCode({
-  pixKey: 'loja@example.com',
-  merchantName: 'Loja da Esquina',
-  merchantCity: 'SAO PAULO',
-});
 
 let agent: MockAgent;
 let env: Record<string, string>;
@@ -184,6 +173,17 @@ describe('pix pay key', () => {
     });
     expect(result.code).toBe(8);
     expect(result.stderr).toContain('payment cancelled');
+    expect(journal()).toEqual([]);
+  });
+
+  it('Ctrl-C (or a closed terminal) at the prompt is a no: exit 8, nothing sent', async () => {
+    post(DICT_PATH, 200, dictConsult());
+    const result = await pix(['pay', 'key', 'ana@example.com', '--amount', '10.50'], {
+      tty: true,
+      answers: [],
+    });
+    expect(result.code).toBe(8);
+    expect(result.stderr).toContain('payment cancelled (no answer); nothing was sent');
     expect(journal()).toEqual([]);
   });
 

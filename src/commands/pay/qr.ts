@@ -10,6 +10,7 @@ import { decodeEmvOrFail, readEmvArgument } from '../emv.js';
 import { amountFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import {
+  ask,
   checkDuplicate,
   checkMaxAmount,
   checkNotExpired,
@@ -54,8 +55,8 @@ async function resolveAmount(
       );
     }
     const suggested = final !== undefined && final > 0 ? final : undefined;
-    const answer = await deps.prompter.ask(
-      `Amount to pay${suggested === undefined ? '' : ` [${formatBRL(suggested)}]`}: R$ `,
+    const answer = await ask(() =>
+      deps.prompter.ask(`Amount to pay${suggested === undefined ? '' : ` [${formatBRL(suggested)}]`}: R$ `),
     );
     if (answer.trim() === '' && suggested !== undefined) return { amount: suggested, sendAmount: true };
     try {

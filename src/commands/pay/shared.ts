@@ -219,6 +219,16 @@ function statementCommand(ctx: PayContext): string {
 // ---------------------------------------------------------------------------------------------
 // Paying
 
+/** A prompt before money moves: Ctrl-C or a closed terminal is a "no" (exit 8), not a crash. */
+export async function ask<T>(prompt: () => Promise<T>): Promise<T> {
+  try {
+    return await prompt();
+  } catch (error) {
+    if (error instanceof PixError) throw error;
+    throw new PixError('declined', 'payment cancelled (no answer); nothing was sent', { cause: error });
+  }
+}
+
 /**
  * Shows the plan, then (unless --dry-run) names the profile and host, confirms, journals, sends the
  * transfer once and records its outcome. Guards specific to a flow run before this.
@@ -243,7 +253,7 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
   const profile = ctx.settings.profile.value;
   stderr.write(`paying from profile "${profile}" via ${host}${ctx.settings.sandbox ? ' (sandbox)' : ''}\n`);
   if (!deps.globals.yes) {
-    const yes = await deps.prompter.confirm(confirmationQuestion(plan, amount));
+    const yes = await ask(() => deps.prompter.confirm(confirmationQuestion(plan, amount)));
     if (!yes) throw new PixError('declined', 'payment cancelled; nothing was sent');
   }
 
