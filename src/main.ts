@@ -2,7 +2,7 @@ import { CommanderError } from 'commander';
 import { createDeps, type Deps, type DepsOverrides } from './deps.js';
 import { type ErrorKind, EXIT_CODES, PixError } from './errors.js';
 import { processIOStreams } from './output/iostreams.js';
-import { createProgram, loadCommands } from './program.js';
+import { createProgram, loadCommands, usageHint } from './program.js';
 
 interface ErrorReport {
   kind: ErrorKind;
@@ -33,11 +33,8 @@ function toReport(error: unknown): ErrorReport {
       .join(' ')
       .replace(/^\((.*)\)$/, '$1')
       .trim();
-    return {
-      kind: 'usage',
-      message: first,
-      ...(suggestion ? { hint: suggestion.replace(/^Did/, 'did') } : {}),
-    };
+    const hint = suggestion ? suggestion.replace(/^Did/, 'did') : usageHint(error);
+    return { kind: 'usage', message: first, ...(hint ? { hint } : {}) };
   }
   const message = error instanceof Error ? error.message : String(error);
   return {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
+import { Command, type CommanderError, Option } from 'commander';
 import { completionValues } from './commands/shared/help.js';
 import type { Deps, GlobalOptions, OutputFormat } from './deps.js';
 
@@ -164,6 +164,75 @@ export async function loadCommands(
   const modules = await Promise.all(toLoad.map((entry) => entry.load!()));
   modules.forEach((module, index) => {
     module.register(made.get(toLoad[index]!)!, deps);
+  });
+  teachUsageErrors(program);
+}
+
+/** Commander's errors that the command's usage line helps with. */
+const USAGE_LINE_ERRORS = new Set([
+  'commander.missingArgument',
+  'commander.optionMissingArgument',
+  'commander.missingMandatoryOptionValue',
+  'commander.excessArguments',
+]);
+
+/** The hint teachUsageErrors() attached to a Commander error, if any (main.ts prints it). */
+export function usageHint(error: unknown): string | undefined {
+  return (error as { pixHint?: string } | null)?.pixHint;
+}
+
+function fullName(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
+}
+
+function hintFor(command: Command, error: CommanderError): string | undefined {
+  if (USAGE_LINE_ERRORS.has(error.code)) return `usage: ${fullName(command)} ${command.usage()}`;
+  if (error.code === 'commander.unknownCommand' && !error.message.includes('Did you mean')) {
+    // Commander suggests by spelling; a prefix (`pix stat`) is a typo too.
+    const typed = /'([^']*)'/.exec(error.message)?.[1] ?? '';
+    const names = command.commands.map((sub) => sub.name()).filter((name) => name.startsWith(typed));
+    if (typed !== '' && names.length === 1) return `did you mean ${names[0]}?`;
+    if (typed !== '' && names.length > 1) return `did you mean one of: ${names.join(', ')}?`;
+    return `run '${fullName(command)} --help' for its commands`;
+  }
+  if (error.code === 'commander.unknownOption' && !error.message.includes('Did you mean')) {
+    return `run '${fullName(command)} --help' for its flags`;
+  }
+  return undefined;
+}
+
+type MandatoryCheck = { missingMandatoryOptionValue(option: Option): void };
+
+/**
+ * Makes Commander's usage errors teach, for every command of the tree: a hint with the usage line
+ * (missing argument, missing value) or a way forward (unknown command). Commander checks required
+ * options before arguments and unknown options; the missing option is reported last here, so that
+ * `pix pay key` says the KEY is missing and `--amout` gets its "did you mean --amount?".
+ */
+function teachUsageErrors(program: Command): void {
+  const missing = new Map<Command, Option>();
+  const visit = (command: Command): void => {
+    command.exitOverride((error) => {
+      if (error.exitCode !== 0 && error.code !== 'commander.help') {
+        const hint = hintFor(command, error);
+        if (hint !== undefined) Object.assign(error, { pixHint: hint });
+      }
+      throw error;
+    });
+    (command as unknown as MandatoryCheck).missingMandatoryOptionValue = (option) => {
+      if (!missing.has(command)) missing.set(command, option);
+    };
+    for (const sub of command.commands) visit(sub);
+  };
+  visit(program);
+  program.hook('preAction', (_program, action) => {
+    for (let at: Command | null = action; at; at = at.parent) {
+      const option = missing.get(at);
+      if (option)
+        (Command.prototype as unknown as MandatoryCheck).missingMandatoryOptionValue.call(at, option);
+    }
   });
 }
 

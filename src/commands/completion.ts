@@ -354,7 +354,7 @@ export function zshScript(nodes: CompletionNode[], version: string): string {
     '        if ((i + 1 == CURRENT)); then valueof="$token"; fi',
     '        i+=1',
     '      fi',
-    '    elif ((nargs == 0)) && [[ " ${cmds[*]%%:*} " == *" $token "* ]]; then',
+    '    elif ((nargs == 0 && ${cmds[(I)${(b)token}:*]})); then',
     '      cmdpath="${cmdpath:+$cmdpath }$token"',
     '    else',
     '      nargs+=1',
@@ -471,13 +471,13 @@ export function fishScript(nodes: CompletionNode[], version: string): string {
   const values = (source: ValueSource): string => {
     switch (source.kind) {
       case 'words':
-        return `-a ${fq(source.words.join(' '))}`;
+        return `-x -a ${fq(source.words.join(' '))}`;
       case 'profiles':
-        return "-a '(__pix_profiles)'";
+        return "-x -a '(__pix_profiles)'";
       case 'units':
-        return `-a ${fq(`(__pix_units ${source.units.join(' ')})`)}`;
+        return `-x -a ${fq(`(__pix_units ${source.units.join(' ')})`)}`;
       case 'any':
-        return '-F';
+        return '-r -F';
     }
   };
   for (const node of nodes) {
@@ -490,12 +490,14 @@ export function fishScript(nodes: CompletionNode[], version: string): string {
         option.short ? `-s ${option.short.slice(1)}` : '',
         option.long ? `-l ${option.long.slice(2)}` : '',
       ].filter(Boolean);
-      const takes = option.value ? ` -r ${values(option.value)}` : '';
+      const takes = option.value ? ` ${values(option.value)}` : '';
       lines.push(`complete -c pix -n ${at} ${flags.join(' ')}${takes} -d ${fq(option.description)}`);
     }
     node.args.forEach((argument, index) => {
       const atArg = fq(`__pix_at ${fq(node.path.join(' '))} ${index}`);
-      lines.push(`complete -c pix -n ${atArg} ${values(argument)}`);
+      // Positional values: the same sources, without the option's "takes a value" mark.
+      const offer = values(argument).replace(/^-[xr] /, '');
+      lines.push(`complete -c pix -n ${atArg} ${offer}`);
     });
   }
   lines.push('');
