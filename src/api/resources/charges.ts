@@ -112,6 +112,8 @@ export interface DueDateChargeInput {
   expirationAfterPayment?: number;
   debtor: DueDateDebtor;
   payerQuestion?: string;
+  /** Not in the request table of API §4.3, but §2.2 echoes a description "when one was supplied"; only `--body` can. */
+  description?: string;
   amountDiscount?:
     | { modality: string; discountDateFixed: Array<{ date: string; value: ModifierValue }> }
     | { modality: string; value: ModifierValue };
@@ -174,6 +176,7 @@ export function dueDateChargeBody(input: DueDateChargeInput): Record<string, unk
     expirationAfterPayment: input.expirationAfterPayment,
     debtor: defined({ ...input.debtor }),
     payerQuestion: input.payerQuestion,
+    description: input.description,
     amountDiscount:
       discount &&
       ('discountDateFixed' in discount

@@ -162,6 +162,7 @@ const bodySchema = z.strictObject({
   expirationAfterPayment: z.number().int().min(1).optional(),
   debtor: z.strictObject(optionalStrings<DebtorField>((row) => row.field)).optional(),
   payerQuestion: fromDomain(parseQuestion).optional(),
+  description: fromDomain(parseText).optional(),
   amountDiscount: z
     .strictObject({
       modality: fromDomain(modalityParser('discount')).optional(),
@@ -355,6 +356,7 @@ export function buildDueDateRequest(
   if (days !== undefined) input.expirationAfterPayment = days;
   const question = options.question ?? body.payerQuestion;
   if (question !== undefined) input.payerQuestion = question;
+  if (body.description !== undefined) input.description = body.description;
   const info = options.info.length ? options.info : body.additionalInformation;
   if (info?.length) input.additionalInformation = info;
   const discount = discountModifier(options, body, due.value, warnings);
