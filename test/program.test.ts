@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { run } from '../src/main.js';
+import { tempConfigDir } from './helpers/cli.js';
+import { createTestIO } from './helpers/io.js';
+
+/** Usage errors: typos get suggestions, missing arguments show the usage line, all exit 2 with nothing sent. */
+async function pix(argv: string[]) {
+  const test = createTestIO();
+  // No PIX_BASE_URL and no network: a usage error must be found before any request could be made.
+  const code = await run(argv, { io: test.io, env: { PIX_CONFIG_DIR: tempConfigDir() } });
+  return { code, stdout: test.stdout(), stderr: test.stderr() };
+}
+
+describe('typos get suggestions', () => {
+  it.each([
+    [['statment'], "error: unknown command 'statment'\nhint: did you mean statement?\n"],
+    [['charge', 'imediate'], "error: unknown command 'imediate'\nhint: did you mean immediate?\n"],
+    [['pay', 'kye'], "error: unknown command 'kye'\nhint: did you mean key?\n"],
+    [['sandbox', 'reste'], "error: unknown command 'reste'\nhint: did you mean reset?\n"],
+    [['statement', '--limt', '5'], "error: unknown option '--limt'\nhint: did you mean --limit?\n"],
+    [['keys', '--ouptut', 'csv'], "error: unknown option '--ouptut'\nhint: did you mean --output?\n"],
+  ])('pix %j', async (argv, stderr) => {
+    const result = await pix(argv);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(stderr);
+  });
+
+  it('a misspelt flag is reported even when a required flag is also missing', async () => {
+    // Commander checks required options first; pix reports the typo, which is the real mistake.
+    const result = await pix(['charge', 'immediate', '--amout', '10']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("error: unknown option '--amout'\nhint: did you mean --amount?\n");
+  });
+
+  it('the start of a command name suggests it (pix stat → statement)', async () => {
+    expect((await pix(['stat'])).stderr).toBe(
+      "error: unknown command 'stat'\nhint: did you mean statement?\n",
+    );
+    expect((await pix(['co'])).stderr).toBe(
+      "error: unknown command 'co'\nhint: did you mean one of: config, completion?\n",
+    );
+  });
+
+  it('nothing close: points to --help of the level typed at', async () => {
+    expect((await pix(['zzz'])).stderr).toBe(
+      "error: unknown command 'zzz'\nhint: run 'pix --help' for its commands\n",
+    );
+    expect((await pix(['charge', 'zzz'])).stderr).toBe(
+      "error: unknown command 'zzz'\nhint: run 'pix charge --help' for its commands\n",
+    );
+  });
+
+  it('--json: the error and its hint as one JSON object on stderr', async () => {
+    const result = await pix(['statment', '--json']);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: { kind: 'usage', message: "unknown command 'statment'", hint: 'did you mean statement?' },
+    });
+  });
+});
+
+describe('a missing argument shows the usage line', () => {
+  it.each([
+    [['pay', 'key'], "error: missing required argument 'KEY'\nhint: usage: pix pay key [options] <KEY>\n"],
+    [['pay', 'qr'], "error: missing required argument 'EMV'\nhint: usage: pix pay qr [options] <EMV>\n"],
+    [
+      ['emv', 'decode'],
+      "error: missing required argument 'EMV'\nhint: usage: pix emv decode [options] <EMV>\n",
+    ],
+    [
+      ['profile', 'use'],
+      "error: missing required argument 'name'\nhint: usage: pix profile use [options] <name>\n",
+    ],
+    [
+      ['config', 'set', 'time-zone'],
+      "error: missing required argument 'value'\nhint: usage: pix config set [options] <key> <value>\n",
+    ],
+    [
+      ['sandbox', 'pay'],
+      "error: missing required argument 'charge-id'\nhint: usage: pix sandbox pay [options] <charge-id>\n",
+    ],
+  ])('pix %j', async (argv, stderr) => {
+    const result = await pix(argv);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(stderr);
+  });
+
+  it('a flag without its value, a missing required flag, too many arguments', async () => {
+    expect((await pix(['charge', 'immediate', '--amount'])).stderr).toBe(
+      "error: option '--amount <reais>' argument missing\nhint: usage: pix charge immediate [options]\n",
+    );
+    const missingFlag = await pix(['pay', 'key', 'ana@example.com']);
+    expect(missingFlag.code).toBe(2);
+    expect(missingFlag.stderr).toBe(
+      "error: required option '--amount <A>' not specified\nhint: usage: pix pay key [options] <KEY>\n",
+    );
+    expect((await pix(['profile', 'use', 'a', 'b'])).stderr).toBe(
+      "error: too many arguments for 'use'. Expected 1 argument but got 2.\nhint: usage: pix profile use [options] <name>\n",
+    );
+  });
+});
+
+describe('a group without its subcommand', () => {
+  it.each([['charge'], ['pay'], ['sandbox'], ['auth']])(
+    'pix %s: its help on stderr, exit 2',
+    async (group) => {
+      const result = await pix([group]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(new RegExp(`^Usage: pix ${group} \\[options\\] \\[command\\]`));
+      expect(result.stderr).toContain('Commands:');
+    },
+  );
+
+  it('pix --help and pix charge --help are not errors: stdout, exit 0', async () => {
+    for (const argv of [['--help'], ['charge', '--help'], ['--version']]) {
+      const result = await pix(argv);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).not.toBe('');
+    }
+  });
+});
