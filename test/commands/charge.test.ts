@@ -139,7 +139,16 @@ describe('pix charge immediate', () => {
         { name: 'loja', value: 'centro=1' },
       ],
     });
-    expect(JSON.parse(result.stdout)).toEqual(charge());
+    // The server's object exactly: same fields, same order, unknown fields kept.
+    expect(result.stdout).toBe(`${JSON.stringify(charge())}\n`);
+  });
+
+  it('--json keeps fields pix does not know, in the order the server sent them', async () => {
+    const body = { zeta: 1, ...charge(), extra: { nested: true } };
+    interceptCharge(IMMEDIATE, { status: 201, body });
+    const result = await immediate('--amount', '10', '--json');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${JSON.stringify(body)}\n`);
   });
 
   it.each([

@@ -4,17 +4,17 @@ import type { ApiClient, Endpoint } from '../client.js';
 
 /**
  * API §2.2, returned by both charge endpoints. Statuses and types stay open strings (contract §6);
- * unknown fields are kept, so `--json` prints the API's object exactly. Only what every charge must
- * carry to be usable is required: a created charge is never thrown away over an optional field.
+ * unknown fields are kept. Only what every charge must carry to be usable is required: a created
+ * charge is never thrown away over an optional field.
  */
-export const chargeSchema = z.looseObject({
+const chargeShape = z.looseObject({
   id: z.string(),
   amount: z.number(),
   status: z.string(),
-  type: z.string(),
-  emvqrcps: z.string(),
   pixKey: z.string().optional(),
   pixKeyId: z.string().optional(),
+  type: z.string(),
+  emvqrcps: z.string(),
   transactionId: z.union([z.number(), z.string()]).optional(),
   transactionIdentification: z.string().optional(),
   description: z.string().optional(),
@@ -23,6 +23,21 @@ export const chargeSchema = z.looseObject({
   expiresAt: z.string().optional(),
   qrCodeDataUrl: z.string().optional(),
 });
+
+/**
+ * Checks the shape but returns the server's own object, fields in the server's order, so `--json`
+ * prints the API's charge exactly (a parsed copy would list the schema's fields first).
+ */
+export const chargeSchema = z
+  .unknown()
+  .superRefine((value, context) => {
+    const result = chargeShape.safeParse(value);
+    if (result.success) return;
+    for (const issue of result.error.issues) {
+      context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    }
+  })
+  .transform((value) => value as z.infer<typeof chargeShape>);
 
 export type Charge = z.infer<typeof chargeSchema>;
 
