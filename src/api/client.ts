@@ -114,7 +114,11 @@ function describeIssues(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'unexpected shape';
   const where = issue.path.length ? issue.path.join('.') : 'body';
-  return `unexpected shape at ${where}: ${issue.message}`;
+  // zod says "Invalid input: expected string, received undefined"; users read "missing (expected string)".
+  const reason = issue.message
+    .replace(/^Invalid input: expected (.+), received undefined$/, 'missing (expected $1)')
+    .replace(/^Invalid input: /, '');
+  return `unexpected shape at ${where}: ${reason}`;
 }
 
 export async function createApiClient(deps: Deps, settings: Settings): Promise<ApiClient> {

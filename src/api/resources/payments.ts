@@ -50,14 +50,24 @@ const dictConsultSchema = z
     path: ['endToEndId'],
   });
 
-/** API §2.8. A 2xx means the transfer was accepted, so nothing here is required: a missing field must not turn a sent payment into an error. */
-const transferSchema = z.looseObject({
-  id: text,
-  endToEndId: text,
-  amount: money,
-  fee: money,
-  status: text,
-});
+/**
+ * API §2.8. A 2xx means the transfer was accepted, so no single field is required: a missing field must not
+ * turn a sent payment into an error. But an answer carrying none of a transfer's own fields (id, endToEndId,
+ * status) is not a transfer result — a proxy's or another service's JSON — so it cannot confirm anything:
+ * it fails the schema and the client reports an unknown outcome (exit 7), never a success.
+ */
+const transferSchema = z
+  .looseObject({
+    id: text,
+    endToEndId: text,
+    amount: money,
+    fee: money,
+    status: text,
+  })
+  .refine((value) => Boolean(value.id || value.endToEndId || value.status), {
+    message: 'none of id, endToEndId, status: not a transfer result',
+    path: ['id'],
+  });
 
 export type EmvConsultation = z.infer<typeof emvConsultSchema>;
 export type DictConsultation = z.infer<typeof dictConsultSchema>;
