@@ -148,6 +148,17 @@ describe('pix completion bash (in a real bash)', () => {
     expect(bashComplete('pix', '--timeout', '9').sort()).toEqual(['9d', '9h', '9m', '9s']);
   });
 
+  it('modalities of pix charge duedate (contract §6), though unknown ones are still accepted', () => {
+    expect(bashComplete('pix', 'charge', 'duedate', '--fine-modality', '').sort()).toEqual([
+      'FIXED_VALUE',
+      'PERCENT',
+    ]);
+    expect(
+      bashComplete('pix', 'charge', 'duedate', '--interest-modality', 'PERCENTAGE_PER_M').sort(),
+    ).toEqual(['PERCENTAGE_PER_MONTH_CALENDAR_DAYS', 'PERCENTAGE_PER_MONTH_WORKING_DAYS']);
+    expect(bashComplete('pix', 'charge', 'duedate', '--discount-modality', '')).toHaveLength(6);
+  });
+
   it('positional values: config keys, shells', () => {
     expect(bashComplete('pix', 'config', 'get', 'ti')).toEqual(['time-zone']);
     expect(bashComplete('pix', 'config', 'set', 'max-amount', '')).toEqual([]); // VALUE is free text

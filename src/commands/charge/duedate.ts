@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { z } from 'zod';
 import {
   createDueDateCharge,
   DATED_DISCOUNTS,
   DEFAULT_MODALITY,
   type DueDateChargeInput,
+  MODALITIES,
   type ModifierName,
   type ModifierValue,
 } from '../../api/resources/charges.js';
@@ -15,7 +16,7 @@ import { InvalidValue } from '../../domain/invalid.js';
 import { parseDateOnly, todayIn } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import { fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { addExamples, completionValues } from '../shared/help.js';
 import {
   addCommonTailFlags,
   addKeyFlags,
@@ -382,6 +383,11 @@ export async function runDueDate(options: DueDateOptions, deps: Deps): Promise<v
   await deliverCharge(charge, options, deps);
 }
 
+/** `--KIND-modality <m>`: free text (unknown UPPER_CASE strings pass with a warning), the known ones completed in the shell. */
+function modalityOption(kind: ModifierName, description: string): Option {
+  return completionValues(new Option(`--${kind}-modality <m>`, description), MODALITIES[kind]);
+}
+
 export function register(command: Command, deps: Deps): void {
   command
     .option('--amount <reais>', 'amount in reais, at least 5.00 (10, 10.5 or 10,50)')
@@ -394,13 +400,13 @@ export function register(command: Command, deps: Deps): void {
       `discount until DATE (repeatable); a bare VALUE for the per-day modalities`,
       collect,
     )
-    .option('--discount-modality <m>', `discount modality (default ${DEFAULT_MODALITY.discount})`)
+    .addOption(modalityOption('discount', `discount modality (default ${DEFAULT_MODALITY.discount})`))
     .option('--abatement <value>', 'abatement: reais, or % with a PERCENT modality')
-    .option('--abatement-modality <m>', `FIXED_VALUE or PERCENT (default ${DEFAULT_MODALITY.abatement})`)
+    .addOption(modalityOption('abatement', `FIXED_VALUE or PERCENT (default ${DEFAULT_MODALITY.abatement})`))
     .option('--fine <value>', 'fine after the due date: reais, or % with PERCENT')
-    .option('--fine-modality <m>', `FIXED_VALUE or PERCENT (default ${DEFAULT_MODALITY.fine})`)
+    .addOption(modalityOption('fine', `FIXED_VALUE or PERCENT (default ${DEFAULT_MODALITY.fine})`))
     .option('--interest <value>', 'interest after the due date: reais or % per period, by modality')
-    .option('--interest-modality <m>', `interest modality (default ${DEFAULT_MODALITY.interest})`)
+    .addOption(modalityOption('interest', `interest modality (default ${DEFAULT_MODALITY.interest})`))
     .option(
       '--body <file>',
       'a whole JSON request (API field names; `-` reads stdin); flags override its fields',
