@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { z } from 'zod';
+import type { ApiClient } from '../api/client.js';
 import { paginate } from '../api/paginate.js';
 import {
   type Party,
@@ -13,6 +14,7 @@ import { InvalidValue } from '../domain/invalid.js';
 import { centavosFromApi } from '../domain/money.js';
 import { formatDateTime, parseMonth, parseWhen } from '../domain/when.js';
 import { usageError } from '../errors.js';
+import { type BufferedOutStream, bufferedOut } from '../output/buffered.js';
 import { jsonDocument, money, type OutputMode, outputMode } from '../output/format.js';
 import { createProgress } from '../output/progress.js';
 import { type Column, createListWriter } from '../output/records.js';
@@ -233,7 +235,30 @@ export async function runStatement(options: StatementOptions, deps: Deps): Promi
   if (Date.parse(pinned.dateFrom) > Date.parse(pinned.dateTo)) pinned.dateFrom = pinned.dateTo;
 
   const progress = createProgress(stderr, 'statement');
-  const writer = createListWriter(stdout, { ...mode, columns, listField: 'results', raw: (e) => e });
+  // Exports are many small lines: gather them into 64 KB writes (memory stays bounded by that).
+  const out = bufferedOut(stdout);
+  try {
+    await exportAll(options, deps, { client, mode, columns, totals, pinned, offset, out, progress });
+  } finally {
+    await out.flush().catch(() => {});
+  }
+}
+
+interface ExportContext {
+  client: ApiClient;
+  mode: OutputMode;
+  columns: Column<StatementEntry>[];
+  totals: Totals;
+  pinned: DateRange;
+  offset: number;
+  out: BufferedOutStream;
+  progress: ReturnType<typeof createProgress>;
+}
+
+async function exportAll(options: StatementOptions, deps: Deps, context: ExportContext): Promise<void> {
+  const { client, mode, columns, totals, pinned, offset, out, progress } = context;
+  const { stderr } = deps.io;
+  const writer = createListWriter(out, { ...mode, columns, listField: 'results', raw: (e) => e });
   const { total, records } = await paginate(
     async (pageOffset, limit) => {
       const page = await readStatement(client, { ...pinned, limit, offset: pageOffset });
@@ -255,6 +280,7 @@ export async function runStatement(options: StatementOptions, deps: Deps): Promi
   }
   progress.done();
   await writer.end();
+  await out.flush();
   const summary = next.value;
   if (mode.format === 'table' && totals.count > 0) stderr.write(`${totals.line(mode.human)}\n`);
   if (summary.duplicatesDropped > 0) {
