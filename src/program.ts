@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, type CommanderError, Option } from 'commander';
-import { completionValues } from './commands/shared/help.js';
+import { addExamples, completionValues } from './commands/shared/help.js';
 import type { Deps, GlobalOptions, OutputFormat } from './deps.js';
+import type { ErrorKind } from './errors.js';
 
 /** A command module: adds its flags, arguments, subcommands and action to the command made for it. */
 export interface CommandModule {
@@ -17,6 +18,8 @@ interface Entry {
   summary: string;
   load?: () => Promise<CommandModule>;
   children?: Entry[];
+  /** A group's own examples and exit codes (its --help is shown without loading its children). */
+  examples?: { examples: string[]; exits: ErrorKind[] };
 }
 
 export const COMMANDS: Entry[] = [
@@ -34,6 +37,10 @@ export const COMMANDS: Entry[] = [
   {
     name: 'auth',
     summary: 'Inspect the credentials in use',
+    examples: {
+      examples: ['pix auth status', 'pix auth status --json | jq .credentials.kind'],
+      exits: ['usage', 'auth'],
+    },
     children: [
       {
         name: 'status',
@@ -61,6 +68,14 @@ export const COMMANDS: Entry[] = [
   {
     name: 'charge',
     summary: 'Create PIX charges (copy-and-paste code and QR code)',
+    examples: {
+      examples: [
+        'pix charge immediate --amount 10,50 --expires-in 30m',
+        'pix charge duedate --amount 150 --due 2026-12-10 --debtor-name "Ana Souza" --debtor-cpf 123.456.789-09',
+        'pix charge immediate --amount 10 --json --no-qr | jq -r .emvqrcps',
+      ],
+      exits: ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome'],
+    },
     children: [
       {
         name: 'immediate',
@@ -77,6 +92,14 @@ export const COMMANDS: Entry[] = [
   {
     name: 'pay',
     summary: 'Pay a PIX by QR code or by key',
+    examples: {
+      examples: [
+        'pix pay qr "$CODE" --dry-run',
+        'pix pay key ana@example.com --amount 10,50',
+        'pix pay qr "$CODE" --yes --json | jq -r \'.transfer.id\'',
+      ],
+      exits: ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
+    },
     children: [
       {
         name: 'qr',
@@ -117,7 +140,11 @@ export function commandPath(argv: readonly string[]): string[] {
   return path;
 }
 
+/** Set by the build (scripts/build.mjs) from package.json; read from the file when running from source. */
+declare const __PIX_VERSION__: string | undefined;
+
 function readVersion(): string {
+  if (typeof __PIX_VERSION__ === 'string') return __PIX_VERSION__;
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
     version: string;
   };
@@ -128,6 +155,7 @@ function addEntries(parent: Command, entries: Entry[]): Map<Entry, Command> {
   const made = new Map<Entry, Command>();
   for (const entry of entries) {
     const command = parent.command(entry.name).description(entry.summary);
+    if (entry.examples) addExamples(command, entry.examples.examples, entry.examples.exits);
     made.set(entry, command);
     if (entry.children) {
       for (const [child, childCommand] of addEntries(command, entry.children)) made.set(child, childCommand);
@@ -268,6 +296,15 @@ export function createProgram(deps: Deps): Command {
       // main.ts prints Commander's errors itself, in the one-line form of the contract.
       outputError: () => {},
     });
+  addExamples(
+    program,
+    [
+      'pix statement --from yesterday --to today',
+      'pix charge immediate --amount 10,50',
+      'pix statement --all -o csv > statement.csv',
+    ],
+    ['internal', 'usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
+  );
   program.hook('preAction', async (_program, action) => {
     const { parseGlobalOptions } = await import('./commands/shared/globals.js');
     deps.globals = parseGlobalOptions(action.optsWithGlobals());

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { completionModel } from '../src/commands/completion.js';
+import { createDeps } from '../src/deps.js';
 import { run } from '../src/main.js';
+import { createProgram, loadCommands } from '../src/program.js';
 import { tempConfigDir } from './helpers/cli.js';
 import { createTestIO } from './helpers/io.js';
 
@@ -120,6 +123,24 @@ describe('a group without its subcommand', () => {
       expect(result.code).toBe(0);
       expect(result.stderr).toBe('');
       expect(result.stdout).not.toBe('');
+    }
+  });
+});
+
+describe('every command teaches in its --help', () => {
+  it('ends with examples and the exit codes it can return (every command and group of the tree)', async () => {
+    const deps = createDeps({ io: createTestIO().io, env: {} });
+    const program = createProgram(deps);
+    await loadCommands(program, deps, [], true);
+    const paths = completionModel(program).map((node) => node.path);
+    expect(paths.length).toBeGreaterThan(20);
+    for (const path of paths) {
+      const result = await pix([...path, '--help']);
+      expect(result.code, `pix ${path.join(' ')} --help`).toBe(0);
+      expect(result.stdout.match(/^Examples:$/gm), `pix ${path.join(' ')} --help`).toHaveLength(1);
+      expect(result.stdout, `pix ${path.join(' ')} --help`).toMatch(
+        /\nExamples:\n(?: {2}\$ .+\n(?: {6}.+\n)*){2,}\nExit codes: 0 ok(?:, [1-8] [a-z_]+)+\n$/,
+      );
     }
   });
 });

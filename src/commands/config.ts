@@ -201,20 +201,26 @@ function keyArgument(): Argument {
 
 export function register(command: Command, deps: Deps): void {
   command.description(`${command.description()} (keys: ${CONFIG_KEYS.join(', ')})`);
-  command
+  const list = command
     .command('list')
     .description("the current profile's settings, one `key<TAB>value` per line")
     .action(async () => {
       await runConfig({ action: 'list' }, deps);
     });
-  command
+  addExamples(list, ['pix config list', 'pix config list --profile prod'], ['usage']);
+  const get = command
     .command('get')
     .description('one setting; prints nothing when it is not set')
     .addArgument(keyArgument())
     .action(async (key: string) => {
       await runConfig({ action: 'get', ...parseOptions(keyOptionsSchema, { key }, { key: 'KEY' }) }, deps);
     });
-  command
+  addExamples(
+    get,
+    ['pix config get time-zone', 'TZ_NAME=$(pix config get time-zone --profile prod)'],
+    ['usage'],
+  );
+  const set = command
     .command('set')
     .description('change a setting (checked first)')
     .addArgument(keyArgument())
@@ -223,13 +229,23 @@ export function register(command: Command, deps: Deps): void {
       const parsed = parseOptions(setOptionsSchema, { key, value }, { key: 'KEY', value: 'VALUE' });
       await runConfig({ action: 'set', ...parsed }, deps);
     });
-  command
+  addExamples(
+    set,
+    ['pix config set time-zone America/Manaus', 'pix config set max-amount 500 --profile prod'],
+    ['usage'],
+  );
+  const unset = command
     .command('unset')
     .description('remove a setting')
     .addArgument(keyArgument())
     .action(async (key: string) => {
       await runConfig({ action: 'unset', ...parseOptions(keyOptionsSchema, { key }, { key: 'KEY' }) }, deps);
     });
+  addExamples(
+    unset,
+    ['pix config unset default-key', 'pix config unset max-amount --profile prod'],
+    ['usage'],
+  );
   addExamples(
     command,
     [

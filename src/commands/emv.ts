@@ -89,4 +89,5 @@ export function register(command: Command, deps: Deps): void {
     ],
     ['usage'],
   );
+  addExamples(command, ['pix emv decode "$CODE"', 'pbpaste | pix emv decode - --json'], ['usage']);
 }

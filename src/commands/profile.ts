@@ -58,13 +58,14 @@ export async function runProfile(request: ProfileAction, deps: Deps): Promise<vo
 }
 
 export function register(command: Command, deps: Deps): void {
-  command
+  const list = command
     .command('list')
     .description('the profiles, the active one marked with *')
     .action(async () => {
       await runProfile({ action: 'list' }, deps);
     });
-  command
+  addExamples(list, ['pix profile list', "pix profile list --json | jq -r '.profiles[].name'"], ['usage']);
+  const use = command
     .command('use')
     .description('make a profile the current one (sandbox is built in)')
     .addArgument(completionValues(new Argument('<name>'), { dynamic: 'profiles' }))
@@ -74,5 +75,6 @@ export function register(command: Command, deps: Deps): void {
         deps,
       );
     });
+  addExamples(use, ['pix profile use prod', 'pix profile use sandbox'], ['usage']);
   addExamples(command, ['pix profile list', 'pix profile use prod', 'pix profile use sandbox'], ['usage']);
 }

@@ -255,6 +255,15 @@ export async function runSeed(opts: SeedOptions, deps: Deps): Promise<void> {
 const stateOption = ['--state <file>', 'state file (default: <config dir>/sandbox-state.json)'] as const;
 
 export function register(command: Command, deps: Deps): void {
+  addExamples(
+    command,
+    [
+      'pix sandbox serve --port 8080',
+      'pix sandbox pay "$(pix charge immediate --amount 10 --json --no-qr | jq -r .id)"',
+      'pix sandbox clock --advance 2d',
+    ],
+    ['usage', 'not_found', 'rejected', 'unavailable'],
+  );
   const serve = command
     .command('serve')
     .description('Run the sandbox API on 127.0.0.1 and print its URL (for other tools and CI)')
@@ -274,7 +283,11 @@ export function register(command: Command, deps: Deps): void {
     .description('Start the sandbox account afresh (keys, statement, no charges, real time)')
     .option(...stateOption)
     .action(async (raw) => runReset(parseOptions(stateSchema, raw), deps));
-  addExamples(reset, ['pix sandbox reset'], ['usage', 'unavailable']);
+  addExamples(
+    reset,
+    ['pix sandbox reset', 'pix sandbox reset --state ./ci-sandbox.json'],
+    ['usage', 'unavailable'],
+  );
 
   const pay = command
     .command('pay')
@@ -286,7 +299,10 @@ export function register(command: Command, deps: Deps): void {
     );
   addExamples(
     pay,
-    ['pix sandbox pay 4445f241-d67c-4e88-9b62-1d3076c37ed8'],
+    [
+      'pix sandbox pay 4445f241-d67c-4e88-9b62-1d3076c37ed8',
+      'pix sandbox pay "$(pix charge immediate --amount 10 --json --no-qr | jq -r .id)"',
+    ],
     ['usage', 'not_found', 'rejected', 'unavailable'],
   );
 
@@ -319,5 +335,12 @@ export function register(command: Command, deps: Deps): void {
     .requiredOption('--transactions <n>', 'how many generated transactions')
     .option(...stateOption)
     .action(async (raw) => runSeed(parseOptions(seedSchema, raw), deps));
-  addExamples(seed, ['pix sandbox seed --transactions 100000'], ['usage', 'unavailable']);
+  addExamples(
+    seed,
+    [
+      'pix sandbox seed --transactions 100000',
+      'pix sandbox seed --transactions 500 && pix statement --all -o csv > statement.csv',
+    ],
+    ['usage', 'unavailable'],
+  );
 }
