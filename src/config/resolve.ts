@@ -8,6 +8,7 @@ import {
   DEFAULT_TIME_ZONE,
   EMBEDDED_SANDBOX_URL,
   type ProfileData,
+  SANDBOX_DEFAULT_KEY,
   SANDBOX_PROFILE,
   type Settings,
   type Sourced,
@@ -211,7 +212,7 @@ export function resolveSettings(globals: GlobalOptions, env: Env, store: ConfigS
     credentials,
     timeZone,
     maxAmount,
-    defaultKey: data['default-key'],
+    defaultKey: data['default-key'] ?? (sandbox ? SANDBOX_DEFAULT_KEY : undefined),
     tls,
     warnings,
   };

@@ -16,6 +16,11 @@ export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
  * at start, and the API client uses the real address.
  */
 export const EMBEDDED_SANDBOX_URL = 'http://127.0.0.1:0';
+/**
+ * The key charges use on the built-in sandbox profile when no default-key is set: its account has four
+ * keys, and trying `pix charge immediate` should not first need `pix config set default-key`.
+ */
+export const SANDBOX_DEFAULT_KEY = 'loja@sandbox.pix.local';
 
 /** A token minted from client credentials, cached with its expiry and the base URL it belongs to. */
 export interface CachedToken {

@@ -25,6 +25,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
+import { SANDBOX_DEFAULT_KEY } from '../config/types.js';
 import type { Centavos } from '../domain/money.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -174,7 +175,7 @@ const GENERATED_SEED = 20240601;
 const DAY_MS = 86_400_000;
 
 export const SEEDED_KEYS = {
-  email: { id: '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e01', key: 'loja@sandbox.pix.local', keyType: 'EMAIL' },
+  email: { id: '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e01', key: SANDBOX_DEFAULT_KEY, keyType: 'EMAIL' },
   evp: {
     id: '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e02',
     key: '7d9f0335-8dcc-4054-9bf9-0dbd61b36906',

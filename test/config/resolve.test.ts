@@ -295,4 +295,16 @@ describe('resolveSettings', () => {
     expect(result.timeZone.value).toBe('UTC');
     expect(result.maxAmount).toBe(5000);
   });
+
+  it('charges on the sandbox use its e-mail key unless the profile names another; real profiles get none', () => {
+    expect(resolveSettings(globals(), {}, createMemoryStore()).defaultKey).toBe('loja@sandbox.pix.local');
+    const chosen = settings({}, {}, 'sandbox', { sandbox: { 'default-key': '+5511912345678' } });
+    expect(chosen.defaultKey).toBe('+5511912345678');
+    const real = resolveSettings(
+      globals(),
+      { PIX_BASE_URL: 'https://api.example.test', PIX_TOKEN: 't' },
+      createMemoryStore(),
+    );
+    expect(real.defaultKey).toBeUndefined();
+  });
 });
