@@ -45,8 +45,33 @@ function toReport(error: unknown): ErrorReport {
   };
 }
 
-function writeError(deps: Deps, report: ErrorReport, json: boolean, verbose: boolean): void {
+/** A value echoed inside quotes is cut to this many characters: a pasted megabyte stays one readable line. */
+const MAX_ECHOED = 80;
+
+/**
+ * Keeps an error message on one line whatever the user typed or the server sent: control characters
+ * (newlines, ESC of terminal escape sequences) are shown escaped, and a long quoted value is shortened.
+ */
+function oneLine(text: string): string {
+  const escaped = text.replace(/[\u0000-\u001f\u007f]/g, (char) => JSON.stringify(char).slice(1, -1));
+  const shorten = (whole: string, inner: string, quote: string) => {
+    const chars = Array.from(inner);
+    if (chars.length <= MAX_ECHOED) return whole;
+    return `${quote}${chars.slice(0, MAX_ECHOED - 20).join('')}…${quote} (${chars.length} characters)`;
+  };
+  return escaped
+    .replace(/"([^"]+)"/g, (whole, inner: string) => shorten(whole, inner, '"'))
+    .replace(/(?<![\p{L}\d])'([^']+)'(?![\p{L}\d])/gu, (whole, inner: string) => shorten(whole, inner, "'"));
+}
+
+function writeError(deps: Deps, unsafe: ErrorReport, json: boolean, verbose: boolean): void {
   const { stderr } = deps.io;
+  const report: ErrorReport = {
+    ...unsafe,
+    message: oneLine(unsafe.message),
+    ...(unsafe.serverMessage === undefined ? {} : { serverMessage: oneLine(unsafe.serverMessage) }),
+    ...(unsafe.hint === undefined ? {} : { hint: oneLine(unsafe.hint) }),
+  };
   if (json) {
     const body = {
       error: {
