@@ -5,19 +5,15 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { decodeBrCode, encodeBrCode } from '../domain/brcode.js';
+import { DATED_DISCOUNTS, MODALITIES } from '../domain/modalities.js';
 import { type Centavos, centavosToApi } from '../domain/money.js';
 import {
-  ABATEMENT_MODALITIES,
   type Amounts,
   addDays,
   type BusinessDayTest,
   brasiliaDate,
   brasiliaMidnight,
-  DATED_DISCOUNTS,
-  DISCOUNT_MODALITIES,
   dueDateAmounts,
-  FINE_MODALITIES,
-  INTEREST_MODALITIES,
 } from './duedate.js';
 import { bankCode, dictOwner, hash, isCnpj, isCpf, keyTypeOf, MISSING_KEYS, maskDocument } from './people.js';
 import {
@@ -375,10 +371,10 @@ export function validateDueDate(value: unknown, today: string) {
     if (text !== undefined) debtor[field] = text;
   }
   const terms = {
-    amountDiscount: modifier(body, 'amountDiscount', DISCOUNT_MODALITIES, dueDate),
-    amountAbatement: modifier(body, 'amountAbatement', ABATEMENT_MODALITIES, dueDate),
-    amountFine: modifier(body, 'amountFine', FINE_MODALITIES, dueDate),
-    amountInterest: modifier(body, 'amountInterest', INTEREST_MODALITIES, dueDate),
+    amountDiscount: modifier(body, 'amountDiscount', MODALITIES.discount, dueDate),
+    amountAbatement: modifier(body, 'amountAbatement', MODALITIES.abatement, dueDate),
+    amountFine: modifier(body, 'amountFine', MODALITIES.fine, dueDate),
+    amountInterest: modifier(body, 'amountInterest', MODALITIES.interest, dueDate),
   };
   const ab = terms.amountAbatement;
   if (ab?.modality === 'FIXED_VALUE' && Math.round((ab.amountPerc ?? 0) * 100) >= amount) {

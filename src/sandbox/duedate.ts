@@ -22,35 +22,6 @@
 import type { Centavos } from '../domain/money.js';
 import type { ChargeModifier } from './state.js';
 
-export const DISCOUNT_MODALITIES = [
-  'FIXED_VALUE_UNTIL_THE_DATES_INFORMED',
-  'PERCENTAGE_DATE_REPORTED',
-  'AMOUNT_PER_CALENDAR_DAY_ADVANCE',
-  'AMOUNT_ADVANCE_BUSINESS_DAY',
-  'PERCENTAGE_ADVANCE_CURRENT_DAY',
-  'PERCENTAGE_ADVANCE_BUSINESS_DAY',
-] as const;
-
-export const INTEREST_MODALITIES = [
-  'VALUE_CALENDAR_DAYS',
-  'PERCENTAGE_PER_DAY_CALENDAR_DAYS',
-  'PERCENTAGE_PER_MONTH_CALENDAR_DAYS',
-  'PERCENTAGE_PER_YEAR_CALENDAR_DAYS',
-  'VALUE_WORKING_DAYS',
-  'PERCENTAGE_PER_DAYWORKING_DAYS',
-  'PERCENTAGE_PER_MONTH_WORKING_DAYS',
-  'PERCENTAGE_PER_YEAR_WORKING_DAYS',
-] as const;
-
-export const FINE_MODALITIES = ['FIXED_VALUE', 'PERCENT'] as const;
-export const ABATEMENT_MODALITIES = FINE_MODALITIES;
-
-/** Discount modalities that read discountDateFixed. */
-export const DATED_DISCOUNTS = new Set<string>([
-  'FIXED_VALUE_UNTIL_THE_DATES_INFORMED',
-  'PERCENTAGE_DATE_REPORTED',
-]);
-
 export interface DueDateTerms {
   amount: Centavos;
   dueDate: string;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ModifierName } from '../../domain/modalities.js';
 import { type Centavos, centavosToApi } from '../../domain/money.js';
 import type { ApiClient, Endpoint } from '../client.js';
 
@@ -48,31 +49,12 @@ export function chargeTypeLabel(type: string): string {
   return type;
 }
 
-/** Contract §6: the modality strings `pix` knows. Others in UPPER_CASE are passed on with a warning. */
-export const MODALITIES = {
-  discount: [
-    'FIXED_VALUE_UNTIL_THE_DATES_INFORMED',
-    'PERCENTAGE_DATE_REPORTED',
-    'AMOUNT_PER_CALENDAR_DAY_ADVANCE',
-    'AMOUNT_ADVANCE_BUSINESS_DAY',
-    'PERCENTAGE_ADVANCE_CURRENT_DAY',
-    'PERCENTAGE_ADVANCE_BUSINESS_DAY',
-  ],
-  interest: [
-    'VALUE_CALENDAR_DAYS',
-    'PERCENTAGE_PER_DAY_CALENDAR_DAYS',
-    'PERCENTAGE_PER_MONTH_CALENDAR_DAYS',
-    'PERCENTAGE_PER_YEAR_CALENDAR_DAYS',
-    'VALUE_WORKING_DAYS',
-    'PERCENTAGE_PER_DAYWORKING_DAYS',
-    'PERCENTAGE_PER_MONTH_WORKING_DAYS',
-    'PERCENTAGE_PER_YEAR_WORKING_DAYS',
-  ],
-  fine: ['FIXED_VALUE', 'PERCENT'],
-  abatement: ['FIXED_VALUE', 'PERCENT'],
-} as const satisfies Record<string, readonly string[]>;
-
-export type ModifierName = keyof typeof MODALITIES;
+export {
+  DATED_DISCOUNTS,
+  isPercentModality,
+  MODALITIES,
+  type ModifierName,
+} from '../../domain/modalities.js';
 
 /** The modality used when only the value is given: the one the API document shows for each object (§2.3). */
 export const DEFAULT_MODALITY: Record<ModifierName, string> = {
@@ -81,17 +63,6 @@ export const DEFAULT_MODALITY: Record<ModifierName, string> = {
   fine: 'FIXED_VALUE',
   interest: 'PERCENTAGE_PER_MONTH_WORKING_DAYS',
 };
-
-/** Discount modalities that take dated entries (discountDateFixed) instead of one value. */
-export const DATED_DISCOUNTS: readonly string[] = [
-  'FIXED_VALUE_UNTIL_THE_DATES_INFORMED',
-  'PERCENTAGE_DATE_REPORTED',
-];
-
-/** Whether a modality's amountPerc is a percentage (else it is an amount in reais). */
-export function isPercentModality(modality: string): boolean {
-  return modality.startsWith('PERCENT');
-}
 
 /** `amountPerc` inside pix: money stays centavos until the request is written (architecture rule 6). */
 export type ModifierValue = { kind: 'money'; centavos: Centavos } | { kind: 'percent'; percent: number };

@@ -302,7 +302,7 @@ function discountModifier(
     return undefined;
   }
   const modality = modalityOf('discount', options, body, warnings);
-  const dated = DATED_DISCOUNTS.includes(modality) || entries.some((entry) => entry.date !== undefined);
+  const dated = DATED_DISCOUNTS.has(modality) || entries.some((entry) => entry.date !== undefined);
   if (!dated) {
     if (entries.length > 1)
       throw usageError(where, `${modality} takes one value (no dates); give --discount once`);
