@@ -96,8 +96,13 @@ function requiredString(body: Body, field: string, max = 1000): string {
   return value;
 }
 
+/**
+ * True unless `value` is the double nearest to a number with at most two decimals. An absolute tolerance
+ * on `value * 100` would refuse large valid amounts (610338098.7 * 100 = 61033809869.99999): instead the
+ * centavos are rounded and divided back, which gives exactly the double JSON.parse made of the decimal.
+ */
 function hasMoreThanTwoDecimals(value: number): boolean {
-  return Math.abs(Math.round(value * 100) - value * 100) > 1e-6;
+  return Math.round(value * 100) / 100 !== value;
 }
 
 /** A charge amount: 400 when missing or not a number, 422 when below 5.00 or not in centavos. */
