@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { Dispatcher } from 'undici';
+import { setFlagsFromString } from 'node:v8';
+import type { Dispatcher, Pool } from 'undici';
 import type { Settings } from '../config/types.js';
 import type { Env } from '../deps.js';
 import { usageError } from '../errors.js';
@@ -30,6 +31,31 @@ function proxyFor(env: Env): { httpsProxy?: string; httpProxy?: string; noProxy?
   };
 }
 
+let loaded: Promise<typeof Pool> | undefined;
+
+/**
+ * Loads the part of undici a command uses, not all of it. `import('undici')` loads ~110 modules (mocks,
+ * caches, fetch, WebSocket...), and V8 compiles llhttp's WebAssembly with TurboFan: on Node 20 that made a
+ * one-request process ~4× slower than bare node:http. Here: the Pool and `request` modules only (~25), with
+ * `request` put on Dispatcher.prototype as undici's index.js does (so `pool.request()` and an injected
+ * MockAgent work alike), and llhttp compiled by Liftoff, V8's baseline WebAssembly compiler, which is quick
+ * to compile and plenty fast to run for an API client (figures: README, Performance).
+ */
+function loadPool(): Promise<typeof Pool> {
+  loaded ??= (async () => {
+    // Must be set before llhttp is compiled, i.e. before the first connection of the process.
+    setFlagsFromString('--liftoff-only');
+    const [{ default: Dispatcher }, { default: request }, { default: PoolClass }] = await Promise.all([
+      import('undici/lib/dispatcher/dispatcher.js'),
+      import('undici/lib/api/api-request.js'),
+      import('undici/lib/dispatcher/pool.js'),
+    ]);
+    if (!('request' in Dispatcher.prototype)) Object.assign(Dispatcher.prototype, { request });
+    return PoolClass;
+  })();
+  return loaded;
+}
+
 /**
  * One connection pool for the command's origin, with the profile's client certificate (mTLS) and the
  * timeouts of `--timeout`; through HTTPS_PROXY/HTTP_PROXY (minus NO_PROXY) when set, never for loopback.
@@ -41,7 +67,7 @@ export async function createDispatcher(
   env: Env,
   timeoutMs: number,
 ): Promise<Dispatcher> {
-  const { Pool, EnvHttpProxyAgent } = await import('undici');
+  const Pool = await loadPool();
   const connect = {
     timeout: timeoutMs,
     ...(settings.tls
@@ -50,6 +76,9 @@ export async function createDispatcher(
   };
   const timeouts = { headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
   const proxy = isLoopbackHost(baseUrl.hostname) ? undefined : proxyFor(env);
-  if (proxy) return new EnvHttpProxyAgent({ ...proxy, connect, ...timeouts });
+  if (proxy) {
+    const { default: EnvHttpProxyAgent } = await import('undici/lib/dispatcher/env-http-proxy-agent.js');
+    return new EnvHttpProxyAgent({ ...proxy, connect, ...timeouts });
+  }
   return new Pool(baseUrl.origin, { connect, ...timeouts, connections: 8 });
 }

@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+// `npm run build`: src/ → dist/ as ESM bundles with code splitting (esbuild). Type-checking is `tsc --noEmit`
+// (npm run typecheck, part of npm test); this only transpiles and bundles.
+//
+// Why a bundle and not tsc's one-file-per-module output: start-up is a feature (README, Performance). One
+// command loads a handful of chunks instead of ~150 files (zod alone is 95), and two shims keep Node
+// built-ins out of start-up that pix never uses on those paths:
+// - undici's HTTP/2 client requires node:http2 at its top (which pulls tls and crypto: ~25 ms on this
+//   machine), only to read header-name constants; pix never negotiates HTTP/2 (undici's allowH2 is off by
+//   default), so the constants are inlined and http2 is required only if connect() is ever called.
+// - commander requires node:child_process for executable subcommands, which pix does not have: loaded on use.
+// And zod's 50 locales are left out (see zodLocalesShim).
+//
+//   node scripts/build.mjs            build dist/
+//   node scripts/build.mjs --analyze  and print what each output file is made of
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { constants as http2Constants } from 'node:http2';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { analyzeMetafile, build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+/** Replaces `node:<name>` for the importers matched, with a module whose contents are given. */
+function shim(name, importer, contents) {
+  return {
+    name: `shim-${name}`,
+    setup(b) {
+      b.onResolve({ filter: new RegExp(`^(node:)?${name}$`) }, (args) =>
+        importer.test(args.importer.replaceAll('\\', '/'))
+          ? { path: name, namespace: 'pix-shim' }
+          : undefined,
+      );
+      b.onLoad({ filter: new RegExp(`^${name}$`), namespace: 'pix-shim' }, () => ({
+        contents,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+const http2Shim = shim(
+  'http2',
+  /node_modules\/undici\/lib\/dispatcher\/client-h2\.js$/,
+  `'use strict';
+// The constants undici's client-h2.js reads at load time, copied from node:http2 at build time (protocol constants).
+module.exports = {
+  constants: ${JSON.stringify(
+    Object.fromEntries(
+      [
+        'HTTP2_HEADER_AUTHORITY',
+        'HTTP2_HEADER_METHOD',
+        'HTTP2_HEADER_PATH',
+        'HTTP2_HEADER_SCHEME',
+        'HTTP2_HEADER_CONTENT_LENGTH',
+        'HTTP2_HEADER_EXPECT',
+        'HTTP2_HEADER_STATUS',
+        'HTTP2_HEADER_PROTOCOL',
+        'NGHTTP2_REFUSED_STREAM',
+        'NGHTTP2_CANCEL',
+      ].map((key) => [key, http2Constants[key]]),
+    ),
+  )},
+  connect: (...args) => require('node:http2').connect(...args),
+};
+`,
+);
+
+const childProcessShim = shim(
+  'child_process',
+  /node_modules\/commander\/lib\/command\.js$/,
+  `'use strict';
+module.exports = new Proxy({}, { get: (_, key) => require('node:child_process')[key] });
+`,
+);
+
+/**
+ * zod's `z.locales` namespace bundles its error messages in ~50 languages (≈400 kB of the zod chunk), which
+ * V8 must parse whenever a command loads zod. pix uses the English default (registered by zod's schemas.js
+ * itself), never `z.locales.*`, so the namespace is English only here.
+ */
+const zodLocalesShim = {
+  name: 'zod-locales-english-only',
+  setup(b) {
+    b.onLoad({ filter: /node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
+      contents: 'export { default as en } from "./en.js";\n',
+      loader: 'js',
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
+// Built beside dist/ and swapped in, so a pix started during a build (tests in another terminal) finds a whole
+// dist/, never a half-written one.
+const dist = join(root, 'dist');
+const staging = join(root, `.dist-${process.pid}`);
+let result;
+try {
+  result = await build({
+    absWorkingDir: root,
+    entryPoints: ['src/main.ts'],
+    outdir: staging,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // Chunks sit next to main.js, so a module's import.meta.url stays one level below the package root.
+    chunkNames: '[name]-[hash]',
+    // CommonJS dependencies (commander, cli-table3, undici) call require() for Node built-ins.
+    banner: {
+      js: "import { createRequire as __pixCreateRequire } from 'node:module'; const require = __pixCreateRequire(import.meta.url);",
+    },
+    define: { __PIX_VERSION__: JSON.stringify(pkg.version) },
+    plugins: [http2Shim, childProcessShim, zodLocalesShim],
+    metafile: true,
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+} catch (error) {
+  rmSync(staging, { recursive: true, force: true });
+  throw error;
+}
+const retired = join(root, `.dist-old-${process.pid}`);
+if (existsSync(dist)) renameSync(dist, retired);
+renameSync(staging, dist);
+rmSync(retired, { recursive: true, force: true });
+if (process.argv.includes('--analyze')) console.log(await analyzeMetafile(result.metafile));
