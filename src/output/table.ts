@@ -7,7 +7,7 @@ import Table from 'cli-table3';
 export function renderTable(headers: string[], rows: string[][], human: boolean): string {
   if (!human)
     return rows.map((row) => `${row.map((cell) => cell.replace(/[\t\r\n]+/g, ' ')).join('\t')}\n`).join('');
-  const table = new Table({ head: headers, style: { head: [], border: [] } });
+  const table = new Table({ head: headers, style: { head: [], border: [], compact: true } });
   for (const row of rows) table.push(row);
   return `${table.toString()}\n`;
 }
