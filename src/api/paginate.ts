@@ -95,24 +95,46 @@ async function* remainingRecords<T>(
   };
 
   let nextOffset = start + first.items.length;
-  const inFlight: Promise<Page<T>>[] = [];
+  // Pages fetched or being fetched, in API order. A request is launched as soon as any other finishes
+  // (not only the oldest: one slow page must not idle the other slots), while at most `concurrency`
+  // are running and at most twice that many pages wait to be read, so memory stays bounded.
+  const queue: Promise<Page<T>>[] = [];
+  const window = options.concurrency * 2;
+  let running = 0;
+  let stopped = false;
   const launch = () => {
-    while (inFlight.length < options.concurrency && nextOffset < end) {
+    while (!stopped && running < options.concurrency && queue.length < window && nextOffset < end) {
+      running++;
       const task = fetchRange(nextOffset, Math.min(pageSize, end - nextOffset));
       // The rejection is observed when its turn comes; this only stops Node calling it unhandled meanwhile.
-      task.catch(() => {});
-      inFlight.push(task);
+      task.then(
+        () => {
+          running--;
+          launch();
+        },
+        () => {
+          running--;
+        },
+      );
+      queue.push(task);
       nextOffset += pageSize;
     }
   };
-  launch();
-  while (inFlight.length > 0) {
-    const page = await inFlight.shift()!;
+  try {
     launch();
-    summary.finalTotal = page.total;
-    fetched += page.items.length;
-    options.onProgress?.(fetched, end);
-    yield* fresh(page.items);
+    while (queue.length > 0) {
+      // The page stays in the queue (and counts against the window) until it has arrived.
+      const page = await queue[0]!;
+      queue.shift();
+      launch();
+      summary.finalTotal = page.total;
+      fetched += page.items.length;
+      options.onProgress?.(fetched, end);
+      yield* fresh(page.items);
+    }
+  } finally {
+    // A failed page or a consumer that stopped reading: launch nothing more.
+    stopped = true;
   }
   return summary;
 }

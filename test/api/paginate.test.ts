@@ -117,3 +117,26 @@ describe('paginate', () => {
     expect(seen).toHaveLength(20);
   });
 });
+
+describe('paginate scheduling', () => {
+  it('a slow page does not idle the other slots, and buffered pages stay bounded', async () => {
+    const data = rows(200);
+    const started: number[] = [];
+    let releaseSlow: () => void = () => {};
+    const fetchPage = async (offset: number, limit: number): Promise<Page<Row>> => {
+      started.push(offset);
+      // The page at offset 10 hangs until released; every other page answers at once.
+      if (offset === 10) await new Promise<void>((resolve) => (releaseSlow = resolve));
+      else await new Promise((resolve) => setTimeout(resolve, 1));
+      return { total: data.length, items: data.slice(offset, offset + limit) };
+    };
+    const pagination = await paginate(fetchPage, { pageSize: 10, concurrency: 2, idOf: (row) => row.id });
+    const reading = collect(pagination);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // While offset 10 hangs, the other slot kept fetching, up to the window of 2 × concurrency pages.
+    expect(started.length - 1).toBe(4);
+    releaseSlow();
+    const { out } = await reading;
+    expect(out.map((row) => row.id)).toEqual(data.map((row) => row.id));
+  });
+});
