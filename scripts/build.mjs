@@ -91,6 +91,23 @@ const zodLocalesShim = {
   },
 };
 
+/**
+ * Two undici modules that only run in cases pix never meets stay in node_modules, required at run time if
+ * ever (undici is a dependency): llhttp's non-SIMD WebAssembly (used only where SIMD is unavailable) and
+ * fetch's body extractor (used only for FormData request bodies; it pulls in fetch, webidl and a multipart
+ * parser). In the bundle they are ~165 kB that every API command would parse for nothing.
+ */
+const undiciRareModules = {
+  name: 'undici-rare-modules-external',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/(llhttp\/llhttp-wasm|web\/fetch\/body)\.js$/ }, (args) =>
+      /node_modules\/undici\/lib\/dispatcher\/client-h[12]\.js$/.test(args.importer.replaceAll('\\', '/'))
+        ? { path: `undici/lib/${args.path.slice(3)}`, external: true }
+        : undefined,
+    );
+  },
+};
+
 // Built beside dist/ and swapped in, so a pix started during a build (tests in another terminal) finds a whole
 // dist/, never a half-written one.
 const dist = join(root, 'dist');
@@ -113,7 +130,7 @@ try {
       js: "import { createRequire as __pixCreateRequire } from 'node:module'; const require = __pixCreateRequire(import.meta.url);",
     },
     define: { __PIX_VERSION__: JSON.stringify(pkg.version) },
-    plugins: [http2Shim, childProcessShim, zodLocalesShim],
+    plugins: [http2Shim, childProcessShim, zodLocalesShim, undiciRareModules],
     metafile: true,
     logLevel: 'warning',
     legalComments: 'none',

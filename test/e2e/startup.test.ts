@@ -1,0 +1,139 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import { BIN, tempConfigDir } from '../helpers/cli.js';
+
+/**
+ * What the built binary loads, as Node itself reports it: NODE_DEBUG=esm,module names every file the loaders
+ * read, and a preloaded hook prints process.moduleLoadList (Node's built-ins) at exit. No timing here: the
+ * figures live in `npm run bench`; this guards what makes them (README, Performance).
+ */
+interface Loaded {
+  code: number | null;
+  stdout: string;
+  /** npm packages whose code ran, whether from node_modules or bundled into dist/ (esbuild's path comments). */
+  packages: Set<string>;
+  /** Files of node_modules, and modules bundled into the dist/ files that were loaded. */
+  modules: string[];
+  builtins: Set<string>;
+}
+
+const hookDir = tempConfigDir();
+const HOOK = join(hookDir, 'builtins-at-exit.cjs');
+writeFileSync(
+  HOOK,
+  `process.on('exit', () => require('node:fs').writeSync(2, '\\n@builtins ' + process.moduleLoadList.join(',') + '\\n'));\n`,
+);
+
+function packageOf(path: string): string | undefined {
+  const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
+  return match?.[1];
+}
+
+function bundledModules(file: string): string[] {
+  // esbuild starts each bundled module with a `// node_modules/<pkg>/<file>` comment.
+  return [...readFileSync(file, 'utf8').matchAll(/^\/\/ (node_modules\/\S+)$/gm)].map((match) => match[1]!);
+}
+
+function loadedBy(args: string[], env: Record<string, string> = {}): Promise<Loaded> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-r', HOOK, BIN, ...args], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: hookDir,
+        PIX_CONFIG_DIR: tempConfigDir(),
+        NODE_DEBUG: 'esm,module',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const files = new Set<string>();
+      for (const match of stderr.matchAll(/Storing file:\/\/(\S+)/g))
+        files.add(decodeURIComponent(match[1]!));
+      for (const match of stderr.matchAll(/: load "([^"]+)"/g)) files.add(match[1]!);
+      const modules: string[] = [];
+      for (const file of files) {
+        if (file.includes('/node_modules/')) modules.push(file.slice(file.indexOf('node_modules/')));
+        else if (/\/dist\/[^/]+\.js$/.test(file)) modules.push(...bundledModules(file));
+      }
+      const packages = new Set(modules.map(packageOf).filter((name) => name !== undefined));
+      const builtins = new Set(
+        (/@builtins (\S+)/.exec(stderr)?.[1] ?? '')
+          .split(',')
+          .filter((entry) => entry.startsWith('NativeModule '))
+          .map((entry) => entry.slice('NativeModule '.length)),
+      );
+      resolve({ code, stdout, packages, modules, builtins });
+    });
+  });
+}
+
+const HEAVY = ['zod', 'cli-table3', 'qrcode-terminal', 'qrcode', 'conf', 'undici', 'chalk'];
+
+describe('start-up: what the built binary loads', () => {
+  it.each([[['--version']], [['--help']], [['-V']], [['charge', '--help']]])(
+    'pix %j loads commander and none of the heavy modules',
+    async (args) => {
+      const loaded = await loadedBy(args);
+      expect(loaded.code).toBe(0);
+      expect(loaded.stdout).not.toBe('');
+      expect([...loaded.packages]).toContain('commander');
+      for (const name of HEAVY) expect(loaded.packages, name).not.toContain(name);
+      // Nor the network, and not child_process (commander's executable subcommands, which pix has none of).
+      for (const name of ['http', 'http2', 'tls', 'crypto', 'child_process']) {
+        expect(loaded.builtins, name).not.toContain(name);
+      }
+    },
+  );
+
+  it('pix --version prints the package version', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    const loaded = await loadedBy(['--version']);
+    expect(loaded.stdout).toBe(`${version}\n`);
+  });
+
+  describe('one request', () => {
+    let server: SandboxServer;
+    beforeAll(async () => {
+      server = await startSandboxServer({ port: 0, stateFile: join(tempConfigDir(), 'state.json') });
+    });
+    afterAll(async () => {
+      await server.close();
+    });
+
+    it('pix keys --json works with the lean undici: Pool and request only, no fetch, mocks or HTTP/2', async () => {
+      const loaded = await loadedBy(['keys', '--json'], { PIX_BASE_URL: server.url, PIX_TOKEN: 'startup' });
+      expect(loaded.code).toBe(0);
+      const page = JSON.parse(loaded.stdout) as { total: number; result: Array<{ key: string }> };
+      expect(page.total).toBeGreaterThan(0);
+      expect(page.result.length).toBe(page.total);
+
+      // The detection sees bundled packages (so the --version and --help checks above are not vacuous).
+      expect(loaded.packages).toContain('zod');
+      expect(loaded.packages).toContain('undici');
+      const undici = loaded.modules.filter((path) => path.startsWith('node_modules/undici/'));
+      expect(undici).toContain('node_modules/undici/lib/dispatcher/pool.js');
+      expect(undici).toContain('node_modules/undici/lib/api/api-request.js');
+      expect(undici).not.toContain('node_modules/undici/index.js');
+      expect(undici.filter((path) => /\/lib\/(mock|web|cache|interceptor)\//.test(path))).toEqual([]);
+      // undici's HTTP/2 client is never used (allowH2 is off): node:http2 and tls stay unloaded over http.
+      for (const name of ['http2', 'tls']) expect(loaded.builtins, name).not.toContain(name);
+      expect(loaded.packages).not.toContain('qrcode-terminal');
+      expect(loaded.packages).not.toContain('qrcode');
+    });
+  });
+});
