@@ -71,7 +71,7 @@ export const COMMANDS: Entry[] = [
     examples: {
       examples: [
         'pix charge immediate --amount 10,50 --expires-in 30m',
-        'pix charge duedate --amount 150 --due 2026-12-10 --debtor-name "Ana Souza" --debtor-cpf 123.456.789-09',
+        'pix charge duedate --amount 150 --due 2030-12-10 --debtor-name "Ana Souza" --debtor-cpf 123.456.789-09',
         'pix charge immediate --amount 10 --json --no-qr | jq -r .emvqrcps',
       ],
       exits: ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome'],
@@ -95,7 +95,7 @@ export const COMMANDS: Entry[] = [
     examples: {
       examples: [
         'pix pay qr "$CODE" --dry-run',
-        'pix pay key ana@example.com --amount 10,50',
+        'pix pay key ana@example.com --amount 10,50 --yes',
         'pix pay qr "$CODE" --yes --json | jq -r \'.transfer.id\'',
       ],
       exits: ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],

@@ -533,7 +533,7 @@ export function register(command: Command, deps: Deps): void {
     command,
     [
       'source <(pix completion bash)',
-      'pix completion zsh > "${fpath[1]}/_pix"',
+      'mkdir -p ~/.zfunc && pix completion zsh > ~/.zfunc/_pix   # with fpath=(~/.zfunc $fpath) in ~/.zshrc',
       'pix completion fish > ~/.config/fish/completions/pix.fish',
     ],
     ['usage'],

@@ -300,7 +300,7 @@ export function register(command: Command, deps: Deps): void {
   addExamples(
     pay,
     [
-      'pix sandbox pay 4445f241-d67c-4e88-9b62-1d3076c37ed8',
+      'pix sandbox pay "$CHARGE_ID"',
       'pix sandbox pay "$(pix charge immediate --amount 10 --json --no-qr | jq -r .id)"',
     ],
     ['usage', 'not_found', 'rejected', 'unavailable'],

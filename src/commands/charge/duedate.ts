@@ -417,9 +417,9 @@ export function register(command: Command, deps: Deps): void {
   addExamples(
     command,
     [
-      'pix charge duedate --amount 150 --due 2026-12-10 --debtor-name "Ana Souza" --debtor-cpf 123.456.789-09',
-      'pix charge duedate --amount 150 --due 2026-12-10 --debtor-name "Ana Souza" --debtor-cpf 12345678909 \\\n' +
-        '      --discount 2026-12-01=5 --fine 2 --fine-modality PERCENT --interest 1 --expire-after-days 30',
+      'pix charge duedate --amount 150 --due 2030-12-10 --debtor-name "Ana Souza" --debtor-cpf 123.456.789-09',
+      'pix charge duedate --amount 150 --due 2030-12-10 --debtor-name "Ana Souza" --debtor-cpf 12345678909 \\\n' +
+        '      --discount 2030-12-01=5 --fine 2 --fine-modality PERCENT --interest 1 --expire-after-days 30',
       'pix charge duedate --body charge.json --amount 200 --qr-png charge.png --no-qr',
       'jq -c ".[]" customers.json | while read -r c; do echo "$c" | pix charge duedate --body - --json; done',
     ],

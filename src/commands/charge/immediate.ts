@@ -73,7 +73,7 @@ export function register(command: Command, deps: Deps): void {
     command,
     [
       'pix charge immediate --amount 10,50',
-      'pix charge immediate --amount 25 --key loja@example.com --expires-in 30m --question "Pedido 123?"',
+      'pix charge immediate --amount 25 --key loja@sandbox.pix.local --expires-in 30m --question "Pedido 123?"',
       'pix charge immediate --amount 99.90 --payer-name "Ana Souza" --payer-tax-id 123.456.789-09 --info pedido=123',
       'pix charge immediate --amount 10 --qr-png qr.png --no-qr',
       'pix charge immediate --amount 10 --json | jq -r .emvqrcps',

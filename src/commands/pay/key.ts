@@ -91,7 +91,7 @@ export function register(command: Command, deps: Deps): void {
   addExamples(
     command,
     [
-      'pix pay key ana@example.com --amount 10,50',
+      'pix pay key ana@example.com --amount 10,50 --yes           # -y: no y/N question',
       "pix pay key '+55 11 91234-5678' --amount 25 --dry-run",
       'pix pay key 123e4567-e89b-12d3-a456-426614174000 --amount 99.90 --yes --json',
     ],

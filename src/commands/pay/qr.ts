@@ -162,10 +162,10 @@ export function register(command: Command, deps: Deps): void {
   addExamples(
     command,
     [
-      "pix pay qr '00020101021226…6304ABCD'",
-      'pbpaste | pix pay qr - --dry-run',
+      'pbpaste | pix pay qr - --dry-run                 # consult and show; nothing is paid',
+      'pix pay qr "$CODE" --yes                         # -y: pay without the y/N question',
+      'pix pay qr "$STATIC_CODE" --amount 25,00 --yes   # a code whose payer chooses the amount',
       'pix pay qr "$CODE" --yes --json | jq -r \'.transfer.id\'',
-      'pix pay qr "$STATIC_CODE" --amount 25,00',
     ],
     ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
   );

@@ -1,0 +1,335 @@
+/**
+ * The documentation cannot rot: every example shown in a command's `--help` and the README's "Use in CI"
+ * script are run through bash, with the built binary on PATH as `pix`, against the embedded sandbox (a
+ * fresh PIX_CONFIG_DIR per example). Each must exit 0, except the few in NOT_RUN below.
+ *
+ * Examples name things a reader would have at hand ("$CODE", customers.json, a profile called prod).
+ * FIXTURES provides them, only to the examples that mention them, and says what each stands for.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDeps } from '../../src/deps.js';
+import { createProgram, loadCommands } from '../../src/program.js';
+import { BIN } from '../helpers/cli.js';
+import { createTestIO } from '../helpers/io.js';
+
+const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+
+/**
+ * Examples that are shown but not run, each with its reason. Keep it small: an example that could run
+ * against the sandbox belongs in the test, not here. Every entry must still be an example (checked below).
+ */
+const NOT_RUN = new Map<string, string>([
+  [
+    'PIX_CLIENT_SECRET=… pix login --profile prod --client-key my-key --base-url https://api.example.com',
+    'needs a real account: login mints a token with the client credentials at that URL',
+  ],
+  [
+    'pix login --client-key my-key          # asks for the secret',
+    'needs input: asks for the secret at a terminal',
+  ],
+  ['pix sandbox serve --port 8080', 'a server: runs until Ctrl-C (test/sandbox covers serve)'],
+  [
+    'pix sandbox serve --faults statement:503x2,transfer:timeout',
+    'a server: runs until Ctrl-C (test/reliability/faults.test.ts covers --faults)',
+  ],
+]);
+
+/** A static BR Code without an amount (the payer chooses it); its key is a random key (EVP). */
+const STATIC_CODE =
+  '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D';
+
+/** A due-date charge body with the API's field names (API §4.3), as a user keeps in a file. */
+const DUEDATE_BODY = {
+  duedate: '2030-12-10',
+  amount: 150,
+  debtor: { name: 'Ana Souza', cpf: '12345678909', city: 'São Paulo', state: 'SP' },
+  amountFine: { modality: 'PERCENT', amountPerc: 2 },
+};
+
+interface Fixture {
+  /** Whether the example needs it. */
+  wanted: (example: string) => boolean;
+  /** What it stands for in the reader's world. */
+  meaning: string;
+  /** bash run before the example (in the example's directory, with its PIX_CONFIG_DIR); must succeed. */
+  setup?: string;
+  /** Files written into the example's directory. */
+  files?: Record<string, string>;
+}
+
+const mentions = (word: string) => (example: string) => new RegExp(`\\$\\{?${word}\\b`).test(example);
+
+const FIXTURES: Fixture[] = [
+  {
+    wanted: (example) => mentions('CODE')(example) || /\bpbpaste\b/.test(example),
+    meaning: 'CODE: a copied copy-and-paste code, here from a fresh sandbox charge (pbpaste prints it)',
+    setup: 'CODE=$(pix charge immediate --amount 10 | cut -f11) && export CODE',
+  },
+  {
+    wanted: mentions('CHARGE_ID'),
+    meaning: 'CHARGE_ID: the id of a charge created on the sandbox',
+    setup: 'CHARGE_ID=$(pix charge immediate --amount 10 | cut -f1)',
+  },
+  {
+    wanted: mentions('STATIC_CODE'),
+    meaning: 'STATIC_CODE: a static BR Code whose payer chooses the amount',
+    setup: `STATIC_CODE='${STATIC_CODE}'`,
+  },
+  {
+    wanted: mentions('TOKEN'),
+    meaning: 'TOKEN: a bearer token (login --with-token stores it without a request)',
+    setup: 'TOKEN=docs-example-token-0123456789',
+  },
+  {
+    wanted: (example) => /--profile prod\b|profile use prod\b/.test(example),
+    meaning: 'a profile named prod, logged in with a token; the current profile stays sandbox',
+    setup:
+      'printf "prod-token-0123456789\\n" | pix login --profile prod --with-token --base-url https://api.example.com 2>/dev/null && pix profile use sandbox 2>/dev/null',
+  },
+  {
+    wanted: (example) => example.includes('charge.json'),
+    meaning: 'charge.json: a due-date charge request (API §4.3)',
+    files: { 'charge.json': `${JSON.stringify(DUEDATE_BODY, null, 2)}\n` },
+  },
+  {
+    wanted: (example) => example.includes('customers.json'),
+    meaning: 'customers.json: an array of due-date charge requests',
+    files: {
+      'customers.json': `${JSON.stringify([
+        DUEDATE_BODY,
+        { ...DUEDATE_BODY, amount: 89.9, debtor: { name: 'Bruno Lima', cpf: '52998224725' } },
+      ])}\n`,
+    },
+  },
+  {
+    wanted: (example) => example.includes('code.txt'),
+    meaning: 'code.txt: a BR Code saved to a file',
+    files: { 'code.txt': `${STATIC_CODE}\n` },
+  },
+];
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  dir: string;
+}
+
+let root: string;
+let binDir: string;
+const hasJq = spawnSync('jq', ['--version']).status === 0;
+
+/** Runs `script` with bash in a fresh directory that is also HOME, with a fresh PIX_CONFIG_DIR. */
+function runBash(script: string, files: Record<string, string> = {}, timeoutMs = 30_000): Promise<Ran> {
+  const dir = mkdtempSync(join(root, 'example-'));
+  mkdirSync(join(dir, '.config', 'fish', 'completions'), { recursive: true }); // as installing fish does
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', script], {
+      cwd: dir,
+      env: {
+        PATH: `${binDir}:${process.env.PATH ?? ''}`,
+        HOME: dir,
+        PIX_CONFIG_DIR: join(dir, 'pix-config'),
+        LANG: 'C.UTF-8',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, dir });
+    });
+  });
+}
+
+/** The example with its fixtures: setup lines that must each succeed, then the example under pipefail. */
+function exampleScript(example: string): { script: string; files: Record<string, string> } {
+  const used = FIXTURES.filter((fixture) => fixture.wanted(example));
+  const setup = used.flatMap((fixture) =>
+    fixture.setup === undefined
+      ? []
+      : [`${fixture.setup} || { echo "fixture failed: ${fixture.meaning}" >&2; exit 99; }`],
+  );
+  const files = Object.assign({}, ...used.map((fixture) => fixture.files ?? {}));
+  return { script: ['set -o pipefail', ...setup, example].join('\n'), files };
+}
+
+/** Runs `work` over `items` with at most `limit` at a time. */
+async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+    }),
+  );
+}
+
+/** The `Examples:` block of one help text: `  $ ` starts an example, deeper-indented lines continue it. */
+function parseExamples(help: string): string[] {
+  const block = /\nExamples:\n([\s\S]*?)(?:\n\n|$)/.exec(help)?.[1] ?? '';
+  const examples: string[] = [];
+  for (const line of block.split('\n')) {
+    if (line.startsWith('  $ ')) examples.push(line.slice(4));
+    else if (/^ {4,}\S/.test(line) && examples.length > 0) examples[examples.length - 1] += `\n${line}`;
+  }
+  return examples;
+}
+
+/** Every command's help, as `pix … --help` prints it (Commander tree with every module loaded). */
+async function helpTexts(): Promise<Map<string, string>> {
+  const test = createTestIO();
+  const deps = createDeps({ io: test.io, env: { PIX_CONFIG_DIR: join(root, 'help-config') } });
+  const program = createProgram(deps);
+  await loadCommands(program, deps, [], true);
+  const texts = new Map<string, string>();
+  const visit = (command: Command, path: string[]) => {
+    let text = '';
+    command.configureOutput({ writeOut: (chunk) => (text += chunk) });
+    command.outputHelp();
+    texts.set(['pix', ...path].join(' '), text);
+    for (const sub of command.commands) if (sub.name() !== 'help') visit(sub, [...path, sub.name()]);
+  };
+  visit(program, []);
+  return texts;
+}
+
+/** The first ```bash block under the README heading `## Use in CI`. */
+function ciScript(): string {
+  const readme = readFileSync(README, 'utf8');
+  const section = /\n## Use in CI\n([\s\S]*?)(?=\n## |$)/.exec(readme)?.[1];
+  if (section === undefined) throw new Error('README.md has no "## Use in CI" section');
+  const script = /```bash\n([\s\S]*?)\n```/.exec(section)?.[1];
+  if (script === undefined) throw new Error('the "Use in CI" section has no ```bash block');
+  return script;
+}
+
+/** Every distinct example, with the commands whose help shows it. */
+const examples = new Map<string, string[]>();
+const results = new Map<string, Ran>();
+let ci: { script: string; ran: Ran };
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'pix-docs-'));
+  binDir = join(root, 'bin');
+  mkdirSync(binDir);
+  writeFileSync(join(binDir, 'pix'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  // pbpaste (macOS) prints the clipboard; here the clipboard holds $CODE.
+  writeFileSync(join(binDir, 'pbpaste'), '#!/bin/sh\nprintf \'%s\\n\' "$CODE"\n');
+  chmodSync(join(binDir, 'pix'), 0o755);
+  chmodSync(join(binDir, 'pbpaste'), 0o755);
+
+  for (const [command, help] of await helpTexts()) {
+    for (const example of parseExamples(help))
+      examples.set(example, [...(examples.get(example) ?? []), command]);
+  }
+  const runnable = [...examples.keys()].filter(
+    (example) => !NOT_RUN.has(example) && (hasJq || !/\bjq\b/.test(example)),
+  );
+  const parallel = Math.max(2, Math.min(8, cpus().length));
+  const script = ciScript();
+  await Promise.all([
+    pool(runnable, parallel, async (example) => {
+      const { script: full, files } = exampleScript(example);
+      results.set(example, await runBash(full, files));
+    }),
+    runBash(script).then((ran) => {
+      ci = { script, ran };
+    }),
+  ]);
+}, 120_000);
+
+afterAll(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe('the examples of --help', () => {
+  it('are found in every command (the walk reads the real help)', () => {
+    expect(examples.size).toBeGreaterThan(40);
+    const commands = new Set([...examples.values()].flat());
+    for (const command of ['pix', 'pix statement', 'pix charge duedate', 'pix pay qr', 'pix sandbox clock']) {
+      expect(commands).toContain(command);
+    }
+  });
+
+  it('the not-run list names only examples that still exist', () => {
+    for (const example of NOT_RUN.keys()) expect([...examples.keys()], example).toContain(example);
+  });
+
+  it('every other example exits 0 against the sandbox', (context) => {
+    const failures: string[] = [];
+    for (const [example, commands] of examples) {
+      if (NOT_RUN.has(example)) continue;
+      const ran = results.get(example);
+      if (ran === undefined) continue; // needs jq, which is missing (reported below)
+      if (ran.code !== 0) {
+        failures.push(
+          `${commands.join(', ')} --help: ${example}\n  exit ${ran.code}\n  stderr: ${ran.stderr.trim().replaceAll('\n', '\n          ')}`,
+        );
+      }
+    }
+    expect(failures, failures.join('\n\n')).toEqual([]);
+    const skipped = [...examples.keys()].filter((example) => !NOT_RUN.has(example) && !results.has(example));
+    if (skipped.length > 0) {
+      context.skip(`jq is not installed: ${skipped.length} examples that use jq were not run`);
+    }
+  });
+
+  it('examples that write files or print results really did', () => {
+    const check = (example: string, assert: (ran: Ran) => void) => {
+      const ran = results.get(example);
+      if (ran !== undefined) assert(ran);
+    };
+    check('pix statement --all -o csv > statement.csv', (ran) => {
+      expect(readFileSync(join(ran.dir, 'statement.csv'), 'utf8')).toMatch(/^confirmedAt,type,amount,fee,/);
+    });
+    check('pix charge immediate --amount 10 --qr-png - > qr.png', (ran) => {
+      expect(readFileSync(join(ran.dir, 'qr.png')).subarray(1, 4).toString()).toBe('PNG');
+    });
+    check("pix keys --json | jq -r '.result[].id'", (ran) => {
+      expect(ran.stdout.trim().split('\n')).toHaveLength(4);
+    });
+  });
+});
+
+describe('the README "Use in CI" script', () => {
+  it('runs to the end with exit 0 against the sandbox', () => {
+    expect(ci.ran.code, `stderr:\n${ci.ran.stderr}\nstdout:\n${ci.ran.stdout}`).toBe(0);
+  });
+
+  it('printed what it claims: the charge, the payment, its settlement, the export', () => {
+    const { stdout, dir } = ci.ran;
+    expect(stdout).toMatch(/^created charge [0-9a-f-]{36}$/m);
+    const transfer = /^paid: transfer ([0-9a-f-]{36}) PENDING$/m.exec(stdout)?.[1];
+    expect(transfer, stdout).toBeDefined();
+    expect(stdout).toContain(`\nconfirmed: ${transfer}\n`);
+    const exported = /^exported (\d+) statement entries to statement\.csv$/m.exec(stdout);
+    expect(exported, stdout).not.toBeNull();
+    const rows = readFileSync(join(dir, 'statement.csv'), 'utf8').trimEnd().split('\r\n');
+    expect(rows[0]).toBe(
+      'confirmedAt,type,amount,fee,method,counterpartyName,counterpartyDocument,counterpartyBank,status,id',
+    );
+    expect(rows.length - 1).toBe(Number(exported![1]));
+    // The payment of the account's own charge: out, and the charge's money in; the second charge paid.
+    const outcome = rows.filter((row) => row.endsWith(`,CONFIRMED,${transfer}`));
+    expect(outcome).toHaveLength(1);
+    expect(outcome[0]).toContain(',OUTCOME,-12.34,');
+    expect(rows.some((row) => row.includes(',INCOME,12.34,'))).toBe(true);
+    expect(rows.some((row) => row.includes(',INCOME,50.00,'))).toBe(true);
+  });
+});
