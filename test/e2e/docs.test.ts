@@ -292,8 +292,9 @@ describe('the examples of --help', () => {
 
   it('examples that write files or print results really did', () => {
     const check = (example: string, assert: (ran: Ran) => void) => {
-      const ran = results.get(example);
-      if (ran !== undefined) assert(ran);
+      expect(examples.has(example), `still an example: ${example}`).toBe(true);
+      if (!hasJq && /\bjq\b/.test(example)) return;
+      assert(results.get(example)!);
     };
     check('pix statement --all -o csv > statement.csv', (ran) => {
       expect(readFileSync(join(ran.dir, 'statement.csv'), 'utf8')).toMatch(/^confirmedAt,type,amount,fee,/);
