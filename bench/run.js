@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(root, 'bin', 'pix.js');
@@ -111,16 +111,18 @@ function printTable(headers, rows, rightAligned) {
   for (const row of rows) console.log(line(row));
 }
 
+/** The export benchmark of bench/statement-export.mjs (written with the statement command), run in-process. */
 async function runExport() {
   if (skipExport) return undefined;
   if (!existsSync(EXPORT)) {
     console.log(`\n(export row skipped: ${EXPORT} is not there)`);
     return undefined;
   }
-  const result = await timed([EXPORT, '--json', ...(quick ? ['--quick'] : [])], {});
-  if (result.code !== 0) throw new Error(`statement-export.mjs failed (${result.code}):\n${result.stderr}`);
-  const last = result.stdout.trim().split('\n').pop();
-  return { report: JSON.parse(last), stderr: result.stderr };
+  const { measureStatementExport } = await import(pathToFileURL(EXPORT).href);
+  return measureStatementExport({
+    ...(quick ? { entries: 20_000 } : {}),
+    log: (text) => process.stderr.write(`${text}\n`),
+  });
 }
 
 async function main() {
@@ -211,12 +213,9 @@ async function main() {
       },
     ];
 
-    const exported = await runExport();
-    if (exported) {
-      const { report } = exported;
-      console.log(
-        `\nexport of ${report.entries.toLocaleString('en')} entries (${report.description ?? 'statement --all -o ndjson'})\n`,
-      );
+    const report = await runExport();
+    if (report) {
+      console.log(`\nexport of ${report.entries.toLocaleString('en')} entries: ${report.description}\n`);
       printTable(
         ['run', 'time', 'peak RSS'],
         [
