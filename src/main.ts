@@ -1,8 +1,7 @@
-import { CommanderError } from 'commander';
 import { createDeps, type Deps, type DepsOverrides } from './deps.js';
 import { type ErrorKind, EXIT_CODES, PixError } from './errors.js';
 import { processIOStreams } from './output/iostreams.js';
-import { createProgram, loadCommands, usageHint } from './program.js';
+import { pixVersion } from './version.js';
 
 interface ErrorReport {
   kind: ErrorKind;
@@ -14,7 +13,13 @@ interface ErrorReport {
   stack?: string;
 }
 
-function toReport(error: unknown): ErrorReport {
+/** The Commander pieces error reporting needs, loaded only once a command is parsed (not for --version). */
+interface CommanderKit {
+  CommanderError: typeof import('commander').CommanderError;
+  usageHint: typeof import('./program.js').usageHint;
+}
+
+function toReport(error: unknown, commander: CommanderKit | undefined): ErrorReport {
   if (error instanceof PixError) {
     return {
       kind: error.kind,
@@ -26,14 +31,14 @@ function toReport(error: unknown): ErrorReport {
       ...(error.stack === undefined ? {} : { stack: error.stack }),
     };
   }
-  if (error instanceof CommanderError) {
+  if (commander && error instanceof commander.CommanderError) {
     // Commander's text is "error: unknown command 'x'\n(Did you mean y?)": keep one line, move the rest to a hint.
     const [first = '', ...rest] = error.message.replace(/^error: /, '').split('\n');
     const suggestion = rest
       .join(' ')
       .replace(/^\((.*)\)$/, '$1')
       .trim();
-    const hint = suggestion ? suggestion.replace(/^Did/, 'did') : usageHint(error);
+    const hint = suggestion ? suggestion.replace(/^Did/, 'did') : commander.usageHint(error);
     return { kind: 'usage', message: first, ...(hint ? { hint } : {}) };
   }
   const message = error instanceof Error ? error.message : String(error);
@@ -101,6 +106,11 @@ function scanFlag(argv: readonly string[], ...names: string[]): boolean {
 /** Runs pix with argv (without node and the script) and returns the exit code. The ONE place errors become exit codes. */
 export async function run(argv: readonly string[], overrides?: Partial<DepsOverrides>): Promise<number> {
   const io = overrides?.io ?? processIOStreams();
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    // The one answer that needs no command tree: scripts call it in loops, so it skips loading Commander.
+    io.stdout.write(`${pixVersion()}\n`);
+    return 0;
+  }
   const deps = createDeps({ ...overrides, io, env: overrides?.env ?? process.env });
   if (!overrides?.io) {
     // `pix statement | head` closes the pipe early: that is the reader's choice, not an error.
@@ -108,18 +118,24 @@ export async function run(argv: readonly string[], overrides?: Partial<DepsOverr
       if (error.code === 'EPIPE') process.exit(0);
     });
   }
+  let commander: CommanderKit | undefined;
   let exitCode = 0;
   try {
+    const [{ CommanderError }, { createProgram, loadCommands, usageHint }] = await Promise.all([
+      import('commander'),
+      import('./program.js'),
+    ]);
+    commander = { CommanderError, usageHint };
     const program = createProgram(deps);
     await loadCommands(program, deps, argv);
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
-    if (error instanceof CommanderError && error.exitCode === 0) {
+    if (commander && error instanceof commander.CommanderError && error.exitCode === 0) {
       exitCode = 0;
-    } else if (error instanceof CommanderError && error.code === 'commander.help') {
+    } else if (commander && error instanceof commander.CommanderError && error.code === 'commander.help') {
       exitCode = EXIT_CODES.usage; // a group run without its subcommand: the help was shown on stderr
     } else {
-      const report = toReport(error);
+      const report = toReport(error, commander);
       writeError(
         deps,
         report,

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { Command, type CommanderError, Option } from 'commander';
 import { addExamples, completionValues } from './commands/shared/help.js';
 import type { Deps, GlobalOptions, OutputFormat } from './deps.js';
 import type { ErrorKind } from './errors.js';
+import { pixVersion } from './version.js';
 
 /** A command module: adds its flags, arguments, subcommands and action to the command made for it. */
 export interface CommandModule {
@@ -140,17 +140,6 @@ export function commandPath(argv: readonly string[]): string[] {
   return path;
 }
 
-/** Set by the build (scripts/build.mjs) from package.json; read from the file when running from source. */
-declare const __PIX_VERSION__: string | undefined;
-
-function readVersion(): string {
-  if (typeof __PIX_VERSION__ === 'string') return __PIX_VERSION__;
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
-}
-
 function addEntries(parent: Command, entries: Entry[]): Map<Entry, Command> {
   const made = new Map<Entry, Command>();
   for (const entry of entries) {
@@ -272,7 +261,7 @@ const PROFILES = { dynamic: 'profiles' } as const;
 export function createProgram(deps: Deps): Command {
   const program = new Command('pix')
     .description('Run a PIX payment account from the terminal and from CI.')
-    .version(readVersion(), '-V, --version', 'print the version')
+    .version(pixVersion(), '-V, --version', 'print the version')
     .addOption(completionValues(new Option('-p, --profile <name>', 'profile to use (PIX_PROFILE)'), PROFILES))
     .option('--base-url <url>', 'API base URL (PIX_BASE_URL)')
     .option('--json', 'one JSON document on stdout')

@@ -6,7 +6,6 @@ import { InvalidValue } from '../domain/invalid.js';
 import { centavosToApi } from '../domain/money.js';
 import { usageError } from '../errors.js';
 import { jsonDocument, outputMode } from '../output/format.js';
-import { renderTable } from '../output/table.js';
 import { parseOptions } from './shared/flags.js';
 import { addExamples } from './shared/help.js';
 
@@ -51,7 +50,7 @@ export async function runEmvDecode(options: EmvDecodeOptions, deps: Deps): Promi
   const decoded = decodeEmvOrFail(text);
   const explained = explainBrCode(decoded);
   // No profile is needed offline, so the time zone is irrelevant here.
-  const mode = outputMode(deps, 'UTC');
+  const mode = await outputMode(deps, 'UTC');
   const { stdout } = deps.io;
   if (mode.format === 'json') {
     stdout.write(jsonDocument(decodedJson(decoded, explained), mode.pretty));
@@ -65,7 +64,7 @@ export async function runEmvDecode(options: EmvDecodeOptions, deps: Deps): Promi
     mode.human && templates.has(row.path) ? '' : row.value,
     row.meaning,
   ]);
-  stdout.write(renderTable(['Field', 'Name', 'Value', 'Meaning'], rows, mode.human));
+  stdout.write(mode.table(['Field', 'Name', 'Value', 'Meaning'], rows));
   if (mode.human) {
     const what = decoded.kind === 'dynamic' ? 'dynamic code (details fetched from its URL)' : 'static code';
     stdout.write(`${mode.colors.green('CRC OK')}: ${what}\n`);

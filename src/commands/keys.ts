@@ -39,7 +39,7 @@ function columns(timeZone: string): Column<RegisteredKey>[] {
 export async function runKeys(options: KeysOptions, deps: Deps): Promise<void> {
   const settings = await deps.settings();
   const client = await deps.api();
-  const mode = outputMode(deps, settings.timeZone.value);
+  const mode = await outputMode(deps, settings.timeZone.value);
   const { stdout, stderr } = deps.io;
   const offset = options.offset ?? 0;
 

@@ -195,7 +195,7 @@ export async function runStatement(options: StatementOptions, deps: Deps): Promi
   const timeZone = settings.timeZone.value;
   const startedAt = deps.clock.now();
   const range = resolveRange(options, timeZone, startedAt);
-  const mode = outputMode(deps, timeZone);
+  const mode = await outputMode(deps, timeZone);
   const { stdout, stderr } = deps.io;
   const offset = options.offset ?? 0;
   const columns = mode.human ? humanColumns(mode) : machineColumns();

@@ -1,7 +1,7 @@
-import { Chalk } from 'chalk';
 import type { Deps, OutputFormat } from '../deps.js';
 import { formatBRL, formatDecimal } from '../domain/money.js';
 import { colorEnabled } from './iostreams.js';
+import { type TableRenderer, tableRenderer } from './table.js';
 
 export interface Palette {
   green(text: string): string;
@@ -22,25 +22,34 @@ export interface OutputMode {
   /** stderr is a terminal: progress may be shown there. */
   stderrIsTTY: boolean;
   timeZone: string;
+  /** A table for people (human) or header-less TSV rows (piped), ready to call. */
+  table: TableRenderer;
 }
 
-export function palette(enabled: boolean): Palette {
-  const chalk = new Chalk({ level: enabled ? 1 : 0 });
+const plain = (text: string) => text;
+const PLAIN: Palette = { green: plain, red: plain, yellow: plain, bold: plain, dim: plain };
+
+/** chalk is loaded only when colour is on: piped and `--json` runs never pay for it. */
+export async function palette(enabled: boolean): Promise<Palette> {
+  if (!enabled) return PLAIN;
+  const { Chalk } = await import('chalk');
+  const chalk = new Chalk({ level: 1 });
   return { green: chalk.green, red: chalk.red, yellow: chalk.yellow, bold: chalk.bold, dim: chalk.dim };
 }
 
-export function outputMode(deps: Deps, timeZone: string): OutputMode {
+/**
+ * Decided once per command from the flags and the streams; async because it loads the colour and table
+ * libraries only when a person is reading (a pipe or `--json` gets plain functions).
+ */
+export async function outputMode(deps: Deps, timeZone: string): Promise<OutputMode> {
   const { io, env, globals } = deps;
   const format = globals.output ?? 'table';
   const human = format === 'table' && io.stdout.isTTY;
-  return {
-    format,
-    human,
-    pretty: io.stdout.isTTY,
-    colors: palette(human && colorEnabled(io.stdout, env, !globals.color)),
-    stderrIsTTY: io.stderr.isTTY,
-    timeZone,
-  };
+  const [colors, table] = await Promise.all([
+    palette(human && colorEnabled(io.stdout, env, !globals.color)),
+    tableRenderer(human),
+  ]);
+  return { format, human, pretty: io.stdout.isTTY, colors, stderrIsTTY: io.stderr.isTTY, timeZone, table };
 }
 
 /** Money for people (`R$ 1.234,56`) or for machines (`1234.56`). */
@@ -54,6 +63,6 @@ export function jsonDocument(value: unknown, pretty: boolean): string {
 }
 
 /** The stderr palette (hints, warnings), independent of stdout being piped. */
-export function stderrPalette(deps: Deps): Palette {
+export function stderrPalette(deps: Deps): Promise<Palette> {
   return palette(colorEnabled(deps.io.stderr, deps.env, !deps.globals.color));
 }

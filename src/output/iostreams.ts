@@ -26,33 +26,39 @@ export interface IOStreams {
 
 type NodeWritable = NodeJS.WriteStream;
 
-function wrapOut(stream: NodeWritable): OutStream {
+// Streams are reached through getters: Node builds process.stdin/stdout/stderr on first access, and
+// `pix --version` should pay for none it does not use.
+function wrapOut(get: () => NodeWritable): OutStream {
   return {
     get isTTY() {
-      return stream.isTTY === true;
+      return get().isTTY === true;
     },
     get columns() {
-      return stream.columns ?? 80;
+      return get().columns ?? 80;
     },
-    write: (chunk) => stream.write(chunk),
-    drained: () =>
-      stream.writableNeedDrain
+    write: (chunk) => get().write(chunk),
+    drained: () => {
+      const stream = get();
+      return stream.writableNeedDrain
         ? new Promise((resolve) => stream.once('drain', () => resolve()))
-        : Promise.resolve(),
+        : Promise.resolve();
+    },
   };
 }
 
-function wrapIn(stream: NodeJS.ReadStream, echo: OutStream): InStream {
+function wrapIn(get: () => NodeJS.ReadStream, echo: OutStream): InStream {
   return {
     get isTTY() {
-      return stream.isTTY === true;
+      return get().isTTY === true;
     },
     async readAll() {
+      const stream = get();
       const chunks: Buffer[] = [];
       for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
       return Buffer.concat(chunks);
     },
     readLine(hidden) {
+      const stream = get();
       return new Promise((resolve, reject) => {
         let line = '';
         const raw = hidden && stream.isTTY;
@@ -87,8 +93,8 @@ function wrapIn(stream: NodeJS.ReadStream, echo: OutStream): InStream {
 }
 
 export function processIOStreams(): IOStreams {
-  const stderr = wrapOut(process.stderr);
-  return { stdout: wrapOut(process.stdout), stderr, stdin: wrapIn(process.stdin, stderr) };
+  const stderr = wrapOut(() => process.stderr);
+  return { stdout: wrapOut(() => process.stdout), stderr, stdin: wrapIn(() => process.stdin, stderr) };
 }
 
 /**

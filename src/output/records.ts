@@ -1,6 +1,6 @@
 import type { OutputFormat } from '../deps.js';
 import type { OutStream } from './iostreams.js';
-import { renderTable } from './table.js';
+import type { TableRenderer } from './table.js';
 
 /** One column of a list, shown for people (`human`) or written for machines (`machine`: TSV and CSV). */
 export interface Column<T> {
@@ -25,6 +25,8 @@ export interface ListWriterOptions<T> {
   listField: string;
   /** The raw API object of each record, for json/ndjson (the API's own field names). */
   raw(record: T): unknown;
+  /** Draws the human table (OutputMode.table). */
+  table: TableRenderer;
 }
 
 /** RFC 4180: quote a field holding a comma, a quote or a line break; double the quotes inside. */
@@ -86,10 +88,9 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
       if (format === 'json') await emit(options.pretty ? `${first ? '' : '\n  '}]\n}\n` : ']}\n');
       else if (format === 'table' && options.human) {
         await emit(
-          renderTable(
+          options.table(
             columns.map((column) => column.header),
             tableRows,
-            true,
           ),
         );
       }

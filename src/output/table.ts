@@ -1,13 +1,18 @@
-import Table from 'cli-table3';
+/** Renders rows under headers: a boxed table for people, or tab-separated lines for pipes. */
+export type TableRenderer = (headers: string[], rows: string[][]) => string;
 
-/**
- * A table for people on a terminal (cli-table3, with a header), or header-less tab-separated rows when
- * piped, so `cut -f` and `awk -F'\t'` work. Tabs and newlines inside cells are flattened to spaces.
- */
-export function renderTable(headers: string[], rows: string[][], human: boolean): string {
-  if (!human)
-    return rows.map((row) => `${row.map((cell) => cell.replace(/[\t\r\n]+/g, ' ')).join('\t')}\n`).join('');
-  const table = new Table({ head: headers, style: { head: [], border: [], compact: true } });
-  for (const row of rows) table.push(row);
-  return `${table.toString()}\n`;
+/** Header-less tab-separated rows, so `cut -f` and `awk -F'\t'` work; tabs and newlines in cells become spaces. */
+export function renderTsv(rows: string[][]): string {
+  return rows.map((row) => `${row.map((cell) => cell.replace(/[\t\r\n]+/g, ' ')).join('\t')}\n`).join('');
+}
+
+/** The renderer for people on a terminal (cli-table3, loaded only then) or for pipes (TSV). */
+export async function tableRenderer(human: boolean): Promise<TableRenderer> {
+  if (!human) return (_headers, rows) => renderTsv(rows);
+  const { default: Table } = await import('cli-table3');
+  return (headers, rows) => {
+    const table = new Table({ head: headers, style: { head: [], border: [], compact: true } });
+    for (const row of rows) table.push(row);
+    return `${table.toString()}\n`;
+  };
 }

@@ -80,16 +80,27 @@ function loadedBy(args: string[], env: Record<string, string> = {}): Promise<Loa
   });
 }
 
+/** BACEN's example BR Code (manual de padrões), decoded offline by `pix emv decode`. */
+const BACEN_EXAMPLE =
+  '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D';
+
 const HEAVY = ['zod', 'cli-table3', 'qrcode-terminal', 'qrcode', 'conf', 'undici', 'chalk'];
 
 describe('start-up: what the built binary loads', () => {
-  it.each([[['--version']], [['--help']], [['-V']], [['charge', '--help']]])(
-    'pix %j loads commander and none of the heavy modules',
-    async (args) => {
+  it.each([
+    [['--version'], false],
+    [['-V'], false],
+    [['--help'], true],
+    [['charge', '--help'], true],
+  ])(
+    'pix %j loads commander only if it needs the command tree (%s), and none of the heavy modules',
+    async (args, tree) => {
       const loaded = await loadedBy(args);
       expect(loaded.code).toBe(0);
       expect(loaded.stdout).not.toBe('');
-      expect([...loaded.packages]).toContain('commander');
+      // A lone --version is answered before Commander is loaded; help needs the tree.
+      if (tree) expect([...loaded.packages]).toContain('commander');
+      else expect([...loaded.packages]).not.toContain('commander');
       for (const name of HEAVY) expect(loaded.packages, name).not.toContain(name);
       // Nor the network, and not child_process (commander's executable subcommands, which pix has none of).
       for (const name of ['http', 'http2', 'tls', 'crypto', 'child_process']) {
@@ -97,6 +108,14 @@ describe('start-up: what the built binary loads', () => {
       }
     },
   );
+
+  it('piped --json output loads neither chalk nor cli-table3 (colour and tables only for people)', async () => {
+    const loaded = await loadedBy(['emv', 'decode', BACEN_EXAMPLE, '--json']);
+    expect(loaded.code).toBe(0);
+    expect(loaded.packages).toContain('zod');
+    expect(loaded.packages).not.toContain('chalk');
+    expect(loaded.packages).not.toContain('cli-table3');
+  });
 
   it('pix --version prints the package version', async () => {
     const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {

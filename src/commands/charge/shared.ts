@@ -415,7 +415,7 @@ async function writeCharge(
   deps: Deps,
   timeZone: string,
 ) {
-  const mode = outputMode(deps, timeZone);
+  const mode = await outputMode(deps, timeZone);
   const human = mode.format === 'table' && out.isTTY;
   const pretty = out.isTTY;
   if (mode.format === 'json') {
@@ -423,7 +423,7 @@ async function writeCharge(
     return;
   }
   if (human) {
-    const colors = out === deps.io.stdout ? mode.colors : stderrPalette(deps);
+    const colors = out === deps.io.stdout ? mode.colors : await stderrPalette(deps);
     out.write(renderChargeForPeople(charge, timeZone, colors.bold));
     if (options.qr) {
       const { drawQr } = await import('../../output/qr.js');

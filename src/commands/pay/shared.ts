@@ -25,7 +25,6 @@ import {
   type PaymentKind,
 } from '../../journal.js';
 import { jsonDocument, type OutputMode, outputMode } from '../../output/format.js';
-import { renderTable } from '../../output/table.js';
 
 export interface PayFlags {
   dryRun: boolean;
@@ -90,7 +89,7 @@ export async function startPayment(deps: Deps, flags: PayFlags): Promise<PayCont
   return {
     deps,
     settings,
-    mode: outputMode(deps, settings.timeZone.value),
+    mode: await outputMode(deps, settings.timeZone.value),
     journal: openJournal(config.dir, deps.clock),
     flags,
   };
@@ -192,10 +191,9 @@ export function timeRow(
 }
 
 function renderDetails(rows: DetailRow[], mode: OutputMode): string {
-  return renderTable(
+  return mode.table(
     ['Field', 'Value'],
     rows.map((row) => (mode.human ? [row.label, row.human] : [row.key, row.machine])),
-    mode.human,
   );
 }
 
