@@ -116,7 +116,8 @@ let result;
 try {
   result = await build({
     absWorkingDir: root,
-    entryPoints: ['src/main.ts'],
+    // version.ts is its own entry so bin/pix.js can answer --version without loading the CLI.
+    entryPoints: ['src/main.ts', 'src/version.ts'],
     outdir: staging,
     bundle: true,
     splitting: true,

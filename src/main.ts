@@ -1,7 +1,6 @@
 import { createDeps, type Deps, type DepsOverrides } from './deps.js';
 import { type ErrorKind, EXIT_CODES, PixError } from './errors.js';
 import { processIOStreams } from './output/iostreams.js';
-import { pixVersion } from './version.js';
 
 interface ErrorReport {
   kind: ErrorKind;
@@ -106,11 +105,6 @@ function scanFlag(argv: readonly string[], ...names: string[]): boolean {
 /** Runs pix with argv (without node and the script) and returns the exit code. The ONE place errors become exit codes. */
 export async function run(argv: readonly string[], overrides?: Partial<DepsOverrides>): Promise<number> {
   const io = overrides?.io ?? processIOStreams();
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    // The one answer that needs no command tree: scripts call it in loops, so it skips loading Commander.
-    io.stdout.write(`${pixVersion()}\n`);
-    return 0;
-  }
   const deps = createDeps({ ...overrides, io, env: overrides?.env ?? process.env });
   if (!overrides?.io) {
     // `pix statement | head` closes the pipe early: that is the reader's choice, not an error.
