@@ -8,6 +8,7 @@ import {
   explainBrCode,
 } from '../../src/domain/brcode.js';
 import { InvalidValue } from '../../src/domain/invalid.js';
+import { reasonOf } from '../helpers/domain.js';
 
 // Example of BACEN's "Manual de Padrões para Iniciação do Pix" (static code with an EVP key).
 const BACEN =
@@ -38,16 +39,6 @@ const REAL = {
   bradescoUpperGui:
     '00020101021226860014BR.GOV.BCB.PIX2564qrpix.bradesco.com.br/qr/v2/63c8706d-6910-452d-b786-db348caf04d85204000053039865406134.755802BR5925RIO DE JANEIRO CARTORIO 26014RIO DE JANEIRO62070503***6304806D',
 };
-
-function reasonOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidValue);
-    return (error as Error).message;
-  }
-  throw new Error('expected an InvalidValue, nothing was thrown');
-}
 
 describe('crc16', () => {
   it('is CRC16/CCITT-FALSE (check value of "123456789" is 29B1)', () => {

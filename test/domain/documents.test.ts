@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatDocument, maskDocument, parseCnpj, parseCpf, parseTaxId } from '../../src/domain/documents.js';
-import { InvalidValue } from '../../src/domain/invalid.js';
-
-function reasonOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidValue);
-    return (error as Error).message;
-  }
-  throw new Error('expected an InvalidValue, nothing was thrown');
-}
+import { reasonOf } from '../helpers/domain.js';
 
 // Independent check-digit arithmetic (Receita Federal's modulo 11), to cross-check the library.
 function cpfDigits(base9: string): string {

@@ -1,17 +1,7 @@
 import { getPixKeyInfo } from '@brazilian-utils/brazilian-utils/get-pix-key-info';
 import { describe, expect, it } from 'vitest';
-import { InvalidValue } from '../../src/domain/invalid.js';
 import { parseEmail, parsePixKey } from '../../src/domain/pixkey.js';
-
-function reasonOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidValue);
-    return (error as Error).message;
-  }
-  throw new Error('expected an InvalidValue, nothing was thrown');
-}
+import { reasonOf } from '../helpers/domain.js';
 
 describe('parsePixKey — each kind', () => {
   it('CPF with or without punctuation', () => {

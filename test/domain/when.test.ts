@@ -13,18 +13,9 @@ import {
   startOfDay,
   todayIn,
 } from '../../src/domain/when.js';
+import { reasonOf } from '../helpers/domain.js';
 
 const SP = 'America/Sao_Paulo';
-
-function reasonOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidValue);
-    return (error as Error).message;
-  }
-  throw new Error('expected an InvalidValue, nothing was thrown');
-}
 
 describe('parseWhen — calendar days', () => {
   const now = new Date('2025-03-10T15:00:00Z');

@@ -6,7 +6,7 @@
  * Examples name things a reader would have at hand ("$CODE", customers.json, a profile called prod).
  * FIXTURES provides them, only to the examples that mention them, and says what each stands for.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeps } from '../../src/deps.js';
 import { createProgram, loadCommands } from '../../src/program.js';
-import { BIN } from '../helpers/cli.js';
+import { BIN, type CliResult, runProcess } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
@@ -114,10 +114,7 @@ const FIXTURES: Fixture[] = [
   },
 ];
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+interface Ran extends CliResult {
   dir: string;
 }
 
@@ -126,36 +123,21 @@ let binDir: string;
 const hasJq = spawnSync('jq', ['--version']).status === 0;
 
 /** Runs `script` with bash in a fresh directory that is also HOME, with a fresh PIX_CONFIG_DIR. */
-function runBash(script: string, files: Record<string, string> = {}, timeoutMs = 30_000): Promise<Ran> {
+async function runBash(script: string, files: Record<string, string> = {}, timeoutMs = 30_000): Promise<Ran> {
   const dir = mkdtempSync(join(root, 'example-'));
   mkdirSync(join(dir, '.config', 'fish', 'completions'), { recursive: true }); // as installing fish does
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], {
-      cwd: dir,
-      env: {
-        PATH: `${binDir}:${process.env.PATH ?? ''}`,
-        HOME: dir,
-        PIX_CONFIG_DIR: join(dir, 'pix-config'),
-        LANG: 'C.UTF-8',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, dir });
-    });
+  const result = await runProcess('bash', ['-c', script], {
+    cwd: dir,
+    env: {
+      PATH: `${binDir}:${process.env.PATH ?? ''}`,
+      HOME: dir,
+      PIX_CONFIG_DIR: join(dir, 'pix-config'),
+      LANG: 'C.UTF-8',
+    },
+    timeoutMs,
   });
+  return { ...result, dir };
 }
 
 /** The example with its fixtures: setup lines that must each succeed, then the example under pipefail. */

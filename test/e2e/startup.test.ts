@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
-import { BIN, tempConfigDir } from '../helpers/cli.js';
+import { BIN, runProcess, tempConfigDir } from '../helpers/cli.js';
 
 /**
  * What the built binary loads, as Node itself reports it: NODE_DEBUG=esm,module names every file the loaders
@@ -37,47 +36,32 @@ function bundledModules(file: string): string[] {
   return [...readFileSync(file, 'utf8').matchAll(/^\/\/ (node_modules\/\S+)$/gm)].map((match) => match[1]!);
 }
 
-function loadedBy(args: string[], env: Record<string, string> = {}): Promise<Loaded> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', HOOK, BIN, ...args], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: hookDir,
-        PIX_CONFIG_DIR: tempConfigDir(),
-        NODE_DEBUG: 'esm,module',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const files = new Set<string>();
-      for (const match of stderr.matchAll(/Storing file:\/\/(\S+)/g))
-        files.add(decodeURIComponent(match[1]!));
-      for (const match of stderr.matchAll(/: load "([^"]+)"/g)) files.add(match[1]!);
-      const modules: string[] = [];
-      for (const file of files) {
-        if (file.includes('/node_modules/')) modules.push(file.slice(file.indexOf('node_modules/')));
-        else if (/\/dist\/[^/]+\.js$/.test(file)) modules.push(...bundledModules(file));
-      }
-      const packages = new Set(modules.map(packageOf).filter((name) => name !== undefined));
-      const builtins = new Set(
-        (/@builtins (\S+)/.exec(stderr)?.[1] ?? '')
-          .split(',')
-          .filter((entry) => entry.startsWith('NativeModule '))
-          .map((entry) => entry.slice('NativeModule '.length)),
-      );
-      resolve({ code, stdout, packages, modules, builtins });
-    });
+async function loadedBy(args: string[], env: Record<string, string> = {}): Promise<Loaded> {
+  const { code, stdout, stderr } = await runProcess(process.execPath, ['-r', HOOK, BIN, ...args], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: hookDir,
+      PIX_CONFIG_DIR: tempConfigDir(),
+      NODE_DEBUG: 'esm,module',
+      ...env,
+    },
   });
+  const files = new Set<string>();
+  for (const match of stderr.matchAll(/Storing file:\/\/(\S+)/g)) files.add(decodeURIComponent(match[1]!));
+  for (const match of stderr.matchAll(/: load "([^"]+)"/g)) files.add(match[1]!);
+  const modules: string[] = [];
+  for (const file of files) {
+    if (file.includes('/node_modules/')) modules.push(file.slice(file.indexOf('node_modules/')));
+    else if (/\/dist\/[^/]+\.js$/.test(file)) modules.push(...bundledModules(file));
+  }
+  const packages = new Set(modules.map(packageOf).filter((name) => name !== undefined));
+  const builtins = new Set(
+    (/@builtins (\S+)/.exec(stderr)?.[1] ?? '')
+      .split(',')
+      .filter((entry) => entry.startsWith('NativeModule '))
+      .map((entry) => entry.slice('NativeModule '.length)),
+  );
+  return { code, stdout, packages, modules, builtins };
 }
 
 /** BACEN's example BR Code (manual de padrões), decoded offline by `pix emv decode`. */

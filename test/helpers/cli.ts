@@ -17,17 +17,20 @@ export function tempConfigDir(): string {
   return mkdtempSync(join(tmpdir(), 'pix-test-'));
 }
 
-/**
- * Runs the built binary as CI would: no TTY, the given stdin (or none), and only the environment given
- * here plus PATH/HOME, so a developer's own PIX_* variables never leak into a test.
- */
-export function runCli(
-  args: string[],
-  options: { env?: Record<string, string>; stdin?: string; timeoutMs?: number } = {},
-): Promise<CliResult> {
+export interface ProcessOptions {
+  /** The whole environment of the child (nothing is inherited). */
+  env: Record<string, string>;
+  cwd?: string;
+  stdin?: string;
+  timeoutMs?: number;
+}
+
+/** Runs a process to its end and collects its output; killed after `timeoutMs` (default 15 s). */
+export function runProcess(command: string, args: string[], options: ProcessOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
+    const child = spawn(command, args, {
+      env: options.env,
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -45,5 +48,20 @@ export function runCli(
       resolve({ code, stdout, stderr });
     });
     child.stdin.end(options.stdin ?? '');
+  });
+}
+
+/**
+ * Runs the built binary as CI would: no TTY, the given stdin (or none), and only the environment given
+ * here plus PATH/HOME, so a developer's own PIX_* variables never leak into a test.
+ */
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  return runProcess(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
+    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
 }

@@ -19,24 +19,13 @@ import {
 } from '../../src/domain/money.js';
 import { run } from '../../src/main.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
-import { SEEDED_KEYS } from '../../src/sandbox/state.js';
+// The sandbox's seeded PRNG (mulberry32): failures here reproduce from the seed.
+import { prng, SEEDED_KEYS } from '../../src/sandbox/state.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
 
 const SEED = 0x5eed_2026;
 const ROUNDS = 10_000;
-
-/** mulberry32: small, fast, deterministic. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /**
  * An amount as a user would type it: 1 to 13 digits of reais (log-uniform, so small and huge amounts
