@@ -76,9 +76,9 @@ module.exports = new Proxy({}, { get: (_, key) => require('node:child_process')[
 );
 
 /**
- * zod's `z.locales` namespace bundles its error messages in ~50 languages (≈400 kB of the zod chunk), which
- * V8 must parse whenever a command loads zod. pix uses the English default (registered by zod's schemas.js
- * itself), never `z.locales.*`, so the namespace is English only here.
+ * zod's `z.locales` namespace bundles its error messages in ~50 languages (≈400 kB), which V8 would parse
+ * whenever a command loads zod. pix uses English only (registered by src/zod.ts), never `z.locales.*`, so the
+ * namespace is English only here.
  */
 const zodLocalesShim = {
   name: 'zod-locales-english-only',

@@ -1,8 +1,8 @@
 import type { Dispatcher } from 'undici';
-import type { z } from 'zod';
 import type { Settings } from '../config/types.js';
 import type { Deps } from '../deps.js';
 import { PixError } from '../errors.js';
+import type * as z from '../zod.js';
 import type { TokenProvider } from './auth.js';
 import { httpError, UNKNOWN_OUTCOME_HINT } from './errors.js';
 import { type AttemptOutcome, isRetryable, MAX_RETRIES, parseRetryAfter, retryDelay } from './retry.js';
@@ -23,7 +23,7 @@ export interface Endpoint<T> {
    */
   retry: 'safe' | 'never';
   /** Built lazily so zod schemas cost nothing until a request is made. */
-  schema: () => z.ZodType<T>;
+  schema: () => z.ZodMiniType<T>;
   /** False only for the token endpoint. */
   authenticated?: boolean;
 }
@@ -110,7 +110,7 @@ function buildPath(path: string, query: RequestInput['query']): string {
   return search ? `${path}?${search}` : path;
 }
 
-function describeIssues(error: z.ZodError): string {
+function describeIssues(error: z.core.$ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'unexpected shape';
   const where = issue.path.length ? issue.path.join('.') : 'body';
@@ -317,7 +317,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
           throw unreadable(
             endpoint as Endpoint<unknown>,
             response.status,
-            describeIssues(result.error as z.ZodError),
+            describeIssues(result.error as z.core.$ZodError),
             body,
           );
         }

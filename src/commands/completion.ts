@@ -10,8 +10,8 @@
  * A value pix knows nothing about falls back to the shell's file completion.
  */
 import { Argument, type Command, type Option } from 'commander';
-import { z } from 'zod';
 import type { Deps } from '../deps.js';
+import * as z from '../zod.js';
 import { parseOptions } from './shared/flags.js';
 import { addExamples, type CompletionValues, completionValuesOf } from './shared/help.js';
 

@@ -1,7 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 import { Argument, type Command } from 'commander';
-import { z } from 'zod';
 import {
   checkProfileName,
   checkTimeZone,
@@ -15,7 +14,8 @@ import { InvalidValue } from '../domain/invalid.js';
 import { formatDecimal, parseAmount } from '../domain/money.js';
 import { usageError } from '../errors.js';
 import { jsonDocument } from '../output/format.js';
-import { parseOptions } from './shared/flags.js';
+import * as z from '../zod.js';
+import { fromDomain, parseOptions } from './shared/flags.js';
 import { addExamples, completionValues } from './shared/help.js';
 
 /** The keys `pix config` reads and writes. Secrets are not among them: they come in through `pix login`. */
@@ -75,18 +75,13 @@ const VALIDATORS: Record<ConfigKey, (text: string) => string> = {
   'client-key': oneWord('a client key', 200),
 };
 
-const keySchema = z.string().transform((text, context): ConfigKey => {
+const keySchema = fromDomain((text): ConfigKey => {
   const key = text.trim().toLowerCase();
   if (SECRET_KEYS.has(key)) {
-    context.addIssue({
-      code: 'custom',
-      message: `"${text}" is a secret and cannot be read or set here; use \`pix login\``,
-    });
-    return z.NEVER;
+    throw new InvalidValue(`"${text}" is a secret and cannot be read or set here; use \`pix login\``);
   }
   if (!(CONFIG_KEYS as readonly string[]).includes(key)) {
-    context.addIssue({ code: 'custom', message: `unknown key "${text}" (keys: ${CONFIG_KEYS.join(', ')})` });
-    return z.NEVER;
+    throw new InvalidValue(`unknown key "${text}" (keys: ${CONFIG_KEYS.join(', ')})`);
   }
   return key as ConfigKey;
 });

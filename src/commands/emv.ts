@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { type DecodedBrCode, decodeBrCode, type ExplainedField, explainBrCode } from '../domain/brcode.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { centavosToApi } from '../domain/money.js';
 import { usageError } from '../errors.js';
 import { jsonDocument, outputMode } from '../output/format.js';
+import * as z from '../zod.js';
 import { parseOptions } from './shared/flags.js';
 import { addExamples } from './shared/help.js';
 

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { paginate } from '../api/paginate.js';
 import { type KeyPage, listKeys, type RegisteredKey } from '../api/resources/keys.js';
 import type { Deps } from '../deps.js';
@@ -7,6 +6,7 @@ import { formatDateTime } from '../domain/when.js';
 import { jsonDocument, outputMode } from '../output/format.js';
 import { createProgress } from '../output/progress.js';
 import { type Column, createListWriter } from '../output/records.js';
+import * as z from '../zod.js';
 import { integerFlag, parseOptions } from './shared/flags.js';
 import { addExamples } from './shared/help.js';
 
@@ -16,9 +16,9 @@ export const ALL_PAGE_SIZE = 100;
 export const ALL_CONCURRENCY = 4;
 
 const keysOptionsSchema = z.object({
-  limit: integerFlag(1).optional(),
-  offset: integerFlag(0).optional(),
-  all: z.boolean().default(false),
+  limit: z.optional(integerFlag(1)),
+  offset: z.optional(integerFlag(0)),
+  all: z._default(z.boolean(), false),
 });
 
 export type KeysOptions = z.output<typeof keysOptionsSchema>;

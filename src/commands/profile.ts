@@ -1,13 +1,13 @@
 import { Argument, type Command } from 'commander';
-import { z } from 'zod';
 import { knownProfiles, resolveProfileName, unknownProfileError } from '../config/resolve.js';
 import { type ProfileData, SANDBOX_PROFILE } from '../config/types.js';
 import type { Deps } from '../deps.js';
 import { jsonDocument } from '../output/format.js';
+import * as z from '../zod.js';
 import { parseOptions } from './shared/flags.js';
 import { addExamples, completionValues } from './shared/help.js';
 
-const useOptionsSchema = z.object({ name: z.string().min(1, 'a profile name is required') });
+const useOptionsSchema = z.object({ name: z.string().check(z.minLength(1, 'a profile name is required')) });
 
 export type ProfileAction = { action: 'list' } | { action: 'use'; name: string };
 

@@ -1,16 +1,16 @@
 import { type Command, Option } from 'commander';
-import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { formatBRL, formatDecimal } from '../domain/money.js';
 import { PixError, usageError } from '../errors.js';
+import * as z from '../zod.js';
 import { durationFlag, fromDomain, integerFlag, parseOptions } from './shared/flags.js';
 import { addExamples, completionValues } from './shared/help.js';
 
 // ---------------------------------------------------------------------------------------------
 // Options
 
-const stateFlag = z.string().min(1, 'a file path is required').optional();
+const stateFlag = z.optional(z.string().check(z.minLength(1, 'a file path is required')));
 
 const portFlag = fromDomain((text) => {
   if (!/^\d{1,5}$/.test(text.trim())) throw new InvalidValue(`"${text}" is not a port number`);
@@ -20,10 +20,10 @@ const portFlag = fromDomain((text) => {
 });
 
 export const serveSchema = z.object({
-  port: portFlag.optional(),
+  port: z.optional(portFlag),
   state: stateFlag,
-  faults: z.string().min(1, 'a SPEC is required, e.g. statement:503x2').optional(),
-  latencyMs: integerFlag(0).optional(),
+  faults: z.optional(z.string().check(z.minLength(1, 'a SPEC is required, e.g. statement:503x2'))),
+  latencyMs: z.optional(integerFlag(0)),
 });
 export type ServeOptions = z.output<typeof serveSchema>;
 
@@ -33,7 +33,7 @@ export type StateOptions = z.output<typeof stateSchema>;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const paySchema = z.object({
-  chargeId: z.string().regex(UUID, 'must be a charge id (a UUID)'),
+  chargeId: z.string().check(z.regex(UUID, 'must be a charge id (a UUID)')),
   state: stateFlag,
 });
 export type PayOptions = z.output<typeof paySchema>;
@@ -62,25 +62,29 @@ const isoFlag = fromDomain((text) => {
 
 export const clockSchema = z
   .object({
-    advance: durationFlag.optional(),
-    set: isoFlag.optional(),
-    reset: z.boolean().optional(),
+    advance: z.optional(durationFlag),
+    set: z.optional(isoFlag),
+    reset: z.optional(z.boolean()),
     state: stateFlag,
   })
-  .superRefine((opts, context) => {
-    const given = [opts.advance && '--advance', opts.set && '--set', opts.reset && '--reset'].filter(Boolean);
-    if (given.length > 1) {
-      context.addIssue({
-        code: 'custom',
-        path: [given[1] === '--set' ? 'set' : 'reset'],
-        message: `cannot be combined with ${given[0]}`,
-      });
-    }
-  });
+  .check(
+    z.superRefine((opts, context) => {
+      const given = [opts.advance && '--advance', opts.set && '--set', opts.reset && '--reset'].filter(
+        Boolean,
+      );
+      if (given.length > 1) {
+        context.addIssue({
+          code: 'custom',
+          path: [given[1] === '--set' ? 'set' : 'reset'],
+          message: `cannot be combined with ${given[0]}`,
+        });
+      }
+    }),
+  );
 export type ClockOptions = z.output<typeof clockSchema>;
 
 export const seedSchema = z.object({
-  transactions: integerFlag(0).refine((n) => n <= 1_000_000, 'at most 1000000'),
+  transactions: integerFlag(0).check(z.refine((n) => n <= 1_000_000, 'at most 1000000')),
   state: stateFlag,
 });
 export type SeedOptions = z.output<typeof seedSchema>;

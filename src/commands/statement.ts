@@ -1,5 +1,4 @@
 import { type Command, Option } from 'commander';
-import { z } from 'zod';
 import type { ApiClient } from '../api/client.js';
 import { paginate } from '../api/paginate.js';
 import {
@@ -18,6 +17,7 @@ import { type BufferedOutStream, bufferedOut } from '../output/buffered.js';
 import { jsonDocument, money, type OutputMode, outputMode } from '../output/format.js';
 import { createProgress } from '../output/progress.js';
 import { type Column, createListWriter } from '../output/records.js';
+import * as z from '../zod.js';
 import { integerFlag, parseOptions } from './shared/flags.js';
 import { addExamples } from './shared/help.js';
 
@@ -37,13 +37,13 @@ export const ALL_CONCURRENCY = 4;
 export const FAR_PAST = '2000-01-01T00:00:00.000Z';
 
 const statementOptionsSchema = z.object({
-  from: z.string().optional(),
-  to: z.string().optional(),
-  month: z.string().optional(),
-  limit: integerFlag(1).optional(),
-  offset: integerFlag(0).optional(),
-  all: z.boolean().default(false),
-  concurrency: integerFlag(1).optional(),
+  from: z.optional(z.string()),
+  to: z.optional(z.string()),
+  month: z.optional(z.string()),
+  limit: z.optional(integerFlag(1)),
+  offset: z.optional(integerFlag(0)),
+  all: z._default(z.boolean(), false),
+  concurrency: z.optional(integerFlag(1)),
 });
 
 export type StatementOptions = z.output<typeof statementOptionsSchema>;

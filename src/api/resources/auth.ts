@@ -1,7 +1,10 @@
-import { z } from 'zod';
+import * as z from '../../zod.js';
 import type { Endpoint } from '../client.js';
 
-const tokenSchema = z.looseObject({ clientToken: z.string().min(1), expiresIn: z.number().positive() });
+const tokenSchema = z.looseObject({
+  clientToken: z.string().check(z.minLength(1)),
+  expiresIn: z.number().check(z.positive()),
+});
 
 export type MintedToken = z.infer<typeof tokenSchema>;
 

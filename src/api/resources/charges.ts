@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import type { ModifierName } from '../../domain/modalities.js';
 import { type Centavos, centavosToApi } from '../../domain/money.js';
+import * as z from '../../zod.js';
 import type { ApiClient, Endpoint } from '../client.js';
 
 /**
@@ -12,33 +12,35 @@ const chargeShape = z.looseObject({
   id: z.string(),
   amount: z.number(),
   status: z.string(),
-  pixKey: z.string().optional(),
-  pixKeyId: z.string().optional(),
+  pixKey: z.optional(z.string()),
+  pixKeyId: z.optional(z.string()),
   type: z.string(),
   emvqrcps: z.string(),
-  transactionId: z.union([z.number(), z.string()]).optional(),
-  transactionIdentification: z.string().optional(),
-  description: z.string().optional(),
-  createdAt: z.string().optional(),
-  dueDate: z.string().optional(),
-  expiresAt: z.string().optional(),
-  qrCodeDataUrl: z.string().optional(),
+  transactionId: z.optional(z.union([z.number(), z.string()])),
+  transactionIdentification: z.optional(z.string()),
+  description: z.optional(z.string()),
+  createdAt: z.optional(z.string()),
+  dueDate: z.optional(z.string()),
+  expiresAt: z.optional(z.string()),
+  qrCodeDataUrl: z.optional(z.string()),
 });
 
 /**
  * Checks the shape but returns the server's own object, fields in the server's order, so `--json`
  * prints the API's charge exactly (a parsed copy would list the schema's fields first).
  */
-export const chargeSchema = z
-  .unknown()
-  .superRefine((value, context) => {
-    const result = chargeShape.safeParse(value);
-    if (result.success) return;
-    for (const issue of result.error.issues) {
-      context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
-    }
-  })
-  .transform((value) => value as z.infer<typeof chargeShape>);
+export const chargeSchema = z.pipe(
+  z.unknown().check(
+    z.superRefine((value, context) => {
+      const result = chargeShape.safeParse(value);
+      if (result.success) return;
+      for (const issue of result.error.issues) {
+        context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+      }
+    }),
+  ),
+  z.transform((value) => value as z.infer<typeof chargeShape>),
+);
 
 export type Charge = z.infer<typeof chargeSchema>;
 

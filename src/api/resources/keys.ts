@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../../zod.js';
 import type { ApiClient, Endpoint } from '../client.js';
 
 /** API §2.9. keyType stays an open string: the API lists more types than its example shows. */
@@ -11,7 +11,7 @@ export const registeredKeySchema = z.looseObject({
 
 /** API §4.7: the array is named `result` here (`results` in the statement). */
 const keyPageSchema = z.looseObject({
-  total: z.number().int().nonnegative(),
+  total: z.number().check(z.int(), z.nonnegative()),
   result: z.array(registeredKeySchema),
 });
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../../zod.js';
 import type { ApiClient, Endpoint } from '../client.js';
 
 /**
@@ -7,29 +7,29 @@ import type { ApiClient, Endpoint } from '../client.js';
  * Schemas are loose: unknown fields pass through, statuses and types are open strings.
  */
 
-const money = z.number().nullish();
-const text = z.string().nullish();
+const money = z.nullish(z.number());
+const text = z.nullish(z.string());
 
 /** API §2.6. Only what a payment cannot do without is required: the endToEndId and the receiver's name. */
 const emvConsultSchema = z.looseObject({
   type: text,
-  endToEndId: z.string().min(1),
+  endToEndId: z.string().check(z.minLength(1)),
   payerQuestion: text,
-  additionalInfo: z.array(z.looseObject({ key: text, value: text })).nullish(),
-  amount: z
-    .looseObject({
+  additionalInfo: z.nullish(z.array(z.looseObject({ key: text, value: text }))),
+  amount: z.nullish(
+    z.looseObject({
       original: money,
       final: money,
       abatement: money,
       discount: money,
       interest: money,
       fine: money,
-      canModifyFinalAmount: z.boolean().nullish(),
-    })
-    .nullish(),
+      canModifyFinalAmount: z.nullish(z.boolean()),
+    }),
+  ),
   receiver: z.looseObject({ name: z.string(), participant: text, documentNumber: text }),
-  debtor: z.looseObject({ name: text, documentNumber: text }).nullish(),
-  calendar: z.looseObject({ expirationDate: text }).nullish(),
+  debtor: z.nullish(z.looseObject({ name: text, documentNumber: text })),
+  calendar: z.nullish(z.looseObject({ expirationDate: text })),
 });
 
 /**
@@ -42,13 +42,15 @@ const dictConsultSchema = z
     keyType: text,
     endtoEndId: text,
     endToEndId: text,
-    account: z.looseObject({ participant: text, accountType: text, branch: text, account: text }).nullish(),
+    account: z.nullish(z.looseObject({ participant: text, accountType: text, branch: text, account: text })),
     owner: z.looseObject({ name: z.string(), type: text, tradeName: text, documentNumber: text }),
   })
-  .refine((value) => Boolean(value.endToEndId || value.endtoEndId), {
-    message: 'no endToEndId (nor endtoEndId)',
-    path: ['endToEndId'],
-  });
+  .check(
+    z.refine((value) => Boolean(value.endToEndId || value.endtoEndId), {
+      message: 'no endToEndId (nor endtoEndId)',
+      path: ['endToEndId'],
+    }),
+  );
 
 /**
  * API §2.8. A 2xx means the transfer was accepted, so no single field is required: a missing field must not
@@ -64,10 +66,12 @@ const transferSchema = z
     fee: money,
     status: text,
   })
-  .refine((value) => Boolean(value.id || value.endToEndId || value.status), {
-    message: 'none of id, endToEndId, status: not a transfer result',
-    path: ['id'],
-  });
+  .check(
+    z.refine((value) => Boolean(value.id || value.endToEndId || value.status), {
+      message: 'none of id, endToEndId, status: not a transfer result',
+      path: ['id'],
+    }),
+  );
 
 export type EmvConsultation = z.infer<typeof emvConsultSchema>;
 export type DictConsultation = z.infer<typeof dictConsultSchema>;

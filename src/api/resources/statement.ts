@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../../zod.js';
 import type { ApiClient, Endpoint } from '../client.js';
 
 /**
@@ -6,9 +6,9 @@ import type { ApiClient, Endpoint } from '../client.js';
  * real account shows entries with a party cut short, and a statement must still print.
  */
 const partySchema = z.looseObject({
-  name: z.string().optional(),
-  bank: z.string().optional(),
-  documentNumber: z.string().optional(),
+  name: z.optional(z.string()),
+  bank: z.optional(z.string()),
+  documentNumber: z.optional(z.string()),
 });
 
 /**
@@ -20,17 +20,17 @@ export const statementEntrySchema = z.looseObject({
   id: z.string(),
   type: z.string(),
   amount: z.number(),
-  fee: z.number().optional(),
+  fee: z.optional(z.number()),
   status: z.string(),
-  method: z.string().optional(),
+  method: z.optional(z.string()),
   confirmedAt: z.string(),
-  creditor: partySchema.nullish(),
-  debtor: partySchema.nullish(),
+  creditor: z.nullish(partySchema),
+  debtor: z.nullish(partySchema),
 });
 
 /** API §4.1: the array is named `results` here (`result` in the key list). */
 const statementPageSchema = z.looseObject({
-  total: z.number().int().nonnegative(),
+  total: z.number().check(z.int(), z.nonnegative()),
   results: z.array(statementEntrySchema),
 });
 

@@ -1,7 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { checkProfileName, normalizeBaseUrl } from '../../config/resolve.js';
 import {
   type CachedToken,
@@ -13,21 +12,21 @@ import {
 } from '../../config/types.js';
 import type { Deps } from '../../deps.js';
 import { PixError, usageError } from '../../errors.js';
+import * as z from '../../zod.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 
 const loginOptionsSchema = z.object({
   /** The global -p/--profile. */
-  profile: fromDomain(checkProfileName).optional(),
+  profile: z.optional(fromDomain(checkProfileName)),
   /** The global --base-url. */
-  baseUrl: fromDomain(normalizeBaseUrl).optional(),
-  withToken: z.boolean().default(false),
-  clientKey: z
-    .string()
-    .regex(/^[\x21-\x7e]+$/, 'must be one word of printable characters')
-    .optional(),
-  tlsCert: z.string().min(1).optional(),
-  tlsKey: z.string().min(1).optional(),
+  baseUrl: z.optional(fromDomain(normalizeBaseUrl)),
+  withToken: z._default(z.boolean(), false),
+  clientKey: z.optional(
+    z.string().check(z.regex(/^[\x21-\x7e]+$/, 'must be one word of printable characters')),
+  ),
+  tlsCert: z.optional(z.string().check(z.minLength(1))),
+  tlsKey: z.optional(z.string().check(z.minLength(1))),
 });
 
 export type LoginOptions = z.output<typeof loginOptionsSchema>;

@@ -1,16 +1,16 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { maskSecret } from '../../api/auth.js';
 import type { Settings, Source } from '../../config/types.js';
 import type { Deps } from '../../deps.js';
 import { formatDecimal } from '../../domain/money.js';
 import { PixError } from '../../errors.js';
 import { jsonDocument } from '../../output/format.js';
+import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 
 const statusOptionsSchema = z.object({
-  offline: z.boolean().default(false),
+  offline: z._default(z.boolean(), false),
 });
 
 export type StatusOptions = z.output<typeof statusOptionsSchema>;

@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
-import { z } from 'zod';
 import {
   createDueDateCharge,
   DATED_DISCOUNTS,
@@ -15,6 +14,7 @@ import { parseTaxId } from '../../domain/documents.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { parseDateOnly, todayIn } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
+import * as z from '../../zod.js';
 import { fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples, completionValues } from '../shared/help.js';
 import {
@@ -118,28 +118,28 @@ type DebtorOption = (typeof DEBTOR_FIELDS)[number]['option'];
 
 function optionalStrings<K extends string>(keys: (row: (typeof DEBTOR_FIELDS)[number]) => K) {
   return Object.fromEntries(
-    DEBTOR_FIELDS.map((row) => [keys(row), fromDomain(row.parse).optional()]),
-  ) as Record<K, z.ZodOptional<ReturnType<typeof fromDomain<string>>>>;
+    DEBTOR_FIELDS.map((row) => [keys(row), z.optional(fromDomain(row.parse))]),
+  ) as Record<K, z.ZodMiniOptional<ReturnType<typeof fromDomain<string>>>>;
 }
 
 const dueDateOptionsSchema = z
   .object({
-    amount: fromDomain(parseChargeAmount).optional(),
-    due: fromDomain(parseDateOnly).optional(),
-    expireAfterDays: integerFlag(1).optional(),
+    amount: z.optional(fromDomain(parseChargeAmount)),
+    due: z.optional(fromDomain(parseDateOnly)),
+    expireAfterDays: z.optional(integerFlag(1)),
     ...optionalStrings<DebtorOption>((row) => row.option),
-    discount: z.array(fromDomain(parseDiscountEntry)).default([]),
-    discountModality: fromDomain(modalityParser('discount')).optional(),
-    abatement: fromDomain(parseText).optional(),
-    abatementModality: fromDomain(modalityParser('abatement')).optional(),
-    fine: fromDomain(parseText).optional(),
-    fineModality: fromDomain(modalityParser('fine')).optional(),
-    interest: fromDomain(parseText).optional(),
-    interestModality: fromDomain(modalityParser('interest')).optional(),
-    body: fromDomain(parseText).optional(),
+    discount: z._default(z.array(fromDomain(parseDiscountEntry)), []),
+    discountModality: z.optional(fromDomain(modalityParser('discount'))),
+    abatement: z.optional(fromDomain(parseText)),
+    abatementModality: z.optional(fromDomain(modalityParser('abatement'))),
+    fine: z.optional(fromDomain(parseText)),
+    fineModality: z.optional(fromDomain(modalityParser('fine'))),
+    interest: z.optional(fromDomain(parseText)),
+    interestModality: z.optional(fromDomain(modalityParser('interest'))),
+    body: z.optional(fromDomain(parseText)),
     ...sharedChargeShape,
   })
-  .superRefine(refineSharedChargeOptions);
+  .check(z.superRefine(refineSharedChargeOptions));
 
 export type DueDateOptions = z.output<typeof dueDateOptionsSchema>;
 
@@ -147,38 +147,38 @@ export type DueDateOptions = z.output<typeof dueDateOptionsSchema>;
 // --body: a whole API §4.3 request, checked with the same rules as the flags. Unknown fields are
 // refused so that a typo (`dueDate` for `duedate`) is not silently dropped.
 
-const reaisText = z.number().transform(String);
+const reaisText = z.pipe(z.number(), z.transform(String));
 
 function modifierBodySchema(kind: ModifierName) {
   return z.strictObject({
-    modality: fromDomain(modalityParser(kind)).optional(),
-    amountPerc: reaisText.optional(),
+    modality: z.optional(fromDomain(modalityParser(kind))),
+    amountPerc: z.optional(reaisText),
   });
 }
 
 const bodySchema = z.strictObject({
-  pixKeyId: fromDomain(parseUuid).optional(),
-  amount: reaisText.pipe(fromDomain(parseChargeAmount)).optional(),
-  duedate: fromDomain(parseDateOnly).optional(),
-  expirationAfterPayment: z.number().int().min(1).optional(),
-  debtor: z.strictObject(optionalStrings<DebtorField>((row) => row.field)).optional(),
-  payerQuestion: fromDomain(parseQuestion).optional(),
-  description: fromDomain(parseText).optional(),
-  amountDiscount: z
-    .strictObject({
-      modality: fromDomain(modalityParser('discount')).optional(),
-      discountDateFixed: z
-        .array(z.strictObject({ date: fromDomain(parseDateOnly), amountPerc: reaisText }))
-        .optional(),
-      amountPerc: reaisText.optional(),
-    })
-    .optional(),
-  amountAbatement: modifierBodySchema('abatement').optional(),
-  amountFine: modifierBodySchema('fine').optional(),
-  amountInterest: modifierBodySchema('interest').optional(),
-  additionalInformation: z
-    .array(z.strictObject({ name: fromDomain(parseText), value: fromDomain(parseText) }))
-    .optional(),
+  pixKeyId: z.optional(fromDomain(parseUuid)),
+  amount: z.optional(z.pipe(reaisText, fromDomain(parseChargeAmount))),
+  duedate: z.optional(fromDomain(parseDateOnly)),
+  expirationAfterPayment: z.optional(z.number().check(z.int(), z.gte(1))),
+  debtor: z.optional(z.strictObject(optionalStrings<DebtorField>((row) => row.field))),
+  payerQuestion: z.optional(fromDomain(parseQuestion)),
+  description: z.optional(fromDomain(parseText)),
+  amountDiscount: z.optional(
+    z.strictObject({
+      modality: z.optional(fromDomain(modalityParser('discount'))),
+      discountDateFixed: z.optional(
+        z.array(z.strictObject({ date: fromDomain(parseDateOnly), amountPerc: reaisText })),
+      ),
+      amountPerc: z.optional(reaisText),
+    }),
+  ),
+  amountAbatement: z.optional(modifierBodySchema('abatement')),
+  amountFine: z.optional(modifierBodySchema('fine')),
+  amountInterest: z.optional(modifierBodySchema('interest')),
+  additionalInformation: z.optional(
+    z.array(z.strictObject({ name: fromDomain(parseText), value: fromDomain(parseText) })),
+  ),
 });
 
 type DueDateBody = z.output<typeof bodySchema>;

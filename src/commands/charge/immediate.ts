@@ -1,8 +1,8 @@
 import { type Command, Option } from 'commander';
-import { z } from 'zod';
 import { createImmediateCharge, type ImmediateChargeInput } from '../../api/resources/charges.js';
 import type { Deps } from '../../deps.js';
 import { parseTaxId } from '../../domain/documents.js';
+import * as z from '../../zod.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples, completionValues } from '../shared/help.js';
 import {
@@ -21,21 +21,23 @@ import {
 const immediateOptionsSchema = z
   .object({
     amount: fromDomain(parseChargeAmount),
-    expiresIn: fromDomain(parseExpiresIn).optional(),
-    payerName: fromDomain(parseText).optional(),
-    payerTaxId: fromDomain(parseTaxId).optional(),
+    expiresIn: z.optional(fromDomain(parseExpiresIn)),
+    payerName: z.optional(fromDomain(parseText)),
+    payerTaxId: z.optional(fromDomain(parseTaxId)),
     ...sharedChargeShape,
   })
-  .superRefine((options, context) => {
-    refineSharedChargeOptions(options, context);
-    // API §2.4: the immediate charge's debtor is {name, taxId}, both or neither.
-    if (options.payerName !== undefined && options.payerTaxId === undefined) {
-      context.addIssue({ code: 'custom', path: ['payerTaxId'], message: 'is required with --payer-name' });
-    }
-    if (options.payerTaxId !== undefined && options.payerName === undefined) {
-      context.addIssue({ code: 'custom', path: ['payerName'], message: 'is required with --payer-tax-id' });
-    }
-  });
+  .check(
+    z.superRefine((options, context) => {
+      refineSharedChargeOptions(options, context);
+      // API §2.4: the immediate charge's debtor is {name, taxId}, both or neither.
+      if (options.payerName !== undefined && options.payerTaxId === undefined) {
+        context.addIssue({ code: 'custom', path: ['payerTaxId'], message: 'is required with --payer-name' });
+      }
+      if (options.payerTaxId !== undefined && options.payerName === undefined) {
+        context.addIssue({ code: 'custom', path: ['payerName'], message: 'is required with --payer-tax-id' });
+      }
+    }),
+  );
 
 export type ImmediateOptions = z.output<typeof immediateOptionsSchema>;
 

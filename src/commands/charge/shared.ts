@@ -8,7 +8,6 @@ import { dirname, resolve } from 'node:path';
 import { getStateNameByCode } from '@brazilian-utils/brazilian-utils/get-state-name-by-code';
 import { isValidEmail } from '@brazilian-utils/brazilian-utils/is-valid-email';
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { ApiClient } from '../../api/client.js';
 import { paginate } from '../../api/paginate.js';
 import {
@@ -30,6 +29,7 @@ import { usageError } from '../../errors.js';
 import { jsonDocument, money, outputMode, stderrPalette } from '../../output/format.js';
 import type { OutStream } from '../../output/iostreams.js';
 import { type Column, createListWriter } from '../../output/records.js';
+import * as z from '../../zod.js';
 import { fromDomain } from '../shared/flags.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -188,21 +188,21 @@ export function parseAt<T>(where: string, parse: (text: string) => T, text: stri
 
 /** Options fields both schemas share (zod), spread into each command's schema. */
 export const sharedChargeShape = {
-  keyId: fromDomain(parseUuid).optional(),
-  key: fromDomain(parseText).optional(),
-  question: fromDomain(parseQuestion).optional(),
-  info: z.array(fromDomain(parseInfo)).default([]),
-  qrPng: fromDomain(parseText).optional(),
-  force: z.boolean().default(false),
-  qr: z.boolean().default(true),
+  keyId: z.optional(fromDomain(parseUuid)),
+  key: z.optional(fromDomain(parseText)),
+  question: z.optional(fromDomain(parseQuestion)),
+  info: z._default(z.array(fromDomain(parseInfo)), []),
+  qrPng: z.optional(fromDomain(parseText)),
+  force: z._default(z.boolean(), false),
+  qr: z._default(z.boolean(), true),
 };
 
-export type SharedChargeOptions = z.output<z.ZodObject<typeof sharedChargeShape>>;
+export type SharedChargeOptions = z.output<z.ZodMiniObject<typeof sharedChargeShape>>;
 
 /** `--key-id` and `--key` name the same thing: one of them at most. */
 export function refineSharedChargeOptions(
   options: { keyId?: string | undefined; key?: string | undefined },
-  context: z.RefinementCtx,
+  context: z.core.$RefinementCtx,
 ): void {
   if (options.keyId !== undefined && options.key !== undefined) {
     context.addIssue({ code: 'custom', path: ['key'], message: 'give either --key-id or --key, not both' });

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { consultKey, type DictConsultation, dictEndToEndId } from '../../api/resources/payments.js';
 import type { Deps } from '../../deps.js';
 import type { Centavos } from '../../domain/money.js';
 import { type PixKey, parsePixKey } from '../../domain/pixkey.js';
+import * as z from '../../zod.js';
 import { amountFlag, fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import {
@@ -21,8 +21,8 @@ import {
 const payKeyOptionsSchema = z.object({
   key: fromDomain(parsePixKey),
   amount: amountFlag,
-  dryRun: z.boolean().default(false),
-  allowDuplicate: z.boolean().default(false),
+  dryRun: z._default(z.boolean(), false),
+  allowDuplicate: z._default(z.boolean(), false),
 });
 
 export type PayKeyOptions = z.output<typeof payKeyOptionsSchema>;

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { consultEmv, type EmvConsultation } from '../../api/resources/payments.js';
 import type { Deps } from '../../deps.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { type Centavos, centavosFromApi, formatBRL, parseAmount } from '../../domain/money.js';
 import { PixError, usageError } from '../../errors.js';
 import { hashEmv } from '../../journal.js';
+import * as z from '../../zod.js';
 import { decodeEmvOrFail, readEmvArgument } from '../emv.js';
 import { amountFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
@@ -27,9 +27,9 @@ import {
 
 const payQrOptionsSchema = z.object({
   emv: z.string(),
-  amount: amountFlag.optional(),
-  dryRun: z.boolean().default(false),
-  allowDuplicate: z.boolean().default(false),
+  amount: z.optional(amountFlag),
+  dryRun: z._default(z.boolean(), false),
+  allowDuplicate: z._default(z.boolean(), false),
 });
 
 export type PayQrOptions = z.output<typeof payQrOptionsSchema>;

@@ -1,8 +1,8 @@
-import { z } from 'zod';
 import { parseDuration } from '../../domain/duration.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { parseAmount } from '../../domain/money.js';
 import { usageError } from '../../errors.js';
+import * as z from '../../zod.js';
 
 /** `keyId` → `--key-id`: zod paths are option keys, messages name flags. */
 export function flagName(key: string): string {
@@ -14,7 +14,7 @@ export function flagName(key: string): string {
  * error (exit 2) whose message starts with the flag it is about, so nothing is ever sent on bad input.
  * `names` maps option keys to how the user typed them when that is not `--kebab-case` (arguments).
  */
-export function parseOptions<S extends z.ZodType>(
+export function parseOptions<S extends z.ZodMiniType>(
   schema: S,
   raw: unknown,
   names: Record<string, string> = {},
@@ -32,15 +32,18 @@ export function parseOptions<S extends z.ZodType>(
  * schemas reuse the one implementation of each rule.
  */
 export function fromDomain<T>(parse: (text: string) => T) {
-  return z.string().transform((text, context): T => {
-    try {
-      return parse(text);
-    } catch (error) {
-      if (!(error instanceof InvalidValue)) throw error;
-      context.addIssue({ code: 'custom', message: error.message });
-      return z.NEVER;
-    }
-  });
+  return z.pipe(
+    z.string(),
+    z.transform((text: string, context): T => {
+      try {
+        return parse(text);
+      } catch (error) {
+        if (!(error instanceof InvalidValue)) throw error;
+        context.issues.push({ code: 'custom', message: error.message, input: text });
+        return z.NEVER;
+      }
+    }),
+  );
 }
 
 export const amountFlag = fromDomain(parseAmount);
