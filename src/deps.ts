@@ -87,16 +87,8 @@ export function createDeps(overrides: DepsOverrides): Deps {
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     random: Math.random,
     dispatcher: undefined,
-    waitForShutdown: () =>
-      new Promise<string>((resolve) => {
-        const stop = (signal: string) => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve(signal);
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      }),
+    // main.ts gives the process's SIGINT/SIGTERM; a context that gives none must not wait forever.
+    waitForShutdown: () => Promise.reject(new Error('no shutdown signal source in this context')),
     globals: defaultGlobals(),
     prompter: createPrompter(overrides.io, () => deps.globals.input),
     ...overrides,

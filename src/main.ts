@@ -102,10 +102,28 @@ function scanFlag(argv: readonly string[], ...names: string[]): boolean {
   return (end === -1 ? argv : argv.slice(0, end)).some((token) => names.includes(token));
 }
 
+/** Resolves with the signal's name at the first SIGINT or SIGTERM (`pix sandbox serve` runs until then). */
+function processShutdown(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
 /** Runs pix with argv (without node and the script) and returns the exit code. The ONE place errors become exit codes. */
 export async function run(argv: readonly string[], overrides?: Partial<DepsOverrides>): Promise<number> {
   const io = overrides?.io ?? processIOStreams();
-  const deps = createDeps({ ...overrides, io, env: overrides?.env ?? process.env });
+  const deps = createDeps({
+    waitForShutdown: processShutdown,
+    ...overrides,
+    io,
+    env: overrides?.env ?? process.env,
+  });
   if (!overrides?.io) {
     // `pix statement | head` closes the pipe early: that is the reader's choice, not an error.
     process.stdout.on('error', (error: NodeJS.ErrnoException) => {
