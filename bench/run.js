@@ -13,10 +13,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { BIN, median, root, serveSandbox } from './lib.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const BIN = join(root, 'bin', 'pix.js');
 const FLOOR_HTTP = join(root, 'bench', 'floor-http.mjs');
 const EXPORT = join(root, 'bench', 'statement-export.mjs');
 
@@ -52,43 +51,6 @@ function timed(argv, env) {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       resolve({ ms, code, stdout, stderr });
     });
-  });
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-/** Starts `pix sandbox serve --port 0` and resolves with its URL and a stop function. */
-function serveSandbox() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [BIN, 'sandbox', 'serve', '--port', '0', '--state', join(scratch, 'served', 'state.json')],
-      { env: { ...baseEnv, PIX_CONFIG_DIR: join(scratch, 'served') }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    let err = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk) => {
-      err += chunk;
-    });
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      out += chunk;
-      const line = out.split('\n')[0];
-      if (out.includes('\n')) {
-        resolve({
-          url: line.trim(),
-          stop: () =>
-            new Promise((done) => {
-              child.once('close', done);
-              child.kill('SIGTERM');
-            }),
-        });
-      }
-    });
-    child.on('close', (code) => reject(new Error(`pix sandbox serve exited (${code}): ${err}`)));
   });
 }
 
@@ -131,7 +93,10 @@ async function main() {
     process.exitCode = 2;
     return;
   }
-  const sandbox = await serveSandbox();
+  const sandbox = await serveSandbox(
+    { ...baseEnv, PIX_CONFIG_DIR: join(scratch, 'served') },
+    join(scratch, 'served', 'state.json'),
+  );
   try {
     const keysUrl = `${sandbox.url}/api/financial/v1/pix/keys?limit=10&offset=0`;
     const statementUrl = `${sandbox.url}/api/financial/v1/account/transactions?limit=10&offset=0`;

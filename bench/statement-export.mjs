@@ -21,10 +21,9 @@ import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { BIN, median, root, serveSandbox } from './lib.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const BIN = join(root, 'bin', 'pix.js');
 const SEQUENTIAL = join(root, 'bench', 'statement-sequential.mjs');
 /** The page size pix uses for --all (src/commands/statement.ts ALL_PAGE_SIZE); the loop uses the same. */
 export const PAGE_SIZE = 100;
@@ -73,41 +72,6 @@ function measured(argv, env) {
   });
 }
 
-function serve(env, stateFile, latencyMs) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [BIN, 'sandbox', 'serve', '--port', '0', '--state', stateFile, '--latency-ms', String(latencyMs)],
-      { env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    let err = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk) => {
-      err += chunk;
-    });
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('\n')) {
-        resolve({
-          url: out.split('\n')[0].trim(),
-          stop: () =>
-            new Promise((done) => {
-              child.once('close', done);
-              child.kill('SIGTERM');
-            }),
-        });
-      }
-    });
-    child.on('close', (code) => reject(new Error(`pix sandbox serve exited (${code}): ${err}`)));
-  });
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
 /**
  * Seeds `entries` in a temporary PIX_CONFIG_DIR, serves it, and measures both exports `runs` times
  * (alternating, so load on the machine hits both alike). Resolves with the medians.
@@ -126,7 +90,7 @@ export async function measureStatementExport({
   try {
     log(`seeding ${entries.toLocaleString('en')} entries…`);
     await run([BIN, 'sandbox', 'seed', '--transactions', String(entries), '--state', stateFile], base);
-    server = await serve(base, stateFile, latencyMs);
+    server = await serveSandbox(base, stateFile, ['--latency-ms', String(latencyMs)]);
     const client = {
       ...base,
       PIX_CONFIG_DIR: join(scratch, 'client'),
