@@ -1,14 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher, Pool } from 'undici';
+import { isLoopbackHost } from '../config/resolve.js';
 import type { Settings } from '../config/types.js';
 import type { Env } from '../deps.js';
 import { usageError } from '../errors.js';
-
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
 
 function readPem(path: string, key: string): Buffer {
   try {
