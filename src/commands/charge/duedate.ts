@@ -12,6 +12,7 @@ import {
 import type { Deps } from '../../deps.js';
 import { parseTaxId } from '../../domain/documents.js';
 import { InvalidValue } from '../../domain/invalid.js';
+import { parseEmail } from '../../domain/pixkey.js';
 import { parseDateOnly, todayIn } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import * as z from '../../zod.js';
@@ -27,7 +28,6 @@ import {
   modalityWarning,
   parseAt,
   parseChargeAmount,
-  parseEmail,
   parseModifierValue,
   parsePostalCode,
   parseQuestion,

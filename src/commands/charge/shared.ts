@@ -6,7 +6,6 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { getStateNameByCode } from '@brazilian-utils/brazilian-utils/get-state-name-by-code';
-import { isValidEmail } from '@brazilian-utils/brazilian-utils/is-valid-email';
 import type { Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
 import { paginate } from '../../api/paginate.js';
@@ -79,12 +78,6 @@ export function parseInfo(text: string): NameValue {
   const value = at === -1 ? '' : text.slice(at + 1).trim();
   if (name === '' || value === '') throw new InvalidValue(`"${text}" is not NAME=VALUE`);
   return { name, value };
-}
-
-export function parseEmail(text: string): string {
-  const value = text.trim();
-  if (!isValidEmail(value)) throw new InvalidValue(`"${text}" is not an e-mail address`);
-  return value;
 }
 
 /** A Brazilian state's two-letter code (UF), any case → upper case. */
