@@ -3,12 +3,11 @@
  * state file, for the one command that needs it (the built-in `sandbox` profile).
  * Faults come from PIX_SANDBOX_FAULTS (same SPEC as `pix sandbox serve --faults`).
  */
+import type { Env } from '../deps.js';
 import { usageError } from '../errors.js';
 import { FaultSpecError, parseFaults } from './faults.js';
 import { defaultStateFile } from './paths.js';
 import { startSandboxServer } from './server.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 export interface EmbeddedSandbox {
   baseUrl: string;
