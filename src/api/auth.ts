@@ -18,6 +18,15 @@ export type Mint = (
 /** A cached token is used only while it has more than this left (contract §5). */
 export const EXPIRY_MARGIN_MS = 60_000;
 
+/** A minted token as the profile caches it: its expiry is `now` plus its `expiresIn` seconds. */
+export function cachedToken(minted: Awaited<ReturnType<Mint>>, baseUrl: string, now: Date): CachedToken {
+  return {
+    value: minted.clientToken,
+    expiresAt: new Date(now.getTime() + minted.expiresIn * 1000).toISOString(),
+    baseUrl,
+  };
+}
+
 /**
  * Bearer token → that token. Client credentials → the cached token while it has more than 60 s left,
  * else a freshly minted one, cached in the profile (only when the credentials are the profile's own;
@@ -56,12 +65,7 @@ export function createTokenProvider(
   }
 
   async function mintAndCache(clientKey: string, clientSecret: string): Promise<string> {
-    const minted = await mint(clientKey, clientSecret);
-    const cached: CachedToken = {
-      value: minted.clientToken,
-      expiresAt: new Date(clock.now().getTime() + minted.expiresIn * 1000).toISOString(),
-      baseUrl,
-    };
+    const cached = cachedToken(await mint(clientKey, clientSecret), baseUrl, clock.now());
     memory = cached;
     if (persist) {
       try {

@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { cachedToken } from '../../api/auth.js';
 import { checkProfileName, normalizeBaseUrl } from '../../config/resolve.js';
 import {
   type CachedToken,
@@ -188,12 +189,7 @@ async function verifyClientCredentials(
   const { createApiClient } = await import('../../api/client.js');
   const client = await createApiClient(deps, settings);
   try {
-    const minted = await client.mintToken(clientKey, clientSecret);
-    return {
-      value: minted.clientToken,
-      expiresAt: new Date(deps.clock.now().getTime() + minted.expiresIn * 1000).toISOString(),
-      baseUrl: baseUrl.value,
-    };
+    return cachedToken(await client.mintToken(clientKey, clientSecret), baseUrl.value, deps.clock.now());
   } catch (error) {
     if (error instanceof PixError && (error.kind === 'auth' || error.kind === 'rejected')) {
       throw new PixError('auth', 'the client credentials were rejected; nothing was stored', {
