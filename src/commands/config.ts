@@ -121,6 +121,19 @@ function visible(data: ProfileData): Array<[ConfigKey, string]> {
   );
 }
 
+/** The profile with `key` set to `value` (removed when undefined). */
+function withSetting(data: ProfileData, key: ConfigKey, value: string | undefined): ProfileData {
+  const next: ProfileData = { ...data };
+  if (value === undefined) delete next[key];
+  else next[key] = value;
+  if (key === 'client-key' && value !== data['client-key']) {
+    // The stored secret and the token minted with it belong to the old key.
+    delete next.clientSecret;
+    delete next.cachedToken;
+  }
+  return next;
+}
+
 export async function runConfig(request: ConfigAction, deps: Deps): Promise<void> {
   const store = await deps.config();
   const { stdout, stderr } = deps.io;
@@ -156,34 +169,23 @@ export async function runConfig(request: ConfigAction, deps: Deps): Promise<void
         if (error instanceof InvalidValue) throw usageError(key, error.message);
         throw error;
       }
-      const next: ProfileData = { ...data, [key]: value };
+      const next = withSetting(data, key, value);
       if (key === 'base-url' && data.tokenBaseUrl !== undefined && data.tokenBaseUrl !== value) {
         stderr.write(
           `warning: the credentials stored in profile ${name} are for ${data.tokenBaseUrl} and will not be sent to ${value}; run \`pix login\` again\n`,
         );
       }
-      if (key === 'client-key' && data['client-key'] !== value) {
-        // The stored secret and the token minted with it belong to the old key.
-        delete next.clientSecret;
-        delete next.cachedToken;
-        if (data.clientSecret !== undefined) {
-          stderr.write(
-            `warning: the client secret stored for the old key is removed; run \`pix login --client-key ${value}\`\n`,
-          );
-        }
+      if (data.clientSecret !== undefined && next.clientSecret === undefined) {
+        stderr.write(
+          `warning: the client secret stored for the old key is removed; run \`pix login --client-key ${value}\`\n`,
+        );
       }
       await store.setProfile(name, next);
       return;
     }
     case 'unset': {
       if (data[request.key] === undefined) return;
-      const next: ProfileData = { ...data };
-      delete next[request.key];
-      if (request.key === 'client-key') {
-        delete next.clientSecret;
-        delete next.cachedToken;
-      }
-      await store.setProfile(name, next);
+      await store.setProfile(name, withSetting(data, request.key, undefined));
       return;
     }
   }
