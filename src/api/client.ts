@@ -28,6 +28,9 @@ export interface Endpoint<T> {
   authenticated?: boolean;
 }
 
+/** What error reporting needs of an endpoint, whatever its answer type. */
+type EndpointPolicy = Pick<Endpoint<unknown>, 'what' | 'retry'>;
+
 export interface RequestInput {
   query?: Record<string, string | number | undefined>;
   body?: unknown;
@@ -170,7 +173,9 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
     const url = `${origin.origin}${path}`;
     log(`> ${method} ${url}`);
     logHeaders('>', headers);
-    const started = performance.now();
+    // Timed only for --verbose: reading performance loads Node's perf_hooks, which a plain run need not pay for.
+    const started = globals.verbose ? performance.now() : 0;
+    const elapsed = () => Math.round(performance.now() - started);
     const controller = new AbortController();
     // --timeout bounds the whole exchange: connecting, the headers and the body.
     const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -186,22 +191,22 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
         bodyTimeout: timeoutMs,
       });
       const text = await response.body.text();
-      log(`< ${response.statusCode} (${Math.round(performance.now() - started)} ms)`);
-      logHeaders('<', response.headers);
+      if (globals.verbose) {
+        log(`< ${response.statusCode} (${elapsed()} ms)`);
+        logHeaders('<', response.headers);
+      }
       return { status: response.statusCode, headers: response.headers, text };
     } catch (error) {
       const code = errorCode(error);
       const timedOut = controller.signal.aborted || /TIMEOUT/.test(code ?? '');
-      log(
-        `< failed after ${Math.round(performance.now() - started)} ms: ${timedOut ? 'timeout' : (code ?? 'error')}`,
-      );
+      if (globals.verbose) log(`< failed after ${elapsed()} ms: ${timedOut ? 'timeout' : (code ?? 'error')}`);
       throw new NetworkFailure(!(code !== undefined && NOT_SENT_CODES.has(code)), timedOut, code);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  function networkError(endpoint: Endpoint<unknown>, failure: NetworkFailure): PixError {
+  function networkError(endpoint: EndpointPolicy, failure: NetworkFailure): PixError {
     const cause = failure.timedOut
       ? `no answer within ${timeoutMs / 1000}s`
       : failure.code === 'ECONNREFUSED'
@@ -217,7 +222,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
     return new PixError('unavailable', `${endpoint.what}: ${cause}`, { hint });
   }
 
-  function unreadable(endpoint: Endpoint<unknown>, status: number, reason: string, body: unknown): PixError {
+  function unreadable(endpoint: EndpointPolicy, status: number, reason: string, body: unknown): PixError {
     const write = endpoint.retry === 'never';
     return new PixError(
       write ? 'unknown_outcome' : 'unavailable',
@@ -278,7 +283,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
             await deps.sleep(retryDelay(retry + 1, undefined, deps.random())!);
             continue;
           }
-          throw networkError(endpoint as Endpoint<unknown>, error);
+          throw networkError(endpoint, error);
         }
         const parsed = parseBody(response.text);
         const body = scrub(parsed.ok ? parsed.value : response.text, secrets);
@@ -310,16 +315,10 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
           }
           throw httpError(endpoint.what, response.status, body, write);
         }
-        if (!parsed.ok)
-          throw unreadable(endpoint as Endpoint<unknown>, response.status, 'not JSON', undefined);
+        if (!parsed.ok) throw unreadable(endpoint, response.status, 'not JSON', undefined);
         const result = endpoint.schema().safeParse(parsed.value);
         if (!result.success) {
-          throw unreadable(
-            endpoint as Endpoint<unknown>,
-            response.status,
-            describeIssues(result.error as z.core.$ZodError),
-            body,
-          );
+          throw unreadable(endpoint, response.status, describeIssues(result.error as z.core.$ZodError), body);
         }
         return result.data;
       }
