@@ -1,8 +1,9 @@
 import { type Command, Option } from 'commander';
 import type { Deps } from '../deps.js';
 import { InvalidValue } from '../domain/invalid.js';
-import { formatBRL, formatDecimal } from '../domain/money.js';
+import { centavosToApi, formatBRL, formatDecimal } from '../domain/money.js';
 import { PixError, usageError } from '../errors.js';
+import { jsonDocument } from '../output/format.js';
 import * as z from '../zod.js';
 import { durationFlag, fromDomain, integerFlag, parseOptions } from './shared/flags.js';
 import { addExamples, completionValues } from './shared/help.js';
@@ -128,27 +129,18 @@ async function translate<T>(work: () => Promise<T>): Promise<T> {
 }
 
 function writeJson(deps: Deps, value: unknown): void {
-  const pretty = deps.io.stdout.isTTY;
-  deps.io.stdout.write(`${JSON.stringify(value, null, pretty ? 2 : undefined)}\n`);
+  deps.io.stdout.write(jsonDocument(value, deps.io.stdout.isTTY));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Actions
 
 export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
-  const [{ startSandboxServer }, { defaultStateFile }, { parseFaults, FaultSpecError }] = await Promise.all([
+  const [{ startSandboxServer }, { defaultStateFile }, { FaultSpecError }] = await Promise.all([
     import('../sandbox/server.js'),
     import('../sandbox/paths.js'),
     import('../sandbox/faults.js'),
   ]);
-  if (opts.faults !== undefined) {
-    try {
-      parseFaults(opts.faults);
-    } catch (error) {
-      if (error instanceof FaultSpecError) throw usageError('--faults', error.message);
-      throw error;
-    }
-  }
   const stateFile = opts.state ?? defaultStateFile(deps.env);
   let server: Awaited<ReturnType<typeof startSandboxServer>>;
   try {
@@ -160,6 +152,8 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       ...(opts.latencyMs ? { latencyMs: opts.latencyMs } : {}),
     });
   } catch (error) {
+    // The SPEC is parsed before the server listens: a bad one is the flag's fault.
+    if (error instanceof FaultSpecError) throw usageError('--faults', error.message);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES') {
       throw usageError(
@@ -208,7 +202,7 @@ export async function runPay(opts: PayOptions, deps: Deps): Promise<void> {
     writeJson(deps, {
       id: paid.id,
       status: paid.status,
-      amount: Number(formatDecimal(paid.amount)),
+      amount: centavosToApi(paid.amount),
       payer: paid.payer,
     });
   } else if (deps.io.stdout.isTTY) {

@@ -5,7 +5,7 @@
  */
 import type { Env } from '../deps.js';
 import { usageError } from '../errors.js';
-import { FaultSpecError, parseFaults } from './faults.js';
+import { FaultSpecError } from './faults.js';
 import { defaultStateFile } from './paths.js';
 import { startSandboxServer } from './server.js';
 
@@ -16,18 +16,16 @@ export interface EmbeddedSandbox {
 
 export async function startEmbeddedSandbox(env: Env): Promise<EmbeddedSandbox> {
   const faults = env.PIX_SANDBOX_FAULTS;
-  if (faults) {
-    try {
-      parseFaults(faults);
-    } catch (error) {
-      if (error instanceof FaultSpecError) throw usageError('PIX_SANDBOX_FAULTS', error.message);
-      throw error;
-    }
+  try {
+    const server = await startSandboxServer({
+      port: 0,
+      stateFile: defaultStateFile(env),
+      ...(faults ? { faults } : {}),
+    });
+    return { baseUrl: server.url, close: () => server.close() };
+  } catch (error) {
+    // The SPEC is parsed before the server listens.
+    if (error instanceof FaultSpecError) throw usageError('PIX_SANDBOX_FAULTS', error.message);
+    throw error;
   }
-  const server = await startSandboxServer({
-    port: 0,
-    stateFile: defaultStateFile(env),
-    ...(faults ? { faults } : {}),
-  });
-  return { baseUrl: server.url, close: () => server.close() };
 }
