@@ -145,7 +145,7 @@ function encode(source: ValueSource): string {
  * option is listed once, where it is declared, for that command and those below it; deeper commands
  * come first so that their own flags win over an ancestor's.
  */
-function sourceArms(nodes: CompletionNode[], indent: string): string[] {
+function sourceArms(nodes: CompletionNode[]): string[] {
   const byDepth = [...nodes].sort((a, b) => b.path.length - a.path.length);
   const arms: string[] = [];
   for (const node of byDepth) {
@@ -155,14 +155,27 @@ function sourceArms(nodes: CompletionNode[], indent: string): string[] {
       const patterns = names(option).flatMap((name) =>
         key === '' ? [`*${sq(`|${name}`)}`] : [sq(`${key}|${name}`), `${sq(`${key} `)}*${sq(`|${name}`)}`],
       );
-      arms.push(`${indent}${patterns.join('|')}) echo ${sq(encode(option.value))} ;;`);
+      arms.push(`    ${patterns.join('|')}) echo ${sq(encode(option.value))} ;;`);
     }
     node.args.forEach((argument, index) => {
       if (argument.kind === 'any') return;
-      arms.push(`${indent}${sq(`${key}|@${index}`)}) echo ${sq(encode(argument))} ;;`);
+      arms.push(`    ${sq(`${key}|@${index}`)}) echo ${sq(encode(argument))} ;;`);
     });
   }
   return arms;
+}
+
+/** __pix_source, the same function in bash and zsh. */
+function sourceFunction(nodes: CompletionNode[]): string[] {
+  return [
+    '# What the value of option $2 (or positional argument @N) of command path $1 is: w:WORDS, u:UNITS, p: (profiles).',
+    '__pix_source() {',
+    '  case "$1|$2" in',
+    ...sourceArms(nodes),
+    "    *) echo 'a:' ;;",
+    '  esac',
+    '}',
+  ];
 }
 
 function valueOptions(node: CompletionNode): string {
@@ -203,13 +216,7 @@ export function bashScript(nodes: CompletionNode[], version: string): string {
     '  esac',
     '}',
     '',
-    '# What the value of option $2 (or positional argument @N) of command path $1 is: w:WORDS, u:UNITS, p: (profiles).',
-    '__pix_source() {',
-    '  case "$1|$2" in',
-    ...sourceArms(nodes, '    '),
-    "    *) echo 'a:' ;;",
-    '  esac',
-    '}',
+    ...sourceFunction(nodes),
     '',
     '# Fills COMPREPLY with the values of source $1 matching $2 (the pix command is $3).',
     '__pix_values() {',
@@ -313,13 +320,7 @@ export function zshScript(nodes: CompletionNode[], version: string): string {
     '  esac',
     '}',
     '',
-    '# What the value of option $2 (or positional argument @N) of command path $1 is: w:WORDS, u:UNITS, p: (profiles).',
-    '__pix_source() {',
-    '  case "$1|$2" in',
-    ...sourceArms(nodes, '    '),
-    "    *) echo 'a:' ;;",
-    '  esac',
-    '}',
+    ...sourceFunction(nodes),
     '',
     '# Offers the values of source $1; $2 is what was typed, $3 the pix command.',
     '__pix_values() {',
