@@ -190,8 +190,6 @@ export const sharedChargeShape = {
   qr: z._default(z.boolean(), true),
 };
 
-export type SharedChargeOptions = z.output<z.ZodMiniObject<typeof sharedChargeShape>>;
-
 /** `--key-id` and `--key` name the same thing: one of them at most. */
 export function refineSharedChargeOptions(
   options: { keyId?: string | undefined; key?: string | undefined },
@@ -457,12 +455,7 @@ export async function deliverCharge(charge: Charge, options: ChargeOutputOptions
         if (stderr.isTTY) stderr.write(`QR code written to ${target}\n`);
       }
     } catch (error) {
-      const reason =
-        error instanceof InvalidValue
-          ? error.message
-          : error instanceof Error
-            ? error.message
-            : String(error);
+      const reason = error instanceof Error ? error.message : String(error);
       stderr.write(`warning: --qr-png: the charge was created but its PNG was not written: ${reason}\n`);
       if (target === '-') out = stderr;
     }
