@@ -1,6 +1,6 @@
 import { encodeBrCode } from '../../src/domain/brcode.js';
 
-/** A static BR Code (key, no amount) and a dynamic one (URL), valid CRCs, for command tests. */
+/** A static BR Code (key, no amount) and a dynamic one (URL), valid CRCs, for command and reliability tests. */
 export const STATIC_CODE = encodeBrCode({
   pixKey: 'loja@example.com',
   merchantName: 'Loja da Esquina',

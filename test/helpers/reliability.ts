@@ -1,12 +1,4 @@
 import { expect } from 'vitest';
-import { encodeBrCode } from '../../src/domain/brcode.js';
-
-/** A dynamic BR Code (URL, no key) that passes every offline check. */
-export const DYNAMIC_CODE = encodeBrCode({
-  url: 'sandbox.pix.local/qr/v2/reliability',
-  merchantName: 'Loja da Esquina',
-  merchantCity: 'SAO PAULO',
-});
 
 /** A well-formed e-mail key the sandbox's DICT knows (any key not in its missing list). */
 export const PAYEE = 'fornecedor@example.com';

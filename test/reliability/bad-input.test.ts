@@ -7,10 +7,11 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/main.js';
 import { SEEDED_KEYS } from '../../src/sandbox/state.js';
+import { DYNAMIC_CODE } from '../helpers/brcodes.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
 import { createTestIO } from '../helpers/io.js';
-import { DYNAMIC_CODE, expectOneLineError, PAYEE } from '../helpers/reliability.js';
+import { expectOneLineError, PAYEE } from '../helpers/reliability.js';
 
 const KEY_ID = SEEDED_KEYS.email.id;
 const IN_30_DAYS = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);

@@ -20,9 +20,10 @@ import {
   startSandboxServer,
 } from '../../src/sandbox/server.js';
 import { SEEDED_KEYS } from '../../src/sandbox/state.js';
+import { DYNAMIC_CODE } from '../helpers/brcodes.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
-import { DYNAMIC_CODE, expectOneLineError, PAYEE } from '../helpers/reliability.js';
+import { expectOneLineError, PAYEE } from '../helpers/reliability.js';
 
 /** One command that reaches `endpoint`; `write` for charges and the transfer (never retried). */
 interface Row {

@@ -17,10 +17,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/main.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { SEEDED_KEYS } from '../../src/sandbox/state.js';
+import { DYNAMIC_CODE } from '../helpers/brcodes.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
 import { createTestIO } from '../helpers/io.js';
-import { DYNAMIC_CODE, PAYEE } from '../helpers/reliability.js';
+import { PAYEE } from '../helpers/reliability.js';
 
 const TOKEN = 'tok_SECRET_4f9a1c7e2b8d6a03';
 const CLIENT_KEY = 'ck_reliability_suite';
