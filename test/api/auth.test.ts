@@ -52,6 +52,12 @@ const envClient: Settings['credentials'] = {
 };
 const PROFILE: ProfileData = { 'base-url': BASE, 'client-key': 'ck', clientSecret: 'cs', tokenBaseUrl: BASE };
 
+/** A store whose profile `prod` holds PROFILE and a token cached by an earlier run, expiring `msLeft` after T0. */
+function storeWithCached(value: string, msLeft: number, baseUrl = BASE) {
+  const expiresAt = new Date(T0 + msLeft).toISOString();
+  return createMemoryStore({ prod: { ...PROFILE, cachedToken: { value, expiresAt, baseUrl } } });
+}
+
 describe('createTokenProvider', () => {
   it('a bearer token is sent as is and cannot be refreshed', async () => {
     const { mint, calls } = fakeMint();
@@ -95,16 +101,7 @@ describe('createTokenProvider', () => {
   });
 
   it('a later run uses the cached token while it has more than 60 s left', async () => {
-    const store = createMemoryStore({
-      prod: {
-        ...PROFILE,
-        cachedToken: {
-          value: 'cached',
-          expiresAt: new Date(T0 + EXPIRY_MARGIN_MS + 1000).toISOString(),
-          baseUrl: BASE,
-        },
-      },
-    });
+    const store = storeWithCached('cached', EXPIRY_MARGIN_MS + 1000);
     const { mint, calls } = fakeMint();
     const provider = createTokenProvider(settingsWith(storedClient), store, mint, fakeClock());
     expect(await provider.token()).toBe('cached');
@@ -112,12 +109,7 @@ describe('createTokenProvider', () => {
   });
 
   it('a cached token expiring within 60 s is re-minted', async () => {
-    const store = createMemoryStore({
-      prod: {
-        ...PROFILE,
-        cachedToken: { value: 'cached', expiresAt: new Date(T0 + 59_000).toISOString(), baseUrl: BASE },
-      },
-    });
+    const store = storeWithCached('cached', 59_000);
     const { mint, calls } = fakeMint();
     const provider = createTokenProvider(settingsWith(storedClient), store, mint, fakeClock());
     expect(await provider.token()).toBe('minted-1');
@@ -141,16 +133,7 @@ describe('createTokenProvider', () => {
   });
 
   it('a cached token for another base URL is not used', async () => {
-    const store = createMemoryStore({
-      prod: {
-        ...PROFILE,
-        cachedToken: {
-          value: 'cached',
-          expiresAt: new Date(T0 + 600_000).toISOString(),
-          baseUrl: 'https://other.test',
-        },
-      },
-    });
+    const store = storeWithCached('cached', 600_000, 'https://other.test');
     const { mint, calls } = fakeMint();
     const provider = createTokenProvider(settingsWith(storedClient), store, mint, fakeClock());
     expect(await provider.token()).toBe('minted-1');
@@ -177,12 +160,7 @@ describe('createTokenProvider', () => {
   });
 
   it('refresh() after a 401 mints a fresh token once, and token() then returns it', async () => {
-    const store = createMemoryStore({
-      prod: {
-        ...PROFILE,
-        cachedToken: { value: 'revoked', expiresAt: new Date(T0 + 600_000).toISOString(), baseUrl: BASE },
-      },
-    });
+    const store = storeWithCached('revoked', 600_000);
     const { mint, calls } = fakeMint();
     const provider = createTokenProvider(settingsWith(storedClient), store, mint, fakeClock());
     expect(await provider.token()).toBe('revoked');
