@@ -1,10 +1,11 @@
 /**
  * Who is on the other side in the sandbox: PIX key shapes, deterministic DICT owners, banks,
- * and CPF/CNPJ check digits (the sandbox must make valid documents, not only check them).
+ * and CPF/CNPJ check digits (the sandbox must make valid documents from seeds, not only check them,
+ * so it keeps the mod-11 arithmetic; its checks are strict DICT form: bare, upper-case, no masks).
  */
-import type { Receiver } from './state.js';
-
-export type KeyType = 'EVP' | 'CNPJ' | 'CPF' | 'PHONE' | 'EMAIL';
+import { formatDocument, maskDocument as maskCpf } from '../domain/documents.js';
+import type { PixKeyType } from '../domain/pixkey.js';
+import { type Receiver, SANDBOX_BANK_CODE, SANDBOX_ISPB } from './state.js';
 
 /** Institutions the sandbox knows: ISPB → COMPE bank code. */
 export const BANKS: ReadonlyArray<{ ispb: string; code: string; name: string }> = [
@@ -14,7 +15,7 @@ export const BANKS: ReadonlyArray<{ ispb: string; code: string; name: string }> 
   { ispb: '00360305', code: '104', name: 'Caixa Econômica Federal' },
   { ispb: '18236120', code: '260', name: 'Nu Pagamentos' },
   { ispb: '90400888', code: '033', name: 'Santander' },
-  { ispb: '99999999', code: '999', name: 'Sandbox PIX' },
+  { ispb: SANDBOX_ISPB, code: SANDBOX_BANK_CODE, name: 'Sandbox PIX' },
 ];
 
 export function bankCode(ispb: string): string {
@@ -63,13 +64,13 @@ export function isCnpj(text: string): boolean {
   );
 }
 
-/** CPF → `***.456.789-**`; CNPJ → `11.222.333/0001-81` (a company's CNPJ is public). */
+/**
+ * How the sandbox's consults mask a document: a CPF as the CLI masks it (`***.456.789-**`), a CNPJ
+ * shown whole (`11.222.333/0001-81`: a company's CNPJ is public). domain/documents.ts maskDocument
+ * hides a CNPJ's ends too; the CLI applies it to what it shows.
+ */
 export function maskDocument(document: string): string {
-  if (document.length === 11) return `***.${document.slice(3, 6)}.${document.slice(6, 9)}-**`;
-  if (document.length === 14) {
-    return `${document.slice(0, 2)}.${document.slice(2, 5)}.${document.slice(5, 8)}/${document.slice(8, 12)}-${document.slice(12)}`;
-  }
-  return document;
+  return document.length === 14 ? formatDocument(document) : maskCpf(document);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -79,8 +80,12 @@ const EVP = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+55\d{10,11}$/;
 
-/** The type of a well-formed key in DICT form (digits only for CPF/CNPJ, E.164 phone), else undefined. */
-export function keyTypeOf(key: string): KeyType | undefined {
+/**
+ * The type of a well-formed key in DICT form (digits only for CPF/CNPJ, E.164 phone), else undefined.
+ * Not domain/pixkey.ts parsePixKey: that one accepts what people type (masks, no +55, any case) and
+ * normalises it, where the API takes the DICT form only and answers 400 for anything else.
+ */
+export function keyTypeOf(key: string): PixKeyType | undefined {
   if (EVP.test(key)) return 'EVP';
   if (PHONE.test(key)) return 'PHONE';
   if (key.length <= 77 && EMAIL.test(key)) return 'EMAIL';
@@ -139,7 +144,7 @@ function digits(seed: number, count: number): string {
 }
 
 /** The owner DICT answers for a well-formed key that is not the account's own: the same key, the same owner. */
-export function dictOwner(key: string, type: KeyType): DictOwner {
+export function dictOwner(key: string, type: PixKeyType): DictOwner {
   const h = hash(key);
   const legal = type === 'CNPJ' || (type !== 'CPF' && h % 4 === 0);
   const bank = BANKS[h % (BANKS.length - 1)]!; // never the sandbox itself

@@ -27,6 +27,7 @@ import {
 import { dirname } from 'node:path';
 import { SANDBOX_DEFAULT_KEY } from '../config/types.js';
 import type { Centavos } from '../domain/money.js';
+import type { PixKeyType } from '../domain/pixkey.js';
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -54,7 +55,7 @@ export interface StoredEntry {
 export interface KeyRecord {
   id: string;
   key: string;
-  keyType: 'EMAIL' | 'EVP' | 'CPF' | 'CNPJ' | 'PHONE';
+  keyType: PixKeyType;
   createdAt: string;
 }
 
