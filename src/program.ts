@@ -1,6 +1,6 @@
 import { Command, type CommanderError, Option } from 'commander';
 import { addExamples, completionValues } from './commands/shared/help.js';
-import type { Deps, GlobalOptions, OutputFormat } from './deps.js';
+import type { Deps, OutputFormat } from './deps.js';
 import type { ErrorKind } from './errors.js';
 import { pixVersion } from './version.js';
 
@@ -10,8 +10,8 @@ export interface CommandModule {
 }
 
 /**
- * The command tree, with each leaf's module loaded only when it is the one being run. `pix --help` and
- * `pix --version` therefore load commander alone (start-up is a feature, architecture rule 8).
+ * The command tree, with each leaf's module loaded only when it is the one being run, so `pix --help`
+ * loads commander alone (start-up is a feature, architecture rule 8; bin/pix.js answers --version itself).
  */
 interface Entry {
   name: string;
@@ -23,7 +23,7 @@ interface Entry {
 }
 
 export const COMMANDS: Entry[] = [
-  // Each command adds its one entry here, in the order of the contract's §1.
+  // In the order of the contract's §1.
   {
     name: 'login',
     summary: 'Store credentials in a profile and make it current',
@@ -122,17 +122,22 @@ export const COMMANDS: Entry[] = [
   },
 ];
 
-/** Global flags that take a value, so the argv scan can skip it. */
-const GLOBAL_FLAGS_WITH_VALUE = new Set(['-p', '--profile', '--base-url', '-o', '--output', '--timeout']);
-
-/** The names of the commands the user asked for, e.g. ['charge', 'immediate'], read from argv before parsing. */
-export function commandPath(argv: readonly string[]): string[] {
+/**
+ * The names of the commands the user asked for, e.g. ['charge', 'immediate'], read from argv before parsing.
+ * The program's own global flags that take a value (`-p NAME`) are skipped with their value.
+ */
+function commandPath(program: Command, argv: readonly string[]): string[] {
+  const takesValue = new Set(
+    program.options
+      .filter((option) => option.required || option.optional)
+      .flatMap((option) => [option.short, option.long]),
+  );
   const path: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
     if (token === '--') break;
     if (token.startsWith('-')) {
-      if (GLOBAL_FLAGS_WITH_VALUE.has(token)) i++;
+      if (takesValue.has(token)) i++;
       continue;
     }
     path.push(token);
@@ -165,7 +170,7 @@ export async function loadCommands(
   if (all) {
     for (const entry of made.keys()) if (entry.load) toLoad.push(entry);
   } else {
-    let path = commandPath(argv);
+    let path = commandPath(program, argv);
     if (path[0] === 'help') path = path.slice(1);
     let level: Entry[] | undefined = COMMANDS;
     for (const name of path) {
@@ -300,5 +305,3 @@ export function createProgram(deps: Deps): Command {
   });
   return program;
 }
-
-export type { GlobalOptions };
