@@ -151,7 +151,7 @@ export function findDuplicate(payments: Payment[], query: DuplicateQuery, now: D
   return matches[matches.length - 1];
 }
 
-function appendLine(path: string, record: object, sync: boolean): void {
+function appendLine(path: string, record: object): void {
   // O_APPEND (and read, to look at the last byte); created 0600.
   const fd = openSync(path, 'a+', 0o600);
   try {
@@ -166,7 +166,7 @@ function appendLine(path: string, record: object, sync: boolean): void {
     const bytes = Buffer.from(line, 'utf8');
     const written = writeSync(fd, bytes);
     if (written !== bytes.length) throw new Error(`journal: short write to ${path}`);
-    if (sync) fdatasyncSync(fd);
+    fdatasyncSync(fd);
   } finally {
     closeSync(fd);
   }
@@ -196,12 +196,12 @@ export function openJournal(dir: string, clock: Clock): Journal {
         ...entry,
         state: 'sending',
       };
-      appendLine(path, start, true);
+      appendLine(path, start);
       return start;
     },
     finish(id, outcome) {
       ensureDir();
-      appendLine(path, { id, at: clock.now().toISOString(), ...outcome }, true);
+      appendLine(path, { id, at: clock.now().toISOString(), ...outcome });
     },
     findDuplicate(query, before) {
       let payments = journal.read();
