@@ -34,6 +34,21 @@ const CHARGE_FIELDS = [
   'qrCodeDataUrl',
 ];
 
+const today = todayIn('America/Sao_Paulo', new Date());
+/** A valid `pix charge duedate` request, due today. */
+const dueFlags = [
+  '--amount',
+  '150',
+  '--due',
+  today,
+  '--key-id',
+  KEY_ID,
+  '--debtor-name',
+  'Ana',
+  '--debtor-cpf',
+  '52998224725',
+];
+
 function decodePng(file: string): string | undefined {
   const png = PNG.sync.read(readFileSync(file));
   return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
@@ -97,13 +112,12 @@ describe('pix charge, built binary against the sandbox server', () => {
   });
 
   it('due date: --body with flags over it; --json carries dueDate and description too', async () => {
-    const due = todayIn('America/Sao_Paulo', new Date());
     const body = join(dir, 'body.json');
     writeFileSync(
       body,
       JSON.stringify({
         amount: 99,
-        duedate: due,
+        duedate: today,
         description: 'Mensalidade',
         debtor: { name: 'Ana Souza', cpf: '52998224725' },
       }),
@@ -128,7 +142,12 @@ describe('pix charge, built binary against the sandbox server', () => {
     expect(result.code).toBe(0);
     const charge = JSON.parse(result.stdout);
     for (const field of [...CHARGE_FIELDS, 'dueDate', 'description']) expect(charge).toHaveProperty(field);
-    expect(charge).toMatchObject({ amount: 150, dueDate: due, description: 'Mensalidade', pixKeyId: KEY_ID });
+    expect(charge).toMatchObject({
+      amount: 150,
+      dueDate: today,
+      description: 'Mensalidade',
+      pixKeyId: KEY_ID,
+    });
     expect(['DUEDATE_QRCODE', 'DUE_DATE']).toContain(charge.type);
     decodeBrCode(charge.emvqrcps);
   });
@@ -141,20 +160,7 @@ describe('pix charge, built binary against the sandbox server', () => {
     expect(charges()).toHaveLength(0);
   });
 
-  const today = todayIn('America/Sao_Paulo', new Date());
   const yesterday = new Date(Date.parse(`${today}T12:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
-  const dueFlags = [
-    '--amount',
-    '150',
-    '--due',
-    today,
-    '--key-id',
-    KEY_ID,
-    '--debtor-name',
-    'Ana',
-    '--debtor-cpf',
-    '52998224725',
-  ];
 
   it.each([
     [['immediate', '--amount', '4,99', '--key-id', KEY_ID], '--amount'],
@@ -266,26 +272,7 @@ describe('pix charge against a misbehaving server: never retried', () => {
   it('the due-date endpoint hanging → exit 7 after one request', async () => {
     server = await startFakeServer(() => ({ kind: 'hang' }));
     const env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: server.url, PIX_TOKEN: 't' };
-    const today = todayIn('America/Sao_Paulo', new Date());
-    const result = await runCli(
-      [
-        'charge',
-        'duedate',
-        '--amount',
-        '150',
-        '--due',
-        today,
-        '--key-id',
-        KEY_ID,
-        '--debtor-name',
-        'Ana',
-        '--debtor-cpf',
-        '52998224725',
-        '--timeout',
-        '1s',
-      ],
-      { env },
-    );
+    const result = await runCli(['charge', 'duedate', ...dueFlags, '--timeout', '1s'], { env });
     expect(result.code).toBe(7);
     expect(server.requestsTo(DUEDATE)).toHaveLength(1);
   });
