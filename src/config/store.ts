@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type Conf from 'conf';
@@ -79,12 +79,10 @@ export function openConfigStore(env: Env): ConfigStore {
     }
     const data = read();
     update(data);
-    const clean: StoreShape = {};
-    for (const [key, value] of Object.entries(data)) {
-      if (value !== undefined) (clean as Record<string, unknown>)[key] = value;
-    }
     ensureDirectory(dir);
-    conf.store = clean;
+    // conf writes JSON.stringify(data): keys left undefined (an unset setting, a cleared current
+    // profile) are not written.
+    conf.store = data;
     // conf writes a new file with the mode, but an older file made by hand keeps its own: tighten it.
     tightenFile(path);
   }
@@ -105,11 +103,7 @@ export function openConfigStore(env: Env): ConfigStore {
     },
     setProfile: (name, profile) =>
       write((data) => {
-        const cleaned: ProfileData = {};
-        for (const [key, value] of Object.entries(profile)) {
-          if (value !== undefined) (cleaned as Record<string, unknown>)[key] = value;
-        }
-        data.profiles = { ...data.profiles, [name]: cleaned };
+        data.profiles = { ...data.profiles, [name]: profile };
       }),
     deleteProfile: (name) =>
       write((data) => {
@@ -122,17 +116,10 @@ export function openConfigStore(env: Env): ConfigStore {
 
 /** The directory holds secrets: created 0700 (with any missing parents). */
 function ensureDirectory(dir: string): void {
-  let exists = true;
-  try {
-    statSync(dir);
-  } catch {
-    exists = false;
-  }
-  if (!exists) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    // mkdir's mode is filtered by the umask; say it exactly.
-    chmodSync(dir, 0o700);
-  }
+  if (existsSync(dir)) return;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // mkdir's mode is filtered by the umask; say it exactly.
+  chmodSync(dir, 0o700);
 }
 
 function tightenFile(path: string): void {
