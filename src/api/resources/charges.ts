@@ -51,13 +51,6 @@ export function chargeTypeLabel(type: string): string {
   return type;
 }
 
-export {
-  DATED_DISCOUNTS,
-  isPercentModality,
-  MODALITIES,
-  type ModifierName,
-} from '../../domain/modalities.js';
-
 /** The modality used when only the value is given: the one the API document shows for each object (§2.3). */
 export const DEFAULT_MODALITY: Record<ModifierName, string> = {
   discount: 'PERCENTAGE_DATE_REPORTED',

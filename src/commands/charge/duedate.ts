@@ -2,16 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import {
   createDueDateCharge,
-  DATED_DISCOUNTS,
   DEFAULT_MODALITY,
   type DueDateChargeInput,
-  MODALITIES,
-  type ModifierName,
   type ModifierValue,
 } from '../../api/resources/charges.js';
 import type { Deps } from '../../deps.js';
 import { parseTaxId } from '../../domain/documents.js';
 import { InvalidValue } from '../../domain/invalid.js';
+import { DATED_DISCOUNTS, MODALITIES, type ModifierName } from '../../domain/modalities.js';
 import { parseEmail } from '../../domain/pixkey.js';
 import { parseDateOnly, todayIn } from '../../domain/when.js';
 import { usageError } from '../../errors.js';

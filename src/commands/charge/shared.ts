@@ -12,9 +12,6 @@ import { paginate } from '../../api/paginate.js';
 import {
   type Charge,
   chargeTypeLabel,
-  isPercentModality,
-  MODALITIES,
-  type ModifierName,
   type ModifierValue,
   type NameValue,
 } from '../../api/resources/charges.js';
@@ -22,6 +19,7 @@ import { listKeys, type RegisteredKey } from '../../api/resources/keys.js';
 import type { Deps } from '../../deps.js';
 import { parseDuration } from '../../domain/duration.js';
 import { InvalidValue } from '../../domain/invalid.js';
+import { isPercentModality, MODALITIES, type ModifierName } from '../../domain/modalities.js';
 import { type Centavos, centavosFromApi, formatDecimal, parseAmount } from '../../domain/money.js';
 import { formatDate, formatDateTime } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
