@@ -6,10 +6,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { decodeBrCode, encodeBrCode } from '../domain/brcode.js';
 import { DATED_DISCOUNTS, MODALITIES } from '../domain/modalities.js';
-import { type Centavos, centavosToApi } from '../domain/money.js';
+import { type Centavos, centavosFromApi, centavosToApi } from '../domain/money.js';
+import { addDays } from '../domain/when.js';
 import {
   type Amounts,
-  addDays,
   type BusinessDayTest,
   brasiliaDate,
   brasiliaMidnight,
@@ -113,7 +113,7 @@ function chargeAmount(body: Body): Centavos {
   if (hasMoreThanTwoDecimals(value) || value * 100 > MAX_AMOUNT) {
     throw new ApiFailure(422, 'INVALID_AMOUNT', 'Valor da cobrança inválido');
   }
-  const centavos = Math.round(value * 100);
+  const centavos = centavosFromApi(value);
   if (centavos < MIN_CHARGE) {
     throw new ApiFailure(422, 'INVALID_AMOUNT', 'Valor da cobrança inválido: o mínimo é 5,00');
   }
@@ -236,9 +236,7 @@ export function validateImmediate(value: unknown) {
   if (body.debtor !== undefined && body.debtor !== null) {
     const raw = asBodyField(body.debtor, 'debtor');
     const name = requiredString(raw, 'name', 200);
-    const taxId = requiredString(raw, 'taxId', 30).replace(/[.\-/\s]/g, '');
-    if (!isCpf(taxId) && !isCnpj(taxId)) throw invalid('debtor.taxId deve ser um CPF ou CNPJ válido');
-    debtor = { name, taxId };
+    debtor = { name, taxId: debtorDocument(raw, 'taxId') };
   }
   let expiryMs = DEFAULT_IMMEDIATE_EXPIRY_MS;
   if (body.expiration !== undefined && body.expiration !== null) {
@@ -254,6 +252,13 @@ export function validateImmediate(value: unknown) {
     expiryMs = amountOf * UNIT_MS[unit]!;
   }
   return { body, amount, info, question, description, debtor, expiryMs };
+}
+
+/** The debtor's CPF or CNPJ (`taxId` of an immediate charge, `cpf` of a due-date one), without its mask. */
+function debtorDocument(debtor: Body, field: 'taxId' | 'cpf'): string {
+  const document = requiredString(debtor, field, 30).replace(/[.\-/\s]/g, '');
+  if (!isCpf(document) && !isCnpj(document)) throw invalid(`debtor.${field} deve ser um CPF ou CNPJ válido`);
+  return document;
 }
 
 function asBodyField(value: unknown, field: string): Body {
@@ -368,9 +373,8 @@ export function validateDueDate(value: unknown, today: string) {
   const rawDebtor = asBodyField(body.debtor, 'debtor');
   const debtor: Record<string, string> = {
     name: requiredString(rawDebtor, 'name', 200),
-    cpf: requiredString(rawDebtor, 'cpf', 30).replace(/[.\-/\s]/g, ''),
+    cpf: debtorDocument(rawDebtor, 'cpf'),
   };
-  if (!isCpf(debtor.cpf!) && !isCnpj(debtor.cpf!)) throw invalid('debtor.cpf deve ser um CPF ou CNPJ válido');
   for (const field of ['city', 'publicArea', 'state', 'postalCode', 'email']) {
     const text = optionalString(rawDebtor, field, 200);
     if (text !== undefined) debtor[field] = text;
@@ -382,7 +386,7 @@ export function validateDueDate(value: unknown, today: string) {
     amountInterest: modifier(body, 'amountInterest', MODALITIES.interest, dueDate),
   };
   const ab = terms.amountAbatement;
-  if (ab?.modality === 'FIXED_VALUE' && Math.round((ab.amountPerc ?? 0) * 100) >= amount) {
+  if (ab?.modality === 'FIXED_VALUE' && centavosFromApi(ab.amountPerc ?? 0) >= amount) {
     throw new ApiFailure(
       422,
       'INVALID_CHARGE_DATA',
@@ -429,11 +433,14 @@ export function createDueDate(
   });
 }
 
+/** An amount with no abatement, discount, fine or interest. */
+function fixedAmounts(amount: Centavos): Amounts {
+  return { original: amount, abatement: 0, discount: 0, fine: 0, interest: 0, final: amount };
+}
+
 /** What a charge asks for on sandbox day `now`. */
 export function chargeAmounts(charge: StoredCharge, now: Date, isBusinessDay: BusinessDayTest): Amounts {
-  if (charge.kind === 'immediate' || charge.dueDate === undefined) {
-    return { original: charge.amount, abatement: 0, discount: 0, fine: 0, interest: 0, final: charge.amount };
-  }
+  if (charge.kind === 'immediate' || charge.dueDate === undefined) return fixedAmounts(charge.amount);
   return dueDateAmounts(
     {
       amount: charge.amount,
@@ -701,14 +708,7 @@ export function consultEmv(state: SandboxState, now: Date, value: unknown, isBus
       throw notFound;
     }
     const fixed = decoded.amount;
-    const amounts: Amounts = {
-      original: fixed ?? 0,
-      abatement: 0,
-      discount: 0,
-      fine: 0,
-      interest: 0,
-      final: fixed ?? 0,
-    };
+    const amounts = fixedAmounts(fixed ?? 0);
     consultation = {
       endToEndId: id,
       flow: 'emv',
@@ -781,7 +781,7 @@ export function transfer(state: SandboxState, now: Date, value: unknown) {
     ) {
       throw new ApiFailure(422, 'INVALID_PAYMENT_AMOUNT', 'Valor do pagamento inválido');
     }
-    amount = Math.round(rawAmount * 100);
+    amount = centavosFromApi(rawAmount);
   }
   if (consultation.canModifyFinalAmount) {
     if (amount === undefined)

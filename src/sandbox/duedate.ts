@@ -19,7 +19,8 @@
  * national holiday. Days count from the day after the due date (late) or up to the day before it
  * (advance), both ends in the Brasília calendar.
  */
-import type { Centavos } from '../domain/money.js';
+import { type Centavos, centavosFromApi } from '../domain/money.js';
+import { addDays } from '../domain/when.js';
 import type { ChargeModifier } from './state.js';
 
 export interface DueDateTerms {
@@ -57,10 +58,6 @@ export function brasiliaMidnight(date: string): Date {
   return new Date(Date.parse(`${date}T00:00:00.000Z`) - BRASILIA_OFFSET_MS);
 }
 
-export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY_MS).toISOString().slice(0, 10);
-}
-
 /** Whole calendar days from `a` to `b` (positive when b is later). */
 export function daysBetween(a: string, b: string): number {
   return Math.round((Date.parse(`${b}T00:00:00.000Z`) - Date.parse(`${a}T00:00:00.000Z`)) / DAY_MS);
@@ -75,7 +72,7 @@ export function businessDaysAfter(from: string, to: string, isBusinessDay: Busin
 
 /** Reais (as typed in the API, e.g. 2.5) → centavos. */
 function reais(value: number | undefined): Centavos {
-  return Math.round((value ?? 0) * 100);
+  return centavosFromApi(value ?? 0);
 }
 
 /** `perc` percent of `base` centavos, times `factor`, rounded half up. */
