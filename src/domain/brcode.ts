@@ -230,6 +230,11 @@ function findChild(field: BrCodeField | undefined, id: string): BrCodeField | un
   return field?.children?.find((c) => c.id === id);
 }
 
+/** Whether a merchant account template's sub-fields carry the PIX GUI in sub-field 00 (any case). */
+function hasPixGui(children: ReadonlyArray<{ id: string; value: string }> | undefined): boolean {
+  return (children ?? []).some((c) => c.id === '00' && c.value.toLowerCase() === PIX_GUI);
+}
+
 const AMOUNT = /^(\d{1,10})(?:\.(\d{1,2}))?$/;
 
 /** Field 54 (`10`, `10.5`, `10.50`) to centavos, without floats. */
@@ -267,8 +272,7 @@ export function decodeBrCode(text: string): DecodedBrCode {
       const subs = walk(chars, base, base + Array.from(raw.value).length, (id) =>
         id ? `field ${raw.id}, sub-field ${id}` : `field ${raw.id}, sub-field`,
       );
-      const pix =
-        isMerchantAccount(raw.id) && subs.some((s) => s.id === '00' && s.value.toLowerCase() === PIX_GUI);
+      const pix = isMerchantAccount(raw.id) && hasPixGui(subs);
       field.children = subs.map((s) => ({
         id: s.id,
         name: childName(raw.id, s.id, pix),
@@ -410,9 +414,7 @@ function meaningOf(path: string, field: BrCodeField, decoded: DecodedBrCode): st
   const [parent, child] = path.includes('.') ? path.split('.') : [path, undefined];
   if (child !== undefined && parent !== undefined) {
     if (isMerchantAccount(parent)) {
-      const isPix = (decoded.fields.find((f) => f.id === parent)?.children ?? []).some(
-        (c) => c.id === '00' && c.value.toLowerCase() === PIX_GUI,
-      );
+      const isPix = hasPixGui(decoded.fields.find((f) => f.id === parent)?.children);
       if (child === '00')
         return isPix ? 'identifies this template as PIX' : `identifies a payment scheme other than PIX`;
       if (!isPix) return 'data of a payment scheme other than PIX (ignored)';
@@ -475,8 +477,7 @@ function meaningOf(path: string, field: BrCodeField, decoded: DecodedBrCode): st
       return 'receiver name and city in another language (template)';
   }
   if (isMerchantAccount(field.id)) {
-    return field === decoded.fields.find((f) => f.id === field.id) &&
-      (field.children ?? []).some((c) => c.id === '00' && c.value.toLowerCase() === PIX_GUI)
+    return field === decoded.fields.find((f) => f.id === field.id) && hasPixGui(field.children)
       ? `PIX account of the receiver (template): ${decoded.kind === 'dynamic' ? 'dynamic code with a URL' : 'static code with a key'}`
       : 'merchant account of a payment scheme other than PIX (template)';
   }
