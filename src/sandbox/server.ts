@@ -4,6 +4,7 @@
  * Error bodies always have one shape: `{"message": "<Portuguese text>", "code": "<UPPER_SNAKE>"}`.
  * Success codes: 201 for the two charge endpoints and the transfer, 200 for everything else.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import {
@@ -108,7 +109,6 @@ const ROUTES: Record<string, Route> = {
       if (input.clientKey !== SANDBOX_CLIENT_KEY || input.clientSecret !== SANDBOX_CLIENT_SECRET) {
         return failure(401, 'INVALID_CREDENTIALS', 'Credenciais inválidas');
       }
-      const { randomBytes } = await import('node:crypto');
       return [
         200,
         { clientToken: `sandbox-${randomBytes(16).toString('hex')}`, expiresIn: TOKEN_LIFETIME_S },
@@ -225,7 +225,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 const HTML_502 =
   '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
 
-/** Applies a fault; returns true when the request is left hanging (timeout). */
+/** Answers a request with a fault (`timeout` leaves it hanging). */
 function applyFault(
   kind: FaultKind,
   endpoint: FaultEndpoint,
