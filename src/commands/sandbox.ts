@@ -103,13 +103,14 @@ async function openStore(deps: Deps, file: string | undefined) {
 
 /** The sandbox's own refusals and state problems, as the contract's error kinds. */
 async function translate<T>(work: () => Promise<T>): Promise<T> {
-  const [{ ApiFailure }, { StateError }] = await Promise.all([
-    import('../sandbox/account.js'),
-    import('../sandbox/state.js'),
-  ]);
   try {
     return await work();
   } catch (error) {
+    // Loaded only on failure: reset, clock and seed never need the account module otherwise.
+    const [{ ApiFailure }, { StateError }] = await Promise.all([
+      import('../sandbox/account.js'),
+      import('../sandbox/state.js'),
+    ]);
     if (error instanceof ApiFailure) {
       const failure = error;
       const kind = failure.status === 404 ? 'not_found' : 'rejected';
