@@ -25,7 +25,7 @@ import { pathToFileURL } from 'node:url';
 import { BIN, median, root, serveSandbox } from './lib.mjs';
 
 const SEQUENTIAL = join(root, 'bench', 'statement-sequential.mjs');
-/** The page size pix uses for --all (src/commands/statement.ts ALL_PAGE_SIZE); the loop uses the same. */
+/** The page size pix uses for --all (src/commands/shared/export.ts ALL_PAGE_SIZE); the loop uses the same. */
 export const PAGE_SIZE = 100;
 /** pix's dateFrom when --all pins the range (src/commands/statement.ts FAR_PAST). */
 const FAR_PAST = '2000-01-01T00:00:00.000Z';

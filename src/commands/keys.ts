@@ -1,19 +1,19 @@
 import type { Command } from 'commander';
-import { paginate } from '../api/paginate.js';
 import { type KeyPage, listKeys, type RegisteredKey } from '../api/resources/keys.js';
 import type { Deps } from '../deps.js';
 import { formatDateTime } from '../domain/when.js';
 import { jsonDocument, outputMode } from '../output/format.js';
-import { createProgress } from '../output/progress.js';
 import { type Column, createListWriter } from '../output/records.js';
 import * as z from '../zod.js';
+import {
+  ALL_CONCURRENCY,
+  ALL_PAGE_SIZE,
+  DEFAULT_PAGE,
+  exportAll,
+  reportExportDrift,
+} from './shared/export.js';
 import { integerFlag, parseOptions } from './shared/flags.js';
 import { addExamples } from './shared/help.js';
-
-export const DEFAULT_PAGE = 10;
-/** Page size of `--all` when --limit is not given: fewer round trips; adapts if the server caps lower. */
-export const ALL_PAGE_SIZE = 100;
-export const ALL_CONCURRENCY = 4;
 
 const keysOptionsSchema = z.object({
   limit: z.optional(integerFlag(1)),
@@ -68,37 +68,19 @@ export async function runKeys(options: KeysOptions, deps: Deps): Promise<void> {
     return;
   }
 
-  const progress = createProgress(stderr, 'keys');
-  const writer = createListWriter(stdout, {
-    ...mode,
-    columns: columns(mode.timeZone),
-    listField: 'results',
-    raw: (key) => key,
-  });
-  const { total, records } = await paginate(
-    async (pageOffset, limit) => {
+  const summary = await exportAll(deps, {
+    subject: 'key list',
+    fetchPage: async (pageOffset, limit) => {
       const page = await listKeys(client, { limit, offset: pageOffset });
       return { total: page.total, items: page.result };
     },
-    {
-      pageSize: options.limit ?? ALL_PAGE_SIZE,
-      concurrency: ALL_CONCURRENCY,
-      startOffset: offset,
-      idOf: (key) => key.id,
-      onProgress: (done, of) => progress.update(done, of),
-    },
-  );
-  await writer.begin(total);
-  let next = await records.next();
-  for (; !next.done; next = await records.next()) await writer.write(next.value);
-  progress.done();
-  await writer.end();
-  const summary = next.value;
-  if (summary.finalTotal !== summary.total) {
-    stderr.write(
-      `warning: the key list changed during the export (total ${summary.total} → ${summary.finalTotal})\n`,
-    );
-  }
+    pageSize: options.limit ?? ALL_PAGE_SIZE,
+    concurrency: ALL_CONCURRENCY,
+    startOffset: offset,
+    idOf: (key) => key.id,
+    writer: { ...mode, columns: columns(mode.timeZone), raw: (key) => key },
+  });
+  reportExportDrift(deps, summary, 'key list');
 }
 
 export function register(command: Command, deps: Deps): void {

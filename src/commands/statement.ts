@@ -1,6 +1,4 @@
 import { type Command, Option } from 'commander';
-import type { ApiClient } from '../api/client.js';
-import { paginate } from '../api/paginate.js';
 import {
   type Party,
   readStatement,
@@ -13,23 +11,19 @@ import { InvalidValue } from '../domain/invalid.js';
 import { centavosFromApi } from '../domain/money.js';
 import { formatDateTime, parseMonth, parseWhen } from '../domain/when.js';
 import { usageError } from '../errors.js';
-import { type BufferedOutStream, bufferedOut } from '../output/buffered.js';
 import { jsonDocument, money, type OutputMode, outputMode } from '../output/format.js';
-import { createProgress } from '../output/progress.js';
 import { type Column, createListWriter } from '../output/records.js';
 import * as z from '../zod.js';
+import {
+  ALL_CONCURRENCY,
+  ALL_PAGE_SIZE,
+  DEFAULT_PAGE,
+  exportAll,
+  reportExportDrift,
+} from './shared/export.js';
 import { integerFlag, parseOptions } from './shared/flags.js';
 import { addExamples } from './shared/help.js';
 
-/** The API's own default page (API §4.1). */
-export const DEFAULT_PAGE = 10;
-/**
- * Page size of `--all` when --limit is not given. 100 is the cap most payment APIs apply to a page, so
- * it is safe against an unknown server (the sandbox allows up to 1000); paginate() adapts when a
- * server hands out fewer, and concurrency hides the extra round trips.
- */
-export const ALL_PAGE_SIZE = 100;
-export const ALL_CONCURRENCY = 4;
 /**
  * `--all` without --to pins dateTo to the moment the export started; the API takes dateFrom and dateTo
  * together or not at all (API §4.1 rule 1), so dateFrom is then this instant, before any PIX existed.
@@ -234,63 +228,21 @@ export async function runStatement(options: StatementOptions, deps: Deps): Promi
   if (Date.parse(pinned.dateTo) > startedAt.getTime()) pinned.dateTo = nowIso;
   if (Date.parse(pinned.dateFrom) > Date.parse(pinned.dateTo)) pinned.dateFrom = pinned.dateTo;
 
-  const progress = createProgress(stderr, 'statement');
-  // Exports are many small lines: gather them into 64 KB writes (memory stays bounded by that).
-  const out = bufferedOut(stdout);
-  try {
-    await exportAll(options, deps, { client, mode, columns, totals, pinned, offset, out, progress });
-  } finally {
-    await out.flush().catch(() => {});
-  }
-}
-
-interface ExportContext {
-  client: ApiClient;
-  mode: OutputMode;
-  columns: Column<StatementEntry>[];
-  totals: Totals;
-  pinned: DateRange;
-  offset: number;
-  out: BufferedOutStream;
-  progress: ReturnType<typeof createProgress>;
-}
-
-async function exportAll(options: StatementOptions, deps: Deps, context: ExportContext): Promise<void> {
-  const { client, mode, columns, totals, pinned, offset, out, progress } = context;
-  const { stderr } = deps.io;
-  const writer = createListWriter(out, { ...mode, columns, listField: 'results', raw: (e) => e });
-  const { total, records } = await paginate(
-    async (pageOffset, limit) => {
+  const summary = await exportAll(deps, {
+    subject: 'statement',
+    fetchPage: async (pageOffset, limit) => {
       const page = await readStatement(client, { ...pinned, limit, offset: pageOffset });
       return { total: page.total, items: page.results };
     },
-    {
-      pageSize: options.limit ?? ALL_PAGE_SIZE,
-      concurrency: options.concurrency ?? ALL_CONCURRENCY,
-      startOffset: offset,
-      idOf: (entry) => entry.id,
-      onProgress: (done, of) => progress.update(done, of),
-    },
-  );
-  await writer.begin(total);
-  let next = await records.next();
-  for (; !next.done; next = await records.next()) {
-    totals.add(next.value);
-    await writer.write(next.value);
-  }
-  progress.done();
-  await writer.end();
-  await out.flush();
-  const summary = next.value;
+    pageSize: options.limit ?? ALL_PAGE_SIZE,
+    concurrency: options.concurrency ?? ALL_CONCURRENCY,
+    startOffset: offset,
+    idOf: (entry) => entry.id,
+    writer: { ...mode, columns, raw: (entry) => entry },
+    onRecord: (entry) => totals.add(entry),
+  });
   if (mode.format === 'table' && totals.count > 0) stderr.write(`${totals.line(mode.human)}\n`);
-  if (summary.duplicatesDropped > 0) {
-    stderr.write(`warning: ${summary.duplicatesDropped} duplicate entries (same id) were left out\n`);
-  }
-  if (summary.finalTotal !== summary.total) {
-    stderr.write(
-      `warning: the statement changed during the export (total ${summary.total} → ${summary.finalTotal}); run it again to be sure nothing was missed\n`,
-    );
-  }
+  reportExportDrift(deps, summary, 'statement', '; run it again to be sure nothing was missed');
 }
 
 export function register(command: Command, deps: Deps): void {
