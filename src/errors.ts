@@ -61,7 +61,3 @@ export function usageError(flag: string | undefined, reason: string, hint?: stri
   const message = flag ? `${flag}: ${reason}` : reason;
   return new PixError('usage', message, hint === undefined ? {} : { hint });
 }
-
-export function isPixError(value: unknown): value is PixError {
-  return value instanceof PixError;
-}
