@@ -14,6 +14,7 @@ import { InvalidValue } from '../domain/invalid.js';
 import { formatDecimal, parseAmount } from '../domain/money.js';
 import { usageError } from '../errors.js';
 import { jsonDocument } from '../output/format.js';
+import { asUsage } from '../usage.js';
 import * as z from '../zod.js';
 import { fromDomain, parseOptions } from './shared/flags.js';
 import { addExamples, completionValues } from './shared/help.js';
@@ -162,13 +163,7 @@ export async function runConfig(request: ConfigAction, deps: Deps): Promise<void
           `keys it can set: ${SANDBOX_KEYS.join(', ')}`,
         );
       }
-      let value: string;
-      try {
-        value = VALIDATORS[key](request.value);
-      } catch (error) {
-        if (error instanceof InvalidValue) throw usageError(key, error.message);
-        throw error;
-      }
+      const value = asUsage(key, () => VALIDATORS[key](request.value));
       const next = withSetting(data, key, value);
       if (key === 'base-url' && data.tokenBaseUrl !== undefined && data.tokenBaseUrl !== value) {
         stderr.write(

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import type { Deps } from '../deps.js';
 import { type DecodedBrCode, decodeBrCode, type ExplainedField, explainBrCode } from '../domain/brcode.js';
-import { InvalidValue } from '../domain/invalid.js';
 import { centavosToApi } from '../domain/money.js';
 import { usageError } from '../errors.js';
 import { jsonDocument, outputMode } from '../output/format.js';
+import { asUsage } from '../usage.js';
 import * as z from '../zod.js';
 import { parseOptions } from './shared/flags.js';
 import { addExamples } from './shared/help.js';
@@ -25,14 +25,11 @@ export async function readEmvArgument(text: string, deps: Deps): Promise<string>
 
 /** Decodes offline; a broken code is a usage error (exit 2) naming what is wrong and where. */
 export function decodeEmvOrFail(text: string): DecodedBrCode {
-  try {
-    return decodeBrCode(text);
-  } catch (error) {
-    if (error instanceof InvalidValue) {
-      throw usageError('EMV', error.message, 'copy the whole code again: it ends in 6304 and 4 hex digits');
-    }
-    throw error;
-  }
+  return asUsage(
+    'EMV',
+    () => decodeBrCode(text),
+    'copy the whole code again: it ends in 6304 and 4 hex digits',
+  );
 }
 
 /** The decoded structure for `--json`: amounts in reais like the API's, plus every field explained. */

@@ -7,12 +7,12 @@ import {
 } from '../api/resources/statement.js';
 import type { Deps } from '../deps.js';
 import { maskDocument } from '../domain/documents.js';
-import { InvalidValue } from '../domain/invalid.js';
 import { centavosFromApi } from '../domain/money.js';
 import { formatDateTime, parseMonth, parseWhen } from '../domain/when.js';
 import { usageError } from '../errors.js';
 import { jsonDocument, money, type OutputMode, outputMode } from '../output/format.js';
 import { type Column, createListWriter } from '../output/records.js';
+import { asUsage } from '../usage.js';
 import * as z from '../zod.js';
 import {
   ALL_CONCURRENCY,
@@ -48,15 +48,6 @@ export interface DateRange {
   dateTo: string;
 }
 
-function whenOf<T>(flag: string, parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    if (error instanceof InvalidValue) throw usageError(flag, error.message);
-    throw error;
-  }
-}
-
 /**
  * `--from`/`--to`/`--month` → the API's dateFrom/dateTo (contract §2). Every refusal is a usage error
  * naming its flag, raised before any request is made.
@@ -71,7 +62,7 @@ export function resolveRange(
     if (from !== undefined || to !== undefined) {
       throw usageError('--month', `cannot be combined with ${from !== undefined ? '--from' : '--to'}`);
     }
-    const range = whenOf('--month', () => parseMonth(month, timeZone));
+    const range = asUsage('--month', () => parseMonth(month, timeZone));
     return { dateFrom: range.from, dateTo: range.to };
   }
   if (from === undefined && to === undefined) return undefined;
@@ -79,8 +70,8 @@ export function resolveRange(
     throw usageError('--from', 'is required with --to (the API takes both dates or neither)');
   if (to === undefined)
     throw usageError('--to', 'is required with --from (the API takes both dates or neither)');
-  const dateFrom = whenOf('--from', () => parseWhen(from, 'from', timeZone, now));
-  const dateTo = whenOf('--to', () => parseWhen(to, 'to', timeZone, now));
+  const dateFrom = asUsage('--from', () => parseWhen(from, 'from', timeZone, now));
+  const dateTo = asUsage('--to', () => parseWhen(to, 'to', timeZone, now));
   if (Date.parse(dateFrom) > Date.parse(dateTo)) {
     throw usageError('--from', `${from} (${dateFrom}) is later than --to ${to} (${dateTo})`);
   }

@@ -2,6 +2,7 @@ import type { Env, GlobalOptions } from '../deps.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { parseAmount } from '../domain/money.js';
 import { type PixError, usageError } from '../errors.js';
+import { asUsage } from '../usage.js';
 import {
   type ConfigStore,
   type Credentials,
@@ -77,15 +78,6 @@ function profileKey(key: string, profile: string): string {
   return `${key} (profile "${profile}")`;
 }
 
-function inDomain<T>(where: string, parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    if (error instanceof InvalidValue) throw usageError(where, error.message);
-    throw error;
-  }
-}
-
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
@@ -149,7 +141,7 @@ export function resolveSettings(globals: GlobalOptions, env: Env, store: ConfigS
   const envBaseUrl = nonEmpty(env.PIX_BASE_URL);
   let baseUrl: Sourced<string> | undefined;
   if (globals.baseUrl !== undefined) {
-    const value = inDomain(SOURCE_NAMES.flag, () => normalizeBaseUrl(globals.baseUrl!));
+    const value = asUsage(SOURCE_NAMES.flag, () => normalizeBaseUrl(globals.baseUrl!));
     if (envBaseUrl !== undefined) {
       let same = false;
       try {
@@ -161,11 +153,11 @@ export function resolveSettings(globals: GlobalOptions, env: Env, store: ConfigS
     }
     baseUrl = { value, source: 'flag' };
   } else if (envBaseUrl !== undefined) {
-    baseUrl = { value: inDomain(SOURCE_NAMES.env, () => normalizeBaseUrl(envBaseUrl)), source: 'env' };
+    baseUrl = { value: asUsage(SOURCE_NAMES.env, () => normalizeBaseUrl(envBaseUrl)), source: 'env' };
   } else if (!isSandboxProfile && data['base-url'] !== undefined) {
     const stored = data['base-url'];
     baseUrl = {
-      value: inDomain(profileKey('base-url', name), () => normalizeBaseUrl(stored)),
+      value: asUsage(profileKey('base-url', name), () => normalizeBaseUrl(stored)),
       source: 'profile',
     };
   }
@@ -189,11 +181,11 @@ export function resolveSettings(globals: GlobalOptions, env: Env, store: ConfigS
   const timeZone: Sourced<string> =
     zone === undefined
       ? { value: DEFAULT_TIME_ZONE, source: 'default' }
-      : { value: inDomain(profileKey('time-zone', name), () => checkTimeZone(zone)), source: 'profile' };
+      : { value: asUsage(profileKey('time-zone', name), () => checkTimeZone(zone)), source: 'profile' };
 
   const max = data['max-amount'];
   const maxAmount =
-    max === undefined ? undefined : inDomain(profileKey('max-amount', name), () => parseAmount(max));
+    max === undefined ? undefined : asUsage(profileKey('max-amount', name), () => parseAmount(max));
 
   const cert = data['tls-cert'];
   const key = data['tls-key'];

@@ -26,6 +26,7 @@ import { usageError } from '../../errors.js';
 import { jsonDocument, money, outputMode, stderrPalette } from '../../output/format.js';
 import type { OutStream } from '../../output/iostreams.js';
 import { type Column, createListWriter } from '../../output/records.js';
+import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
 import { fromDomain } from '../shared/flags.js';
 
@@ -166,12 +167,7 @@ export function parseExpiresIn(text: string): Expiration {
 
 /** Runs a parser on a value that came from `where` (a flag, or `--body: field`), naming it on failure. */
 export function parseAt<T>(where: string, parse: (text: string) => T, text: string): T {
-  try {
-    return parse(text);
-  } catch (error) {
-    if (error instanceof InvalidValue) throw usageError(where, error.message);
-    throw error;
-  }
+  return asUsage(where, () => parse(text));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { consultEmv, type EmvConsultation } from '../../api/resources/payments.js';
 import type { Deps } from '../../deps.js';
-import { InvalidValue } from '../../domain/invalid.js';
 import { type Centavos, centavosFromApi, formatBRL, parseAmount } from '../../domain/money.js';
 import { PixError, usageError } from '../../errors.js';
 import { hashEmv } from '../../journal.js';
+import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
 import { decodeEmvOrFail, readEmvArgument } from '../emv.js';
 import { amountFlag, parseOptions } from '../shared/flags.js';
@@ -59,12 +59,7 @@ async function resolveAmount(
       deps.prompter.ask(`Amount to pay${suggested === undefined ? '' : ` [${formatBRL(suggested)}]`}: R$ `),
     );
     if (answer.trim() === '' && suggested !== undefined) return { amount: suggested, sendAmount: true };
-    try {
-      return { amount: parseAmount(answer), sendAmount: true };
-    } catch (error) {
-      if (error instanceof InvalidValue) throw usageError('amount', error.message);
-      throw error;
-    }
+    return { amount: asUsage('amount', () => parseAmount(answer)), sendAmount: true };
   }
   if (flag !== undefined) {
     const fixed = final === undefined ? '' : ` at ${formatBRL(final)}`;

@@ -1,7 +1,6 @@
 import { defaultGlobals, type GlobalOptions, type OutputFormat } from '../../deps.js';
 import { parseDuration } from '../../domain/duration.js';
-import { InvalidValue } from '../../domain/invalid.js';
-import { usageError } from '../../errors.js';
+import { asUsage } from '../../usage.js';
 
 /** Commander's parsed global flags → the typed GlobalOptions every command sees. */
 export function parseGlobalOptions(raw: Record<string, unknown>): GlobalOptions {
@@ -16,12 +15,8 @@ export function parseGlobalOptions(raw: Record<string, unknown>): GlobalOptions 
   globals.yes = raw.yes === true;
   globals.input = raw.input !== false;
   if (typeof raw.timeout === 'string') {
-    try {
-      globals.timeoutMs = parseDuration(raw.timeout).milliseconds;
-    } catch (error) {
-      if (error instanceof InvalidValue) throw usageError('--timeout', error.message);
-      throw error;
-    }
+    const timeout = raw.timeout;
+    globals.timeoutMs = asUsage('--timeout', () => parseDuration(timeout).milliseconds);
   }
   return globals;
 }

@@ -1,0 +1,15 @@
+import { InvalidValue } from './domain/invalid.js';
+import { usageError } from './errors.js';
+
+/**
+ * Runs a domain parser on a value that came from `where` (a flag, an argument, a profile key): its refusal
+ * (InvalidValue, a reason alone) becomes a usage error naming where the value came from.
+ */
+export function asUsage<T>(where: string, parse: () => T, hint?: string): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof InvalidValue) throw usageError(where, error.message, hint);
+    throw error;
+  }
+}
