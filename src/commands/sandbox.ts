@@ -2,6 +2,7 @@ import { type Command, Option } from 'commander';
 import type { Deps } from '../deps.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { centavosToApi, formatBRL, formatDecimal } from '../domain/money.js';
+import { UUID_PATTERN } from '../domain/pixkey.js';
 import { PixError, usageError } from '../errors.js';
 import { jsonDocument } from '../output/format.js';
 import * as z from '../zod.js';
@@ -31,10 +32,8 @@ export type ServeOptions = z.output<typeof serveSchema>;
 export const stateSchema = z.object({ state: stateFlag });
 export type StateOptions = z.output<typeof stateSchema>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export const paySchema = z.object({
-  chargeId: z.string().check(z.regex(UUID, 'must be a charge id (a UUID)')),
+  chargeId: z.string().check(z.regex(UUID_PATTERN, 'must be a charge id (a UUID)')),
   state: stateFlag,
 });
 export type PayOptions = z.output<typeof paySchema>;

@@ -1,6 +1,7 @@
 import type { Env, GlobalOptions } from '../deps.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { parseAmount } from '../domain/money.js';
+import { isValidTimeZone } from '../domain/when.js';
 import { type PixError, usageError } from '../errors.js';
 import { asUsage } from '../usage.js';
 import {
@@ -65,11 +66,7 @@ export function normalizeBaseUrl(text: string): string {
 
 /** Throws InvalidValue unless `zone` is an IANA time zone this Node knows. */
 export function checkTimeZone(zone: string): string {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-  } catch {
-    throw new InvalidValue(`"${zone}" is not a time zone (e.g. America/Sao_Paulo)`);
-  }
+  if (!isValidTimeZone(zone)) throw new InvalidValue(`"${zone}" is not a time zone (e.g. America/Sao_Paulo)`);
   return zone;
 }
 

@@ -15,6 +15,7 @@
  */
 import { InvalidValue } from './invalid.js';
 import { type Centavos, formatBRL, formatDecimal } from './money.js';
+import { UUID_PATTERN } from './pixkey.js';
 
 export interface BrCodeField {
   /** Two-digit field id, e.g. `54`. */
@@ -403,7 +404,7 @@ function describeKey(key: string): string {
   if (/^[0-9A-Z]{12}\d{2}$/.test(key)) return 'PIX key of the receiver: a CNPJ (14 characters)';
   if (/^\+\d{12,13}$/.test(key)) return 'PIX key of the receiver: a phone number (E.164)';
   if (key.includes('@')) return 'PIX key of the receiver: an e-mail address';
-  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(key)) {
+  if (UUID_PATTERN.test(key)) {
     return 'PIX key of the receiver: a random key (EVP)';
   }
   return 'PIX key of the receiver (not in a form pix recognises; the bank will check it)';

@@ -21,7 +21,8 @@ export interface PixKey {
 /** The DICT's limit for an e-mail key (and for any key inside a BR Code). */
 export const MAX_EMAIL_LENGTH = 77;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A UUID in its 8-4-4-4-12 hex form: EVP keys, and the ids of keys, charges and transfers. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Digits with the punctuation of phone and document masks.
 const DIGITS_AND_MASK = /^[\d\s.()/-]+$/;
 
@@ -94,7 +95,7 @@ export function parsePixKey(text: string): PixKey {
     return { type: 'EMAIL', key: email };
   }
 
-  if (UUID.test(trimmed)) return { type: 'EVP', key: trimmed.toLowerCase() };
+  if (UUID_PATTERN.test(trimmed)) return { type: 'EVP', key: trimmed.toLowerCase() };
   if (/^[0-9a-f]{32}$/i.test(trimmed)) {
     throw new InvalidValue(`"${text}" looks like a random key without its dashes (write it as 8-4-4-4-12)`);
   }

@@ -7,6 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { decodeBrCode, encodeBrCode } from '../domain/brcode.js';
 import { DATED_DISCOUNTS, MODALITIES } from '../domain/modalities.js';
 import { type Centavos, centavosFromApi, centavosToApi } from '../domain/money.js';
+import { UUID_PATTERN } from '../domain/pixkey.js';
 import { addDays } from '../domain/when.js';
 import {
   type Amounts,
@@ -66,7 +67,6 @@ export const MAX_PAGE = 1000;
 /** The host of the dynamic-charge URLs: fixed, so a code stays resolvable whatever port served it. */
 export const QR_HOST = 'sandbox.pix.local';
 const QR_URL = /^(?:https?:\/\/)?sandbox\.pix\.local\/qr\/v2\/([A-Za-z0-9]{1,35})$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const END_TO_END = /^E\d{8}\d{12}[A-Za-z0-9]{11}$/;
 
@@ -148,7 +148,7 @@ function isRealDate(text: string): boolean {
 
 function findKey(state: SandboxState, body: Body) {
   const id = requiredString(body, 'pixKeyId');
-  if (!UUID.test(id)) throw invalid('pixKeyId deve ser um UUID');
+  if (!UUID_PATTERN.test(id)) throw invalid('pixKeyId deve ser um UUID');
   const key = state.keys.find((candidate) => candidate.id === id);
   if (!key) throw new ApiFailure(404, 'PIX_KEY_NOT_FOUND', 'Chave PIX não encontrada');
   return key;

@@ -5,6 +5,7 @@
  */
 import { formatDocument, maskDocument as maskCpf } from '../domain/documents.js';
 import type { PixKeyType } from '../domain/pixkey.js';
+import { UUID_PATTERN } from '../domain/pixkey.js';
 import { type Receiver, SANDBOX_BANK_CODE, SANDBOX_ISPB } from './state.js';
 
 /** Institutions the sandbox knows: ISPB → COMPE bank code. */
@@ -76,7 +77,6 @@ export function maskDocument(document: string): string {
 // ---------------------------------------------------------------------------------------------
 // PIX keys
 
-const EVP = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+55\d{10,11}$/;
 
@@ -86,7 +86,7 @@ const PHONE = /^\+55\d{10,11}$/;
  * normalises it, where the API takes the DICT form only and answers 400 for anything else.
  */
 export function keyTypeOf(key: string): PixKeyType | undefined {
-  if (EVP.test(key)) return 'EVP';
+  if (UUID_PATTERN.test(key)) return 'EVP';
   if (PHONE.test(key)) return 'PHONE';
   if (key.length <= 77 && EMAIL.test(key)) return 'EMAIL';
   if (isCpf(key)) return 'CPF';

@@ -21,6 +21,7 @@ import { parseDuration } from '../../domain/duration.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { isPercentModality, MODALITIES, type ModifierName } from '../../domain/modalities.js';
 import { type Centavos, centavosFromApi, formatDecimal, parseAmount } from '../../domain/money.js';
+import { UUID_PATTERN } from '../../domain/pixkey.js';
 import { formatDate, formatDateTime } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import { jsonDocument, money, outputMode, stderrPalette } from '../../output/format.js';
@@ -46,11 +47,9 @@ export function parseChargeAmount(text: string): Centavos {
   return centavos;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function parseUuid(text: string): string {
   const value = text.trim();
-  if (!UUID.test(value))
+  if (!UUID_PATTERN.test(value))
     throw new InvalidValue(`"${text}" is not a UUID (see the Id column of \`pix keys\`)`);
   return value;
 }
