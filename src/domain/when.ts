@@ -175,11 +175,6 @@ export function todayIn(timeZone: string, now: Date): string {
   return dateOf(wallAt(now.getTime(), timeZone));
 }
 
-/** True when `date` (`YYYY-MM-DD`) is today or later in `timeZone` (e.g. a due date). */
-export function isOnOrAfterToday(date: string, timeZone: string, now: Date): boolean {
-  return parseDateOnly(date) >= todayIn(timeZone, now);
-}
-
 /** First instant of `date` in `timeZone`, as an ISO UTC string. */
 export function startOfDay(date: string, timeZone: string): string {
   assertTimeZone(timeZone);

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidValue } from '../../src/domain/invalid.js';
 import {
   addDays,
   endOfDay,
   formatDate,
   formatDateTime,
-  isOnOrAfterToday,
   isValidTimeZone,
   parseDateOnly,
   parseMonth,
@@ -143,7 +141,7 @@ describe('parseMonth', () => {
   });
 });
 
-describe('parseDateOnly, todayIn, isOnOrAfterToday, addDays', () => {
+describe('parseDateOnly, todayIn, addDays', () => {
   it('parseDateOnly is strict', () => {
     expect(parseDateOnly('2025-02-28')).toBe('2025-02-28');
     expect(parseDateOnly(' 2024-02-29 ')).toBe('2024-02-29');
@@ -161,15 +159,6 @@ describe('parseDateOnly, todayIn, isOnOrAfterToday, addDays', () => {
     expect(todayIn(SP, now)).toBe('2025-03-09');
     expect(todayIn('UTC', now)).toBe('2025-03-10');
     expect(todayIn('Pacific/Kiritimati', new Date('2025-03-09T11:00:00Z'))).toBe('2025-03-10');
-  });
-
-  it('isOnOrAfterToday compares in the zone', () => {
-    const now = new Date('2025-03-10T01:30:00Z'); // 2025-03-09 22:30 in São Paulo
-    expect(isOnOrAfterToday('2025-03-09', SP, now)).toBe(true);
-    expect(isOnOrAfterToday('2025-03-08', SP, now)).toBe(false);
-    expect(isOnOrAfterToday('2025-03-09', 'UTC', now)).toBe(false);
-    expect(isOnOrAfterToday('2026-01-01', SP, now)).toBe(true);
-    expect(() => isOnOrAfterToday('2025-02-30', SP, now)).toThrow(InvalidValue);
   });
 
   it('addDays walks the calendar', () => {
