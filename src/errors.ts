@@ -61,3 +61,47 @@ export function usageError(flag: string | undefined, reason: string, hint?: stri
   const message = flag ? `${flag}: ${reason}` : reason;
   return new PixError('usage', message, hint === undefined ? {} : { hint });
 }
+
+/** Operating-system failures a person can act on, in their words (errno code → what it means). */
+const SYSTEM_ERRORS: Readonly<Record<string, { words: string; hint: string }>> = {
+  ENOSPC: { words: 'no space left on device', hint: 'free some disk space and run it again' },
+  EDQUOT: { words: 'disk quota exceeded', hint: 'free some space within your quota and run it again' },
+  EROFS: { words: 'read-only file system', hint: 'point PIX_CONFIG_DIR (or the output) at a writable place' },
+  EACCES: { words: 'permission denied', hint: 'check the owner and mode of the file and its directory' },
+  EPERM: { words: 'operation not permitted', hint: 'check the owner and mode of the file and its directory' },
+  EIO: { words: 'input/output error', hint: 'the device failed; check it and run it again' },
+  ENOTDIR: { words: 'a part of the path is not a directory', hint: 'check the path' },
+  EISDIR: { words: 'is a directory', hint: 'give a file, not a directory' },
+  ELOOP: {
+    words: 'refused to follow a symbolic link',
+    hint: 'pix does not follow symbolic links for its own files: replace the link with the file itself',
+  },
+  EMFILE: { words: 'too many open files', hint: 'raise the limit (ulimit -n) or close other programs' },
+  ENFILE: { words: 'too many open files in the system', hint: 'close other programs and run it again' },
+  ENAMETOOLONG: { words: 'file name too long', hint: 'use a shorter path' },
+};
+
+/**
+ * An operating-system error (ENOSPC, EROFS, EACCES, …) as `cannot <verb> <path>: <words>`, or undefined
+ * when `error` is not one pix knows how to name. main.ts reports these as exit 1 without calling them a
+ * bug; code that knows better (a journal write after money moved) catches them first.
+ */
+export function describeSystemError(error: unknown): { message: string; hint: string } | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, syscall, path } = error as { code?: unknown; syscall?: unknown; path?: unknown };
+  if (typeof code !== 'string') return undefined;
+  const known = SYSTEM_ERRORS[code];
+  if (!known) return undefined;
+  const verb =
+    syscall === 'write' || syscall === 'fsync' || syscall === 'fdatasync'
+      ? 'write'
+      : syscall === 'mkdir'
+        ? 'create the directory'
+        : syscall === 'rename'
+          ? 'replace'
+          : syscall === 'read' || syscall === 'scandir'
+            ? 'read'
+            : 'open';
+  const where = typeof path === 'string' ? ` ${path}` : '';
+  return { message: `cannot ${verb}${where}: ${known.words}`, hint: known.hint };
+}

@@ -1,6 +1,7 @@
 import { createDeps, type Deps, type DepsOverrides } from './deps.js';
-import { type ErrorKind, EXIT_CODES, PixError } from './errors.js';
+import { describeSystemError, type ErrorKind, EXIT_CODES, PixError } from './errors.js';
 import { processIOStreams } from './output/iostreams.js';
+import { escapeUnsafe } from './output/sanitize.js';
 
 interface ErrorReport {
   kind: ErrorKind;
@@ -40,6 +41,15 @@ function toReport(error: unknown, commander: CommanderKit | undefined): ErrorRep
     const hint = suggestion ? suggestion.replace(/^Did/, 'did') : commander.usageHint(error);
     return { kind: 'usage', message: first, ...(hint ? { hint } : {}) };
   }
+  const system = describeSystemError(error);
+  if (system) {
+    // A full disk or a read-only directory is the machine's state, not a bug: exit 1, named, no stack hint.
+    return {
+      kind: 'internal',
+      ...system,
+      ...(error instanceof Error && error.stack !== undefined ? { stack: error.stack } : {}),
+    };
+  }
   const message = error instanceof Error ? error.message : String(error);
   return {
     kind: 'internal',
@@ -57,7 +67,7 @@ const MAX_ECHOED = 80;
  * (newlines, ESC of terminal escape sequences) are shown escaped, and a long quoted value is shortened.
  */
 function oneLine(text: string): string {
-  const escaped = text.replace(/[\u0000-\u001f\u007f]/g, (char) => JSON.stringify(char).slice(1, -1));
+  const escaped = escapeUnsafe(text);
   const shorten = (whole: string, inner: string, quote: string) => {
     const chars = Array.from(inner);
     if (chars.length <= MAX_ECHOED) return whole;

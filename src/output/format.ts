@@ -1,6 +1,7 @@
 import type { Deps, OutputFormat } from '../deps.js';
 import { formatBRL, formatDecimal } from '../domain/money.js';
 import { colorEnabled } from './iostreams.js';
+import { jsonSafe } from './sanitize.js';
 import { type TableRenderer, tableRenderer } from './table.js';
 
 export interface Palette {
@@ -59,7 +60,7 @@ export function money(centavos: number, human: boolean): string {
 
 /** A JSON document on stdout: pretty on a terminal, compact when piped. */
 export function jsonDocument(value: unknown, pretty: boolean): string {
-  return `${pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)}\n`;
+  return `${jsonSafe(pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value))}\n`;
 }
 
 /** The stderr palette (hints, warnings), independent of stdout being piped. */

@@ -1,4 +1,5 @@
 import type { IOStreams } from './iostreams.js';
+import { escapeUnsafe } from './sanitize.js';
 
 export interface Prompter {
   /** True when a person can answer: stdin and stderr are terminals and `--no-input` was not given. */
@@ -17,7 +18,8 @@ export function createPrompter(io: IOStreams, inputAllowed: () => boolean): Prom
       return /^y(es)?$/i.test(answer.trim());
     },
     async ask(question, hidden = false) {
-      io.stderr.write(question);
+      // The question quotes server text (a receiver's name): nothing in it may move the cursor.
+      io.stderr.write(escapeUnsafe(question));
       return io.stdin.readLine(hidden);
     },
   };

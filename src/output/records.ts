@@ -1,5 +1,6 @@
 import type { OutputFormat } from '../deps.js';
 import type { OutStream } from './iostreams.js';
+import { escapeUnsafe, jsonSafe, spreadsheetSafe } from './sanitize.js';
 import type { TableRenderer } from './table.js';
 
 /** One column of a list, shown for people (`human`) or written for machines (`machine`: TSV and CSV). */
@@ -29,15 +30,19 @@ export interface ListWriterOptions<T> {
   table: TableRenderer;
 }
 
-/** RFC 4180: quote a field holding a comma, a quote or a line break; double the quotes inside. */
+/**
+ * RFC 4180: quote a field holding a comma, a quote or a line break; double the quotes inside. A text
+ * cell a spreadsheet would run as a formula gets a leading `'` (numbers are left alone).
+ */
 export function csvField(value: string | number | undefined | null): string {
   if (value === undefined || value === null) return '';
-  const text = String(value);
+  const text = typeof value === 'number' ? String(value) : spreadsheetSafe(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+/** A TSV cell: control characters (tabs and newlines included) shown escaped, so columns and lines hold. */
 function tsvField(value: string | number | undefined | null): string {
-  return value === undefined || value === null ? '' : String(value).replace(/[\t\r\n]+/g, ' ');
+  return value === undefined || value === null ? '' : escapeUnsafe(String(value));
 }
 
 /**
@@ -67,13 +72,13 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
       switch (format) {
         case 'json': {
           const body = options.pretty
-            ? `\n${JSON.stringify(options.raw(record), null, 2).replace(/^/gm, '    ')}`
-            : JSON.stringify(options.raw(record));
+            ? `\n${jsonSafe(JSON.stringify(options.raw(record), null, 2)).replace(/^/gm, '    ')}`
+            : jsonSafe(JSON.stringify(options.raw(record)));
           await emit(`${first ? '' : ','}${body}`);
           break;
         }
         case 'ndjson':
-          await emit(`${JSON.stringify(options.raw(record))}\n`);
+          await emit(`${jsonSafe(JSON.stringify(options.raw(record)))}\n`);
           break;
         case 'csv':
           await emit(`${columns.map((column) => csvField(column.machine(record))).join(',')}\r\n`);

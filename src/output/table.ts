@@ -1,9 +1,14 @@
+import { escapeUnsafe } from './sanitize.js';
+
 /** Renders rows under headers: a boxed table for people, or tab-separated lines for pipes. */
 export type TableRenderer = (headers: string[], rows: string[][]) => string;
 
-/** Header-less tab-separated rows, so `cut -f` and `awk -F'\t'` work; tabs and newlines in cells become spaces. */
+/**
+ * Header-less tab-separated rows, so `cut -f` and `awk -F'\t'` work; control characters in cells (tabs
+ * and newlines included) are shown escaped (`\u0009`), so a cell never splits a column or a line.
+ */
 export function renderTsv(rows: string[][]): string {
-  return rows.map((row) => `${row.map((cell) => cell.replace(/[\t\r\n]+/g, ' ')).join('\t')}\n`).join('');
+  return rows.map((row) => `${row.map(escapeUnsafe).join('\t')}\n`).join('');
 }
 
 /** The renderer for people on a terminal (cli-table3, loaded only then) or for pipes (TSV). */

@@ -70,8 +70,8 @@ describe('list writer', () => {
     );
   });
 
-  it('piped table: tab-separated machine values, no header, no tabs or newlines inside cells', async () => {
-    expect(await write('table', false)).toBe('a\tAna, "a"\t10.50\nb\tBia B line\t-0.07\n');
+  it('piped table: tab-separated machine values, no header, tabs and newlines inside cells escaped', async () => {
+    expect(await write('table', false)).toBe('a\tAna, "a"\t10.50\nb\tBia\\u0009B\\u000aline\t-0.07\n');
   });
 
   it('terminal table: a header and the human values', async () => {
