@@ -91,8 +91,10 @@ function centavosOf(value: number | undefined): number {
 function humanColumns(mode: OutputMode): Column<StatementEntry>[] {
   const { colors, timeZone } = mode;
   const none = () => undefined;
-  const paint = (entry: StatementEntry, text: string) =>
-    entry.type === 'INCOME' ? colors.green(text) : entry.type === 'OUTCOME' ? colors.red(text) : text;
+  const paint = (entry: StatementEntry, text: string) => ({
+    text,
+    paint: entry.type === 'INCOME' ? colors.green : entry.type === 'OUTCOME' ? colors.red : undefined,
+  });
   return [
     { header: 'Date', human: (e) => formatDateTime(e.confirmedAt, timeZone), machine: none },
     { header: 'Type', human: (e) => e.type, machine: none },

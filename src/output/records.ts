@@ -1,12 +1,13 @@
 import type { OutputFormat } from '../deps.js';
 import type { OutStream } from './iostreams.js';
 import { escapeUnsafe, jsonSafe, spreadsheetSafe } from './sanitize.js';
-import type { TableRenderer } from './table.js';
+import type { Cell, TableRenderer } from './table.js';
 
 /** One column of a list, shown for people (`human`) or written for machines (`machine`: TSV and CSV). */
 export interface Column<T> {
   header: string;
-  human(row: T): string;
+  /** Plain text, or text with a paint applied after the table has sanitized it. */
+  human(row: T): Cell;
   machine(row: T): string | number | undefined | null;
 }
 
@@ -52,7 +53,7 @@ function tsvField(value: string | number | undefined | null): string {
 export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T>): ListWriter<T> {
   const { format, columns } = options;
   let first = true;
-  const tableRows: string[][] = [];
+  const tableRows: Cell[][] = [];
   const emit = async (text: string) => {
     if (!out.write(text)) await out.drained();
   };
