@@ -64,12 +64,21 @@ export interface Deps {
   /** Registers work to do when the command ends (close the pool, stop the embedded sandbox). */
   defer(cleanup: () => unknown): void;
   close(): Promise<void>;
+  /**
+   * Aborted at the first SIGINT or SIGTERM, with the signal's name as its reason (main.ts; a second
+   * signal ends the process at once). Requests are cancelled through it; long work (exports, waits,
+   * `sandbox serve`) ends on it; a command stopped by it exits 130 or 143.
+   */
+  signal: AbortSignal;
   /** Resolves with the signal's name at the first SIGINT or SIGTERM (long-running `pix sandbox serve`). */
   waitForShutdown(): Promise<string>;
 }
 
 export type DepsOverrides = Partial<
-  Pick<Deps, 'io' | 'env' | 'clock' | 'sleep' | 'random' | 'dispatcher' | 'prompter' | 'waitForShutdown'>
+  Pick<
+    Deps,
+    'io' | 'env' | 'clock' | 'sleep' | 'random' | 'dispatcher' | 'prompter' | 'signal' | 'waitForShutdown'
+  >
 > & { io: IOStreams; env: Env };
 
 function once<T>(make: () => Promise<T>): () => Promise<T> {
@@ -87,8 +96,16 @@ export function createDeps(overrides: DepsOverrides): Deps {
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     random: Math.random,
     dispatcher: undefined,
-    // main.ts gives the process's SIGINT/SIGTERM; a context that gives none must not wait forever.
-    waitForShutdown: () => Promise.reject(new Error('no shutdown signal source in this context')),
+    // main.ts gives the process's SIGINT/SIGTERM; in-process tests give their own AbortController's.
+    signal: new AbortController().signal,
+    waitForShutdown: () =>
+      new Promise<string>((resolve, reject) => {
+        const { signal } = deps;
+        if (signal.aborted) return resolve(String(signal.reason));
+        // A context with no signal source (a test that gave none) must not wait forever.
+        if (!overrides.signal) return reject(new Error('no shutdown signal source in this context'));
+        signal.addEventListener('abort', () => resolve(String(signal.reason)), { once: true });
+      }),
     globals: defaultGlobals(),
     prompter: createPrompter(overrides.io, () => deps.globals.input),
     ...overrides,

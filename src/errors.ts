@@ -9,7 +9,8 @@ export type ErrorKind =
   | 'rejected'
   | 'unavailable'
   | 'unknown_outcome'
-  | 'declined';
+  | 'declined'
+  | 'interrupted';
 
 export const EXIT_CODES: Readonly<Record<ErrorKind, number>> = {
   internal: 1,
@@ -20,7 +21,13 @@ export const EXIT_CODES: Readonly<Record<ErrorKind, number>> = {
   unavailable: 6,
   unknown_outcome: 7,
   declined: 8,
+  /** Ctrl-C (SIGINT): 128 + 2. SIGTERM makes any error 143 (see PixErrorDetails.signal). */
+  interrupted: 130,
 };
+
+/** The signals that interrupt a command, and the exit code each gives (128 + the signal's number). */
+export type StopSignal = 'SIGINT' | 'SIGTERM';
+export const SIGNAL_EXIT_CODES: Readonly<Record<StopSignal, number>> = { SIGINT: 130, SIGTERM: 143 };
 
 export interface PixErrorDetails {
   /** HTTP status of the answer that caused it, when there was one. */
@@ -31,6 +38,12 @@ export interface PixErrorDetails {
   server?: unknown;
   /** The server's own message, shown after the status. */
   serverMessage?: string;
+  /**
+   * Set when a signal stopped the command: the exit code is then 130 (SIGINT) or 143 (SIGTERM) whatever
+   * the kind, while the kind still says what is known (a transfer interrupted in flight stays
+   * `unknown_outcome`; a read is `interrupted`).
+   */
+  signal?: StopSignal;
   cause?: unknown;
 }
 
@@ -40,6 +53,7 @@ export class PixError extends Error {
   readonly hint: string | undefined;
   readonly server: unknown;
   readonly serverMessage: string | undefined;
+  readonly signal: StopSignal | undefined;
 
   constructor(kind: ErrorKind, message: string, details: PixErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -49,11 +63,25 @@ export class PixError extends Error {
     this.hint = details.hint;
     this.server = details.server;
     this.serverMessage = details.serverMessage;
+    this.signal = details.signal;
   }
 
   get exitCode(): number {
-    return EXIT_CODES[this.kind];
+    return this.signal ? SIGNAL_EXIT_CODES[this.signal] : EXIT_CODES[this.kind];
   }
+}
+
+/** The command was stopped by a signal before anything it could not take back happened. */
+export function interruptedError(signal: StopSignal, what: string, hint?: string): PixError {
+  return new PixError('interrupted', `${what}: interrupted`, {
+    signal,
+    ...(hint === undefined ? {} : { hint }),
+  });
+}
+
+/** The signal an aborted `deps.signal` carries (main.ts aborts with the signal's name). */
+export function stopSignalOf(signal: AbortSignal): StopSignal {
+  return signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
 }
 
 /** A bad flag or value, rejected before anything was sent. `flag` is named first, as the contract asks. */
@@ -70,6 +98,7 @@ const SYSTEM_ERRORS: Readonly<Record<string, { words: string; hint: string }>> =
   EACCES: { words: 'permission denied', hint: 'check the owner and mode of the file and its directory' },
   EPERM: { words: 'operation not permitted', hint: 'check the owner and mode of the file and its directory' },
   EIO: { words: 'input/output error', hint: 'the device failed; check it and run it again' },
+  ENOENT: { words: 'no such file or directory', hint: 'check the path' },
   ENOTDIR: { words: 'a part of the path is not a directory', hint: 'check the path' },
   EISDIR: { words: 'is a directory', hint: 'give a file, not a directory' },
   ELOOP: {

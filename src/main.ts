@@ -1,5 +1,13 @@
 import { createDeps, type Deps, type DepsOverrides } from './deps.js';
-import { describeSystemError, type ErrorKind, EXIT_CODES, PixError } from './errors.js';
+import {
+  describeSystemError,
+  type ErrorKind,
+  EXIT_CODES,
+  PixError,
+  SIGNAL_EXIT_CODES,
+  type StopSignal,
+  stopSignalOf,
+} from './errors.js';
 import { processIOStreams } from './output/iostreams.js';
 import { escapeUnsafe } from './output/sanitize.js';
 
@@ -97,6 +105,10 @@ function writeError(deps: Deps, unsafe: ErrorReport, json: boolean, verbose: boo
       },
     };
     stderr.write(`${JSON.stringify(body)}\n`);
+  } else if (report.kind === 'interrupted') {
+    // Ctrl-C is the user's own doing: say what stopped (if anything worth saying), not "error:".
+    if (report.message) stderr.write(`${report.message}\n`);
+    if (report.hint) stderr.write(`hint: ${report.hint}\n`);
   } else {
     const status = report.status === undefined ? '' : ` (${report.status})`;
     const server = report.serverMessage ? `: ${report.serverMessage}` : '';
@@ -112,24 +124,46 @@ function scanFlag(argv: readonly string[], ...names: string[]): boolean {
   return (end === -1 ? argv : argv.slice(0, end)).some((token) => names.includes(token));
 }
 
-/** Resolves with the signal's name at the first SIGINT or SIGTERM (`pix sandbox serve` runs until then). */
-function processShutdown(): Promise<string> {
-  return new Promise((resolve) => {
-    const stop = (signal: string) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+/**
+ * The process's SIGINT and SIGTERM as one AbortSignal (deps.signal), aborted with the signal's name. The
+ * command sees it and ends cleanly (an export says how much it wrote, a transfer in flight is journaled
+ * unknown); a second signal ends the process at once, with 128 + the signal's number.
+ */
+function processSignal(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const stop = (name: StopSignal) => {
+    if (controller.signal.aborted) process.exit(SIGNAL_EXIT_CODES[name]);
+    controller.abort(name);
+  };
+  const onInt = () => stop('SIGINT');
+  const onTerm = () => stop('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    },
+  };
+}
+
+/**
+ * The exit code of a failed command: the kind's (contract §4), except that a command a signal stopped
+ * exits 130 (SIGINT) or 143 (SIGTERM) whatever it was doing when it stopped.
+ */
+function exitCodeOf(report: ErrorReport, error: unknown, signal: AbortSignal): number {
+  if (error instanceof PixError && error.signal) return SIGNAL_EXIT_CODES[error.signal];
+  if (report.kind === 'interrupted' || signal.aborted) return SIGNAL_EXIT_CODES[stopSignalOf(signal)];
+  return EXIT_CODES[report.kind];
 }
 
 /** Runs pix with argv (without node and the script) and returns the exit code. The ONE place errors become exit codes. */
 export async function run(argv: readonly string[], overrides?: Partial<DepsOverrides>): Promise<number> {
   const io = overrides?.io ?? processIOStreams();
+  const signals = overrides?.signal ? undefined : processSignal();
   const deps = createDeps({
-    waitForShutdown: processShutdown,
+    ...(signals ? { signal: signals.signal } : {}),
     ...overrides,
     io,
     env: overrides?.env ?? process.env,
@@ -164,7 +198,7 @@ export async function run(argv: readonly string[], overrides?: Partial<DepsOverr
         scanFlag(argv, '--json') || deps.globals.json,
         scanFlag(argv, '-v', '--verbose'),
       );
-      exitCode = EXIT_CODES[report.kind];
+      exitCode = exitCodeOf(report, error, deps.signal);
     }
   } finally {
     try {
@@ -172,6 +206,7 @@ export async function run(argv: readonly string[], overrides?: Partial<DepsOverr
     } catch {
       // Closing a pool or the embedded sandbox must not turn a result into a failure.
     }
+    signals?.dispose();
   }
   return exitCode;
 }

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { Settings } from '../config/types.js';
 import type { Deps } from '../deps.js';
-import { PixError } from '../errors.js';
+import { interruptedError, PixError, stopSignalOf } from '../errors.js';
 import type * as z from '../zod.js';
 import type { TokenProvider } from './auth.js';
 import { httpError, UNKNOWN_OUTCOME_HINT } from './errors.js';
@@ -58,6 +58,8 @@ class NetworkFailure extends Error {
     readonly sent: boolean,
     readonly timedOut: boolean,
     readonly code: string | undefined,
+    /** deps.signal (Ctrl-C, SIGTERM) cancelled it. */
+    readonly interrupted = false,
   ) {
     super(code ?? 'network failure');
   }
@@ -171,6 +173,8 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
     const url = `${origin.origin}${path}`;
+    // Ctrl-C before the request left: nothing was sent.
+    if (deps.signal.aborted) throw new NetworkFailure(false, false, undefined, true);
     log(`> ${method} ${url}`);
     logHeaders('>', headers);
     // Timed only for --verbose: reading performance loads Node's perf_hooks, which a plain run need not pay for.
@@ -179,6 +183,8 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
     const controller = new AbortController();
     // --timeout bounds the whole exchange: connecting, the headers and the body.
     const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const cancel = () => controller.abort();
+    deps.signal.addEventListener('abort', cancel, { once: true });
     try {
       const response = await pool.request({
         origin: origin.origin,
@@ -198,15 +204,40 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
       return { status: response.statusCode, headers: response.headers, text };
     } catch (error) {
       const code = errorCode(error);
-      const timedOut = controller.signal.aborted || /TIMEOUT/.test(code ?? '');
-      if (globals.verbose) log(`< failed after ${elapsed()} ms: ${timedOut ? 'timeout' : (code ?? 'error')}`);
-      throw new NetworkFailure(!(code !== undefined && NOT_SENT_CODES.has(code)), timedOut, code);
+      const interrupted = deps.signal.aborted;
+      const timedOut = !interrupted && (controller.signal.aborted || /TIMEOUT/.test(code ?? ''));
+      if (globals.verbose) {
+        const why = interrupted ? 'interrupted' : timedOut ? 'timeout' : (code ?? 'error');
+        log(`< failed after ${elapsed()} ms: ${why}`);
+      }
+      throw new NetworkFailure(
+        !(code !== undefined && NOT_SENT_CODES.has(code)),
+        timedOut,
+        code,
+        interrupted,
+      );
     } finally {
       clearTimeout(timer);
+      deps.signal.removeEventListener('abort', cancel);
     }
   }
 
   function networkError(endpoint: EndpointPolicy, failure: NetworkFailure): PixError {
+    if (failure.interrupted) {
+      const signal = stopSignalOf(deps.signal);
+      if (endpoint.retry === 'never' && failure.sent) {
+        // It may have reached the server: what is known is "unknown"; the exit code says it was a signal.
+        return new PixError('unknown_outcome', `${endpoint.what}: interrupted after it was sent`, {
+          signal,
+          hint: UNKNOWN_OUTCOME_HINT,
+        });
+      }
+      return interruptedError(
+        signal,
+        endpoint.what,
+        endpoint.retry === 'never' ? 'nothing was sent' : undefined,
+      );
+    }
     const cause = failure.timedOut
       ? `no answer within ${timeoutMs / 1000}s`
       : failure.code === 'ECONNREFUSED'
@@ -279,7 +310,12 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
         } catch (error) {
           if (!(error instanceof NetworkFailure)) throw error;
           const outcome: AttemptOutcome = { kind: 'network' };
-          if (endpoint.retry === 'safe' && retry < MAX_RETRIES && isRetryable(outcome)) {
+          if (
+            !error.interrupted &&
+            endpoint.retry === 'safe' &&
+            retry < MAX_RETRIES &&
+            isRetryable(outcome)
+          ) {
             await deps.sleep(retryDelay(retry + 1, undefined, deps.random())!);
             continue;
           }

@@ -1,0 +1,274 @@
+/**
+ * pix's own files in the config directory (config.json, the journal, the sandbox state, token caches):
+ * the ONE place they are created, opened, replaced and locked.
+ *
+ * - The directory is made 0700, one level at a time (Node's recursive mkdir spins forever under
+ *   /proc), and an existing one that others can write to is refused with the `chmod` that fixes it.
+ * - Files are opened with O_NOFOLLOW: a symbolic link planted at config.json or journal.jsonl is
+ *   refused (ELOOP), never followed to wherever it points.
+ * - Files are replaced atomically: a temporary file beside the target (created O_EXCL, 0600), written,
+ *   fsync'd, renamed over the target, and the directory fsync'd; a crash leaves the old file or the
+ *   new one, never half of one.
+ * - Read-modify-write runs under a lock file (`<file>.lock`, O_EXCL, holding the pid); a lock whose
+ *   process is dead, or that is older than 30 s, is taken over.
+ */
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  type Stats,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { PixError } from '../errors.js';
+
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW, O_RDWR } = constants;
+
+/** Deepest directory chain pix will create: no real config path is deeper, and no loop can be longer. */
+const MAX_DEPTH = 64;
+
+/** A directory (of pix's own) that others may write to: refused, with the command that fixes it. */
+export class UnsafeDirectoryError extends PixError {
+  constructor(dir: string, mode: number) {
+    super(
+      'usage',
+      `the config directory ${dir} can be written by others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}); pix keeps credentials and the journal there`,
+      { hint: `run \`chmod 700 ${dir}\`, or point PIX_CONFIG_DIR at a private directory` },
+    );
+  }
+}
+
+/**
+ * Makes `dir` (and its missing parents) a directory, the last level 0700 exactly (whatever the umask),
+ * one mkdir per level so it cannot loop. An existing `dir` that is group- or world-writable is refused;
+ * one that is merely readable by others is tightened to 0700 when it is ours.
+ */
+export function ensurePrivateDir(dir: string): void {
+  const target = resolve(dir);
+  const missing: string[] = [];
+  let at = target;
+  for (let depth = 0; ; depth++) {
+    if (depth > MAX_DEPTH) {
+      throw new PixError('usage', `cannot create the directory ${target}: the path is too deep`);
+    }
+    let stats: Stats | undefined;
+    try {
+      stats = statSync(at);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (stats) {
+      if (!stats.isDirectory()) {
+        throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${at}'`), {
+          code: 'ENOTDIR',
+          syscall: 'mkdir',
+          path: at,
+        });
+      }
+      break;
+    }
+    missing.unshift(at);
+    const parent = dirname(at);
+    if (parent === at) break;
+    at = parent;
+  }
+  for (const level of missing) {
+    try {
+      mkdirSync(level, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  if (missing.includes(target)) {
+    chmodSync(target, 0o700); // mkdir's mode is filtered by the umask: say it exactly
+    return;
+  }
+  const stats = statSync(target);
+  if ((stats.mode & 0o022) !== 0) throw new UnsafeDirectoryError(target, stats.mode);
+  if ((stats.mode & 0o077) !== 0 && typeof process.getuid === 'function' && stats.uid === process.getuid()) {
+    chmodSync(target, 0o700);
+  }
+}
+
+/** The whole text of `path`, or undefined when it does not exist; a symbolic link is refused (ELOOP). */
+export function readPrivateFile(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, O_RDONLY | O_NOFOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writeAll(fd: number, bytes: Buffer): void {
+  let offset = 0;
+  while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+}
+
+function fsyncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, O_RDONLY);
+    fsyncSync(fd);
+  } catch {
+    // Some file systems cannot fsync a directory; the rename itself is still atomic.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+let tempCounter = 0;
+
+/**
+ * Replaces `path` with `text` atomically (temporary file O_EXCL|O_NOFOLLOW 0600 beside it, fsync,
+ * rename, fsync of the directory). A symbolic link at `path` is replaced, never written through.
+ */
+export function writeFileAtomic(path: string, text: string): void {
+  const temp = `${path}.${process.pid}.${++tempCounter}.tmp`;
+  const fd = openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  try {
+    try {
+      writeAll(fd, Buffer.from(text, 'utf8'));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  } catch (error) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Already renamed or never made.
+    }
+    throw error;
+  }
+  fsyncDir(dirname(path));
+}
+
+/**
+ * Appends one line with a single write(2) on a descriptor opened O_APPEND|O_NOFOLLOW (0600), then
+ * fdatasync: concurrent writers interleave whole lines. A line torn by a writer killed mid-write has
+ * no newline at its end; the next line then starts on a fresh line.
+ */
+export function appendPrivateLine(path: string, line: string): void {
+  const fd = openSync(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, 0o600);
+  try {
+    let text = line.endsWith('\n') ? line : `${line}\n`;
+    const size = fstatSync(fd).size; // through the descriptor: the path may have been replaced
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      readSync(fd, last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) text = `\n${text}`;
+    }
+    const bytes = Buffer.from(text, 'utf8');
+    const written = writeSync(fd, bytes);
+    if (written !== bytes.length) {
+      throw Object.assign(new Error(`short write to ${path}`), { code: 'EIO', syscall: 'write', path });
+    }
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** How long a writer waits for a lock before giving up, and when a lock is stale whatever its pid. */
+export const LOCK_WAIT_MS = 10_000;
+export const LOCK_STALE_MS = 30_000;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A lock whose process is gone, or that is older than LOCK_STALE_MS, is removed; true when it is free now. */
+function removeIfStale(lockFile: string, now: number): boolean {
+  let text: string;
+  let stats: Stats;
+  try {
+    stats = lstatSync(lockFile);
+    text = readFileSync(lockFile, 'utf8');
+  } catch {
+    return true; // released meanwhile: try again at once
+  }
+  let pid: number | undefined;
+  try {
+    pid = (JSON.parse(text) as { pid?: number }).pid;
+  } catch {
+    // Half-written by a process killed between open and write: judged by its age alone.
+  }
+  const age = now - stats.mtimeMs;
+  const dead = pid !== undefined && pid !== process.pid && !processAlive(pid);
+  const old = age > LOCK_STALE_MS || (pid === undefined && age > 2_000);
+  if (!dead && !old) return false;
+  try {
+    if (readFileSync(lockFile, 'utf8') !== text) return false; // someone else took it over meanwhile
+    unlinkSync(lockFile);
+  } catch {
+    // Someone else removed it first.
+  }
+  return true;
+}
+
+/**
+ * Runs `work` holding `<file>.lock` (O_EXCL|O_NOFOLLOW, 0600, holding `{pid, at}`), waiting up to
+ * LOCK_WAIT_MS for another holder. The directory must exist. `describe` names what is locked in the
+ * error a person sees when the wait runs out.
+ */
+export async function withFileLock<T>(
+  file: string,
+  describe: string,
+  work: () => T | Promise<T>,
+): Promise<T> {
+  const lockFile = `${file}.lock`;
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = openSync(lockFile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+      try {
+        writeAll(fd, Buffer.from(JSON.stringify({ pid: process.pid, at: new Date().toISOString() })));
+      } finally {
+        closeSync(fd);
+      }
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    if (removeIfStale(lockFile, Date.now())) continue;
+    if (Date.now() - started > LOCK_WAIT_MS) {
+      throw new PixError('unavailable', `${describe} stayed locked for ${LOCK_WAIT_MS / 1000} s`, {
+        hint: `another pix is using it; if none is running, remove ${lockFile}`,
+      });
+    }
+    const delay = Math.min(1 + attempt, 25) * (0.5 + Math.random());
+    await new Promise((resolveDelay) => setTimeout(resolveDelay, delay));
+  }
+  try {
+    return await work();
+  } finally {
+    try {
+      unlinkSync(lockFile);
+    } catch {
+      // Already gone (taken over as stale): nothing to release.
+    }
+  }
+}

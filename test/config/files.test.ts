@@ -1,0 +1,154 @@
+import { spawn } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  appendPrivateLine,
+  ensurePrivateDir,
+  readPrivateFile,
+  UnsafeDirectoryError,
+  withFileLock,
+  writeFileAtomic,
+} from '../../src/config/files.js';
+import { tempConfigDir } from '../helpers/cli.js';
+
+const mode = (path: string) => statSync(path).mode & 0o777;
+
+describe('ensurePrivateDir', () => {
+  it('creates missing levels, the last one 0700 whatever the umask', () => {
+    const base = tempConfigDir();
+    const dir = join(base, 'a', 'b', 'pix');
+    const old = process.umask(0);
+    try {
+      ensurePrivateDir(dir);
+    } finally {
+      process.umask(old);
+    }
+    expect(mode(dir)).toBe(0o700);
+    ensurePrivateDir(dir); // again: nothing to do
+    expect(mode(dir)).toBe(0o700);
+  });
+
+  it('refuses a group- or world-writable directory, naming the chmod', () => {
+    const dir = tempConfigDir();
+    chmodSync(dir, 0o777);
+    expect(() => ensurePrivateDir(dir)).toThrow(UnsafeDirectoryError);
+    try {
+      ensurePrivateDir(dir);
+    } catch (error) {
+      expect((error as UnsafeDirectoryError).hint).toContain(`chmod 700 ${dir}`);
+      expect((error as UnsafeDirectoryError).kind).toBe('usage');
+    }
+  });
+
+  it('tightens a directory of ours that others can only read', () => {
+    const dir = tempConfigDir();
+    chmodSync(dir, 0o755);
+    ensurePrivateDir(dir);
+    expect(mode(dir)).toBe(0o700);
+  });
+
+  it('ends, with an error, under /proc/self (where recursive mkdir spins forever)', () => {
+    expect(() => ensurePrivateDir('/proc/self/.config/pix')).toThrow();
+  });
+
+  it('says ENOTDIR when a file sits where a directory should be', () => {
+    const base = tempConfigDir();
+    writeFileSync(join(base, 'file'), 'x');
+    expect(() => ensurePrivateDir(join(base, 'file', 'pix'))).toThrow(/not a directory/);
+  });
+});
+
+describe('private files', () => {
+  it('readPrivateFile refuses a symbolic link and reads a plain file', () => {
+    const dir = tempConfigDir();
+    writeFileSync(join(dir, 'target'), 'secret elsewhere');
+    symlinkSync(join(dir, 'target'), join(dir, 'config.json'));
+    expect(() => readPrivateFile(join(dir, 'config.json'))).toThrow(
+      expect.objectContaining({ code: 'ELOOP' }),
+    );
+    writeFileSync(join(dir, 'plain'), 'hello');
+    expect(readPrivateFile(join(dir, 'plain'))).toBe('hello');
+    expect(readPrivateFile(join(dir, 'missing'))).toBeUndefined();
+  });
+
+  it('appendPrivateLine refuses a symbolic link, and writes 0600 lines that start fresh after a torn one', () => {
+    const dir = tempConfigDir();
+    const outside = join(dir, 'outside');
+    writeFileSync(outside, '');
+    symlinkSync(outside, join(dir, 'journal.jsonl'));
+    expect(() => appendPrivateLine(join(dir, 'journal.jsonl'), '{}')).toThrow(
+      expect.objectContaining({ code: 'ELOOP' }),
+    );
+    expect(readFileSync(outside, 'utf8')).toBe('');
+    const path = join(dir, 'j2');
+    writeFileSync(path, '{"torn', { mode: 0o600 });
+    appendPrivateLine(path, '{"a":1}');
+    appendPrivateLine(path, '{"b":2}\n');
+    expect(readFileSync(path, 'utf8')).toBe('{"torn\n{"a":1}\n{"b":2}\n');
+    expect(mode(path)).toBe(0o600);
+  });
+
+  it('writeFileAtomic replaces a symbolic link instead of writing through it, 0600, no temporary left', () => {
+    const dir = tempConfigDir();
+    const outside = join(dir, 'outside');
+    writeFileSync(outside, 'untouched');
+    const path = join(dir, 'config.json');
+    symlinkSync(outside, path);
+    writeFileAtomic(path, '{"x":1}');
+    expect(readFileSync(outside, 'utf8')).toBe('untouched');
+    expect(readPrivateFile(path)).toBe('{"x":1}');
+    expect(mode(path)).toBe(0o600);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+});
+
+describe('withFileLock', () => {
+  it('serialises read-modify-write across processes: 12 writers, 25 increments each, none lost', async () => {
+    const dir = tempConfigDir();
+    const file = join(dir, 'counter');
+    writeFileSync(file, '0');
+    const moduleUrl = new URL('../../src/config/files.ts', import.meta.url).href;
+    const script = `
+      const { withFileLock, writeFileAtomic, readPrivateFile } = await import(${JSON.stringify(moduleUrl)});
+      for (let i = 0; i < 25; i++) {
+        await withFileLock(${JSON.stringify(file)}, 'counter', () => {
+          const n = Number(readPrivateFile(${JSON.stringify(file)}));
+          writeFileAtomic(${JSON.stringify(file)}, String(n + 1));
+        });
+      }`;
+    const tsx = new URL('../../node_modules/tsx/dist/esm/index.mjs', import.meta.url).href;
+    const runs = Array.from(
+      { length: 12 },
+      () =>
+        new Promise<number | null>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--import', tsx, '--input-type=module', '-e', script], {
+            stdio: ['ignore', 'ignore', 'inherit'],
+          });
+          child.on('error', reject);
+          child.on('close', resolve);
+        }),
+    );
+    expect(await Promise.all(runs)).toEqual(Array(12).fill(0));
+    expect(readFileSync(file, 'utf8')).toBe('300');
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  }, 60_000);
+
+  it('takes over a lock left by a dead process', async () => {
+    const dir = tempConfigDir();
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'state');
+    writeFileSync(`${file}.lock`, JSON.stringify({ pid: 2 ** 22 + 7, at: new Date().toISOString() }));
+    expect(await withFileLock(file, 'state', () => 'ran')).toBe('ran');
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+});
