@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JOURNAL_FILE } from '../../src/journal.js';
+import { JOURNAL_FILE } from '../../src/journal/entries.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startFakeServer } from '../helpers/fake-server.js';
