@@ -392,8 +392,8 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
           return undefined;
         }
       }
-      // An HTML 502 page from a proxy: say so in one line instead of quoting the page.
-      throw httpError(endpoint.what, status, parsed.ok || status < 500 ? body : undefined, write);
+      // An HTML page from a proxy (a 502, a 301): say so in one line instead of quoting the page.
+      throw httpError(endpoint.what, status, parsed.ok ? body : undefined, write);
     }
     if (!parsed.ok) throw unreadable(endpoint, status, parsed.reason, undefined);
     const result = endpoint.schema().safeParse(parsed.value);
