@@ -2,6 +2,9 @@
  * The only module (with main.ts) that touches the process's streams. Everything else gets an
  * IOStreams through deps, so tests can capture output and pretend to be a terminal.
  */
+import { openSync } from 'node:fs';
+import { ReadStream } from 'node:tty';
+
 export interface OutStream {
   readonly isTTY: boolean;
   readonly columns: number;
@@ -22,6 +25,12 @@ export interface IOStreams {
   stdout: OutStream;
   stderr: OutStream;
   stdin: InStream;
+  /**
+   * Where a person's answers come from when stdin is not a terminal but one is there
+   * (`pbpaste | pix pay qr -`): the controlling terminal, opened on first use; undefined when there is
+   * none (CI, cron, a detached process). Absent means stdin is the only input.
+   */
+  terminal?: () => InStream | undefined;
 }
 
 type NodeWritable = NodeJS.WriteStream;
@@ -92,9 +101,40 @@ function wrapIn(get: () => NodeJS.ReadStream, echo: OutStream): InStream {
   };
 }
 
+/** The controlling terminal (`/dev/tty`), or undefined when the process has none. */
+function controllingTerminal(echo: OutStream): InStream | undefined {
+  let fd: number;
+  try {
+    fd = openSync('/dev/tty', 'r');
+  } catch {
+    return undefined;
+  }
+  let stream: ReadStream | undefined;
+  const open = () => {
+    const tty = new ReadStream(fd);
+    // Between questions the terminal must not keep pix alive (Node does the same for process.stdin).
+    tty.on('pause', () => tty.unref());
+    tty.on('resume', () => tty.ref());
+    return tty;
+  };
+  return wrapIn(() => {
+    stream ??= open();
+    return stream as unknown as NodeJS.ReadStream;
+  }, echo);
+}
+
 export function processIOStreams(): IOStreams {
   const stderr = wrapOut(() => process.stderr);
-  return { stdout: wrapOut(() => process.stdout), stderr, stdin: wrapIn(() => process.stdin, stderr) };
+  let terminal: { input: InStream | undefined } | undefined;
+  return {
+    stdout: wrapOut(() => process.stdout),
+    stderr,
+    stdin: wrapIn(() => process.stdin, stderr),
+    terminal: () => {
+      terminal ??= { input: controllingTerminal(stderr) };
+      return terminal.input;
+    },
+  };
 }
 
 /**

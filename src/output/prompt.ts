@@ -1,8 +1,12 @@
-import type { IOStreams } from './iostreams.js';
+import type { InStream, IOStreams } from './iostreams.js';
 import { escapeUnsafe } from './sanitize.js';
 
 export interface Prompter {
-  /** True when a person can answer: stdin and stderr are terminals and `--no-input` was not given. */
+  /**
+   * True when a person can answer: stderr is a terminal, stdin is one too or the process has a
+   * controlling terminal to read the answer from (stdin piped: `pbpaste | pix pay qr -`), and
+   * `--no-input` was not given.
+   */
   canPrompt(): boolean;
   /** Asks a yes/no question on stderr; anything but y/yes is no. */
   confirm(question: string): Promise<boolean>;
@@ -10,9 +14,15 @@ export interface Prompter {
   ask(question: string, hidden?: boolean): Promise<string>;
 }
 
+/** The terminal a person types answers at: stdin when it is one, else the controlling terminal. */
+function answersFrom(io: IOStreams): InStream | undefined {
+  if (io.stdin.isTTY) return io.stdin;
+  return io.terminal?.();
+}
+
 export function createPrompter(io: IOStreams, inputAllowed: () => boolean): Prompter {
   const prompter: Prompter = {
-    canPrompt: () => inputAllowed() && io.stdin.isTTY && io.stderr.isTTY,
+    canPrompt: () => inputAllowed() && io.stderr.isTTY && answersFrom(io) !== undefined,
     async confirm(question) {
       const answer = await prompter.ask(`${question} [y/N] `);
       return /^y(es)?$/i.test(answer.trim());
@@ -20,7 +30,7 @@ export function createPrompter(io: IOStreams, inputAllowed: () => boolean): Prom
     async ask(question, hidden = false) {
       // The question quotes server text (a receiver's name): nothing in it may move the cursor.
       io.stderr.write(escapeUnsafe(question));
-      return io.stdin.readLine(hidden);
+      return (answersFrom(io) ?? io.stdin).readLine(hidden);
     },
   };
   return prompter;

@@ -124,7 +124,7 @@ describe('pix login --with-token', () => {
       answers: [SECRET_TOKEN],
     });
     expect(result.code).toBe(0);
-    expect(result.readLines).toEqual([{ hidden: true }]);
+    expect(result.readLines).toEqual([{ hidden: true, from: 'stdin' }]);
     expect(result.stderr).toContain('Token: ');
     expect(stored().getProfile('default')?.token).toBe(SECRET_TOKEN);
   });
@@ -184,7 +184,7 @@ describe('pix login --client-key', () => {
       answers: [CLIENT_SECRET],
     });
     expect(result.code).toBe(0);
-    expect(result.readLines).toEqual([{ hidden: true }]);
+    expect(result.readLines).toEqual([{ hidden: true, from: 'stdin' }]);
     expect(result.stderr).toContain('Client secret: ');
   });
 

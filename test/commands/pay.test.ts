@@ -322,6 +322,26 @@ describe('pix pay qr', () => {
     expect(consults).toEqual([{ emv: DYNAMIC_CODE }]);
   });
 
+  it('code piped on stdin, a terminal there: the y/N answer is read from the terminal, not stdin', async () => {
+    post(EMV_PATH, 200, emvConsult());
+    const transfers = post(TRANSFER_PATH, 201, transferResult);
+    const piped = { stdin: `${DYNAMIC_CODE}\n`, stdinTTY: false, stdoutTTY: true, stderrTTY: true };
+    const result = await pix(['pay', 'qr', '-'], { ...piped, terminalAnswers: ['y'] });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('Pay R$ 12,34 to Loja da Esquina Ltda');
+    expect(result.stderr).toContain('[y/N]');
+    expect(result.readLines).toEqual([{ hidden: false, from: 'terminal' }]);
+    expect(transfers).toEqual([{ endToEndId: E2E }]);
+  });
+
+  it('code piped on stdin and no terminal at all (CI): exit 2 without --yes, nothing sent', async () => {
+    // No interceptor: any request would fail the command with another exit code.
+    const result = await pix(['pay', 'qr', '-'], { stdin: `${DYNAMIC_CODE}\n`, stderrTTY: true });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--yes');
+    expect(result.readLines).toEqual([]);
+  });
+
   it('a bad CRC → exit 2 with the decoder message, and no request at all', async () => {
     const broken = `${DYNAMIC_CODE.slice(0, -4)}0000`;
     const result = await pix(['pay', 'qr', broken, '-y']);

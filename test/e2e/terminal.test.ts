@@ -19,4 +19,17 @@ describe('the pty harness (what a person sees)', () => {
     expect(shown).toMatch(/^Pay R\$ 10,00 to /m);
     expect(shown).toContain('[y/N] n');
   });
+
+  it('pbpaste | pix pay qr -: the code comes from the pipe, the y/N answer from the terminal', async () => {
+    const env = { PIX_CONFIG_DIR: tempConfigDir() };
+    const result = await runOnPty([], {
+      env,
+      shell: 'code=$(pix charge immediate --amount 10 | cut -f11) && printf "%s\\n" "$code" | pix pay qr -',
+      steps: [{ after: '[y/N]', send: 'y\r' }],
+    });
+    expect(result.code, result.lines.join('\n')).toBe(0);
+    const shown = result.lines.join('\n');
+    expect(shown).toMatch(/^Pay R\$ 10,00 to /m);
+    expect(shown).toContain('[y/N] y');
+  });
 });

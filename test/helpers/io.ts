@@ -13,6 +13,11 @@ export interface TestIOOptions {
   columns?: number;
   /** Lines typed at the terminal, returned by readLine() in order; readLine() fails when they run out. */
   answers?: string[];
+  /**
+   * Lines typed at the controlling terminal (`/dev/tty`) while stdin is piped; absent: the process has
+   * no controlling terminal (CI).
+   */
+  terminalAnswers?: string[];
 }
 
 export interface TestIO {
@@ -21,8 +26,8 @@ export interface TestIO {
   stdout(): string;
   /** Everything written to stderr so far, as text. */
   stderr(): string;
-  /** The readLine() calls made (prompts), with whether echo was off. */
-  readLines: Array<{ hidden: boolean }>;
+  /** The readLine() calls made (prompts), with whether echo was off and where the answer came from. */
+  readLines: Array<{ hidden: boolean; from: 'stdin' | 'terminal' }>;
 }
 
 function captureOut(isTTY: boolean, columns: number): { stream: OutStream; text(): string } {
@@ -54,19 +59,26 @@ export function createTestIO(options: TestIOOptions = {}): TestIO {
         ? options.stdin
         : Buffer.from(options.stdin, 'utf8');
   const answers = [...(options.answers ?? [])];
-  const readLines: Array<{ hidden: boolean }> = [];
+  const readLines: Array<{ hidden: boolean; from: 'stdin' | 'terminal' }> = [];
+  const typed = (from: 'stdin' | 'terminal', lines: string[]) => (hidden: boolean) => {
+    readLines.push({ hidden, from });
+    const answer = lines.shift();
+    if (answer === undefined) return Promise.reject(new Error('test: no more answers for readLine()'));
+    return Promise.resolve(answer);
+  };
   const stdin: InStream = {
     isTTY: options.stdinTTY ?? tty,
     readAll: () => Promise.resolve(input),
-    readLine(hidden) {
-      readLines.push({ hidden });
-      const answer = answers.shift();
-      if (answer === undefined) return Promise.reject(new Error('test: no more answers for readLine()'));
-      return Promise.resolve(answer);
-    },
+    readLine: typed('stdin', answers),
+  };
+  const terminalAnswers = options.terminalAnswers;
+  const terminal: InStream | undefined = terminalAnswers && {
+    isTTY: true,
+    readAll: () => Promise.reject(new Error('test: the terminal is for answers')),
+    readLine: typed('terminal', terminalAnswers),
   };
   return {
-    io: { stdout: stdout.stream, stderr: stderr.stream, stdin },
+    io: { stdout: stdout.stream, stderr: stderr.stream, stdin, terminal: () => terminal },
     stdout: stdout.text,
     stderr: stderr.text,
     readLines,
