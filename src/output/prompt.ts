@@ -10,7 +10,12 @@ export interface Prompter {
   ask(question: string, hidden?: boolean): Promise<string>;
 }
 
-export function createPrompter(io: IOStreams, inputAllowed: () => boolean): Prompter {
+/** `signal` (deps.signal): a SIGINT or SIGTERM while a question waits ends the wait. */
+export function createPrompter(
+  io: IOStreams,
+  inputAllowed: () => boolean,
+  signal?: () => AbortSignal,
+): Prompter {
   const prompter: Prompter = {
     canPrompt: () => inputAllowed() && io.stdin.isTTY && io.stderr.isTTY,
     async confirm(question) {
@@ -20,7 +25,7 @@ export function createPrompter(io: IOStreams, inputAllowed: () => boolean): Prom
     async ask(question, hidden = false) {
       // The question quotes server text (a receiver's name): nothing in it may move the cursor.
       io.stderr.write(escapeUnsafe(question));
-      return io.stdin.readLine(hidden);
+      return io.stdin.readLine(hidden, signal?.());
     },
   };
   return prompter;
