@@ -190,6 +190,20 @@ describe('config files, built binary', () => {
     expect(readFileSync(target, 'utf8')).toBe(planted);
   });
 
+  it("a .localhost base URL (plain http) reaches 127.0.0.1 by pix's own lookup, not DNS", async () => {
+    api = await startApi();
+    const port = new URL(api.url).port;
+    const result = await runCli(['statement', '--json'], {
+      env: {
+        PIX_CONFIG_DIR: tempConfigDir(),
+        PIX_BASE_URL: `http://pix-e2e-no-such-name.localhost:${port}`,
+        PIX_TOKEN: 'tok-localhost-e2e',
+      },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ results: [] });
+  });
+
   it('HOME=/proc/self ends at once with a named error, not a spin', async () => {
     const result = await runCli(['config', 'set', 'time-zone', 'UTC'], {
       env: { HOME: '/proc/self' },
