@@ -107,7 +107,11 @@ export function createDeps(overrides: DepsOverrides): Deps {
         signal.addEventListener('abort', () => resolve(String(signal.reason)), { once: true });
       }),
     globals: defaultGlobals(),
-    prompter: createPrompter(overrides.io, () => deps.globals.input),
+    prompter: createPrompter(
+      overrides.io,
+      () => deps.globals.input,
+      () => deps.signal,
+    ),
     ...overrides,
     config: once(async () => {
       const { openConfigStore } = await import('./config/store.js');

@@ -1,5 +1,8 @@
-import type { CachedToken, ConfigStore, Settings } from '../config/types.js';
+import { createHash } from 'node:crypto';
+import { normalizeBaseUrl } from '../config/resolve.js';
+import type { CachedToken, ConfigStore, ProfileData, Settings, Sourced } from '../config/types.js';
 import type { Clock } from '../deps.js';
+import { describeSystemError, PixError } from '../errors.js';
 
 /** What the API client asks for before each request. */
 export interface TokenProvider {
@@ -28,15 +31,50 @@ export function cachedToken(minted: Awaited<ReturnType<Mint>>, baseUrl: string, 
 }
 
 /**
+ * The name a token minted from client credentials that are no profile's own is cached under: a SHA-256
+ * digest of base URL, client key and secret. The secret itself is never written; another key, secret or
+ * URL is another entry, so a rotated secret never gets the old one's token.
+ */
+export function tokenCacheKey(baseUrl: string, clientKey: string, clientSecret: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify(['pix token cache 1', baseUrl, clientKey, clientSecret]))
+    .digest('hex');
+}
+
+/** Exit 3 with what to do: log in, give credentials in the environment, or go back to the sandbox. */
+export function noCredentialsError(profile: Sourced<string>): PixError {
+  const login = profile.source === 'flag' ? `\`pix login --profile ${profile.value}\`` : '`pix login`';
+  const sandbox =
+    profile.source === 'flag'
+      ? '`--profile sandbox`'
+      : profile.source === 'env'
+        ? '`PIX_PROFILE=sandbox`'
+        : '`pix profile use sandbox`';
+  return new PixError('auth', `no credentials for profile "${profile.value}"`, {
+    hint: `run ${login}, or set PIX_TOKEN (or PIX_CLIENT_KEY and PIX_CLIENT_SECRET); ${sandbox} goes back to the built-in sandbox`,
+  });
+}
+
+function sameBaseUrl(stored: string | undefined, baseUrl: string): boolean {
+  try {
+    return stored !== undefined && normalizeBaseUrl(stored) === baseUrl;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Bearer token → that token. Client credentials → the cached token while it has more than 60 s left,
- * else a freshly minted one, cached in the profile (only when the credentials are the profile's own;
- * credentials from the environment keep theirs in memory). Sandbox and no credentials → undefined.
+ * else a freshly minted one, cached for the next command: in the profile when the key and secret are the
+ * profile's own, else (the environment's, as in CI) in the config directory's token cache under
+ * `tokenCacheKey`. Sandbox and no credentials → undefined. `warn` hears when a token could not be cached.
  */
 export function createTokenProvider(
   settings: Settings,
   store: ConfigStore,
   mint: Mint,
   clock: Clock,
+  warn: (message: string) => void = () => {},
 ): TokenProvider {
   const { credentials } = settings;
   const baseUrl = settings.baseUrl.value;
@@ -45,10 +83,14 @@ export function createTokenProvider(
   let minting: Promise<string> | undefined;
   let refreshed: Promise<string> | undefined;
 
-  const persist =
+  const own =
     credentials.kind === 'client' &&
     credentials.clientKey.source === 'profile' &&
     credentials.clientSecret.source === 'profile';
+  const digest =
+    credentials.kind === 'client' && !own
+      ? tokenCacheKey(baseUrl, credentials.clientKey.value, credentials.clientSecret.value)
+      : undefined;
 
   const fresh = (cached: CachedToken | undefined): cached is CachedToken =>
     cached !== undefined &&
@@ -56,28 +98,52 @@ export function createTokenProvider(
     Date.parse(cached.expiresAt) - clock.now().getTime() > EXPIRY_MARGIN_MS;
 
   function storedToken(): CachedToken | undefined {
-    if (!persist) return undefined;
     try {
-      return store.getProfile(profileName)?.cachedToken;
+      if (own) return store.getProfile(profileName)?.cachedToken;
+      return digest === undefined ? undefined : store.cachedToken(digest);
     } catch {
-      return undefined;
+      return undefined; // an unreadable cache is no cache: mint
+    }
+  }
+
+  /**
+   * Caches the token under the store's lock, on a fresh read, changing nothing but the cached token: a
+   * profile changed meanwhile (`config set`) keeps its change, and one logged out (or logged in again
+   * with other credentials) meanwhile gets no token, so its secret never comes back.
+   */
+  async function persist(cached: CachedToken, clientKey: string, clientSecret: string): Promise<void> {
+    try {
+      if (own) {
+        await store.update((document) => {
+          const profile: ProfileData | undefined = Object.hasOwn(document.profiles, profileName)
+            ? document.profiles[profileName]
+            : undefined;
+          if (
+            typeof profile !== 'object' ||
+            profile === null ||
+            profile.clientSecret !== clientSecret ||
+            profile['client-key'] !== clientKey ||
+            !sameBaseUrl(profile.tokenBaseUrl, baseUrl)
+          ) {
+            return;
+          }
+          profile.cachedToken = cached;
+        });
+      } else if (digest !== undefined) {
+        await store.cacheToken(digest, cached, clock.now());
+      }
+    } catch (error) {
+      // Caching is an optimisation: a read-only or full config directory must not fail the command.
+      const why =
+        describeSystemError(error)?.message ?? (error instanceof PixError ? error.message : 'an error');
+      warn(`the minted token was not cached (${why}); the next command mints another`);
     }
   }
 
   async function mintAndCache(clientKey: string, clientSecret: string): Promise<string> {
     const cached = cachedToken(await mint(clientKey, clientSecret), baseUrl, clock.now());
     memory = cached;
-    if (persist) {
-      try {
-        const profile = store.getProfile(profileName);
-        // Only into the profile the credentials came from, and only while it still holds them.
-        if (profile !== undefined && profile.clientSecret === clientSecret) {
-          await store.setProfile(profileName, { ...profile, cachedToken: cached });
-        }
-      } catch {
-        // Caching is an optimisation: a read-only config directory must not fail the command.
-      }
-    }
+    await persist(cached, clientKey, clientSecret);
     return cached.value;
   }
 

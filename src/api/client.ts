@@ -337,7 +337,13 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
   const getTokenProvider = async (): Promise<TokenProvider> => {
     if (!tokenProvider) {
       const { createTokenProvider } = await import('./auth.js');
-      tokenProvider = createTokenProvider(settings, await deps.config(), client.mintToken, deps.clock);
+      tokenProvider = createTokenProvider(
+        settings,
+        await deps.config(),
+        client.mintToken,
+        deps.clock,
+        (text) => deps.io.stderr.write(`warning: ${text}\n`),
+      );
     }
     return tokenProvider;
   };
@@ -345,11 +351,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
   async function currentToken(): Promise<string | undefined> {
     if (settings.sandbox) return 'sandbox';
     const token = await (await getTokenProvider()).token();
-    if (token === undefined) {
-      throw new PixError('auth', `no credentials for profile "${settings.profile.value}"`, {
-        hint: 'run `pix login`, or set PIX_TOKEN (or PIX_CLIENT_KEY and PIX_CLIENT_SECRET)',
-      });
-    }
+    if (token === undefined) throw (await import('./auth.js')).noCredentialsError(settings.profile);
     secrets.add(token);
     return token;
   }

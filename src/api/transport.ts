@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher, Pool } from 'undici';
-import { isLoopbackHost } from '../config/resolve.js';
+import { isLocalhostName, isLoopbackHost, localhostLookup } from '../config/resolve.js';
 import type { Settings } from '../config/types.js';
 import type { Env } from '../deps.js';
 import { usageError } from '../errors.js';
@@ -66,6 +66,8 @@ export async function createDispatcher(
   const Pool = await loadPool();
   const connect = {
     timeout: timeoutMs,
+    // A localhost name (plain http allowed) resolves to loopback by pix itself, never through DNS.
+    ...(isLocalhostName(baseUrl.hostname) ? { lookup: localhostLookup } : {}),
     ...(settings.tls
       ? { cert: readPem(settings.tls.cert, 'tls-cert'), key: readPem(settings.tls.key, 'tls-key') }
       : {}),

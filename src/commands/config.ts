@@ -4,11 +4,19 @@ import { Argument, type Command } from 'commander';
 import {
   checkProfileName,
   checkTimeZone,
+  configValues,
   normalizeBaseUrl,
   resolveProfileName,
   unknownProfileError,
 } from '../config/resolve.js';
-import { type ConfigStore, type ProfileData, SANDBOX_PROFILE } from '../config/types.js';
+import {
+  CONFIG_KEYS,
+  type ConfigKey,
+  type ConfigStore,
+  type ProfileData,
+  SANDBOX_PROFILE,
+  type Sourced,
+} from '../config/types.js';
 import type { Deps } from '../deps.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { formatDecimal, parseAmount } from '../domain/money.js';
@@ -18,19 +26,6 @@ import { asUsage } from '../usage.js';
 import * as z from '../zod.js';
 import { fromDomain, parseOptions } from './shared/flags.js';
 import { addExamples, completionValues } from './shared/help.js';
-
-/** The keys `pix config` reads and writes. Secrets are not among them: they come in through `pix login`. */
-export const CONFIG_KEYS = [
-  'base-url',
-  'time-zone',
-  'max-amount',
-  'default-key',
-  'tls-cert',
-  'tls-key',
-  'client-key',
-] as const;
-
-export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 /** What the built-in sandbox profile may set: nothing about where or how to connect. */
 const SANDBOX_KEYS: readonly ConfigKey[] = ['time-zone', 'max-amount', 'default-key'];
@@ -96,30 +91,22 @@ export type ConfigAction =
   | { action: 'set'; key: ConfigKey; value: string }
   | { action: 'unset'; key: ConfigKey };
 
-/** The profile `pix config` works on: -p > PIX_PROFILE > the current profile > sandbox. */
-function targetProfile(
-  deps: Deps,
-  store: ConfigStore,
-  creating: boolean,
-): { name: string; data: ProfileData } {
+/**
+ * The profile `pix config` works on: -p > PIX_PROFILE > the current profile > sandbox. `set` may name a
+ * profile that does not exist yet (it creates it); the others need one that exists (or sandbox).
+ */
+function targetProfile(deps: Deps, store: ConfigStore, creating: boolean): string {
   const { value: name, source } = resolveProfileName(deps.globals, deps.env, store);
-  const data = store.getProfile(name);
-  if (data !== undefined) return { name, data };
+  const where = source === 'env' ? 'PIX_PROFILE' : '--profile';
+  if (store.listProfiles().includes(name)) return name;
   if (name === SANDBOX_PROFILE || creating) {
     try {
-      checkProfileName(name);
+      return checkProfileName(name);
     } catch (error) {
-      throw usageError(source === 'env' ? 'PIX_PROFILE' : '--profile', (error as Error).message);
+      throw usageError(where, (error as Error).message);
     }
-    return { name, data: {} };
   }
-  throw unknownProfileError(source === 'env' ? 'PIX_PROFILE' : '--profile', name, store);
-}
-
-function visible(data: ProfileData): Array<[ConfigKey, string]> {
-  return CONFIG_KEYS.flatMap((key) =>
-    data[key] === undefined ? [] : [[key, data[key]] as [ConfigKey, string]],
-  );
+  throw unknownProfileError(where, name, store);
 }
 
 /** The profile with `key` set to `value` (removed when undefined). */
@@ -135,23 +122,58 @@ function withSetting(data: ProfileData, key: ConfigKey, value: string | undefine
   return next;
 }
 
+/** Changes one key of one profile under the config file's lock, on the profile as it is now. */
+function changeSetting(
+  store: ConfigStore,
+  name: string,
+  key: ConfigKey,
+  value: string | undefined,
+): Promise<ProfileData | undefined> {
+  return store.update((document) => {
+    const stored = Object.hasOwn(document.profiles, name) ? document.profiles[name] : undefined;
+    // A profile a hand edit broke (not an object) is replaced: setting a key is how it gets repaired.
+    const before: ProfileData = typeof stored === 'object' && stored !== null ? stored : {};
+    if (value === undefined && before[key] === undefined) return before;
+    document.profiles[name] = withSetting(before, key, value);
+    return before;
+  });
+}
+
 export async function runConfig(request: ConfigAction, deps: Deps): Promise<void> {
   const store = await deps.config();
   const { stdout, stderr } = deps.io;
   const json = deps.globals.json;
-  const { name, data } = targetProfile(deps, store, request.action === 'set');
+  const name = targetProfile(deps, store, request.action === 'set');
 
   switch (request.action) {
     case 'list': {
-      const entries = visible(data);
-      if (json) stdout.write(jsonDocument(Object.fromEntries(entries), stdout.isTTY));
-      else for (const [key, value] of entries) stdout.write(`${key}\t${value}\n`);
+      const values = configValues(deps.globals, deps.env, name, store.getProfile(name) ?? {});
+      const entries = CONFIG_KEYS.flatMap((key) => {
+        const value = values[key];
+        return value === undefined ? [] : [[key, value] as [ConfigKey, Sourced<string>]];
+      });
+      if (json) {
+        stdout.write(
+          jsonDocument(Object.fromEntries(entries.map(([key, { value }]) => [key, value])), stdout.isTTY),
+        );
+      } else if (stdout.isTTY) {
+        const width = Math.max(...entries.map(([key]) => key.length)) + 2;
+        for (const [key, { value, source }] of entries)
+          stdout.write(`${key.padEnd(width)}${value} (${source})\n`);
+      } else {
+        for (const [key, { value, source }] of entries) stdout.write(`${key}\t${value}\t${source}\n`);
+      }
       return;
     }
     case 'get': {
-      const value = data[request.key];
-      if (json) stdout.write(jsonDocument({ key: request.key, value: value ?? null }, stdout.isTTY));
-      else if (value !== undefined) stdout.write(`${value}\n`);
+      const found = configValues(deps.globals, deps.env, name, store.getProfile(name) ?? {})[request.key];
+      if (json) {
+        const document = { key: request.key, value: found?.value ?? null, source: found?.source ?? null };
+        stdout.write(jsonDocument(document, stdout.isTTY));
+      } else if (found !== undefined) {
+        // The value alone, for $(pix config get KEY); a person at a terminal also sees where it comes from.
+        stdout.write(stdout.isTTY ? `${found.value} (${found.source})\n` : `${found.value}\n`);
+      }
       return;
     }
     case 'set': {
@@ -164,23 +186,21 @@ export async function runConfig(request: ConfigAction, deps: Deps): Promise<void
         );
       }
       const value = asUsage(key, () => VALIDATORS[key](request.value));
-      const next = withSetting(data, key, value);
-      if (key === 'base-url' && data.tokenBaseUrl !== undefined && data.tokenBaseUrl !== value) {
+      const before = await changeSetting(store, name, key, value);
+      if (key === 'base-url' && before?.tokenBaseUrl !== undefined && before.tokenBaseUrl !== value) {
         stderr.write(
-          `warning: the credentials stored in profile ${name} are for ${data.tokenBaseUrl} and will not be sent to ${value}; run \`pix login\` again\n`,
+          `warning: the credentials stored in profile ${name} are for ${before.tokenBaseUrl} and will not be sent to ${value}; run \`pix login\` again\n`,
         );
       }
-      if (data.clientSecret !== undefined && next.clientSecret === undefined) {
+      if (key === 'client-key' && before?.clientSecret !== undefined && before['client-key'] !== value) {
         stderr.write(
           `warning: the client secret stored for the old key is removed; run \`pix login --client-key ${value}\`\n`,
         );
       }
-      await store.setProfile(name, next);
       return;
     }
     case 'unset': {
-      if (data[request.key] === undefined) return;
-      await store.setProfile(name, withSetting(data, request.key, undefined));
+      await changeSetting(store, name, request.key, undefined);
       return;
     }
   }
@@ -195,14 +215,14 @@ export function register(command: Command, deps: Deps): void {
   command.description(`${command.description()} (keys: ${CONFIG_KEYS.join(', ')})`);
   const list = command
     .command('list')
-    .description("the current profile's settings, one `key<TAB>value` per line")
+    .description('the settings in effect, with their source: `key<TAB>value<TAB>source` per line')
     .action(async () => {
       await runConfig({ action: 'list' }, deps);
     });
   addExamples(list, ['pix config list', 'pix config list --profile prod'], ['usage']);
   const get = command
     .command('get')
-    .description('one setting; prints nothing when it is not set')
+    .description('the value in effect for one setting (default included); nothing when there is none')
     .addArgument(keyArgument())
     .action(async (key: string) => {
       await runConfig({ action: 'get', ...parseOptions(keyOptionsSchema, { key }, { key: 'KEY' }) }, deps);

@@ -24,7 +24,7 @@ export async function runProfile(request: ProfileAction, deps: Deps): Promise<vo
 
   if (request.action === 'use') {
     const { name } = request;
-    if (name !== SANDBOX_PROFILE && store.getProfile(name) === undefined) {
+    if (name !== SANDBOX_PROFILE && !store.listProfiles().includes(name)) {
       throw unknownProfileError('NAME', name, store);
     }
     await store.setCurrentProfile(name);

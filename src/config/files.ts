@@ -32,7 +32,7 @@ import {
 import { dirname, resolve } from 'node:path';
 import { PixError } from '../errors.js';
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW, O_RDWR } = constants;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW, O_NONBLOCK, O_RDWR } = constants;
 
 /** Deepest directory chain pix will create: no real config path is deeper, and no loop can be longer. */
 const MAX_DEPTH = 64;
@@ -48,12 +48,22 @@ export class UnsafeDirectoryError extends PixError {
   }
 }
 
+export interface DirOptions {
+  /**
+   * True (the default) for pix's own directory (the config directory): an existing one that others can
+   * write to is refused, one they can only read is tightened to 0700. False for the directory of a file the
+   * user named (`pix sandbox serve --state ./ci.json`): missing levels are still made 0700, an existing
+   * directory is left as it is.
+   */
+  own?: boolean;
+}
+
 /**
- * Makes `dir` (and its missing parents) a directory, the last level 0700 exactly (whatever the umask),
- * one mkdir per level so it cannot loop. An existing `dir` that is group- or world-writable is refused;
- * one that is merely readable by others is tightened to 0700 when it is ours.
+ * Makes `dir` (and its missing parents) a directory, every level it creates 0700 exactly (whatever the
+ * umask), one mkdir per level so it cannot loop. An existing `dir` of pix's own that is group- or
+ * world-writable is refused; one that is merely readable by others is tightened to 0700 when it is ours.
  */
-export function ensurePrivateDir(dir: string): void {
+export function ensurePrivateDir(dir: string, options: DirOptions = {}): void {
   const target = resolve(dir);
   const missing: string[] = [];
   let at = target;
@@ -61,12 +71,7 @@ export function ensurePrivateDir(dir: string): void {
     if (depth > MAX_DEPTH) {
       throw new PixError('usage', `cannot create the directory ${target}: the path is too deep`);
     }
-    let stats: Stats | undefined;
-    try {
-      stats = statSync(at);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
+    const stats = statIfExists(at);
     if (stats) {
       if (!stats.isDirectory()) {
         throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${at}'`), {
@@ -93,23 +98,57 @@ export function ensurePrivateDir(dir: string): void {
     chmodSync(target, 0o700); // mkdir's mode is filtered by the umask: say it exactly
     return;
   }
-  const stats = statSync(target);
-  if ((stats.mode & 0o022) !== 0) throw new UnsafeDirectoryError(target, stats.mode);
-  if ((stats.mode & 0o077) !== 0 && typeof process.getuid === 'function' && stats.uid === process.getuid()) {
+  if (options.own === false) return;
+  const stats = checkPrivateDir(target);
+  if (
+    stats &&
+    (stats.mode & 0o077) !== 0 &&
+    typeof process.getuid === 'function' &&
+    stats.uid === process.getuid()
+  ) {
     chmodSync(target, 0o700);
   }
 }
 
-/** The whole text of `path`, or undefined when it does not exist; a symbolic link is refused (ELOOP). */
+/**
+ * For readers, which create nothing: refuses `dir` when it exists and others can write to it (they could
+ * have replaced what pix is about to trust). Returns its stats, or undefined when it does not exist.
+ */
+export function checkPrivateDir(dir: string): Stats | undefined {
+  const stats = statIfExists(dir);
+  if (stats?.isDirectory() && (stats.mode & 0o022) !== 0) {
+    throw new UnsafeDirectoryError(resolve(dir), stats.mode);
+  }
+  return stats;
+}
+
+function statIfExists(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The whole text of `path`, or undefined when it does not exist. A symbolic link is refused (ELOOP), and
+ * so is anything but a regular file (a FIFO planted there would otherwise block the read forever).
+ */
 export function readPrivateFile(path: string): string | undefined {
   let fd: number;
   try {
-    fd = openSync(path, O_RDONLY | O_NOFOLLOW);
+    fd = openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
   try {
+    if (!fstatSync(fd).isFile()) {
+      throw new PixError('usage', `${path} is not a regular file`, {
+        hint: 'pix keeps its own files there: move that away',
+      });
+    }
     return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);
@@ -137,12 +176,14 @@ let tempCounter = 0;
 
 /**
  * Replaces `path` with `text` atomically (temporary file O_EXCL|O_NOFOLLOW 0600 beside it, fsync,
- * rename, fsync of the directory). A symbolic link at `path` is replaced, never written through.
+ * rename, fsync of the directory). A symbolic link at `path` is replaced, never written through. A
+ * failure (a full disk, a read-only file system) names `path`, not the temporary file, and leaves no
+ * temporary file behind.
  */
 export function writeFileAtomic(path: string, text: string): void {
   const temp = `${path}.${process.pid}.${++tempCounter}.tmp`;
-  const fd = openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
   try {
+    const fd = openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
     try {
       writeAll(fd, Buffer.from(text, 'utf8'));
       fsyncSync(fd);
@@ -155,6 +196,10 @@ export function writeFileAtomic(path: string, text: string): void {
       unlinkSync(temp);
     } catch {
       // Already renamed or never made.
+    }
+    // Whatever step failed (creating, writing, syncing or renaming the temporary file), writing `path` did.
+    if (typeof error === 'object' && error !== null && 'code' in error) {
+      Object.assign(error, { path, syscall: 'write' });
     }
     throw error;
   }
@@ -188,7 +233,7 @@ export function appendPrivateLine(path: string, line: string): void {
 }
 
 /** How long a writer waits for a lock before giving up, and when a lock is stale whatever its pid. */
-export const LOCK_WAIT_MS = 10_000;
+export const LOCK_WAIT_MS = 20_000;
 export const LOCK_STALE_MS = 30_000;
 
 function processAlive(pid: number): boolean {
@@ -229,6 +274,15 @@ function removeIfStale(lockFile: string, now: number): boolean {
   return true;
 }
 
+/** Another live process held the lock for all of LOCK_WAIT_MS. */
+export class LockTimeoutError extends PixError {
+  constructor(describe: string, lockFile: string) {
+    super('unavailable', `${describe} stayed locked for ${LOCK_WAIT_MS / 1000} s`, {
+      hint: `another pix is using it; if none is running, remove ${lockFile}`,
+    });
+  }
+}
+
 /**
  * Runs `work` holding `<file>.lock` (O_EXCL|O_NOFOLLOW, 0600, holding `{pid, at}`), waiting up to
  * LOCK_WAIT_MS for another holder. The directory must exist. `describe` names what is locked in the
@@ -254,11 +308,7 @@ export async function withFileLock<T>(
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     if (removeIfStale(lockFile, Date.now())) continue;
-    if (Date.now() - started > LOCK_WAIT_MS) {
-      throw new PixError('unavailable', `${describe} stayed locked for ${LOCK_WAIT_MS / 1000} s`, {
-        hint: `another pix is using it; if none is running, remove ${lockFile}`,
-      });
-    }
+    if (Date.now() - started > LOCK_WAIT_MS) throw new LockTimeoutError(describe, lockFile);
     const delay = Math.min(1 + attempt, 25) * (0.5 + Math.random());
     await new Promise((resolveDelay) => setTimeout(resolveDelay, delay));
   }

@@ -1,3 +1,4 @@
+import type { LookupAddress, LookupOptions } from 'node:dns';
 import type { Env, GlobalOptions } from '../deps.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { parseAmount } from '../domain/money.js';
@@ -5,6 +6,7 @@ import { isValidTimeZone } from '../domain/when.js';
 import { type PixError, usageError } from '../errors.js';
 import { asUsage } from '../usage.js';
 import {
+  type ConfigKey,
   type ConfigStore,
   type Credentials,
   DEFAULT_TIME_ZONE,
@@ -27,10 +29,20 @@ export function checkProfileName(name: string): string {
   return name;
 }
 
-/** 127.0.0.0/8, localhost and [::1]: the only hosts plain http:// may go to. */
+/** `localhost` and the names under `.localhost` (RFC 6761 §6.3), with or without a final dot. */
+export function isLocalhostName(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  return host === 'localhost' || host.endsWith('.localhost');
+}
+
+/**
+ * 127.0.0.0/8, [::1], and localhost names: the only hosts plain http:// may go to. A localhost name
+ * counts because pix resolves it itself, to loopback (`localhostLookup`, which the connection uses), never
+ * through DNS.
+ */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/\.$/, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isLocalhostName(host)) return true;
   if (host === '[::1]' || host === '::1') return true;
   const octets = host.split('.');
   return (
@@ -38,6 +50,35 @@ export function isLoopbackHost(hostname: string): boolean {
     octets[0] === '127' &&
     octets.every((octet) => /^\d{1,3}$/.test(octet) && Number(octet) <= 255)
   );
+}
+
+const LOOPBACK_ADDRESSES: readonly LookupAddress[] = [
+  { address: '127.0.0.1', family: 4 },
+  { address: '::1', family: 6 },
+];
+
+/**
+ * The address lookup of a connection to a localhost name: 127.0.0.1 and ::1, answered by pix itself (as
+ * curl and browsers do), never by DNS or a hosts file, so a name that was let through as loopback cannot
+ * be pointed elsewhere between the check and the connection. Same shape as `dns.lookup`.
+ */
+export function localhostLookup(
+  _hostname: string,
+  options: LookupOptions,
+  callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+): void {
+  const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+  const wanted =
+    family === 4 || family === 6
+      ? LOOPBACK_ADDRESSES.filter((entry) => entry.family === family)
+      : LOOPBACK_ADDRESSES;
+  const [first] = wanted as [LookupAddress];
+  if (options.all)
+    callback(
+      null,
+      wanted.map((entry) => ({ ...entry })),
+    );
+  else callback(null, first.address, first.family);
 }
 
 /**
@@ -205,6 +246,62 @@ export function resolveSettings(globals: GlobalOptions, env: Env, store: ConfigS
     tls,
     warnings,
   };
+}
+
+/**
+ * The value in effect for each key of `pix config` on profile `name` (stored as `data`), with its source,
+ * by the precedence every command uses: flag > environment > profile > built-in default. Keys with no
+ * value in effect are left out. Values are shown as stored; a wrong one is reported by the command that
+ * uses it, naming the key.
+ */
+export function configValues(
+  globals: Pick<GlobalOptions, 'baseUrl'>,
+  env: Env,
+  name: string,
+  data: ProfileData,
+): Partial<Record<ConfigKey, Sourced<string>>> {
+  const values: Partial<Record<ConfigKey, Sourced<string>>> = {};
+  const canonical = (url: string) => {
+    try {
+      return normalizeBaseUrl(url);
+    } catch {
+      return url;
+    }
+  };
+  const fromProfile = (key: ConfigKey): Sourced<string> | undefined => {
+    const value = data[key];
+    return value === undefined ? undefined : { value, source: 'profile' };
+  };
+  const envBaseUrl = nonEmpty(env.PIX_BASE_URL);
+  const baseUrl: Sourced<string> | undefined =
+    globals.baseUrl !== undefined
+      ? { value: canonical(globals.baseUrl), source: 'flag' }
+      : envBaseUrl !== undefined
+        ? { value: canonical(envBaseUrl), source: 'env' }
+        : name === SANDBOX_PROFILE
+          ? undefined // the embedded sandbox: no URL until it starts
+          : fromProfile('base-url');
+  const embedded = name === SANDBOX_PROFILE && baseUrl === undefined;
+  const envClientKey = nonEmpty(env.PIX_CLIENT_KEY);
+  const candidates: Record<ConfigKey, Sourced<string> | undefined> = {
+    'base-url': baseUrl,
+    'time-zone': fromProfile('time-zone') ?? { value: DEFAULT_TIME_ZONE, source: 'default' },
+    'max-amount': fromProfile('max-amount'),
+    'default-key':
+      fromProfile('default-key') ??
+      (embedded ? { value: SANDBOX_DEFAULT_KEY, source: 'default' } : undefined),
+    'tls-cert': embedded ? undefined : fromProfile('tls-cert'),
+    'tls-key': embedded ? undefined : fromProfile('tls-key'),
+    'client-key': embedded
+      ? undefined
+      : envClientKey !== undefined
+        ? { value: envClientKey, source: 'env' }
+        : fromProfile('client-key'),
+  };
+  for (const [key, value] of Object.entries(candidates) as Array<[ConfigKey, Sourced<string> | undefined]>) {
+    if (value !== undefined) values[key] = value;
+  }
+  return values;
 }
 
 function sandboxCredentials(env: Env, profile: Sourced<string>, warnings: string[]): Credentials {

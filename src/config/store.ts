@@ -1,28 +1,36 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import type Conf from 'conf';
 import type { Env } from '../deps.js';
-import { PixError } from '../errors.js';
-import type { ConfigStore, ProfileData } from './types.js';
+import { describeSystemError, PixError } from '../errors.js';
+import {
+  checkPrivateDir,
+  ensurePrivateDir,
+  readPrivateFile,
+  withFileLock,
+  writeFileAtomic,
+} from './files.js';
+import {
+  type CachedToken,
+  CONFIG_KEYS,
+  type ConfigDocument,
+  type ConfigStore,
+  type ProfileData,
+} from './types.js';
 
 /**
- * The profile store: one JSON file, `<dir>/config.json`, written by `conf` with file mode 0600 in a
- * directory created 0700.
+ * The profile store: `<dir>/config.json`, JSON, and `<dir>/token-cache.json` for tokens minted from
+ * client credentials given in the environment. Every file goes through config/files.ts: read refusing
+ * symbolic links, changed under a lock on a fresh read, replaced atomically (temporary file, fsync,
+ * rename), 0600 in a directory made 0700.
  *
- * Reads do not go through conf. Measured on Node 20: `node -e "import('conf')"` takes ~130 ms against
- * ~50 ms for a bare `node -e 0` (conf pulls in ajv, atomically, dot-prop, env-paths …: ~70 ms of module
- * loading), while reading and JSON.parse-ing the file costs well under 5 ms. Most commands only read
- * the profile (statement, keys, auth status, config get), so reads parse the file conf writes (plain
- * JSON, conf's default serialisation) and conf is imported only when something is written (login,
- * logout, config set, profile use, caching a minted token). That is also why the write methods are
- * async. Reads never create the directory or the file: a fresh machine stays untouched until login.
+ * This used to be written by the `conf` library. conf cannot be made correct here: its writer
+ * (`atomically`) resolves a symbolic link at config.json and replaces the file it points to, its
+ * directory creation is a recursive mkdir (which spins forever under /proc and makes 0755 directories),
+ * and it reads the file itself, following links, outside any lock of ours. What it did for pix (parse and
+ * write a JSON object) is a few lines over files.ts.
+ *
+ * Reads never create the directory or a file: a fresh machine stays untouched until something is stored.
  */
-
-interface StoreShape {
-  currentProfile?: string;
-  profiles?: Record<string, ProfileData>;
-}
 
 /** `PIX_CONFIG_DIR`, else `$XDG_CONFIG_HOME/pix`, else `~/.config/pix`. */
 export function configDir(env: Env): string {
@@ -31,101 +39,207 @@ export function configDir(env: Env): string {
   return join(env.HOME || homedir(), '.config', 'pix');
 }
 
+/**
+ * Makes the config directory (0700; refused when others can write to it) for whatever first needs it:
+ * a login, a setting, the journal, the sandbox state, a cached token. A directory that cannot be made is
+ * named with what to do instead.
+ */
+export function ensureConfigDir(env: Env): string {
+  const dir = configDir(env);
+  try {
+    ensurePrivateDir(dir);
+  } catch (error) {
+    const system = describeSystemError(error);
+    if (!system) throw error;
+    throw new PixError('internal', system.message, {
+      hint: `${system.hint}, or set PIX_CONFIG_DIR to another directory (the config directory is ${dir})`,
+      cause: error,
+    });
+  }
+  return dir;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return 'text';
+  return `a ${typeof value}`;
+}
+
+/** Secrets held as text besides the CONFIG_KEYS (cachedToken is checked apart). */
+const SECRET_TEXT_KEYS = ['token', 'tokenBaseUrl', 'clientSecret'] as const;
+
+export function isCachedToken(value: unknown): value is CachedToken {
+  return (
+    isRecord(value) &&
+    typeof value.value === 'string' &&
+    typeof value.expiresAt === 'string' &&
+    !Number.isNaN(Date.parse(value.expiresAt)) &&
+    typeof value.baseUrl === 'string'
+  );
+}
+
+/** A hand-edited file with a wrong type: one line naming the file and the key, and how to repair it. */
+function malformed(path: string, what: string, found: unknown, expected: string, hint: string): PixError {
+  return new PixError('usage', `the config file ${path}: ${what} is ${typeName(found)}, not ${expected}`, {
+    hint,
+  });
+}
+
+/** The JSON object of config.json; only its two top-level keys are checked here. */
+function parseDocument(path: string, text: string): ConfigDocument {
+  let data: unknown;
+  try {
+    data = text.trim() === '' ? {} : JSON.parse(text);
+  } catch {
+    throw new PixError('usage', `the config file ${path} is not valid JSON`, {
+      hint: 'fix it by hand, or move it away and run `pix login` again',
+    });
+  }
+  if (!isRecord(data)) {
+    throw malformed(path, 'the whole file', data, 'an object', 'fix it by hand, or move it away');
+  }
+  if (data.profiles !== undefined && data.profiles !== null && !isRecord(data.profiles)) {
+    throw malformed(path, '"profiles"', data.profiles, 'an object', 'fix it by hand, or move it away');
+  }
+  return { ...data, profiles: isRecord(data.profiles) ? (data.profiles as Record<string, ProfileData>) : {} };
+}
+
+/** One profile with its values' types checked; undefined when there is no such profile. */
+function checkedProfile(path: string, name: string, raw: unknown): ProfileData | undefined {
+  if (raw === undefined) return undefined;
+  const where = `profile "${name}"`;
+  if (!isRecord(raw)) {
+    throw malformed(path, where, raw, 'an object', 'fix it by hand, or move it away');
+  }
+  const profile: Record<string, unknown> = { ...raw };
+  for (const key of [...CONFIG_KEYS, ...SECRET_TEXT_KEYS]) {
+    const value = profile[key];
+    if (value === null)
+      delete profile[key]; // a hand edit that meant "not set"
+    else if (value !== undefined && typeof value !== 'string') {
+      const secret = (SECRET_TEXT_KEYS as readonly string[]).includes(key);
+      throw malformed(
+        path,
+        `"${key}" of ${where}`,
+        value,
+        'text',
+        secret
+          ? `run \`pix login --profile ${name}\` again, or fix the file by hand`
+          : `run \`pix config set ${key} VALUE --profile ${name}\` (or \`pix config unset ${key} --profile ${name}\`), or fix the file by hand`,
+      );
+    }
+  }
+  // Only a cache: one that cannot be used is as good as none.
+  if (profile.cachedToken !== undefined && !isCachedToken(profile.cachedToken)) delete profile.cachedToken;
+  return profile as ProfileData;
 }
 
 export function openConfigStore(env: Env): ConfigStore {
   const dir = configDir(env);
   const path = join(dir, 'config.json');
-  let conf: Conf<StoreShape> | undefined;
+  const cachePath = join(dir, 'token-cache.json');
+  let dirChecked = false;
 
-  function read(): StoreShape {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw new PixError('usage', `cannot read the config file ${path}: ${(error as Error).message}`);
+  /** The text of one of our files; the directory is checked once (refused when others can write to it). */
+  function readOwn(file: string): string | undefined {
+    if (!dirChecked) {
+      checkPrivateDir(dir);
+      dirChecked = true;
     }
-    let data: unknown;
-    try {
-      data = text.trim() === '' ? {} : JSON.parse(text);
-    } catch {
-      throw new PixError('usage', `the config file ${path} is not valid JSON`, {
-        hint: 'fix it by hand, or move it away and run `pix login` again',
-      });
-    }
-    if (!isRecord(data)) {
-      throw new PixError('usage', `the config file ${path} does not hold a JSON object`);
-    }
-    const profiles = isRecord(data.profiles) ? (data.profiles as Record<string, ProfileData>) : undefined;
-    const current = typeof data.currentProfile === 'string' ? data.currentProfile : undefined;
-    return { ...data, currentProfile: current, profiles };
+    return readPrivateFile(file);
   }
 
-  async function write(update: (data: StoreShape) => void): Promise<void> {
-    if (!conf) {
-      ensureDirectory(dir);
-      const { default: ConfClass } = await import('conf');
-      conf = new ConfClass<StoreShape>({
-        projectName: 'pix',
-        cwd: dir,
-        configName: 'config',
-        configFileMode: 0o600,
-        // Profile names are keys; a dot in one must not become a nested path.
-        accessPropertiesByDotNotation: false,
-      });
-    }
-    const data = read();
-    update(data);
-    ensureDirectory(dir);
-    // conf writes JSON.stringify(data): keys left undefined (an unset setting, a cleared current
-    // profile) are not written.
-    conf.store = data;
-    // conf writes a new file with the mode, but an older file made by hand keeps its own: tighten it.
-    tightenFile(path);
+  function read(): ConfigDocument {
+    const text = readOwn(path);
+    return text === undefined ? { profiles: {} } : parseDocument(path, text);
   }
 
-  return {
+  /** Locks `file`, reads it afresh, applies `change`, writes it back when it changed. */
+  async function change<D, T>(
+    file: string,
+    describe: string,
+    parse: (text: string | undefined) => D,
+    edit: (data: D) => T,
+  ): Promise<T> {
+    ensureConfigDir(env);
+    dirChecked = true;
+    return withFileLock(file, describe, () => {
+      const data = parse(readPrivateFile(file));
+      const before = JSON.stringify(data);
+      const result = edit(data);
+      if (JSON.stringify(data) !== before)
+        writeFileAtomic(file, `${JSON.stringify(data, undefined, '\t')}\n`);
+      return result;
+    });
+  }
+
+  const store: ConfigStore = {
     dir,
     path,
-    currentProfile: () => read().currentProfile,
-    setCurrentProfile: (name) =>
-      write((data) => {
-        data.currentProfile = name;
-      }),
-    listProfiles: () => Object.keys(read().profiles ?? {}).sort(),
-    getProfile(name) {
-      const profiles = read().profiles ?? {};
-      const profile = Object.hasOwn(profiles, name) ? profiles[name] : undefined;
-      return isRecord(profile) ? { ...profile } : undefined;
+    currentProfile() {
+      const current = (read() as { currentProfile?: unknown }).currentProfile;
+      if (current === undefined || current === null) return undefined;
+      if (typeof current !== 'string') {
+        throw malformed(
+          path,
+          '"currentProfile"',
+          current,
+          'text',
+          'run `pix profile use NAME` (e.g. `pix profile use sandbox`), or fix the file by hand',
+        );
+      }
+      return current;
     },
-    setProfile: (name, profile) =>
-      write((data) => {
-        data.profiles = { ...data.profiles, [name]: profile };
+    listProfiles: () => Object.keys(read().profiles).sort(),
+    getProfile(name) {
+      const { profiles } = read();
+      return checkedProfile(path, name, Object.hasOwn(profiles, name) ? profiles[name] : undefined);
+    },
+    update: (edit) =>
+      change(
+        path,
+        `the config file ${path}`,
+        (text) => (text === undefined ? { profiles: {} } : parseDocument(path, text)),
+        edit,
+      ),
+    setProfile: (name, data) =>
+      store.update((document) => {
+        document.profiles[name] = data;
       }),
-    deleteProfile: (name) =>
-      write((data) => {
-        const { [name]: _removed, ...rest } = data.profiles ?? {};
-        data.profiles = rest;
-        if (data.currentProfile === name) data.currentProfile = undefined;
+    setCurrentProfile: (name) =>
+      store.update((document) => {
+        document.currentProfile = name;
+      }),
+    cachedToken(digest) {
+      const tokens = parseTokenCache(readOwn(cachePath));
+      const token = Object.hasOwn(tokens, digest) ? tokens[digest] : undefined;
+      return isCachedToken(token) ? token : undefined;
+    },
+    cacheToken: (digest, token, now) =>
+      change(cachePath, `the token cache ${cachePath}`, parseTokenCache, (tokens) => {
+        for (const [key, entry] of Object.entries(tokens)) {
+          if (!isCachedToken(entry) || Date.parse(entry.expiresAt) <= now.getTime()) delete tokens[key];
+        }
+        if (token === undefined) delete tokens[digest];
+        else tokens[digest] = token;
       }),
   };
+  return store;
 }
 
-/** The directory holds secrets: created 0700 (with any missing parents). */
-function ensureDirectory(dir: string): void {
-  if (existsSync(dir)) return;
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  // mkdir's mode is filtered by the umask; say it exactly.
-  chmodSync(dir, 0o700);
-}
-
-function tightenFile(path: string): void {
+/** token-cache.json: digest → cached token. A broken cache is an empty one (it is rebuilt as tokens are minted). */
+function parseTokenCache(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
   try {
-    if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+    const data: unknown = JSON.parse(text);
+    return isRecord(data) ? data : {};
   } catch {
-    // Nothing to tighten (a platform without POSIX modes).
+    return {};
   }
 }

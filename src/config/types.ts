@@ -22,6 +22,19 @@ export const EMBEDDED_SANDBOX_URL = 'http://127.0.0.1:0';
  */
 export const SANDBOX_DEFAULT_KEY = 'loja@sandbox.pix.local';
 
+/** The settings of a profile that `pix config` reads and writes. Secrets are not among them (`pix login`). */
+export const CONFIG_KEYS = [
+  'base-url',
+  'time-zone',
+  'max-amount',
+  'default-key',
+  'tls-cert',
+  'tls-key',
+  'client-key',
+] as const;
+
+export type ConfigKey = (typeof CONFIG_KEYS)[number];
+
 /** A token minted from client credentials, cached with its expiry and the base URL it belongs to. */
 export interface CachedToken {
   value: string;
@@ -68,9 +81,17 @@ export interface Settings {
   warnings: string[];
 }
 
+/** config.json as pix reads and changes it. Keys pix does not know are kept as they are. */
+export interface ConfigDocument {
+  currentProfile?: string | undefined;
+  profiles: Record<string, ProfileData>;
+}
+
 /**
- * The conf-backed store of profiles (file mode 0600, moved by PIX_CONFIG_DIR). Reads are synchronous
- * and never create anything; writes are async because they load `conf` lazily (see store.ts).
+ * The store of profiles: `<config dir>/config.json` (0600 in a 0700 directory, moved by PIX_CONFIG_DIR),
+ * and the cache of tokens minted from client credentials that are no profile's own. Reads are
+ * synchronous and never create anything. Every change goes through `update`: under the file's lock, on a
+ * fresh read, written atomically, so concurrent pix processes never lose each other's changes.
  */
 export interface ConfigStore {
   /** Directory holding the config file, the journal and the sandbox state. */
@@ -78,10 +99,23 @@ export interface ConfigStore {
   /** Full path of the config file. */
   readonly path: string;
   currentProfile(): string | undefined;
-  setCurrentProfile(name: string): Promise<void>;
   listProfiles(): string[];
+  /** The profile, its values checked for type (a hand-edited wrong type is an error naming file and key). */
   getProfile(name: string): ProfileData | undefined;
-  /** Replaces the profile's data whole. */
+  /**
+   * Locks config.json, reads it afresh, lets `change` edit that document, and writes it back atomically
+   * (nothing is written when `change` changed nothing or threw). Returns what `change` returns. Never
+   * change a profile from a copy read earlier: that would undo what another process did meanwhile.
+   */
+  update<T>(change: (document: ConfigDocument) => T): Promise<T>;
+  /** Replaces one profile whole, under the lock (for a profile made from nothing, as tests do). */
   setProfile(name: string, data: ProfileData): Promise<void>;
-  deleteProfile(name: string): Promise<void>;
+  setCurrentProfile(name: string): Promise<void>;
+  /**
+   * A token minted from client credentials that are not a profile's own (the environment's), cached under
+   * a digest of base URL, client key and secret (never the secret itself); undefined when there is none.
+   */
+  cachedToken(digest: string): CachedToken | undefined;
+  /** Caches (or with undefined, forgets) such a token; tokens expired at `now` are dropped meanwhile. */
+  cacheToken(digest: string, token: CachedToken | undefined, now: Date): Promise<void>;
 }

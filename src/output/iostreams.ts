@@ -18,7 +18,12 @@ export interface InStream {
   /** The whole of stdin (for `--with-token`, `--body -`, `pay qr -`). */
   readAll(): Promise<Buffer>;
   /** One line typed at the terminal; `hidden` turns echo off (secrets). */
-  readLine(hidden: boolean): Promise<string>;
+  /**
+   * One line typed at the terminal (`hidden`: raw mode, no echo). Fails with Error('interrupted') on
+   * Ctrl-C typed in raw mode, or when `signal` aborts (a SIGINT the terminal sent in cooked mode), and
+   * then stops reading stdin, so the process can end.
+   */
+  readLine(hidden: boolean, signal?: AbortSignal): Promise<string>;
 }
 
 export interface IOStreams {
@@ -66,9 +71,10 @@ function wrapIn(get: () => NodeJS.ReadStream, echo: OutStream): InStream {
       for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
       return Buffer.concat(chunks);
     },
-    readLine(hidden) {
+    readLine(hidden, signal) {
       const stream = get();
       return new Promise((resolve, reject) => {
+        if (signal?.aborted) return reject(new Error('interrupted'));
         let line = '';
         const raw = hidden && stream.isTTY;
         if (raw) stream.setRawMode(true);
@@ -77,12 +83,14 @@ function wrapIn(get: () => NodeJS.ReadStream, echo: OutStream): InStream {
         const finish = (error?: Error) => {
           stream.off('data', onData);
           stream.off('end', onEnd);
+          signal?.removeEventListener('abort', onAbort);
           if (raw) stream.setRawMode(false);
           stream.pause();
           if (error) reject(error);
           else resolve(line);
         };
         const onEnd = () => finish();
+        const onAbort = () => finish(new Error('interrupted'));
         const onData = (data: string) => {
           for (const char of data) {
             if (char === '\u0003') return finish(new Error('interrupted'));
@@ -96,6 +104,7 @@ function wrapIn(get: () => NodeJS.ReadStream, echo: OutStream): InStream {
         };
         stream.on('data', onData);
         stream.on('end', onEnd);
+        signal?.addEventListener('abort', onAbort, { once: true });
       });
     },
   };

@@ -20,7 +20,12 @@ function answersFrom(io: IOStreams): InStream | undefined {
   return io.terminal?.();
 }
 
-export function createPrompter(io: IOStreams, inputAllowed: () => boolean): Prompter {
+/** `signal` (deps.signal): a SIGINT or SIGTERM while a question waits ends the wait. */
+export function createPrompter(
+  io: IOStreams,
+  inputAllowed: () => boolean,
+  signal?: () => AbortSignal,
+): Prompter {
   const prompter: Prompter = {
     canPrompt: () => inputAllowed() && io.stderr.isTTY && answersFrom(io) !== undefined,
     async confirm(question) {
@@ -30,7 +35,7 @@ export function createPrompter(io: IOStreams, inputAllowed: () => boolean): Prom
     async ask(question, hidden = false) {
       // The question quotes server text (a receiver's name): nothing in it may move the cursor.
       io.stderr.write(escapeUnsafe(question));
-      return (answersFrom(io) ?? io.stdin).readLine(hidden);
+      return (answersFrom(io) ?? io.stdin).readLine(hidden, signal?.());
     },
   };
   return prompter;

@@ -1,8 +1,12 @@
 import { join } from 'node:path';
-import { configDir } from '../config/store.js';
+import { ensureConfigDir } from '../config/store.js';
 import type { Env } from '../deps.js';
 
-/** Where the sandbox keeps its account: `<config dir>/sandbox-state.json` (config dir as for profiles). */
+/**
+ * Where the sandbox keeps its account: `<config dir>/sandbox-state.json` (config dir as for profiles).
+ * Called by what is about to use the file, so the config directory is made here when missing (0700), and
+ * refused when others can write to it, as for every file of pix's own.
+ */
 export function defaultStateFile(env: Env): string {
-  return join(configDir(env), 'sandbox-state.json');
+  return join(ensureConfigDir(env), 'sandbox-state.json');
 }

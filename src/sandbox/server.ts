@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { describeSystemError } from '../errors.js';
 import {
   ApiFailure,
   asBody,
@@ -358,10 +359,12 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
     } catch (error) {
       if (error instanceof ApiFailure) {
         send(res, error.status, { message: error.message, code: error.code });
-      } else if (error instanceof StateError) {
-        send(res, 500, { message: `Erro interno do servidor: ${error.message}`, code: 'INTERNAL_ERROR' });
       } else {
-        send(res, 500, { message: 'Erro interno do servidor', code: 'INTERNAL_ERROR' });
+        // A broken state file, a full disk, a read-only directory: named, so the CLI can say which.
+        const named = error instanceof StateError ? error.message : describeSystemError(error)?.message;
+        const message =
+          named === undefined ? 'Erro interno do servidor' : `Erro interno do servidor: ${named}`;
+        send(res, 500, { message, code: 'INTERNAL_ERROR' });
       }
     }
   };

@@ -1,30 +1,27 @@
 /**
- * The sandbox's account, persisted as one JSON file.
+ * The sandbox's account, persisted as one JSON file, through config/files.ts like every file of pix's.
  *
- * - Writes are atomic: the new state goes to a temporary file in the same directory, then `rename`
- *   replaces the old one, so a reader (or a process killed mid-write) never sees half a file.
- * - Writers take a lock (`<file>.lock`, created with O_EXCL; a lock whose process is dead, or older
- *   than 30 s, is stale and taken over) and do read-modify-write under it, so several CLI processes
- *   on the same file lose nothing.
+ * - Writes are atomic: the new state goes to a temporary file in the same directory, fsync'd, then
+ *   `rename` replaces the old one, so a reader (or a process killed mid-write) never sees half a file.
+ * - Writers take the lock of files.ts (`<file>.lock`; a lock whose process is dead, or older than 30 s,
+ *   is stale and taken over) and do read-modify-write under it, so several CLI processes on the same file
+ *   lose nothing.
+ * - The file is opened refusing symbolic links; a missing directory is made 0700.
  * - Readers take no lock: they keep a parsed copy and re-read the file only when its inode, size or
  *   mtime changed.
  * - The generated part of the statement is not stored entry by entry: it is `{count, seed, anchor}`
  *   and the entries are regenerated (deterministically, newest first) when a statement is asked for.
  *   A 100,000-entry account therefore costs a few hundred bytes on disk.
  */
-import {
-  closeSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  type Stats,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { lstatSync, type Stats, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import {
+  ensurePrivateDir,
+  LockTimeoutError,
+  readPrivateFile,
+  withFileLock,
+  writeFileAtomic,
+} from '../config/files.js';
 import { SANDBOX_DEFAULT_KEY } from '../config/types.js';
 import type { Centavos } from '../domain/money.js';
 import type { PixKeyType } from '../domain/pixkey.js';
@@ -414,27 +411,15 @@ function sameSignature(a: Signature | undefined, b: Signature): boolean {
   return a !== undefined && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 }
 
+/** The file's own stats (a symbolic link is not followed: reading it is then refused), or undefined. */
 function statOrUndefined(file: string): Stats | undefined {
   try {
-    return statSync(file);
+    return lstatSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
 }
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-const LOCK_STALE_MS = 30_000;
-const LOCK_WAIT_MS = 20_000;
-let tempCounter = 0;
 
 export interface StateStoreOptions {
   /** Real time; sandbox time is this plus the state's clock offset. */
@@ -447,7 +432,6 @@ export interface StateStoreOptions {
  */
 export class StateStore {
   readonly file: string;
-  readonly lockFile: string;
   private readonly realClock: () => Date;
   private state: SandboxState | undefined;
   private sig: Signature | undefined;
@@ -456,7 +440,6 @@ export class StateStore {
 
   constructor(file: string, options: StateStoreOptions = {}) {
     this.file = file;
-    this.lockFile = `${file}.lock`;
     this.realClock = options.clock ?? (() => new Date());
   }
 
@@ -536,7 +519,11 @@ export class StateStore {
     }
     const sig = signature(stats);
     if (this.state && sameSignature(this.sig, sig)) return this.state;
-    const text = readFileSync(this.file, 'utf8');
+    const text = readPrivateFile(this.file);
+    if (text === undefined) {
+      this.forget();
+      return undefined;
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -559,82 +546,23 @@ export class StateStore {
   }
 
   private write(state: SandboxState): void {
-    const dir = dirname(this.file);
-    mkdirSync(dir, { recursive: true });
-    const temp = `${this.file}.${process.pid}.${++tempCounter}.tmp`;
-    writeFileSync(temp, JSON.stringify(state), { mode: 0o600 });
-    renameSync(temp, this.file);
+    writeFileAtomic(this.file, JSON.stringify(state));
     this.state = state;
     this.sig = signature(statSync(this.file));
     this.viewCache = undefined;
   }
 
   private async withLock<T>(work: () => T): Promise<T> {
-    await this.acquire();
+    // A directory the user named for the file is left as it is; a missing one is made 0700. (The default
+    // file's directory, the config directory, is checked by paths.ts.)
+    ensurePrivateDir(dirname(this.file), { own: false });
     try {
-      return work();
-    } finally {
-      try {
-        unlinkSync(this.lockFile);
-      } catch {
-        // Already gone (taken over as stale): nothing to release.
-      }
+      return await withFileLock(this.file, `the sandbox state ${this.file}`, work);
+    } catch (error) {
+      // The lock's wait ran out: the server reports a StateError's message in its 500.
+      if (error instanceof LockTimeoutError) throw new StateError(error.message);
+      throw error;
     }
-  }
-
-  private async acquire(): Promise<void> {
-    mkdirSync(dirname(this.file), { recursive: true });
-    const started = process.hrtime.bigint();
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const fd = openSync(this.lockFile, 'wx', 0o600);
-        try {
-          writeSync(fd, JSON.stringify({ pid: process.pid, at: this.realClock().toISOString() }));
-        } finally {
-          closeSync(fd);
-        }
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      if (this.removeIfStale()) continue;
-      const waited = Number(process.hrtime.bigint() - started) / 1e6;
-      if (waited > LOCK_WAIT_MS) {
-        throw new StateError(`the sandbox state ${this.file} stayed locked for ${LOCK_WAIT_MS / 1000} s`);
-      }
-      const delay = Math.min(1 + attempt, 25) * (0.5 + Math.random());
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
-
-  /** A lock whose process is gone, or that is older than 30 s, is stale: remove it. */
-  private removeIfStale(): boolean {
-    let text: string;
-    let stats: Stats;
-    try {
-      stats = statSync(this.lockFile);
-      text = readFileSync(this.lockFile, 'utf8');
-    } catch {
-      return true; // released meanwhile: try again at once
-    }
-    let pid: number | undefined;
-    try {
-      pid = (JSON.parse(text) as { pid?: number }).pid;
-    } catch {
-      // Half-written by a process killed between open and write: judge it by its age alone.
-    }
-    const age = this.realClock().getTime() - stats.mtimeMs;
-    const dead = pid !== undefined && pid !== process.pid && !processAlive(pid);
-    const old = age > LOCK_STALE_MS || (pid === undefined && age > 2_000);
-    if (!dead && !old) return false;
-    try {
-      // Re-check it is still the same lock right before removing it.
-      if (readFileSync(this.lockFile, 'utf8') !== text) return false;
-      unlinkSync(this.lockFile);
-    } catch {
-      // Someone else removed it first.
-    }
-    return true;
   }
 }
 

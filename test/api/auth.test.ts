@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createTokenProvider, EXPIRY_MARGIN_MS, type Mint, maskSecret } from '../../src/api/auth.js';
+import {
+  createTokenProvider,
+  EXPIRY_MARGIN_MS,
+  type Mint,
+  maskSecret,
+  noCredentialsError,
+  tokenCacheKey,
+} from '../../src/api/auth.js';
 import type { ProfileData, Settings } from '../../src/config/types.js';
 import { PixError } from '../../src/errors.js';
 import { createMemoryStore } from '../helpers/config.js';
@@ -140,15 +147,71 @@ describe('createTokenProvider', () => {
     expect(calls).toHaveLength(1);
   });
 
-  it('client credentials from the environment keep the token in memory only', async () => {
+  it('client credentials from the environment: the token is cached by a digest (never the secret), reused by the next run', async () => {
     const store = createMemoryStore({ prod: PROFILE });
     const { mint, calls } = fakeMint();
-    const provider = createTokenProvider(settingsWith(envClient), store, mint, fakeClock());
+    const clock = fakeClock();
+    const provider = createTokenProvider(settingsWith(envClient), store, mint, clock);
     expect(await provider.token()).toBe('minted-1');
     expect(await provider.token()).toBe('minted-1');
     expect(calls).toHaveLength(1);
-    expect(store.writes).toBe(0);
-    expect(store.getProfile('prod')?.cachedToken).toBeUndefined();
+    expect(store.getProfile('prod')?.cachedToken).toBeUndefined(); // the profile is not theirs
+    const digest = tokenCacheKey(BASE, 'ck', 'cs');
+    expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    expect([...store.tokens.keys()]).toEqual([digest]);
+    expect(JSON.stringify([...store.tokens])).not.toContain('"cs"');
+    // The next command, 14 minutes later: the cached token (1 min + 1 s left) is used.
+    clock.advance(900_000 - 61_000);
+    const next = createTokenProvider(settingsWith(envClient), store, mint, clock);
+    expect(await next.token()).toBe('minted-1');
+    expect(calls).toHaveLength(1);
+    // 2 s later it has less than 60 s left: minted again and the cache replaced.
+    clock.advance(2_000);
+    expect(await createTokenProvider(settingsWith(envClient), store, mint, clock).token()).toBe('minted-2');
+    expect(store.tokens.get(digest)?.value).toBe('minted-2');
+  });
+
+  it('another secret, key or base URL is another cache entry', async () => {
+    const store = createMemoryStore();
+    const { mint, calls } = fakeMint();
+    const clock = fakeClock();
+    const other: Settings['credentials'] = {
+      kind: 'client',
+      clientKey: { value: 'ck', source: 'env' },
+      clientSecret: { value: 'rotated', source: 'env' },
+    };
+    expect(await createTokenProvider(settingsWith(envClient), store, mint, clock).token()).toBe('minted-1');
+    expect(await createTokenProvider(settingsWith(other), store, mint, clock).token()).toBe('minted-2');
+    expect(
+      await createTokenProvider(
+        settingsWith(envClient, 'prod', 'https://other.test'),
+        store,
+        mint,
+        clock,
+      ).token(),
+    ).toBe('minted-3');
+    expect(calls).toHaveLength(3);
+    expect(new Set([tokenCacheKey(BASE, 'ck', 'cs'), tokenCacheKey(BASE, 'ck', 'rotated')]).size).toBe(2);
+  });
+
+  it('a cache that cannot be written is a warning, not a failure', async () => {
+    const store = createMemoryStore();
+    store.cacheToken = async () => {
+      throw Object.assign(new Error('EROFS'), {
+        code: 'EROFS',
+        syscall: 'open',
+        path: '/ro/token-cache.json',
+      });
+    };
+    const warnings: string[] = [];
+    const { mint } = fakeMint();
+    const provider = createTokenProvider(settingsWith(envClient), store, mint, fakeClock(), (text) =>
+      warnings.push(text),
+    );
+    expect(await provider.token()).toBe('minted-1');
+    expect(warnings).toEqual([
+      'the minted token was not cached (cannot open /ro/token-cache.json: read-only file system); the next command mints another',
+    ]);
   });
 
   it('parallel first requests share one mint', async () => {
@@ -180,6 +243,33 @@ describe('createTokenProvider', () => {
     await expect(provider.token()).rejects.toMatchObject({ kind: 'auth', status: 401 });
   });
 
+  it('caching changes only the cached token: a setting changed meanwhile stays', async () => {
+    const store = createMemoryStore({ prod: PROFILE });
+    const mint: Mint = async () => {
+      // Another pix sets max-amount while this one is minting.
+      await store.update((document) => {
+        document.profiles.prod!['max-amount'] = '500.00';
+      });
+      return { clientToken: 'late', expiresIn: 900 };
+    };
+    const provider = createTokenProvider(settingsWith(storedClient), store, mint, fakeClock());
+    expect(await provider.token()).toBe('late');
+    expect(store.getProfile('prod')).toMatchObject({
+      'max-amount': '500.00',
+      cachedToken: { value: 'late' },
+    });
+  });
+
+  it('a token is not cached into a profile logged in again meanwhile with another secret', async () => {
+    const store = createMemoryStore({ prod: PROFILE });
+    const mint: Mint = async () => {
+      await store.setProfile('prod', { ...PROFILE, clientSecret: 'new-secret' });
+      return { clientToken: 'for-the-old-secret', expiresIn: 900 };
+    };
+    await createTokenProvider(settingsWith(storedClient), store, mint, fakeClock()).token();
+    expect(store.getProfile('prod')).toEqual({ ...PROFILE, clientSecret: 'new-secret' });
+  });
+
   it('caching does not resurrect secrets removed by a logout in the meantime', async () => {
     const store = createMemoryStore({ prod: PROFILE });
     const mint: Mint = async () => {
@@ -197,5 +287,25 @@ describe('maskSecret', () => {
     const long = 'abcdefghijklmnopqrstuvwxyz0123456789';
     expect(maskSecret(long)).toBe(`abcd… (${long.length} chars)`);
     expect(maskSecret('short-secret')).toBe('**** (12 chars)');
+  });
+});
+
+describe('noCredentialsError', () => {
+  it('exit 3, offering a login, the environment, and the way back to the sandbox as the profile was chosen', () => {
+    const current = noCredentialsError({ value: 'prod', source: 'profile' });
+    expect(current).toMatchObject({
+      kind: 'auth',
+      exitCode: 3,
+      message: 'no credentials for profile "prod"',
+    });
+    expect(current.hint).toBe(
+      'run `pix login`, or set PIX_TOKEN (or PIX_CLIENT_KEY and PIX_CLIENT_SECRET); `pix profile use sandbox` goes back to the built-in sandbox',
+    );
+    expect(noCredentialsError({ value: 'prod', source: 'flag' }).hint).toMatch(
+      /^run `pix login --profile prod`.*; `--profile sandbox` goes back/,
+    );
+    expect(noCredentialsError({ value: 'prod', source: 'env' }).hint).toMatch(
+      /`PIX_PROFILE=sandbox` goes back/,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../src/config/store.js';
@@ -36,20 +36,72 @@ async function pix(argv: string[], env: Record<string, string> = {}) {
 const profile = (name: string) => openConfigStore({ PIX_CONFIG_DIR: dir }).getProfile(name);
 
 describe('pix config', () => {
-  it('list: key<TAB>value lines of the current profile, secrets left out', async () => {
+  it('list: the values in effect as key<TAB>value<TAB>source, secrets left out', async () => {
     const result = await pix(['config', 'list']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(`base-url\t${ORIGIN}\n`);
+    expect(result.stdout).toBe(`base-url\t${ORIGIN}\tprofile\ntime-zone\tAmerica/Sao_Paulo\tdefault\n`);
   });
 
-  it('list --json: an object', async () => {
+  it('list --json: an object of the values in effect', async () => {
     const result = await pix(['config', 'list', '--json', '-p', 'staging']);
     expect(JSON.parse(result.stdout)).toEqual({
       'base-url': 'https://staging.example.test',
+      'time-zone': 'America/Sao_Paulo',
       'client-key': 'old-key',
     });
     expect(result.stdout).not.toContain('stored-client-secret');
     expect(result.stdout).not.toContain('cached');
+  });
+
+  it('list on the sandbox (nothing stored) shows its defaults; on a terminal with the source in brackets', async () => {
+    const piped = await pix(['config', 'list', '-p', 'sandbox']);
+    expect(piped.stdout).toBe(
+      'time-zone\tAmerica/Sao_Paulo\tdefault\ndefault-key\tloja@sandbox.pix.local\tdefault\n',
+    );
+    const test = createTestIO({ tty: true });
+    expect(
+      await run(['config', 'list', '-p', 'sandbox'], { io: test.io, env: { PIX_CONFIG_DIR: dir } }),
+    ).toBe(0);
+    expect(test.stdout()).toBe(
+      'time-zone    America/Sao_Paulo (default)\ndefault-key  loja@sandbox.pix.local (default)\n',
+    );
+  });
+
+  it('environment and flags count, and say so', async () => {
+    const result = await pix(
+      ['config', 'list', '-p', 'staging', '--base-url', 'https://flag.example.test/'],
+      {
+        PIX_CLIENT_KEY: 'env-key',
+      },
+    );
+    expect(result.stdout).toBe(
+      'base-url\thttps://flag.example.test\tflag\ntime-zone\tAmerica/Sao_Paulo\tdefault\nclient-key\tenv-key\tenv\n',
+    );
+    const fromEnv = await pix(['config', 'get', 'base-url', '--json'], {
+      PIX_BASE_URL: 'http://127.0.0.1:9',
+    });
+    expect(JSON.parse(fromEnv.stdout)).toEqual({
+      key: 'base-url',
+      value: 'http://127.0.0.1:9',
+      source: 'env',
+    });
+  });
+
+  it('get prints the value in effect alone (a default too); --json adds its source; a terminal shows it', async () => {
+    expect(await pix(['config', 'get', 'time-zone'])).toEqual({
+      code: 0,
+      stdout: 'America/Sao_Paulo\n',
+      stderr: '',
+    });
+    expect(JSON.parse((await pix(['config', 'get', 'time-zone', '--json'])).stdout)).toEqual({
+      key: 'time-zone',
+      value: 'America/Sao_Paulo',
+      source: 'default',
+    });
+    await pix(['config', 'set', 'time-zone', 'America/Manaus']);
+    const test = createTestIO({ tty: true });
+    await run(['config', 'get', 'time-zone'], { io: test.io, env: { PIX_CONFIG_DIR: dir } });
+    expect(test.stdout()).toBe('America/Manaus (profile)\n');
   });
 
   it('set then get: values are checked and stored in canonical form', async () => {
@@ -66,6 +118,7 @@ describe('pix config', () => {
     expect(JSON.parse((await pix(['config', 'get', 'tls-cert', '--json'])).stdout)).toEqual({
       key: 'tls-cert',
       value: null,
+      source: null,
     });
   });
 
@@ -148,5 +201,30 @@ describe('pix config', () => {
   it('without a subcommand: help on stderr, exit 2', async () => {
     const result = await pix(['config']);
     expect(result.code).toBe(2);
+  });
+
+  it('a hand-edited config.json with a wrong type: one line naming file and key, exit 2; set repairs it', async () => {
+    const path = join(dir, 'config.json');
+    const document = JSON.parse(readFileSync(path, 'utf8'));
+    document.profiles.prod['max-amount'] = {};
+    writeFileSync(path, JSON.stringify(document));
+    for (const argv of [['statement'], ['config', 'list'], ['auth', 'status', '--offline']]) {
+      const result = await pix(argv);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        `error: the config file ${path}: "max-amount" of profile "prod" is an object, not text\n` +
+          'hint: run `pix config set max-amount VALUE --profile prod` (or `pix config unset max-amount --profile prod`), or fix the file by hand\n',
+      );
+    }
+    expect((await pix(['config', 'set', 'max-amount', '250'])).code).toBe(0);
+    expect(profile('prod')).toMatchObject({ 'max-amount': '250.00', token: 'stored-secret-token' });
+    document.profiles.prod['max-amount'] = '250.00';
+    document.profiles.prod['time-zone'] = ['America/Manaus'];
+    writeFileSync(path, JSON.stringify(document));
+    expect((await pix(['config', 'get', 'time-zone'])).stderr).toMatch(
+      /"time-zone" of profile "prod" is a list/,
+    );
+    expect((await pix(['config', 'unset', 'time-zone'])).code).toBe(0);
+    expect((await pix(['config', 'get', 'time-zone'])).stdout).toBe('America/Sao_Paulo\n');
   });
 });

@@ -19,6 +19,7 @@ import {
   withFileLock,
   writeFileAtomic,
 } from '../../src/config/files.js';
+import { describeSystemError } from '../../src/errors.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
@@ -109,6 +110,20 @@ describe('private files', () => {
     expect(readPrivateFile(path)).toBe('{"x":1}');
     expect(mode(path)).toBe(0o600);
     expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('a failed writeFileAtomic names the file (not its temporary one) and leaves no temporary file', () => {
+    const dir = tempConfigDir();
+    const path = join(dir, 'config.json');
+    mkdirSync(path); // rename onto a directory fails, as a full or read-only disk fails a step
+    let error: unknown;
+    try {
+      writeFileAtomic(path, '{}');
+    } catch (caught) {
+      error = caught;
+    }
+    expect(describeSystemError(error)?.message).toBe(`cannot write ${path}: is a directory`);
+    expect(readdirSync(dir)).toEqual(['config.json']);
   });
 });
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  isLocalhostName,
   isLoopbackHost,
+  localhostLookup,
   normalizeBaseUrl,
   resolveProfileName,
   resolveSettings,
@@ -76,6 +78,32 @@ describe('normalizeBaseUrl', () => {
     expect(isLoopbackHost('[::1]')).toBe(true);
     expect(isLoopbackHost('10.0.0.1')).toBe(false);
     expect(isLoopbackHost('127.0.0.256')).toBe(false);
+    expect(isLoopbackHost('localhost.example.test')).toBe(false);
+    expect(isLoopbackHost('api.localhost.')).toBe(true); // allowed because pix resolves it itself:
+    expect(isLocalhostName('API.Localhost')).toBe(true);
+    expect(isLocalhostName('127.0.0.1')).toBe(false);
+  });
+
+  it('resolves localhost names to loopback itself, never through DNS', () => {
+    const answers: unknown[] = [];
+    const record = (error: unknown, address: unknown, family?: number) =>
+      answers.push(error ?? { address, family });
+    localhostLookup('evil.localhost', { all: true }, record);
+    localhostLookup('evil.localhost', { family: 6 }, record);
+    localhostLookup('evil.localhost', { family: 'IPv4' }, record);
+    localhostLookup('evil.localhost', {}, record);
+    expect(answers).toEqual([
+      {
+        address: [
+          { address: '127.0.0.1', family: 4 },
+          { address: '::1', family: 6 },
+        ],
+        family: undefined,
+      },
+      { address: '::1', family: 6 },
+      { address: '127.0.0.1', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ]);
   });
 });
 

@@ -52,13 +52,28 @@ async function readSecret(deps: Deps, flag: string, what: string, question: stri
     text = (await stdin.readAll()).toString('utf8').trim();
     if (text === '') throw usageError(flag, `no ${what} on stdin`, `pipe it in: ... | pix login ${flag}`);
   } else if (deps.prompter.canPrompt()) {
-    text = (await deps.prompter.ask(question, true)).trim();
+    text = (await askHidden(deps, question)).trim();
     if (text === '') throw usageError(flag, `no ${what} given`);
   } else {
     throw usageError(flag, `no ${what}: pipe it on stdin`, 'secrets are never read from flags');
   }
   if (!SECRET.test(text)) throw usageError(flag, `the ${what} must be one line of printable characters`);
   return text;
+}
+
+/**
+ * Asks with no echo. Ctrl-C there (the terminal is raw, so it arrives as a character, not as SIGINT) ends
+ * the login quietly with exit 130, as at every other prompt: nothing was stored.
+ */
+async function askHidden(deps: Deps, question: string): Promise<string> {
+  try {
+    return await deps.prompter.ask(question, true);
+  } catch (error) {
+    if (error instanceof PixError || !(error instanceof Error) || error.message !== 'interrupted')
+      throw error;
+    deps.io.stderr.write('\n'); // the cursor is still after the question
+    throw new PixError('interrupted', '', { signal: 'SIGINT' });
+  }
 }
 
 /** The profile login writes: --profile > PIX_PROFILE > the current profile > "default". */
@@ -132,37 +147,48 @@ export async function runLogin(options: LoginOptions, deps: Deps): Promise<void>
       ? { cert: readableFile('--tls-cert', options.tlsCert), key: readableFile('--tls-key', options.tlsKey) }
       : undefined;
 
-  // Everything but the old credentials is kept (time zone, max amount, …).
-  const {
-    token: _token,
-    clientSecret: _secret,
-    cachedToken: _cached,
-    tokenBaseUrl: _bound,
-    ...kept
-  } = existing ?? {};
-  const profile: ProfileData = { ...kept, 'base-url': baseUrl.value, tokenBaseUrl: baseUrl.value };
+  const credentials: ProfileData = { 'base-url': baseUrl.value, tokenBaseUrl: baseUrl.value };
   if (tls) {
-    profile['tls-cert'] = tls.cert;
-    profile['tls-key'] = tls.key;
+    credentials['tls-cert'] = tls.cert;
+    credentials['tls-key'] = tls.key;
   }
-
+  let clientKey: string | undefined;
   if (options.withToken) {
-    profile.token = await readSecret(deps, '--with-token', 'token', 'Token: ');
-    delete profile['client-key'];
+    credentials.token = await readSecret(deps, '--with-token', 'token', 'Token: ');
   } else {
-    const clientKey = options.clientKey!;
+    clientKey = options.clientKey!;
     const fromEnv = deps.env.PIX_CLIENT_SECRET;
     const clientSecret =
       fromEnv !== undefined && fromEnv !== ''
         ? fromEnv
         : await readSecret(deps, '--client-key', 'client secret', 'Client secret: ');
-    profile['client-key'] = clientKey;
-    profile.clientSecret = clientSecret;
-    profile.cachedToken = await verifyClientCredentials(deps, name, baseUrl, tls, clientKey, clientSecret);
+    credentials['client-key'] = clientKey;
+    credentials.clientSecret = clientSecret;
+    credentials.cachedToken = await verifyClientCredentials(
+      deps,
+      name,
+      baseUrl,
+      tls,
+      clientKey,
+      clientSecret,
+    );
   }
 
-  await store.setProfile(name, profile);
-  await store.setCurrentProfile(name);
+  // On the profile as it is now (not as read before the prompt): its other settings (time zone, max
+  // amount, …), changed meanwhile or not, are kept; only the old credentials go.
+  await store.update((document) => {
+    const {
+      token: _token,
+      clientSecret: _secret,
+      cachedToken: _cached,
+      tokenBaseUrl: _bound,
+      ...kept
+    } = Object.hasOwn(document.profiles, name) ? (document.profiles[name] ?? {}) : {};
+    const profile: ProfileData = { ...kept, ...credentials };
+    if (clientKey === undefined) delete profile['client-key'];
+    document.profiles[name] = profile;
+    document.currentProfile = name;
+  });
   deps.io.stderr.write(`Logged in to ${new URL(baseUrl.value).host} as profile ${name}\n`);
 }
 

@@ -14,21 +14,28 @@ export async function runLogout(options: LogoutOptions, deps: Deps): Promise<voi
   const store = await deps.config();
   const { value: name, source } = resolveProfileName(options, deps.env, store);
   const { stderr } = deps.io;
-  const profile = store.getProfile(name);
-  if (profile === undefined) {
+  if (!store.listProfiles().includes(name)) {
     if (name === SANDBOX_PROFILE) {
       stderr.write('the built-in sandbox profile has no credentials to remove\n');
       return;
     }
     throw unknownProfileError(source === 'env' ? 'PIX_PROFILE' : '--profile', name, store);
   }
-  const { token, clientSecret, cachedToken, tokenBaseUrl: _bound, ...kept } = profile;
-  if (token === undefined && clientSecret === undefined && cachedToken === undefined) {
-    stderr.write(`profile ${name} has no stored credentials\n`);
-  } else {
-    await store.setProfile(name, kept);
-    stderr.write(`Logged out of profile ${name}: its stored credentials are removed\n`);
-  }
+  // Under the config file's lock, on the profile as it is now: a token being cached by another pix at
+  // this moment either lands before (and is removed here) or finds the secret gone (and is not cached).
+  const removed = await store.update((document) => {
+    const profile = Object.hasOwn(document.profiles, name) ? document.profiles[name] : undefined;
+    if (typeof profile !== 'object' || profile === null) return false;
+    const { token, clientSecret, cachedToken, tokenBaseUrl: _bound, ...kept } = profile;
+    if (token === undefined && clientSecret === undefined && cachedToken === undefined) return false;
+    document.profiles[name] = kept;
+    return true;
+  });
+  stderr.write(
+    removed
+      ? `Logged out of profile ${name}: its stored credentials are removed\n`
+      : `profile ${name} has no stored credentials\n`,
+  );
   const stillSet = ['PIX_TOKEN', 'PIX_CLIENT_SECRET'].filter((variable) => deps.env[variable]);
   if (stillSet.length > 0) stderr.write(`warning: ${stillSet.join(' and ')} still set in the environment\n`);
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { maskSecret } from '../../api/auth.js';
+import { maskSecret, noCredentialsError, tokenCacheKey } from '../../api/auth.js';
 import type { Settings, Source } from '../../config/types.js';
 import type { Deps } from '../../deps.js';
 import { formatDecimal } from '../../domain/money.js';
@@ -92,8 +92,14 @@ export async function runStatus(options: StatusOptions, deps: Deps): Promise<voi
   const { stdout, stderr } = deps.io;
 
   let cachedExpiry: string | undefined;
-  if (credentials.kind === 'client' && credentials.clientSecret.source === 'profile') {
-    const cached = (await deps.config()).getProfile(settings.profile.value)?.cachedToken;
+  if (credentials.kind === 'client') {
+    const store = await deps.config();
+    const own = credentials.clientKey.source === 'profile' && credentials.clientSecret.source === 'profile';
+    const cached = own
+      ? store.getProfile(settings.profile.value)?.cachedToken
+      : store.cachedToken(
+          tokenCacheKey(settings.baseUrl.value, credentials.clientKey.value, credentials.clientSecret.value),
+        );
     if (cached && cached.baseUrl === settings.baseUrl.value) cachedExpiry = cached.expiresAt;
   }
 
@@ -140,11 +146,7 @@ export async function runStatus(options: StatusOptions, deps: Deps): Promise<voi
     }
   }
 
-  if (credentials.kind === 'none') {
-    throw new PixError('auth', `no credentials for profile "${settings.profile.value}"`, {
-      hint: 'run `pix login`, or set PIX_TOKEN (or PIX_CLIENT_KEY and PIX_CLIENT_SECRET)',
-    });
-  }
+  if (credentials.kind === 'none') throw noCredentialsError(settings.profile);
   if (failure) throw failure;
 }
 
