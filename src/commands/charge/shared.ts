@@ -19,8 +19,20 @@ import { listKeys, type RegisteredKey } from '../../api/resources/keys.js';
 import type { Deps } from '../../deps.js';
 import { parseDuration } from '../../domain/duration.js';
 import { InvalidValue } from '../../domain/invalid.js';
-import { isPercentModality, MODALITIES, type ModifierName } from '../../domain/modalities.js';
-import { type Centavos, centavosFromApi, formatDecimal, parseAmount } from '../../domain/money.js';
+import {
+  isKnownModality,
+  isPercentModality,
+  MODALITIES,
+  type ModifierName,
+  parseModality,
+} from '../../domain/modalities.js';
+import {
+  type Centavos,
+  centavosFromApi,
+  formatDecimal,
+  parseAmount,
+  parseReaisNumber,
+} from '../../domain/money.js';
 import { UUID_PATTERN } from '../../domain/pixkey.js';
 import { formatDate, formatDateTime } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
@@ -39,10 +51,11 @@ export const MIN_CHARGE: Centavos = 500;
 /** API §8: payerQuestion length. */
 export const MAX_QUESTION = 140;
 
-export function parseChargeAmount(text: string): Centavos {
-  const centavos = parseAmount(text);
+/** A charge's amount: typed (`--amount`, parseAmount's forms) or a JSON number of reais (`--body`). */
+export function parseChargeAmount(value: string | number): Centavos {
+  const centavos = typeof value === 'number' ? parseReaisNumber(value) : parseAmount(value);
   if (centavos < MIN_CHARGE) {
-    throw new InvalidValue(`"${text}" is below ${formatDecimal(MIN_CHARGE)}, the minimum of a charge`);
+    throw new InvalidValue(`"${value}" is below ${formatDecimal(MIN_CHARGE)}, the minimum of a charge`);
   }
   return centavos;
 }
@@ -94,9 +107,14 @@ export function parsePostalCode(text: string): string {
   return value;
 }
 
-/** A percentage in 0–100, dot or comma, at most 4 decimals (interest per day can be 0.033). */
+/** A value written as a percentage, `2%` or `2,5 %`: it selects a percentage modality (duedate). */
+export function isPercentText(value: string | number): boolean {
+  return typeof value === 'string' && /%\s*$/.test(value);
+}
+
+/** A percentage in 0–100, dot or comma, at most 4 decimals (interest per day can be 0.033), `%` optional. */
 export function parsePercent(text: string): number {
-  const value = text.trim();
+  const value = text.trim().replace(/\s*%$/, '');
   if (!/^\d{1,3}(?:[.,]\d{1,4})?$/.test(value))
     throw new InvalidValue(`"${text}" is not a percentage (0 to 100)`);
   const percent = Number(value.replace(',', '.'));
@@ -104,30 +122,33 @@ export function parsePercent(text: string): number {
   return percent;
 }
 
-/** amountPerc is a percentage for PERCENT* modalities and an amount in reais for the others. */
-export function parseModifierValue(modality: string, text: string): ModifierValue {
-  return isPercentModality(modality)
-    ? { kind: 'percent', percent: parsePercent(text) }
-    : { kind: 'money', centavos: parseAmount(text) };
-}
-
 /**
- * Contract §2: the API's own modality strings. Lower case or anything but A–Z, 0–9 and `_` is refused;
- * an unknown UPPER_CASE string is accepted (see modalityWarning).
+ * amountPerc is a percentage for PERCENT* modalities and an amount in reais for the others; `value` is
+ * typed text (a flag) or a JSON number (`--body`). A `2%` given to a modality in reais is refused.
  */
-export function modalityParser(kind: ModifierName): (text: string) => string {
-  return (text) => {
-    const value = text.trim();
-    if (!/^[A-Z][A-Z0-9_]*$/.test(value)) {
-      throw new InvalidValue(`"${text}" is not a modality; use one of ${MODALITIES[kind].join(', ')}`);
-    }
-    return value;
+export function parseModifierValue(modality: string, value: string | number): ModifierValue {
+  if (isPercentModality(modality)) return { kind: 'percent', percent: parsePercent(String(value)) };
+  if (isPercentText(value)) {
+    throw new InvalidValue(`"${value}" is a percentage, but ${modality} takes an amount in reais`);
+  }
+  return {
+    kind: 'money',
+    centavos: typeof value === 'number' ? parseReaisNumber(value) : parseAmount(value),
   };
 }
 
+/**
+ * Contract §2: the API's own modality strings (parseModality: aliases mapped to the provider's
+ * spelling, typos and lower case refused with a did-you-mean); an unknown UPPER_CASE string is
+ * accepted (see modalityWarning).
+ */
+export function modalityParser(kind: ModifierName): (text: string) => string {
+  return (text) => parseModality(kind, text);
+}
+
 export function modalityWarning(kind: ModifierName, modality: string, where: string): string | undefined {
-  if ((MODALITIES[kind] as readonly string[]).includes(modality)) return undefined;
-  return `${where}: ${modality} is not a ${kind} modality pix knows (${MODALITIES[kind].join(', ')}); sending it as is`;
+  if (isKnownModality(kind, modality)) return undefined;
+  return `${where}: ${modality} is not one of the ${kind} modalities pix knows (${MODALITIES[kind].join(', ')}); sending it as is`;
 }
 
 export interface Expiration {
@@ -165,8 +186,8 @@ export function parseExpiresIn(text: string): Expiration {
 }
 
 /** Runs a parser on a value that came from `where` (a flag, or `--body: field`), naming it on failure. */
-export function parseAt<T>(where: string, parse: (text: string) => T, text: string): T {
-  return asUsage(where, () => parse(text));
+export function parseAt<I, T>(where: string, parse: (input: I) => T, input: I): T {
+  return asUsage(where, () => parse(input));
 }
 
 // ---------------------------------------------------------------------------------------------
