@@ -9,6 +9,7 @@ import type { Deps } from '../deps.js';
 import { maskDocument } from '../domain/documents.js';
 import { centavosFromApi } from '../domain/money.js';
 import { formatDateTime, parseMonth, parseWhen } from '../domain/when.js';
+import { counted } from '../domain/words.js';
 import { usageError } from '../errors.js';
 import { jsonDocument, money, type OutputMode, outputMode } from '../output/format.js';
 import { type Column, createListWriter } from '../output/records.js';
@@ -158,7 +159,7 @@ export class Totals {
 
   line(human: boolean): string {
     const m = (centavos: number) => money(centavos, human);
-    return `${this.count} entries: in ${m(this.income)}, out ${m(this.outcome)}, fees ${m(this.fees)}, net ${m(this.net)}`;
+    return `${counted(this.count, 'entry', 'entries')}: in ${m(this.income)}, out ${m(this.outcome)}, fees ${m(this.fees)}, net ${m(this.net)}`;
   }
 }
 

@@ -16,6 +16,7 @@
 import { InvalidValue } from './invalid.js';
 import { type Centavos, formatBRL, formatDecimal } from './money.js';
 import { UUID_PATTERN } from './pixkey.js';
+import { counted } from './words.js';
 
 export interface BrCodeField {
   /** Two-digit field id, e.g. `54`. */
@@ -217,7 +218,7 @@ function walk(chars: string[], start: number, end: number, where: (id: string) =
     const left = remaining - 4;
     if (length > left) {
       throw new InvalidValue(
-        `${where(id)} at character ${i} declares ${length} characters but ${left} remain${left === 1 ? 's' : ''}`,
+        `${where(id)} at character ${i} declares ${counted(length, 'character')} but ${left} remain${left === 1 ? 's' : ''}`,
       );
     }
     if (length === 0) throw new InvalidValue(`${where(id)} at character ${i} is empty (length 00)`);

@@ -91,10 +91,7 @@ export function parseModality(kind: ModifierName, text: string): string {
       (other) => other !== kind && isKnownModality(other, value),
     );
     if (others.length > 0) {
-      throw new InvalidValue(
-        `"${text}" is a ${others.join(' and ')} modality, not one of the ${kind} modalities`,
-        list,
-      );
+      throw new InvalidValue(`"${text}" is a modality of ${others.join(' and ')}, not of ${kind}`, list);
     }
     return value;
   }

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidValue } from '../../src/domain/invalid.js';
 import { closest, MODALITIES, parseModality } from '../../src/domain/modalities.js';
-
-function hintOf(run: () => unknown): { message: string; hint: string | undefined } {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof InvalidValue) return { message: error.message, hint: error.hint };
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+import { refusalOf } from '../helpers/domain.js';
 
 describe('parseModality', () => {
   it('passes every known modality as it is', () => {
@@ -43,19 +33,17 @@ describe('parseModality', () => {
     ['abatement', 'Fixed Value', 'did you mean FIXED_VALUE?'],
     ['discount', 'percentage-date-reported', 'did you mean PERCENTAGE_DATE_REPORTED?'],
   ] as const)('%s %j → refused: %s', (kind, text, hint) => {
-    expect(hintOf(() => parseModality(kind, text)).hint).toBe(hint);
+    expect(refusalOf(() => parseModality(kind, text)).hint).toBe(hint);
   });
 
   it("refuses another object's modality, listing this one's", () => {
-    const refusal = hintOf(() => parseModality('interest', 'PERCENT'));
-    expect(refusal.message).toBe(
-      '"PERCENT" is a fine and abatement modality, not one of the interest modalities',
-    );
+    const refusal = refusalOf(() => parseModality('interest', 'PERCENT'));
+    expect(refusal.message).toBe('"PERCENT" is a modality of fine and abatement, not of interest');
     expect(refusal.hint).toMatch(/^use one of VALUE_CALENDAR_DAYS, /);
   });
 
   it('refuses lower case or other characters with the list when nothing is close', () => {
-    const refusal = hintOf(() => parseModality('fine', 'per-day'));
+    const refusal = refusalOf(() => parseModality('fine', 'per-day'));
     expect(refusal.message).toMatch(/is not a modality: modalities are the API's UPPER_CASE strings/);
     expect(refusal.hint).toBe('use one of FIXED_VALUE, PERCENT');
   });

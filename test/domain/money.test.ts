@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidValue } from '../../src/domain/invalid.js';
 import { AMOUNT_FORMS, formatBRL, parseAmount, parseReaisNumber } from '../../src/domain/money.js';
-
-function refusalOf(run: () => unknown): InvalidValue {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof InvalidValue) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+import { refusalOf } from '../helpers/domain.js';
 
 describe('parseAmount: amounts as Brazilians write them', () => {
   it.each([

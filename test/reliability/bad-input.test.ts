@@ -44,7 +44,11 @@ const CASES: Case[] = [
   ['zero amount', ['charge', 'immediate', '--amount', '0', '--key-id', KEY_ID], '--amount'],
   ['exponent amount', ['charge', 'immediate', '--amount', '1e3', '--key-id', KEY_ID], '--amount'],
   ['three decimals', ['charge', 'immediate', '--amount', '10.505', '--key-id', KEY_ID], '--amount'],
-  ['English thousands separator', ['charge', 'immediate', '--amount', '1,234.56', '--key-id', KEY_ID], '--amount'],
+  [
+    'English thousands separator',
+    ['charge', 'immediate', '--amount', '1,234.56', '--key-id', KEY_ID],
+    '--amount',
+  ],
   ['letters as amount', ['charge', 'immediate', '--amount', 'abc', '--key-id', KEY_ID], '--amount'],
   ['empty amount', ['charge', 'immediate', '--amount', '', '--key-id', KEY_ID], '--amount'],
   ['charge below 5.00', ['charge', 'immediate', '--amount', '4.99', '--key-id', KEY_ID], '--amount'],
