@@ -66,7 +66,7 @@ export function addHelpCommand(program: Command): void {
     .command('help [command...]')
     .description('display help for a command')
     .action((names: string[]) => {
-      let at = program;
+      let at: Command = program;
       for (const name of names) {
         const sub = at.commands.find(
           (command) => command.name() === name || command.aliases().includes(name),
