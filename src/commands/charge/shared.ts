@@ -6,7 +6,7 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { getStateNameByCode } from '@brazilian-utils/brazilian-utils/get-state-name-by-code';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { ApiClient } from '../../api/client.js';
 import { paginate } from '../../api/paginate.js';
 import {
@@ -38,10 +38,12 @@ import { formatDate, formatDateTime } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import { jsonDocument, money, outputMode, stderrPalette } from '../../output/format.js';
 import type { OutStream } from '../../output/iostreams.js';
+import { drawQr, parseQrTheme, QR_THEMES, type QrTheme, qrThemeOf } from '../../output/qr.js';
 import { type Column, createListWriter } from '../../output/records.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
 import { fromDomain } from '../shared/flags.js';
+import { completionValues } from '../shared/help.js';
 
 // ---------------------------------------------------------------------------------------------
 // Values (contract §2)
@@ -202,6 +204,7 @@ export const sharedChargeShape = {
   qrPng: z.optional(fromDomain(parseText)),
   force: z._default(z.boolean(), false),
   qr: z._default(z.boolean(), true),
+  qrTheme: z.optional(fromDomain(parseQrTheme)),
 };
 
 /** `--key-id` and `--key` name the same thing: one of them at most. */
@@ -234,7 +237,16 @@ export function addCommonTailFlags(command: Command): Command {
       'write the QR code as a PNG file (`-`: to stdout; the charge then goes to stderr)',
     )
     .option('--force', 'let --qr-png overwrite an existing file')
-    .option('--no-qr', 'do not draw the QR code in the terminal');
+    .option('--no-qr', 'do not draw the QR code in the terminal')
+    .addOption(
+      completionValues(
+        new Option(
+          '--qr-theme <theme>',
+          'the terminal QR code for a light or a dark terminal theme (default dark; PIX_QR_THEME)',
+        ),
+        QR_THEMES,
+      ),
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -336,6 +348,7 @@ export interface ChargeOutputOptions {
   qrPng?: string | undefined;
   force: boolean;
   qr: boolean;
+  qrTheme?: QrTheme | undefined;
 }
 
 /**
@@ -343,6 +356,7 @@ export interface ChargeOutputOptions {
  * written: an existing file without `--force`, a missing directory, or `-` with stdout on a terminal.
  */
 export async function checkQrPngTarget(options: ChargeOutputOptions, deps: Deps): Promise<void> {
+  qrThemeOf(options.qrTheme, deps.env); // and a bad PIX_QR_THEME, before anything is sent
   const target = options.qrPng;
   if (target === undefined) return;
   if (target === '-') {
@@ -431,8 +445,7 @@ async function writeCharge(
     const colors = out === deps.io.stdout ? mode.colors : await stderrPalette(deps);
     out.write(renderChargeForPeople(charge, timeZone, colors.bold));
     if (options.qr) {
-      const { drawQr } = await import('../../output/qr.js');
-      out.write(`\n${await drawQr(charge.emvqrcps)}`);
+      out.write(`\n${await drawQr(charge.emvqrcps, qrThemeOf(options.qrTheme, deps.env))}`);
     }
     return;
   }
