@@ -123,7 +123,7 @@ export function register(command: Command, deps: Deps): void {
       "pix emv decode '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D'",
       'pbpaste | pix emv decode -',
       "pix emv decode - --json < code.txt | jq -r '.merchantName'",
-      'pix emv decode --strict "$(cat generated.txt)"',
+      'pix emv decode --strict "$(cat code.txt)"',
     ],
     ['usage'],
   );
