@@ -1,5 +1,5 @@
 import { Command, type CommanderError, Option } from 'commander';
-import { addExamples, completionValues } from './commands/shared/help.js';
+import { addExamples, addHelpCommand, completionValues, configureHelp } from './commands/shared/help.js';
 import type { Deps, OutputFormat } from './deps.js';
 import type { ErrorKind } from './errors.js';
 import { pixVersion } from './version.js';
@@ -171,6 +171,7 @@ export async function loadCommands(
   all = false,
 ): Promise<void> {
   const made = addEntries(program, COMMANDS);
+  addHelpCommand(program);
   const toLoad: Entry[] = [];
   if (all) {
     for (const entry of made.keys()) if (entry.load) toLoad.push(entry);
@@ -269,7 +270,9 @@ const DURATION_UNITS = { units: ['s', 'm', 'h', 'd'] } as const;
 const PROFILES = { dynamic: 'profiles' } as const;
 
 export function createProgram(deps: Deps): Command {
-  const program = new Command('pix')
+  const program = new Command('pix');
+  configureHelp(program);
+  program
     .description('Run a PIX payment account from the terminal and from CI.')
     .version(pixVersion(), '-V, --version', 'print the version')
     .addOption(completionValues(new Option('-p, --profile <name>', 'profile to use (PIX_PROFILE)'), PROFILES))

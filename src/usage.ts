@@ -3,13 +3,14 @@ import { usageError } from './errors.js';
 
 /**
  * Runs a domain parser on a value that came from `where` (a flag, an argument, a profile key): its refusal
- * (InvalidValue, a reason alone) becomes a usage error naming where the value came from.
+ * (InvalidValue, a reason alone) becomes a usage error naming where the value came from, with the
+ * refusal's own hint unless the caller gives one.
  */
 export function asUsage<T>(where: string, parse: () => T, hint?: string): T {
   try {
     return parse();
   } catch (error) {
-    if (error instanceof InvalidValue) throw usageError(where, error.message, hint);
+    if (error instanceof InvalidValue) throw usageError(where, error.message, hint ?? error.hint);
     throw error;
   }
 }

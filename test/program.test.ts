@@ -144,3 +144,40 @@ describe('every command teaches in its --help', () => {
     }
   });
 });
+
+describe('help shows what a subcommand inherits and goes as deep as asked', () => {
+  it('pix statement --help lists the global flags under their own heading', async () => {
+    const result = await pix(['statement', '--help']);
+    expect(result.code).toBe(0);
+    const [own, rest] = result.stdout.split('\nGlobal options (valid on every command):\n');
+    const inherited = rest?.split('\nExamples:\n')[0];
+    expect(own).toContain('--limit <n>');
+    expect(own).not.toContain('--json');
+    expect(inherited).toMatch(/^ {2}--json {2,}one JSON document on stdout$/m);
+    expect(inherited).toMatch(/^ {2}-o, --output <format> /m);
+    expect(inherited).toMatch(/^ {2}-p, --profile <name> /m);
+    expect(inherited).not.toContain('--limit');
+  });
+
+  it.each([
+    [['charge', 'immediate']],
+    [['charge', 'duedate']],
+    [['pay', 'qr']],
+    [['statement']],
+    [['charge']],
+  ])('pix help %j is the same as its --help', async (path) => {
+    const viaHelp = await pix(['help', ...path]);
+    const viaFlag = await pix([...path, '--help']);
+    expect(viaHelp.code).toBe(0);
+    expect(viaHelp.stdout).toMatch(new RegExp(`^Usage: pix ${path.join(' ')} \\[options\\]`));
+    expect(viaHelp.stdout).toBe(viaFlag.stdout);
+  });
+
+  it('pix help alone is pix --help; an unknown name is a usage error at its level', async () => {
+    expect((await pix(['help'])).stdout).toBe((await pix(['--help'])).stdout);
+    const unknown = await pix(['help', 'charge', 'imediate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toMatch(/^error: unknown command 'imediate'\n/);
+  });
+});

@@ -2,8 +2,10 @@ import type { Command } from 'commander';
 import type { Deps } from '../deps.js';
 import { type DecodedBrCode, decodeBrCode, type ExplainedField, explainBrCode } from '../domain/brcode.js';
 import { centavosToApi } from '../domain/money.js';
+import { counted } from '../domain/words.js';
 import { usageError } from '../errors.js';
 import { jsonDocument, outputMode } from '../output/format.js';
+import { safeText } from '../output/sanitize.js';
 import { asUsage } from '../usage.js';
 import * as z from '../zod.js';
 import { parseOptions } from './shared/flags.js';
@@ -11,14 +13,28 @@ import { addExamples } from './shared/help.js';
 
 const decodeOptionsSchema = z.object({
   emv: z.string(),
+  strict: z._default(z.boolean(), false),
 });
 
 export type EmvDecodeOptions = z.output<typeof decodeOptionsSchema>;
 
-/** `-` reads the code from stdin (what `pix pay qr -` does too). */
+/** What `-` on a terminal waits for (said on stderr; a pipe is read silently). */
+export const PASTE_PROMPT = 'Paste a BR Code and press Enter (Ctrl-C to cancel): ';
+
+/**
+ * `-` reads the code from stdin (what `pix pay qr -` does too): a pipe to its end; a terminal one
+ * line, after saying on stderr what it waits for (a BR Code is one line, so Enter ends it).
+ */
 export async function readEmvArgument(text: string, deps: Deps): Promise<string> {
   if (text !== '-') return text;
-  const input = (await deps.io.stdin.readAll()).toString('utf8').trim();
+  const { stdin, stderr } = deps.io;
+  let input: string;
+  if (stdin.isTTY) {
+    stderr.write(PASTE_PROMPT);
+    input = (await stdin.readLine(false)).trim();
+  } else {
+    input = (await stdin.readAll()).toString('utf8').trim();
+  }
   if (input === '') throw usageError('EMV', 'nothing on stdin: pipe a BR Code, or pass it as the argument');
   return input;
 }
@@ -30,6 +46,23 @@ export function decodeEmvOrFail(text: string): DecodedBrCode {
     () => decodeBrCode(text),
     'copy the whole code again: it ends in 6304 and 4 hex digits',
   );
+}
+
+/**
+ * The rules of the manual the code breaks, each a `warning:` line on stderr; with `strict`, the first
+ * is a usage error (exit 2) instead, naming how many there are.
+ */
+export function reportBrokenRules(decoded: DecodedBrCode, strict: boolean, deps: Deps): void {
+  const { warnings } = decoded;
+  if (warnings.length === 0) return;
+  if (strict) {
+    throw usageError(
+      '--strict',
+      `the code breaks ${counted(warnings.length, 'rule')} of the BR Code manual: ${warnings.join('; ')}`,
+      'drop --strict to decode it anyway, as payer apps do',
+    );
+  }
+  for (const warning of warnings) deps.io.stderr.write(`warning: ${safeText(warning)}\n`);
 }
 
 /** The decoded structure for `--json`: amounts in reais like the API's, plus every field explained. */
@@ -45,6 +78,7 @@ export function decodedJson(decoded: DecodedBrCode, explained: ExplainedField[])
 export async function runEmvDecode(options: EmvDecodeOptions, deps: Deps): Promise<void> {
   const text = await readEmvArgument(options.emv, deps);
   const decoded = decodeEmvOrFail(text);
+  reportBrokenRules(decoded, options.strict, deps);
   const explained = explainBrCode(decoded);
   // No profile is needed offline, so the time zone is irrelevant here.
   const mode = await outputMode(deps, 'UTC');
@@ -73,8 +107,15 @@ export function register(command: Command, deps: Deps): void {
     .command('decode')
     .description('Parse a BR Code offline, check its CRC and explain every field')
     .argument('<EMV>', 'the copy-and-paste code, or - to read it from stdin')
-    .action(async (emv: string) => {
-      await runEmvDecode(parseOptions(decodeOptionsSchema, { emv }, { emv: 'EMV' }), deps);
+    .option(
+      '--strict',
+      'exit 2 when the code breaks any rule of the BR Code manual (default: warn on stderr)',
+    )
+    .action(async (emv: string, flags: { strict?: boolean }) => {
+      await runEmvDecode(
+        parseOptions(decodeOptionsSchema, { emv, strict: flags.strict }, { emv: 'EMV', strict: '--strict' }),
+        deps,
+      );
     });
   addExamples(
     decode,
@@ -82,6 +123,7 @@ export function register(command: Command, deps: Deps): void {
       "pix emv decode '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D'",
       'pbpaste | pix emv decode -',
       "pix emv decode - --json < code.txt | jq -r '.merchantName'",
+      'pix emv decode --strict "$(cat code.txt)"',
     ],
     ['usage'],
   );

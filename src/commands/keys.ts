@@ -14,9 +14,10 @@ import {
 } from './shared/export.js';
 import { integerFlag, parseOptions } from './shared/flags.js';
 import { addExamples } from './shared/help.js';
+import { limitFlag, MAX_PAGE, nextPageCommand } from './shared/pages.js';
 
 const keysOptionsSchema = z.object({
-  limit: z.optional(integerFlag(1)),
+  limit: z.optional(limitFlag),
   offset: z.optional(integerFlag(0)),
   all: z._default(z.boolean(), false),
 });
@@ -60,10 +61,13 @@ export async function runKeys(options: KeysOptions, deps: Deps): Promise<void> {
       await writer.end();
     }
     const shownTo = offset + page.result.length;
-    if (shownTo < page.total) {
-      stderr.write(
-        `showing ${offset + 1}-${shownTo} of ${page.total} keys; next page: pix keys --offset ${shownTo}\n`,
-      );
+    if (page.result.length > 0 && shownTo < page.total) {
+      const next = nextPageCommand(['keys'], deps.globals, {
+        limit: options.limit ?? DEFAULT_PAGE,
+        defaultLimit: DEFAULT_PAGE,
+        offset: shownTo,
+      });
+      stderr.write(`showing ${offset + 1}-${shownTo} of ${page.total} keys; next page: ${next}\n`);
     }
     return;
   }
@@ -85,7 +89,10 @@ export async function runKeys(options: KeysOptions, deps: Deps): Promise<void> {
 
 export function register(command: Command, deps: Deps): void {
   command
-    .option('--limit <n>', `keys per page (default ${DEFAULT_PAGE}; with --all, ${ALL_PAGE_SIZE})`)
+    .option(
+      '--limit <n>',
+      `keys per page, at most ${MAX_PAGE} (default ${DEFAULT_PAGE}; with --all, ${ALL_PAGE_SIZE})`,
+    )
     .option('--offset <n>', 'keys to skip (default 0)')
     .option('--all', 'every key, fetching pages concurrently')
     .action(async (_options, self: Command) => {

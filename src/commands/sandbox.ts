@@ -3,6 +3,7 @@ import type { Deps } from '../deps.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { centavosToApi, formatBRL, formatDecimal } from '../domain/money.js';
 import { UUID_PATTERN } from '../domain/pixkey.js';
+import { counted } from '../domain/words.js';
 import { PixError, usageError } from '../errors.js';
 import { jsonDocument } from '../output/format.js';
 import * as z from '../zod.js';
@@ -243,7 +244,7 @@ export async function runSeed(opts: SeedOptions, deps: Deps): Promise<void> {
   );
   if (deps.globals.json) writeJson(deps, { transactions: generated.count, stateFile: store.file });
   deps.io.stderr.write(
-    `sandbox: ${generated.count} generated transactions over the 60 days up to ${generated.anchor} (plus your own activity)\n`,
+    `sandbox: ${counted(generated.count, 'generated transaction')} over the 60 days up to ${generated.anchor} (plus your own activity)\n`,
   );
 }
 

@@ -9,6 +9,7 @@ import type { Deps } from '../deps.js';
 import { maskDocument } from '../domain/documents.js';
 import { centavosFromApi } from '../domain/money.js';
 import { formatDateTime, parseMonth, parseWhen } from '../domain/when.js';
+import { counted } from '../domain/words.js';
 import { usageError } from '../errors.js';
 import { jsonDocument, money, type OutputMode, outputMode } from '../output/format.js';
 import { type Column, createListWriter } from '../output/records.js';
@@ -23,6 +24,7 @@ import {
 } from './shared/export.js';
 import { integerFlag, parseOptions } from './shared/flags.js';
 import { addExamples } from './shared/help.js';
+import { limitFlag, MAX_PAGE, nextPageCommand } from './shared/pages.js';
 
 /**
  * `--all` without --to pins dateTo to the moment the export started; the API takes dateFrom and dateTo
@@ -34,7 +36,7 @@ const statementOptionsSchema = z.object({
   from: z.optional(z.string()),
   to: z.optional(z.string()),
   month: z.optional(z.string()),
-  limit: z.optional(integerFlag(1)),
+  limit: z.optional(limitFlag),
   offset: z.optional(integerFlag(0)),
   all: z._default(z.boolean(), false),
   concurrency: z.optional(integerFlag(1)),
@@ -158,23 +160,17 @@ export class Totals {
 
   line(human: boolean): string {
     const m = (centavos: number) => money(centavos, human);
-    return `${this.count} entries: in ${m(this.income)}, out ${m(this.outcome)}, fees ${m(this.fees)}, net ${m(this.net)}`;
+    return `${counted(this.count, 'entry', 'entries')}: in ${m(this.income)}, out ${m(this.outcome)}, fees ${m(this.fees)}, net ${m(this.net)}`;
   }
 }
 
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
-}
-
-/** The command that shows the next page, with the user's own range flags. */
-function nextCommand(options: StatementOptions, limit: number, offset: number): string {
-  const words = ['pix', 'statement'];
-  if (options.month !== undefined) words.push('--month', shellWord(options.month));
-  if (options.from !== undefined) words.push('--from', shellWord(options.from));
-  if (options.to !== undefined) words.push('--to', shellWord(options.to));
-  if (limit !== DEFAULT_PAGE) words.push('--limit', String(limit));
-  words.push('--offset', String(offset));
-  return words.join(' ');
+/** The command that shows the next page, with the user's own range flags and global flags. */
+function nextCommand(options: StatementOptions, deps: Deps, limit: number, offset: number): string {
+  const words = ['statement'];
+  if (options.month !== undefined) words.push('--month', options.month);
+  if (options.from !== undefined) words.push('--from', options.from);
+  if (options.to !== undefined) words.push('--to', options.to);
+  return nextPageCommand(words, deps.globals, { limit, defaultLimit: DEFAULT_PAGE, offset });
 }
 
 export async function runStatement(options: StatementOptions, deps: Deps): Promise<void> {
@@ -208,7 +204,7 @@ export async function runStatement(options: StatementOptions, deps: Deps): Promi
     const shownTo = offset + page.results.length;
     if (page.results.length > 0 && shownTo < page.total) {
       stderr.write(
-        `showing ${offset + 1}-${shownTo} of ${page.total}; next: ${nextCommand(options, limit, shownTo)}\n`,
+        `showing ${offset + 1}-${shownTo} of ${page.total}; next: ${nextCommand(options, deps, limit, shownTo)}\n`,
       );
     }
     return;
@@ -243,7 +239,10 @@ export function register(command: Command, deps: Deps): void {
     .option('--from <when>', 'start: YYYY-MM-DD (start of day), ISO 8601, today or yesterday; needs --to')
     .option('--to <when>', 'end: YYYY-MM-DD (end of day), ISO 8601, today or yesterday; needs --from')
     .option('--month <yyyy-mm>', 'a whole month in the profile time zone (instead of --from/--to)')
-    .option('--limit <n>', `entries per page (default ${DEFAULT_PAGE}; with --all, ${ALL_PAGE_SIZE})`)
+    .option(
+      '--limit <n>',
+      `entries per page, at most ${MAX_PAGE} (default ${DEFAULT_PAGE}; with --all, ${ALL_PAGE_SIZE})`,
+    )
     .option('--offset <n>', 'entries to skip (default 0)')
     .option('--all', 'every entry, pages fetched concurrently; use with -o ndjson or -o csv to export')
     .addOption(new Option('--concurrency <n>', 'pages in flight with --all').hideHelp())

@@ -16,6 +16,7 @@
 import { InvalidValue } from './invalid.js';
 import { type Centavos, formatBRL, formatDecimal } from './money.js';
 import { UUID_PATTERN } from './pixkey.js';
+import { counted } from './words.js';
 
 export interface BrCodeField {
   /** Two-digit field id, e.g. `54`. */
@@ -52,6 +53,12 @@ export interface DecodedBrCode {
   txid?: string;
   /** The four hex digits of field 63 as written in the code, upper-cased. */
   crc: string;
+  /**
+   * Each rule of the BR Code manual the code breaks without being damaged (a merchant name over 25
+   * characters, a URL with its `https://`, no field 62, a txid with `_`, an amount written `10.`):
+   * payer apps accept such codes, so decoding does too and says so here (`--strict` refuses them).
+   */
+  warnings: string[];
 }
 
 export interface BrCodeInput {
@@ -217,7 +224,7 @@ function walk(chars: string[], start: number, end: number, where: (id: string) =
     const left = remaining - 4;
     if (length > left) {
       throw new InvalidValue(
-        `${where(id)} at character ${i} declares ${length} characters but ${left} remain${left === 1 ? 's' : ''}`,
+        `${where(id)} at character ${i} declares ${counted(length, 'character')} but ${left} remain${left === 1 ? 's' : ''}`,
       );
     }
     if (length === 0) throw new InvalidValue(`${where(id)} at character ${i} is empty (length 00)`);
@@ -236,9 +243,9 @@ function hasPixGui(children: ReadonlyArray<{ id: string; value: string }> | unde
   return (children ?? []).some((c) => c.id === '00' && c.value.toLowerCase() === PIX_GUI);
 }
 
-const AMOUNT = /^(\d{1,10})(?:\.(\d{1,2}))?$/;
+const AMOUNT = /^(\d{1,10})(?:\.(\d{0,2}))?$/;
 
-/** Field 54 (`10`, `10.5`, `10.50`) to centavos, without floats. */
+/** Field 54 (`10`, `10.5`, `10.50`, and `10.` which payer apps accept) to centavos, without floats. */
 function amountToCentavos(value: string, position: number): Centavos {
   const match = AMOUNT.exec(value);
   if (!match) {
@@ -246,13 +253,62 @@ function amountToCentavos(value: string, position: number): Centavos {
       `field 54 (amount) at character ${position}: "${value}" is not an amount (digits, a dot, at most 2 decimals)`,
     );
   }
-  return Number(match[1]) * 100 + (match[2] === undefined ? 0 : Number(match[2].padEnd(2, '0')));
+  return Number(match[1]) * 100 + (match[2] ? Number(match[2].padEnd(2, '0')) : 0);
+}
+
+const TXID = /^[0-9A-Za-z]{1,25}$/;
+
+/** The rules of the manual a structurally sound code breaks, one sentence each (no text of the code in them). */
+function brokenRules(fields: BrCodeField[], decoded: DecodedBrCode, crcText: string): string[] {
+  const warnings: string[] = [];
+  const byId = (id: string) => fields.find((f) => f.id === id);
+  const length = (field: BrCodeField) => Array.from(field.value).length;
+  const at = (field: BrCodeField) => `at character ${field.position}`;
+  if (!byId('52'))
+    warnings.push('field 52 (merchant category code) is missing; the manual requires it (0000)');
+  for (const [id, what, max] of [
+    ['59', 'merchant name', MAX_MERCHANT_NAME],
+    ['60', 'merchant city', MAX_MERCHANT_CITY],
+  ] as const) {
+    const field = byId(id)!;
+    if (length(field) > max) {
+      warnings.push(
+        `field ${id} (${what}) ${at(field)} has ${length(field)} characters; the manual allows ${max}`,
+      );
+    }
+  }
+  const amount = byId('54');
+  if (amount?.value.endsWith('.')) {
+    warnings.push(`field 54 (amount) ${at(amount)} ends in a dot; the manual writes 10 or 10.00`);
+  }
+  if (decoded.url !== undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(decoded.url)) {
+    warnings.push('the URL (sub-field 25) starts with a scheme (https://); the manual writes it without one');
+  }
+  const additional = byId('62');
+  const txid = findChild(additional, '05');
+  if (!additional) {
+    warnings.push(
+      'field 62 (additional data) is missing; the manual requires it, with *** when there is no txid',
+    );
+  } else if (!txid) {
+    warnings.push(
+      `field 62 ${at(additional)} has no sub-field 05 (txid); the manual requires it, *** when there is none`,
+    );
+  } else if (txid.value !== NO_TXID && !TXID.test(txid.value)) {
+    warnings.push(
+      `the txid (62.05) ${at(txid)} ${length(txid) > 25 ? `has ${length(txid)} characters` : 'has characters other than letters and digits'}; the manual allows 1 to 25 letters and digits`,
+    );
+  }
+  if (crcText !== crcText.toUpperCase())
+    warnings.push('the CRC (field 63) is in lower case; the manual writes it in upper case');
+  return warnings;
 }
 
 /**
- * Parses and checks a BR Code. Strict where a typo shows (CRC, TLV structure, GUI, payload format,
- * amount); lenient where real codes in the wild are (merchant name/city longer than the manual
- * allows, field 62 missing, field 01 missing, a lower-case hex CRC, surrounding whitespace).
+ * Parses and checks a BR Code. Strict where a typo or damage shows (CRC, TLV structure, GUI, payload
+ * format, amount characters, key and URL both present); lenient where real codes in the wild are
+ * (merchant name/city longer than the manual allows, field 62 or 52 missing, a txid with `_`, a URL
+ * with `https://`, an amount `10.`, a lower-case hex CRC): each such rule broken is in `warnings`.
  * Throws InvalidValue saying what is wrong and where (character positions count from 0).
  */
 export function decodeBrCode(text: string): DecodedBrCode {
@@ -374,6 +430,7 @@ export function decodeBrCode(text: string): DecodedBrCode {
     merchantName: name.value,
     merchantCity: city.value,
     crc: written,
+    warnings: [],
   };
   if (key !== undefined) decoded.pixKey = key;
   if (url !== undefined) decoded.url = url;
@@ -385,6 +442,7 @@ export function decodeBrCode(text: string): DecodedBrCode {
   const postal = byId('61')?.value;
   if (postal !== undefined) decoded.postalCode = postal;
   if (txid !== undefined && txid !== NO_TXID) decoded.txid = txid;
+  decoded.warnings = brokenRules(fields, decoded, crcField.value);
   return decoded;
 }
 

@@ -9,6 +9,7 @@ import { formatCpf } from '@brazilian-utils/brazilian-utils/format-cpf';
 import { isValidCnpj } from '@brazilian-utils/brazilian-utils/is-valid-cnpj';
 import { isValidCpf } from '@brazilian-utils/brazilian-utils/is-valid-cpf';
 import { InvalidValue } from './invalid.js';
+import { counted } from './words.js';
 
 export type TaxIdType = 'CPF' | 'CNPJ';
 
@@ -73,7 +74,7 @@ export function parseTaxId(text: string): TaxId {
     throw new InvalidValue(`"${text}" is not a CPF or CNPJ: only letters, digits and . / - are allowed`);
   }
   throw new InvalidValue(
-    `"${text}" has ${value.length} characters: a CPF must have 11 digits and a CNPJ 14 characters`,
+    `"${text}" has ${counted(value.length, 'character')}: a CPF must have 11 digits and a CNPJ 14 characters`,
   );
 }
 

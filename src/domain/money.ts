@@ -3,27 +3,88 @@ import { InvalidValue } from './invalid.js';
 /** Money inside pix is always an integer number of centavos. */
 export type Centavos = number;
 
-// Reais with at most two decimals, a dot or a comma as the separator, no thousands separators.
-const AMOUNT = /^(\d{1,13})(?:[.,](\d{1,2}))?$/;
+/** At most 13 digits of reais (R$ 9.999.999.999.999,99): every amount stays a safe integer of centavos. */
+const MAX_REAIS_DIGITS = 13;
+
+/** What an amount refusal suggests, naming every form parseAmount takes. */
+export const AMOUNT_FORMS = 'amounts are reais: 10, 10,50, 10.50, 1.234,56 or R$ 1.234,56';
+
+/** The forms parseAmount accepts, once `R$` is gone; group 1 is the reais, group 2 the decimals. */
+const ACCEPTED: readonly RegExp[] = [
+  // 10, 10.5, 10,50, 1234.56, 1234,56: no thousands separator, either decimal separator.
+  /^(\d+)(?:[.,](\d{1,2}))?$/,
+  // 1.234,56, 1.234.567,8: dot thousands in groups of three, comma decimals (how pix prints R$).
+  /^(\d{1,3}(?:\.\d{3})+),(\d{1,2})$/,
+];
+
+function refuse(text: string, reason: string): never {
+  throw new InvalidValue(`"${text}" ${reason}`, AMOUNT_FORMS);
+}
+
+/** Why an amount in none of the ACCEPTED forms is refused: the most useful reason first. */
+function refusal(text: string, amount: string): never {
+  // 1.234, 10.505, 1,234: a thousands separator, or a third decimal? Either reading is plausible.
+  const ambiguous = /^(\d{1,3})[.,](\d{3})$/.exec(amount);
+  if (ambiguous) {
+    const whole = `${ambiguous[1]}${ambiguous[2]}`;
+    refuse(
+      text,
+      `is ambiguous: a thousands separator, or a third decimal (amounts have two)? For ${Number(whole)} reais write ${Number(whole)} or ${ambiguous[1]}.${ambiguous[2]},00`,
+    );
+  }
+  if (/^\d{1,3}(?:\.\d{3})+$/.test(amount)) {
+    const whole = amount.replaceAll('.', '');
+    refuse(text, `has thousands dots but no decimal comma: write ${amount},00 or ${Number(whole)}`);
+  }
+  if (/^\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(amount)) {
+    refuse(text, 'has comma thousands and dot decimals (as in English): write 1.234,56 or 1234.56');
+  }
+  if (/^\d+[.,]\d{3,}$/.test(amount) || /^\d{1,3}(?:\.\d{3})+,\d{3,}$/.test(amount)) {
+    refuse(text, 'has more than 2 decimals');
+  }
+  refuse(text, 'is not an amount in reais');
+}
 
 /**
- * Parses an amount typed by a user (`10`, `10.5`, `10,50`) into centavos without ever going
- * through a float. Rejects signs, exponents, thousands separators and a third decimal.
+ * Parses an amount typed by a user into centavos without ever going through a float. Accepted (after
+ * an optional `R$`, with or without a space): plain reais (`10`), a dot or a comma before at most two
+ * decimals (`10.5`, `10,50`, `1234.56`), and the Brazilian form with dot thousands in groups of three
+ * and comma decimals (`1.234,56`, what pix prints). Refused, each with a hint naming these forms:
+ * signs, exponents, a third decimal, and what could be read two ways: `1.234` (one thousand, or one
+ * real and 234 thousandths?), `1,234.56` (English thousands).
  */
 export function parseAmount(text: string): Centavos {
   const trimmed = text.trim();
-  if (trimmed === '') throw new InvalidValue('an amount is required, e.g. 10.50');
-  const match = AMOUNT.exec(trimmed);
-  if (!match) {
-    if (/^-/.test(trimmed)) throw new InvalidValue(`"${text}" is negative; amounts are positive reais`);
-    if (/^\d+[.,]\d{3,}$/.test(trimmed)) throw new InvalidValue(`"${text}" has more than 2 decimals`);
-    throw new InvalidValue(`"${text}" is not an amount in reais (use 10, 10.5 or 10,50)`);
+  const amount = trimmed.replace(/^R\$\s*/i, '');
+  if (amount === '') throw new InvalidValue('an amount is required, e.g. 10,50', AMOUNT_FORMS);
+  if (/^[-−]/.test(amount) || /^-\s*R\$/i.test(trimmed)) {
+    throw new InvalidValue(`"${text}" is negative; amounts are positive reais`);
   }
-  const reais = Number(match[1]);
+  let match: RegExpExecArray | null = null;
+  for (const form of ACCEPTED) {
+    match = form.exec(amount);
+    if (match) break;
+  }
+  if (!match) refusal(text, amount);
+  const digits = match[1]!.replaceAll('.', '').replace(/^0+(?=\d)/, '');
+  if (digits.length > MAX_REAIS_DIGITS) refuse(text, 'is too large (at most R$ 9.999.999.999.999,99)');
+  const reais = Number(digits);
   const cents = match[2] === undefined ? 0 : Number(match[2].padEnd(2, '0'));
   const total = reais * 100 + cents;
   if (total <= 0) throw new InvalidValue(`"${text}" must be more than zero`);
   return total;
+}
+
+/**
+ * An amount that arrives as a JSON number of reais (a `--body` request, in the API's own field types):
+ * there the dot is a decimal point, never a thousands separator, so `10.123` has three decimals.
+ */
+export function parseReaisNumber(reais: number): Centavos {
+  const text = String(reais);
+  if (reais < 0) throw new InvalidValue(`${text} is negative; amounts are positive reais`);
+  if (!/^\d+(?:\.\d+)?$/.test(text)) throw new InvalidValue(`${text} is not an amount in reais`);
+  if (/\.\d{3,}$/.test(text)) throw new InvalidValue(`${text} has more than 2 decimals`);
+  return parseAmount(text);
 }
 
 /** The API speaks decimal reais (contract §6); this is the only place centavos become reais. */

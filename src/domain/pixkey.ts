@@ -9,6 +9,7 @@ import { isValidEmail } from '@brazilian-utils/brazilian-utils/is-valid-email';
 import { isValidMobilePhone } from '@brazilian-utils/brazilian-utils/is-valid-mobile-phone';
 import { parseCnpj, parseCpf } from './documents.js';
 import { InvalidValue } from './invalid.js';
+import { counted } from './words.js';
 
 export type PixKeyType = 'CPF' | 'CNPJ' | 'PHONE' | 'EMAIL' | 'EVP';
 
@@ -122,7 +123,7 @@ export function parsePixKey(text: string): PixKey {
     if (/^(?:00)?55\d{10,11}$/.test(digits)) return phoneKey(text, digits);
     if (digits.length === 10) return phoneKey(text, digits);
     throw new InvalidValue(
-      `"${text}" has ${digits.length} digits: a CPF has 11, a CNPJ 14, a phone key is +55 and 11 digits`,
+      `"${text}" has ${counted(digits.length, 'digit')}: a CPF has 11, a CNPJ 14, a phone key is +55 and 11 digits`,
     );
   }
 

@@ -248,6 +248,21 @@ export function parseWhen(text: string, edge: 'from' | 'to', timeZone: string, n
   );
 }
 
+/**
+ * A calendar day typed relative to `today` (a `YYYY-MM-DD`): the date itself, `today`, `tomorrow`,
+ * or `+N` days (`+30d`, `+30`). Whether the day may be in the past is the caller's rule.
+ */
+export function parseDay(text: string, today: string): string {
+  const trimmed = text.trim();
+  const keyword = trimmed.toLowerCase();
+  if (keyword === 'today') return today;
+  if (keyword === 'tomorrow') return addDays(today, 1);
+  const ahead = /^\+(\d{1,5})d?$/i.exec(trimmed);
+  if (ahead) return addDays(today, Number(ahead[1]));
+  if (DATE.test(trimmed)) return parseDateOnly(trimmed);
+  throw new InvalidValue(`"${text}" is not a day: use YYYY-MM-DD, today, tomorrow or +N days (+30d)`);
+}
+
 /** `YYYY-MM` to the first and last instants of that month in `timeZone`. */
 export function parseMonth(text: string, timeZone: string): { from: string; to: string } {
   const trimmed = text.trim();

@@ -1,11 +1,86 @@
 /**
- * The QR code drawn in the terminal. qrcode-terminal is loaded only when a drawing is asked for, so
- * nothing else pays for it (architecture rule 8).
+ * The QR code drawn in the terminal: the one place it is drawn. The symbol comes from the QR encoder
+ * vendored in qrcode-terminal, loaded only when a drawing is asked for, so nothing else pays for it
+ * (architecture rule 8); the drawing is ours, so it can suit the terminal's theme and keep the quiet
+ * zone a phone needs.
  */
-export async function drawQr(text: string): Promise<string> {
-  const { default: qrcodeTerminal } = await import('qrcode-terminal');
-  return new Promise((resolve) => {
-    // Half-block characters: two modules per character cell, so a PIX code fits in 80 columns.
-    qrcodeTerminal.generate(text, { small: true }, (drawing) => resolve(`${drawing}\n`));
-  });
+import type { Env } from '../deps.js';
+import { InvalidValue } from '../domain/invalid.js';
+import { asUsage } from '../usage.js';
+
+/**
+ * Which terminal the code is drawn for. A terminal draws the block characters in its foreground colour
+ * on its background colour, and a phone reads dark modules on a light background:
+ * - `dark` (dark terminal theme, light text on a dark background): the light modules are drawn;
+ * - `light` (light terminal theme, dark text on a light background): the dark modules are drawn.
+ */
+export type QrTheme = 'light' | 'dark';
+
+export const QR_THEMES: readonly QrTheme[] = ['light', 'dark'];
+
+/** What pix draws without `--qr-theme` or PIX_QR_THEME: most terminals have a dark theme. */
+export const DEFAULT_QR_THEME: QrTheme = 'dark';
+
+/** Modules of light margin around the symbol on every side: the 4 the QR standard asks for. */
+export const QUIET_ZONE = 4;
+
+/** `--qr-theme` / PIX_QR_THEME: light or dark, in any case. */
+export function parseQrTheme(text: string): QrTheme {
+  const theme = text.trim().toLowerCase();
+  if (theme === 'light' || theme === 'dark') return theme;
+  throw new InvalidValue(
+    `"${text}" is not a QR theme: light (dark modules, for light terminal themes) or dark (for dark ones)`,
+  );
+}
+
+/** The theme in effect: the flag, else PIX_QR_THEME (a bad value is a usage error naming it), else dark. */
+export function qrThemeOf(flag: QrTheme | undefined, env: Env): QrTheme {
+  if (flag !== undefined) return flag;
+  const fromEnv = env.PIX_QR_THEME;
+  if (fromEnv === undefined || fromEnv === '') return DEFAULT_QR_THEME;
+  return asUsage('PIX_QR_THEME', () => parseQrTheme(fromEnv));
+}
+
+/** The modules of the QR symbol of `text` (true = dark), error correction L so a PIX code fits in 80 columns. */
+export async function qrModules(text: string): Promise<boolean[][]> {
+  const [{ default: QRCode }, { default: levels }] = await Promise.all([
+    import('qrcode-terminal/vendor/QRCode/index.js'),
+    import('qrcode-terminal/vendor/QRCode/QRErrorCorrectLevel.js'),
+  ]);
+  const qr = new QRCode(-1, levels.L);
+  // The encoder writes one byte per UTF-16 unit: hand it the UTF-8 bytes, which the code's CRC covers.
+  qr.addData(Buffer.from(text, 'utf8').toString('latin1'));
+  qr.make();
+  const size = qr.getModuleCount();
+  return Array.from({ length: size }, (_, row) =>
+    Array.from({ length: size }, (_, col) => qr.isDark(row, col)),
+  );
+}
+
+const GLYPHS = [' ', '▄', '▀', '█'] as const; // index: (top drawn ? 2 : 0) + (bottom drawn ? 1 : 0)
+
+/**
+ * The drawing of `modules` for a terminal of `theme`: two modules per character cell (half blocks, so
+ * a PIX code fits in 80 columns), QUIET_ZONE light modules on every side. Plain text, no colour codes.
+ */
+export function renderQr(modules: readonly (readonly boolean[])[], theme: QrTheme): string {
+  const size = modules.length + 2 * QUIET_ZONE;
+  // Outside the symbol is the light quiet zone.
+  const isDark = (row: number, col: number) => modules[row - QUIET_ZONE]?.[col - QUIET_ZONE] === true;
+  const drawn = (row: number, col: number) => isDark(row, col) === (theme === 'light');
+  const lines: string[] = [];
+  // An odd number of rows ends in one more light row: still quiet zone.
+  for (let row = 0; row < size; row += 2) {
+    let line = '';
+    for (let col = 0; col < size; col++) {
+      line += GLYPHS[(drawn(row, col) ? 2 : 0) + (drawn(row + 1, col) ? 1 : 0)];
+    }
+    lines.push(line);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The QR code of `text` drawn for a terminal of `theme`. */
+export async function drawQr(text: string, theme: QrTheme): Promise<string> {
+  return renderQr(await qrModules(text), theme);
 }

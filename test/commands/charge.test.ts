@@ -279,7 +279,8 @@ describe('pix charge immediate', () => {
     [['--amount', '-1'], '--amount'],
     [['--amount', '1e3'], '--amount'],
     [['--amount', '10.505'], '--amount'],
-    [['--amount', '1.234,56'], '--amount'],
+    [['--amount', '1,234.56'], '--amount'],
+    [['--amount', '1.234'], '--amount'],
     [['--amount', 'abc'], '--amount'],
     [[], '--amount'],
     [['--amount', '10', '--key-id', 'not-a-uuid'], '--key-id'],
@@ -550,8 +551,153 @@ describe('pix charge duedate', () => {
     expect(result.code).toBe(0);
     expect(seen.body?.amountFine).toEqual({ modality: 'NEW_FINE_KIND', amountPerc: 2 });
     expect(result.stderr).toMatch(
-      /^warning: --fine-modality: NEW_FINE_KIND is not a fine modality pix knows/,
+      /^warning: --fine-modality: NEW_FINE_KIND is not one of the fine modalities pix knows/,
     );
+  });
+
+  it('a value written with % selects the percentage modality; amounts take the Brazilian form', async () => {
+    const seen = interceptCharge(DUEDATE, { status: 201, body: dueCharge });
+    const result = await dueDate(
+      '--amount',
+      'R$ 1.500,00',
+      '--discount',
+      '2026-12-01=5%',
+      '--abatement',
+      '2,5%',
+      '--fine',
+      '2 %',
+      '--interest',
+      '1%',
+      '--json',
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(seen.body).toMatchObject({
+      amount: 1500,
+      amountDiscount: {
+        modality: 'PERCENTAGE_DATE_REPORTED',
+        discountDateFixed: [{ date: '2026-12-01', amountPerc: 5 }],
+      },
+      amountAbatement: { modality: 'PERCENT', amountPerc: 2.5 },
+      amountFine: { modality: 'PERCENT', amountPerc: 2 },
+      amountInterest: { modality: 'PERCENTAGE_PER_MONTH_WORKING_DAYS', amountPerc: 1 },
+    });
+  });
+
+  it.each([
+    [
+      ['--fine', '2%', '--fine-modality', 'FIXED_VALUE'],
+      /^error: --fine: "2%" is a percentage, but --fine-modality is FIXED_VALUE/,
+    ],
+    [
+      ['--interest', '1%', '--interest-modality', 'VALUE_WORKING_DAYS'],
+      /^error: --interest: "1%" is a percentage/,
+    ],
+    [
+      ['--discount', '2026-12-01=5%', '--discount-modality', 'FIXED_VALUE_UNTIL_THE_DATES_INFORMED'],
+      /^error: --discount: "5%" is a percentage/,
+    ],
+  ])(
+    '%j: a %% value against an explicit modality in reais → exit 2, nothing sent',
+    async (flags, message) => {
+      const result = await dueDate(...flags);
+      expect(result.code).toBe(2);
+      expect(result.stderr.split('\n')[0]).toMatch(message);
+      expect(result.stderr).toContain('hint: drop the %, or give a percentage modality');
+    },
+  );
+
+  it('a % value in --body against its modality in reais → exit 2 naming the flag and the body field', async () => {
+    const body = {
+      pixKeyId: KEY_ID,
+      amount: 50,
+      duedate: '2026-12-10',
+      debtor: { name: 'Ana', cpf: '52998224725' },
+      amountFine: { modality: 'FIXED_VALUE', amountPerc: 2 },
+    };
+    const result = await pix(['charge', 'duedate', '--body', '-', '--fine', '3%'], {
+      stdin: JSON.stringify(body),
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^error: --fine: "3%" is a percentage, but --body: amountFine\.modality is FIXED_VALUE/,
+    );
+  });
+
+  it('--due takes today, tomorrow and +N days (in the profile time zone), and so do discount dates', async () => {
+    // NOW is 2026-11-20 in São Paulo.
+    for (const [due, date] of [
+      ['today', '2026-11-20'],
+      ['tomorrow', '2026-11-21'],
+      ['+30d', '2026-12-20'],
+    ] as const) {
+      const seen = interceptCharge(DUEDATE, { status: 201, body: dueCharge });
+      const result = await dueDate('--due', due, '--json');
+      expect(result.code, result.stderr).toBe(0);
+      expect(seen.body?.duedate).toBe(date);
+    }
+    const seen = interceptCharge(DUEDATE, { status: 201, body: dueCharge });
+    const result = await dueDate(
+      '--due',
+      '+30d',
+      '--discount',
+      '+10d=5%',
+      '--discount',
+      'today=10%',
+      '--json',
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(seen.body?.amountDiscount).toEqual({
+      modality: 'PERCENTAGE_DATE_REPORTED',
+      discountDateFixed: [
+        { date: '2026-11-30', amountPerc: 5 },
+        { date: '2026-11-20', amountPerc: 10 },
+      ],
+    });
+    const late = await dueDate('--due', 'tomorrow', '--discount', '+2d=5%');
+    expect(late.code).toBe(2);
+    expect(late.stderr).toMatch(/^error: --discount: 2026-11-22 is after the due date 2026-11-21/);
+    const bad = await dueDate('--due', 'next week');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(
+      /^error: --due: "next week" is not a day: use YYYY-MM-DD, today, tomorrow or \+N days/,
+    );
+  });
+
+  it('PERCENTAGE_PER_DAY_WORKING_DAYS is sent as the provider spells it, without a warning', async () => {
+    const seen = interceptCharge(DUEDATE, { status: 201, body: dueCharge });
+    const result = await dueDate(
+      '--interest',
+      '0,05',
+      '--interest-modality',
+      'PERCENTAGE_PER_DAY_WORKING_DAYS',
+      '--json',
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(seen.body?.amountInterest).toEqual({
+      modality: 'PERCENTAGE_PER_DAYWORKING_DAYS',
+      amountPerc: 0.05,
+    });
+  });
+
+  it.each([
+    [
+      ['--interest', '1', '--interest-modality', 'PERCENTAGE_PER_MONTH_WORKING_DAY'],
+      'did you mean PERCENTAGE_PER_MONTH_WORKING_DAYS?',
+    ],
+    [['--fine', '2', '--fine-modality', 'percent'], 'did you mean PERCENT?'],
+    [['--fine', '2', '--fine-modality', 'PERCENTAGE'], 'did you mean PERCENT?'],
+    [
+      ['--interest', '1', '--interest-modality', 'percentage-per-day-working-days'],
+      'did you mean PERCENTAGE_PER_DAYWORKING_DAYS?',
+    ],
+    [['--interest', '1', '--interest-modality', 'PERCENT'], 'use one of VALUE_CALENDAR_DAYS'],
+  ])('%j → exit 2 with a hint: %s', async (flags, hint) => {
+    const result = await dueDate(...flags);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: --(fine|interest)-modality: /);
+    expect(result.stderr).toContain(`hint: ${hint}`);
   });
 
   it('on a terminal the due-date type (DUE_DATE or DUEDATE_QRCODE) reads "due date", with the due date', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeBrCode } from '../../src/domain/brcode.js';
+import { crc16, encodeBrCode } from '../../src/domain/brcode.js';
 import { run } from '../../src/main.js';
 import { DYNAMIC_CODE, STATIC_CODE } from '../helpers/brcodes.js';
 import { tempConfigDir } from '../helpers/cli.js';
@@ -89,5 +89,26 @@ describe('pix emv decode', () => {
     ]);
     expect(crc.code).toBe(2);
     expect(crc.stderr).toContain('CRC mismatch');
+  });
+
+  it('a code breaking the manual: decoded, each rule a warning on stderr and in --json; --strict → exit 2', async () => {
+    const url = 'https://pix.example.com/qr/v2/abc';
+    const account = `0014br.gov.bcb.pix25${url.length}${url}`;
+    const body = `00020126${account.length}${account}5204000053039865802BR5904Loja6009SAO PAULO62070503***6304`;
+    const code = body + crc16(body);
+    const lenient = await pix(['emv', 'decode', code, '--json']);
+    expect(lenient.code).toBe(0);
+    expect(JSON.parse(lenient.stdout).warnings).toEqual([
+      expect.stringMatching(/starts with a scheme \(https:\/\/\)/),
+    ]);
+    expect(lenient.stderr).toMatch(/^warning: the URL \(sub-field 25\) starts with a scheme/);
+    const strict = await pix(['emv', 'decode', code, '--strict']);
+    expect(strict.code).toBe(2);
+    expect(strict.stdout).toBe('');
+    expect(strict.stderr).toMatch(/^error: --strict: the code breaks 1 rule of the BR Code manual: the URL/);
+    const clean = await pix(['emv', 'decode', STATIC_CODE, '--strict', '--json']);
+    expect(clean.code).toBe(0);
+    expect(JSON.parse(clean.stdout).warnings).toEqual([]);
+    expect(clean.stderr).toBe('');
   });
 });

@@ -65,7 +65,7 @@ describe('pix keys (in-process, MockAgent)', () => {
     expect(test.stdout()).toBe(
       'k1@example.com\tEMAIL\t2026-11-20T15:04:05Z\tid-1\nk2@example.com\tEMAIL\t2026-11-20T15:04:05Z\tid-2\n',
     );
-    expect(test.stderr()).toContain('next page: pix keys --offset 2');
+    expect(test.stderr()).toContain('next page: pix keys --limit 2 --offset 2');
   });
 
   it('on a terminal: a table with a header and times in the profile time zone', async () => {

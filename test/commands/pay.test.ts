@@ -200,7 +200,7 @@ describe('pix pay key', () => {
     const badKey = await pix(['pay', 'key', '123.456.789-00', '--amount', '1', '-y']);
     expect(badKey.code).toBe(2);
     expect(badKey.stderr).toMatch(/KEY: .*CPF/);
-    const badAmount = await pix(['pay', 'key', 'ana@example.com', '--amount', '1.234,56', '-y']);
+    const badAmount = await pix(['pay', 'key', 'ana@example.com', '--amount', '1.234', '-y']);
     expect(badAmount.code).toBe(2);
     expect(badAmount.stderr).toContain('--amount');
     const missing = await pix(['pay', 'key', 'ana@example.com', '-y']);

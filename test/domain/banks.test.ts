@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { institutionName } from '../../src/domain/banks.js';
+import { institutionName, SANDBOX_INSTITUTION } from '../../src/domain/banks.js';
+import { SANDBOX_BANK_CODE, SANDBOX_ISPB } from '../../src/sandbox/state.js';
 
 describe('institutionName', () => {
   it('finds a bank by ISPB', () => {
@@ -18,10 +19,16 @@ describe('institutionName', () => {
   });
 
   it('answers undefined for unknown or malformed values', () => {
-    expect(institutionName('99999999')).toBeUndefined();
-    expect(institutionName('999')).toBeUndefined();
+    expect(institutionName('99999998')).toBeUndefined();
+    expect(institutionName('998')).toBeUndefined();
     expect(institutionName('0041696')).toBeUndefined(); // 7 digits: neither form
     expect(institutionName('abc')).toBeUndefined();
     expect(institutionName('')).toBeUndefined();
+  });
+
+  it("names the sandbox's institution (its all-nines ISPB and code are no real participant's)", () => {
+    expect(SANDBOX_INSTITUTION).toMatchObject({ ispb: SANDBOX_ISPB, code: SANDBOX_BANK_CODE });
+    expect(institutionName(SANDBOX_ISPB)).toBe('Sandbox PIX (simulated)');
+    expect(institutionName(SANDBOX_BANK_CODE)).toBe('Sandbox PIX (simulated)');
   });
 });

@@ -627,3 +627,70 @@ describe('properties', () => {
     expect(checked).toBeGreaterThan(10_000);
   });
 });
+
+describe('decodeBrCode: lenient, with each rule of the manual broken in warnings', () => {
+  const signed = (withoutCrc: string) => withoutCrc + crc16(withoutCrc);
+  const tlv = (id: string, value: string) =>
+    `${id}${String(Array.from(value).length).padStart(2, '0')}${value}`;
+  const code = (parts: {
+    account?: string;
+    amount?: string;
+    name?: string;
+    city?: string;
+    extra?: string | null;
+  }) =>
+    signed(
+      `000201${tlv('26', parts.account ?? `${tlv('00', 'br.gov.bcb.pix')}${tlv('01', 'loja@example.com')}`)}` +
+        `52040000530398${parts.amount === undefined ? '6' : `6${tlv('54', parts.amount)}`}5802BR` +
+        `${tlv('59', parts.name ?? 'Loja')}${tlv('60', parts.city ?? 'SAO PAULO')}` +
+        `${parts.extra === null ? '' : tlv('62', parts.extra ?? tlv('05', '***'))}6304`,
+    );
+
+  it('a code by the manual has no warnings', () => {
+    expect(decodeBrCode(code({ amount: '10.00' })).warnings).toEqual([]);
+  });
+
+  it('names each broken rule, where it is, and decodes the code anyway', () => {
+    const cases: [Parameters<typeof code>[0], RegExp][] = [
+      [
+        { name: 'Comercio de Alimentos da Esquina' },
+        /^field 59 \(merchant name\) at character \d+ has 32 characters; the manual allows 25$/,
+      ],
+      [
+        { city: 'SAO JOSE DOS CAMPOS' },
+        /^field 60 \(merchant city\) .* has 19 characters; the manual allows 15$/,
+      ],
+      [{ extra: null }, /^field 62 \(additional data\) is missing/],
+      [
+        { extra: tlv('05', 'pedido_123-a') },
+        /^the txid \(62\.05\) at character \d+ has characters other than letters and digits/,
+      ],
+      [{ extra: tlv('05', 'A'.repeat(30)) }, /^the txid \(62\.05\) .* has 30 characters/],
+      [{ amount: '10.' }, /^field 54 \(amount\) at character \d+ ends in a dot/],
+      [
+        { account: `${tlv('00', 'br.gov.bcb.pix')}${tlv('25', 'https://pix.example.com/qr/v2/abc')}` },
+        /^the URL \(sub-field 25\) starts with a scheme \(https:\/\/\)/,
+      ],
+    ];
+    for (const [parts, warning] of cases) {
+      const decoded = decodeBrCode(code(parts));
+      expect(decoded.warnings, JSON.stringify(parts)).toHaveLength(1);
+      expect(decoded.warnings[0], JSON.stringify(parts)).toMatch(warning);
+    }
+    expect(decodeBrCode(code({ amount: '10.' })).amount).toBe(1000);
+  });
+
+  it('a lower-case CRC and a missing field 52 are warnings too; damage is still refused', () => {
+    // The first of these codes whose CRC has a letter in it (most do), written in lower case.
+    const withLetter = ['A', 'B', 'C', 'D']
+      .map((name) => code({ name }))
+      .find((c) => /[A-F]/.test(c.slice(-4)))!;
+    const lower = withLetter.slice(0, -4) + withLetter.slice(-4).toLowerCase();
+    expect(decodeBrCode(lower).warnings).toEqual([expect.stringMatching(/is in lower case/)]);
+    expect(decodeBrCode(lower).warnings).toEqual([expect.stringMatching(/lower case/)]);
+    const no52 = signed(code({}).slice(0, -4).replace('52040000', ''));
+    expect(decodeBrCode(no52).warnings).toEqual([expect.stringMatching(/^field 52 .* is missing/)]);
+    expect(reasonOf(() => decodeBrCode(code({ amount: '10,00' })))).toMatch(/is not an amount/);
+    expect(reasonOf(() => decodeBrCode(code({ amount: '.5' })))).toMatch(/is not an amount/);
+  });
+});

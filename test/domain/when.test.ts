@@ -6,6 +6,7 @@ import {
   formatDateTime,
   isValidTimeZone,
   parseDateOnly,
+  parseDay,
   parseMonth,
   parseWhen,
   startOfDay,
@@ -166,6 +167,22 @@ describe('parseDateOnly, todayIn, addDays', () => {
     expect(addDays('2024-12-31', 1)).toBe('2025-01-01');
     expect(addDays('2025-03-01', -1)).toBe('2025-02-28');
     expect(addDays('2025-03-01', 0)).toBe('2025-03-01');
+  });
+
+  it('parseDay: a date, today, tomorrow or +N days from today', () => {
+    expect(parseDay('2030-12-10', '2026-11-20')).toBe('2030-12-10');
+    expect(parseDay(' Today ', '2026-11-20')).toBe('2026-11-20');
+    expect(parseDay('tomorrow', '2026-12-31')).toBe('2027-01-01');
+    expect(parseDay('+30d', '2026-11-20')).toBe('2026-12-20');
+    expect(parseDay('+30', '2026-11-20')).toBe('2026-12-20');
+    expect(parseDay('+0d', '2026-11-20')).toBe('2026-11-20');
+    expect(parseDay('+1D', '2024-02-28')).toBe('2024-02-29');
+    expect(reasonOf(() => parseDay('2026-02-30', '2026-01-01'))).toMatch(/February 2026 has 28 days/);
+    for (const text of ['-1d', '+1w', 'next week', '10/12/2026', '+d', '']) {
+      expect(reasonOf(() => parseDay(text, '2026-11-20'))).toMatch(
+        /is not a day: use YYYY-MM-DD, today, tomorrow or \+N days/,
+      );
+    }
   });
 
   it('startOfDay and endOfDay bracket the day', () => {

@@ -11,3 +11,14 @@ export function reasonOf(fn: () => unknown): string {
   }
   throw new Error('expected an InvalidValue, nothing was thrown');
 }
+
+/** The refusal itself (reason and hint) of a domain parser; fails the test if it accepts the value. */
+export function refusalOf(fn: () => unknown): InvalidValue {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidValue);
+    return error as InvalidValue;
+  }
+  throw new Error('expected an InvalidValue, nothing was thrown');
+}

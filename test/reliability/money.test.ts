@@ -29,7 +29,8 @@ const ROUNDS = 10_000;
 
 /**
  * An amount as a user would type it: 1 to 13 digits of reais (log-uniform, so small and huge amounts
- * are both common), 0, 1 or 2 decimals, a dot or a comma, sometimes surrounding spaces.
+ * are both common), 0, 1 or 2 decimals, a dot or a comma, sometimes dot thousands with the comma
+ * (`1.234,56`, as pix prints it), sometimes `R$` (with or without a space), sometimes surrounding spaces.
  */
 function randomAmountText(rand: () => number): { text: string; centavos: Centavos } {
   const digits = 1 + Math.floor(rand() * 13);
@@ -39,6 +40,13 @@ function randomAmountText(rand: () => number): { text: string; centavos: Centavo
   const fraction = decimals === 0 ? '' : String(Math.floor(rand() * 10 ** decimals)).padStart(decimals, '0');
   const separator = rand() < 0.5 ? '.' : ',';
   let text = decimals === 0 ? reais : `${reais}${separator}${fraction}`;
+  // Thousands dots need the decimal comma: `1.234` alone is refused as ambiguous (test/domain/money.test.ts).
+  if (decimals > 0 && rand() < 0.3) {
+    text = `${reais.replace(/\B(?=(\d{3})+$)/g, '.')},${fraction}`;
+  }
+  const currency = rand();
+  if (currency < 0.1) text = `R$ ${text}`;
+  else if (currency < 0.15) text = `R$${text}`;
   if (rand() < 0.05) text = ` ${text}\t`;
   const centavos = Number(reais) * 100 + (decimals === 0 ? 0 : Number(fraction.padEnd(2, '0')));
   return { text, centavos };
@@ -78,6 +86,8 @@ describe(`money suite: ${ROUNDS.toLocaleString('en')} random amounts (seed ${SEE
       expect(parseBRL(formatBRL(-back)), where).toBe(-centavos);
       expect(parseAmount(formatDecimal(back)), where).toBe(centavos);
       expect(parseAmount(formatDecimal(back).replace('.', ',')), where).toBe(centavos);
+      // What pix prints for people is what people may type back: `R$ 1.234,56`.
+      expect(parseAmount(formatBRL(back)), where).toBe(centavos);
       checked++;
     }
     expect(checked + zeros).toBe(ROUNDS);
@@ -88,9 +98,11 @@ describe(`money suite: ${ROUNDS.toLocaleString('en')} random amounts (seed ${SEE
     for (const [text, centavos] of [
       ['0,01', 1],
       ['0.99', 99],
+      ['R$ 0,99', 99],
       ['1', 100],
       ['9999999999999.99', 999_999_999_999_999],
       ['9999999999999,9', 999_999_999_999_990],
+      ['R$ 9.999.999.999.999,99', 999_999_999_999_999],
     ] as const) {
       const parsed = parseAmount(text);
       expect(parsed).toBe(centavos);
@@ -98,6 +110,7 @@ describe(`money suite: ${ROUNDS.toLocaleString('en')} random amounts (seed ${SEE
       expect(parseBRL(formatBRL(parsed))).toBe(centavos);
     }
     expect(() => parseAmount('10000000000000')).toThrow();
+    expect(() => parseAmount('10.000.000.000.000,00')).toThrow();
   });
 });
 

@@ -9,13 +9,19 @@ import {
 import type { Deps } from '../../deps.js';
 import { parseTaxId } from '../../domain/documents.js';
 import { InvalidValue } from '../../domain/invalid.js';
-import { DATED_DISCOUNTS, MODALITIES, type ModifierName } from '../../domain/modalities.js';
+import {
+  DATED_DISCOUNTS,
+  isPercentModality,
+  MODALITIES,
+  type ModifierName,
+  PERCENT_MODALITY,
+} from '../../domain/modalities.js';
 import { parseEmail } from '../../domain/pixkey.js';
-import { parseDateOnly, todayIn } from '../../domain/when.js';
+import { parseDateOnly, parseDay, todayIn } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import { journaledCharge } from '../../journal/record.js';
 import * as z from '../../zod.js';
-import { fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
+import { fromDomain, fromDomainNumber, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples, completionValues } from '../shared/help.js';
 import {
   addCommonTailFlags,
@@ -23,6 +29,7 @@ import {
   checkQrPngTarget,
   collect,
   deliverCharge,
+  isPercentText,
   modalityParser,
   modalityWarning,
   parseAt,
@@ -38,18 +45,22 @@ import {
   sharedChargeShape,
 } from './shared.js';
 
-/** One `--discount`: `DATE=VALUE` for the dated modalities, a bare `VALUE` for the per-day ones. */
+/**
+ * One `--discount`: `DATE=VALUE` for the dated modalities, a bare `VALUE` for the per-day ones. The
+ * date is a day as `--due` takes it (`2030-12-01`, `+20d`), read once today is known; a value from
+ * `--body` is a JSON number.
+ */
 interface RawDiscount {
   date?: string;
-  value: string;
+  value: string | number;
 }
 
 function parseDiscountEntry(text: string): RawDiscount {
   const at = text.indexOf('=');
   if (at === -1) return { value: parseText(text) };
-  const date = parseDateOnly(text.slice(0, at));
+  const date = text.slice(0, at).trim();
   const value = text.slice(at + 1).trim();
-  if (value === '') throw new InvalidValue(`"${text}" is not DATE=VALUE`);
+  if (date === '' || value === '') throw new InvalidValue(`"${text}" is not DATE=VALUE`);
   return { date, value };
 }
 
@@ -124,7 +135,7 @@ function optionalStrings<K extends string>(keys: (row: (typeof DEBTOR_FIELDS)[nu
 const dueDateOptionsSchema = z
   .object({
     amount: z.optional(fromDomain(parseChargeAmount)),
-    due: z.optional(fromDomain(parseDateOnly)),
+    due: z.optional(fromDomain(parseText)),
     expireAfterDays: z.optional(integerFlag(1)),
     ...optionalStrings<DebtorOption>((row) => row.option),
     discount: z._default(z.array(fromDomain(parseDiscountEntry)), []),
@@ -146,18 +157,16 @@ export type DueDateOptions = z.output<typeof dueDateOptionsSchema>;
 // --body: a whole API §4.3 request, checked with the same rules as the flags. Unknown fields are
 // refused so that a typo (`dueDate` for `duedate`) is not silently dropped.
 
-const reaisText = z.pipe(z.number(), z.transform(String));
-
 function modifierBodySchema(kind: ModifierName) {
   return z.strictObject({
     modality: z.optional(fromDomain(modalityParser(kind))),
-    amountPerc: z.optional(reaisText),
+    amountPerc: z.optional(z.number()),
   });
 }
 
 const bodySchema = z.strictObject({
   pixKeyId: z.optional(fromDomain(parseUuid)),
-  amount: z.optional(z.pipe(reaisText, fromDomain(parseChargeAmount))),
+  amount: z.optional(fromDomainNumber(parseChargeAmount)),
   duedate: z.optional(fromDomain(parseDateOnly)),
   expirationAfterPayment: z.optional(z.number().check(z.int(), z.gte(1))),
   debtor: z.optional(z.strictObject(optionalStrings<DebtorField>((row) => row.field))),
@@ -167,9 +176,9 @@ const bodySchema = z.strictObject({
     z.strictObject({
       modality: z.optional(fromDomain(modalityParser('discount'))),
       discountDateFixed: z.optional(
-        z.array(z.strictObject({ date: fromDomain(parseDateOnly), amountPerc: reaisText })),
+        z.array(z.strictObject({ date: fromDomain(parseDateOnly), amountPerc: z.number() })),
       ),
-      amountPerc: z.optional(reaisText),
+      amountPerc: z.optional(z.number()),
     }),
   ),
   amountAbatement: z.optional(modifierBodySchema('abatement')),
@@ -243,18 +252,35 @@ const API_OBJECT: Record<
   interest: 'amountInterest',
 };
 
-/** The modality of one modifier object, and a warning when it is not one of contract §6. */
+/**
+ * The modality of one modifier object: the flag's, else the body's, else, when the value is written
+ * with `%` (`--fine 2%`), the object's percentage modality, else its default. A warning is added when
+ * it is not one of contract §6; a `%` value with an explicit modality in reais is a usage error.
+ */
 function modalityOf(
   kind: ModifierName,
   options: DueDateOptions,
   body: DueDateBody,
+  values: Array<Sourced<string | number>>,
   warnings: string[],
 ): string {
   const object = API_OBJECT[kind];
-  const chosen =
-    pick(options[`${kind}Modality`], `--${kind}-modality`, body[object]?.modality, `${object}.modality`) ??
-    ({ value: DEFAULT_MODALITY[kind], where: '' } as Sourced<string>);
-  const warning = chosen.where && modalityWarning(kind, chosen.value, chosen.where);
+  const percent = values.find((value) => isPercentText(value.value));
+  const chosen = pick(
+    options[`${kind}Modality`],
+    `--${kind}-modality`,
+    body[object]?.modality,
+    `${object}.modality`,
+  );
+  if (chosen === undefined) return percent ? PERCENT_MODALITY[kind] : DEFAULT_MODALITY[kind];
+  if (percent && !isPercentModality(chosen.value)) {
+    throw usageError(
+      percent.where,
+      `"${percent.value}" is a percentage, but ${chosen.where} is ${chosen.value}, which takes an amount in reais`,
+      `drop the %, or give a percentage modality (${PERCENT_MODALITY[kind]})`,
+    );
+  }
+  const warning = modalityWarning(kind, chosen.value, chosen.where);
   if (warning) warnings.push(warning);
   return chosen.value;
 }
@@ -266,20 +292,26 @@ function simpleModifier(
   warnings: string[],
 ): { modality: string; value: ModifierValue } | undefined {
   const object = API_OBJECT[kind];
-  const raw = pick(options[kind], `--${kind}`, body[object]?.amountPerc, `${object}.amountPerc`);
+  const raw = pick<string | number>(
+    options[kind],
+    `--${kind}`,
+    body[object]?.amountPerc,
+    `${object}.amountPerc`,
+  );
   if (raw === undefined) {
     if (options[`${kind}Modality`] !== undefined) throw usageError(`--${kind}-modality`, `needs --${kind}`);
     if (body[object] !== undefined) throw usageError('--body', `${object}.amountPerc is required`);
     return undefined;
   }
-  const modality = modalityOf(kind, options, body, warnings);
-  return { modality, value: parseAt(raw.where, (text) => parseModifierValue(modality, text), raw.value) };
+  const modality = modalityOf(kind, options, body, [raw], warnings);
+  return { modality, value: parseAt(raw.where, (value) => parseModifierValue(modality, value), raw.value) };
 }
 
 function discountModifier(
   options: DueDateOptions,
   body: DueDateBody,
   duedate: string,
+  today: string,
   warnings: string[],
 ): DueDateChargeInput['amountDiscount'] {
   const fromBody = body.amountDiscount;
@@ -300,7 +332,8 @@ function discountModifier(
       throw usageError('--body', 'amountDiscount needs discountDateFixed or amountPerc');
     return undefined;
   }
-  const modality = modalityOf('discount', options, body, warnings);
+  const values = entries.map((entry) => ({ value: entry.value, where }));
+  const modality = modalityOf('discount', options, body, values, warnings);
   const dated = DATED_DISCOUNTS.has(modality) || entries.some((entry) => entry.date !== undefined);
   if (!dated) {
     if (entries.length > 1)
@@ -312,11 +345,12 @@ function discountModifier(
   const discountDateFixed = entries.map((entry) => {
     if (entry.date === undefined)
       throw usageError(where, `${modality} takes DATE=VALUE entries, e.g. ${duedate}=5`);
-    if (entry.date > duedate) throw usageError(where, `${entry.date} is after the due date ${duedate}`);
-    if (seen.has(entry.date)) throw usageError(where, `${entry.date} is given twice`);
-    seen.add(entry.date);
+    const date = parseAt(where, (text) => parseDay(text, today), entry.date);
+    if (date > duedate) throw usageError(where, `${date} is after the due date ${duedate}`);
+    if (seen.has(date)) throw usageError(where, `${date} is given twice`);
+    seen.add(date);
     return {
-      date: entry.date,
+      date,
       value: parseAt(where, (text) => parseModifierValue(modality, text), entry.value),
     };
   });
@@ -345,7 +379,8 @@ export function buildDueDateRequest(
   warnings: string[],
 ): Omit<DueDateChargeInput, 'pixKeyId'> {
   const amount = required(pick(options.amount, '--amount', body.amount, 'amount'), '--amount', 'amount');
-  const due = required(pick(options.due, '--due', body.duedate, 'duedate'), '--due', 'duedate');
+  const typed = required(pick(options.due, '--due', body.duedate, 'duedate'), '--due', 'duedate');
+  const due = { ...typed, value: parseAt(typed.where, (text) => parseDay(text, today), typed.value) };
   if (due.value < today) throw usageError(due.where, `${due.value} is in the past (today is ${today})`);
   const input: Omit<DueDateChargeInput, 'pixKeyId'> = {
     amount: amount.value,
@@ -359,7 +394,7 @@ export function buildDueDateRequest(
   if (body.description !== undefined) input.description = body.description;
   const info = options.info.length ? options.info : body.additionalInformation;
   if (info?.length) input.additionalInformation = info;
-  const discount = discountModifier(options, body, due.value, warnings);
+  const discount = discountModifier(options, body, due.value, today, warnings);
   if (discount) input.amountDiscount = discount;
   for (const kind of ['abatement', 'fine', 'interest'] as const) {
     const modifier = simpleModifier(kind, options, body, warnings);
@@ -393,22 +428,22 @@ function modalityOption(kind: ModifierName, description: string): Option {
 
 export function register(command: Command, deps: Deps): void {
   command
-    .option('--amount <reais>', 'amount in reais, at least 5.00 (10, 10.5 or 10,50)')
-    .option('--due <date>', 'due date, YYYY-MM-DD, today or later');
+    .option('--amount <reais>', 'amount in reais, at least 5,00 (150, 150,50 or 1.234,56)')
+    .option('--due <date>', 'due date: YYYY-MM-DD, today, tomorrow or +N days (+30d); not in the past');
   addKeyFlags(command).option('--expire-after-days <n>', 'days after the due date until the charge expires');
   for (const row of DEBTOR_FIELDS) command.option(row.flag, row.help);
   command
     .option(
       '--discount <date=value>',
-      `discount until DATE (repeatable); a bare VALUE for the per-day modalities`,
+      `discount until DATE (repeatable): 5% or reais by modality; a bare VALUE for the per-day modalities`,
       collect,
     )
     .addOption(modalityOption('discount', `discount modality (default ${DEFAULT_MODALITY.discount})`))
-    .option('--abatement <value>', 'abatement: reais, or % with a PERCENT modality')
+    .option('--abatement <value>', 'abatement: reais (10,00), or a percentage (5%: PERCENT)')
     .addOption(modalityOption('abatement', `FIXED_VALUE or PERCENT (default ${DEFAULT_MODALITY.abatement})`))
-    .option('--fine <value>', 'fine after the due date: reais, or % with PERCENT')
+    .option('--fine <value>', 'fine after the due date: reais (2,50), or a percentage (2%: PERCENT)')
     .addOption(modalityOption('fine', `FIXED_VALUE or PERCENT (default ${DEFAULT_MODALITY.fine})`))
-    .option('--interest <value>', 'interest after the due date: reais or % per period, by modality')
+    .option('--interest <value>', 'interest after the due date: % per period (1%), or reais, by modality')
     .addOption(modalityOption('interest', `interest modality (default ${DEFAULT_MODALITY.interest})`))
     .option(
       '--body <file>',
@@ -421,8 +456,8 @@ export function register(command: Command, deps: Deps): void {
     command,
     [
       'pix charge duedate --amount 150 --due 2030-12-10 --debtor-name "Ana Souza" --debtor-cpf 123.456.789-09',
-      'pix charge duedate --amount 150 --due 2030-12-10 --debtor-name "Ana Souza" --debtor-cpf 12345678909 \\\n' +
-        '      --discount 2030-12-01=5 --fine 2 --fine-modality PERCENT --interest 1 --expire-after-days 30',
+      'pix charge duedate --amount 1.500,00 --due +30d --debtor-name "Ana Souza" --debtor-cpf 12345678909 \\\n' +
+        '      --discount +20d=5% --fine 2% --interest 1% --expire-after-days 30',
       'pix charge duedate --body charge.json --amount 200 --qr-png charge.png --no-qr',
       'jq -c ".[]" customers.json | while read -r c; do echo "$c" | pix charge duedate --body - --json; done',
     ],

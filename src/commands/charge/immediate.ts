@@ -63,7 +63,7 @@ export async function runImmediate(options: ImmediateOptions, deps: Deps): Promi
 }
 
 export function register(command: Command, deps: Deps): void {
-  command.requiredOption('--amount <reais>', 'amount in reais, at least 5.00 (10, 10.5 or 10,50)');
+  command.requiredOption('--amount <reais>', 'amount in reais, at least 5,00 (10, 10,50 or 1.234,56)');
   addKeyFlags(command)
     .addOption(
       completionValues(

@@ -6,7 +6,7 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { getStateNameByCode } from '@brazilian-utils/brazilian-utils/get-state-name-by-code';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { ApiClient } from '../../api/client.js';
 import { paginate } from '../../api/paginate.js';
 import {
@@ -19,17 +19,31 @@ import { listKeys, type RegisteredKey } from '../../api/resources/keys.js';
 import type { Deps } from '../../deps.js';
 import { parseDuration } from '../../domain/duration.js';
 import { InvalidValue } from '../../domain/invalid.js';
-import { isPercentModality, MODALITIES, type ModifierName } from '../../domain/modalities.js';
-import { type Centavos, centavosFromApi, formatDecimal, parseAmount } from '../../domain/money.js';
+import {
+  isKnownModality,
+  isPercentModality,
+  MODALITIES,
+  type ModifierName,
+  parseModality,
+} from '../../domain/modalities.js';
+import {
+  type Centavos,
+  centavosFromApi,
+  formatDecimal,
+  parseAmount,
+  parseReaisNumber,
+} from '../../domain/money.js';
 import { UUID_PATTERN } from '../../domain/pixkey.js';
 import { formatDate, formatDateTime } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import { jsonDocument, money, outputMode, stderrPalette } from '../../output/format.js';
 import type { OutStream } from '../../output/iostreams.js';
+import { drawQr, parseQrTheme, QR_THEMES, type QrTheme, qrThemeOf } from '../../output/qr.js';
 import { type Column, createListWriter } from '../../output/records.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
 import { fromDomain } from '../shared/flags.js';
+import { completionValues } from '../shared/help.js';
 
 // ---------------------------------------------------------------------------------------------
 // Values (contract §2)
@@ -39,10 +53,11 @@ export const MIN_CHARGE: Centavos = 500;
 /** API §8: payerQuestion length. */
 export const MAX_QUESTION = 140;
 
-export function parseChargeAmount(text: string): Centavos {
-  const centavos = parseAmount(text);
+/** A charge's amount: typed (`--amount`, parseAmount's forms) or a JSON number of reais (`--body`). */
+export function parseChargeAmount(value: string | number): Centavos {
+  const centavos = typeof value === 'number' ? parseReaisNumber(value) : parseAmount(value);
   if (centavos < MIN_CHARGE) {
-    throw new InvalidValue(`"${text}" is below ${formatDecimal(MIN_CHARGE)}, the minimum of a charge`);
+    throw new InvalidValue(`"${value}" is below ${formatDecimal(MIN_CHARGE)}, the minimum of a charge`);
   }
   return centavos;
 }
@@ -94,9 +109,14 @@ export function parsePostalCode(text: string): string {
   return value;
 }
 
-/** A percentage in 0–100, dot or comma, at most 4 decimals (interest per day can be 0.033). */
+/** A value written as a percentage, `2%` or `2,5 %`: it selects a percentage modality (duedate). */
+export function isPercentText(value: string | number): boolean {
+  return typeof value === 'string' && /%\s*$/.test(value);
+}
+
+/** A percentage in 0–100, dot or comma, at most 4 decimals (interest per day can be 0.033), `%` optional. */
 export function parsePercent(text: string): number {
-  const value = text.trim();
+  const value = text.trim().replace(/\s*%$/, '');
   if (!/^\d{1,3}(?:[.,]\d{1,4})?$/.test(value))
     throw new InvalidValue(`"${text}" is not a percentage (0 to 100)`);
   const percent = Number(value.replace(',', '.'));
@@ -104,30 +124,33 @@ export function parsePercent(text: string): number {
   return percent;
 }
 
-/** amountPerc is a percentage for PERCENT* modalities and an amount in reais for the others. */
-export function parseModifierValue(modality: string, text: string): ModifierValue {
-  return isPercentModality(modality)
-    ? { kind: 'percent', percent: parsePercent(text) }
-    : { kind: 'money', centavos: parseAmount(text) };
-}
-
 /**
- * Contract §2: the API's own modality strings. Lower case or anything but A–Z, 0–9 and `_` is refused;
- * an unknown UPPER_CASE string is accepted (see modalityWarning).
+ * amountPerc is a percentage for PERCENT* modalities and an amount in reais for the others; `value` is
+ * typed text (a flag) or a JSON number (`--body`). A `2%` given to a modality in reais is refused.
  */
-export function modalityParser(kind: ModifierName): (text: string) => string {
-  return (text) => {
-    const value = text.trim();
-    if (!/^[A-Z][A-Z0-9_]*$/.test(value)) {
-      throw new InvalidValue(`"${text}" is not a modality; use one of ${MODALITIES[kind].join(', ')}`);
-    }
-    return value;
+export function parseModifierValue(modality: string, value: string | number): ModifierValue {
+  if (isPercentModality(modality)) return { kind: 'percent', percent: parsePercent(String(value)) };
+  if (isPercentText(value)) {
+    throw new InvalidValue(`"${value}" is a percentage, but ${modality} takes an amount in reais`);
+  }
+  return {
+    kind: 'money',
+    centavos: typeof value === 'number' ? parseReaisNumber(value) : parseAmount(value),
   };
 }
 
+/**
+ * Contract §2: the API's own modality strings (parseModality: aliases mapped to the provider's
+ * spelling, typos and lower case refused with a did-you-mean); an unknown UPPER_CASE string is
+ * accepted (see modalityWarning).
+ */
+export function modalityParser(kind: ModifierName): (text: string) => string {
+  return (text) => parseModality(kind, text);
+}
+
 export function modalityWarning(kind: ModifierName, modality: string, where: string): string | undefined {
-  if ((MODALITIES[kind] as readonly string[]).includes(modality)) return undefined;
-  return `${where}: ${modality} is not a ${kind} modality pix knows (${MODALITIES[kind].join(', ')}); sending it as is`;
+  if (isKnownModality(kind, modality)) return undefined;
+  return `${where}: ${modality} is not one of the ${kind} modalities pix knows (${MODALITIES[kind].join(', ')}); sending it as is`;
 }
 
 export interface Expiration {
@@ -165,8 +188,8 @@ export function parseExpiresIn(text: string): Expiration {
 }
 
 /** Runs a parser on a value that came from `where` (a flag, or `--body: field`), naming it on failure. */
-export function parseAt<T>(where: string, parse: (text: string) => T, text: string): T {
-  return asUsage(where, () => parse(text));
+export function parseAt<I, T>(where: string, parse: (input: I) => T, input: I): T {
+  return asUsage(where, () => parse(input));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -181,6 +204,7 @@ export const sharedChargeShape = {
   qrPng: z.optional(fromDomain(parseText)),
   force: z._default(z.boolean(), false),
   qr: z._default(z.boolean(), true),
+  qrTheme: z.optional(fromDomain(parseQrTheme)),
 };
 
 /** `--key-id` and `--key` name the same thing: one of them at most. */
@@ -213,7 +237,16 @@ export function addCommonTailFlags(command: Command): Command {
       'write the QR code as a PNG file (`-`: to stdout; the charge then goes to stderr)',
     )
     .option('--force', 'let --qr-png overwrite an existing file')
-    .option('--no-qr', 'do not draw the QR code in the terminal');
+    .option('--no-qr', 'do not draw the QR code in the terminal')
+    .addOption(
+      completionValues(
+        new Option(
+          '--qr-theme <theme>',
+          'the terminal QR code for a light or a dark terminal theme (default dark; PIX_QR_THEME)',
+        ),
+        QR_THEMES,
+      ),
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -315,6 +348,7 @@ export interface ChargeOutputOptions {
   qrPng?: string | undefined;
   force: boolean;
   qr: boolean;
+  qrTheme?: QrTheme | undefined;
 }
 
 /**
@@ -322,6 +356,7 @@ export interface ChargeOutputOptions {
  * written: an existing file without `--force`, a missing directory, or `-` with stdout on a terminal.
  */
 export async function checkQrPngTarget(options: ChargeOutputOptions, deps: Deps): Promise<void> {
+  qrThemeOf(options.qrTheme, deps.env); // and a bad PIX_QR_THEME, before anything is sent
   const target = options.qrPng;
   if (target === undefined) return;
   if (target === '-') {
@@ -410,8 +445,7 @@ async function writeCharge(
     const colors = out === deps.io.stdout ? mode.colors : await stderrPalette(deps);
     out.write(renderChargeForPeople(charge, timeZone, colors.bold));
     if (options.qr) {
-      const { drawQr } = await import('../../output/qr.js');
-      out.write(`\n${await drawQr(charge.emvqrcps)}`);
+      out.write(`\n${await drawQr(charge.emvqrcps, qrThemeOf(options.qrTheme, deps.env))}`);
     }
     return;
   }

@@ -1,6 +1,7 @@
 import type { Page, PaginateSummary } from '../../api/paginate.js';
 import { paginate } from '../../api/paginate.js';
 import type { Deps } from '../../deps.js';
+import { counted } from '../../domain/words.js';
 import { bufferedOut } from '../../output/buffered.js';
 import { createProgress } from '../../output/progress.js';
 import { createListWriter, type ListWriterOptions } from '../../output/records.js';
@@ -73,7 +74,9 @@ export function reportExportDrift(
 ): void {
   const { stderr } = deps.io;
   if (summary.duplicatesDropped > 0) {
-    stderr.write(`warning: ${summary.duplicatesDropped} duplicate entries (same id) were left out\n`);
+    stderr.write(
+      `warning: ${counted(summary.duplicatesDropped, 'duplicate entry', 'duplicate entries')} (same id) ${summary.duplicatesDropped === 1 ? 'was' : 'were'} left out\n`,
+    );
   }
   if (summary.finalTotal !== summary.total) {
     stderr.write(

@@ -24,26 +24,35 @@ export function parseOptions<S extends z.ZodMiniType>(
   const issue = result.error.issues[0]!;
   const key = issue.path.map(String)[0];
   const flag = key === undefined ? undefined : (names[key] ?? flagName(key));
-  throw usageError(flag, issue.message);
+  const hint = issue.code === 'custom' ? (issue.params as { hint?: string } | undefined)?.hint : undefined;
+  throw usageError(flag, issue.message, hint);
+}
+
+/** A domain parser's refusal (InvalidValue) as a zod issue of the flag, its hint kept for parseOptions. */
+function domainTransform<I, T>(parse: (input: I) => T) {
+  return z.transform((input: I, context): T => {
+    try {
+      return parse(input);
+    } catch (error) {
+      if (!(error instanceof InvalidValue)) throw error;
+      const params = error.hint === undefined ? {} : { params: { hint: error.hint } };
+      context.issues.push({ code: 'custom', message: error.message, input, ...params });
+      return z.NEVER;
+    }
+  });
 }
 
 /**
  * Turns a domain parser (which throws InvalidValue with a reason) into a zod transform, so flag
- * schemas reuse the one implementation of each rule.
+ * schemas reuse the one implementation of each rule; the refusal's hint rides along to parseOptions.
  */
 export function fromDomain<T>(parse: (text: string) => T) {
-  return z.pipe(
-    z.string(),
-    z.transform((text: string, context): T => {
-      try {
-        return parse(text);
-      } catch (error) {
-        if (!(error instanceof InvalidValue)) throw error;
-        context.issues.push({ code: 'custom', message: error.message, input: text });
-        return z.NEVER;
-      }
-    }),
-  );
+  return z.pipe(z.string(), domainTransform(parse));
+}
+
+/** The same for a JSON number (a field of a `--body` request). */
+export function fromDomainNumber<T>(parse: (value: number) => T) {
+  return z.pipe(z.number(), domainTransform(parse));
 }
 
 export const amountFlag = fromDomain(parseAmount);

@@ -40,3 +40,42 @@ export function completionValues<T extends object>(target: T, values: Completion
 export function completionValuesOf(target: object): CompletionValues | undefined {
   return (target as WithCompletion)[COMPLETION];
 }
+
+/** The heading of the global flags in a subcommand's help (Commander's own is "Global Options:"). */
+export const GLOBAL_FLAGS_HEADING = 'Global options (valid on every command):';
+
+/**
+ * Help as pix shows it, set on the program before its commands are made (subcommands inherit it):
+ * every subcommand's help lists the global flags it inherits (`pix statement --help` shows `--json`,
+ * `-o`, `-p`, …) under GLOBAL_FLAGS_HEADING, as gh shows its INHERITED FLAGS.
+ */
+export function configureHelp(program: Command): void {
+  program.configureHelp({
+    showGlobalOptions: true,
+    styleTitle: (title) => (title === 'Global Options:' ? GLOBAL_FLAGS_HEADING : title),
+  });
+}
+
+/**
+ * `pix help [command...]`: the help of the command at that path, however deep (`pix help charge
+ * immediate` is `pix charge immediate --help`; Commander's own help command stops at the first name).
+ * An unknown name is Commander's unknown-command error of the command it was looked up in.
+ */
+export function addHelpCommand(program: Command): void {
+  program
+    .command('help [command...]')
+    .description('display help for a command')
+    .action((names: string[]) => {
+      let at: Command = program;
+      for (const name of names) {
+        const sub = at.commands.find(
+          (command) => command.name() === name || command.aliases().includes(name),
+        );
+        if (!sub) {
+          at.error(`error: unknown command '${name}'`, { code: 'commander.unknownCommand', exitCode: 1 });
+        }
+        at = sub;
+      }
+      at.help();
+    });
+}

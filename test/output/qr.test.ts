@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { encodeBrCode } from '../../src/domain/brcode.js';
+import { PixError } from '../../src/errors.js';
+import { drawQr, parseQrTheme, QUIET_ZONE, qrThemeOf } from '../../src/output/qr.js';
+import { reasonOf } from '../helpers/domain.js';
+import { readQrFromScreen } from '../helpers/qr.js';
+import { renderTerminal } from '../helpers/terminal.js';
+
+const CODE = encodeBrCode({
+  pixKey: 'loja@example.com',
+  amount: 123456,
+  merchantName: 'José Açaí & Cia',
+  merchantCity: 'Belém',
+  txid: 'pedido123',
+});
+
+async function shown(text: string, theme: 'light' | 'dark', columns = 80) {
+  const drawing = await drawQr(text, theme);
+  const { lines } = await renderTerminal(drawing.replaceAll('\n', '\r\n'), columns, 60);
+  return { drawing, lines };
+}
+
+describe('the terminal QR code', () => {
+  it.each(['light', 'dark'] as const)(
+    'drawn for a %s terminal: a phone reads it there (UTF-8 code, CRC intact), with a quiet zone of 4 modules',
+    async (theme) => {
+      const { drawing, lines } = await shown(CODE, theme);
+      expect(drawing).not.toContain('\u001b'); // plain text: the terminal's own colours do the work
+      const read = readQrFromScreen(lines, 80, theme);
+      expect(read?.text).toBe(CODE);
+      expect(read?.quietZone).toBeGreaterThanOrEqual(QUIET_ZONE);
+    },
+  );
+
+  it('drawn for one theme and shown on the other, the picture is inverted: the reason for --qr-theme', async () => {
+    expect(readQrFromScreen((await shown(CODE, 'dark')).lines, 80, 'light')).toBeUndefined();
+    expect(readQrFromScreen((await shown(CODE, 'light')).lines, 80, 'dark')).toBeUndefined();
+  });
+
+  it('a 400-character code fits an 80-column terminal, quiet zone included, and reads back', async () => {
+    const long = Array.from(
+      { length: 400 },
+      (_, i) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./'[(i * 7) % 64],
+    ).join('');
+    const { drawing, lines } = await shown(long, 'light');
+    const widths = drawing
+      .trimEnd()
+      .split('\n')
+      .map((line) => Array.from(line).length);
+    expect(Math.max(...widths)).toBeLessThanOrEqual(80);
+    expect(readQrFromScreen(lines, 80, 'light')?.text).toBe(long);
+  });
+
+  it('--qr-theme and PIX_QR_THEME: light or dark in any case; the flag wins; dark by default', () => {
+    expect(parseQrTheme('Light')).toBe('light');
+    expect(parseQrTheme(' dark ')).toBe('dark');
+    expect(reasonOf(() => parseQrTheme('blue'))).toMatch(/^"blue" is not a QR theme: light .* or dark/);
+    expect(qrThemeOf(undefined, {})).toBe('dark');
+    expect(qrThemeOf(undefined, { PIX_QR_THEME: '' })).toBe('dark');
+    expect(qrThemeOf(undefined, { PIX_QR_THEME: 'LIGHT' })).toBe('light');
+    expect(qrThemeOf('dark', { PIX_QR_THEME: 'light' })).toBe('dark');
+    expect(qrThemeOf('dark', { PIX_QR_THEME: 'bogus' })).toBe('dark');
+    let error: unknown;
+    try {
+      qrThemeOf(undefined, { PIX_QR_THEME: 'sepia' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(PixError);
+    expect((error as PixError).kind).toBe('usage');
+    expect((error as PixError).message).toMatch(/^PIX_QR_THEME: "sepia" is not a QR theme/);
+  });
+});
