@@ -7,21 +7,35 @@ import { addDays, startOfDay, todayIn } from './when.js';
 // An ISO 8601 date-time WITH its zone (Z or an offset): anything else is refused rather than left to
 // Date.parse, which reads a zone-less date-time in the process's own zone and accepts prose dates.
 const INSTANT =
-  /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+  /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2}):?(\d{2}))$/i;
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysInMonth(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : MONTH_DAYS[month - 1]!;
+}
 
 /**
  * Milliseconds of an ISO 8601 instant with a zone (`2026-03-12T14:05:00Z`, `…-03:00`), else undefined
- * (also for a day that does not exist, such as February 30th, which Date.parse rolls over).
+ * (also for a day that does not exist, such as February 30th, which Date.parse rolls over). Read
+ * field by field: it runs once per statement entry.
  */
 export function parseInstant(text: unknown): number | undefined {
   if (typeof text !== 'string') return undefined;
   const m = INSTANT.exec(text);
   if (!m) return undefined;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate())
-    return undefined;
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? undefined : ms;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  // Years before 1000 are refused (Date.UTC would read 0050 as 1950).
+  if (year < 1000 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  const millisecond = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
+  const wall = Date.UTC(year, month - 1, day, Number(m[4]), Number(m[5]), Number(m[6] ?? 0), millisecond);
+  if (m[8] === undefined) return wall;
+  const offsetHours = Number(m[9]);
+  const offsetMinutes = Number(m[10]);
+  if (offsetHours > 23 || offsetMinutes > 59) return undefined;
+  return wall - (m[8] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
 }
 
 /** A calendar day in a time zone and the instants it spans: [start, end) in milliseconds. */

@@ -12,6 +12,22 @@ describe('parseInstant', () => {
     expect(parseInstant('2024-02-29T23:59:59.999999Z')).toBe(Date.UTC(2024, 1, 29, 23, 59, 59, 999));
   });
 
+  it('agrees with Date.parse on every well-formed instant', () => {
+    let seed = 3;
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return Math.floor((seed / 2_147_483_648) * n);
+    };
+    const two = (n: number) => String(n).padStart(2, '0');
+    for (let i = 0; i < 2000; i++) {
+      const date = `${1900 + random(200)}-${two(1 + random(12))}-${two(1 + random(28))}`;
+      const time = `${two(random(24))}:${two(random(60))}:${two(random(60))}.${String(random(1000)).padStart(3, '0')}`;
+      const zone = ['Z', '-03:00', '+05:30', '+0100', '-11:45'][random(5)];
+      const text = `${date}T${time}${zone}`;
+      expect(parseInstant(text), text).toBe(Date.parse(text));
+    }
+  });
+
   it('refuses what Date.parse would guess at: no zone, prose, a bare date, non-strings', () => {
     for (const text of [
       '2026-03-12T14:05:00', // zone-less: the process's zone would decide
@@ -23,6 +39,8 @@ describe('parseInstant', () => {
       '2026-03-12T24:00:00Z',
       '2026-13-01T00:00:00Z',
       '2025-02-29T00:00:00Z',
+      '0050-01-01T00:00:00Z', // Date.UTC would make it 1950
+      '2026-03-12T14:05:00+24:00',
     ]) {
       expect(parseInstant(text), text).toBeUndefined();
     }
