@@ -108,7 +108,7 @@ const LIVE_WIDTHS: Record<string, number> = {
 const RIGHT = new Set(['Amount', 'Fee']);
 /** Dropped in this order when the terminal is too narrow for every column. */
 const DROP_ORDER = ['Id', 'Method', 'Fee', 'Status'];
-const MIN_COUNTERPARTY = 12;
+const MIN_COUNTERPARTY = 20;
 const MAX_COUNTERPARTY = 40;
 
 /**
@@ -199,10 +199,7 @@ export async function runStatementFollow(options: FollowOptions, deps: Deps): Pr
   const settings = await deps.settings();
   const mode = await outputMode(deps, settings.timeZone.value);
   if (mode.format === 'json') {
-    throw usageError(
-      deps.globals.json ? '--json' : '--output',
-      'a JSON document would never end while following; use -o ndjson (one entry a line)',
-    );
+    throw usageError('--follow', 'cannot write one JSON document (it would never end); use -o ndjson');
   }
   const interval = options.interval?.milliseconds ?? DEFAULT_INTERVAL_MS;
   const { stderr } = deps.io;
