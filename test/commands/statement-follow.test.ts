@@ -147,7 +147,6 @@ describe('pix statement --follow', () => {
     reply(0, { total: 2, results: [hostile, entry(1)] });
     const result = await follow([], 2, { tty: true, columns: 80 });
     expect(result.code, result.stderr).toBe(0);
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing our own SGR colour codes
     const plain = result.stdout.replace(/\u001b\[\d+m/g, '');
     const lines = plain.trimEnd().split('\n');
     expect(lines).toHaveLength(3);
