@@ -53,7 +53,11 @@ function intercept(
 ) {
   agent
     .get(ORIGIN)
-    .intercept({ path: PATH, method: 'GET', query: { ...range, limit: String(limit), offset: String(offset) } })
+    .intercept({
+      path: PATH,
+      method: 'GET',
+      query: { ...range, limit: String(limit), offset: String(offset) },
+    })
     .reply(
       200,
       { total: total ?? results.length, results },
@@ -144,7 +148,7 @@ describe('pix statement summary', () => {
     expect(result.stdout).toContain('\u001b[32m');
     const { lines } = await renderTerminal(result.stdout.replaceAll('\n', '\r\n'), 80, 40);
     const shown = lines.filter((line) => line !== '');
-    expect(shown[0]).toBe('Income and outcome by week, 2025-01-27 to 2025-03-02 (America/Sao_Paulo)');
+    expect(shown[0]).toBe('Income and outcome by week, 2025-02-01 to 2025-02-28 (America/Sao_Paulo)');
     // One terminal line per line written: nothing wrapped.
     expect(shown).toHaveLength(result.stdout.trimEnd().split('\n').length);
     expect(shown.join('\n')).toMatch(/^2025-W06 in {2}█+ +R\$ 1\.234,86$/m);

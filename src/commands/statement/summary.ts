@@ -10,7 +10,7 @@ import {
   parsePeriodUnit,
   type Sums,
 } from '../../domain/periods.js';
-import { parseMonth, todayIn } from '../../domain/when.js';
+import { formatDate, parseMonth, todayIn } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import { renderSummaryChart } from '../../output/chart.js';
 import { jsonDocument, money, outputMode } from '../../output/format.js';
@@ -135,7 +135,7 @@ export async function runStatementSummary(options: SummaryOptions, deps: Deps): 
     return;
   }
   if (mode.human) {
-    const [first, last] = [periods[0]?.first ?? '', periods.at(-1)?.last ?? ''];
+    const [first, last] = [formatDate(range.dateFrom, timeZone), formatDate(range.dateTo, timeZone)];
     const title = `Income and outcome by ${unit}, ${first} to ${last} (${timeZone})`;
     stdout.write(renderSummaryChart(periods, total, { width: stdout.columns, palette: mode.colors, title }));
     return;
