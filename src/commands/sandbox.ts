@@ -185,7 +185,7 @@ export async function runPay(opts: PayOptions, deps: Deps): Promise<void> {
   const store = await openStore(deps, opts.state);
   const [{ payByThirdParty }, { loadBusinessDayTest }] = await Promise.all([
     import('../sandbox/account.js'),
-    import('../sandbox/calendar.js'),
+    import('../domain/duedate.js'),
   ]);
   const isBusinessDay = await loadBusinessDayTest();
   const paid = await translate(() =>

@@ -25,6 +25,8 @@ import {
 import { integerFlag, parseOptions } from './shared/flags.js';
 import { addExamples } from './shared/help.js';
 import { limitFlag, MAX_PAGE, nextPageCommand } from './shared/pages.js';
+import { addFollowOptions, parseFollow, runStatementFollow } from './statement/follow.js';
+import { register as registerSummary } from './statement/summary.js';
 
 /**
  * `--all` without --to pins dateTo to the moment the export started; the API takes dateFrom and dateTo
@@ -90,7 +92,7 @@ function centavosOf(value: number | undefined): number {
   return value === undefined ? 0 : centavosFromApi(value);
 }
 
-function humanColumns(mode: OutputMode): Column<StatementEntry>[] {
+export function humanColumns(mode: OutputMode): Column<StatementEntry>[] {
   const { colors, timeZone } = mode;
   const none = () => undefined;
   const paint = (entry: StatementEntry, text: string) => ({
@@ -247,8 +249,12 @@ export function register(command: Command, deps: Deps): void {
     .option('--all', 'every entry, pages fetched concurrently; use with -o ndjson or -o csv to export')
     .addOption(new Option('--concurrency <n>', 'pages in flight with --all').hideHelp())
     .action(async (_options, self: Command) => {
+      const follow = parseFollow(self.opts());
+      if (follow) return runStatementFollow(follow, deps);
       await runStatement(parseOptions(statementOptionsSchema, self.opts()), deps);
     });
+  addFollowOptions(command);
+  registerSummary(command.command('summary'), deps);
   addExamples(
     command,
     [
@@ -258,6 +264,7 @@ export function register(command: Command, deps: Deps): void {
       'pix statement --month 2025-01 --all -o csv > january.csv',
       'pix statement --all -o ndjson | jq -c "select(.type == \\"INCOME\\")"',
       "pix statement --json | jq '.results[].amount'",
+      'pix statement --follow -o ndjson',
     ],
     ['usage', 'auth', 'not_found', 'rejected', 'unavailable'],
   );

@@ -5,17 +5,16 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { decodeBrCode, encodeBrCode } from '../domain/brcode.js';
+import {
+  type Amounts,
+  BRASILIA_TIME_ZONE,
+  type BusinessDayTest,
+  dueDateAmountsAt,
+} from '../domain/duedate.js';
 import { DATED_DISCOUNTS, MODALITIES } from '../domain/modalities.js';
 import { type Centavos, centavosFromApi, centavosToApi } from '../domain/money.js';
 import { UUID_PATTERN } from '../domain/pixkey.js';
-import { addDays } from '../domain/when.js';
-import {
-  type Amounts,
-  type BusinessDayTest,
-  brasiliaDate,
-  brasiliaMidnight,
-  dueDateAmounts,
-} from './duedate.js';
+import { addDays, startOfDay } from '../domain/when.js';
 import { bankCode, dictOwner, hash, isCnpj, isCpf, keyTypeOf, MISSING_KEYS, maskDocument } from './people.js';
 import {
   type ChargeModifier,
@@ -421,7 +420,7 @@ export function createDueDate(
     ...(input.description === undefined ? {} : { description: input.description }),
     dueDate: input.dueDate,
     // Payable through the whole last day: expires at 00:00 (Brasília) after due date + N days.
-    expiresAt: brasiliaMidnight(addDays(input.dueDate, input.expirationAfterPayment + 1)).toISOString(),
+    expiresAt: startOfDay(addDays(input.dueDate, input.expirationAfterPayment + 1), BRASILIA_TIME_ZONE),
     expirationAfterPayment: input.expirationAfterPayment,
     debtor: input.debtor,
     ...(input.question === undefined ? {} : { payerQuestion: input.question }),
@@ -441,7 +440,7 @@ function fixedAmounts(amount: Centavos): Amounts {
 /** What a charge asks for on sandbox day `now`. */
 export function chargeAmounts(charge: StoredCharge, now: Date, isBusinessDay: BusinessDayTest): Amounts {
   if (charge.kind === 'immediate' || charge.dueDate === undefined) return fixedAmounts(charge.amount);
-  return dueDateAmounts(
+  return dueDateAmountsAt(
     {
       amount: charge.amount,
       dueDate: charge.dueDate,
@@ -450,7 +449,7 @@ export function chargeAmounts(charge: StoredCharge, now: Date, isBusinessDay: Bu
       amountFine: charge.amountFine,
       amountInterest: charge.amountInterest,
     },
-    brasiliaDate(now),
+    now,
     isBusinessDay,
   );
 }
@@ -514,7 +513,7 @@ export function parseQueryDate(text: string, end: boolean): string | undefined {
   const match = ISO.exec(text.trim());
   if (!match || !isRealDate(match[1]!)) return undefined;
   if (match[2] === undefined) {
-    const midnight = brasiliaMidnight(end ? addDays(match[1]!, 1) : match[1]!).getTime();
+    const midnight = Date.parse(startOfDay(end ? addDays(match[1]!, 1) : match[1]!, BRASILIA_TIME_ZONE));
     return new Date(end ? midnight - 1 : midnight).toISOString();
   }
   const [hh, mm, ss] = [Number(match[2]), Number(match[3]), Number(match[4] ?? '0')];

@@ -7,6 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { BRASILIA_TIME_ZONE, loadBusinessDayTest } from '../domain/duedate.js';
+import { todayIn } from '../domain/when.js';
 import { describeSystemError } from '../errors.js';
 import {
   ApiFailure,
@@ -22,8 +24,6 @@ import {
   validateDueDate,
   validateImmediate,
 } from './account.js';
-import { loadBusinessDayTest } from './calendar.js';
-import { brasiliaDate } from './duedate.js';
 import { type FaultEndpoint, FaultInjector, type FaultKind } from './faults.js';
 import { StateError, StateStore } from './state.js';
 
@@ -152,11 +152,14 @@ const ROUTES: Record<string, Route> = {
     endpoint: 'charge',
     auth: true,
     async handle({ store, body }) {
-      const today = brasiliaDate(store.now(await store.read()));
+      const today = todayIn(BRASILIA_TIME_ZONE, store.now(await store.read()));
       const input = validateDueDate(body, today);
       const [view, emv] = await store.update((state, now) => {
         // The day may have turned while waiting for the lock.
-        const checked = brasiliaDate(now) === today ? input : validateDueDate(body, brasiliaDate(now));
+        const checked =
+          todayIn(BRASILIA_TIME_ZONE, now) === today
+            ? input
+            : validateDueDate(body, todayIn(BRASILIA_TIME_ZONE, now));
         const charge = createDueDate(state, now, checked);
         return [chargeView(charge, now), charge.emvqrcps] as const;
       });

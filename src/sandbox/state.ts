@@ -23,6 +23,7 @@ import {
   writeFileAtomic,
 } from '../config/files.js';
 import { SANDBOX_DEFAULT_KEY } from '../config/types.js';
+import type { DueDateModifier } from '../domain/duedate.js';
 import type { Centavos } from '../domain/money.js';
 import type { PixKeyType } from '../domain/pixkey.js';
 
@@ -61,11 +62,8 @@ export interface NameValue {
   value: string;
 }
 
-export interface ChargeModifier {
-  modality: string;
-  amountPerc?: number;
-  discountDateFixed?: Array<{ date: string; amountPerc: number }>;
-}
+/** A due-date modifier as the request carried it: the domain's type, priced by domain/duedate.ts. */
+export type ChargeModifier = DueDateModifier;
 
 export interface StoredCharge {
   id: string;

@@ -34,6 +34,7 @@ const NOT_RUN = new Map<string, string>([
     'needs input: asks for the secret at a terminal',
   ],
   ['pix sandbox serve --port 8080', 'a server: runs until Ctrl-C (test/sandbox covers serve)'],
+  ['pix statement --follow -o ndjson', 'runs until Ctrl-C (test/e2e/statement-follow.test.ts covers it)'],
   [
     'pix sandbox serve --faults statement:503x2,transfer:timeout',
     'a server: runs until Ctrl-C (test/reliability/faults.test.ts covers --faults)',

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { loadBusinessDayTest } from '../../src/sandbox/calendar.js';
 import {
-  brasiliaDate,
-  brasiliaMidnight,
+  BRASILIA_TIME_ZONE,
   businessDaysAfter,
   type DueDateTerms,
+  daysBetween,
   dueDateAmounts,
-} from '../../src/sandbox/duedate.js';
+  dueDateAmountsAt,
+  hasValidDueDate,
+  loadBusinessDayTest,
+  unknownModalities,
+} from '../../src/domain/duedate.js';
 
 /** Weekdays only, no holidays: keeps the arithmetic visible. */
 const weekdays = (date: string) => {
@@ -136,6 +139,7 @@ describe('dueDateAmounts', () => {
 
   it('skips Brazilian national holidays and Carnaval in working-day interest', async () => {
     const isBusinessDay = await loadBusinessDayTest();
+    expect(await loadBusinessDayTest()).toBe(isBusinessDay); // loaded once, memoised
     expect(isBusinessDay('2025-03-03')).toBe(false); // Carnaval Monday
     expect(isBusinessDay('2025-03-04')).toBe(false); // Carnaval Tuesday
     expect(isBusinessDay('2025-04-21')).toBe(false); // Tiradentes
@@ -151,10 +155,113 @@ describe('dueDateAmounts', () => {
   });
 });
 
-describe('Brasília calendar', () => {
-  it('turns the day at 03:00 UTC', () => {
-    expect(brasiliaDate(new Date('2025-03-15T02:59:59Z'))).toBe('2025-03-14');
-    expect(brasiliaDate(new Date('2025-03-15T03:00:00Z'))).toBe('2025-03-15');
-    expect(brasiliaMidnight('2025-03-15').toISOString()).toBe('2025-03-15T03:00:00.000Z');
+describe('dueDateAmounts: rounding, caps and floors', () => {
+  it('rounds each percentage part half up, exactly (no float noise)', () => {
+    // 2.3 % of R$ 15,00 is 34.5 centavos: half up is 35, where the float product 34.49999… rounds to 34.
+    const fine = {
+      amount: 15_00,
+      dueDate: '2025-03-14',
+      amountFine: { modality: 'PERCENT', amountPerc: 2.3 },
+    };
+    expect(dueDateAmounts(fine, '2025-03-15', weekdays).fine).toBe(35);
+    const onePercent = { ...fine, amount: 1_50, amountFine: { modality: 'PERCENT', amountPerc: 1 } };
+    expect(dueDateAmounts(onePercent, '2025-03-15', weekdays).fine).toBe(2); // 1.5 → 2
+    expect(dueDateAmounts({ ...onePercent, amount: 1_49 }, '2025-03-15', weekdays).fine).toBe(1); // 1.49 → 1
+    // 1 % a month on R$ 100,00 for 1 day: 100 / 30 = 3.333… → 3; for 2 days 6.666… → 7.
+    const monthly = {
+      ...base,
+      amountInterest: { modality: 'PERCENTAGE_PER_MONTH_CALENDAR_DAYS', amountPerc: 1 },
+    };
+    expect(dueDateAmounts(monthly, '2025-03-15', weekdays).interest).toBe(3);
+    expect(dueDateAmounts(monthly, '2025-03-16', weekdays).interest).toBe(7);
+    // A percentage with 4 decimals (what the CLI accepts) counts to the last one.
+    const fine4 = { ...base, amountFine: { modality: 'PERCENT', amountPerc: 1.2345 } };
+    expect(dueDateAmounts(fine4, '2025-03-15', weekdays).fine).toBe(123); // 123.45 → 123
+  });
+
+  it('never asks less than R$ 0,01, whatever the abatement and discount', () => {
+    const terms: DueDateTerms = {
+      amount: 5_00,
+      dueDate: '2025-03-14',
+      amountAbatement: { modality: 'FIXED_VALUE', amountPerc: 999 },
+      amountDiscount: { modality: 'PERCENTAGE_ADVANCE_CURRENT_DAY', amountPerc: 100 },
+    };
+    expect(dueDateAmounts(terms, '2025-03-01', weekdays)).toEqual({
+      original: 5_00,
+      abatement: 4_99,
+      discount: 0,
+      fine: 0,
+      interest: 0,
+      final: 1,
+    });
+    const percentAbatement = { ...base, amountAbatement: { modality: 'PERCENT', amountPerc: 100 } };
+    expect(dueDateAmounts(percentAbatement, '2025-03-14', weekdays).final).toBe(1);
+  });
+
+  it('gives no discount on the due date for per-day advance, and none after a dated discount', () => {
+    const perDay = {
+      ...base,
+      amountDiscount: { modality: 'AMOUNT_PER_CALENDAR_DAY_ADVANCE', amountPerc: 1 },
+    };
+    expect(dueDateAmounts(perDay, '2025-03-14', weekdays).discount).toBe(0);
+    expect(dueDateAmounts(perDay, '2025-03-13', weekdays).discount).toBe(1_00);
+    // The due date itself still counts for a dated discount on that date.
+    const dated = {
+      ...base,
+      amountDiscount: {
+        modality: 'PERCENTAGE_DATE_REPORTED',
+        discountDateFixed: [{ date: '2025-03-14', amountPerc: 2 }],
+      },
+    };
+    expect(dueDateAmounts(dated, '2025-03-14', weekdays).discount).toBe(2_00);
+    expect(dueDateAmounts(dated, '2025-03-15', weekdays)).toMatchObject({ discount: 0, final: 100_00 });
+  });
+
+  it('adds nothing for a modality it does not know, and names it', () => {
+    const terms: DueDateTerms = {
+      ...base,
+      amountDiscount: { modality: 'SOME_NEW_DISCOUNT', amountPerc: 5 },
+      amountAbatement: { modality: 'FIXED_VALUE', amountPerc: 1 },
+      amountFine: { modality: 'NEW_FINE', amountPerc: 2 },
+      amountInterest: { modality: 'PERCENTAGE_PER_WEEK', amountPerc: 1 },
+    };
+    expect(dueDateAmounts(terms, '2025-03-01', weekdays)).toMatchObject({ discount: 0, final: 99_00 });
+    expect(dueDateAmounts(terms, '2025-03-20', weekdays)).toMatchObject({
+      fine: 0,
+      interest: 0,
+      final: 99_00,
+    });
+    expect(unknownModalities(terms)).toEqual(['SOME_NEW_DISCOUNT', 'NEW_FINE', 'PERCENTAGE_PER_WEEK']);
+    expect(unknownModalities({ amountFine: { modality: 'PERCENT', amountPerc: 2 } })).toEqual([]);
+  });
+
+  it('counts calendar days across months and years', () => {
+    expect(daysBetween('2024-02-28', '2024-03-01')).toBe(2); // leap year
+    expect(daysBetween('2025-12-31', '2026-01-01')).toBe(1);
+    expect(daysBetween('2025-03-14', '2025-03-01')).toBe(-13);
+  });
+
+  it('checks a due date read back from a file', () => {
+    expect(hasValidDueDate({ dueDate: '2025-03-14' })).toBe(true);
+    expect(hasValidDueDate({ dueDate: '2025-02-30' })).toBe(false);
+    expect(hasValidDueDate({ dueDate: ' 2025-03-14' })).toBe(false);
+    expect(hasValidDueDate({ dueDate: '' })).toBe(false);
+  });
+});
+
+describe('dueDateAmountsAt: the day of an instant in a time zone', () => {
+  const late = { ...base, amountFine: { modality: 'FIXED_VALUE', amountPerc: 2 } };
+
+  it('turns the day at midnight in Brasília by default (03:00 UTC)', () => {
+    expect(BRASILIA_TIME_ZONE).toBe('America/Sao_Paulo');
+    // 2025-03-15T02:59:59Z is still the 14th in Brasília: the due date, no fine.
+    expect(dueDateAmountsAt(late, new Date('2025-03-15T02:59:59Z'), weekdays).fine).toBe(0);
+    expect(dueDateAmountsAt(late, new Date('2025-03-15T03:00:00Z'), weekdays).fine).toBe(2_00);
+  });
+
+  it('uses the time zone it is given', () => {
+    const at = new Date('2025-03-15T01:00:00Z');
+    expect(dueDateAmountsAt(late, at, weekdays, 'UTC').fine).toBe(2_00); // the 15th in UTC
+    expect(dueDateAmountsAt(late, at, weekdays, 'America/Manaus').fine).toBe(0); // the 14th, 21:00
   });
 });

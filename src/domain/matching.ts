@@ -1,0 +1,320 @@
+/**
+ * Which statement entry paid which charge of the local ledger. The API has no endpoint to read a
+ * charge back, so `pix charge wait`/`--wait` and `pix charge list` find the payment in the statement.
+ *
+ * Rules (README, "Following charges and the statement (rules)"):
+ * - Only charges with status `pending` and no entry yet are matched. Only INCOME entries with status
+ *   CONFIRMED and a positive amount can pay one.
+ * - An entry pays a charge when it was confirmed inside the charge's window — from its creation (less
+ *   EARLY_TOLERANCE_MS, for a creation time taken from a clock a little ahead of the server's) to its
+ *   expiry (plus LATE_TOLERANCE_MS, for a payment made in the last moment and confirmed just after) —
+ *   and its amount is:
+ *   - an immediate charge: the charge's amount ("matched by amount and time");
+ *   - a due-date charge: the amount due on the entry's calendar day in the time zone, under the
+ *     charge's own abatement, discount, fine and interest (domain/duedate.ts); an entry confirmed less
+ *     than LATE_TOLERANCE_MS after midnight may also carry the amount due the day before (paid at
+ *     23:59:59, confirmed at 00:00:02, must not need a day of fine and interest to match).
+ * - An entry already claimed by a charge of the ledger (its `matchedEntryId`) is never matched again,
+ *   and one entry pays at most one charge.
+ * - Pending charges are served oldest first (creation time, then id); each takes the earliest
+ *   eligible entry (confirmation time, then id). The same inputs always give the same answer.
+ *
+ * Pure: no clock, no I/O. A charge whose own record cannot be priced (unreadable times, a bad due
+ * date, an amount that is not whole centavos) is reported in `unmatchable`, never guessed at.
+ */
+import { dayLookup, parseInstant, type ZonedDay } from './days.js';
+import {
+  type Amounts,
+  BRASILIA_TIME_ZONE,
+  type BusinessDayTest,
+  type DueDateModifiers,
+  dueDateAmounts,
+  hasValidDueDate,
+  unknownModalities,
+} from './duedate.js';
+import { type Centavos, centavosFromApi, formatBRL } from './money.js';
+import { addDays } from './when.js';
+
+/** Before its recorded creation, an entry may still pay a charge by this much (clock differences). */
+export const EARLY_TOLERANCE_MS = 60_000;
+/** After its expiry (and after midnight, for a due-date charge's day), by this much (confirmation lag). */
+export const LATE_TOLERANCE_MS = 5 * 60_000;
+
+/** What matching needs of a charge of the ledger. */
+export interface LedgerCharge {
+  id: string;
+  type: 'immediate' | 'duedate';
+  /** The charge's amount (a due-date charge's original amount), in centavos. */
+  amountCentavos: Centavos;
+  /** ISO 8601 instant. */
+  createdAt: string;
+  /** ISO 8601 instant; absent: no end. */
+  expiresAt?: string | undefined;
+  /** Due-date charges: `YYYY-MM-DD`. */
+  dueDate?: string | undefined;
+  /** Due-date charges: the modifiers as the API request carried them. */
+  terms?: DueDateModifiers | undefined;
+  /** `pending` is matched; anything else (paid, expired, …) is not. */
+  status: string;
+  /** The statement entry that paid it, once known. */
+  matchedEntryId?: string | undefined;
+}
+
+/** What matching reads of a statement entry (the API's fields, amount in reais). */
+export interface MatchableEntry {
+  id: string;
+  type: string;
+  amount: number;
+  status: string;
+  confirmedAt: string;
+}
+
+export interface MatchOptions {
+  /** Business days, for the *_BUSINESS_DAY discounts and *_WORKING_DAYS interest (loadBusinessDayTest). */
+  isBusinessDay: BusinessDayTest;
+  /** The zone of the calendar days of due-date amounts; default America/Sao_Paulo. */
+  timeZone?: string;
+  earlyToleranceMs?: number;
+  lateToleranceMs?: number;
+}
+
+export interface ChargeMatch<E extends MatchableEntry = MatchableEntry> {
+  chargeId: string;
+  entryId: string;
+  entry: E;
+  /** The amount paid, in centavos. */
+  amount: Centavos;
+  /** `amount`: an immediate charge's amount; `amount-due`: a due-date charge's amount due on `day`. */
+  basis: 'amount' | 'amount-due';
+  /** Due-date charges: the day whose amount due was paid, and its parts. */
+  day?: string;
+  amounts?: Amounts;
+  /** For people: "matched by amount (R$ 10,00) and time", "matched by the amount due on …". */
+  how: string;
+}
+
+export interface Unmatchable {
+  chargeId: string;
+  reason: string;
+}
+
+export interface MatchResult<E extends MatchableEntry> {
+  /** In the order the charges were served: oldest first. */
+  matches: ChargeMatch<E>[];
+  unmatchable: Unmatchable[];
+}
+
+/** The instants (ms) between which an entry may pay `charge`; undefined when its times cannot be read. */
+export function matchWindow(
+  charge: Pick<LedgerCharge, 'createdAt' | 'expiresAt'>,
+  options: Pick<MatchOptions, 'earlyToleranceMs' | 'lateToleranceMs'> = {},
+): { from: number; to: number } | undefined {
+  const created = parseInstant(charge.createdAt);
+  const expires = charge.expiresAt === undefined ? Number.POSITIVE_INFINITY : parseInstant(charge.expiresAt);
+  if (created === undefined || expires === undefined) return undefined;
+  return {
+    from: created - (options.earlyToleranceMs ?? EARLY_TOLERANCE_MS),
+    to: expires + (options.lateToleranceMs ?? LATE_TOLERANCE_MS),
+  };
+}
+
+interface Candidate<E extends MatchableEntry> {
+  entry: E;
+  ms: number;
+  amount: Centavos;
+  day: ZonedDay;
+  taken: boolean;
+}
+
+/** Why a charge of the ledger cannot be matched, or undefined when it can. */
+function problemOf(charge: LedgerCharge): string | undefined {
+  if (!Number.isSafeInteger(charge.amountCentavos) || charge.amountCentavos <= 0)
+    return 'its amount is not a positive whole number of centavos';
+  if (parseInstant(charge.createdAt) === undefined) return 'its creation time cannot be read';
+  if (charge.expiresAt !== undefined && parseInstant(charge.expiresAt) === undefined)
+    return 'its expiry time cannot be read';
+  if (charge.type === 'duedate') {
+    if (charge.dueDate === undefined || !hasValidDueDate({ dueDate: charge.dueDate }))
+      return 'its due date cannot be read';
+  } else if (charge.type !== 'immediate') return 'its type is neither immediate nor duedate';
+  return undefined;
+}
+
+function byTimeThenId<E extends MatchableEntry>(a: Candidate<E>, b: Candidate<E>): number {
+  return a.ms - b.ms || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0);
+}
+
+/** Index of the first candidate at or after `ms` in a list sorted by time. */
+function firstAtOrAfter<E extends MatchableEntry>(list: readonly Candidate<E>[], ms: number): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (list[mid]!.ms < ms) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** The earliest untaken candidate of `list` (sorted by time) in [from, to] that `accept`s. */
+function earliest<E extends MatchableEntry>(
+  list: readonly Candidate<E>[] | undefined,
+  from: number,
+  to: number,
+  accept: (c: Candidate<E>) => boolean = () => true,
+): Candidate<E> | undefined {
+  if (!list) return undefined;
+  for (let i = firstAtOrAfter(list, from); i < list.length && list[i]!.ms <= to; i++) {
+    const c = list[i]!;
+    if (!c.taken && accept(c)) return c;
+  }
+  return undefined;
+}
+
+/** "fine R$ 2,00 and interest R$ 0,33" — the parts of an amount due that are not zero. */
+function describeParts(amounts: Amounts): string {
+  const parts = (['abatement', 'discount', 'fine', 'interest'] as const)
+    .filter((part) => amounts[part] > 0)
+    .map((part) => `${part} ${formatBRL(amounts[part])}`);
+  if (parts.length === 0) return 'the original amount';
+  return parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+}
+
+/**
+ * Matches statement entries to the pending charges of a ledger (the rules are at the top of this
+ * file). `charges` is the whole ledger (its claimed entries are skipped); `entries` any pages of the
+ * statement, in any order, repeats allowed.
+ */
+export function matchCharges<E extends MatchableEntry>(
+  charges: readonly LedgerCharge[],
+  entries: readonly E[],
+  options: MatchOptions,
+): MatchResult<E> {
+  const timeZone = options.timeZone ?? BRASILIA_TIME_ZONE;
+  const late = options.lateToleranceMs ?? LATE_TOLERANCE_MS;
+  const claimed = new Set<string>();
+  for (const charge of charges) if (charge.matchedEntryId !== undefined) claimed.add(charge.matchedEntryId);
+
+  // The entries that could pay something, by amount, each list in time order.
+  const dayOf = dayLookup(timeZone);
+  const seen = new Set<string>();
+  const candidates: Candidate<E>[] = [];
+  for (const entry of entries) {
+    if (entry.type !== 'INCOME' || entry.status !== 'CONFIRMED') continue;
+    if (claimed.has(entry.id) || seen.has(entry.id)) continue;
+    const ms = parseInstant(entry.confirmedAt);
+    const amount =
+      typeof entry.amount === 'number' && Number.isFinite(entry.amount) ? centavosFromApi(entry.amount) : 0;
+    if (ms === undefined || !Number.isSafeInteger(amount) || amount <= 0) continue;
+    seen.add(entry.id);
+    candidates.push({ entry, ms, amount, day: dayOf(ms), taken: false });
+  }
+  candidates.sort(byTimeThenId);
+  const byAmount = new Map<Centavos, Candidate<E>[]>();
+  for (const c of candidates) {
+    const list = byAmount.get(c.amount);
+    if (list) list.push(c);
+    else byAmount.set(c.amount, [c]);
+  }
+  // The distinct days of the candidates, in order (a due-date charge is priced once per day).
+  const days: ZonedDay[] = [];
+  for (const c of candidates) if (days.at(-1) !== c.day) days.push(c.day);
+
+  const matches: ChargeMatch<E>[] = [];
+  const unmatchable: Unmatchable[] = [];
+  const pending = charges
+    .filter((charge) => charge.status === 'pending' && charge.matchedEntryId === undefined)
+    .filter((charge) => {
+      const reason = problemOf(charge);
+      if (reason !== undefined) unmatchable.push({ chargeId: charge.id, reason });
+      return reason === undefined;
+    })
+    .map((charge) => ({ charge, window: matchWindow(charge, options)! }))
+    .sort(
+      (a, b) =>
+        a.window.from - b.window.from || (a.charge.id < b.charge.id ? -1 : a.charge.id > b.charge.id ? 1 : 0),
+    );
+
+  for (const { charge, window } of pending) {
+    const match =
+      charge.type === 'immediate'
+        ? matchImmediate(charge, window, byAmount)
+        : matchDueDate(charge, window, byAmount, days, late, options.isBusinessDay);
+    if (!match) continue;
+    match.candidate.taken = true;
+    const { entry, amount } = match.candidate;
+    matches.push({ chargeId: charge.id, entryId: entry.id, entry, amount, ...match.found });
+  }
+  return { matches, unmatchable };
+}
+
+type Found = Pick<ChargeMatch, 'basis' | 'day' | 'amounts' | 'how'>;
+
+function matchImmediate<E extends MatchableEntry>(
+  charge: LedgerCharge,
+  window: { from: number; to: number },
+  byAmount: Map<Centavos, Candidate<E>[]>,
+): { candidate: Candidate<E>; found: Found } | undefined {
+  const candidate = earliest(byAmount.get(charge.amountCentavos), window.from, window.to);
+  if (!candidate) return undefined;
+  return {
+    candidate,
+    found: { basis: 'amount', how: `matched by amount (${formatBRL(charge.amountCentavos)}) and time` },
+  };
+}
+
+function matchDueDate<E extends MatchableEntry>(
+  charge: LedgerCharge,
+  window: { from: number; to: number },
+  byAmount: Map<Centavos, Candidate<E>[]>,
+  days: readonly ZonedDay[],
+  late: number,
+  isBusinessDay: BusinessDayTest,
+): { candidate: Candidate<E>; found: Found } | undefined {
+  const terms = { ...charge.terms, amount: charge.amountCentavos, dueDate: charge.dueDate! };
+  const priced = new Map<string, Amounts | undefined>();
+  const due = (date: string): Amounts | undefined => {
+    if (!priced.has(date)) {
+      let amounts: Amounts | undefined;
+      try {
+        amounts = dueDateAmounts(terms, date, isBusinessDay);
+      } catch {
+        amounts = undefined; // a day the business calendar does not know (before 1900, after 2099)
+      }
+      priced.set(date, amounts);
+    }
+    return priced.get(date);
+  };
+  const unknown = unknownModalities(terms);
+  const caveat = unknown.length === 0 ? '' : ` (pix does not know ${unknown.join(', ')}: counted as nothing)`;
+
+  for (const day of days) {
+    if (day.end <= window.from) continue;
+    if (day.start > window.to) break;
+    const from = Math.max(window.from, day.start);
+    const to = Math.min(window.to, day.end - 1);
+    const today = due(day.date);
+    const onDay = today && earliest(byAmount.get(today.final), from, to);
+    // Paid just before midnight, confirmed just after: the amount due the day before.
+    const yesterday = addDays(day.date, -1);
+    const before = due(yesterday);
+    const early =
+      before && before.final !== today?.final
+        ? earliest(byAmount.get(before.final), from, Math.min(to, day.start + late - 1))
+        : undefined;
+    const pick = onDay && (!early || byTimeThenId(onDay, early) <= 0) ? onDay : early;
+    if (!pick) continue;
+    const [paidDay, amounts] = pick === onDay ? [day.date, today!] : [yesterday, before!];
+    const carried = pick === onDay ? '' : ` (confirmed just after midnight, on ${day.date})`;
+    return {
+      candidate: pick,
+      found: {
+        basis: 'amount-due',
+        day: paidDay,
+        amounts,
+        how: `matched by the amount due on ${paidDay}${carried}, ${formatBRL(amounts.final)}: ${describeParts(amounts)}${caveat}`,
+      },
+    };
+  }
+  return undefined;
+}
