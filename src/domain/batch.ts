@@ -10,9 +10,10 @@
 import { createHash } from 'node:crypto';
 import { detectDelimiter, readCsvRecords } from './batchcsv.js';
 import { decodeBrCode } from './brcode.js';
+import { parseCpf } from './documents.js';
 import { InvalidValue } from './invalid.js';
 import { type Centavos, formatBRL, parseAmount } from './money.js';
-import { type PixKeyType, parsePixKey } from './pixkey.js';
+import { type PixKey, type PixKeyType, parsePixKey } from './pixkey.js';
 
 export type BatchFormat = 'csv' | 'ndjson';
 
@@ -162,6 +163,26 @@ function amountText(number: number): string {
   return text;
 }
 
+/**
+ * The key parser, without its one guess: 11 digits that are not a valid CPF but are a valid mobile
+ * number are a PHONE for `pix pay key` (where a person sees the owner before saying yes). In a batch
+ * file, where a typo in a CPF column would pay whoever owns that phone, 11 digits without `+` or an
+ * area code in parentheses are always a CPF, and a wrong one is a problem.
+ */
+function batchKey(text: string): PixKey {
+  const key = parsePixKey(text);
+  if (key.type === 'PHONE' && !/[+(]/.test(text) && text.replace(/\D/g, '').length === 11) {
+    try {
+      return { type: 'CPF', key: parseCpf(text) };
+    } catch (error) {
+      throw new InvalidValue(
+        `${reason(error)} (in a batch file 11 digits are a CPF: write a phone key with +55)`,
+      );
+    }
+  }
+  return key;
+}
+
 const NONE: ReadonlySet<BatchColumn> = new Set();
 
 function shownId(text: string | undefined): string | undefined {
@@ -175,8 +196,8 @@ class RowChecker {
   rowsRead = 0;
   private readonly ids = new Map<string, number>();
   private readonly dynamicCodes = new Map<string, number>();
-  /** `key|amount` or `emvHash|amount` → the first row paying it. */
-  private readonly payments = new Map<string, BatchRow>();
+  /** A key or a static code's hash → the first row paying it (by amount once it is seen twice). */
+  private readonly payments = new Map<string, BatchRow | Map<Centavos | undefined, BatchRow>>();
   private sum = 0;
 
   problem(problem: BatchProblem): void {
@@ -224,7 +245,7 @@ class RowChecker {
     } else if (hasKey) {
       if (cells.key !== undefined) {
         try {
-          const key = parsePixKey(cells.key);
+          const key = batchKey(cells.key);
           target = { kind: 'key', key: key.key, keyType: key.type };
         } catch (error) {
           at('key', reason(error));
@@ -335,11 +356,22 @@ class RowChecker {
   private warnDuplicatePayment(row: BatchRow): void {
     const target = row.target;
     if (target.kind === 'emv' && target.dynamic) return; // a second one is already a problem
-    const what = target.kind === 'key' ? `key:${target.key}` : `emv:${target.emvHash}`;
-    const identity = `${what}|${row.amount}`;
-    const first = this.payments.get(identity);
-    if (first === undefined) {
+    // A key and a code's hash never look alike; the amount map is made only for a key seen twice.
+    const identity = target.kind === 'key' ? target.key : target.emvHash;
+    const earlier = this.payments.get(identity);
+    if (earlier === undefined) {
       this.payments.set(identity, row);
+      return;
+    }
+    let byAmount: Map<Centavos | undefined, BatchRow>;
+    if (earlier instanceof Map) byAmount = earlier;
+    else {
+      byAmount = new Map([[earlier.amount, earlier]]);
+      this.payments.set(identity, byAmount);
+    }
+    const first = byAmount.get(row.amount);
+    if (first === undefined) {
+      byAmount.set(row.amount, row);
       return;
     }
     this.warnings.push({

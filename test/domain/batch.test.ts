@@ -246,6 +246,20 @@ describe('parseBatchFile — CSV row problems', () => {
     expect(result).toMatchObject({ rowsRead: 11 });
   });
 
+  it('takes 11 digits for a CPF, never for a phone: a CPF typo must not pay a phone key', () => {
+    // 55956510081 is not a valid CPF but is a valid mobile number (area code 55).
+    expect(problemsOf(csv(`id,key,amount\na,55956510081,1\nb,559.565.100-81,1`))).toEqual([
+      'line 2 (id a): key: "55956510081" is not a valid CPF: check digits do not match (in a batch file 11 digits are a CPF: write a phone key with +55)',
+      'line 3 (id b): key: "559.565.100-81" is not a valid CPF: check digits do not match (in a batch file 11 digits are a CPF: write a phone key with +55)',
+    ]);
+    const rows = rowsOf(csv(`id,key,amount\na,+55 55 95651-0081,1\nb,(55) 95651-0081,1\nc,5555956510081,1`));
+    expect(rows.map((row) => row.target)).toEqual([
+      { kind: 'key', key: '+5555956510081', keyType: 'PHONE' },
+      { kind: 'key', key: '+5555956510081', keyType: 'PHONE' },
+      { kind: 'key', key: '+5555956510081', keyType: 'PHONE' },
+    ]);
+  });
+
   it('reports a duplicate id even when the first row with it had problems', () => {
     expect(problemsOf(csv(`id,key,amount\nx,bad,10\nx,${EVP},10`))).toEqual([
       expect.stringMatching(/^line 2 \(id x\): key: "bad" is not a PIX key/),
