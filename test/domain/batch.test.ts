@@ -9,7 +9,7 @@ import {
   parseBatchFile,
 } from '../../src/domain/batch.js';
 import { encodeBrCode } from '../../src/domain/brcode.js';
-import { hashEmv } from '../../src/journal.js';
+import { hashEmv } from '../../src/journal/entries.js';
 import { DYNAMIC_CODE, STATIC_CODE } from '../helpers/brcodes.js';
 
 const FIXED_CODE = encodeBrCode({
