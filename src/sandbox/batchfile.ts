@@ -16,7 +16,7 @@ import type { BatchFormat } from '../domain/batch.js';
 import { encodeBrCode } from '../domain/brcode.js';
 import { type Centavos, formatDecimal } from '../domain/money.js';
 import { MAGIC } from './account.js';
-import { MISSING_KEYS, withCnpjDigits, withCpfDigits } from './people.js';
+import { COMPANIES, FIRST, LAST, MISSING_KEYS, withCnpjDigits, withCpfDigits } from './people.js';
 import { prng, SEEDED_KEYS } from './state.js';
 
 export const MAX_SAMPLE_ROWS = 100_000;
@@ -72,20 +72,6 @@ function rowRandom(seed: number, index: number): Random {
   return prng((Math.imul(seed >>> 0, 0x9e3779b1) ^ Math.imul(index + 1, 0x85ebca6b)) >>> 0);
 }
 
-const FIRST = [
-  'Ana',
-  'Bruno',
-  'Camila',
-  'Diego',
-  'Eduarda',
-  'Felipe',
-  'Gabriela',
-  'Henrique',
-  'Isabela',
-  'Lucas',
-];
-const LAST = ['Almeida', 'Barbosa', 'Cardoso', 'Dias', 'Ferreira', 'Gomes', 'Moreira', 'Rocha', 'Teixeira'];
-const COMPANIES = ['Comercial Aurora', 'Tech Ipê', 'Distribuidora Sol', 'Café Serrano', 'Oficina Central'];
 const CITIES = [
   'SAO PAULO',
   'RIO DE JANEIRO',

@@ -17,13 +17,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import {
-  consultEmv,
-  consultKey,
-  dictEndToEndId,
-  sendTransfer,
-  type TransferResult,
-} from '../../api/resources/payments.js';
+import { consultEmv, consultKey, dictEndToEndId, type TransferResult } from '../../api/resources/payments.js';
 import type { Deps } from '../../deps.js';
 import {
   type BatchFormat,
@@ -50,7 +44,7 @@ import {
 } from '../../domain/money.js';
 import { describeSystemError, PixError, stopSignalOf, usageError } from '../../errors.js';
 import { type JournalEntry, type PaymentIdentity, shortId } from '../../journal/entries.js';
-import { resolveCommand, sendJournaled } from '../../journal/record.js';
+import { resolveCommand } from '../../journal/record.js';
 import { batchRowBlockers, entriesBefore } from '../../journal/rules.js';
 import { createProgress } from '../../output/progress.js';
 import { type Column, createListWriter } from '../../output/records.js';
@@ -62,6 +56,7 @@ import {
   ask,
   checkNotExpired,
   institution,
+  journaledTransfer,
   maskedDocument,
   type PayContext,
   startPayment,
@@ -235,7 +230,7 @@ function heldMessage(entry: JournalEntry): string {
 
 async function payRow(run: Run, item: BatchItem): Promise<void> {
   const { ctx } = run;
-  const { journal, deps } = ctx;
+  const { journal } = ctx;
   const amount = item.amount!;
   const entry = journal.begin({
     kind: 'payment',
@@ -255,23 +250,12 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
     if (earlier.why === 'unresolved') item.error = heldMessage(earlier.entry);
     return;
   }
-  const client = await deps.api();
   let transfer: TransferResult;
   try {
-    transfer = await sendJournaled({
-      journal,
-      entry,
-      send: () =>
-        sendTransfer(client, {
-          endToEndId: item.endToEndId!,
-          ...(item.sendAmount ? { amount: centavosToApi(amount) } : {}),
-        }),
-      outcome: (result) => ({
-        ...(result.id ? { transferId: result.id } : {}),
-        ...(result.status ? { status: result.status } : {}),
-      }),
+    transfer = await journaledTransfer(ctx, entry, {
+      endToEndId: item.endToEndId!,
+      amount: item.sendAmount ? amount : undefined,
       check: `look for endToEndId ${safeText(item.endToEndId!, 64)} in \`pix statement\``,
-      warn: (line) => deps.io.stderr.write(`${line}\n`),
     });
   } catch (error) {
     if (!(error instanceof PixError)) throw error;
