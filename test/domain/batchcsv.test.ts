@@ -40,7 +40,8 @@ describe('readCsvRecords', () => {
   });
 
   it('unquotes RFC 4180 fields: delimiters, doubled quotes, line breaks (CRLF kept as written)', () => {
-    const text = 'id,description\n1,"Comissão, março"\n2,"Pedido ""especial"""\n3,"two\nlines"\r\n4,"a\r\nb",""\n5,x';
+    const text =
+      'id,description\n1,"Comissão, março"\n2,"Pedido ""especial"""\n3,"two\nlines"\r\n4,"a\r\nb",""\n5,x';
     expect(records(text)).toEqual([
       { line: 1, fields: ['id', 'description'] },
       { line: 2, fields: ['1', 'Comissão, março'] },
