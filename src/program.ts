@@ -107,6 +107,11 @@ export const COMMANDS: Entry[] = [
         load: () => import('./commands/pay/qr.js'),
       },
       { name: 'key', summary: 'Pay a PIX key', load: () => import('./commands/pay/key.js') },
+      {
+        name: 'batch',
+        summary: 'Pay every row of a CSV or NDJSON file, each exactly once',
+        load: () => import('./commands/pay/batch.js'),
+      },
     ],
   },
   {

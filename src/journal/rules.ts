@@ -116,3 +116,22 @@ export function findEntry(entries: readonly JournalEntry[], idOrPrefix: string):
   const matches = wanted === '' ? [] : entries.filter((entry) => entry.id.toLowerCase().startsWith(wanted));
   return matches.length === 1 ? { found: matches[0]! } : { found: undefined, matches };
 }
+
+/**
+ * What stops each batch row id of `profile` from being paid (pix pay batch): a row id once paid from a
+ * profile is never paid again by a batch, whatever file it comes from, and a row sent with no known
+ * outcome is held until `pix journal resolve`. The latest unresolved entry of a row wins over a paid one.
+ */
+export function batchRowBlockers(entries: readonly JournalEntry[], profile: string): Map<string, Blocker> {
+  const blockers = new Map<string, Blocker>();
+  for (const entry of entries) {
+    const row = entry.payment?.batchRow?.row;
+    if (entry.kind !== 'payment' || row === undefined || entry.profile !== profile) continue;
+    const state = effectiveState(entry);
+    if (state === 'failed') continue;
+    const why = state === 'done' ? 'paid' : 'unresolved';
+    if (why === 'paid' && blockers.get(row)?.why === 'unresolved') continue;
+    blockers.set(row, { entry, why });
+  }
+  return blockers;
+}

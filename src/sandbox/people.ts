@@ -111,7 +111,8 @@ export function hash(text: string): number {
   return h >>> 0;
 }
 
-const FIRST = [
+/** Names the sandbox gives people and companies (also used by `pix sandbox batch-file`). */
+export const FIRST = [
   'Ana',
   'Bruno',
   'Camila',
@@ -123,8 +124,24 @@ const FIRST = [
   'Isabela',
   'Lucas',
 ];
-const LAST = ['Almeida', 'Barbosa', 'Cardoso', 'Dias', 'Ferreira', 'Gomes', 'Moreira', 'Rocha', 'Teixeira'];
-const COMPANIES = ['Comercial Aurora', 'Tech Ipê', 'Distribuidora Sol', 'Café Serrano', 'Oficina Central'];
+export const LAST = [
+  'Almeida',
+  'Barbosa',
+  'Cardoso',
+  'Dias',
+  'Ferreira',
+  'Gomes',
+  'Moreira',
+  'Rocha',
+  'Teixeira',
+];
+export const COMPANIES = [
+  'Comercial Aurora',
+  'Tech Ipê',
+  'Distribuidora Sol',
+  'Café Serrano',
+  'Oficina Central',
+];
 
 export interface DictOwner {
   receiver: Receiver;

@@ -288,6 +288,34 @@ function showTransfer(ctx: PayContext, plan: PaymentPlan, amount: Centavos, tran
 }
 
 /**
+ * The one transfer of a payment, between its journal lines (begun by the caller): sent once, never
+ * retried; its outcome recorded by what the answer proves. `amount` is sent only when given.
+ */
+export async function journaledTransfer(
+  ctx: PayContext,
+  entry: JournalEntry,
+  transfer: { endToEndId: string; amount: Centavos | undefined; check: string },
+): Promise<TransferResult> {
+  const client = await ctx.deps.api();
+  const { endToEndId, amount } = transfer;
+  return sendJournaled({
+    journal: ctx.journal,
+    entry,
+    send: () =>
+      sendTransfer(client, {
+        endToEndId,
+        ...(amount === undefined ? {} : { amount: centavosToApi(amount) }),
+      }),
+    outcome: (result) => ({
+      ...(result.id ? { transferId: result.id } : {}),
+      ...(result.status ? { status: result.status } : {}),
+    }),
+    check: transfer.check,
+    warn: (line) => ctx.deps.io.stderr.write(`${line}\n`),
+  });
+}
+
+/**
  * Shows the plan, then (unless --dry-run) names the profile and host, confirms, journals, sends the
  * transfer once and records its outcome. Guards specific to a flow run before this.
  */
@@ -335,20 +363,10 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
   const e2e = safeText(plan.endToEndId, 64);
   let transfer: TransferResult;
   try {
-    transfer = await sendJournaled({
-      journal,
-      entry,
-      send: () =>
-        sendTransfer(client, {
-          endToEndId: plan.endToEndId,
-          ...(plan.sendAmount ? { amount: centavosToApi(amount) } : {}),
-        }),
-      outcome: (result) => ({
-        ...(result.id ? { transferId: result.id } : {}),
-        ...(result.status ? { status: result.status } : {}),
-      }),
+    transfer = await journaledTransfer(ctx, entry, {
+      endToEndId: plan.endToEndId,
+      amount: plan.sendAmount ? amount : undefined,
       check: `look for endToEndId ${e2e} in \`${statementCommand(ctx)}\` before paying again`,
-      warn: (line) => stderr.write(`${line}\n`),
     });
   } catch (error) {
     if (error instanceof PixError && error.kind === 'unknown_outcome') {

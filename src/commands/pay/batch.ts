@@ -1,0 +1,548 @@
+/**
+ * `pix pay batch FILE` (issue 15): payouts from a spreadsheet, every row paid exactly once.
+ *
+ * 1. Offline: the whole file is read and checked (domain/batch.ts); any problem → exit 2 listing up
+ *    to 20 with their lines, nothing sent. The profile's max-amount (each row) and --max-total (the sum)
+ *    are checked on the amounts the file gives.
+ * 2. The journal: a row id once paid from this profile is `already_paid` (not consulted, not sent); a
+ *    row sent before with no known outcome is held as `unknown` until `pix journal resolve`.
+ * 3. Consult every other row (bounded concurrency; the client retries consultations and honours
+ *    Retry-After); a refused consultation makes the row `not_payable`. The guards run again on what the
+ *    consultations ask. `--dry-run` shows the plan and stops.
+ * 4. One confirmation (profile, host, rows, receivers, total), or --yes.
+ * 5. Pay (same concurrency): each row journaled before its one transfer (never retried). An unknown
+ *    outcome, a refused login or Ctrl-C stops new rows from starting; rows in flight finish.
+ * 6. The report: one record per row on stdout; the totals on stderr; the exit code from the states.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { consultEmv, consultKey, dictEndToEndId, type TransferResult } from '../../api/resources/payments.js';
+import type { Deps } from '../../deps.js';
+import {
+  type BatchFormat,
+  type BatchProblem,
+  type BatchRow,
+  batchFormatFor,
+  formatProblem,
+  parseBatchFile,
+} from '../../domain/batch.js';
+import {
+  batchOutcome,
+  checkBatchLimits,
+  countStates,
+  describeStates,
+  planRowAmount,
+  type RowState,
+} from '../../domain/batchplan.js';
+import {
+  type Centavos,
+  centavosFromApi,
+  centavosToApi,
+  formatBRL,
+  formatDecimal,
+} from '../../domain/money.js';
+import { describeSystemError, PixError, stopSignalOf, usageError } from '../../errors.js';
+import { type JournalEntry, type PaymentIdentity, shortId } from '../../journal/entries.js';
+import { resolveCommand } from '../../journal/record.js';
+import { batchRowBlockers, entriesBefore } from '../../journal/rules.js';
+import { createProgress } from '../../output/progress.js';
+import { type Column, createListWriter } from '../../output/records.js';
+import { safeText } from '../../output/sanitize.js';
+import * as z from '../../zod.js';
+import { amountFlag, integerFlag, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import {
+  ask,
+  checkNotExpired,
+  institution,
+  journaledTransfer,
+  maskedDocument,
+  type PayContext,
+  startPayment,
+} from './shared.js';
+
+export const DEFAULT_CONCURRENCY = 4;
+export const MAX_CONCURRENCY = 16;
+/** How many file problems (or unpayable rows) are listed on stderr. */
+const SHOWN_PROBLEMS = 20;
+
+const payBatchOptionsSchema = z.object({
+  file: z.string().check(z.minLength(1)),
+  format: z.optional(z.enum(['csv', 'ndjson'])),
+  concurrency: z._default(
+    integerFlag(1).check(z.refine((n) => n <= MAX_CONCURRENCY, `at most ${MAX_CONCURRENCY}`)),
+    DEFAULT_CONCURRENCY,
+  ),
+  maxTotal: z.optional(amountFlag),
+  dryRun: z._default(z.boolean(), false),
+});
+
+export type PayBatchOptions = z.output<typeof payBatchOptionsSchema>;
+
+/** One row on its way through the batch, and what the report says of it. */
+export interface BatchItem {
+  row: BatchRow;
+  state: RowState | 'planned';
+  /** What the row pays (after its consultation, for a code). */
+  amount?: Centavos;
+  sendAmount?: boolean;
+  endToEndId?: string;
+  receiver?: string;
+  document?: string;
+  institution?: string;
+  transferId?: string;
+  /** Why it was not paid, or what to do about it. */
+  error?: string;
+  /** The earlier journal entry that made it already paid or held. */
+  earlier?: JournalEntry;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the file
+
+async function readBatchText(options: PayBatchOptions, deps: Deps): Promise<string> {
+  if (options.file === '-') {
+    const text = (await deps.io.stdin.readAll()).toString('utf8');
+    if (text.trim() === '') throw usageError('FILE', 'nothing on stdin: pipe a batch file, or give its path');
+    return text;
+  }
+  try {
+    return await readFile(options.file, 'utf8');
+  } catch (error) {
+    const system = describeSystemError(error);
+    throw usageError('FILE', system ? `cannot read ${options.file}: ${system.message}` : String(error));
+  }
+}
+
+/** Up to 20 problems on stderr (the file's own text sanitized), then exit 2: nothing was sent. */
+function refuseFile(deps: Deps, problems: BatchProblem[], what: string, hint: string): never {
+  for (const problem of problems.slice(0, SHOWN_PROBLEMS)) {
+    deps.io.stderr.write(`  ${safeText(formatProblem(problem), 300)}\n`);
+  }
+  if (problems.length > SHOWN_PROBLEMS) {
+    deps.io.stderr.write(`  … and ${problems.length - SHOWN_PROBLEMS} more\n`);
+  }
+  const count = `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+  throw usageError('FILE', `${what}: ${count}; nothing was sent`, hint);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Concurrency
+
+/** Runs `work` over `items` with at most `limit` at a time, starting none once `stop()` is true. */
+async function eachBounded<T>(
+  items: readonly T[],
+  limit: number,
+  stop: () => boolean,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length && !stop()) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Consulting
+
+function notPayable(item: BatchItem, error: unknown): void {
+  if (!(error instanceof PixError)) throw error;
+  // A refusal of the consultation (404, 400, 422, an expired code): this row cannot be paid as written.
+  if (error.kind === 'not_found' || error.kind === 'rejected') {
+    item.state = 'not_payable';
+    item.error = error.message;
+    return;
+  }
+  // Auth, a signal, or anything else stops the whole batch: nothing has been sent yet.
+  if (error.kind !== 'unavailable') throw error;
+  item.state = 'not_sent';
+  item.error = `${error.message} (run the file again to pay it)`;
+}
+
+async function consultRow(ctx: PayContext, item: BatchItem): Promise<void> {
+  const client = await ctx.deps.api();
+  const { target } = item.row;
+  try {
+    if (target.kind === 'key') {
+      const consult = await consultKey(client, target.key);
+      item.endToEndId = dictEndToEndId(consult);
+      item.receiver = consult.owner.name;
+      item.document = maskedDocument(consult.owner.documentNumber);
+      item.institution = institution(consult.account?.participant);
+      setAmount(item, planRowAmount(item.row));
+      return;
+    }
+    const consult = await consultEmv(client, target.emv);
+    item.endToEndId = consult.endToEndId;
+    item.receiver = consult.receiver.name;
+    item.document = maskedDocument(consult.receiver.documentNumber);
+    item.institution = institution(consult.receiver.participant);
+    checkNotExpired(ctx, consult.calendar?.expirationDate);
+    const final = consult.amount?.final;
+    setAmount(
+      item,
+      planRowAmount(item.row, {
+        ...(typeof final === 'number' ? { final: centavosFromApi(final) } : {}),
+        ...(typeof consult.amount?.canModifyFinalAmount === 'boolean'
+          ? { canModifyFinalAmount: consult.amount.canModifyFinalAmount }
+          : {}),
+      }),
+    );
+  } catch (error) {
+    notPayable(item, error);
+  }
+}
+
+function setAmount(item: BatchItem, planned: ReturnType<typeof planRowAmount>): void {
+  if (!planned.payable) {
+    item.state = 'not_payable';
+    item.error = planned.reason;
+    return;
+  }
+  item.amount = planned.amount;
+  item.sendAmount = planned.sendAmount;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paying
+
+interface Run {
+  ctx: PayContext;
+  batch: string;
+  host: string;
+  profile: string;
+  /** Set once no new row may start, with why. */
+  stopped?: string;
+}
+
+function identityOf(run: Run, row: BatchRow): PaymentIdentity {
+  const batchRow = { batch: run.batch, row: row.id };
+  return row.target.kind === 'key'
+    ? { method: 'key', key: row.target.key, batchRow }
+    : { method: 'qr', emvHash: row.target.emvHash, dynamic: row.target.dynamic, batchRow };
+}
+
+function heldMessage(entry: JournalEntry): string {
+  return `sent before (journal entry ${shortId(entry.id)}) with no known outcome: look for it in the statement, then \`${resolveCommand(entry)}\``;
+}
+
+async function payRow(run: Run, item: BatchItem): Promise<void> {
+  const { ctx } = run;
+  const { journal } = ctx;
+  const amount = item.amount!;
+  const entry = journal.begin({
+    kind: 'payment',
+    profile: run.profile,
+    host: run.host,
+    amountCentavos: amount,
+    ...(item.receiver === undefined ? {} : { receiver: item.receiver }),
+    endToEndId: item.endToEndId!,
+    payment: identityOf(run, item.row),
+  });
+  // Another pix may have begun this row since the journal was read: the earlier line wins.
+  const earlier = batchRowBlockers(entriesBefore(journal.read(), entry.id), run.profile).get(item.row.id);
+  if (earlier) {
+    journal.finish(entry.id, { state: 'failed', reason: 'duplicate' });
+    item.earlier = earlier.entry;
+    item.state = earlier.why === 'paid' ? 'already_paid' : 'unknown';
+    if (earlier.why === 'unresolved') item.error = heldMessage(earlier.entry);
+    return;
+  }
+  let transfer: TransferResult;
+  try {
+    transfer = await journaledTransfer(ctx, entry, {
+      endToEndId: item.endToEndId!,
+      amount: item.sendAmount ? amount : undefined,
+      check: `look for endToEndId ${safeText(item.endToEndId!, 64)} in \`pix statement\``,
+    });
+  } catch (error) {
+    if (!(error instanceof PixError)) throw error;
+    item.error = error.message;
+    if (error.kind === 'unknown_outcome') {
+      item.state = 'unknown';
+      item.error = `${error.message}: it may have been paid; look for it in the statement, then \`${resolveCommand(entry)}\``;
+      run.stopped ??= `row ${item.row.id} has an unknown outcome`;
+    } else if (error.kind === 'rejected' || error.kind === 'not_found') {
+      item.state = 'rejected';
+    } else {
+      // Nothing was applied (429, a refused login, a request that never left): a rerun pays it.
+      item.state = 'not_sent';
+      if (error.kind !== 'unavailable') run.stopped ??= error.message;
+    }
+    return;
+  }
+  item.state = 'paid';
+  if (transfer.id) item.transferId = transfer.id;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+const STATE_PAINT: Partial<Record<RowState, 'green' | 'red' | 'yellow'>> = {
+  paid: 'green',
+  already_paid: 'green',
+  not_payable: 'red',
+  rejected: 'red',
+  unknown: 'yellow',
+  not_sent: 'yellow',
+};
+
+function reportColumns(ctx: PayContext): Column<BatchItem>[] {
+  const text = (value: string | undefined) => value ?? '';
+  return [
+    { header: 'id', human: (item) => item.row.id, machine: (item) => item.row.id },
+    {
+      header: 'state',
+      human: (item) => {
+        const paint = item.state === 'planned' ? undefined : STATE_PAINT[item.state];
+        return paint === undefined ? item.state : { text: item.state, paint: ctx.mode.colors[paint] };
+      },
+      machine: (item) => item.state,
+    },
+    {
+      header: 'amount',
+      human: (item) => (item.amount === undefined ? '' : formatBRL(item.amount)),
+      machine: (item) => (item.amount === undefined ? undefined : formatDecimal(item.amount)),
+    },
+    { header: 'receiver', human: (item) => text(item.receiver), machine: (item) => item.receiver },
+    ...(ctx.mode.human
+      ? []
+      : [
+          { header: 'document', human: () => '', machine: (item: BatchItem) => item.document },
+          { header: 'institution', human: () => '', machine: (item: BatchItem) => item.institution },
+        ]),
+    { header: 'endToEndId', human: (item) => text(item.endToEndId), machine: (item) => item.endToEndId },
+    ...(ctx.mode.human
+      ? []
+      : [{ header: 'transferId', human: () => '', machine: (item: BatchItem) => item.transferId }]),
+    { header: 'error', human: (item) => text(item.error), machine: (item) => item.error },
+  ];
+}
+
+function rawRecord(item: BatchItem): Record<string, unknown> {
+  return {
+    id: item.row.id,
+    line: item.row.line,
+    state: item.state,
+    amount: item.amount === undefined ? null : centavosToApi(item.amount),
+    receiver: item.receiver ?? null,
+    document: item.document ?? null,
+    institution: item.institution ?? null,
+    endToEndId: item.endToEndId ?? null,
+    transferId: item.transferId ?? null,
+    error: item.error ?? null,
+    ...(item.earlier === undefined ? {} : { journalEntry: item.earlier.id }),
+  };
+}
+
+async function writeRecords(ctx: PayContext, items: readonly BatchItem[]): Promise<void> {
+  const writer = createListWriter(ctx.deps.io.stdout, {
+    format: ctx.mode.format,
+    human: ctx.mode.human,
+    pretty: ctx.mode.pretty,
+    columns: reportColumns(ctx),
+    listField: 'results',
+    raw: rawRecord,
+    table: ctx.mode.table,
+  });
+  await writer.begin(items.length);
+  for (const item of items) await writer.write(item);
+  await writer.end();
+}
+
+/** Distinct receivers by what identifies them to the bank: the masked document and the name. */
+function receiverCount(items: readonly BatchItem[]): number {
+  return new Set(items.map((item) => `${item.document ?? ''}|${item.receiver ?? ''}`)).size;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command
+
+export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise<void> {
+  const { stderr } = deps.io;
+  // 1. Offline: the whole file, then the guards on the amounts it gives.
+  const text = await readBatchText(options, deps);
+  const format: BatchFormat = options.format ?? batchFormatFor(options.file);
+  const parsed = parseBatchFile(text, format);
+  if (!parsed.ok) {
+    refuseFile(deps, parsed.problems, `the batch file is not valid`, 'fix the lines above and run it again');
+  }
+  for (const warning of parsed.warnings.slice(0, SHOWN_PROBLEMS)) {
+    stderr.write(`warning: ${safeText(formatProblem(warning), 300)}\n`);
+  }
+  const ctx = await startPayment(deps, { dryRun: options.dryRun, allowDuplicate: false });
+  const profile = ctx.settings.profile.value;
+  const limits = {
+    ...(ctx.settings.maxAmount === undefined ? {} : { maxAmount: ctx.settings.maxAmount }),
+    ...(options.maxTotal === undefined ? {} : { maxTotal: options.maxTotal }),
+    profile,
+  };
+  const items: BatchItem[] = parsed.rows.map((row) => ({
+    row,
+    state: 'planned',
+    ...(row.amount === undefined ? {} : { amount: row.amount }),
+  }));
+
+  // 2. The journal: rows paid before are skipped, rows sent with no known outcome are held.
+  const blockers = batchRowBlockers(ctx.journal.read(), profile);
+  for (const item of items) {
+    const blocker = blockers.get(item.row.id);
+    if (!blocker) continue;
+    const { entry } = blocker;
+    item.earlier = entry;
+    item.amount = entry.amountCentavos;
+    if (entry.receiver !== undefined) item.receiver = entry.receiver;
+    if (entry.endToEndId !== undefined) item.endToEndId = entry.endToEndId;
+    if (entry.transferId !== undefined) item.transferId = entry.transferId;
+    item.state = blocker.why === 'paid' ? 'already_paid' : 'unknown';
+    if (blocker.why === 'unresolved') item.error = heldMessage(entry);
+  }
+  const open = () => items.filter((item) => item.state === 'planned');
+  const offline = checkBatchLimits(
+    open().map((item) => ({ id: item.row.id, line: item.row.line, amount: item.amount })),
+    limits,
+  );
+  if (offline.length > 0) refuseFile(deps, offline, 'the batch is over a limit', 'see pix config max-amount');
+
+  // 3. Consult.
+  const client = await deps.api();
+  const host = new URL(client.baseUrl).host;
+  const toConsult = open();
+  const progress = createProgress(stderr, 'consulted');
+  let consulted = 0;
+  await eachBounded(
+    toConsult,
+    options.concurrency,
+    () => deps.signal.aborted,
+    async (item) => {
+      await consultRow(ctx, item);
+      progress.update(++consulted, toConsult.length);
+    },
+  );
+  progress.done();
+  if (deps.signal.aborted) {
+    throw new PixError('interrupted', 'pix pay batch: interrupted while consulting; nothing was sent', {
+      signal: stopSignalOf(deps.signal),
+    });
+  }
+  const payable = open();
+  const planned = checkBatchLimits(
+    payable.map((item) => ({ id: item.row.id, line: item.row.line, amount: item.amount })),
+    limits,
+  );
+  if (planned.length > 0) {
+    refuseFile(deps, planned, 'the batch is over a limit once consulted', 'see pix config max-amount');
+  }
+  const total = payable.reduce((sum, item) => sum + item.amount!, 0);
+  const receivers = receiverCount(payable);
+  const summary =
+    `${payable.length} row${payable.length === 1 ? '' : 's'} to pay, ${formatBRL(total)}, ` +
+    `${receivers} receiver${receivers === 1 ? '' : 's'}`;
+  const skipped = items.filter((item) => item.state !== 'planned');
+  if (skipped.length > 0) {
+    stderr.write(
+      `not paid in this run: ${describeStates(countStates(skipped.map((i) => i.state as RowState)))}\n`,
+    );
+  }
+
+  if (options.dryRun) {
+    await writeRecords(ctx, items);
+    stderr.write(`dry run: ${summary}; nothing was sent\n`);
+    return;
+  }
+
+  // 4. Confirm once.
+  stderr.write(
+    `paying from profile "${profile}" via ${host}${ctx.settings.sandbox ? ' (sandbox)' : ''}: ${summary}\n`,
+  );
+  if (payable.length > 0 && !deps.globals.yes) {
+    const yes = await ask(() =>
+      deps.prompter.confirm(
+        `Pay ${payable.length} rows, ${formatBRL(total)} in all, to ${receivers} receivers?`,
+      ),
+    );
+    if (!yes) throw new PixError('declined', 'batch cancelled; nothing was sent', { ownChoice: true });
+  }
+
+  // 5. Pay.
+  const run: Run = {
+    ctx,
+    batch: createHash('sha256').update(text).digest('hex').slice(0, 16),
+    host,
+    profile,
+  };
+  const paying = createProgress(stderr, 'paid');
+  let done = 0;
+  await eachBounded(
+    payable,
+    options.concurrency,
+    () => {
+      if (deps.signal.aborted) run.stopped ??= `stopped by ${stopSignalOf(deps.signal)}`;
+      return run.stopped !== undefined;
+    },
+    async (item) => {
+      await payRow(run, item);
+      paying.update(++done, payable.length);
+    },
+  );
+  paying.done();
+  for (const item of payable) {
+    if (item.state !== 'planned') continue;
+    item.state = 'not_sent';
+    item.error = `not started: ${run.stopped ?? 'the batch stopped'} (run the file again to pay it)`;
+  }
+
+  // 6. Report.
+  const states = items.map((item) => item.state as RowState);
+  const counts = countStates(states);
+  const paidNow = payable
+    .filter((item) => item.state === 'paid')
+    .reduce((sum, item) => sum + item.amount!, 0);
+  try {
+    await writeRecords(ctx, items);
+  } catch (error) {
+    stderr.write(
+      `warning: the report could not be written (${safeText((error as Error)?.message ?? error, 120)}); the journal has every row\n`,
+    );
+    throw error;
+  }
+  stderr.write(`batch: ${describeStates(counts)}; ${formatBRL(paidNow)} paid in this run\n`);
+  const outcome = batchOutcome(counts);
+  const signal = deps.signal.aborted ? stopSignalOf(deps.signal) : undefined;
+  if (outcome.kind === undefined && signal === undefined) return;
+  const hint =
+    counts.unknown > 0
+      ? 'look for the unknown rows in `pix statement`, record each with `pix journal resolve ID --paid|--not-paid`, then run the file again'
+      : 'fix or remove the rows that were not paid; running the file again never pays a row twice';
+  throw new PixError(outcome.kind ?? 'interrupted', `batch not complete: ${describeStates(counts)}`, {
+    hint,
+    ...(signal === undefined ? {} : { signal }),
+  });
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .argument('<FILE>', 'CSV (id,key,amount[,description] or id,emv[,amount]) or NDJSON; - for stdin')
+    .option('--format <format>', 'csv or ndjson (default: by the file name; .ndjson/.jsonl are NDJSON)')
+    .option('--concurrency <n>', `consultations and transfers at a time (default ${DEFAULT_CONCURRENCY})`)
+    .option('--max-total <A>', 'refuse the batch if it pays more than this in all')
+    .option('--dry-run', 'check and consult every row, show the plan, send nothing')
+    .action(async (file: string, _options, self: Command) => {
+      await runPayBatch(
+        parseOptions(payBatchOptionsSchema, { ...self.opts(), file }, { file: 'FILE' }),
+        deps,
+      );
+    });
+  addExamples(
+    command,
+    [
+      'pix sandbox batch-file --rows 50 > payouts.csv',
+      'pix pay batch payouts.csv --dry-run            # check, consult and show; nothing is paid',
+      'pix pay batch payouts.csv --yes -o csv > report.csv',
+      'pix pay batch payouts.ndjson --max-total 10000 --concurrency 8 --yes',
+    ],
+    ['usage', 'auth', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
+  );
+}

@@ -1,0 +1,546 @@
+/**
+ * A batch payout file (`pix pay batch FILE`): read, checked row by row, offline and pure (text in,
+ * result out). Every problem of every row is collected with its line number, id and column, so one
+ * run shows the operator everything to fix; the command shows the first 20 and sends nothing.
+ *
+ * Formats: CSV with a header (RFC 4180; `,` or, when the header has only semicolons, `;`), or NDJSON
+ * (one JSON object per line). Columns (any order, any case): `id`, `key` or `emv`, `amount`,
+ * `description`. The rules of each are in `checkRow` below and in the README ("Batch payouts").
+ */
+import { createHash } from 'node:crypto';
+import { detectDelimiter, readCsvRecords } from './batchcsv.js';
+import { decodeBrCode } from './brcode.js';
+import { parseCpf } from './documents.js';
+import { InvalidValue } from './invalid.js';
+import { type Centavos, formatBRL, parseAmount } from './money.js';
+import { type PixKey, type PixKeyType, parsePixKey } from './pixkey.js';
+
+export type BatchFormat = 'csv' | 'ndjson';
+
+export const BATCH_COLUMNS = ['id', 'key', 'emv', 'amount', 'description'] as const;
+export type BatchColumn = (typeof BATCH_COLUMNS)[number];
+
+/** At most 64 letters, digits, `.`, `_` and `-`: safe in a file name, a URL, a log and a spreadsheet. */
+export const BATCH_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+export const MAX_BATCH_ID = 64;
+/** Where the API is silent: the 140 characters PIX gives every free-text field shown to the other side. */
+export const MAX_BATCH_DESCRIPTION = 140;
+
+export type BatchTarget =
+  | {
+      kind: 'key';
+      /** In DICT form (`parsePixKey`): what the consultation is sent. */
+      key: string;
+      keyType: PixKeyType;
+    }
+  | {
+      kind: 'emv';
+      /** The code as written in the file, trimmed: what the consultation is sent. */
+      emv: string;
+      /** SHA-256 (hex) of `emv`: the same digest the journal keeps instead of the code. */
+      emvHash: string;
+      /** A URL code, or one whose point of initiation is 12: meant to be paid once. */
+      dynamic: boolean;
+      /** Field 54 of the code: the amount the code itself fixes. */
+      fixedAmount?: Centavos;
+    };
+
+export interface BatchRow {
+  /** The operator's reference: unique in the file; what makes a rerun skip a paid row. */
+  id: string;
+  /** The line the row starts on (1-based; a CSV header is line 1). */
+  line: number;
+  target: BatchTarget;
+  /**
+   * What the row pays as far as the file tells: the `amount` column, or the code's own amount
+   * (`fixedAmount`). Undefined only for a dynamic code without either: the consultation decides it
+   * (see `planRowAmount`).
+   */
+  amount: Centavos | undefined;
+  /** Key payments only. */
+  description?: string;
+}
+
+export interface BatchProblem {
+  /** The line of the row (or of the header); absent for a problem of the whole batch. */
+  line?: number;
+  /** The row's id, when it has a valid one. */
+  id?: string;
+  /** The column (or JSON field) at fault, when one is. */
+  column?: string;
+  /** One sentence; may quote the file's own text (sanitize it before showing it). */
+  message: string;
+}
+
+export type BatchParseResult =
+  | {
+      ok: true;
+      rows: BatchRow[];
+      /**
+       * Not errors, worth a line on stderr before the question: the same key (or static code) and
+       * amount on two rows, which pays that receiver twice.
+       */
+      warnings: BatchProblem[];
+    }
+  | {
+      ok: false;
+      /** Every problem, in line order; show the first 20. */
+      problems: BatchProblem[];
+      /** Data rows read (blank lines and the header not counted). */
+      rowsRead: number;
+    };
+
+/**
+ * `line 12 (id inv-7): key: "123" has 3 digits: …`. The text may quote the file (a key, an amount),
+ * which is the operator's own input but may still hold control characters: pass it through the output
+ * sanitizer (`safeText`) before writing it to a terminal.
+ */
+export function formatProblem(problem: BatchProblem): string {
+  const where =
+    problem.line === undefined
+      ? ''
+      : `line ${problem.line}${problem.id === undefined ? '' : ` (id ${problem.id})`}: `;
+  return `${where}${problem.column === undefined ? '' : `${problem.column}: `}${problem.message}`;
+}
+
+/**
+ * The format of a batch file from its name: `.ndjson` and `.jsonl` are NDJSON, anything else (`.csv`,
+ * `.txt`, `-` for stdin) CSV. A `--format` flag, when given, wins over this.
+ */
+export function batchFormatFor(fileName: string): BatchFormat {
+  return /\.(?:ndjson|jsonl)$/i.test(fileName.trim()) ? 'ndjson' : 'csv';
+}
+
+/** The digest the journal keeps for a code (the code itself is never stored). */
+export function emvHash(emv: string): string {
+  return createHash('sha256').update(emv.trim(), 'utf8').digest('hex');
+}
+
+/** Reads and checks a whole batch file. Linear in its size; never throws on bad content. */
+export function parseBatchFile(text: string, format: BatchFormat): BatchParseResult {
+  const checker = new RowChecker();
+  if (format === 'csv') readCsv(text, checker);
+  else readNdjson(text, checker);
+  return checker.result();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rules of a row
+
+/** A row as read: trimmed non-empty text per column; an NDJSON number amount kept as a number. */
+interface RawRow {
+  line: number;
+  cells: Partial<Record<BatchColumn, string>>;
+  amountNumber?: number;
+}
+
+// Control characters and the invisible bidi controls that could disguise a description.
+const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+function reason(error: unknown): string {
+  if (error instanceof InvalidValue) return error.message;
+  throw error;
+}
+
+/**
+ * A JSON number amount is read as reais only when JavaScript prints it with at most 2 decimals
+ * (`10`, `10.5`, `1234.56`): that printed text is exactly the number the file's author wrote, so no
+ * float is ever rounded into centavos. `10.005`, `0.1 + 0.2` as printed (`0.30000000000000004`) and
+ * exponents (`1e21`) are refused with a hint to write the amount as a string.
+ */
+function amountText(number: number): string {
+  const text = String(number);
+  if (/e/i.test(text)) {
+    throw new InvalidValue(
+      `the JSON number ${text} is not plain reais: write the amount as a string, e.g. "10.50"`,
+    );
+  }
+  if (/\.\d{3,}$/.test(text)) {
+    throw new InvalidValue(
+      `the JSON number ${text} has more than 2 decimals: write the amount as a string, e.g. "10.50"`,
+    );
+  }
+  return text;
+}
+
+/**
+ * The key parser, without its one guess: 11 digits that are not a valid CPF but are a valid mobile
+ * number are a PHONE for `pix pay key` (where a person sees the owner before saying yes). In a batch
+ * file, where a typo in a CPF column would pay whoever owns that phone, 11 digits without `+` or an
+ * area code in parentheses are always a CPF, and a wrong one is a problem.
+ */
+function batchKey(text: string): PixKey {
+  const key = parsePixKey(text);
+  if (key.type === 'PHONE' && !/[+(]/.test(text) && text.replace(/\D/g, '').length === 11) {
+    try {
+      return { type: 'CPF', key: parseCpf(text) };
+    } catch (error) {
+      throw new InvalidValue(
+        `${reason(error)} (in a batch file 11 digits are a CPF: write a phone key with +55)`,
+      );
+    }
+  }
+  return key;
+}
+
+const NONE: ReadonlySet<BatchColumn> = new Set();
+
+function shownId(text: string | undefined): string | undefined {
+  return text !== undefined && BATCH_ID_PATTERN.test(text) ? text : undefined;
+}
+
+class RowChecker {
+  readonly rows: BatchRow[] = [];
+  readonly problems: BatchProblem[] = [];
+  readonly warnings: BatchProblem[] = [];
+  rowsRead = 0;
+  private readonly ids = new Map<string, number>();
+  private readonly dynamicCodes = new Map<string, number>();
+  /** A key or a static code's hash → the first row paying it (by amount once it is seen twice). */
+  private readonly payments = new Map<string, BatchRow | Map<Centavos | undefined, BatchRow>>();
+  private sum = 0;
+
+  problem(problem: BatchProblem): void {
+    this.problems.push(problem);
+  }
+
+  result(): BatchParseResult {
+    if (this.problems.length > 0) return { ok: false, problems: this.problems, rowsRead: this.rowsRead };
+    return { ok: true, rows: this.rows, warnings: this.warnings };
+  }
+
+  /**
+   * Checks one row. `broken` names the columns that were there but could not be read (an NDJSON
+   * field of the wrong type, already reported): they count as present, so no "required" follows.
+   */
+  check(raw: RawRow, broken: ReadonlySet<BatchColumn> = NONE): void {
+    this.rowsRead++;
+    const { line, cells } = raw;
+    const before = this.problems.length;
+    const id = broken.has('id') ? undefined : this.checkId(line, cells.id);
+    // Problems name the row by its id whenever it has a well-formed one (a duplicate included).
+    const named = shownId(cells.id);
+    const at = (column: string | undefined, message: string) =>
+      this.problem({
+        line,
+        ...(named === undefined ? {} : { id: named }),
+        ...(column ? { column } : {}),
+        message,
+      });
+
+    let amount: Centavos | undefined;
+    const amountGiven = cells.amount !== undefined || raw.amountNumber !== undefined || broken.has('amount');
+    try {
+      if (raw.amountNumber !== undefined) amount = parseAmount(amountText(raw.amountNumber));
+      else if (cells.amount !== undefined) amount = parseAmount(cells.amount);
+    } catch (error) {
+      at('amount', reason(error));
+    }
+
+    let target: BatchTarget | undefined;
+    const hasKey = cells.key !== undefined || broken.has('key');
+    const hasEmv = cells.emv !== undefined || broken.has('emv');
+    if (hasKey && hasEmv) {
+      at('key', 'a row pays either a key or an emv code, not both');
+    } else if (hasKey) {
+      if (cells.key !== undefined) {
+        try {
+          const key = batchKey(cells.key);
+          target = { kind: 'key', key: key.key, keyType: key.type };
+        } catch (error) {
+          at('key', reason(error));
+        }
+      }
+      if (!amountGiven) at('amount', 'required for a key payment');
+    } else if (hasEmv) {
+      if (cells.emv !== undefined) target = this.checkEmv(cells.emv, line, amountGiven, at);
+      if (cells.description !== undefined) {
+        at('description', 'only key payments take a description (the API refuses one for a QR code)');
+      }
+    } else {
+      at('key', 'a row needs a key or an emv code');
+    }
+
+    let description: string | undefined;
+    if (cells.description !== undefined && !hasEmv) {
+      description = cells.description;
+      const length = Array.from(description).length;
+      if (length > MAX_BATCH_DESCRIPTION) {
+        at('description', `${length} characters; at most ${MAX_BATCH_DESCRIPTION}`);
+      } else if (UNSAFE_TEXT.test(description)) {
+        at('description', 'contains a line break, a control or an invisible direction character');
+      }
+    }
+
+    if (this.problems.length > before || id === undefined || target === undefined) return;
+    const row: BatchRow = {
+      id,
+      line,
+      target,
+      amount: target.kind === 'emv' && target.fixedAmount !== undefined ? target.fixedAmount : amount,
+      ...(description === undefined ? {} : { description }),
+    };
+    if (row.amount !== undefined) {
+      this.sum += row.amount;
+      if (!Number.isSafeInteger(this.sum)) {
+        at(
+          'amount',
+          `the file's total passes ${formatBRL(Number.MAX_SAFE_INTEGER)}, more than can be added exactly`,
+        );
+        return;
+      }
+    }
+    this.warnDuplicatePayment(row);
+    this.rows.push(row);
+  }
+
+  private checkId(line: number, text: string | undefined): string | undefined {
+    const fail = (message: string) => {
+      this.problem({ line, column: 'id', message });
+      return undefined;
+    };
+    if (text === undefined) return fail('required');
+    if (text.length > MAX_BATCH_ID) return fail(`${text.length} characters; at most ${MAX_BATCH_ID}`);
+    if (!BATCH_ID_PATTERN.test(text)) {
+      return fail(`"${text}" may contain only letters, digits, ".", "_" and "-"`);
+    }
+    const first = this.ids.get(text);
+    if (first !== undefined) {
+      this.problem({ line, id: text, column: 'id', message: `"${text}" is already the id of line ${first}` });
+      return undefined;
+    }
+    // Reserved now, so a second row with this id is reported even when this one has other problems.
+    this.ids.set(text, line);
+    return text;
+  }
+
+  private checkEmv(
+    text: string,
+    line: number,
+    amountGiven: boolean,
+    at: (column: string | undefined, message: string) => void,
+  ): BatchTarget | undefined {
+    let decoded: ReturnType<typeof decodeBrCode>;
+    try {
+      decoded = decodeBrCode(text);
+    } catch (error) {
+      at('emv', reason(error));
+      return undefined;
+    }
+    const emv = text.trim();
+    const dynamic = decoded.kind === 'dynamic' || decoded.pointOfInitiation === '12';
+    const hash = emvHash(emv);
+    if (decoded.amount !== undefined && amountGiven) {
+      at('amount', `this code fixes the amount (${formatBRL(decoded.amount)}): leave the column empty`);
+    }
+    if (decoded.amount === undefined && !dynamic && !amountGiven) {
+      at('amount', 'required: this code lets the payer choose the amount');
+    }
+    if (dynamic) {
+      const first = this.dynamicCodes.get(hash);
+      if (first !== undefined) {
+        at('emv', `the same dynamic code is on line ${first}: it can be paid only once`);
+        return undefined;
+      }
+      this.dynamicCodes.set(hash, line);
+    }
+    return {
+      kind: 'emv',
+      emv,
+      emvHash: hash,
+      dynamic,
+      ...(decoded.amount === undefined ? {} : { fixedAmount: decoded.amount }),
+    };
+  }
+
+  private warnDuplicatePayment(row: BatchRow): void {
+    const target = row.target;
+    if (target.kind === 'emv' && target.dynamic) return; // a second one is already a problem
+    // A key and a code's hash never look alike; the amount map is made only for a key seen twice.
+    const identity = target.kind === 'key' ? target.key : target.emvHash;
+    const earlier = this.payments.get(identity);
+    if (earlier === undefined) {
+      this.payments.set(identity, row);
+      return;
+    }
+    let byAmount: Map<Centavos | undefined, BatchRow>;
+    if (earlier instanceof Map) byAmount = earlier;
+    else {
+      byAmount = new Map([[earlier.amount, earlier]]);
+      this.payments.set(identity, byAmount);
+    }
+    const first = byAmount.get(row.amount);
+    if (first === undefined) {
+      byAmount.set(row.amount, row);
+      return;
+    }
+    this.warnings.push({
+      line: row.line,
+      id: row.id,
+      column: target.kind,
+      message: `the same ${target.kind === 'key' ? 'key' : 'code'} and amount (${formatBRL(row.amount ?? 0)}) as line ${first.line} (id ${first.id}): both rows are paid`,
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV
+
+const COLUMN_LIST = BATCH_COLUMNS.join(', ');
+
+function isColumn(name: string): name is BatchColumn {
+  return (BATCH_COLUMNS as readonly string[]).includes(name);
+}
+
+/** The header's columns by position, or undefined after reporting what is wrong with it. */
+function readHeader(line: number, fields: string[], checker: RowChecker): Array<BatchColumn> | undefined {
+  const before = checker.problems.length;
+  const columns: BatchColumn[] = [];
+  const seen = new Set<string>();
+  fields.forEach((field, index) => {
+    const name = field.trim().toLowerCase();
+    if (name === '') {
+      checker.problem({
+        line,
+        message: `column ${index + 1} of the header has no name (columns: ${COLUMN_LIST})`,
+      });
+    } else if (!isColumn(name)) {
+      checker.problem({ line, column: name, message: `unknown column (columns: ${COLUMN_LIST})` });
+    } else if (seen.has(name)) {
+      checker.problem({ line, column: name, message: 'the column appears twice in the header' });
+    } else {
+      seen.add(name);
+      columns.push(name);
+    }
+  });
+  if (!seen.has('id')) checker.problem({ line, column: 'id', message: 'missing column' });
+  if (!seen.has('key') && !seen.has('emv')) {
+    checker.problem({
+      line,
+      column: 'key',
+      message: 'missing column: the header needs key or emv (or both)',
+    });
+  }
+  if (seen.has('key') && !seen.has('amount')) {
+    checker.problem({ line, column: 'amount', message: 'missing column: key payments need an amount' });
+  }
+  return checker.problems.length === before ? columns : undefined;
+}
+
+function readCsv(text: string, checker: RowChecker): void {
+  const delimiter = detectDelimiter(text);
+  let header: BatchColumn[] | undefined;
+  let headerSeen = false;
+  readCsvRecords(text, delimiter, (record) => {
+    const { line, fields } = record;
+    if (fields.every((field) => field.trim() === '') && record.error === undefined) return; // blank line
+    if (!headerSeen) {
+      headerSeen = true;
+      if (record.error === undefined) header = readHeader(line, fields, checker);
+      else checker.problem({ line, message: `header: ${record.error}` });
+      return;
+    }
+    if (header === undefined) return; // a broken header: its problems say it all
+    if (record.error !== undefined) {
+      checker.rowsRead++;
+      checker.problem({ line, message: record.error });
+      return;
+    }
+    if (fields.length !== header.length) {
+      checker.rowsRead++;
+      const hint =
+        fields.length > header.length && delimiter === ','
+          ? ': a value with a comma (like 10,50) must be in double quotes'
+          : '';
+      checker.problem({
+        line,
+        message: `${fields.length} fields, the header has ${header.length}${hint}`,
+      });
+      return;
+    }
+    const cells: Partial<Record<BatchColumn, string>> = {};
+    for (let index = 0; index < header.length; index++) {
+      const value = fields[index]!.trim();
+      if (value !== '') cells[header[index]!] = value;
+    }
+    checker.check({ line, cells });
+  });
+  if (!headerSeen) {
+    checker.problem({
+      line: 1,
+      message: `the file is empty: its first line must be a header, e.g. id,key,amount,description`,
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// NDJSON
+
+function readNdjson(text: string, checker: RowChecker): void {
+  let from = text.length > 0 && text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let line = 0;
+  while (from <= text.length) {
+    const end = text.indexOf('\n', from);
+    const stop = end === -1 ? text.length : end;
+    line++;
+    const source = text.slice(from, stop).trim();
+    from = stop + 1;
+    if (source === '') continue;
+    readJsonRow(line, source, checker);
+  }
+}
+
+function readJsonRow(line: number, source: string, checker: RowChecker): void {
+  let value: unknown;
+  try {
+    value = JSON.parse(source);
+  } catch (error) {
+    checker.rowsRead++;
+    checker.problem({ line, message: `not JSON: ${(error as Error).message}` });
+    return;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    checker.rowsRead++;
+    checker.problem({
+      line,
+      message: 'each line must be one JSON object, e.g. {"id":"a1","key":"…","amount":"10.50"}',
+    });
+    return;
+  }
+  const cells: Partial<Record<BatchColumn, string>> = {};
+  const raw: RawRow = { line, cells };
+  const broken = new Set<BatchColumn>();
+  const seen = new Set<BatchColumn>();
+  const problems: BatchProblem[] = [];
+  for (const [field, content] of Object.entries(value)) {
+    const name = field.trim().toLowerCase();
+    if (!isColumn(name)) {
+      problems.push({ line, column: field, message: `unknown field (fields: ${COLUMN_LIST})` });
+      continue;
+    }
+    if (seen.has(name)) {
+      problems.push({ line, column: name, message: 'the field appears twice' });
+      continue;
+    }
+    seen.add(name);
+    if (typeof content === 'string') {
+      const trimmed = content.trim();
+      if (trimmed !== '') cells[name] = trimmed;
+    } else if (name === 'amount' && typeof content === 'number') {
+      raw.amountNumber = content;
+    } else if (content !== null) {
+      broken.add(name);
+      problems.push({
+        line,
+        column: name,
+        message:
+          typeof content === 'number'
+            ? `must be a JSON string ("${content}"): a number would lose leading zeros`
+            : `must be a JSON string${name === 'amount' ? ' or number' : ''}, not ${Array.isArray(content) ? 'an array' : typeof content}`,
+      });
+    }
+  }
+  const id = shownId(cells.id);
+  for (const problem of problems) checker.problem(id === undefined ? problem : { ...problem, id });
+  checker.check(raw, broken);
+}

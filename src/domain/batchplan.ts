@@ -1,0 +1,209 @@
+/**
+ * The pure parts of running a batch (`pix pay batch`): what each row pays once consulted, the totals,
+ * the guards (the profile's max-amount per row, `--max-total` for the sum), the final state of each
+ * row and the exit code those states give. No I/O, no clock: the command feeds them what it learnt.
+ */
+import { type ErrorKind, EXIT_CODES } from '../errors.js';
+import type { BatchProblem, BatchRow } from './batch.js';
+import { type Centavos, formatBRL } from './money.js';
+
+// ---------------------------------------------------------------------------------------------
+// The amount of a row
+
+/** What a consultation says about the amount (the API's reais already read into centavos). */
+export interface ConsultedAmount {
+  /** `amount.final` of an EMV consultation. */
+  final?: Centavos;
+  /** `amount.canModifyFinalAmount` of an EMV consultation. */
+  canModifyFinalAmount?: boolean;
+}
+
+export type RowAmount =
+  | {
+      payable: true;
+      amount: Centavos;
+      /** Whether the transfer carries `amount` (keys, and codes that let the payer choose it). */
+      sendAmount: boolean;
+    }
+  | { payable: false; reason: string };
+
+/**
+ * Contract §7.3 for a batch row, where nobody is asked:
+ * - a key pays the file's amount, sent with the transfer;
+ * - a code that lets the payer choose pays the file's amount (or the code's own), sent with the
+ *   transfer; none → not payable;
+ * - any other code pays the consultation's final amount, not sent; it must be the amount the file or
+ *   the code showed offline when one did (a charge that now asks for more is not paid behind the
+ *   operator's back) → otherwise not payable, and so is a consultation that gives no amount.
+ * `consult` is required for an emv row.
+ */
+export function planRowAmount(row: BatchRow, consult?: ConsultedAmount): RowAmount {
+  if (row.target.kind === 'key') {
+    if (row.amount === undefined) return { payable: false, reason: 'the row has no amount' };
+    return { payable: true, amount: row.amount, sendAmount: true };
+  }
+  if (consult === undefined) throw new Error('planRowAmount: an emv row needs its consultation');
+  if (consult.canModifyFinalAmount === true) {
+    if (row.amount === undefined) {
+      return {
+        payable: false,
+        reason: 'the code lets the payer choose the amount and the row gives none (fill its amount column)',
+      };
+    }
+    return { payable: true, amount: row.amount, sendAmount: true };
+  }
+  const final = consult.final;
+  if (final === undefined || final <= 0) {
+    return {
+      payable: false,
+      reason: 'the consultation gives no amount to pay and does not let the payer choose one',
+    };
+  }
+  if (row.amount !== undefined && row.amount !== final) {
+    const source = row.target.fixedAmount === undefined ? 'the file says' : 'the code says';
+    return {
+      payable: false,
+      reason: `the consultation asks ${formatBRL(final)}, ${source} ${formatBRL(row.amount)}`,
+    };
+  }
+  return { payable: true, amount: final, sendAmount: false };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Totals and guards
+
+export interface BatchTotals {
+  /** How many items were counted. */
+  rows: number;
+  /** The sum of the known amounts, in centavos. */
+  sum: Centavos;
+  /** Items whose amount is not known yet (a dynamic code before its consultation). */
+  withoutAmount: number;
+}
+
+/** Totals of rows, or of planned rows: anything with an `amount`. */
+export function batchTotals(items: Iterable<{ amount?: Centavos | undefined }>): BatchTotals {
+  const totals: BatchTotals = { rows: 0, sum: 0, withoutAmount: 0 };
+  for (const item of items) {
+    totals.rows++;
+    if (item.amount === undefined) totals.withoutAmount++;
+    else totals.sum += item.amount;
+  }
+  if (!Number.isSafeInteger(totals.sum)) throw new RangeError('batchTotals: the sum is not exact');
+  return totals;
+}
+
+export interface BatchLimits {
+  /** The profile's `max-amount`: the most one row may pay. */
+  maxAmount?: Centavos;
+  /** `--max-total`: the most the whole batch may pay. */
+  maxTotal?: Centavos;
+  /** The profile's name, for the message. */
+  profile?: string;
+}
+
+/**
+ * Every row above the profile's max-amount, then the sum above `--max-total`: problems to list before
+ * exit 2, with nothing sent. Rows without a known amount are skipped (check them again once planned).
+ */
+export function checkBatchLimits(
+  items: Iterable<{ id: string; line: number; amount?: Centavos | undefined }>,
+  limits: BatchLimits,
+): BatchProblem[] {
+  const problems: BatchProblem[] = [];
+  let sum = 0;
+  let count = 0;
+  const profile = limits.profile === undefined ? 'the profile' : `profile "${limits.profile}"`;
+  for (const item of items) {
+    if (item.amount === undefined) continue;
+    count++;
+    sum += item.amount;
+    if (limits.maxAmount !== undefined && item.amount > limits.maxAmount) {
+      problems.push({
+        line: item.line,
+        id: item.id,
+        column: 'amount',
+        message: `${formatBRL(item.amount)} is above the max-amount of ${profile} (${formatBRL(limits.maxAmount)})`,
+      });
+    }
+  }
+  if (limits.maxTotal !== undefined && sum > limits.maxTotal) {
+    problems.push({
+      column: '--max-total',
+      message: `the batch pays ${formatBRL(sum)} in ${count} row${count === 1 ? '' : 's'}, above ${formatBRL(limits.maxTotal)}`,
+    });
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Final states and the exit code
+
+/**
+ * The final state of a row in the report:
+ * - `paid`: the transfer was accepted in this run;
+ * - `already_paid`: the journal shows this row id paid from this profile before (nothing sent);
+ * - `not_payable`: the consultation refused it or its rules did (key or code not found, expired code,
+ *   amount rules): the row was never sent;
+ * - `rejected`: the transfer was sent and explicitly refused (400/422, a failed status);
+ * - `unknown`: the transfer was sent and no usable answer came: it may have been paid; it blocks the
+ *   row on reruns until `pix journal resolve`;
+ * - `not_sent`: never sent, with nothing known against it (the batch stopped before it, or the
+ *   request could not leave): running the file again pays it.
+ */
+export const ROW_STATES = ['paid', 'already_paid', 'not_payable', 'rejected', 'unknown', 'not_sent'] as const;
+export type RowState = (typeof ROW_STATES)[number];
+
+export type StateCounts = Record<RowState, number>;
+
+export function countStates(states: Iterable<RowState>): StateCounts {
+  const counts: StateCounts = {
+    paid: 0,
+    already_paid: 0,
+    not_payable: 0,
+    rejected: 0,
+    unknown: 0,
+    not_sent: 0,
+  };
+  for (const state of states) counts[state]++;
+  return counts;
+}
+
+/** `48 paid, 2 already paid, 1 unknown`: the states that occur, in ROW_STATES order. */
+export function describeStates(counts: StateCounts): string {
+  const parts = ROW_STATES.filter((state) => counts[state] > 0).map(
+    (state) => `${counts[state]} ${state.replace('_', ' ')}`,
+  );
+  return parts.length === 0 ? 'no rows' : parts.join(', ');
+}
+
+export interface BatchOutcome {
+  /** The error kind the command throws (main.ts maps it), or undefined for success. */
+  kind?: Extract<ErrorKind, 'unknown_outcome' | 'rejected' | 'unavailable'>;
+  exitCode: number;
+}
+
+/**
+ * The exit code of a finished batch, from its rows' states (issue 15):
+ * - 7 (`unknown_outcome`) when any row is unknown — whatever else happened;
+ * - else 5 (`rejected`) when any row was rejected or not payable;
+ * - else 6 (`unavailable`) when any row was not sent: nothing was changed for it and running the
+ *   file again pays it (the contract's 6 for a transfer that never left);
+ * - else 0: every row paid or already paid (an empty batch included).
+ * A signal, a refused confirmation (8) and a bad file or guard (2) are decided before this.
+ */
+export function batchOutcome(states: Iterable<RowState> | StateCounts): BatchOutcome {
+  const counts = isCounts(states) ? states : countStates(states);
+  const outcome = (kind: NonNullable<BatchOutcome['kind']>): BatchOutcome => ({
+    kind,
+    exitCode: EXIT_CODES[kind],
+  });
+  if (counts.unknown > 0) return outcome('unknown_outcome');
+  if (counts.rejected > 0 || counts.not_payable > 0) return outcome('rejected');
+  if (counts.not_sent > 0) return outcome('unavailable');
+  return { exitCode: 0 };
+}
+
+function isCounts(value: Iterable<RowState> | StateCounts): value is StateCounts {
+  return !(Symbol.iterator in value);
+}

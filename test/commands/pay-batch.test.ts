@@ -1,0 +1,137 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { run } from '../../src/main.js';
+import { sampleLines, sampleRows } from '../../src/sandbox/batchfile.js';
+import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { createTestIO, type TestIOOptions } from '../helpers/io.js';
+
+/** pix pay batch in-process, against the real sandbox server on a loopback port. */
+let server: SandboxServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function setup(rows = 6, withErrors?: 'refused') {
+  const dir = tempConfigDir();
+  server = await startSandboxServer({ port: 0, stateFile: join(dir, 'sandbox-state.json') });
+  const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'batch-token' };
+  const file = join(dir, 'payouts.csv');
+  const sample = sampleRows({ rows, seed: 3, ...(withErrors ? { withErrors } : {}) });
+  writeFileSync(file, sampleLines(sample, 'csv').join(''));
+  const pix = async (args: string[], io: TestIOOptions = {}, signal?: AbortSignal) => {
+    const test = createTestIO(io);
+    const code = await run(args, { io: test.io, env, ...(signal ? { signal } : {}) });
+    return { code, stdout: test.stdout(), stderr: test.stderr() };
+  };
+  const count = (endpoint: string) => server!.requests.filter((r) => r.endpoint === endpoint).length;
+  return { dir, file, pix, count, sample };
+}
+
+describe('pix pay batch (in-process)', () => {
+  it('asks once on a terminal: "n" → exit 8 with nothing sent; "y" pays every row', async () => {
+    const { file, pix, count } = await setup(6);
+    const no = await pix(['pay', 'batch', file], { tty: true, answers: ['n'] });
+    expect(no.code, no.stderr).toBe(8);
+    expect(no.stderr).toMatch(/6 rows to pay, R\$ [\d.,]+, 6 receivers/);
+    expect(count('transfer')).toBe(0);
+    const yes = await pix(['pay', 'batch', file], { tty: true, answers: ['y'] });
+    expect(yes.code, yes.stderr).toBe(0);
+    expect(count('transfer')).toBe(6);
+    expect(yes.stdout).toContain('paid');
+  });
+
+  it('without a terminal and without --yes: exit 2 before any request', async () => {
+    const { file, pix } = await setup(3);
+    const result = await pix(['pay', 'batch', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/cannot ask for confirmation/);
+    expect(server!.requests).toHaveLength(0);
+  });
+
+  it('--max-total and the profile max-amount refuse the batch (exit 2) before any transfer', async () => {
+    const { file, pix, count, sample } = await setup(6);
+    const total = await pix(['pay', 'batch', file, '--yes', '--max-total', '1']);
+    expect(total.code, total.stderr).toBe(2);
+    expect(total.stderr).toMatch(/--max-total: the batch pays R\$ [\d.,]+ in \d+ rows?, above R\$ 1,00/);
+    expect(count('transfer')).toBe(0);
+
+    expect((await pix(['config', 'set', 'max-amount', '10'])).code).toBe(0);
+    const max = await pix(['pay', 'batch', file, '--yes']);
+    expect(max.code, max.stderr).toBe(2);
+    const over = sample.filter((row) => (row.pays ?? 0) > 10_00);
+    expect(over.length).toBeGreaterThan(0);
+    for (const row of over) expect(max.stderr).toContain(`(id ${row.id})`);
+    expect(max.stderr).toMatch(/above the max-amount of profile/);
+    expect(count('transfer')).toBe(0);
+  });
+
+  it('-o ndjson: one record per row with id, state, amount, endToEndId and transfer id; refused rows exit 5', async () => {
+    const { file, pix, count } = await setup(10, 'refused');
+    const result = await pix(['pay', 'batch', file, '--yes', '-o', 'ndjson']);
+    expect(result.code, result.stderr).toBe(5);
+    const records = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(records.map((r) => r.id)).toHaveLength(10);
+    const paid = records.filter((r) => r.state === 'paid');
+    expect(paid).toHaveLength(count('transfer'));
+    for (const record of paid) {
+      expect(record.transferId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(record.endToEndId).toMatch(/^E\d{8}/);
+      expect(typeof record.amount).toBe('number');
+    }
+    expect(records.filter((r) => r.state === 'not_payable').map((r) => r.id)).toEqual([
+      's3-000003-err-key-not-found',
+      's3-000008-err-code-key-not-found',
+    ]);
+    expect(result.stderr).toMatch(/batch: 8 paid, 2 not payable/);
+  });
+
+  it('Ctrl-C before paying (while consulting): exit 130, nothing sent', async () => {
+    const { file, pix, count } = await setup(4);
+    const controller = new AbortController();
+    controller.abort('SIGINT');
+    const result = await pix(['pay', 'batch', file, '--yes'], {}, controller.signal);
+    expect(result.code).toBe(130);
+    expect(count('transfer')).toBe(0);
+  });
+
+  it('Ctrl-C mid-batch: no new row starts, the rest are reported not_sent, exit 130', async () => {
+    const { file, pix, count } = await setup(12);
+    const controller = new AbortController();
+    // Stop as soon as the first transfer has been answered.
+    const timer = setInterval(() => {
+      if (count('transfer') >= 1) controller.abort('SIGINT');
+    }, 1);
+    const first = await pix(
+      ['pay', 'batch', file, '--yes', '--concurrency', '1', '-o', 'ndjson'],
+      {},
+      controller.signal,
+    );
+    clearInterval(timer);
+    expect(first.code, first.stderr).toBe(130);
+    const states = first.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).state as string);
+    expect(states.filter((s) => s === 'not_sent').length).toBeGreaterThan(0);
+    const sent = count('transfer');
+    expect(sent).toBeLessThan(12);
+    // At concurrency 1 at most the one row in flight is cut off (held as unknown).
+    expect(states.filter((s) => s === 'unknown').length).toBeLessThanOrEqual(1);
+  });
+
+  it('refuses a CPF typo that is a valid phone number (exit 2, nothing sent)', async () => {
+    const { dir, pix } = await setup(1);
+    const file = join(dir, 'typo.csv');
+    writeFileSync(file, 'id,key,amount\nrow-1,55956510081,10\n');
+    const result = await pix(['pay', 'batch', file, '--yes']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('line 2 (id row-1): key: "55956510081" is not a valid CPF');
+    expect(server!.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,208 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { JOURNAL_FILE } from '../../src/journal/entries.js';
+import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
+
+/**
+ * The built binary against the real sandbox server over loopback (latency 0). The server runs in this
+ * process: its request log and its state file are how "N transfers" and "paid exactly once" are counted.
+ */
+let server: SandboxServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function sandbox(faults?: string) {
+  const dir = tempConfigDir();
+  const stateFile = join(dir, 'sandbox-state.json');
+  server = await startSandboxServer({ port: 0, stateFile, ...(faults ? { faults } : {}) });
+  const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'e2e-batch' };
+  const pix = (args: string[], timeoutMs = 30_000) => runCli(args, { env, timeoutMs });
+  const count = (endpoint: string) => server!.requests.filter((r) => r.endpoint === endpoint).length;
+  /** The sandbox's own record of transfers: endToEndId → amount in centavos. */
+  const transfers = () => {
+    const state = JSON.parse(readFileSync(stateFile, 'utf8')) as {
+      transfers: Record<string, { endToEndId: string; amount: number }>;
+    };
+    return Object.values(state.transfers);
+  };
+  const journal = () =>
+    readFileSync(join(dir, JOURNAL_FILE), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const file = async (rows: number, ...flags: string[]) => {
+    const made = await runCli(['sandbox', 'batch-file', '--rows', String(rows), ...flags]);
+    expect(made.code, made.stderr).toBe(0);
+    const path = join(dir, 'payouts.csv');
+    writeFileSync(path, made.stdout);
+    return path;
+  };
+  return { dir, env, pix, count, transfers, journal, file };
+}
+
+/** Resolves every unresolved journal entry from the sandbox's own record of transfers. */
+async function resolveFromSandbox(s: Awaited<ReturnType<typeof sandbox>>): Promise<number> {
+  const listed = await s.pix(['journal', '--all', '--unresolved', '--json']);
+  expect(listed.code, listed.stderr).toBe(0);
+  const unresolved = JSON.parse(listed.stdout).results as Array<{ id: string; endToEndId: string }>;
+  const sent = new Set(s.transfers().map((t) => t.endToEndId));
+  for (const entry of unresolved) {
+    const flag = sent.has(entry.endToEndId) ? '--paid' : '--not-paid';
+    const resolved = await s.pix(['journal', 'resolve', entry.id, flag]);
+    expect(resolved.code, resolved.stderr).toBe(0);
+  }
+  return unresolved.length;
+}
+
+describe('pix pay batch, built binary against the sandbox server', () => {
+  it('pays a 50-row file (50 transfers); the same file again sends nothing and exits 0', async () => {
+    const s = await sandbox();
+    const path = await s.file(50);
+    const first = await s.pix(['pay', 'batch', path, '--yes', '-o', 'csv']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(s.count('transfer')).toBe(50);
+    const lines = first.stdout.trim().split('\r\n');
+    expect(lines[0]).toBe('id,state,amount,receiver,document,institution,endToEndId,transferId,error');
+    expect(lines.slice(1).every((line) => line.split(',')[1] === 'paid')).toBe(true);
+    expect(first.stderr).toMatch(/batch: 50 paid; R\$ [\d.,]+ paid in this run/);
+
+    const again = await s.pix(['pay', 'batch', path, '--yes', '-o', 'json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(s.count('transfer')).toBe(50);
+    const report = JSON.parse(again.stdout);
+    expect(report.total).toBe(50);
+    expect(new Set(report.results.map((r: { state: string }) => r.state))).toEqual(new Set(['already_paid']));
+  });
+
+  it('a file with one bad row: exit 2 naming its line and id, zero requests', async () => {
+    const s = await sandbox();
+    const path = await s.file(20, '--with-errors', 'invalid');
+    const result = await s.pix(['pay', 'batch', path, '--yes']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/line 4 \(id s1-000003-err-cpf-check-digits\): key: /);
+    expect(result.stderr).toMatch(
+      /error: FILE: the batch file is not valid: \d+ problems?; nothing was sent/,
+    );
+    expect(server!.requests).toHaveLength(0);
+  });
+
+  it('--dry-run consults every row and sends no transfer', async () => {
+    const s = await sandbox();
+    const path = await s.file(15);
+    const result = await s.pix(['pay', 'batch', path, '--dry-run', '-o', 'ndjson']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(s.count('dict') + s.count('emv')).toBe(15);
+    expect(s.count('transfer')).toBe(0);
+    expect(result.stdout.trim().split('\n')).toHaveLength(15);
+    expect(result.stderr).toMatch(/dry run: 15 rows to pay/);
+  });
+
+  it('a hanging transfer: exit 7, batch stopped; a rerun pays the others and holds that row until resolved', async () => {
+    const s = await sandbox('transfer:timeoutx1');
+    const path = await s.file(12);
+    const first = await s.pix([
+      'pay',
+      'batch',
+      path,
+      '--yes',
+      '--concurrency',
+      '1',
+      '--timeout',
+      '1s',
+      '-o',
+      'ndjson',
+    ]);
+    expect(first.code, first.stderr).toBe(7);
+    const states = first.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; state: string; error: string | null });
+    expect(states[0]).toMatchObject({ id: 's1-000001', state: 'unknown' });
+    expect(states[0]!.error).toMatch(/pix journal resolve [0-9a-f]{8} --paid\|--not-paid/);
+    expect(states.slice(1).every((row) => row.state === 'not_sent')).toBe(true);
+    expect(s.transfers()).toHaveLength(0);
+
+    const rerun = await s.pix(['pay', 'batch', path, '--yes', '-o', 'ndjson']);
+    expect(rerun.code, rerun.stderr).toBe(7);
+    expect(s.transfers()).toHaveLength(11);
+    expect(rerun.stdout).toMatch(/"id":"s1-000001","line":2,"state":"unknown"/);
+
+    expect(await resolveFromSandbox(s)).toBe(1);
+    const last = await s.pix(['pay', 'batch', path, '--yes']);
+    expect(last.code, last.stderr).toBe(0);
+    expect(s.transfers()).toHaveLength(12);
+  });
+
+  it('killed with SIGKILL at random moments mid-batch (200 rows), rerun until exit 0: every row paid exactly once', async () => {
+    const s = await sandbox();
+    const path = await s.file(200);
+    const journalPath = join(s.dir, JOURNAL_FILE);
+    const lines = () => {
+      try {
+        return statSync(journalPath).size;
+      } catch {
+        return 0;
+      }
+    };
+    // Three runs killed once the journal has grown by a random amount: mid-transfer, between rows.
+    for (let kill = 0; kill < 3; kill++) {
+      const start = lines();
+      const grow = 2_000 + Math.floor(Math.random() * 8_000);
+      const child = spawn(process.execPath, [BIN, 'pay', 'batch', path, '--yes'], {
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...s.env },
+        stdio: 'ignore',
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const timer = setInterval(() => {
+        if (lines() - start >= grow) child.kill('SIGKILL');
+      }, 2);
+      const code = await exited;
+      clearInterval(timer);
+      expect(code).toBe(null); // killed, not finished
+      await resolveFromSandbox(s);
+    }
+    let final = await s.pix(['pay', 'batch', path, '--yes', '-o', 'ndjson']);
+    for (let attempt = 0; final.code !== 0 && attempt < 3; attempt++) {
+      await resolveFromSandbox(s);
+      final = await s.pix(['pay', 'batch', path, '--yes', '-o', 'ndjson']);
+    }
+    expect(final.code, final.stderr).toBe(0);
+
+    const sent = s.transfers();
+    expect(sent).toHaveLength(200);
+    expect(new Set(sent.map((t) => t.endToEndId)).size).toBe(200);
+    const report = final.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; state: string; endToEndId: string; amount: number });
+    expect(new Set(report.map((r) => r.id)).size).toBe(200);
+    // Each row's payment is one sandbox transfer of the row's amount.
+    const byE2e = new Map(sent.map((t) => [t.endToEndId, t.amount]));
+    for (const row of report) {
+      expect(['paid', 'already_paid']).toContain(row.state);
+      expect(byE2e.get(row.endToEndId)).toBe(Math.round(row.amount * 100));
+    }
+    // The journal holds exactly one done (or resolved paid) entry per row.
+    const done = new Map<string, number>();
+    const entries = new Map<string, { row: string; state?: string; resolution?: string }>();
+    for (const line of s.journal()) {
+      const id = line.id as string;
+      if (line.state === 'sending') {
+        const payment = line.payment as { batchRow: { row: string } };
+        entries.set(id, { row: payment.batchRow.row });
+      } else if (line.state) entries.get(id)!.state = line.state as string;
+      else if (line.resolution) entries.get(id)!.resolution = line.resolution as string;
+    }
+    for (const entry of entries.values()) {
+      const paid = entry.resolution ? entry.resolution === 'paid' : entry.state === 'done';
+      if (paid) done.set(entry.row, (done.get(entry.row) ?? 0) + 1);
+    }
+    expect(done.size).toBe(200);
+    expect([...done.values()].every((n) => n === 1)).toBe(true);
+  }, 120_000);
+});
