@@ -164,7 +164,7 @@ describe('parseBatchFile — CSV rows', () => {
     const result = csv(`id,key,amount,description\na,${EVP},1,"two\nlines"\nb,${EVP},x,`);
     expect(problemsOf(result)).toEqual([
       'line 2 (id a): description: contains a line break, a control or an invisible direction character',
-      'line 4 (id b): amount: "x" is not an amount in reais (use 10, 10.5 or 10,50)',
+      'line 4 (id b): amount: "x" is not an amount in reais',
     ]);
   });
 
@@ -232,7 +232,7 @@ describe('parseBatchFile — CSV row problems', () => {
       'line 3 (id bad-cpf): key: "123.456.789-00" is not a valid CPF: check digits do not match',
       'line 4 (id no-amount): amount: required for a key payment',
       'line 5: id: "bad amount!" may contain only letters, digits, ".", "_" and "-"',
-      'line 5: amount: "10.505" has more than 2 decimals',
+      'line 5: amount: "10.505" is ambiguous: a thousands separator, or a third decimal (amounts have two)? For 10505 reais write 10505 or 10.505,00',
       'line 6: id: required',
       'line 6: amount: "-1" is negative; amounts are positive reais',
       'line 7 (id ok-1): id: "ok-1" is already the id of line 2',
