@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
-import { BIN, runProcess, tempConfigDir } from '../helpers/cli.js';
+import { BIN, NODE, runProcess, tempConfigDir } from '../helpers/cli.js';
 
 /**
  * What the built binary loads, as Node itself reports it: NODE_DEBUG=esm,module names every file the loaders
@@ -37,7 +37,7 @@ function bundledModules(file: string): string[] {
 }
 
 async function loadedBy(args: string[], env: Record<string, string> = {}): Promise<Loaded> {
-  const { code, stdout, stderr } = await runProcess(process.execPath, ['-r', HOOK, BIN, ...args], {
+  const { code, stdout, stderr } = await runProcess(NODE, ['-r', HOOK, BIN, ...args], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: hookDir,

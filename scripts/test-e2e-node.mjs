@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// The end-to-end tests (test/e2e) with the built binary run by another Node line: vitest itself runs on this
+// Node, and every `pix` the tests spawn runs on the Node of scripts/node-line.mjs (through PIX_TEST_NODE, read
+// by test/helpers/cli.ts). `npm run build` first: the build stays on the Node that builds.
+//
+//   node scripts/test-e2e-node.mjs 24 [vitest arguments…]     e.g. npm run test:e2e:node24
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { nodeLine } from './node-line.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const [major, ...vitestArgs] = process.argv.slice(2);
+
+if (!/^\d+$/.test(major ?? '')) {
+  process.stderr.write('usage: node scripts/test-e2e-node.mjs MAJOR [vitest arguments…]\n');
+  process.exit(2);
+}
+if (!existsSync(join(root, 'dist', 'main.js'))) {
+  process.stderr.write('dist/ is missing: run `npm run build` first\n');
+  process.exit(2);
+}
+let node;
+try {
+  node = await nodeLine(major, { log: (text) => process.stderr.write(`${text}\n`) });
+} catch (error) {
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+}
+process.stderr.write(`end-to-end tests with pix on Node ${node.version} (${node.path})\n`);
+const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
+const child = spawn(process.execPath, [vitest, 'run', 'test/e2e', ...vitestArgs], {
+  cwd: root,
+  env: { ...process.env, PIX_TEST_NODE: node.path },
+  stdio: 'inherit',
+});
+child.on('close', (code, signal) => {
+  process.exitCode = code ?? (signal ? 1 : 0);
+});
