@@ -98,7 +98,8 @@ async function fetchVersion(cache, version, log) {
 
 /**
  * The newest Node of `major` (e.g. 24): { version, path }. Fetches it into the cache when it is not there;
- * offline, falls back to the newest one cached. Throws with the reason when neither is possible.
+ * offline, falls back to the newest one cached. Throws with the reason when neither is possible (error.code
+ * 'PIX_NO_REGISTRY' when the registry could not be asked and nothing is cached: the offline case).
  */
 export async function nodeLine(major, { env = process.env, log = () => {} } = {}) {
   const cache = nodeCacheDir(env);
@@ -109,9 +110,16 @@ export async function nodeLine(major, { env = process.env, log = () => {} } = {}
   } catch (error) {
     const cached = cachedVersions(cache, major);
     if (cached.length === 0) {
-      const reason = (error.stderr || error.message || String(error)).trim().split('\n').at(-1);
-      throw new Error(
-        `cannot get Node ${major}: the npm registry did not answer (${reason}) and ${cache} has none`,
+      const reason =
+        (error.stderr || error.message || String(error))
+          .split('\n')
+          .find((line) => line.startsWith('npm error') && !line.includes('complete log'))
+          ?.trim() ?? String(error.message);
+      throw Object.assign(
+        new Error(
+          `cannot get Node ${major}: the npm registry did not answer (${reason}) and ${cache} has none`,
+        ),
+        { code: 'PIX_NO_REGISTRY' },
       );
     }
     version = newest(cached);

@@ -3,9 +3,11 @@
 # there; zsh and fish are installed from the system's packages when missing (Debian/Ubuntu: apt-get, as root
 # or through password-less sudo). The tests skip a shell only when it is not installed.
 #
-# In CI (CI=true) a shell that cannot be installed is an error, so those tests never go quietly unrun there;
-# elsewhere this says what it could not do and carries on (the tests for that shell will skip).
+# When a shell cannot be installed (no apt-get, no root, no network for the package lists) this says so on
+# stderr, in CI too, and carries on: the tests for that shell skip, and vitest's summary counts them as
+# skipped. It never fails the run, and never waits for input (apt-get -y, sudo -n, stdin from /dev/null).
 set -euo pipefail
+exec </dev/null
 
 missing=()
 for shell in zsh fish; do
@@ -14,11 +16,7 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 cannot() {
-  if [ "${CI:-}" = true ]; then
-    echo "provision-shells: cannot install ${missing[*]}: $1" >&2
-    exit 1
-  fi
-  echo "provision-shells: ${missing[*]} not installed ($1); their completion tests will be skipped" >&2
+  echo "provision-shells: WARNING: ${missing[*]} not installed ($1); their completion tests will be skipped" >&2
   exit 0
 }
 

@@ -25,8 +25,13 @@ let node;
 try {
   node = await nodeLine(major, { log: (text) => process.stderr.write(`${text}\n`) });
 } catch (error) {
-  process.stderr.write(`${error.message}\n`);
-  process.exit(1);
+  // Offline with nothing cached: said loudly, but a machine without the registry must not fail CI for it.
+  // Any other failure (a bad tarball, a node that does not run) is an error.
+  const offline = error.code === 'PIX_NO_REGISTRY';
+  process.stderr.write(
+    `${offline ? `SKIPPED: end-to-end tests on Node ${major} not run: ` : ''}${error.message}\n`,
+  );
+  process.exit(offline ? 0 : 1);
 }
 process.stderr.write(`end-to-end tests with pix on Node ${node.version} (${node.path})\n`);
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
