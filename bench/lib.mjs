@@ -44,11 +44,10 @@ export function benchToken() {
 }
 
 /**
- * `--import` this in a child and it writes its own peak RSS and CPU time (user + system, from getrusage) to
- * fd 2 as it exits: the same measure for pix and for the scripts it is compared with.
+ * Node flags that preload bench/usage-hook.cjs into a child: it writes its own peak RSS and CPU time (user +
+ * system, from getrusage) to fd 2 as it exits — the same measure for pix and for what it is compared with.
  */
-export const USAGE_HOOK =
-  'data:text/javascript,import{writeSync}from"node:fs";process.on("exit",()=>{const u=process.resourceUsage();writeSync(2,"\\npix-bench-usage:"+u.maxRSS+":"+(u.userCPUTime+u.systemCPUTime)+"\\n")})';
+export const USAGE_HOOK = ['-r', join(root, 'bench', 'usage-hook.cjs')];
 
 /** Reads what USAGE_HOOK wrote: { peakRssMb, cpuMs }, NaN when it is not there (the child was killed). */
 export function usageIn(text) {

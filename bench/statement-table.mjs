@@ -46,7 +46,7 @@ export async function measureStatementTable({
     log(`seeding ${entries.toLocaleString('en')} entries…`);
     await run(process.execPath, [BIN, 'sandbox', 'seed', '--transactions', String(entries)], { env });
     const noPager = (await helpOf([], env)).includes('--no-pager') ? ['--no-pager'] : [];
-    const argv = [node, '--import', USAGE_HOOK, BIN, 'statement', '--all', ...noPager];
+    const argv = [node, ...USAGE_HOOK, BIN, 'statement', '--all', ...noPager];
     // `timeout` inside the pty: pix is in script's new session, out of reach of a signal sent to script.
     const command = `stty cols ${COLUMNS} rows ${ROWS}; exec timeout -s KILL ${Math.ceil(capMs / 1000)} ${argv.map(quote).join(' ')}`;
     log(
