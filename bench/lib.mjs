@@ -57,6 +57,12 @@ export function usageIn(text) {
     : { peakRssMb: Number.NaN, cpuMs: Number.NaN };
 }
 
+/** The value after `name` in a script's arguments (a string), or `fallback` when the flag is not given. */
+export function flag(args, name, fallback) {
+  const at = args.indexOf(name);
+  return at === -1 ? fallback : args[at + 1];
+}
+
 /** `pix …` help text, to find out which commands and flags this build has. */
 export function helpOf(args, env) {
   return new Promise((resolve) => {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { BIN, benchToken, cleanEnv, helpOf, serveSandbox, USAGE_HOOK, usageIn } from './lib.mjs';
+import { BIN, benchToken, cleanEnv, flag, helpOf, serveSandbox, USAGE_HOOK, usageIn } from './lib.mjs';
 
 const run = promisify(execFile);
 
@@ -85,11 +85,6 @@ export async function measurePayBatch({
     await server?.stop();
     rmSync(scratch, { recursive: true, force: true });
   }
-}
-
-function flag(args, name, fallback) {
-  const at = args.indexOf(name);
-  return at === -1 ? fallback : args[at + 1];
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -22,7 +22,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BIN, benchToken, cleanEnv, median, root, serveSandbox, USAGE_HOOK, usageIn } from './lib.mjs';
+import { BIN, benchToken, cleanEnv, flag, median, root, serveSandbox, USAGE_HOOK, usageIn } from './lib.mjs';
 
 const SEQUENTIAL = join(root, 'bench', 'statement-sequential.mjs');
 /** The page size pix uses for --all (src/commands/shared/export.ts ALL_PAGE_SIZE); the loop uses the same. */
@@ -166,21 +166,16 @@ export function formatReport(report) {
   ].join('\n');
 }
 
-function flag(args, name, fallback) {
-  const at = args.indexOf(name);
-  return at === -1 ? fallback : Number(args[at + 1]);
-}
-
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const args = process.argv.slice(2);
   const quick = args.includes('--quick');
   try {
     const report = await measureStatementExport({
-      entries: flag(args, '--entries', 100_000),
-      latencyMs: flag(args, '--latency-ms', 20),
-      runs: flag(args, '--runs', quick ? 1 : 3),
-      concurrency: flag(args, '--concurrency', 4),
-      ...(args.includes('--node') ? { node: args[args.indexOf('--node') + 1] } : {}),
+      entries: Number(flag(args, '--entries', 100_000)),
+      latencyMs: Number(flag(args, '--latency-ms', 20)),
+      runs: Number(flag(args, '--runs', quick ? 1 : 3)),
+      concurrency: Number(flag(args, '--concurrency', 4)),
+      node: flag(args, '--node', process.execPath),
       log: (text) => process.stderr.write(`${text}\n`),
     });
     process.stdout.write(`${formatReport(report)}\n`);

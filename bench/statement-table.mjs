@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { BIN, cleanEnv, helpOf, USAGE_HOOK, usageIn } from './lib.mjs';
+import { BIN, cleanEnv, flag, helpOf, USAGE_HOOK, usageIn } from './lib.mjs';
 
 const run = promisify(execFile);
 const COLUMNS = 120;
@@ -82,11 +82,6 @@ export async function measureStatementTable({
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-}
-
-function flag(args, name, fallback) {
-  const at = args.indexOf(name);
-  return at === -1 ? fallback : args[at + 1];
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
