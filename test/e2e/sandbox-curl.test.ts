@@ -2,7 +2,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, tempConfigDir } from '../helpers/cli.js';
+import { BIN, NODE, tempConfigDir } from '../helpers/cli.js';
 
 const run = promisify(execFile);
 const API = '/api/financial/v1';
@@ -31,14 +31,10 @@ async function curl(method: 'GET' | 'POST', path: string, body?: unknown, token 
 
 beforeAll(async () => {
   const dir = tempConfigDir();
-  server = spawn(
-    process.execPath,
-    [BIN, 'sandbox', 'serve', '--port', '0', '--state', join(dir, 'state.json')],
-    {
-      env: { PATH: process.env.PATH ?? '', HOME: dir, PIX_CONFIG_DIR: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  server = spawn(NODE, [BIN, 'sandbox', 'serve', '--port', '0', '--state', join(dir, 'state.json')], {
+    env: { PATH: process.env.PATH ?? '', HOME: dir, PIX_CONFIG_DIR: dir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   base = await new Promise<string>((resolve, reject) => {
     let out = '';
     server.stdout!.setEncoding('utf8').on('data', (chunk: string) => {

@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
-import { BIN, runProcess, tempConfigDir } from '../helpers/cli.js';
+import { BIN, NODE, runProcess, tempConfigDir } from '../helpers/cli.js';
 
 /**
  * What the built binary loads, as Node itself reports it: NODE_DEBUG=esm,module names every file the loaders
@@ -37,7 +38,7 @@ function bundledModules(file: string): string[] {
 }
 
 async function loadedBy(args: string[], env: Record<string, string> = {}): Promise<Loaded> {
-  const { code, stdout, stderr } = await runProcess(process.execPath, ['-r', HOOK, BIN, ...args], {
+  const { code, stdout, stderr } = await runProcess(NODE, ['-r', HOOK, BIN, ...args], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: hookDir,
@@ -138,5 +139,41 @@ describe('start-up: what the built binary loads', () => {
       expect(loaded.packages).not.toContain('qrcode-terminal');
       expect(loaded.packages).not.toContain('qrcode');
     });
+  });
+});
+
+/** Whether the node running pix here offers module.enableCompileCache (22.1+; npm run test:e2e:node24). */
+const compileCache =
+  execFileSync(NODE, ['-p', "typeof require('node:module').enableCompileCache"], {
+    encoding: 'utf8',
+  }).trim() === 'function';
+
+describe.skipIf(!compileCache)('start-up: the compile cache of bin/pix.js (Node 22.1+)', () => {
+  const runHelp = (env: Record<string, string>) =>
+    runProcess(NODE, [BIN, '--help'], {
+      env: { PATH: process.env.PATH ?? '', PIX_CONFIG_DIR: tempConfigDir(), ...env },
+    });
+
+  it("lives in the user's own cache folder, made 0700, and a run fills it", async () => {
+    const home = tempConfigDir();
+    const result = await runHelp({ HOME: home });
+    expect(result.code).toBe(0);
+    const dir = join(home, '.cache', 'pix', 'compile-cache');
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(readdirSync(dir, { recursive: true }).length).toBeGreaterThan(0);
+  });
+
+  it('is not used where others can write (pix runs uncached), and NODE_DISABLE_COMPILE_CACHE turns it off', async () => {
+    const shared = tempConfigDir();
+    mkdirSync(join(shared, 'pix'));
+    chmodSync(join(shared, 'pix'), 0o777);
+    const result = await runHelp({ HOME: tempConfigDir(), XDG_CACHE_HOME: shared });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage: pix');
+    expect(readdirSync(join(shared, 'pix', 'compile-cache'))).toEqual([]);
+
+    const home = tempConfigDir();
+    expect((await runHelp({ HOME: home, NODE_DISABLE_COMPILE_CACHE: '1' })).code).toBe(0);
+    expect(readdirSync(join(home, '.cache', 'pix', 'compile-cache'))).toEqual([]);
   });
 });

@@ -6,6 +6,12 @@ import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../bin/pix.js', import.meta.url));
 
+/**
+ * The Node that runs the built binary in end-to-end tests: `PIX_TEST_NODE` when set (`npm run test:e2e:node24`
+ * sets it to a Node 24 from scripts/node-line.mjs), else the Node running the tests.
+ */
+export const NODE = process.env.PIX_TEST_NODE || process.execPath;
+
 export interface CliResult {
   code: number | null;
   stdout: string;
@@ -59,7 +65,7 @@ export function runCli(
   args: string[],
   options: { env?: Record<string, string>; stdin?: string; timeoutMs?: number } = {},
 ): Promise<CliResult> {
-  return runProcess(process.execPath, [BIN, ...args], {
+  return runProcess(NODE, [BIN, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
     ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),

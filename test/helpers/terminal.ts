@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import xterm from '@xterm/headless';
-import { BIN } from './cli.js';
+import { BIN, NODE } from './cli.js';
 
 export interface PtyStep {
   /** Wait until the output so far contains this (or matches it) before typing. */
@@ -75,7 +75,7 @@ export async function runOnPty(args: string[], options: PtyOptions): Promise<Pty
       HOME: process.env.HOME ?? '/tmp',
       TERM: 'xterm-256color',
       ...options.env,
-      PIX_NODE: process.execPath,
+      PIX_NODE: NODE,
       PIX_BIN: BIN,
     },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,0 +1,67 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { NODE, runProcess, tempConfigDir } from '../helpers/cli.js';
+
+/**
+ * The README's install, `npm install -g .`, into a temporary prefix: offline (npm links the folder, nothing is
+ * fetched) and with a clean HOME, so neither the machine's npm settings nor its global packages play a part.
+ * The tarball route (`npm pack` + `npm install -g pix-*.tgz`) needs the registry for the dependencies' metadata,
+ * so it is not a test here: `npm run test:install` (scripts/check-install.mjs) runs it, by hand before a release.
+ */
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+
+let home: string;
+let prefix: string;
+/** PATH with the prefix's bin first, then the Node under test (the installed `pix` is `#!/usr/bin/env node`). */
+let path: string;
+
+function npm(args: string[]) {
+  return run('npm', [...args, '--offline', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: home, npm_config_cache: join(home, 'npm-cache') },
+  });
+}
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'pix-install-'));
+  prefix = join(home, 'prefix');
+  // --ignore-scripts: `prepare` would rebuild dist/ under the other tests' feet; npm test built it already.
+  await npm(['install', '--global', '--prefix', prefix, '--ignore-scripts', root]);
+  path = [join(prefix, 'bin'), dirname(NODE), process.env.PATH ?? ''].join(':');
+});
+
+describe('npm install -g . (README, Install)', () => {
+  it('puts a working pix on PATH', async () => {
+    const env = { PATH: path, HOME: home, PIX_CONFIG_DIR: tempConfigDir() };
+    const version = await runProcess('pix', ['--version'], { env });
+    expect(version).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+
+    // A command through the whole stack: its dependencies, the embedded sandbox, HTTP on loopback.
+    const statement = await runProcess('pix', ['statement', '--limit', '2', '--json'], { env });
+    expect(statement.code).toBe(0);
+    expect(JSON.parse(statement.stdout).results).toHaveLength(2);
+  });
+});
+
+describe('npm pack: what the tarball holds', () => {
+  it('the launcher (executable), the whole build, the README, and no sources or tests', async () => {
+    const { stdout } = await npm(['pack', '--dry-run', '--json', '--ignore-scripts']);
+    const [packed] = JSON.parse(stdout) as [{ files: { path: string; mode: number }[] }];
+    const files = new Map(packed.files.map((file) => [file.path, file.mode]));
+    expect(files.get('bin/pix.js')! & 0o111).toBe(0o111);
+    expect(files.has('dist/main.js')).toBe(true);
+    expect(files.has('dist/version.js')).toBe(true);
+    expect(files.has('README.md')).toBe(true);
+    const outside = [...files.keys()].filter(
+      (file) => !/^(bin|dist)\//.test(file) && !['README.md', 'package.json'].includes(file),
+    );
+    expect(outside).toEqual([]);
+  });
+});
