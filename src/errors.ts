@@ -44,6 +44,8 @@ export interface PixErrorDetails {
    * `unknown_outcome`; a read is `interrupted`).
    */
   signal?: StopSignal;
+  /** The user's own answer (no at a y/N question): reported as a plain line, not as `error:`. */
+  ownChoice?: boolean;
   cause?: unknown;
 }
 
@@ -54,6 +56,7 @@ export class PixError extends Error {
   readonly server: unknown;
   readonly serverMessage: string | undefined;
   readonly signal: StopSignal | undefined;
+  readonly ownChoice: boolean;
 
   constructor(kind: ErrorKind, message: string, details: PixErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -64,6 +67,7 @@ export class PixError extends Error {
     this.server = details.server;
     this.serverMessage = details.serverMessage;
     this.signal = details.signal;
+    this.ownChoice = details.ownChoice === true;
   }
 
   get exitCode(): number {

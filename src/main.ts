@@ -19,6 +19,8 @@ interface ErrorReport {
   hint?: string;
   server?: unknown;
   stack?: string;
+  /** The user's own doing (Ctrl-C, no at a y/N): said plainly, not as `error:`. */
+  ownChoice?: boolean;
 }
 
 /** The Commander pieces error reporting needs, loaded only once a command is parsed (not for --version). */
@@ -37,6 +39,7 @@ function toReport(error: unknown, commander: CommanderKit | undefined): ErrorRep
       ...(error.hint === undefined ? {} : { hint: error.hint }),
       ...(error.server === undefined ? {} : { server: error.server }),
       ...(error.stack === undefined ? {} : { stack: error.stack }),
+      ...(error.ownChoice ? { ownChoice: true } : {}),
     };
   }
   if (commander && error instanceof commander.CommanderError) {
@@ -105,8 +108,8 @@ function writeError(deps: Deps, unsafe: ErrorReport, json: boolean, verbose: boo
       },
     };
     stderr.write(`${JSON.stringify(body)}\n`);
-  } else if (report.kind === 'interrupted') {
-    // Ctrl-C is the user's own doing: say what stopped (if anything worth saying), not "error:".
+  } else if (report.kind === 'interrupted' || report.ownChoice) {
+    // Ctrl-C, or "no" at a question, is the user's own doing: say what stopped, not "error:".
     if (report.message) stderr.write(`${report.message}\n`);
     if (report.hint) stderr.write(`hint: ${report.hint}\n`);
   } else {

@@ -109,6 +109,11 @@ export const COMMANDS: Entry[] = [
       { name: 'key', summary: 'Pay a PIX key', load: () => import('./commands/pay/key.js') },
     ],
   },
+  {
+    name: 'journal',
+    summary: 'Payments and charges pix sent, and resolving those with no known outcome',
+    load: () => import('./commands/journal.js'),
+  },
   { name: 'emv', summary: 'Inspect BR Codes offline', load: () => import('./commands/emv.js') },
   {
     name: 'sandbox',

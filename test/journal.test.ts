@@ -1,20 +1,31 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
-  DUPLICATE_WINDOW_MS,
-  findDuplicate,
   hashEmv,
   JOURNAL_FILE,
-  openJournal,
-  type Payment,
+  type JournalEntry,
   parseJournal,
-} from '../src/journal.js';
+  type StartFields,
+  shortId,
+} from '../src/journal/entries.js';
+import {
+  DUPLICATE_WINDOW_MS,
+  type DuplicateQuery,
+  effectiveState,
+  findBlocking,
+  findEntry,
+  isResolvable,
+  isUnresolved,
+} from '../src/journal/rules.js';
+import { openJournal } from '../src/journal/store.js';
 import { tempConfigDir } from './helpers/cli.js';
 
 const T0 = new Date('2026-03-10T12:00:00Z');
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
 
 function clockAt(date: Date) {
   let now = date;
@@ -26,46 +37,94 @@ function clockAt(date: Date) {
   };
 }
 
-const keyPayment = (over: Partial<Payment> = {}) => ({
+const keyStart = (key = 'ana@example.com', amountCentavos = 1050): StartFields => ({
+  kind: 'payment',
   profile: 'prod',
   host: 'api.example.test',
-  kind: 'key' as const,
-  key: 'ana@example.com',
-  amountCentavos: 1050,
+  amountCentavos,
+  receiver: 'Ana Souza',
   endToEndId: 'E123',
+  payment: { method: 'key', key },
+});
+
+const entry = (over: Partial<JournalEntry> = {}): JournalEntry => ({
+  id: 'p1',
+  at: T0.toISOString(),
+  ...keyStart(),
+  state: 'done',
   ...over,
 });
 
+const keyQuery: DuplicateQuery = { method: 'key', key: 'ana@example.com', amountCentavos: 1050 };
+const later = (ms: number) => new Date(T0.getTime() + ms);
+
 describe('journal file', () => {
-  it('appends a sending line and a finishing line, merged on read, mode 0600, no EMV code kept', () => {
+  it('appends a sending line and an outcome line, merged on read; dir 0700, file 0600, no EMV code kept', () => {
     const dir = join(tempConfigDir(), 'nested');
     const journal = openJournal(dir, clockAt(T0));
     const emv = '00020101021226...6304ABCD';
     const start = journal.begin({
-      ...keyPayment(),
-      kind: 'qr',
-      key: undefined,
-      emvHash: hashEmv(emv),
-      dynamic: true,
+      ...keyStart(),
+      payment: { method: 'qr', emvHash: hashEmv(emv), dynamic: true },
     });
     expect(start.state).toBe('sending');
     expect(journal.read()).toEqual([expect.objectContaining({ id: start.id, state: 'sending' })]);
     journal.finish(start.id, { state: 'done', transferId: 't-1', status: 'PENDING' });
-    const [payment] = journal.read();
-    expect(payment).toMatchObject({ id: start.id, state: 'done', transferId: 't-1', status: 'PENDING' });
+    const [read] = journal.read();
+    expect(read).toMatchObject({
+      id: start.id,
+      kind: 'payment',
+      state: 'done',
+      transferId: 't-1',
+      status: 'PENDING',
+      finishedAt: T0.toISOString(),
+      payment: { method: 'qr', dynamic: true, emvHash: hashEmv(emv) },
+    });
     const text = readFileSync(join(dir, JOURNAL_FILE), 'utf8');
     expect(text.split('\n').filter(Boolean)).toHaveLength(2);
     expect(text).not.toContain(emv);
     expect(statSync(join(dir, JOURNAL_FILE)).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+  });
+
+  it('refuses a symbolic link planted at journal.jsonl (ELOOP), for reading and for writing', () => {
+    const dir = tempConfigDir();
+    const elsewhere = join(tempConfigDir(), 'elsewhere.txt');
+    writeFileSync(elsewhere, 'not a journal\n');
+    symlinkSync(elsewhere, join(dir, JOURNAL_FILE));
+    const journal = openJournal(dir, clockAt(T0));
+    expect(() => journal.read()).toThrow(expect.objectContaining({ code: 'ELOOP' }));
+    expect(() => journal.begin(keyStart())).toThrow(expect.objectContaining({ code: 'ELOOP' }));
+    expect(readFileSync(elsewhere, 'utf8')).toBe('not a journal\n');
+  });
+
+  it('records a resolution on its own line; the latest one wins', () => {
+    const dir = tempConfigDir();
+    const clock = clockAt(T0);
+    const journal = openJournal(dir, clock);
+    const start = journal.begin(keyStart());
+    journal.finish(start.id, { state: 'unknown', reason: 'unknown_outcome' });
+    clock.set(later(DAY));
+    journal.resolve(start.id, 'paid');
+    expect(journal.read()[0]).toMatchObject({
+      state: 'unknown',
+      resolution: 'paid',
+      resolvedAt: later(DAY).toISOString(),
+    });
+    journal.resolve(start.id, 'not-paid');
+    expect(journal.read()[0]).toMatchObject({ state: 'unknown', resolution: 'not-paid' });
+    const lines = readFileSync(join(dir, JOURNAL_FILE), 'utf8').split('\n').filter(Boolean);
+    // A resolution line has no `state`: a pix of an earlier version skips it and keeps the entry unresolved.
+    expect(JSON.parse(lines[2]!)).toEqual({ id: start.id, at: later(DAY).toISOString(), resolution: 'paid' });
   });
 
   it('skips a torn line (a writer killed mid-write) and starts the next line fresh', () => {
     const dir = tempConfigDir();
     const journal = openJournal(dir, clockAt(T0));
-    const first = journal.begin(keyPayment());
+    const first = journal.begin(keyStart());
     appendFileSync(join(dir, JOURNAL_FILE), '{"id":"torn","at":"2026-03-10T12:00:00Z","state":"sen');
     expect(journal.read().map((p) => p.id)).toEqual([first.id]);
-    const second = journal.begin(keyPayment({ key: 'bob@example.com' }));
+    const second = journal.begin(keyStart('bob@example.com'));
     journal.finish(second.id, { state: 'unknown' });
     expect(journal.read().map((p) => [p.id, p.state])).toEqual([
       [first.id, 'sending'],
@@ -75,17 +134,93 @@ describe('journal file', () => {
 
   it('reads a missing journal as empty and ignores lines that are not entries', () => {
     expect(openJournal(tempConfigDir(), clockAt(T0)).read()).toEqual([]);
-    expect(parseJournal('garbage\n[1,2]\n{"id":"x","state":"done"}\nnull\n')).toEqual([]);
+    expect(
+      parseJournal(
+        'garbage\n[1,2]\n{"id":"x","state":"done"}\nnull\n{"id":"y","at":"x","state":"sending","kind":"other","amountCentavos":1}\n',
+      ),
+    ).toEqual([]);
+  });
+
+  it('reads the first format (kind qr/key at the top level) as payments, so no history is lost', () => {
+    const old = [
+      {
+        id: 'a',
+        at: T0.toISOString(),
+        profile: 'prod',
+        host: 'h',
+        kind: 'key',
+        key: 'ana@example.com',
+        amountCentavos: 1050,
+        endToEndId: 'E1',
+        receiver: 'Ana',
+        state: 'sending',
+      },
+      { id: 'a', at: T0.toISOString(), state: 'done', transferId: 't1', status: 'PENDING' },
+      {
+        id: 'b',
+        at: T0.toISOString(),
+        profile: 'prod',
+        host: 'h',
+        kind: 'qr',
+        emvHash: 'h1',
+        dynamic: true,
+        amountCentavos: 99,
+        endToEndId: 'E2',
+        state: 'sending',
+      },
+      { id: 'b', at: T0.toISOString(), state: 'unknown', reason: 'unknown_outcome' },
+    ];
+    const entries = parseJournal(old.map((line) => JSON.stringify(line)).join('\n'));
+    expect(entries).toEqual([
+      expect.objectContaining({
+        id: 'a',
+        kind: 'payment',
+        state: 'done',
+        transferId: 't1',
+        payment: { method: 'key', key: 'ana@example.com' },
+      }),
+      expect.objectContaining({
+        id: 'b',
+        kind: 'payment',
+        state: 'unknown',
+        payment: { method: 'qr', emvHash: 'h1', dynamic: true },
+      }),
+    ]);
+    // And the rules apply to them: the old unknown QR payment blocks the same code.
+    expect(
+      findBlocking(entries, { method: 'qr', emvHash: 'h1', dynamic: true, amountCentavos: 99 }, later(DAY)),
+    ).toMatchObject({ why: 'unresolved' });
+  });
+
+  it('journals a charge: kind charge, its type and key id, then its id and status', () => {
+    const dir = tempConfigDir();
+    const journal = openJournal(dir, clockAt(T0));
+    const start = journal.begin({
+      kind: 'charge',
+      profile: 'p',
+      host: 'h',
+      amountCentavos: 500,
+      charge: { type: 'duedate', keyId: 'k1' },
+    });
+    journal.finish(start.id, { state: 'done', chargeId: 'c-1', status: 'PENDING' });
+    expect(journal.read()).toEqual([
+      expect.objectContaining({
+        kind: 'charge',
+        charge: { type: 'duedate', keyId: 'k1' },
+        chargeId: 'c-1',
+        state: 'done',
+      }),
+    ]);
   });
 
   it('concurrent writers in separate processes never produce a line that fails to parse', async () => {
     const dir = tempConfigDir();
-    const module = fileURLToPath(new URL('../src/journal.ts', import.meta.url));
+    const module = fileURLToPath(new URL('../src/journal/store.ts', import.meta.url));
     const script = `
       import { openJournal } from ${JSON.stringify(module)};
       const j = openJournal(process.argv[1], { now: () => new Date() });
       for (let i = 0; i < 150; i++) {
-        const s = j.begin({ profile: 'p', host: 'h', kind: 'key', key: 'k' + process.pid + '-' + i + 'x'.repeat(300), amountCentavos: i + 1, endToEndId: 'E' + i });
+        const s = j.begin({ kind: 'payment', profile: 'p', host: 'h', amountCentavos: i + 1, endToEndId: 'E' + i, payment: { method: 'key', key: 'k' + process.pid + '-' + i + 'x'.repeat(300) } });
         j.finish(s.id, { state: 'done', transferId: 't' + i });
       }`;
     const tsx = fileURLToPath(new URL('../node_modules/tsx/dist/cli.mjs', import.meta.url));
@@ -102,80 +237,142 @@ describe('journal file', () => {
     const lines = readFileSync(join(dir, JOURNAL_FILE), 'utf8').split('\n').filter(Boolean);
     expect(lines).toHaveLength(4 * 150 * 2);
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
-    const payments = openJournal(dir, clockAt(T0)).read();
-    expect(payments).toHaveLength(600);
-    expect(payments.every((p) => p.state === 'done')).toBe(true);
+    const entries = openJournal(dir, clockAt(T0)).read();
+    expect(entries).toHaveLength(600);
+    expect(entries.every((p) => p.state === 'done')).toBe(true);
   }, 30_000);
 });
 
-describe('duplicate guard', () => {
-  const at = (ms: number) => new Date(T0.getTime() + ms).toISOString();
-  const payment = (over: Partial<Payment>): Payment => ({
-    id: 'p1',
-    at: T0.toISOString(),
-    ...keyPayment(),
-    state: 'done',
-    ...over,
+describe('the journal rules', () => {
+  it('a done payment: the same key and amount within 10 minutes is blocked; after, another amount or key is not', () => {
+    const earlier = [entry()];
+    expect(findBlocking(earlier, keyQuery, later(9 * MINUTE))).toMatchObject({
+      why: 'paid',
+      entry: { id: 'p1' },
+    });
+    expect(findBlocking(earlier, keyQuery, later(DUPLICATE_WINDOW_MS))).toBeUndefined();
+    expect(findBlocking(earlier, { ...keyQuery, amountCentavos: 1051 }, T0)).toBeUndefined();
+    expect(findBlocking(earlier, { ...keyQuery, key: 'bob@example.com' }, T0)).toBeUndefined();
   });
 
-  it('same key and amount within 10 minutes is a duplicate; after 10 minutes, another amount or key is not', () => {
-    const earlier = [payment({})];
-    const query = { kind: 'key' as const, key: 'ana@example.com', amountCentavos: 1050 };
-    expect(findDuplicate(earlier, query, new Date(T0.getTime() + 9 * 60_000))?.id).toBe('p1');
-    expect(findDuplicate(earlier, query, new Date(T0.getTime() + DUPLICATE_WINDOW_MS))).toBeUndefined();
-    expect(findDuplicate(earlier, { ...query, amountCentavos: 1051 }, T0)).toBeUndefined();
-    expect(findDuplicate(earlier, { ...query, key: 'bob@example.com' }, T0)).toBeUndefined();
+  it('a sending or unknown payment blocks with NO time limit; failed never blocks', () => {
+    for (const state of ['sending', 'unknown'] as const) {
+      for (const when of [later(MINUTE), later(DAY), later(365 * DAY)]) {
+        expect(
+          findBlocking([entry({ state })], keyQuery, when),
+          `${state} at ${when.toISOString()}`,
+        ).toMatchObject({
+          why: 'unresolved',
+        });
+      }
+    }
+    expect(findBlocking([entry({ state: 'failed' })], keyQuery, T0)).toBeUndefined();
   });
 
-  it('failed payments never count; unknown and sending ones do', () => {
-    const query = { kind: 'key' as const, key: 'ana@example.com', amountCentavos: 1050 };
-    expect(findDuplicate([payment({ state: 'failed' })], query, T0)).toBeUndefined();
-    expect(findDuplicate([payment({ state: 'unknown' })], query, T0)?.state).toBe('unknown');
-    expect(findDuplicate([payment({ state: 'sending' })], query, T0)?.state).toBe('sending');
+  it("the operator's resolution wins: not-paid unblocks at once, paid counts as done (10-minute window)", () => {
+    const notPaid = entry({ state: 'unknown', resolution: 'not-paid' });
+    expect(effectiveState(notPaid)).toBe('failed');
+    expect(isUnresolved(notPaid)).toBe(false);
+    expect(findBlocking([notPaid], keyQuery, later(MINUTE))).toBeUndefined();
+    const paid = entry({ state: 'sending', resolution: 'paid' });
+    expect(effectiveState(paid)).toBe('done');
+    expect(findBlocking([paid], keyQuery, later(MINUTE))).toMatchObject({ why: 'paid' });
+    expect(findBlocking([paid], keyQuery, later(DAY))).toBeUndefined();
   });
 
-  it('a dynamic code paid once is a duplicate forever, whatever the amount; a static code only within the window', () => {
-    const qr = (over: Partial<Payment>) =>
-      payment({ kind: 'qr', key: undefined, emvHash: 'h1', dynamic: true, at: at(0), ...over });
-    const dynamicQuery = { kind: 'qr' as const, emvHash: 'h1', dynamic: true, amountCentavos: 999 };
-    const muchLater = new Date(T0.getTime() + 30 * 24 * 3600_000);
-    expect(findDuplicate([qr({})], dynamicQuery, muchLater)?.id).toBe('p1');
-    expect(findDuplicate([qr({})], { ...dynamicQuery, emvHash: 'h2' }, muchLater)).toBeUndefined();
-    const staticQuery = { kind: 'qr' as const, emvHash: 'h1', dynamic: false, amountCentavos: 1050 };
-    expect(findDuplicate([qr({ dynamic: false })], staticQuery, new Date(T0.getTime() + 60_000))?.id).toBe(
-      'p1',
-    );
-    expect(findDuplicate([qr({ dynamic: false })], staticQuery, muchLater)).toBeUndefined();
+  it('a dynamic code paid (or unresolved) once is blocked forever, whatever the amount; a static code only within the window', () => {
+    const qr = (over: Partial<JournalEntry> = {}) =>
+      entry({ payment: { method: 'qr', emvHash: 'h1', dynamic: true }, ...over });
+    const dynamicQuery: DuplicateQuery = { method: 'qr', emvHash: 'h1', dynamic: true, amountCentavos: 999 };
+    expect(findBlocking([qr()], dynamicQuery, later(30 * DAY))?.entry.id).toBe('p1');
+    expect(findBlocking([qr()], { ...dynamicQuery, emvHash: 'h2' }, later(30 * DAY))).toBeUndefined();
+    const staticEntry = qr({ payment: { method: 'qr', emvHash: 'h1', dynamic: false } });
+    const staticQuery: DuplicateQuery = { method: 'qr', emvHash: 'h1', dynamic: false, amountCentavos: 1050 };
+    expect(findBlocking([staticEntry], staticQuery, later(MINUTE))?.entry.id).toBe('p1');
+    expect(findBlocking([staticEntry], staticQuery, later(30 * DAY))).toBeUndefined();
+    expect(findBlocking([staticEntry], { ...staticQuery, amountCentavos: 1 }, later(MINUTE))).toBeUndefined();
+    // Unresolved, the static code with that amount stays blocked.
+    expect(findBlocking([{ ...staticEntry, state: 'unknown' }], staticQuery, later(30 * DAY))).toMatchObject({
+      why: 'unresolved',
+    });
     // A key payment never matches a QR query and vice versa.
+    expect(findBlocking([entry()], { ...dynamicQuery, amountCentavos: 1050 }, T0)).toBeUndefined();
+  });
+
+  it('a batch row once paid (or unresolved) is never paid again, however long after; other rows are free', () => {
+    const row = (state: JournalEntry['state']) =>
+      entry({
+        state,
+        payment: { method: 'key', key: 'ana@example.com', batchRow: { batch: 'b1', row: 'r7' } },
+      });
+    const query: DuplicateQuery = { ...keyQuery, amountCentavos: 1, batchRow: { batch: 'b1', row: 'r7' } };
+    expect(findBlocking([row('done')], query, later(365 * DAY))).toMatchObject({ why: 'paid' });
+    expect(findBlocking([row('unknown')], query, later(365 * DAY))).toMatchObject({ why: 'unresolved' });
+    expect(findBlocking([row('failed')], query, later(MINUTE))).toBeUndefined();
     expect(
-      findDuplicate([payment({})], { kind: 'qr', emvHash: 'h1', dynamic: true, amountCentavos: 1050 }, T0),
+      findBlocking([row('done')], { ...query, batchRow: { batch: 'b1', row: 'r8' } }, later(DAY)),
     ).toBeUndefined();
   });
 
-  it('with `before`, only entries written before ours count (two processes racing on one code)', () => {
+  it('charges never block a payment; the latest unresolved payment is named before a paid one', () => {
+    const charge = entry({
+      kind: 'charge',
+      payment: undefined,
+      charge: { type: 'immediate' },
+      state: 'unknown',
+    });
+    expect(findBlocking([charge], keyQuery, T0)).toBeUndefined();
+    const found = findBlocking(
+      [
+        entry({ id: 'old-unknown', state: 'unknown' }),
+        entry({ id: 'new-done' }),
+        entry({ id: 'failed', state: 'failed' }),
+      ],
+      keyQuery,
+      later(MINUTE),
+    );
+    expect(found).toMatchObject({ why: 'unresolved', entry: { id: 'old-unknown' } });
+  });
+
+  it('only sending and unknown entries are the operator to resolve', () => {
+    expect(
+      ['sending', 'unknown', 'done', 'failed'].map((state) =>
+        isResolvable(entry({ state: state as JournalEntry['state'] })),
+      ),
+    ).toEqual([true, true, false, false]);
+  });
+
+  it('finds an entry by its id or a unique prefix (any case); an ambiguous prefix names the candidates', () => {
+    const entries = [
+      entry({ id: 'abcd1111-0000' }),
+      entry({ id: 'abcd2222-0000' }),
+      entry({ id: 'ef001111-0000' }),
+    ];
+    expect(findEntry(entries, 'ef00').found?.id).toBe('ef001111-0000');
+    expect(findEntry(entries, 'ABCD2').found?.id).toBe('abcd2222-0000');
+    expect(findEntry(entries, 'abcd1111-0000').found?.id).toBe('abcd1111-0000');
+    expect(findEntry(entries, 'abcd')).toMatchObject({
+      found: undefined,
+      matches: [{ id: 'abcd1111-0000' }, { id: 'abcd2222-0000' }],
+    });
+    expect(findEntry(entries, 'zz')).toEqual({ found: undefined, matches: [] });
+    expect(findEntry(entries, '')).toEqual({ found: undefined, matches: [] });
+    expect(shortId('abcd1111-0000')).toBe('abcd1111');
+  });
+
+  it('with `before`, only entries started before ours count (two processes racing on one payment)', () => {
     const dir = tempConfigDir();
     const clock = clockAt(T0);
     const journal = openJournal(dir, clock);
-    const query = { kind: 'key' as const, key: 'ana@example.com', amountCentavos: 1050 };
-    const first = journal.begin(keyPayment());
-    const second = journal.begin(keyPayment());
-    expect(journal.findDuplicate(query, first.id)).toBeUndefined();
-    expect(journal.findDuplicate(query, second.id)?.id).toBe(first.id);
-    clock.set(new Date(T0.getTime() + DUPLICATE_WINDOW_MS + 1));
-    expect(journal.findDuplicate(query)).toBeUndefined();
-  });
-
-  it('a journal line of a finished payment written by hand is honoured', () => {
-    const dir = tempConfigDir();
-    writeFileSync(
-      join(dir, JOURNAL_FILE),
-      `${JSON.stringify({ id: 'a', at: T0.toISOString(), ...keyPayment(), state: 'sending' })}\n${JSON.stringify({ id: 'a', at: T0.toISOString(), state: 'done' })}\n`,
-    );
-    const found = openJournal(dir, clockAt(T0)).findDuplicate({
-      kind: 'key',
-      key: 'ana@example.com',
-      amountCentavos: 1050,
-    });
-    expect(found).toMatchObject({ id: 'a', state: 'done', endToEndId: 'E123' });
+    const first = journal.begin(keyStart());
+    const second = journal.begin(keyStart());
+    expect(journal.findBlocking(keyQuery, first.id)).toBeUndefined();
+    expect(journal.findBlocking(keyQuery, second.id)?.entry.id).toBe(first.id);
+    // Both still `sending`: unresolved, however much later.
+    clock.set(later(DAY));
+    expect(journal.findBlocking(keyQuery)).toMatchObject({ why: 'unresolved' });
+    journal.finish(first.id, { state: 'done' });
+    journal.finish(second.id, { state: 'failed', reason: 'duplicate' });
+    expect(journal.findBlocking(keyQuery)).toBeUndefined();
   });
 });

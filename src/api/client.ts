@@ -2,10 +2,14 @@ import type { Dispatcher } from 'undici';
 import type { Settings } from '../config/types.js';
 import type { Deps } from '../deps.js';
 import { interruptedError, PixError, stopSignalOf } from '../errors.js';
+import { safeText } from '../output/sanitize.js';
 import type * as z from '../zod.js';
 import type { TokenProvider } from './auth.js';
+import { type BodyText, MAX_BODY_BYTES, parseBody, readBounded } from './body.js';
 import { httpError, UNKNOWN_OUTCOME_HINT } from './errors.js';
+import type { Verdict } from './outcomes.js';
 import { type AttemptOutcome, isRetryable, MAX_RETRIES, parseRetryAfter, retryDelay } from './retry.js';
+import { createSecretScanner, redactParsed } from './secrets.js';
 import { createDispatcher } from './transport.js';
 
 export type EndpointName = 'auth' | 'statement' | 'keys' | 'charge' | 'emv' | 'dict' | 'transfer';
@@ -24,8 +28,13 @@ export interface Endpoint<T> {
   retry: 'safe' | 'never';
   /** Built lazily so zod schemas cost nothing until a request is made. */
   schema: () => z.ZodMiniType<T>;
-  /** False only for the token endpoint. */
+  /** False only for the token endpoint (whose answer is itself a credential). */
   authenticated?: boolean;
+  /**
+   * Writes only: what a 2xx answer that passed the schema proves (api/outcomes.ts). A refusal becomes a
+   * `rejected` error (exit 5), an answer that proves nothing an `unknown_outcome` (exit 7).
+   */
+  verdict?: (value: T) => Verdict;
 }
 
 /** What error reporting needs of an endpoint, whatever its answer type. */
@@ -49,7 +58,8 @@ export interface ApiClient {
 interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  text: string;
+  /** The body, or its size when it was longer than MAX_BODY_BYTES (then it was not read). */
+  body: BodyText;
 }
 
 /** A request that failed below HTTP; `sent` is false only when we know no byte reached the server. */
@@ -79,13 +89,35 @@ const NOT_SENT_CODES = new Set([
   'CERT_HAS_EXPIRED',
 ]);
 
-const REDACTED_HEADERS = new Set([
-  'authorization',
-  'proxy-authorization',
-  'cookie',
-  'set-cookie',
-  'x-api-key',
+/** Request headers pix sends that carry a credential: logged as `[redacted]` by --verbose. */
+const REDACTED_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
+
+/**
+ * Response headers --verbose shows (the server's own headers are hostile text too: one echoing the token,
+ * `x-debug-authorization` or `www-authenticate … token="…"`, is named with `[not shown]`). Request ids are
+ * what a provider's support desk asks for.
+ */
+const SHOWN_RESPONSE_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'date',
+  'retry-after',
+  'x-request-id',
+  'request-id',
+  'x-correlation-id',
+  'correlation-id',
+  'x-trace-id',
+  'traceparent',
+  'x-amzn-requestid',
+  'x-amz-request-id',
+  'cf-ray',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
 ]);
+
+const MAX_BODY_MIB = MAX_BODY_BYTES / (1024 * 1024);
 
 function errorCode(error: unknown): string | undefined {
   let current: unknown = error;
@@ -97,14 +129,18 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Replaces every secret in a string the server sent back, in case it echoes one. */
-function scrub<T>(value: T, secrets: readonly string[]): T {
-  const live = secrets.filter((secret) => secret.length >= 4);
-  if (live.length === 0 || value === undefined) return value;
-  let text = JSON.stringify(value);
-  if (!live.some((secret) => text.includes(secret))) return value;
-  for (const secret of live) text = text.split(secret).join('[redacted]');
-  return JSON.parse(text) as T;
+/** What a network failure's error code suggests doing. */
+function networkHint(failure: NetworkFailure): string {
+  if (failure.timedOut) return 'check the network, or raise --timeout if the API is slow';
+  switch (failure.code) {
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name did not resolve: check the base URL (and the DNS)';
+    case 'ECONNREFUSED':
+      return 'nothing listens there: check the base URL and that the API is up';
+    default:
+      return 'check the network and the base URL';
+  }
 }
 
 function buildPath(path: string, query: RequestInput['query']): string {
@@ -140,7 +176,11 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
   const prefix = origin.pathname.replace(/\/+$/, '');
   const timeoutMs = globals.timeoutMs;
   let dispatcher: Dispatcher | undefined = deps.dispatcher;
-  const secrets: string[] = [];
+  // Every secret this client knows; each answer's text is checked against them once, before parsing.
+  const secrets = createSecretScanner();
+  const { credentials } = settings;
+  if (credentials.kind === 'token') secrets.add(credentials.token.value);
+  if (credentials.kind === 'client') secrets.add(credentials.clientSecret.value);
 
   const getDispatcher = async (): Promise<Dispatcher> => {
     if (!dispatcher) {
@@ -154,11 +194,18 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
   const log = (line: string) => {
     if (globals.verbose) io.stderr.write(`${line}\n`);
   };
-  const logHeaders = (arrow: string, headers: Record<string, string | string[] | undefined>) => {
+  const logRequestHeaders = (headers: Record<string, string>) => {
+    for (const [name, value] of Object.entries(headers)) {
+      log(`> ${name}: ${REDACTED_HEADERS.has(name.toLowerCase()) ? '[redacted]' : value}`);
+    }
+  };
+  const logResponseHeaders = (headers: Record<string, string | string[] | undefined>) => {
     for (const [name, value] of Object.entries(headers)) {
       if (value === undefined) continue;
-      const shown = REDACTED_HEADERS.has(name.toLowerCase()) ? '[redacted]' : String(value);
-      log(`${arrow} ${name}: ${shown}`);
+      const shown = SHOWN_RESPONSE_HEADERS.has(name.toLowerCase())
+        ? safeText(secrets.redact(String(value)))
+        : '[not shown]';
+      log(`< ${safeText(name, 64)}: ${shown}`);
     }
   };
 
@@ -176,7 +223,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
     // Ctrl-C before the request left: nothing was sent.
     if (deps.signal.aborted) throw new NetworkFailure(false, false, undefined, true);
     log(`> ${method} ${url}`);
-    logHeaders('>', headers);
+    logRequestHeaders(headers);
     // Timed only for --verbose: reading performance loads Node's perf_hooks, which a plain run need not pay for.
     const started = globals.verbose ? performance.now() : 0;
     const elapsed = () => Math.round(performance.now() - started);
@@ -196,12 +243,13 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      const text = await response.body.text();
+      const text = await readBounded(response.body, response.headers['content-length']);
       if (globals.verbose) {
         log(`< ${response.statusCode} (${elapsed()} ms)`);
-        logHeaders('<', response.headers);
+        logResponseHeaders(response.headers);
+        if (!text.ok) log(`< body of ${text.bytes} bytes not read (over ${MAX_BODY_MIB} MiB)`);
       }
-      return { status: response.statusCode, headers: response.headers, text };
+      return { status: response.statusCode, headers: response.headers, body: text };
     } catch (error) {
       const code = errorCode(error);
       const interrupted = deps.signal.aborted;
@@ -248,11 +296,12 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
     }
     const hint =
       endpoint.retry === 'never'
-        ? 'nothing was sent; it is safe to try again'
-        : 'check the network and the base URL, or raise --timeout';
+        ? `nothing was sent; it is safe to try again (${networkHint(failure)})`
+        : networkHint(failure);
     return new PixError('unavailable', `${endpoint.what}: ${cause}`, { hint });
   }
 
+  /** A 2xx answer that cannot be taken as what was asked: unavailable for a read, unknown for a write. */
   function unreadable(endpoint: EndpointPolicy, status: number, reason: string, body: unknown): PixError {
     const write = endpoint.retry === 'never';
     return new PixError(
@@ -260,18 +309,28 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
       `${endpoint.what}: the answer could not be read (${reason})`,
       {
         status,
-        server: body,
+        ...(body === undefined ? {} : { server: body }),
         hint: write ? UNKNOWN_OUTCOME_HINT : 'the server sent something unexpected; try again later',
       },
     );
   }
 
-  function parseBody(text: string): { ok: true; value: unknown } | { ok: false } {
-    try {
-      return { ok: true, value: JSON.parse(text) };
-    } catch {
-      return { ok: false };
+  /** A 2xx answer of a write, judged by what it proves (api/outcomes.ts). */
+  function judge<T>(endpoint: Endpoint<T>, status: number, value: T, body: unknown): T {
+    const verdict = endpoint.verdict?.(value);
+    if (verdict === undefined || verdict.applied === true) return value;
+    if (verdict.applied === false) {
+      throw new PixError(
+        'rejected',
+        `${endpoint.what}: refused with status ${safeText(verdict.status, 40)}`,
+        {
+          status,
+          server: body,
+          hint: 'the server says it was not applied; nothing changed',
+        },
+      );
     }
+    throw unreadable(endpoint, status, verdict.why, body);
   }
 
   let tokenProvider: TokenProvider | undefined;
@@ -291,8 +350,57 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
         hint: 'run `pix login`, or set PIX_TOKEN (or PIX_CLIENT_KEY and PIX_CLIENT_SECRET)',
       });
     }
-    secrets.push(token);
+    secrets.add(token);
     return token;
+  }
+
+  /**
+   * Everything done with an answer once it arrived: the secret check (once, on the raw text), the bounded
+   * parse, the status, the schema and the verdict. Returns the value, or undefined when a read should be
+   * asked again (it has waited already).
+   */
+  async function handle<T>(
+    endpoint: Endpoint<T>,
+    response: RawResponse,
+    retry: number,
+  ): Promise<{ value: T } | undefined> {
+    const write = endpoint.retry === 'never';
+    const { status } = response;
+    const ok = status >= 200 && status < 300;
+    let text: string | undefined;
+    let parsed: ReturnType<typeof parseBody> = { ok: false, reason: `larger than ${MAX_BODY_MIB} MiB` };
+    if (response.body.ok) {
+      // The token endpoint's answer is the credential itself: it is used, never shown.
+      const credential = ok && endpoint.authenticated === false;
+      text = credential ? response.body.text : secrets.redact(response.body.text);
+      parsed = parseBody(text);
+      if (parsed.ok && !credential && secrets.active && text.includes('\\')) {
+        // JSON escapes can spell a secret the raw text does not show: check the strings they make.
+        parsed = { ok: true, value: redactParsed(parsed.value, secrets.redact) };
+      }
+    }
+    const body = parsed.ok ? parsed.value : text;
+
+    if (!ok) {
+      const outcome: AttemptOutcome = { kind: 'status', status };
+      if (endpoint.retry === 'safe' && retry < MAX_RETRIES && isRetryable(outcome)) {
+        const header = response.headers['retry-after'];
+        const retryAfter = parseRetryAfter(Array.isArray(header) ? header[0] : header, deps.clock.now());
+        const delay = retryDelay(retry + 1, retryAfter, deps.random());
+        if (delay !== undefined) {
+          await deps.sleep(delay);
+          return undefined;
+        }
+      }
+      // An HTML page from a proxy (a 502, a 301): say so in one line instead of quoting the page.
+      throw httpError(endpoint.what, status, parsed.ok ? body : undefined, write);
+    }
+    if (!parsed.ok) throw unreadable(endpoint, status, parsed.reason, undefined);
+    const result = endpoint.schema().safeParse(parsed.value);
+    if (!result.success) {
+      throw unreadable(endpoint, status, describeIssues(result.error as z.core.$ZodError), body);
+    }
+    return { value: judge(endpoint, status, result.data, body) };
   }
 
   const client: ApiClient = {
@@ -321,49 +429,33 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
           }
           throw networkError(endpoint, error);
         }
-        const parsed = parseBody(response.text);
-        const body = scrub(parsed.ok ? parsed.value : response.text, secrets);
         if (response.status === 401 && token !== undefined && !refreshed && !settings.sandbox) {
           // A 401 means nothing was applied, so even a write may be sent again with a fresh token, once.
           refreshed = true;
           const fresh = await (await getTokenProvider()).refresh();
           if (fresh !== undefined) {
-            secrets.push(fresh);
+            secrets.add(fresh);
             token = fresh;
             retry--;
             continue;
           }
         }
-        if (response.status < 200 || response.status >= 300) {
-          const outcome: AttemptOutcome = { kind: 'status', status: response.status };
-          if (endpoint.retry === 'safe' && retry < MAX_RETRIES && isRetryable(outcome)) {
-            const header = response.headers['retry-after'];
-            const retryAfter = parseRetryAfter(Array.isArray(header) ? header[0] : header, deps.clock.now());
-            const delay = retryDelay(retry + 1, retryAfter, deps.random());
-            if (delay !== undefined) {
-              await deps.sleep(delay);
-              continue;
-            }
-          }
-          if (!parsed.ok && response.status >= 500) {
-            // An HTML 502 page from a proxy: say so in one line instead of quoting the page.
-            throw httpError(endpoint.what, response.status, undefined, write);
-          }
-          throw httpError(endpoint.what, response.status, body, write);
+        let handled: { value: T } | undefined;
+        try {
+          handled = await handle(endpoint, response, retry);
+        } catch (error) {
+          // After a write was sent, nothing may end as a crash: what is not a PixError proves nothing.
+          if (!write || error instanceof PixError) throw error;
+          throw unreadable(endpoint, response.status, String((error as Error)?.message ?? error), undefined);
         }
-        if (!parsed.ok) throw unreadable(endpoint, response.status, 'not JSON', undefined);
-        const result = endpoint.schema().safeParse(parsed.value);
-        if (!result.success) {
-          throw unreadable(endpoint, response.status, describeIssues(result.error as z.core.$ZodError), body);
-        }
-        return result.data;
+        if (handled) return handled.value;
       }
     },
     async mintToken(clientKey, clientSecret) {
-      secrets.push(clientSecret);
+      secrets.add(clientSecret);
       const { tokenEndpoint } = await import('./resources/auth.js');
       const minted = await client.request(tokenEndpoint, { body: { clientKey, clientSecret } });
-      secrets.push(minted.clientToken);
+      secrets.add(minted.clientToken);
       return minted;
     },
     async verifyCredentials() {

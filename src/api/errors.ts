@@ -1,4 +1,5 @@
 import { type ErrorKind, PixError } from '../errors.js';
+import { kindForStatus } from './outcomes.js';
 
 /** Reads the server's message from an error body of unknown shape (contract §6), keeping the raw body. */
 export function serverMessageOf(body: unknown): string | undefined {
@@ -29,20 +30,22 @@ const STATUS_WORDS: Record<number, string> = {
   401: 'the credentials were refused (invalid or expired token)',
   403: 'this IP address is not authorised',
   404: 'not found',
+  408: 'the server gave up waiting',
+  409: 'the server reported a conflict',
   422: 'the request was refused',
+  425: 'the server refused to process it yet',
   429: 'too many requests',
+  499: 'the request was cut off',
 };
 
-/**
- * HTTP status → contract §4 kind. `write` is true for charges and the transfer, where a 5xx means the
- * request may have been applied (unknown outcome), while for reads it is only "unavailable".
- */
-export function kindForStatus(status: number, write: boolean): ErrorKind {
-  if (status === 401 || status === 403) return 'auth';
-  if (status === 404) return 'not_found';
-  if (status === 429) return 'unavailable';
-  if (status >= 500) return write ? 'unknown_outcome' : 'unavailable';
-  return 'rejected';
+function statusWords(status: number, kind: ErrorKind): string {
+  const known = STATUS_WORDS[status];
+  if (known) return known;
+  if (status >= 500) return 'the server failed';
+  if (status >= 300 && status < 400) return 'the server answered with a redirect';
+  if (status < 200) return 'the server sent no final answer';
+  // A write's unexpected 4xx proves nothing (api/outcomes.ts): do not call it a refusal.
+  return kind === 'unknown_outcome' ? 'unexpected answer' : 'the request was refused';
 }
 
 export const UNKNOWN_OUTCOME_HINT =
@@ -51,7 +54,7 @@ export const UNKNOWN_OUTCOME_HINT =
 export function httpError(what: string, status: number, body: unknown, write: boolean): PixError {
   const kind = kindForStatus(status, write);
   const serverMessage = serverMessageOf(body);
-  const words = STATUS_WORDS[status] ?? (status >= 500 ? 'the server failed' : 'the request was refused');
+  const words = statusWords(status, kind);
   const hints: Partial<Record<ErrorKind, string>> = {
     auth:
       status === 403

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { httpError, kindForStatus, serverMessageOf } from '../../src/api/errors.js';
+import { httpError, serverMessageOf } from '../../src/api/errors.js';
 
 describe('error bodies (contract §6)', () => {
   it('takes the first of message, error.message, errors[0].message, description, detail', () => {
@@ -19,22 +19,7 @@ describe('error bodies (contract §6)', () => {
   });
 });
 
-describe('status → exit kind (contract §4)', () => {
-  it.each([
-    [401, false, 'auth'],
-    [403, true, 'auth'],
-    [404, false, 'not_found'],
-    [400, true, 'rejected'],
-    [422, false, 'rejected'],
-    [429, true, 'unavailable'],
-    [500, false, 'unavailable'],
-    [503, false, 'unavailable'],
-    [500, true, 'unknown_outcome'],
-    [502, true, 'unknown_outcome'],
-  ] as const)('%i (write: %s) → %s', (status, write, kind) => {
-    expect(kindForStatus(status, write)).toBe(kind);
-  });
-
+describe('httpError', () => {
   it('builds an error carrying status, server message and raw body', () => {
     const body = { message: 'Chave Pix não encontrada' };
     const error = httpError('consulting the key', 404, body, false);
@@ -44,5 +29,20 @@ describe('status → exit kind (contract §4)', () => {
     expect(error.serverMessage).toBe('Chave Pix não encontrada');
     expect(error.server).toBe(body);
     expect(error.message).toBe('consulting the key: not found');
+  });
+});
+
+describe('httpError of a write', () => {
+  it('a 5xx, 409 or an unexpected 4xx is an unknown outcome with the statement hint, never called a refusal', () => {
+    for (const status of [500, 409, 405]) {
+      const error = httpError('sending the transfer', status, { message: 'x' }, true);
+      expect(error.kind).toBe('unknown_outcome');
+      expect(error.exitCode).toBe(7);
+      expect(error.message).not.toContain('refused');
+      expect(error.hint).toContain('pix statement');
+    }
+    expect(httpError('sending the transfer', 302, undefined, true).message).toBe(
+      'sending the transfer: the server answered with a redirect',
+    );
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JOURNAL_FILE } from '../../src/journal.js';
+import { JOURNAL_FILE } from '../../src/journal/entries.js';
 import { run } from '../../src/main.js';
 import { DYNAMIC_CODE, STATIC_CODE } from '../helpers/brcodes.js';
 import { tempConfigDir } from '../helpers/cli.js';
@@ -82,9 +82,9 @@ const dictConsult = (over: Record<string, unknown> = {}) => ({
 
 const transferResult = { id: 't-1', endToEndId: E2E, amount: 12.34, fee: 0, status: 'PENDING' };
 
-async function pix(argv: string[], io: TestIOOptions = {}) {
+async function pix(argv: string[], io: TestIOOptions = {}, now = NOW) {
   const test = createTestIO(io);
-  const code = await run(argv, { io: test.io, env, dispatcher: agent, clock: { now: () => NOW } });
+  const code = await run(argv, { io: test.io, env, dispatcher: agent, clock: { now: () => now } });
   return { code, stdout: test.stdout(), stderr: test.stderr(), readLines: test.readLines };
 }
 
@@ -115,8 +115,8 @@ describe('pix pay key', () => {
     const lines = journal();
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({
-      kind: 'key',
-      key: 'ana@example.com',
+      kind: 'payment',
+      payment: { method: 'key', key: 'ana@example.com' },
       amountCentavos: 1050,
       endToEndId: E2E,
       host: 'api.example.test',
@@ -173,6 +173,8 @@ describe('pix pay key', () => {
     });
     expect(result.code).toBe(8);
     expect(result.stderr).toContain('payment cancelled');
+    // The user's own "no" is not an error (issue 14).
+    expect(result.stderr).not.toContain('error:');
     expect(journal()).toEqual([]);
   });
 
@@ -294,7 +296,11 @@ describe('pix pay qr', () => {
     expect(consults).toEqual([{ emv: DYNAMIC_CODE }]);
     expect(transfers).toEqual([{ endToEndId: E2E }]);
     expect(JSON.parse(result.stdout)).toEqual({ consult: emvConsult(), transfer: transferResult });
-    expect(journal()[0]).toMatchObject({ kind: 'qr', dynamic: true, amountCentavos: 1234 });
+    expect(journal()[0]).toMatchObject({
+      kind: 'payment',
+      payment: { method: 'qr', dynamic: true },
+      amountCentavos: 1234,
+    });
     expect(JSON.stringify(journal())).not.toContain(DYNAMIC_CODE);
   });
 
@@ -415,5 +421,205 @@ describe('pix pay qr', () => {
     expect(result.code).toBe(7);
     expect(result.stderr).toContain(E2E);
     expect(journal().map((line) => line.state)).toEqual(['sending', 'unknown']);
+  });
+});
+
+/** Intercepts one POST answered with a raw text body (any status, any bytes). */
+function postText(path: string, status: number, text: string): void {
+  agent
+    .get(ORIGIN)
+    .intercept({ path, method: 'POST' })
+    .reply(status, text, { headers: { 'content-type': 'application/json' } });
+}
+
+const DAY_LATER = new Date(NOW.getTime() + 24 * 3600_000);
+const KEY_PAY = ['pay', 'key', 'ana@example.com', '--amount', '10.50', '-y'];
+
+describe('transfer outcomes by proof (api/outcomes.ts)', () => {
+  it.each(['REJECTED', 'FAILED', 'ERROR', 'CANCELED', 'denied'])(
+    'a 2xx whose status is %s → exit 5, not "Sent", journal failed, and paying again is allowed',
+    async (status) => {
+      post(DICT_PATH, 200, dictConsult(), 2);
+      post(TRANSFER_PATH, 201, { ...transferResult, status });
+      const result = await pix(['pay', 'key', 'ana@example.com', '--amount', '10.50', '-y'], {
+        stdoutTTY: true,
+      });
+      expect(result.code, result.stderr).toBe(5);
+      expect(result.stdout).not.toContain('Sent');
+      expect(result.stderr).toContain(`refused with status ${status}`);
+      expect(journal().at(-1)).toMatchObject({ state: 'failed' });
+      post(TRANSFER_PATH, 201, transferResult);
+      expect((await pix(KEY_PAY)).code).toBe(0);
+    },
+  );
+
+  it.each([
+    [302, { message: 'moved' }],
+    [307, { message: 'moved' }],
+    [408, { message: 'timeout' }],
+    [409, { message: 'conflito' }],
+    [425, { message: 'too early' }],
+    [499, { message: 'client closed' }],
+    [500, { message: 'erro' }],
+    [503, { message: 'indisponível' }],
+    [201, { ...transferResult, status: 'ON_HOLD' }],
+    [201, { id: 't-1', endToEndId: E2E }],
+    [200, { ok: true }],
+  ])(
+    '%i %j → exit 7, sent once, journal unknown, endToEndId and what to do printed',
+    async (status, body) => {
+      post(DICT_PATH, 200, dictConsult());
+      const transfers = post(TRANSFER_PATH, status, body);
+      const result = await pix(KEY_PAY);
+      expect(result.code, result.stderr).toBe(7);
+      expect(transfers).toHaveLength(1);
+      expect(journal().at(-1)).toMatchObject({ state: 'unknown' });
+      expect(result.stderr).toContain(`endToEndId: ${E2E}`);
+      expect(result.stderr).toMatch(/^hint: .*pix journal resolve [0-9a-f]{8} --paid\|--not-paid/m);
+      expect(result.stdout).toBe('');
+    },
+  );
+
+  it('a 429 on the transfer: refused before anything was applied → exit 6, journal failed', async () => {
+    post(DICT_PATH, 200, dictConsult());
+    const transfers = post(TRANSFER_PATH, 429, { message: 'Muitas requisições' });
+    const result = await pix(KEY_PAY);
+    expect(result.code).toBe(6);
+    expect(transfers).toHaveLength(1);
+    expect(journal().at(-1)).toMatchObject({ state: 'failed' });
+  });
+
+  it('a 2xx nested 6,000 levels deep → exit 7 (never a crash), also with --json; journal unknown', async () => {
+    const deep = `{"id":"t-1","status":"PENDING","x":${'['.repeat(6000)}${']'.repeat(6000)}}`;
+    for (const json of [false, true]) {
+      post(DICT_PATH, 200, dictConsult());
+      postText(TRANSFER_PATH, 201, deep);
+      const result = await pix([...KEY_PAY, '--allow-duplicate', ...(json ? ['--json'] : [])]);
+      expect(result.code, result.stderr).toBe(7);
+      expect(result.stderr).toContain('nested more than 100 levels deep');
+      expect(result.stderr).not.toMatch(/internal error|bug in pix|call stack/);
+      expect(journal().at(-1)).toMatchObject({ state: 'unknown' });
+      // Resolve it, so the next round is not blocked.
+      const id = String(journal().at(-1)!.id);
+      expect((await pix(['journal', 'resolve', id, '--not-paid'])).code).toBe(0);
+    }
+  });
+});
+
+describe('an unknown outcome is never forgotten (journal rules)', () => {
+  it('blocks the same key and amount a day later, --allow-duplicate included, naming the entry and the resolve command; --not-paid unblocks', async () => {
+    // Two consultations: the blocked runs stop before consulting.
+    post(DICT_PATH, 200, dictConsult(), 2);
+    const transfers = post(TRANSFER_PATH, 500, { message: 'Erro interno' });
+    expect((await pix(KEY_PAY)).code).toBe(7);
+    const id = String(journal()[0]!.id);
+
+    const dayLater = await pix(KEY_PAY, {}, DAY_LATER);
+    expect(dayLater.code).toBe(8);
+    expect(dayLater.stderr).toContain(
+      'an earlier payment has no known outcome: R$ 10,50 to Ana Souza sent at',
+    );
+    expect(dayLater.stderr).toContain(`journal entry ${id.slice(0, 8)}`);
+    expect(dayLater.stderr).toContain(`pix journal resolve ${id.slice(0, 8)} --not-paid`);
+    expect(dayLater.stderr).toContain('--from 2026-03-10 --to today');
+    const forced = await pix([...KEY_PAY, '--allow-duplicate'], {}, DAY_LATER);
+    expect(forced.code).toBe(8);
+    // A dry run says it would be refused.
+    const dry = await pix(['pay', 'key', 'ana@example.com', '--amount', '10.50', '--dry-run'], {}, DAY_LATER);
+    expect(dry.code).toBe(8);
+    expect(dry.stderr).toContain('would be refused');
+    expect(transfers).toHaveLength(1);
+
+    const resolved = await pix(['journal', 'resolve', id.slice(0, 8), '--not-paid'], {}, DAY_LATER);
+    expect(resolved.code, resolved.stderr).toBe(0);
+    expect(resolved.stderr).toContain('no longer blocks paying again');
+    post(TRANSFER_PATH, 201, transferResult);
+    expect((await pix(KEY_PAY, {}, DAY_LATER)).code).toBe(0);
+  });
+
+  it('--paid makes it count as done: blocked for 10 minutes after it was sent, then free', async () => {
+    post(DICT_PATH, 200, dictConsult(), 2);
+    post(TRANSFER_PATH, 504, { message: 'gateway' });
+    expect((await pix(KEY_PAY)).code).toBe(7);
+    const id = String(journal()[0]!.id);
+    expect((await pix(['journal', 'resolve', id, '--paid'])).code).toBe(0);
+    const soon = await pix(KEY_PAY, {}, new Date(NOW.getTime() + 5 * 60_000));
+    expect(soon.code).toBe(8);
+    expect(soon.stderr).toContain('already paid: R$ 10,50 to Ana Souza paid at');
+    post(TRANSFER_PATH, 201, transferResult);
+    expect((await pix(KEY_PAY, {}, DAY_LATER)).code).toBe(0);
+  });
+
+  it('a dynamic code whose transfer was cut off is refused before consulting, a month later too', async () => {
+    post(EMV_PATH, 200, emvConsult());
+    agent
+      .get(ORIGIN)
+      .intercept({ path: TRANSFER_PATH, method: 'POST' })
+      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    expect((await pix(['pay', 'qr', DYNAMIC_CODE, '-y'])).code).toBe(7);
+    const again = await pix(
+      ['pay', 'qr', DYNAMIC_CODE, '-y'],
+      {},
+      new Date(NOW.getTime() + 30 * 24 * 3600_000),
+    );
+    expect(again.code).toBe(8);
+    expect(again.stderr).toContain('no known outcome');
+  });
+});
+
+describe('the payer-chosen amount on a terminal (issue 14)', () => {
+  const modifiable = () =>
+    emvConsult({ type: 'STATIC_QRCODE', amount: { final: 0, canModifyFinalAmount: true } });
+
+  it('shows who gets paid before asking, and asks again after an invalid amount', async () => {
+    post(EMV_PATH, 200, modifiable());
+    const transfers = post(TRANSFER_PATH, 201, transferResult);
+    const test = createTestIO({ tty: true, answers: ['abc', '0', '1.2.3', '15,00', 'y'] });
+    const seenAtPrompt: string[] = [];
+    const readLine = test.io.stdin.readLine;
+    test.io.stdin.readLine = (hidden) => {
+      seenAtPrompt.push(test.stdout());
+      return readLine(hidden);
+    };
+    const code = await run(['pay', 'qr', STATIC_CODE], {
+      io: test.io,
+      env,
+      dispatcher: agent,
+      clock: { now: () => NOW },
+    });
+    expect(code, test.stderr()).toBe(0);
+    // The receiver's table is on the screen when the amount is asked; it is not printed twice.
+    expect(seenAtPrompt[0]).toContain('Loja da Esquina Ltda');
+    expect(test.stdout().split('Loja da Esquina Ltda').length - 1).toBe(2); // the table and "Sent … to"
+    expect(test.stderr().match(/type it again/g)).toHaveLength(3);
+    expect(test.stderr()).toContain('Pay R$ 15,00 to Loja da Esquina Ltda');
+    expect(transfers).toEqual([{ endToEndId: E2E, amount: 15 }]);
+  });
+
+  it('piped stdout: the receiver is named on stderr before the amount is asked', async () => {
+    post(EMV_PATH, 200, modifiable());
+    const result = await pix(['pay', 'qr', STATIC_CODE], {
+      stdinTTY: true,
+      stderrTTY: true,
+      answers: ['7', 'n'],
+    });
+    expect(result.code).toBe(8);
+    const stderr = result.stderr;
+    expect(stderr.indexOf('receiver: Loja da Esquina Ltda')).toBeGreaterThan(-1);
+    expect(stderr.indexOf('receiver: Loja da Esquina Ltda')).toBeLessThan(stderr.indexOf('Amount to pay'));
+  });
+});
+
+describe('network hints', () => {
+  it('a host name that does not resolve: the hint says so and does not suggest --timeout', async () => {
+    agent
+      .get(ORIGIN)
+      .intercept({ path: DICT_PATH, method: 'POST' })
+      .replyWithError(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }))
+      .times(3);
+    const result = await pix(['pay', 'key', 'ana@example.com', '--amount', '1', '--dry-run']);
+    expect(result.code).toBe(6);
+    expect(result.stderr).toMatch(/^hint: the host name did not resolve/m);
+    expect(result.stderr).not.toContain('--timeout');
   });
 });

@@ -93,6 +93,22 @@ const FIXTURES: Fixture[] = [
       'printf "prod-token-0123456789\\n" | pix login --profile prod --with-token --base-url https://api.example.com 2>/dev/null && pix profile use sandbox 2>/dev/null',
   },
   {
+    wanted: (example) => /\bpix journal (show|resolve) 1a2b/.test(example),
+    meaning:
+      'journal entry 1a2b3c4d…: a payment by key whose outcome is unknown (pix was killed after it left)',
+    setup: `mkdir -p -m 700 pix-config && printf '%s\\n%s\\n' '${JSON.stringify({
+      id: '1a2b3c4d-0000-4000-8000-000000000001',
+      at: '2026-11-20T13:00:00.000Z',
+      kind: 'payment',
+      state: 'sending',
+      profile: 'sandbox',
+      host: 'sandbox',
+      amountCentavos: 1500,
+      receiver: 'Ana Souza',
+      payment: { method: 'key', key: 'ana@example.com' },
+    })}' '${JSON.stringify({ id: '1a2b3c4d-0000-4000-8000-000000000001', at: '2026-11-20T13:00:31.000Z', state: 'unknown', reason: 'network' })}' > pix-config/journal.jsonl`,
+  },
+  {
     wanted: (example) => example.includes('charge.json'),
     meaning: 'charge.json: a due-date charge request (API §4.3)',
     files: { 'charge.json': `${JSON.stringify(DUEDATE_BODY, null, 2)}\n` },

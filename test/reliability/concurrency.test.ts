@@ -12,7 +12,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JOURNAL_FILE, parseJournal } from '../../src/journal.js';
+import { JOURNAL_FILE, parseJournal } from '../../src/journal/entries.js';
 import { SEEDED_KEYS } from '../../src/sandbox/state.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 import { PAYEE } from '../helpers/reliability.js';

@@ -10,7 +10,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openJournal, type Payment } from '../../src/journal.js';
+import type { JournalEntry } from '../../src/journal/entries.js';
+import { openJournal } from '../../src/journal/store.js';
 import { run } from '../../src/main.js';
 import { FAULT_KINDS, type FaultEndpoint, type FaultKind } from '../../src/sandbox/faults.js';
 import {
@@ -157,11 +158,11 @@ describe('fault suite: every endpoint × every fault, in-process against the san
     if (row.endpoint !== 'transfer') expect(result.transfers, 'no transfer after a failed step').toBe(0);
     if (row.journal) {
       expect(result.payments).toHaveLength(1);
-      const payment = result.payments[0] as Payment;
+      const payment = result.payments[0] as JournalEntry;
       expect(payment.state).toBe(want.exit === 7 ? 'unknown' : 'failed');
       if (want.exit === 7) {
         // §7.7: the endToEndId and how to check are printed.
-        expect(result.stderr).toContain(payment.endToEndId);
+        expect(result.stderr).toContain(payment.endToEndId!);
       }
     }
   });

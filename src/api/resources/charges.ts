@@ -2,6 +2,7 @@ import type { ModifierName } from '../../domain/modalities.js';
 import { type Centavos, centavosToApi } from '../../domain/money.js';
 import * as z from '../../zod.js';
 import type { ApiClient, Endpoint } from '../client.js';
+import { chargeVerdict } from '../outcomes.js';
 
 /**
  * API §2.2, returned by both charge endpoints. Statuses and types stay open strings (contract §6);
@@ -111,6 +112,7 @@ export const immediateChargeEndpoint: Endpoint<Charge> = {
   path: '/api/financial/v1/pix-cash-in/immediate',
   retry: 'never',
   schema: () => chargeSchema,
+  verdict: chargeVerdict,
 };
 
 export const dueDateChargeEndpoint: Endpoint<Charge> = {
@@ -120,6 +122,7 @@ export const dueDateChargeEndpoint: Endpoint<Charge> = {
   path: '/api/financial/v1/pix-cash-in/duedate',
   retry: 'never',
   schema: () => chargeSchema,
+  verdict: chargeVerdict,
 };
 
 function apiValue(value: ModifierValue): number {

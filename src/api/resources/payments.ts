@@ -1,5 +1,6 @@
 import * as z from '../../zod.js';
 import type { ApiClient, Endpoint } from '../client.js';
+import { transferVerdict } from '../outcomes.js';
 
 /**
  * The two-step payments of API §4.4–§4.6. The consultations are reads (retried); the transfer is
@@ -53,10 +54,11 @@ const dictConsultSchema = z
   );
 
 /**
- * API §2.8. A 2xx means the transfer was accepted, so no single field is required: a missing field must not
- * turn a sent payment into an error. But an answer carrying none of a transfer's own fields (id, endToEndId,
- * status) is not a transfer result — a proxy's or another service's JSON — so it cannot confirm anything:
- * it fails the schema and the client reports an unknown outcome (exit 7), never a success.
+ * API §2.8. Only the shape is checked here: an answer carrying none of a transfer's own fields (id,
+ * endToEndId, status) is not a transfer result — a proxy's or another service's JSON — so it fails the
+ * schema and the client reports an unknown outcome (exit 7), never a success. What a well-formed answer
+ * proves is the endpoint's verdict (api/outcomes.ts): applied only with an accepted status (PENDING, …),
+ * refused with a failure status (REJECTED, …), unknown otherwise.
  */
 const transferSchema = z
   .looseObject({
@@ -102,6 +104,7 @@ export const transferEndpoint: Endpoint<TransferResult> = {
   path: '/api/financial/v1/pix-cash-out/transfer',
   retry: 'never',
   schema: () => transferSchema,
+  verdict: transferVerdict,
 };
 
 export function consultEmv(client: ApiClient, emv: string): Promise<EmvConsultation> {

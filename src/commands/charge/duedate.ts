@@ -13,6 +13,7 @@ import { DATED_DISCOUNTS, MODALITIES, type ModifierName } from '../../domain/mod
 import { parseEmail } from '../../domain/pixkey.js';
 import { parseDateOnly, todayIn } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
+import { journaledCharge } from '../../journal/record.js';
 import * as z from '../../zod.js';
 import { fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples, completionValues } from '../shared/help.js';
@@ -377,7 +378,11 @@ export async function runDueDate(options: DueDateOptions, deps: Deps): Promise<v
   for (const warning of warnings) deps.io.stderr.write(`warning: ${warning}\n`);
   const client = await deps.api();
   const pixKeyId = await resolveChargeKey({ ...options, bodyKeyId: body.pixKeyId }, deps, client);
-  const charge = await createDueDateCharge(client, { pixKeyId, ...request });
+  const charge = await journaledCharge(
+    deps,
+    { type: 'duedate', amountCentavos: request.amount, keyId: pixKeyId },
+    () => createDueDateCharge(client, { pixKeyId, ...request }),
+  );
   await deliverCharge(charge, options, deps);
 }
 

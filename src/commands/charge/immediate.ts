@@ -2,6 +2,7 @@ import { type Command, Option } from 'commander';
 import { createImmediateCharge, type ImmediateChargeInput } from '../../api/resources/charges.js';
 import type { Deps } from '../../deps.js';
 import { parseTaxId } from '../../domain/documents.js';
+import { journaledCharge } from '../../journal/record.js';
 import * as z from '../../zod.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples, completionValues } from '../shared/help.js';
@@ -53,7 +54,11 @@ export async function runImmediate(options: ImmediateOptions, deps: Deps): Promi
   }
   if (options.question !== undefined) input.payerQuestion = options.question;
   if (options.info.length) input.additionalInformation = options.info;
-  const charge = await createImmediateCharge(client, input);
+  const charge = await journaledCharge(
+    deps,
+    { type: 'immediate', amountCentavos: input.amount, keyId: pixKeyId },
+    () => createImmediateCharge(client, input),
+  );
   await deliverCharge(charge, options, deps);
 }
 

@@ -55,7 +55,7 @@ function details(key: PixKey, consult: DictConsultation, amount: Centavos): Deta
 export async function runPayKey(options: PayKeyOptions, deps: Deps): Promise<void> {
   // 1. Offline: the key and the amount were checked by the schema; the guards need no server.
   const ctx = await startPayment(deps, options);
-  const identity = { kind: 'key' as const, key: options.key.key };
+  const identity = { method: 'key' as const, key: options.key.key };
   checkMaxAmount(ctx, options.amount);
   checkDuplicate(ctx, { ...identity, amountCentavos: options.amount });
 
@@ -64,7 +64,6 @@ export async function runPayKey(options: PayKeyOptions, deps: Deps): Promise<voi
 
   // 3. Show, confirm, journal, transfer {endToEndId, amount}.
   await confirmAndPay(ctx, {
-    kind: 'key',
     consult,
     endToEndId: dictEndToEndId(consult),
     amount: options.amount,
@@ -84,7 +83,10 @@ export function register(command: Command, deps: Deps): void {
     .argument('<KEY>', 'CPF, CNPJ, +55 phone, e-mail or random key (EVP)')
     .requiredOption('--amount <A>', 'amount in reais, e.g. 10.50')
     .option('--dry-run', 'consult and show, send nothing')
-    .option('--allow-duplicate', 'pay even if the same key and amount were paid in the last 10 minutes')
+    .option(
+      '--allow-duplicate',
+      'pay even if the same key and amount were paid in the last 10 minutes (not while one is unresolved)',
+    )
     .action(async (key: string, _options, self: Command) => {
       await runPayKey(parseOptions(payKeyOptionsSchema, { ...self.opts(), key }, { key: 'KEY' }), deps);
     });

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { consultEmv, type EmvConsultation } from '../../api/resources/payments.js';
 import type { Deps } from '../../deps.js';
+import { InvalidValue } from '../../domain/invalid.js';
 import { type Centavos, centavosFromApi, formatBRL, parseAmount } from '../../domain/money.js';
 import { PixError, usageError } from '../../errors.js';
-import { hashEmv } from '../../journal.js';
-import { asUsage } from '../../usage.js';
+import { hashEmv } from '../../journal/entries.js';
+import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { decodeEmvOrFail, readEmvArgument } from '../emv.js';
 import { amountFlag, parseOptions } from '../shared/flags.js';
@@ -20,6 +21,7 @@ import {
   maskedDocument,
   moneyRow,
   type PayContext,
+  showDetailsFirst,
   startPayment,
   textRow,
   timeRow,
@@ -37,11 +39,34 @@ export type PayQrOptions = z.output<typeof payQrOptionsSchema>;
 const fromApi = (reais: number | null | undefined): Centavos | undefined =>
   typeof reais === 'number' ? centavosFromApi(reais) : undefined;
 
-/** Contract §7.3: what this payment pays, and whether the transfer carries it. */
+/**
+ * Asks the amount of a code whose payer chooses it, until a valid one is typed (Enter takes the code's
+ * suggested amount, if any); Ctrl-C or a closed terminal is a "no" (exit 8).
+ */
+async function askAmount(ctx: PayContext, suggested: Centavos | undefined): Promise<Centavos> {
+  const { deps } = ctx;
+  const question = `Amount to pay${suggested === undefined ? '' : ` [${formatBRL(suggested)}]`}: R$ `;
+  for (;;) {
+    const answer = await ask(() => deps.prompter.ask(question));
+    if (answer.trim() === '' && suggested !== undefined) return suggested;
+    try {
+      return parseAmount(answer);
+    } catch (error) {
+      if (!(error instanceof InvalidValue)) throw error;
+      deps.io.stderr.write(`${safeText(error.message, 120)}; type it again (Ctrl-C to cancel)\n`);
+    }
+  }
+}
+
+/**
+ * Contract §7.3: what this payment pays, and whether the transfer carries it. `beforeAsking` runs just
+ * before the amount is asked (it shows who gets paid first).
+ */
 async function resolveAmount(
   ctx: PayContext,
   consult: EmvConsultation,
   flag: Centavos | undefined,
+  beforeAsking: () => void,
 ): Promise<{ amount: Centavos | undefined; sendAmount: boolean }> {
   const final = fromApi(consult.amount?.final);
   if (consult.amount?.canModifyFinalAmount === true) {
@@ -54,12 +79,9 @@ async function resolveAmount(
         'this code lets the payer choose the amount: pass --amount; nothing was sent',
       );
     }
-    const suggested = final !== undefined && final > 0 ? final : undefined;
-    const answer = await ask(() =>
-      deps.prompter.ask(`Amount to pay${suggested === undefined ? '' : ` [${formatBRL(suggested)}]`}: R$ `),
-    );
-    if (answer.trim() === '' && suggested !== undefined) return { amount: suggested, sendAmount: true };
-    return { amount: asUsage('amount', () => parseAmount(answer)), sendAmount: true };
+    beforeAsking();
+    const amount = await askAmount(ctx, final !== undefined && final > 0 ? final : undefined);
+    return { amount, sendAmount: true };
   }
   if (flag !== undefined) {
     const fixed = final === undefined ? '' : ` at ${formatBRL(final)}`;
@@ -115,33 +137,39 @@ export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void>
   const ctx = await startPayment(deps, options);
   const emvHash = hashEmv(emv);
   const looksDynamic = decoded.kind === 'dynamic' || decoded.pointOfInitiation === '12';
-  if (looksDynamic) checkDuplicate(ctx, { kind: 'qr', emvHash, dynamic: true, amountCentavos: 0 });
+  if (looksDynamic) checkDuplicate(ctx, { method: 'qr', emvHash, dynamic: true, amountCentavos: 0 });
 
   // 2. Consult.
   const consult = await consultEmv(await deps.api(), emv);
   const dynamic = consult.type ? consult.type.toUpperCase().startsWith('DYNAMIC') : looksDynamic;
   checkNotExpired(ctx, consult.calendar?.expirationDate);
-  const { amount, sendAmount } = await resolveAmount(ctx, consult, options.amount);
+  const receiver = {
+    name: consult.receiver.name,
+    document: maskedDocument(consult.receiver.documentNumber),
+    institution: institution(consult.receiver.participant),
+  };
+  // Who gets paid is shown before the amount is asked (issue 14).
+  let detailsShown = false;
+  const { amount, sendAmount } = await resolveAmount(ctx, consult, options.amount, () => {
+    showDetailsFirst(ctx, { details: details(ctx, consult, undefined), receiver });
+    detailsShown = true;
+  });
   if (amount !== undefined) {
     checkMaxAmount(ctx, amount);
     if (!looksDynamic || !dynamic)
-      checkDuplicate(ctx, { kind: 'qr', emvHash, dynamic, amountCentavos: amount });
+      checkDuplicate(ctx, { method: 'qr', emvHash, dynamic, amountCentavos: amount });
   }
 
   // 3. Show, confirm, journal, transfer with the consultation's endToEndId (contract §6).
   await confirmAndPay(ctx, {
-    kind: 'qr',
     consult,
     endToEndId: consult.endToEndId,
     amount,
     sendAmount,
-    receiver: {
-      name: consult.receiver.name,
-      document: maskedDocument(consult.receiver.documentNumber),
-      institution: institution(consult.receiver.participant),
-    },
+    receiver,
     details: details(ctx, consult, amount),
-    identity: { kind: 'qr', emvHash, dynamic },
+    identity: { method: 'qr', emvHash, dynamic },
+    detailsShown,
   });
 }
 
@@ -150,7 +178,10 @@ export function register(command: Command, deps: Deps): void {
     .argument('<EMV>', 'the copy-and-paste code (BR Code), or - to read it from stdin')
     .option('--amount <A>', 'amount in reais, only for a code that lets the payer choose it')
     .option('--dry-run', 'consult and show, send nothing')
-    .option('--allow-duplicate', 'pay even if the journal shows this code already paid')
+    .option(
+      '--allow-duplicate',
+      'pay even if the journal shows this code already paid (not while a payment of it is unresolved)',
+    )
     .action(async (emv: string, _options, self: Command) => {
       await runPayQr(parseOptions(payQrOptionsSchema, { ...self.opts(), emv }, { emv: 'EMV' }), deps);
     });

@@ -1,7 +1,8 @@
 /**
  * What `pix pay qr` and `pix pay key` share (contract §7): the guards that run before money moves
  * (a way to confirm, max-amount, the duplicate guard, expiry), the confirmation, the journal around
- * the one transfer request (never retried), and the output.
+ * the one transfer request (never retried), and the output. Every server-provided text shown here
+ * (names, statuses, ids) goes through the one sanitizer (output/sanitize.ts).
  */
 import { sendTransfer, type TransferResult } from '../../api/resources/payments.js';
 import type { Settings } from '../../config/types.js';
@@ -15,16 +16,14 @@ import {
   formatBRL,
   formatDecimal,
 } from '../../domain/money.js';
-import { formatDateTime } from '../../domain/when.js';
-import { PixError, usageError } from '../../errors.js';
-import {
-  type DuplicateQuery,
-  type Journal,
-  openJournal,
-  type Payment,
-  type PaymentKind,
-} from '../../journal.js';
+import { formatDateTime, todayIn } from '../../domain/when.js';
+import { describeSystemError, PixError, usageError } from '../../errors.js';
+import { type JournalEntry, type PaymentIdentity, shortId } from '../../journal/entries.js';
+import { journalOf, sendJournaled } from '../../journal/record.js';
+import type { Blocker, DuplicateQuery } from '../../journal/rules.js';
+import type { Journal } from '../../journal/store.js';
 import { jsonDocument, type OutputMode, outputMode } from '../../output/format.js';
+import { safeText } from '../../output/sanitize.js';
 
 export interface PayFlags {
   dryRun: boolean;
@@ -48,7 +47,6 @@ export interface Receiver {
 
 /** Everything the shared part needs to confirm, journal, send and show one payment. */
 export interface PaymentPlan {
-  kind: PaymentKind;
   /** The consultation as the API returned it (for `--json`). */
   consult: unknown;
   endToEndId: string;
@@ -58,8 +56,10 @@ export interface PaymentPlan {
   sendAmount: boolean;
   receiver: Receiver;
   details: DetailRow[];
-  /** Identifies the payment for the duplicate guard and the journal. */
-  identity: Omit<DuplicateQuery, 'amountCentavos'>;
+  /** Who gets paid, for the duplicate guard and the journal. */
+  identity: PaymentIdentity;
+  /** The details were shown already (before asking a payer-chosen amount). */
+  detailsShown?: boolean;
 }
 
 /** The profile, output mode and journal of one payment command. */
@@ -85,12 +85,11 @@ export async function startPayment(deps: Deps, flags: PayFlags): Promise<PayCont
     );
   }
   const settings = await deps.settings();
-  const config = await deps.config();
   return {
     deps,
     settings,
     mode: await outputMode(deps, settings.timeZone.value),
-    journal: openJournal(config.dir, deps.clock),
+    journal: await journalOf(deps),
     flags,
   };
 }
@@ -98,26 +97,52 @@ export async function startPayment(deps: Deps, flags: PayFlags): Promise<PayCont
 // ---------------------------------------------------------------------------------------------
 // Guards
 
-function describePayment(ctx: PayContext, payment: Payment): string {
-  const when = formatDateTime(payment.at, ctx.settings.timeZone.value);
-  const state = payment.state === 'done' ? 'paid' : 'sent with no known outcome';
-  const to = payment.receiver ? ` to ${payment.receiver}` : '';
-  return `${formatBRL(payment.amountCentavos)}${to} ${state} at ${when} (endToEndId ${payment.endToEndId})`;
+/** `pix statement` over the days from `since` (an ISO instant; default today) to today. */
+function statementCommand(ctx: PayContext, since?: string): string {
+  const zone = ctx.settings.timeZone.value;
+  const from = since === undefined ? 'today' : todayIn(zone, new Date(since));
+  const today = todayIn(zone, ctx.deps.clock.now());
+  return `pix statement -p ${ctx.settings.profile.value} --from ${from === today ? 'today' : from} --to today`;
 }
 
-function duplicateError(ctx: PayContext, payment: Payment): PixError {
-  const what = ctx.flags.dryRun ? 'would be refused: ' : '';
-  return new PixError('declined', `${what}already paid: ${describePayment(ctx, payment)}`, {
+/** `R$ 10,50 to NAME paid at 2026-03-10 09:00 (endToEndId E…; journal entry 1a2b3c4d)`. */
+function describeEntry(ctx: PayContext, entry: JournalEntry, what: string): string {
+  const when = formatDateTime(entry.at, ctx.settings.timeZone.value);
+  const to = entry.receiver ? ` to ${safeText(entry.receiver, 80)}` : '';
+  const e2e = entry.endToEndId ? `endToEndId ${safeText(entry.endToEndId, 64)}; ` : '';
+  return `${formatBRL(entry.amountCentavos)}${to} ${what} at ${when} (${e2e}journal entry ${shortId(entry.id)})`;
+}
+
+/** Exit 8 naming the earlier payment and what to do about it. */
+function blockedError(ctx: PayContext, blocker: Blocker): PixError {
+  const would = ctx.flags.dryRun ? 'would be refused: ' : '';
+  const { entry } = blocker;
+  if (blocker.why === 'unresolved') {
+    const id = shortId(entry.id);
+    return new PixError(
+      'declined',
+      `${would}an earlier payment has no known outcome: ${describeEntry(ctx, entry, 'sent')}; nothing was sent`,
+      {
+        hint: `look for it in \`${statementCommand(ctx, entry.at)}\`, then run \`pix journal resolve ${id} --paid\` if it went through or \`pix journal resolve ${id} --not-paid\` if it did not`,
+      },
+    );
+  }
+  return new PixError('declined', `${would}already paid: ${describeEntry(ctx, entry, 'paid')}`, {
     hint: 'check `pix statement`; pass --allow-duplicate to pay again anyway',
   });
 }
 
-/** The duplicate guard (exit 8 unless --allow-duplicate, which only warns). */
+/**
+ * The duplicate guard (exit 8). --allow-duplicate lets a payment already `done` be paid again (with a
+ * warning), never one whose outcome is unknown: that needs `pix journal resolve` first.
+ */
 export function checkDuplicate(ctx: PayContext, query: DuplicateQuery): void {
-  const earlier = ctx.journal.findDuplicate(query);
-  if (!earlier) return;
-  if (!ctx.flags.allowDuplicate) throw duplicateError(ctx, earlier);
-  ctx.deps.io.stderr.write(`warning: paying again (--allow-duplicate): ${describePayment(ctx, earlier)}\n`);
+  const blocker = ctx.journal.findBlocking(query);
+  if (!blocker) return;
+  if (blocker.why === 'unresolved' || !ctx.flags.allowDuplicate) throw blockedError(ctx, blocker);
+  ctx.deps.io.stderr.write(
+    `warning: paying again (--allow-duplicate): ${describeEntry(ctx, blocker.entry, 'paid')}\n`,
+  );
 }
 
 /** The profile's max-amount (exit 8 above it). */
@@ -206,12 +231,27 @@ function transferRows(transfer: TransferResult): DetailRow[] {
 }
 
 function confirmationQuestion(plan: PaymentPlan, amount: Centavos): string {
+  // The amount comes first and every quoted part is cut: a 100,000-character name cannot push it off screen.
   const { name, document, institution: at } = plan.receiver;
-  return `Pay ${formatBRL(amount)} to ${name}${document ? ` (${document})` : ''}${at ? ` at ${at}` : ''}?`;
+  const doc = document ? ` (${safeText(document, 40)})` : '';
+  const bank = at ? ` at ${safeText(at, 80)}` : '';
+  return `Pay ${formatBRL(amount)} to ${safeText(name, 120)}${doc}${bank}?`;
 }
 
-function statementCommand(ctx: PayContext): string {
-  return `pix statement -p ${ctx.settings.profile.value} --from today --to today`;
+/**
+ * Shows the details before a question that needs them (the amount of a code whose payer chooses it):
+ * the table on a terminal, else who gets paid on stderr. confirmAndPay then does not show them again.
+ */
+export function showDetailsFirst(ctx: PayContext, plan: Pick<PaymentPlan, 'details' | 'receiver'>): void {
+  const { stdout, stderr } = ctx.deps.io;
+  if (ctx.mode.human) {
+    stdout.write(renderDetails(plan.details, ctx.mode));
+    return;
+  }
+  const { name, document, institution: at } = plan.receiver;
+  stderr.write(
+    `receiver: ${safeText(name, 120)}${document ? ` (${safeText(document, 40)})` : ''}${at ? ` at ${safeText(at, 80)}` : ''}\n`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -223,7 +263,27 @@ export async function ask<T>(prompt: () => Promise<T>): Promise<T> {
     return await prompt();
   } catch (error) {
     if (error instanceof PixError) throw error;
-    throw new PixError('declined', 'payment cancelled (no answer); nothing was sent', { cause: error });
+    throw new PixError('declined', 'payment cancelled (no answer); nothing was sent', {
+      cause: error,
+      ownChoice: true,
+    });
+  }
+}
+
+/** The result for stdout: the consultation and the transfer (json), "Sent …" and a table, or TSV rows. */
+function showTransfer(ctx: PayContext, plan: PaymentPlan, amount: Centavos, transfer: TransferResult): void {
+  const { mode } = ctx;
+  const { stdout } = ctx.deps.io;
+  if (mode.format === 'json') {
+    stdout.write(jsonDocument({ consult: plan.consult, transfer }, mode.pretty));
+  } else if (mode.human) {
+    const status = safeText(transfer.status ?? 'accepted', 40);
+    stdout.write(
+      `${mode.colors.green('Sent')} ${formatBRL(amount)} to ${safeText(plan.receiver.name, 120)}: ${status}\n`,
+    );
+    stdout.write(renderDetails(transferRows(transfer), mode));
+  } else {
+    stdout.write(renderDetails([...plan.details, ...transferRows(transfer)], mode));
   }
 }
 
@@ -234,7 +294,7 @@ export async function ask<T>(prompt: () => Promise<T>): Promise<T> {
 export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise<void> {
   const { deps, mode, journal } = ctx;
   const { stdout, stderr } = deps.io;
-  if (mode.human) stdout.write(renderDetails(plan.details, mode));
+  if (mode.human && !plan.detailsShown) stdout.write(renderDetails(plan.details, mode));
 
   if (ctx.flags.dryRun) {
     if (mode.format === 'json')
@@ -252,76 +312,62 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
   stderr.write(`paying from profile "${profile}" via ${host}${ctx.settings.sandbox ? ' (sandbox)' : ''}\n`);
   if (!deps.globals.yes) {
     const yes = await ask(() => deps.prompter.confirm(confirmationQuestion(plan, amount)));
-    if (!yes) throw new PixError('declined', 'payment cancelled; nothing was sent');
+    if (!yes) throw new PixError('declined', 'payment cancelled; nothing was sent', { ownChoice: true });
   }
 
   const query: DuplicateQuery = { ...plan.identity, amountCentavos: amount };
-  const start = journal.begin({
+  const entry = journal.begin({
+    kind: 'payment',
     profile,
     host,
-    ...plan.identity,
     amountCentavos: amount,
-    endToEndId: plan.endToEndId,
     receiver: plan.receiver.name,
+    endToEndId: plan.endToEndId,
+    payment: plan.identity,
   });
-  if (!ctx.flags.allowDuplicate) {
-    // Another pix may have started the same payment since the first check: the earlier line wins.
-    const earlier = journal.findDuplicate(query, start.id);
-    if (earlier) {
-      journal.finish(start.id, { state: 'failed', reason: 'duplicate' });
-      throw duplicateError(ctx, earlier);
-    }
+  // Another pix may have started the same payment since the first check: the earlier line wins.
+  const earlier = journal.findBlocking(query, entry.id);
+  if (earlier && (earlier.why === 'unresolved' || !ctx.flags.allowDuplicate)) {
+    journal.finish(entry.id, { state: 'failed', reason: 'duplicate' });
+    throw blockedError(ctx, earlier);
   }
 
-  // Once the transfer is sent, a journal that cannot be written must not hide what happened to the money.
-  const record = (outcome: Parameters<Journal['finish']>[1]) => {
-    try {
-      journal.finish(start.id, outcome);
-    } catch (error) {
-      stderr.write(`warning: the journal could not record the outcome (${(error as Error).message})\n`);
-    }
-  };
+  const e2e = safeText(plan.endToEndId, 64);
   let transfer: TransferResult;
   try {
-    transfer = await sendTransfer(client, {
-      endToEndId: plan.endToEndId,
-      ...(plan.sendAmount ? { amount: centavosToApi(amount) } : {}),
+    transfer = await sendJournaled({
+      journal,
+      entry,
+      send: () =>
+        sendTransfer(client, {
+          endToEndId: plan.endToEndId,
+          ...(plan.sendAmount ? { amount: centavosToApi(amount) } : {}),
+        }),
+      outcome: (result) => ({
+        ...(result.id ? { transferId: result.id } : {}),
+        ...(result.status ? { status: result.status } : {}),
+      }),
+      check: `look for endToEndId ${e2e} in \`${statementCommand(ctx)}\` before paying again`,
+      warn: (line) => stderr.write(`${line}\n`),
     });
   } catch (error) {
-    const known = error instanceof PixError && error.kind !== 'unknown_outcome';
-    record({
-      state: known ? 'failed' : 'unknown',
-      reason: error instanceof PixError ? error.kind : 'internal',
-    });
-    if (known) throw error;
-    stderr.write(
-      `the transfer of ${formatBRL(amount)} to ${plan.receiver.name} may or may not have gone through\n` +
-        `endToEndId: ${plan.endToEndId}\n` +
-        `check before paying again: ${statementCommand(ctx)}\n`,
-    );
-    if (!(error instanceof PixError)) throw error;
-    throw new PixError('unknown_outcome', error.message, {
-      ...(error.status === undefined ? {} : { status: error.status }),
-      ...(error.serverMessage === undefined ? {} : { serverMessage: error.serverMessage }),
-      server: error.server,
-      cause: error,
-      hint: `it may have been applied: look for it in \`${statementCommand(ctx)}\` before paying again (endToEndId ${plan.endToEndId}; journal entry ${start.id} is marked unknown)`,
-    });
+    if (error instanceof PixError && error.kind === 'unknown_outcome') {
+      stderr.write(
+        `the transfer of ${formatBRL(amount)} to ${safeText(plan.receiver.name, 120)} may or may not have gone through\n` +
+          `endToEndId: ${e2e}\n` +
+          `check before paying again: ${statementCommand(ctx)}\n`,
+      );
+    }
+    throw error;
   }
-  record({
-    state: 'done',
-    ...(transfer.id ? { transferId: transfer.id } : {}),
-    ...(transfer.status ? { status: transfer.status } : {}),
-  });
 
-  if (mode.format === 'json') {
-    stdout.write(jsonDocument({ consult: plan.consult, transfer }, mode.pretty));
-  } else if (mode.human) {
-    stdout.write(
-      `${mode.colors.green('Sent')} ${formatBRL(amount)} to ${plan.receiver.name}: ${transfer.status ?? 'accepted'}\n`,
+  try {
+    showTransfer(ctx, plan, amount, transfer);
+  } catch (error) {
+    // The money moved and the journal says so: only a failure to write the output may end this badly.
+    if (error instanceof PixError || describeSystemError(error)) throw error;
+    stderr.write(
+      `warning: the transfer was sent (${safeText(transfer.status ?? 'accepted', 40)}, journal entry ${shortId(entry.id)} done) but could not be shown: ${safeText((error as Error)?.message ?? error, 120)}\n`,
     );
-    stdout.write(renderDetails(transferRows(transfer), mode));
-  } else {
-    stdout.write(renderDetails([...plan.details, ...transferRows(transfer)], mode));
   }
 }

@@ -1,0 +1,118 @@
+/**
+ * One charge or transfer request between its journal lines — the one way pix sends anything that moves
+ * money or creates something (payments, charges, and batch rows next). The `sending` line is on disk
+ * before the request leaves; after it, the outcome is recorded by what the answer proves
+ * (api/outcomes.ts): `done`, `failed` (an explicit refusal, or nothing sent), or `unknown` (anything
+ * else, a crash included). After the request may have left nothing ends as a crash: an error that is not
+ * a refusal becomes an `unknown_outcome` PixError (exit 7, or 130/143 when a signal stopped it).
+ */
+import { journalStateOf } from '../api/outcomes.js';
+import type { Deps } from '../deps.js';
+import { PixError } from '../errors.js';
+import { type FinishFields, type JournalEntry, shortId } from './entries.js';
+import { type Journal, openJournal } from './store.js';
+
+/** The journal of the command's config directory. */
+export async function journalOf(deps: Deps): Promise<Journal> {
+  return openJournal((await deps.config()).dir, deps.clock);
+}
+
+/** The command that records what the operator found about an entry. */
+export function resolveCommand(entry: Pick<JournalEntry, 'id'>): string {
+  return `pix journal resolve ${shortId(entry.id)} --paid|--not-paid`;
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof PixError)
+    return error.status === undefined ? error.kind : `${error.kind} ${error.status}`;
+  return 'internal';
+}
+
+/** Appends an outcome; once the request was sent, a journal that cannot be written must not hide it. */
+function record(journal: Journal, id: string, outcome: FinishFields, warn: (line: string) => void): void {
+  try {
+    journal.finish(id, outcome);
+  } catch (error) {
+    warn(`warning: the journal could not record the outcome (${(error as Error).message})`);
+  }
+}
+
+export interface JournaledRequest<T> {
+  journal: Journal;
+  /** The entry begun for this request (its `sending` line is written). */
+  entry: JournalEntry;
+  send(): Promise<T>;
+  /** The ids and status the result carries, for the `done` line. */
+  outcome(result: T): Omit<FinishFields, 'state'>;
+  /** How the operator checks whether it happened (ends the hint of an unknown outcome). */
+  check: string;
+  warn(line: string): void;
+}
+
+/** Sends, records the outcome, and returns the result or throws a PixError saying what is known. */
+export async function sendJournaled<T>(request: JournaledRequest<T>): Promise<T> {
+  const { journal, entry, warn } = request;
+  let result: T;
+  try {
+    result = await request.send();
+  } catch (error) {
+    const state = journalStateOf(error);
+    record(journal, entry.id, { state, reason: reasonOf(error) }, warn);
+    if (state === 'failed') throw error;
+    const known = error instanceof PixError ? error : undefined;
+    throw new PixError(
+      'unknown_outcome',
+      known?.message ?? `the answer could not be handled (${(error as Error)?.message ?? String(error)})`,
+      {
+        ...(known?.status === undefined ? {} : { status: known.status }),
+        ...(known?.serverMessage === undefined ? {} : { serverMessage: known.serverMessage }),
+        ...(known?.server === undefined ? {} : { server: known.server }),
+        ...(known?.signal === undefined ? {} : { signal: known.signal }),
+        cause: error,
+        hint: `it may have gone through (journal entry ${shortId(entry.id)}, marked unknown): ${request.check}; then record what you found with \`${resolveCommand(entry)}\``,
+      },
+    );
+  }
+  let outcome: Omit<FinishFields, 'state'> = {};
+  try {
+    outcome = request.outcome(result);
+  } catch {
+    // The ids are a convenience; `done` is what matters.
+  }
+  record(journal, entry.id, { ...outcome, state: 'done' }, warn);
+  return result;
+}
+
+export interface ChargeRequest {
+  type: 'immediate' | 'duedate';
+  amountCentavos: JournalEntry['amountCentavos'];
+  keyId: string;
+}
+
+/**
+ * Creates a charge through `send` with its journal entry around it, so a run killed or cut off after
+ * the request left can still be found (`pix journal`).
+ */
+export async function journaledCharge<T extends { id: string; status: string }>(
+  deps: Deps,
+  charge: ChargeRequest,
+  send: () => Promise<T>,
+): Promise<T> {
+  const [journal, settings, client] = await Promise.all([journalOf(deps), deps.settings(), deps.api()]);
+  const entry = journal.begin({
+    kind: 'charge',
+    profile: settings.profile.value,
+    host: new URL(client.baseUrl).host,
+    amountCentavos: charge.amountCentavos,
+    charge: { type: charge.type, keyId: charge.keyId },
+  });
+  return sendJournaled({
+    journal,
+    entry,
+    send,
+    outcome: (created) => ({ chargeId: created.id, status: created.status }),
+    check:
+      'a charge that exists shows in `pix statement` once it is paid; create it again only if a second charge does no harm (--paid records that it exists)',
+    warn: (line) => deps.io.stderr.write(`${line}\n`),
+  });
+}

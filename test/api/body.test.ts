@@ -1,0 +1,42 @@
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { MAX_JSON_DEPTH, nestedDeeperThan, parseBody, readBounded } from '../../src/api/body.js';
+
+const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+
+describe('bounded answers', () => {
+  it('reads a body up to the limit and gives up (destroying it) beyond', async () => {
+    const chunks = () => Readable.from([Buffer.from('abc'), Buffer.from('déf')]);
+    expect(await readBounded(chunks(), undefined, 100)).toEqual({ ok: true, text: 'abcdéf' });
+    const stream = chunks();
+    expect(await readBounded(stream, undefined, 4)).toEqual({ ok: false, bytes: 7 });
+    expect(stream.destroyed).toBe(true);
+  });
+
+  it('believes a declared Content-Length over the limit without reading a byte', async () => {
+    let read = false;
+    const body = Readable.from(
+      (function* () {
+        read = true;
+        yield Buffer.from('x');
+      })(),
+    );
+    expect(await readBounded(body, String(64 * 1024 * 1024), 32 * 1024 * 1024)).toEqual({
+      ok: false,
+      bytes: 64 * 1024 * 1024,
+    });
+    expect(read).toBe(false);
+  });
+
+  it(`JSON nested more than ${MAX_JSON_DEPTH} levels is not parsed; brackets inside strings do not count`, () => {
+    expect(nestedDeeperThan(nested(MAX_JSON_DEPTH))).toBe(false);
+    expect(nestedDeeperThan(nested(MAX_JSON_DEPTH + 1))).toBe(true);
+    expect(nestedDeeperThan(JSON.stringify({ s: '[[[[{{{{'.repeat(100), t: 'a\\"[[[' }))).toBe(false);
+    expect(parseBody(nested(6000))).toEqual({
+      ok: false,
+      reason: `nested more than ${MAX_JSON_DEPTH} levels deep`,
+    });
+    expect(parseBody('{"status":"PEND')).toEqual({ ok: false, reason: 'not JSON' });
+    expect(parseBody('{"status":"PENDING"}')).toEqual({ ok: true, value: { status: 'PENDING' } });
+  });
+});
