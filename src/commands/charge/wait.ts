@@ -126,8 +126,8 @@ async function readNewest(
   now: number,
 ): Promise<void> {
   const dateFrom = new Date(from).toISOString();
-  // A day ahead: a server clock a little ahead of ours still shows its newest entries.
-  const dateTo = new Date(now + DAY_MS).toISOString();
+  // A day ahead (of the charge's creation too): a server clock ahead of ours still shows its newest entries.
+  const dateTo = new Date(Math.max(now, from) + DAY_MS).toISOString();
   const known = seen.size > 0;
   for (let offset = 0; ; offset += PAGE_SIZE) {
     const page = await readStatement(client, { dateFrom, dateTo, limit: PAGE_SIZE, offset });
