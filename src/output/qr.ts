@@ -9,3 +9,10 @@ export async function drawQr(text: string): Promise<string> {
     qrcodeTerminal.generate(text, { small: true }, (drawing) => resolve(`${drawing}\n`));
   });
 }
+
+/** The QR code as a PNG data URL (the API's qrCodeDataUrl): the sandbox's charges and `pix charge show --qr-png`. */
+export async function qrPngDataUrl(text: string): Promise<string> {
+  const qrcode = await import('qrcode');
+  const toDataURL = qrcode.toDataURL ?? (qrcode as unknown as { default: typeof qrcode }).default.toDataURL;
+  return toDataURL(text, { type: 'image/png', errorCorrectionLevel: 'M', margin: 2 });
+}

@@ -387,7 +387,9 @@ export async function runDueDate(options: DueDateOptions, deps: Deps): Promise<v
     pixKeyId,
     ...request,
   }) as DueDateModifiers;
-  const terms = { amountDiscount, amountAbatement, amountFine, amountInterest };
+  const terms = Object.fromEntries(
+    Object.entries({ amountDiscount, amountAbatement, amountFine, amountInterest }).filter(([, m]) => m),
+  ) as DueDateModifiers;
   const { charge, entry } = await journaledCharge(
     deps,
     { type: 'duedate', amountCentavos: request.amount, keyId: pixKeyId, dueDate: request.duedate, terms },

@@ -32,12 +32,8 @@ export async function runShow(options: ShowOptions, deps: Deps): Promise<void> {
   }
   const charge = asApiCharge(record);
   if (options.qrPng !== undefined && record.emv) {
-    const { toDataURL } = await import('qrcode');
-    charge.qrCodeDataUrl = await toDataURL(record.emv, {
-      type: 'image/png',
-      errorCorrectionLevel: 'M',
-      margin: 2,
-    });
+    const { qrPngDataUrl } = await import('../../output/qr.js');
+    charge.qrCodeDataUrl = await qrPngDataUrl(record.emv);
   }
   await deliverCharge(charge, options, deps);
   if (record.match && deps.io.stdout.isTTY) {
@@ -59,9 +55,9 @@ export function register(command: Command, deps: Deps): void {
   addExamples(
     command,
     [
-      'pix charge show 0c7e3d1a',
-      'pix charge show "$ID" --json | jq -r .emvqrcps',
-      'pix charge show "$ID" --qr-png qr.png --no-qr',
+      'pix charge show "$CHARGE_ID"',
+      'pix charge show "$CHARGE_ID" --json | jq -r .emvqrcps',
+      'pix charge show "$CHARGE_ID" --qr-png qr.png --no-qr',
     ],
     ['usage', 'not_found'],
   );

@@ -310,9 +310,8 @@ export function register(command: Command, deps: Deps): void {
   addExamples(
     command,
     [
-      'pix charge wait 0c7e3d1a',
-      'pix charge wait "$ID" --timeout 15m --interval 5s --json',
-      'id=$(pix charge immediate --amount 10 --json --no-qr | jq -r .id) && pix charge wait "$id" --timeout 2m',
+      'pix sandbox pay "$CHARGE_ID" && pix charge wait "$CHARGE_ID" --timeout 15m --interval 5s',
+      'pix sandbox pay "$CHARGE_ID" && pix charge wait "$CHARGE_ID" --json | jq .charge.paid',
     ],
     ['usage', 'not_found', 'rejected', 'unavailable', 'pending'],
   );
