@@ -10,6 +10,7 @@ export type ErrorKind =
   | 'unavailable'
   | 'unknown_outcome'
   | 'declined'
+  | 'pending'
   | 'interrupted';
 
 export const EXIT_CODES: Readonly<Record<ErrorKind, number>> = {
@@ -21,6 +22,8 @@ export const EXIT_CODES: Readonly<Record<ErrorKind, number>> = {
   unavailable: 6,
   unknown_outcome: 7,
   declined: 8,
+  /** A wait ended at its `--timeout` with nothing happened yet (`pix charge wait`). */
+  pending: 9,
   /** Ctrl-C (SIGINT): 128 + 2. SIGTERM makes any error 143 (see PixErrorDetails.signal). */
   interrupted: 130,
 };

@@ -87,6 +87,21 @@ export const COMMANDS: Entry[] = [
         summary: 'A due-date charge: debtor, discount, fine and interest',
         load: () => import('./commands/charge/duedate.js'),
       },
+      {
+        name: 'list',
+        summary: 'The charges pix created (the local ledger), newest first',
+        load: () => import('./commands/charge/list.js'),
+      },
+      {
+        name: 'show',
+        summary: 'A charge of the ledger again: its code, QR and payment',
+        load: () => import('./commands/charge/show.js'),
+      },
+      {
+        name: 'wait',
+        summary: 'Wait until a charge is paid (exit 0), still pending at --timeout (9) or expired (5)',
+        load: () => import('./commands/charge/wait.js'),
+      },
     ],
   },
   {
@@ -310,7 +325,17 @@ export function createProgram(deps: Deps): Command {
       'pix charge immediate --amount 10,50',
       'pix statement --all -o csv > statement.csv',
     ],
-    ['internal', 'usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
+    [
+      'internal',
+      'usage',
+      'auth',
+      'not_found',
+      'rejected',
+      'unavailable',
+      'unknown_outcome',
+      'declined',
+      'pending',
+    ],
   );
   program.hook('preAction', async (_program, action) => {
     const { parseGlobalOptions } = await import('./commands/shared/globals.js');

@@ -7,12 +7,22 @@
  * - the outcome, written after: `{"id","at","state":"done"|"failed"|"unknown", transferId?, chargeId?,
  *   status?, reason?}`;
  * - the operator's finding, written by `pix journal resolve`: `{"id","at","resolution":"paid"|"not-paid"}`
- *   (no `state`, so a pix of an earlier version skips it and keeps treating the entry as unresolved).
+ *   (no `state`, so a pix of an earlier version skips it and keeps treating the entry as unresolved);
+ * - the payment found for a charge, written by `pix charge wait`/`--wait` (the charge ledger):
+ *   `{"id","at","match":{"status":"paid","entryId","amountCentavos","how","day"?}}` (no `state` either).
+ *
+ * A charge is the ledger's record: its start line carries the due date and due-date rules it was
+ * created with (`charge.dueDate`, `charge.terms`), its outcome line what the server gave (`created`:
+ * txid, EMV code, creation and expiry times).
  *
  * Lines of the first format (`"kind":"qr"|"key"` on the start line) are read as payments, so no history
- * is lost. No secret and no BR Code is ever written: a QR payment keeps the code's SHA-256.
+ * is lost. No secret is ever written. No BR Code of a PAYMENT is written (a QR payment keeps the
+ * code's SHA-256: the journal must not become a list of codes that pay someone); a CHARGE's own code is
+ * kept, because it is what pix hands out for anyone to pay (printed, shown as a QR) and `pix charge
+ * show` must give the same code again.
  */
 import { createHash } from 'node:crypto';
+import type { DueDateModifiers } from '../domain/duedate.js';
 import type { Centavos } from '../domain/money.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
@@ -55,8 +65,40 @@ export interface StartFields {
   endToEndId?: string;
   /** Payments: who gets paid. */
   payment?: PaymentIdentity;
-  /** Charges: which kind, and the id of the key it is for. */
-  charge?: { type: 'immediate' | 'duedate'; keyId?: string };
+  /** Charges: which kind, the id of the key it is for, and a due-date charge's own terms. */
+  charge?: ChargeStart;
+}
+
+export interface ChargeStart {
+  type: 'immediate' | 'duedate';
+  keyId?: string;
+  /** Due-date charges: `YYYY-MM-DD`. */
+  dueDate?: string;
+  /** Due-date charges: discount, abatement, fine and interest as the request carried them. */
+  terms?: DueDateModifiers;
+}
+
+/** What the server gave for a created charge (the ledger's copy; none of it is a secret). */
+export interface ChargeCreated {
+  /** transactionIdentification (the txid of the code). */
+  txid?: string;
+  /** The copy-and-paste code (EMV) of the charge. */
+  emv?: string;
+  /** ISO 8601, the server's clock. */
+  createdAt?: string;
+  expiresAt?: string;
+  dueDate?: string;
+}
+
+/** The statement entry found to have paid a charge (domain/matching.ts). */
+export interface ChargeMatchRecord {
+  status: 'paid';
+  entryId: string;
+  amountCentavos: Centavos;
+  /** "matched by amount (R$ 10,00) and time", … */
+  how: string;
+  /** Due-date charges: the day whose amount due was paid. */
+  day?: string;
 }
 
 /** What is known after: the outcome and the ids the server gave. */
@@ -68,6 +110,8 @@ export interface FinishFields {
   status?: string;
   /** Why it failed or is unknown, in a few words (an error kind; never a secret). */
   reason?: string;
+  /** Charges: what the server gave. */
+  created?: ChargeCreated;
 }
 
 /** One entry: its start, its latest outcome and the operator's latest finding. */
@@ -84,12 +128,37 @@ export interface JournalEntry extends StartFields {
   finishedAt?: string;
   resolution?: Resolution;
   resolvedAt?: string;
+  created?: ChargeCreated;
+  match?: ChargeMatchRecord;
+  matchedAt?: string;
 }
 
 const FINAL_STATES: ReadonlySet<string> = new Set(['done', 'failed', 'unknown']);
 const RESOLUTIONS: ReadonlySet<string> = new Set(['paid', 'not-paid']);
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The `created` of an outcome line: its string fields only. */
+function createdOf(value: unknown): ChargeCreated | undefined {
+  if (!isRecord(value)) return undefined;
+  const created: ChargeCreated = {};
+  for (const field of ['txid', 'emv', 'createdAt', 'expiresAt', 'dueDate'] as const) {
+    const given = str(value[field]);
+    if (given !== undefined) created[field] = given;
+  }
+  return created;
+}
+
+/** The `match` of a ledger line; undefined unless it is whole. */
+function matchOf(value: unknown): ChargeMatchRecord | undefined {
+  if (!isRecord(value) || value.status !== 'paid') return undefined;
+  const { entryId, amountCentavos, how, day } = value;
+  if (typeof entryId !== 'string' || typeof how !== 'string') return undefined;
+  if (typeof amountCentavos !== 'number' || !Number.isSafeInteger(amountCentavos)) return undefined;
+  return { status: 'paid', entryId, amountCentavos, how, ...(typeof day === 'string' ? { day } : {}) };
+}
 
 /** A start line, in either format, as an entry; undefined when it is not one. */
 function startEntry(record: Record<string, unknown>): JournalEntry | undefined {
@@ -116,7 +185,11 @@ function startEntry(record: Record<string, unknown>): JournalEntry | undefined {
     const charge = record.charge as Record<string, unknown> | undefined;
     const type = charge?.type === 'duedate' ? 'duedate' : 'immediate';
     const keyId = str(charge?.keyId);
-    entry.charge = keyId === undefined ? { type } : { type, keyId };
+    const dueDate = str(charge?.dueDate);
+    entry.charge = { type };
+    if (keyId !== undefined) entry.charge.keyId = keyId;
+    if (dueDate !== undefined) entry.charge.dueDate = dueDate;
+    if (isRecord(charge?.terms)) entry.charge.terms = charge.terms as DueDateModifiers;
     return entry;
   }
   if (record.kind !== 'payment' && !legacy) return undefined;
@@ -169,7 +242,14 @@ export function parseJournal(text: string): JournalEntry[] {
         const given = str(record[field]);
         if (given !== undefined) entry[field] = given;
       }
+      const created = createdOf(record.created);
+      if (created !== undefined) entry.created = created;
       if (at !== undefined) entry.finishedAt = at;
+    } else if (record.match !== undefined) {
+      const match = matchOf(record.match);
+      if (match === undefined || entry.kind !== 'charge') continue;
+      entry.match = match;
+      if (at !== undefined) entry.matchedAt = at;
     } else if (typeof record.resolution === 'string' && RESOLUTIONS.has(record.resolution)) {
       entry.resolution = record.resolution as Resolution;
       if (at !== undefined) entry.resolvedAt = at;

@@ -9,7 +9,13 @@
 import { journalStateOf } from '../api/outcomes.js';
 import type { Deps } from '../deps.js';
 import { PixError } from '../errors.js';
-import { type FinishFields, type JournalEntry, shortId } from './entries.js';
+import {
+  type ChargeCreated,
+  type ChargeStart,
+  type FinishFields,
+  type JournalEntry,
+  shortId,
+} from './entries.js';
 import { type Journal, openJournal } from './store.js';
 
 /** The journal of the command's config directory. */
@@ -83,36 +89,63 @@ export async function sendJournaled<T>(request: JournaledRequest<T>): Promise<T>
   return result;
 }
 
-export interface ChargeRequest {
-  type: 'immediate' | 'duedate';
+export interface ChargeRequest extends ChargeStart {
   amountCentavos: JournalEntry['amountCentavos'];
   keyId: string;
 }
 
+/** What a created charge carries that the ledger keeps (entries.ts ChargeCreated). */
+interface CreatedCharge {
+  id: string;
+  status: string;
+  emvqrcps?: string;
+  transactionIdentification?: string | undefined;
+  createdAt?: string | undefined;
+  expiresAt?: string | undefined;
+  dueDate?: string | undefined;
+}
+
+function createdOf(charge: CreatedCharge): ChargeCreated {
+  const created: ChargeCreated = {};
+  if (charge.transactionIdentification !== undefined) created.txid = charge.transactionIdentification;
+  if (charge.emvqrcps !== undefined) created.emv = charge.emvqrcps;
+  if (charge.createdAt !== undefined) created.createdAt = charge.createdAt;
+  if (charge.expiresAt !== undefined) created.expiresAt = charge.expiresAt;
+  if (charge.dueDate !== undefined) created.dueDate = charge.dueDate;
+  return created;
+}
+
 /**
  * Creates a charge through `send` with its journal entry around it, so a run killed or cut off after
- * the request left can still be found (`pix journal`).
+ * the request left can still be found (`pix journal`); the `done` line is the charge ledger's record
+ * (`pix charge list/show/wait`). Returns the charge and its journal entry.
  */
-export async function journaledCharge<T extends { id: string; status: string }>(
+export async function journaledCharge<T extends CreatedCharge>(
   deps: Deps,
   charge: ChargeRequest,
   send: () => Promise<T>,
-): Promise<T> {
+): Promise<{ charge: T; entry: JournalEntry }> {
   const [journal, settings, client] = await Promise.all([journalOf(deps), deps.settings(), deps.api()]);
   const entry = journal.begin({
     kind: 'charge',
     profile: settings.profile.value,
     host: new URL(client.baseUrl).host,
     amountCentavos: charge.amountCentavos,
-    charge: { type: charge.type, keyId: charge.keyId },
+    charge: {
+      type: charge.type,
+      keyId: charge.keyId,
+      ...(charge.dueDate === undefined ? {} : { dueDate: charge.dueDate }),
+      ...(charge.terms === undefined ? {} : { terms: charge.terms }),
+    },
   });
-  return sendJournaled({
+  const created = await sendJournaled({
     journal,
     entry,
     send,
-    outcome: (created) => ({ chargeId: created.id, status: created.status }),
+    outcome: (created) => ({ chargeId: created.id, status: created.status, created: createdOf(created) }),
     check:
       'a charge that exists shows in `pix statement` once it is paid; create it again only if a second charge does no harm (--paid records that it exists)',
     warn: (line) => deps.io.stderr.write(`${line}\n`),
   });
+  return { charge: created, entry };
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { appendPrivateLine, ensurePrivateDir, readPrivateFile } from '../config/files.js';
 import type { Clock } from '../deps.js';
 import {
+  type ChargeMatchRecord,
   type FinishFields,
   JOURNAL_FILE,
   type JournalEntry,
@@ -30,6 +31,8 @@ export interface Journal {
   finish(id: string, outcome: FinishFields): void;
   /** Appends the operator's finding about entry `id`. */
   resolve(id: string, resolution: Resolution): void;
+  /** Appends the statement entry that paid charge entry `id` (the charge ledger). */
+  match(id: string, match: ChargeMatchRecord): void;
   /**
    * The earlier payment that stops this one, if any (rules.ts). With `before`, only entries started
    * before that id count: used after appending our own line, to close the race between two processes.
@@ -62,6 +65,9 @@ export function openJournal(dir: string, clock: Clock): Journal {
     },
     resolve(id, resolution) {
       append({ id, at: clock.now().toISOString(), resolution });
+    },
+    match(id, match) {
+      append({ id, at: clock.now().toISOString(), match });
     },
     findBlocking(query, before) {
       const entries = journal.read();

@@ -84,3 +84,10 @@ export function renderQr(modules: readonly (readonly boolean[])[], theme: QrThem
 export async function drawQr(text: string, theme: QrTheme): Promise<string> {
   return renderQr(await qrModules(text), theme);
 }
+
+/** The QR code as a PNG data URL (the API's qrCodeDataUrl): the sandbox's charges and `pix charge show --qr-png`. */
+export async function qrPngDataUrl(text: string): Promise<string> {
+  const qrcode = await import('qrcode');
+  const toDataURL = qrcode.toDataURL ?? (qrcode as unknown as { default: typeof qrcode }).default.toDataURL;
+  return toDataURL(text, { type: 'image/png', errorCorrectionLevel: 'M', margin: 2 });
+}

@@ -87,10 +87,8 @@ function failure(status: number, code: string, message: string): [number, unknow
 }
 
 async function withQr(view: Record<string, unknown>, emv: string): Promise<Record<string, unknown>> {
-  const qrcode = await import('qrcode');
-  const toDataURL = qrcode.toDataURL ?? (qrcode as unknown as { default: typeof qrcode }).default.toDataURL;
-  const qrCodeDataUrl = await toDataURL(emv, { type: 'image/png', errorCorrectionLevel: 'M', margin: 2 });
-  return { ...view, qrCodeDataUrl };
+  const { qrPngDataUrl } = await import('../output/qr.js');
+  return { ...view, qrCodeDataUrl: await qrPngDataUrl(emv) };
 }
 
 const ROUTES: Record<string, Route> = {

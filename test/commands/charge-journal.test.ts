@@ -63,7 +63,7 @@ async function pix(argv: string[]) {
 const IMMEDIATE_ARGS = ['charge', 'immediate', '--amount', '10,50', '--key-id', KEY_ID, '--no-qr'];
 
 describe('charges in the journal', () => {
-  it('created: sending, then done with the charge id and status; no token or code kept', async () => {
+  it("created: sending, then done with the charge id and status, and the charge (its code is the ledger's); no token kept", async () => {
     answer(IMMEDIATE, 201, JSON.stringify(created()));
     const result = await pix([...IMMEDIATE_ARGS, '--json']);
     expect(result.code, result.stderr).toBe(0);
@@ -80,7 +80,8 @@ describe('charges in the journal', () => {
     ]);
     const text = readFileSync(join(dir, 'journal.jsonl'), 'utf8');
     expect(text).not.toContain('test-token');
-    expect(text).not.toContain('00020101');
+    // A charge's own code is kept for `pix charge show` (entries.ts); a payment's never is.
+    expect(result.journal[0]?.created).toEqual({ emv: created().emvqrcps });
   });
 
   it('a due-date charge too', async () => {
@@ -106,7 +107,7 @@ describe('charges in the journal', () => {
         kind: 'charge',
         state: 'done',
         amountCentavos: 15000,
-        charge: { type: 'duedate', keyId: KEY_ID },
+        charge: { type: 'duedate', keyId: KEY_ID, dueDate: '2026-12-10', terms: {} },
       }),
     ]);
   });

@@ -97,8 +97,14 @@ describe('pix completion bash (in a real bash)', () => {
     expect(offered).not.toContain('help');
   });
 
-  it('pix charge <TAB> → immediate duedate', () => {
-    expect(bashComplete('pix', 'charge', '').sort()).toEqual(['duedate', 'immediate']);
+  it('pix charge <TAB> → immediate duedate list show wait', () => {
+    expect(bashComplete('pix', 'charge', '').sort()).toEqual([
+      'duedate',
+      'immediate',
+      'list',
+      'show',
+      'wait',
+    ]);
   });
 
   it('pix statement -o <TAB> → the output formats, also after --output and --output=', () => {
@@ -126,7 +132,13 @@ describe('pix completion bash (in a real bash)', () => {
   });
 
   it('skips option values when finding the command: pix -p prod charge <TAB>', () => {
-    expect(bashComplete('pix', '-p', 'prod', 'charge', '').sort()).toEqual(['duedate', 'immediate']);
+    expect(bashComplete('pix', '-p', 'prod', 'charge', '').sort()).toEqual([
+      'duedate',
+      'immediate',
+      'list',
+      'show',
+      'wait',
+    ]);
     expect(bashComplete('pix', '--timeout', '5s', 'statement', '-o', 'j')).toEqual(['json']);
     // A flag without a value does not swallow the next word.
     expect(bashComplete('pix', '--json', 'ch')).toEqual(['charge']);
@@ -212,7 +224,7 @@ describe('pix completion zsh', () => {
 
   it.skipIf(!zsh)('offers commands, subcommands, formats, profiles and units', () => {
     expect(zshComplete('pix', 'ch')).toEqual(['charge']);
-    expect(zshComplete('pix', 'charge', '').sort()).toEqual(['duedate', 'immediate']);
+    expect(zshComplete('pix', 'charge', '').sort()).toEqual(['duedate', 'immediate', 'list', 'show', 'wait']);
     expect(zshComplete('pix', 'statement', '-o', '').sort()).toEqual(['csv', 'json', 'ndjson', 'table']);
     expect(zshComplete('pix', 'statement', '--output=nd')).toEqual(['ndjson']);
     expect(zshComplete('pix', 'statement', '--li')).toEqual(['--limit']);
@@ -253,11 +265,17 @@ describe('pix completion fish', () => {
 
   it.skipIf(!fish)('offers commands, subcommands, formats, profiles and units, without file names', () => {
     expect(fishComplete('pix ch')).toEqual(['charge']);
-    expect(fishComplete('pix charge ').sort()).toEqual(['duedate', 'immediate']);
+    expect(fishComplete('pix charge ').sort()).toEqual(['duedate', 'immediate', 'list', 'show', 'wait']);
     expect(fishComplete('pix statement -o ').sort()).toEqual(['csv', 'json', 'ndjson', 'table']);
     expect(fishComplete('pix statement --li')).toEqual(['--limit']);
     expect(fishComplete('pix profile use ').sort()).toEqual(['prod', 'sandbox', 'staging']);
-    expect(fishComplete('pix -p prod charge ').sort()).toEqual(['duedate', 'immediate']);
+    expect(fishComplete('pix -p prod charge ').sort()).toEqual([
+      'duedate',
+      'immediate',
+      'list',
+      'show',
+      'wait',
+    ]);
     expect(fishComplete('pix charge immediate --expires-in 30').sort()).toEqual(['30d', '30h', '30m']);
   });
 });

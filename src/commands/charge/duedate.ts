@@ -4,10 +4,12 @@ import {
   createDueDateCharge,
   DEFAULT_MODALITY,
   type DueDateChargeInput,
+  dueDateChargeBody,
   type ModifierValue,
 } from '../../api/resources/charges.js';
 import type { Deps } from '../../deps.js';
 import { parseTaxId } from '../../domain/documents.js';
+import type { DueDateModifiers } from '../../domain/duedate.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import {
   DATED_DISCOUNTS,
@@ -44,6 +46,7 @@ import {
   resolveChargeKey,
   sharedChargeShape,
 } from './shared.js';
+import { addWaitFlags, createWaitShape, DEFAULT_WAIT, waitAfterCreate, waitTimeoutFlag } from './wait.js';
 
 /**
  * One `--discount`: `DATE=VALUE` for the dated modalities, a bare `VALUE` for the per-day ones. The
@@ -148,6 +151,7 @@ const dueDateOptionsSchema = z
     interestModality: z.optional(fromDomain(modalityParser('interest'))),
     body: z.optional(fromDomain(parseText)),
     ...sharedChargeShape,
+    ...createWaitShape,
   })
   .check(z.superRefine(refineSharedChargeOptions));
 
@@ -413,12 +417,21 @@ export async function runDueDate(options: DueDateOptions, deps: Deps): Promise<v
   for (const warning of warnings) deps.io.stderr.write(`warning: ${warning}\n`);
   const client = await deps.api();
   const pixKeyId = await resolveChargeKey({ ...options, bodyKeyId: body.pixKeyId }, deps, client);
-  const charge = await journaledCharge(
+  // The ledger keeps the modifiers as the request carries them: what the matcher prices the charge by.
+  const { amountDiscount, amountAbatement, amountFine, amountInterest } = dueDateChargeBody({
+    pixKeyId,
+    ...request,
+  }) as DueDateModifiers;
+  const terms = Object.fromEntries(
+    Object.entries({ amountDiscount, amountAbatement, amountFine, amountInterest }).filter(([, m]) => m),
+  ) as DueDateModifiers;
+  const { charge, entry } = await journaledCharge(
     deps,
-    { type: 'duedate', amountCentavos: request.amount, keyId: pixKeyId },
+    { type: 'duedate', amountCentavos: request.amount, keyId: pixKeyId, dueDate: request.duedate, terms },
     () => createDueDateCharge(client, { pixKeyId, ...request }),
   );
   await deliverCharge(charge, options, deps);
+  if (options.wait) await waitAfterCreate(entry, options, deps);
 }
 
 /** `--KIND-modality <m>`: free text (unknown UPPER_CASE strings pass with a warning), the known ones completed in the shell. */
@@ -449,8 +462,14 @@ export function register(command: Command, deps: Deps): void {
       '--body <file>',
       'a whole JSON request (API field names; `-` reads stdin); flags override its fields',
     );
-  addCommonTailFlags(command).action(async (_options, self: Command) => {
-    await runDueDate(parseOptions(dueDateOptionsSchema, self.opts()), deps);
+  addWaitFlags(addCommonTailFlags(command), true).action(async (_options, self: Command) => {
+    await runDueDate(
+      parseOptions(dueDateOptionsSchema, {
+        ...self.opts(),
+        timeout: self.opts().wait ? waitTimeoutFlag(self, deps) : DEFAULT_WAIT,
+      }),
+      deps,
+    );
   });
   addExamples(
     command,

@@ -18,6 +18,7 @@ import {
   resolveChargeKey,
   sharedChargeShape,
 } from './shared.js';
+import { addWaitFlags, createWaitShape, DEFAULT_WAIT, waitAfterCreate, waitTimeoutFlag } from './wait.js';
 
 const immediateOptionsSchema = z
   .object({
@@ -26,6 +27,7 @@ const immediateOptionsSchema = z
     payerName: z.optional(fromDomain(parseText)),
     payerTaxId: z.optional(fromDomain(parseTaxId)),
     ...sharedChargeShape,
+    ...createWaitShape,
   })
   .check(
     z.superRefine((options, context) => {
@@ -54,12 +56,13 @@ export async function runImmediate(options: ImmediateOptions, deps: Deps): Promi
   }
   if (options.question !== undefined) input.payerQuestion = options.question;
   if (options.info.length) input.additionalInformation = options.info;
-  const charge = await journaledCharge(
+  const { charge, entry } = await journaledCharge(
     deps,
     { type: 'immediate', amountCentavos: input.amount, keyId: pixKeyId },
     () => createImmediateCharge(client, input),
   );
   await deliverCharge(charge, options, deps);
+  if (options.wait) await waitAfterCreate(entry, options, deps);
 }
 
 export function register(command: Command, deps: Deps): void {
@@ -73,8 +76,14 @@ export function register(command: Command, deps: Deps): void {
     )
     .option('--payer-name <name>', "payer's full name (with --payer-tax-id)")
     .option('--payer-tax-id <cpf-or-cnpj>', "payer's CPF or CNPJ, check digits verified (with --payer-name)");
-  addCommonTailFlags(command).action(async (_options, self: Command) => {
-    await runImmediate(parseOptions(immediateOptionsSchema, self.opts()), deps);
+  addWaitFlags(addCommonTailFlags(command), true).action(async (_options, self: Command) => {
+    await runImmediate(
+      parseOptions(immediateOptionsSchema, {
+        ...self.opts(),
+        timeout: self.opts().wait ? waitTimeoutFlag(self, deps) : DEFAULT_WAIT,
+      }),
+      deps,
+    );
   });
   addExamples(
     command,

@@ -1,0 +1,113 @@
+/**
+ * `pix charge list`: the charges this pix created for the current profile (the ledger, read from the
+ * journal; no request is sent), newest first. Statuses are what the ledger knows: `paid` once a wait
+ * matched the payment, `expired` past the expiry, `pending` otherwise (`pix charge wait ID` checks).
+ */
+import type { Command } from 'commander';
+import type { Deps } from '../../deps.js';
+import { InvalidValue } from '../../domain/invalid.js';
+import { formatBRL, formatDecimal } from '../../domain/money.js';
+import { formatDateTime } from '../../domain/when.js';
+import { LEDGER_STATUSES, type LedgerRecord, type LedgerStatus } from '../../journal/ledger.js';
+import { outputMode, type Palette } from '../../output/format.js';
+import { type Column, createListWriter } from '../../output/records.js';
+import * as z from '../../zod.js';
+import { fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import { ledgerJson, openLedger } from './ledger.js';
+
+export const DEFAULT_LIST = 20;
+
+function parseStatus(text: string): LedgerStatus {
+  const value = text.trim().toLowerCase();
+  if (!(LEDGER_STATUSES as readonly string[]).includes(value))
+    throw new InvalidValue(`"${text}" is not a status (${LEDGER_STATUSES.join(', ')})`);
+  return value as LedgerStatus;
+}
+
+const listOptionsSchema = z.object({
+  all: z._default(z.boolean(), false),
+  limit: z.optional(integerFlag(1)),
+  status: z.optional(fromDomain(parseStatus)),
+});
+
+export type ListOptions = z.output<typeof listOptionsSchema>;
+
+function painter(status: LedgerStatus, colors: Palette): (text: string) => string {
+  if (status === 'paid') return colors.green;
+  if (status === 'expired') return colors.dim;
+  return colors.yellow;
+}
+
+function columns(timeZone: string, colors: Palette): Column<LedgerRecord>[] {
+  return [
+    { header: 'Id', human: (r) => r.id, machine: (r) => r.id },
+    {
+      header: 'Status',
+      human: (r) => ({ text: r.status, paint: painter(r.status, colors) }),
+      machine: (r) => r.status,
+    },
+    {
+      header: 'Type',
+      human: (r) => (r.type === 'duedate' ? 'due date' : 'immediate'),
+      machine: (r) => r.type,
+    },
+    {
+      header: 'Amount',
+      human: (r) => formatBRL(r.amountCentavos),
+      machine: (r) => formatDecimal(r.amountCentavos),
+    },
+    { header: 'Created', human: (r) => formatDateTime(r.createdAt, timeZone), machine: (r) => r.createdAt },
+    {
+      header: 'Due/Expires',
+      human: (r) => r.dueDate ?? (r.expiresAt ? formatDateTime(r.expiresAt, timeZone) : ''),
+      machine: (r) => r.dueDate ?? r.expiresAt ?? '',
+    },
+    { header: 'Txid', human: (r) => r.txid ?? '', machine: (r) => r.txid ?? '' },
+    { header: 'Paid by', human: (r) => r.match?.entryId ?? '', machine: (r) => r.match?.entryId ?? '' },
+  ];
+}
+
+export async function runList(options: ListOptions, deps: Deps): Promise<void> {
+  const ledger = await openLedger(deps);
+  const matching = ledger.records
+    .filter((record) => options.status === undefined || record.status === options.status)
+    .reverse();
+  const shown = options.all ? matching : matching.slice(0, options.limit ?? DEFAULT_LIST);
+  const timeZone = (await deps.settings()).timeZone.value;
+  const mode = await outputMode(deps, timeZone);
+  const writer = createListWriter(deps.io.stdout, {
+    ...mode,
+    columns: columns(timeZone, mode.colors),
+    listField: 'results',
+    raw: ledgerJson,
+  });
+  await writer.begin(matching.length);
+  for (const record of shown) await writer.write(record);
+  await writer.end();
+  if (shown.length < matching.length && deps.io.stderr.isTTY) {
+    deps.io.stderr.write(`${shown.length} of ${matching.length} charges shown; --all shows every one\n`);
+  }
+  if (matching.length === 0 && mode.human) {
+    deps.io.stderr.write(`no charges in the ledger of profile ${ledger.profile}\n`);
+  }
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .option('--all', 'every charge, not only the newest')
+    .option('--limit <n>', `how many of the newest to show (default ${DEFAULT_LIST})`)
+    .option('--status <status>', `only charges with this status: ${LEDGER_STATUSES.join(', ')}`)
+    .action(async (_options, self: Command) => {
+      await runList(parseOptions(listOptionsSchema, self.opts()), deps);
+    });
+  addExamples(
+    command,
+    [
+      'pix charge list',
+      'pix charge list --status pending --all -o csv > pending.csv',
+      'pix charge list --json | jq ".results[0].id"',
+    ],
+    ['usage'],
+  );
+}

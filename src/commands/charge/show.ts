@@ -1,0 +1,64 @@
+/**
+ * `pix charge show ID`: a charge of the ledger again, as it was shown when created — its fields, the
+ * same copy-and-paste code and its QR drawn (or `--qr-png`) — with what the ledger knows of its
+ * payment. No request is sent.
+ */
+import type { Command } from 'commander';
+import type { Deps } from '../../deps.js';
+import { formatBRL } from '../../domain/money.js';
+import { jsonDocument } from '../../output/format.js';
+import * as z from '../../zod.js';
+import { fromDomain, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import { asApiCharge, chargeNamed, ledgerJson, openLedger } from './ledger.js';
+import { checkQrPngTarget, deliverCharge, parseText } from './shared.js';
+
+const showOptionsSchema = z.object({
+  id: fromDomain(parseText),
+  qrPng: z.optional(fromDomain(parseText)),
+  force: z._default(z.boolean(), false),
+  qr: z._default(z.boolean(), true),
+});
+
+export type ShowOptions = z.output<typeof showOptionsSchema>;
+
+export async function runShow(options: ShowOptions, deps: Deps): Promise<void> {
+  const ledger = await openLedger(deps);
+  const record = chargeNamed(ledger, options.id);
+  await checkQrPngTarget(options, deps);
+  if (deps.globals.output === 'json' || deps.globals.output === 'ndjson') {
+    deps.io.stdout.write(jsonDocument(ledgerJson(record), deps.io.stdout.isTTY && deps.globals.json));
+    return;
+  }
+  const charge = asApiCharge(record);
+  if (options.qrPng !== undefined && record.emv) {
+    const { qrPngDataUrl } = await import('../../output/qr.js');
+    charge.qrCodeDataUrl = await qrPngDataUrl(record.emv);
+  }
+  await deliverCharge(charge, options, deps);
+  if (record.match && deps.io.stdout.isTTY) {
+    deps.io.stderr.write(
+      `paid: ${formatBRL(record.match.amountCentavos)}, statement entry ${record.match.entryId} (${record.match.how})\n`,
+    );
+  }
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .argument('<id>', 'the charge: its id, txid, or the start of its id (see `pix charge list`)')
+    .option('--qr-png <file>', 'write the QR code as a PNG file (`-`: to stdout)')
+    .option('--force', 'let --qr-png overwrite an existing file')
+    .option('--no-qr', 'do not draw the QR code in the terminal')
+    .action(async (id: string, _options, self: Command) => {
+      await runShow(parseOptions(showOptionsSchema, { ...self.opts(), id }, { id: '<id>' }), deps);
+    });
+  addExamples(
+    command,
+    [
+      'pix charge show "$CHARGE_ID"',
+      'pix charge show "$CHARGE_ID" --json | jq -r .emvqrcps',
+      'pix charge show "$CHARGE_ID" --qr-png qr.png --no-qr',
+    ],
+    ['usage', 'not_found'],
+  );
+}

@@ -1,0 +1,318 @@
+/**
+ * `pix charge wait ID` and the `--wait` of `charge immediate`/`charge duedate`: polls the statement
+ * for the INCOME entry that pays a charge of the ledger (domain/matching.ts decides), records the
+ * match in the journal and prints the entry. Exit 0 paid, 9 (`pending`) at `--timeout`, 5 when the
+ * charge expired unpaid, 130 on Ctrl-C.
+ *
+ * Polling: every `--interval` (3 s), through deps.clock/deps.sleep. The first poll reads the statement
+ * from the creation of the oldest unmatched charge that competes for the same entries; later polls read
+ * only the newest page(s), until an entry already seen. A 429 is retried by the client honouring
+ * Retry-After; when the server stays unavailable the wait backs off (doubling, at most 60 s) and goes on.
+ */
+import type { Command } from 'commander';
+import type { ApiClient } from '../../api/client.js';
+import { readStatement, type StatementEntry } from '../../api/resources/statement.js';
+import { DEFAULT_TIMEOUT_MS, type Deps } from '../../deps.js';
+import { loadBusinessDayTest } from '../../domain/duedate.js';
+import { type ChargeMatch, matchCharges, matchWindow } from '../../domain/matching.js';
+import { formatBRL, formatDecimal } from '../../domain/money.js';
+import { formatDateTime } from '../../domain/when.js';
+import { interruptedError, PixError, stopSignalOf } from '../../errors.js';
+import { asLedgerCharge, type LedgerRecord } from '../../journal/ledger.js';
+import { jsonDocument, outputMode } from '../../output/format.js';
+import { escapeUnsafe, safeText } from '../../output/sanitize.js';
+import * as z from '../../zod.js';
+import { durationFlag, fromDomain, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import { chargeNamed, ledgerJson, openLedger, type ProfileLedger } from './ledger.js';
+import { parseText } from './shared.js';
+
+export const DEFAULT_INTERVAL = '3s';
+export const DEFAULT_WAIT = '10m';
+const PAGE_SIZE = 100;
+const MAX_BACKOFF_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+/** The flags of a wait, shared with `--wait` (zod shape). */
+export const waitShape = {
+  interval: durationFlag,
+  timeout: durationFlag,
+};
+
+const waitOptionsSchema = z.object({
+  id: fromDomain(parseText),
+  ...waitShape,
+  qr: z._default(z.boolean(), true),
+});
+
+export type WaitOptions = z.output<typeof waitOptionsSchema>;
+
+export interface WaitLimits {
+  interval: { milliseconds: number };
+  timeout: { milliseconds: number; value: number; unit: string };
+}
+
+/** The `--wait` of the commands that create a charge (zod shape). */
+export const createWaitShape = { wait: z._default(z.boolean(), false), ...waitShape };
+
+export function addWaitFlags(command: Command, withSwitch = false): Command {
+  if (withSwitch) {
+    command.option(
+      '--wait',
+      `then wait until it is paid, like \`pix charge wait\` (--timeout: how long, default ${DEFAULT_WAIT})`,
+    );
+  }
+  return command.option('--interval <duration>', 'how often to read the statement', DEFAULT_INTERVAL);
+}
+
+/**
+ * `--timeout` is a global flag (each request's limit); on a wait it is how long to wait (default 10m)
+ * and each request keeps the default limit. Commander parses it on the program, so it is read here.
+ */
+export function waitTimeoutFlag(self: Command, deps: Deps): string {
+  const source = self.getOptionValueSourceWithGlobals('timeout');
+  const given = source === 'cli' || source === 'env';
+  if (!given) return DEFAULT_WAIT;
+  deps.globals.timeoutMs = DEFAULT_TIMEOUT_MS;
+  return String(self.optsWithGlobals().timeout);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Polling
+
+export interface WaitResult {
+  record: LedgerRecord;
+  /** Set when this wait found the entry (absent when the ledger already had the match). */
+  match?: ChargeMatch<StatementEntry>;
+}
+
+function sleepOrAbort(ms: number, deps: Deps): Promise<void> {
+  if (deps.signal.aborted || ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      deps.signal.removeEventListener('abort', done);
+      resolve();
+    };
+    deps.signal.addEventListener('abort', done, { once: true });
+    deps.sleep(ms).then(done, done);
+  });
+}
+
+/** When an unpaid `record` counts as expired (its window's end), in ms; Infinity without an expiry. */
+function expiredAfter(record: LedgerRecord): number {
+  return matchWindow(record)?.to ?? Number.POSITIVE_INFINITY;
+}
+
+/** The start of the statement to read: the oldest unmatched charge whose window overlaps `target`'s. */
+function readFrom(records: readonly LedgerRecord[], target: LedgerRecord, now: number): number {
+  const own = matchWindow(target);
+  let from = own?.from ?? now - DAY_MS;
+  for (const record of records) {
+    if (record.match) continue;
+    const window = matchWindow(record);
+    if (window && window.from < from && window.to >= from) from = window.from;
+  }
+  return from;
+}
+
+/** Reads newest-first pages into `seen` until a page holds an entry already seen, or the last page. */
+async function readNewest(
+  client: ApiClient,
+  seen: Map<string, StatementEntry>,
+  from: number,
+  now: number,
+): Promise<void> {
+  const dateFrom = new Date(from).toISOString();
+  // A day ahead (of the charge's creation too): a server clock ahead of ours still shows its newest entries.
+  const dateTo = new Date(Math.max(now, from) + DAY_MS).toISOString();
+  const known = seen.size > 0;
+  for (let offset = 0; ; offset += PAGE_SIZE) {
+    const page = await readStatement(client, { dateFrom, dateTo, limit: PAGE_SIZE, offset });
+    let reachedKnown = false;
+    for (const entry of page.results) {
+      if (seen.has(entry.id)) reachedKnown = true;
+      else seen.set(entry.id, entry);
+    }
+    if ((known && reachedKnown) || page.results.length < PAGE_SIZE || offset + PAGE_SIZE >= page.total)
+      return;
+  }
+}
+
+function clock(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  const m = Math.floor(seconds / 60);
+  return `${m}:${String(seconds % 60).padStart(2, '0')}`;
+}
+
+/**
+ * Waits for `target` to be paid. Shows its QR (with `showQr`) and a live elapsed/remaining line on
+ * stderr when it is a terminal. Throws `pending` at the timeout, `rejected` once expired unpaid,
+ * `interrupted` on Ctrl-C.
+ */
+export async function waitForCharge(
+  ledger: ProfileLedger,
+  target: LedgerRecord,
+  limits: WaitLimits,
+  deps: Deps,
+  showQr: boolean,
+): Promise<WaitResult> {
+  const { stderr } = deps.io;
+  const live = stderr.isTTY;
+  if (target.match) return { record: target };
+  if (live && showQr && target.emv) {
+    const { drawQr } = await import('../../output/qr.js');
+    stderr.write(`${await drawQr(target.emv)}Pix copy and paste:\n${escapeUnsafe(target.emv)}\n\n`);
+  }
+  const [client, isBusinessDay] = await Promise.all([deps.api(), loadBusinessDayTest()]);
+  const start = deps.clock.now().getTime();
+  const deadline = start + limits.timeout.milliseconds;
+  const seen = new Map<string, StatementEntry>();
+  let interval = limits.interval.milliseconds;
+  let warned = false;
+  const clearLine = () => {
+    if (live) stderr.write('\r\u001b[2K');
+  };
+  try {
+    for (;;) {
+      if (deps.signal.aborted) {
+        throw interruptedError(
+          stopSignalOf(deps.signal),
+          `waiting for charge ${target.id}`,
+          `wait again with \`pix charge wait ${target.id}\``,
+        );
+      }
+      const records = ledger.reload();
+      const current = records.find((record) => record.id === target.id) ?? target;
+      if (current.match) return { record: current };
+      let now = deps.clock.now().getTime();
+      try {
+        await readNewest(client, seen, readFrom(records, current, now), now);
+        interval = limits.interval.milliseconds;
+      } catch (error) {
+        if (!(error instanceof PixError) || error.kind !== 'unavailable' || deps.signal.aborted) throw error;
+        if (!warned) {
+          clearLine();
+          stderr.write(`warning: ${error.message}; still waiting, reading less often\n`);
+          warned = true;
+        }
+        interval = Math.min(interval * 2, MAX_BACKOFF_MS);
+      }
+      const found = matchCharges(records.map(asLedgerCharge), [...seen.values()], { isBusinessDay });
+      let mine: ChargeMatch<StatementEntry> | undefined;
+      for (const match of found.matches) {
+        const record = records.find((r) => r.id === match.chargeId);
+        if (!record) continue;
+        ledger.journal.match(record.journalId, {
+          status: 'paid',
+          entryId: match.entryId,
+          amountCentavos: match.amount,
+          how: match.how,
+          ...(match.day === undefined ? {} : { day: match.day }),
+        });
+        if (match.chargeId === target.id) mine = match;
+      }
+      if (mine) {
+        const record = ledger.reload().find((r) => r.id === target.id) ?? current;
+        return { record, match: mine };
+      }
+      now = deps.clock.now().getTime();
+      const expires = expiredAfter(current);
+      if (now > expires) {
+        throw new PixError('rejected', `charge ${current.id} expired unpaid (at ${current.expiresAt})`);
+      }
+      if (now >= deadline) {
+        const waited = `${limits.timeout.value}${limits.timeout.unit}`;
+        throw new PixError('pending', `charge ${current.id} is still pending after ${waited}`, {
+          hint: `wait again with \`pix charge wait ${current.id}\``,
+        });
+      }
+      if (live) {
+        const remaining = Math.min(deadline, expires) - now;
+        stderr.write(
+          `\r\u001b[2KWaiting for ${formatBRL(current.amountCentavos)}… ${clock(now - start)} elapsed, ${clock(remaining)} left (Ctrl-C stops)`,
+        );
+      }
+      await sleepOrAbort(Math.min(interval, deadline - now), deps);
+    }
+  } finally {
+    clearLine();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+/** Prints the payment found: a few lines for people, a TSV row piped, one JSON object with `--json`. */
+export async function printPaid(result: WaitResult, deps: Deps): Promise<void> {
+  const timeZone = (await deps.settings()).timeZone.value;
+  const mode = await outputMode(deps, timeZone);
+  const { record, match } = result;
+  const paid = record.match;
+  if (mode.format === 'json' || mode.format === 'ndjson') {
+    const json = { charge: ledgerJson(record), entry: match?.entry ?? null };
+    deps.io.stdout.write(jsonDocument(json, mode.format === 'json' && mode.pretty));
+    return;
+  }
+  const how = paid?.how ?? match?.how ?? '';
+  const entryId = paid?.entryId ?? match?.entryId ?? '';
+  const amount = paid?.amountCentavos ?? match?.amount ?? record.amountCentavos;
+  const confirmedAt = match?.entry.confirmedAt;
+  if (mode.human) {
+    const payer = match?.entry.creditor?.name;
+    const rows: Array<[string, string | undefined]> = [
+      ['Charge', record.id],
+      ['Status', mode.colors.green('paid')],
+      ['Amount', formatBRL(amount)],
+      ['Payer', payer === undefined ? undefined : safeText(payer)],
+      ['Confirmed', confirmedAt === undefined ? undefined : formatDateTime(confirmedAt, timeZone)],
+      ['Entry', safeText(entryId)],
+      ['How', how],
+    ];
+    const lines = rows
+      .filter((row): row is [string, string] => row[1] !== undefined)
+      .map(([label, value]) => `${mode.colors.bold(label.padEnd(11))}${value}`);
+    deps.io.stdout.write(`${lines.join('\n')}\n`);
+    return;
+  }
+  const cells = [record.id, 'paid', entryId, formatDecimal(amount), confirmedAt ?? '', how];
+  deps.io.stdout.write(`${cells.map((cell) => escapeUnsafe(cell)).join('\t')}\n`);
+}
+
+/** `--wait` after a charge was created and shown: the wait of `pix charge wait`, its QR already drawn. */
+export async function waitAfterCreate(entry: { id: string }, options: WaitLimits, deps: Deps): Promise<void> {
+  const ledger = await openLedger(deps);
+  const record = ledger.records.find((r) => r.journalId === entry.id);
+  if (!record) throw new PixError('internal', 'the charge just created is not in the ledger');
+  await printPaid(await waitForCharge(ledger, record, options, deps, false), deps);
+}
+
+// ---------------------------------------------------------------------------------------------
+// pix charge wait
+
+export async function runWait(options: WaitOptions, deps: Deps): Promise<void> {
+  const ledger = await openLedger(deps);
+  const record = chargeNamed(ledger, options.id);
+  const result = await waitForCharge(ledger, record, options, deps, options.qr);
+  await printPaid(result, deps);
+}
+
+export function register(command: Command, deps: Deps): void {
+  command.argument('<id>', 'the charge: its id, txid, or the start of its id (see `pix charge list`)');
+  addWaitFlags(command)
+    .option('--no-qr', 'do not draw the QR code while waiting')
+    .action(async (id: string, _options, self: Command) => {
+      const raw = { ...self.opts(), id, timeout: waitTimeoutFlag(self, deps) };
+      await runWait(parseOptions(waitOptionsSchema, raw, { id: '<id>' }), deps);
+    });
+  addExamples(
+    command,
+    [
+      'pix sandbox pay "$CHARGE_ID" && pix charge wait "$CHARGE_ID" --timeout 15m --interval 5s',
+      'pix sandbox pay "$CHARGE_ID" && pix charge wait "$CHARGE_ID" --json | jq .charge.paid',
+    ],
+    ['usage', 'not_found', 'rejected', 'unavailable', 'pending'],
+  );
+}

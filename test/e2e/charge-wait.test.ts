@@ -1,0 +1,47 @@
+/**
+ * `pix charge wait`, the built binary against `pix sandbox serve`'s server on a free loopback port:
+ * it returns 0 within a few seconds of `pix sandbox pay`, and the ledger then lists the charge paid.
+ */
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import { SEEDED_KEYS } from '../../src/sandbox/state.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+
+describe('pix charge wait, built binary against the sandbox server', () => {
+  let sandbox: SandboxServer;
+  let dir: string;
+  let env: Record<string, string>;
+
+  beforeEach(async () => {
+    dir = tempConfigDir();
+    sandbox = await startSandboxServer({ port: 0, stateFile: join(dir, 'sandbox.json') });
+    env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: sandbox.url, PIX_TOKEN: 'e2e-token' };
+  });
+  afterEach(async () => {
+    await sandbox.close();
+  });
+
+  it('exits 0 with the payment soon after `pix sandbox pay`', async () => {
+    const created = await runCli(
+      ['charge', 'immediate', '--amount', '10,50', '--key-id', SEEDED_KEYS.email.id, '--json', '--no-qr'],
+      { env },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    const waiting = runCli(['charge', 'wait', id, '--interval', '1s', '--timeout', '60s'], { env });
+    const paid = await runCli(['sandbox', 'pay', '--state', join(dir, 'sandbox.json'), id], { env });
+    expect(paid.code, paid.stderr).toBe(0);
+    const waited = await waiting;
+    expect(waited.code, waited.stderr).toBe(0);
+    const [chargeId, status, entryId, amount, , how] = waited.stdout.trimEnd().split('\t');
+    expect([chargeId, status, amount, how]).toEqual([
+      id,
+      'paid',
+      '10.50',
+      'matched by amount (R$ 10,50) and time',
+    ]);
+    const listed = await runCli(['charge', 'list', '--status', 'paid'], { env });
+    expect(listed.stdout.trimEnd().split('\t')).toEqual(expect.arrayContaining([id, 'paid', entryId]));
+  });
+});
