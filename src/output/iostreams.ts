@@ -5,8 +5,12 @@
 export interface OutStream {
   readonly isTTY: boolean;
   readonly columns: number;
-  /** Returns false when the stream's buffer is full; await `drained()` before writing more. */
-  write(chunk: string | Uint8Array): boolean;
+  /**
+   * Returns false when the stream's buffer is full; await `drained()` before writing more. `done` is
+   * called once the chunk was handed to the operating system, or with the error that stopped it (ENOSPC,
+   * EPIPE, …), as Node's streams do.
+   */
+  write(chunk: string | Uint8Array, done?: (error?: Error | null) => void): boolean;
   drained(): Promise<void>;
 }
 
@@ -24,11 +28,28 @@ export interface IOStreams {
   stdin: InStream;
 }
 
-type NodeWritable = NodeJS.WriteStream;
+export type NodeWritable = NodeJS.WritableStream & {
+  readonly writableNeedDrain: boolean;
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+};
 
-// Streams are reached through getters: Node builds process.stdin/stdout/stderr on first access, and
-// `pix --version` should pay for none it does not use.
-function wrapOut(get: () => NodeWritable): OutStream {
+const watched = new WeakSet<object>();
+
+/**
+ * Any Node writable (the process's stdout, a pager's stdin, a file) as an OutStream. Write errors reach
+ * the writer through the `done` callbacks (output/writer.ts); the 'error' event Node emits as well is
+ * listened to here, so it never becomes an uncaught exception.
+ */
+export function nodeOut(get: () => NodeWritable): OutStream {
+  const stream = () => {
+    const value = get();
+    if (!watched.has(value)) {
+      watched.add(value);
+      value.on('error', () => {});
+    }
+    return value;
+  };
   return {
     get isTTY() {
       return get().isTTY === true;
@@ -36,11 +57,19 @@ function wrapOut(get: () => NodeWritable): OutStream {
     get columns() {
       return get().columns ?? 80;
     },
-    write: (chunk) => get().write(chunk),
+    write: (chunk, done) => stream().write(chunk, done),
     drained: () => {
-      const stream = get();
-      return stream.writableNeedDrain
-        ? new Promise((resolve) => stream.once('drain', () => resolve()))
+      const value = stream();
+      return value.writableNeedDrain
+        ? new Promise((resolve) => {
+            const settle = () => {
+              value.off('drain', settle);
+              value.off('close', settle);
+              resolve();
+            };
+            value.on('drain', settle);
+            value.on('close', settle);
+          })
         : Promise.resolve();
     },
   };
@@ -93,8 +122,8 @@ function wrapIn(get: () => NodeJS.ReadStream, echo: OutStream): InStream {
 }
 
 export function processIOStreams(): IOStreams {
-  const stderr = wrapOut(() => process.stderr);
-  return { stdout: wrapOut(() => process.stdout), stderr, stdin: wrapIn(() => process.stdin, stderr) };
+  const stderr = nodeOut(() => process.stderr);
+  return { stdout: nodeOut(() => process.stdout), stderr, stdin: wrapIn(() => process.stdin, stderr) };
 }
 
 /**
