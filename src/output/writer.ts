@@ -23,6 +23,12 @@ import type { IOStreams, OutStream } from './iostreams.js';
 /** Data is handed to the destination in chunks of about this size. */
 const CHUNK = 64 * 1024;
 
+/**
+ * Write errors that mean the reader went away: EPIPE, and Node's refusals of the writes that follow it
+ * on the same stream (a pager that exited: its stdin is destroyed).
+ */
+const READER_GONE = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
+
 /** The reader of stdout went away (EPIPE: a closed pipe, the pager quit): stop writing, end quietly. */
 export class OutputClosed extends Error {
   constructor() {
@@ -162,7 +168,7 @@ export function createOutputWriter(
   };
 
   const stop = (error: Error) => {
-    if ((error as NodeJS.ErrnoException).code === 'EPIPE') closed = true;
+    if (READER_GONE.has(String((error as NodeJS.ErrnoException).code))) closed = true;
     else failure ??= error;
     parts = [];
     held = 0;
@@ -364,6 +370,8 @@ export function createOutputWriter(
             target.stream.end(() => resolve());
           });
           await target.handle.sync();
+          // The stream holds the handle until destroyed (autoClose is off, so that it can be fsynced first).
+          target.stream.destroy();
           await target.handle.close();
           await target.fs.rename(target.temp, target.path);
         } catch (error) {
