@@ -14,7 +14,6 @@ const CODE =
 
 /** Every line the program wrote to the terminal, escape sequences removed (before any wrapping). */
 function writtenLines(raw: string): string[] {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI sequences are what is removed
   return raw.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').split(/\r?\n/);
 }
 
