@@ -39,7 +39,7 @@ export class OutputClosed extends Error {
 
 /** Counts the records of a list as they are handed to stdout. */
 export interface RecordTally {
-  /** `count` (default 1) more records were written to stdout, whole. */
+  /** `count` (default 1) more records were written to stdout, whole: call it just after writing their text. */
   add(count?: number): void;
   /** The list is complete: a later failure of the command no longer makes it partial. */
   done(): void;
@@ -185,15 +185,29 @@ export function createOutputWriter(
     return sink;
   };
 
+  /** The last chunk handed out: records counted just after their text was written belong to it. */
+  let last: { records: number; answered: boolean; ok: boolean } | undefined;
+
   /** Hands `text` to the destination, counting `records` as written once it is out. */
   const send = (text: string | Uint8Array, records: number): boolean => {
     inFlight++;
+    const chunk = { records, answered: false, ok: false };
+    last = chunk;
     return destination().write(text, (error) => {
       inFlight--;
+      chunk.answered = true;
+      chunk.ok = !error;
       if (error) stop(error);
-      else written += records;
+      else written += chunk.records;
       wake();
     });
+  };
+
+  /** `added` records whose text was just written: held with it, or in the chunk it went out with. */
+  const countRecords = (added: number) => {
+    if (held > 0 || !last) heldRecords += added;
+    else if (!last.answered) last.records += added;
+    else if (last.ok) written += added;
   };
 
   /** Hands what is held to the destination; false when it is full (await `drained`) or writing stopped. */
@@ -345,7 +359,7 @@ export function createOutputWriter(
       list = current;
       return {
         add(added = 1) {
-          heldRecords += added;
+          countRecords(added);
         },
         done() {
           current.open = false;
