@@ -234,35 +234,32 @@ describe('--output-file and interrupted exports (served sandbox, 20 ms per reque
     },
   );
 
-  it('SIGINT mid-export with --output-file: exit 130, FILE untouched, no temporary file left', async () => {
-    const target = join(tempConfigDir(), 'january.csv');
-    writeFileSync(target, 'the previous export\n');
-    const before = statementRequests();
-    const result = await interrupt(
-      ['statement', '--all', '-o', 'csv', '--limit', '50', '--output-file', target],
-      'SIGINT',
-      () => statementRequests() >= before + 3,
-    );
-    expect(result.code, result.stderr).toBe(130);
-    expect(result.stderr).toMatch(
-      /interrupted after [\d,]+ of 3,000 records: .*january\.csv was not changed/,
-    );
-    expect(readFileSync(target, 'utf8')).toBe('the previous export\n');
-    expect(readdirSync(join(target, '..'))).toEqual(['january.csv']);
-  });
-
-  it('SIGINT with --output-file and no FILE before: no file under the name', async () => {
-    const folder = tempConfigDir();
-    const target = join(folder, 'new.ndjson');
-    const before = statementRequests();
-    const result = await interrupt(
-      ['statement', '--all', '-o', 'ndjson', '--limit', '50', '--output-file', target],
-      'SIGINT',
-      () => statementRequests() >= before + 3,
-    );
-    expect(result.code, result.stderr).toBe(130);
-    expect(readdirSync(folder)).toEqual([]);
-  });
+  it.each([
+    ['an existing FILE is left as it was', 'the previous export\n'],
+    ['no FILE before: none after', undefined],
+  ])(
+    'SIGINT mid-export with --output-file: exit 130, %s, no temporary file left',
+    async (_name, previous) => {
+      const folder = tempConfigDir();
+      const target = join(folder, 'january.csv');
+      if (previous !== undefined) writeFileSync(target, previous);
+      const before = statementRequests();
+      const result = await interrupt(
+        ['statement', '--all', '-o', 'csv', '--limit', '50', '--output-file', target],
+        'SIGINT',
+        () => statementRequests() >= before + 3,
+      );
+      expect(result.code, result.stderr).toBe(130);
+      expect(result.stderr).toMatch(
+        /interrupted after [\d,]+ of 3,000 records: .*january\.csv was not changed/,
+      );
+      if (previous === undefined) expect(readdirSync(folder)).toEqual([]);
+      else {
+        expect(readFileSync(target, 'utf8')).toBe(previous);
+        expect(readdirSync(folder)).toEqual(['january.csv']);
+      }
+    },
+  );
 
   it('an uninterrupted --output-file export is complete, replaces FILE keeping its mode, stdout empty', async () => {
     const target = join(tempConfigDir(), 'all.csv');
