@@ -28,7 +28,7 @@ export interface IOStreams {
   stdin: InStream;
 }
 
-export type NodeWritable = NodeJS.WritableStream & {
+type NodeWritable = NodeJS.WritableStream & {
   readonly writableNeedDrain: boolean;
   readonly isTTY?: boolean;
   readonly columns?: number;

@@ -72,11 +72,7 @@ function cellText(cell: Cell): string {
  * and newlines included) are shown escaped (`\u0009`), so a cell never splits a column or a line.
  */
 export function renderTsv(rows: Cell[][]): string {
-  return rows.map((row) => tsvLine(row)).join('');
-}
-
-export function tsvLine(row: Cell[]): string {
-  return `${row.map((cell) => escapeUnsafe(cellText(cell))).join('\t')}\n`;
+  return rows.map((row) => `${row.map((cell) => escapeUnsafe(cellText(cell))).join('\t')}\n`).join('');
 }
 
 /** A cell made safe once: sanitized text, its width on the terminal, and our paint. */

@@ -30,7 +30,7 @@ const CHUNK = 64 * 1024;
 const READER_GONE = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
 
 /** The reader of stdout went away (EPIPE: a closed pipe, the pager quit): stop writing, end quietly. */
-export class OutputClosed extends Error {
+class OutputClosed extends Error {
   constructor() {
     super('output closed by its reader');
     this.name = 'OutputClosed';
@@ -83,9 +83,6 @@ export interface OutputTarget {
   pager?: (() => Pager) | undefined;
 }
 
-/** How a run ended, for `finish`. */
-export type Ending = { ok: true } | { ok: false; signal?: 'SIGINT' | 'SIGTERM' | undefined };
-
 export interface OutputWriter extends Output {
   readonly stdout: OutStream;
   readonly stderr: OutStream;
@@ -125,7 +122,7 @@ function count(value: number): string {
 }
 
 /** The one-line error of a failed write: `cannot write output: no space left on device` (exit 1). */
-export function writeFailure(error: unknown, where: string): PixError {
+function writeFailure(error: unknown, where: string): PixError {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   const described = describeSystemError({ code, syscall: 'write', path: where });
   if (described) return new PixError('internal', described.message, { hint: described.hint, cause: error });
