@@ -3,6 +3,7 @@ import type { ApiClient } from './api/client.js';
 import type { ConfigStore, Settings } from './config/types.js';
 import type { IOStreams } from './output/iostreams.js';
 import { createPrompter, type Prompter } from './output/prompt.js';
+import type { Output } from './output/writer.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -19,6 +20,12 @@ export interface GlobalOptions {
   verbose: boolean;
   yes: boolean;
   input: boolean;
+  /** `--wide`: tables show every column in full, whatever the terminal's width. */
+  wide: boolean;
+  /** `--no-pager` turns it off. */
+  pager: boolean;
+  /** `--output-file FILE`: stdout's data goes to FILE, written whole or not at all. */
+  outputFile: string | undefined;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -34,6 +41,9 @@ export function defaultGlobals(): GlobalOptions {
     verbose: false,
     yes: false,
     input: true,
+    wide: false,
+    pager: true,
+    outputFile: undefined,
   };
 }
 
@@ -56,6 +66,11 @@ export interface Deps {
   dispatcher: Dispatcher | undefined;
   /** Set by the program once flags are parsed. */
   globals: GlobalOptions;
+  /**
+   * The writer behind `io.stdout` (output/writer.ts): count the records of a list (`records`) and say
+   * what a lost output would lose (`ifLost`). main.ts commits or aborts it when the command ends.
+   */
+  output: Output;
   prompter: Prompter;
   config(): Promise<ConfigStore>;
   settings(): Promise<Settings>;
@@ -77,7 +92,16 @@ export interface Deps {
 export type DepsOverrides = Partial<
   Pick<
     Deps,
-    'io' | 'env' | 'clock' | 'sleep' | 'random' | 'dispatcher' | 'prompter' | 'signal' | 'waitForShutdown'
+    | 'io'
+    | 'env'
+    | 'clock'
+    | 'sleep'
+    | 'random'
+    | 'dispatcher'
+    | 'prompter'
+    | 'signal'
+    | 'waitForShutdown'
+    | 'output'
   >
 > & { io: IOStreams; env: Env };
 
@@ -112,6 +136,8 @@ export function createDeps(overrides: DepsOverrides): Deps {
       () => deps.globals.input,
       () => deps.signal,
     ),
+    // A context without main.ts's writer (a unit test) writes straight to io.stdout, counting nothing.
+    output: { records: () => ({ add() {}, done() {} }), ifLost() {}, open: async () => {} },
     ...overrides,
     config: once(async () => {
       const { openConfigStore } = await import('./config/store.js');

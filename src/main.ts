@@ -10,6 +10,7 @@ import {
 } from './errors.js';
 import { processIOStreams } from './output/iostreams.js';
 import { escapeUnsafe } from './output/sanitize.js';
+import { createOutputWriter, type OutputWriter } from './output/writer.js';
 
 interface ErrorReport {
   kind: ErrorKind;
@@ -89,7 +90,17 @@ function oneLine(text: string): string {
     .replace(/(?<![\p{L}\d])'([^']+)'(?![\p{L}\d])/gu, (whole, inner: string) => shorten(whole, inner, "'"));
 }
 
-function writeError(deps: Deps, unsafe: ErrorReport, json: boolean, verbose: boolean): void {
+/**
+ * Writes the error of a failed command on stderr, then `notes`: what the output lost (a partial count,
+ * a created charge). `json` writes one JSON object instead (the notes in its `notes`).
+ */
+function writeError(
+  deps: Deps,
+  unsafe: ErrorReport,
+  json: boolean,
+  verbose: boolean,
+  notes: string[] = [],
+): void {
   const { stderr } = deps.io;
   const report: ErrorReport = {
     ...unsafe,
@@ -105,9 +116,11 @@ function writeError(deps: Deps, unsafe: ErrorReport, json: boolean, verbose: boo
         message: report.serverMessage ? `${report.message}: ${report.serverMessage}` : report.message,
         ...(report.hint === undefined ? {} : { hint: report.hint }),
         ...(report.server === undefined ? {} : { server: report.server }),
+        ...(notes.length === 0 ? {} : { notes }),
       },
     };
     stderr.write(`${JSON.stringify(body)}\n`);
+    return;
   } else if (report.kind === 'interrupted' || report.ownChoice) {
     // Ctrl-C, or "no" at a question, is the user's own doing: say what stopped, not "error:".
     if (report.message) stderr.write(`${report.message}\n`);
@@ -118,6 +131,7 @@ function writeError(deps: Deps, unsafe: ErrorReport, json: boolean, verbose: boo
     stderr.write(`error: ${report.message}${status}${server}\n`);
     if (report.hint) stderr.write(`hint: ${report.hint}\n`);
   }
+  for (const note of notes) stderr.write(`${oneLine(note)}\n`);
   if (verbose && report.stack) stderr.write(`${report.stack}\n`);
 }
 
@@ -132,10 +146,15 @@ function scanFlag(argv: readonly string[], ...names: string[]): boolean {
  * command sees it and ends cleanly (an export says how much it wrote, a transfer in flight is journaled
  * unknown); a second signal ends the process at once, with 128 + the signal's number.
  */
-function processSignal(): { signal: AbortSignal; dispose(): void } {
+function processSignal(output: OutputWriter): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const stop = (name: StopSignal) => {
-    if (controller.signal.aborted) process.exit(SIGNAL_EXIT_CODES[name]);
+    if (controller.signal.aborted) {
+      // Under a pager, Ctrl-C belongs to the pager (less uses it); pix ends when the pager is quit.
+      if (output.paging && name === 'SIGINT') return;
+      output.discardNow();
+      process.exit(SIGNAL_EXIT_CODES[name]);
+    }
     controller.abort(name);
   };
   const onInt = () => stop('SIGINT');
@@ -161,48 +180,92 @@ function exitCodeOf(report: ErrorReport, error: unknown, signal: AbortSignal): n
   return EXIT_CODES[report.kind];
 }
 
+/**
+ * How a command that threw is reported: its error (the message replaced by the partial count when a
+ * signal stopped an export), and the lines that say what the output lost.
+ */
+async function reportFailure(
+  error: unknown,
+  deps: Deps,
+  output: OutputWriter,
+  argv: readonly string[],
+  commander: CommanderKit | undefined,
+): Promise<number> {
+  const report = toReport(error, commander);
+  const signal =
+    error instanceof PixError && error.signal
+      ? error.signal
+      : report.kind === 'interrupted' || deps.signal.aborted
+        ? stopSignalOf(deps.signal)
+        : undefined;
+  const { partial, lost } = await output.abort(signal);
+  // The reader went away (`| head`, `q` in the pager): the output was taken as far as it was wanted.
+  if (output.closed && !deps.signal.aborted) return 0;
+  const notes = [...lost];
+  if (partial !== undefined) {
+    if (report.kind === 'interrupted') {
+      report.message = partial;
+      delete report.hint;
+    } else notes.unshift(partial);
+  }
+  writeError(
+    deps,
+    report,
+    scanFlag(argv, '--json') || deps.globals.json,
+    scanFlag(argv, '-v', '--verbose'),
+    notes,
+  );
+  return exitCodeOf(report, error, deps.signal);
+}
+
 /** Runs pix with argv (without node and the script) and returns the exit code. The ONE place errors become exit codes. */
 export async function run(argv: readonly string[], overrides?: Partial<DepsOverrides>): Promise<number> {
-  const io = overrides?.io ?? processIOStreams();
-  const signals = overrides?.signal ? undefined : processSignal();
+  const raw = overrides?.io ?? processIOStreams();
+  // THE writer of stdout (output/writer.ts); a pager only on the process's own terminal.
+  const output = createOutputWriter(raw, {
+    canPage: !overrides?.io,
+    ...(overrides?.random ? { random: overrides.random } : {}),
+  });
+  const io = { ...raw, stdout: output.stdout, stderr: output.stderr };
+  const signals = overrides?.signal ? undefined : processSignal(output);
   const deps = createDeps({
     ...(signals ? { signal: signals.signal } : {}),
     ...overrides,
     io,
     env: overrides?.env ?? process.env,
+    output,
   });
-  if (!overrides?.io) {
-    // `pix statement | head` closes the pipe early: that is the reader's choice, not an error.
-    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(0);
-    });
-  }
   let commander: CommanderKit | undefined;
   let exitCode = 0;
   try {
-    const [{ CommanderError }, { createProgram, loadCommands, usageHint }] = await Promise.all([
-      import('commander'),
-      import('./program.js'),
-    ]);
-    commander = { CommanderError, usageHint };
-    const program = createProgram(deps);
-    await loadCommands(program, deps, argv);
-    await program.parseAsync([...argv], { from: 'user' });
-  } catch (error) {
-    if (commander && error instanceof commander.CommanderError && error.exitCode === 0) {
-      exitCode = 0;
-    } else if (commander && error instanceof commander.CommanderError && error.code === 'commander.help') {
-      exitCode = EXIT_CODES.usage; // a group run without its subcommand: the help was shown on stderr
-    } else {
-      const report = toReport(error, commander);
-      writeError(
-        deps,
-        report,
-        scanFlag(argv, '--json') || deps.globals.json,
-        scanFlag(argv, '-v', '--verbose'),
-      );
-      exitCode = exitCodeOf(report, error, deps.signal);
+    let failure: { error: unknown } | undefined;
+    try {
+      const [{ CommanderError }, { createProgram, loadCommands, usageHint }] = await Promise.all([
+        import('commander'),
+        import('./program.js'),
+      ]);
+      commander = { CommanderError, usageHint };
+      const program = createProgram(deps);
+      await loadCommands(program, deps, argv);
+      await program.parseAsync([...argv], { from: 'user' });
+    } catch (error) {
+      if (commander && error instanceof commander.CommanderError && error.exitCode === 0) {
+        exitCode = 0;
+      } else if (commander && error instanceof commander.CommanderError && error.code === 'commander.help') {
+        exitCode = EXIT_CODES.usage; // a group run without its subcommand: the help was shown on stderr
+      } else {
+        failure = { error };
+      }
     }
+    if (!failure) {
+      try {
+        // Success is only success once the output is out (a full disk reports late).
+        await output.commit();
+      } catch (error) {
+        failure = { error };
+      }
+    }
+    if (failure) exitCode = await reportFailure(failure.error, deps, output, argv, commander);
   } finally {
     try {
       await deps.close();

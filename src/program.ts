@@ -20,7 +20,13 @@ interface Entry {
   children?: Entry[];
   /** A group's own examples and exit codes (its --help is shown without loading its children). */
   examples?: { examples: string[]; exits: ErrorKind[] };
+  /** The `-o` formats it writes (its subcommands too); default table and json. Others are exit 2. */
+  formats?: readonly OutputFormat[];
+  /** Its output can be long: on a terminal it goes through the pager. Never for commands that prompt. */
+  paged?: boolean;
 }
+
+const LIST_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv'];
 
 export const COMMANDS: Entry[] = [
   // In the order of the contract's §1.
@@ -59,11 +65,19 @@ export const COMMANDS: Entry[] = [
     summary: 'List profiles and switch the current one',
     load: () => import('./commands/profile.js'),
   },
-  { name: 'statement', summary: 'Read the account statement', load: () => import('./commands/statement.js') },
+  {
+    name: 'statement',
+    summary: 'Read the account statement',
+    load: () => import('./commands/statement.js'),
+    formats: LIST_FORMATS,
+    paged: true,
+  },
   {
     name: 'keys',
     summary: "List the account's registered PIX keys",
     load: () => import('./commands/keys.js'),
+    formats: LIST_FORMATS,
+    paged: true,
   },
   {
     name: 'charge',
@@ -81,26 +95,32 @@ export const COMMANDS: Entry[] = [
         name: 'immediate',
         summary: 'An immediate charge: fixed amount, expires soon',
         load: () => import('./commands/charge/immediate.js'),
+        formats: LIST_FORMATS,
       },
       {
         name: 'duedate',
         summary: 'A due-date charge: debtor, discount, fine and interest',
         load: () => import('./commands/charge/duedate.js'),
+        formats: LIST_FORMATS,
       },
       {
         name: 'list',
         summary: 'The charges pix created (the local ledger), newest first',
         load: () => import('./commands/charge/list.js'),
+        formats: LIST_FORMATS,
+        paged: true,
       },
       {
         name: 'show',
         summary: 'A charge of the ledger again: its code, QR and payment',
         load: () => import('./commands/charge/show.js'),
+        formats: LIST_FORMATS,
       },
       {
         name: 'wait',
         summary: 'Wait until a charge is paid (exit 0), still pending at --timeout (9) or expired (5)',
         load: () => import('./commands/charge/wait.js'),
+        formats: LIST_FORMATS,
       },
     ],
   },
@@ -126,6 +146,7 @@ export const COMMANDS: Entry[] = [
         name: 'batch',
         summary: 'Pay every row of a CSV or NDJSON file, each exactly once',
         load: () => import('./commands/pay/batch.js'),
+        formats: LIST_FORMATS,
       },
     ],
   },
@@ -133,8 +154,16 @@ export const COMMANDS: Entry[] = [
     name: 'journal',
     summary: 'Payments and charges pix sent, and resolving those with no known outcome',
     load: () => import('./commands/journal.js'),
+    formats: LIST_FORMATS,
+    paged: true,
   },
-  { name: 'emv', summary: 'Inspect BR Codes offline', load: () => import('./commands/emv.js') },
+  {
+    name: 'emv',
+    summary: 'Inspect BR Codes offline',
+    load: () => import('./commands/emv.js'),
+    formats: LIST_FORMATS,
+    paged: true,
+  },
   {
     name: 'sandbox',
     summary: 'A local simulated PIX account for trying pix and for CI',
@@ -170,10 +199,23 @@ function commandPath(program: Command, argv: readonly string[]): string[] {
   return path;
 }
 
+/** The entry each command of the tree was made from (the commands its module adds have none). */
+const ENTRY_OF = new WeakMap<Command, Entry>();
+
+/** The entry of `command`, or of its nearest ancestor that has one. */
+function entryOf(command: Command): Entry | undefined {
+  for (let at: Command | null = command; at; at = at.parent) {
+    const entry = ENTRY_OF.get(at);
+    if (entry) return entry;
+  }
+  return undefined;
+}
+
 function addEntries(parent: Command, entries: Entry[]): Map<Entry, Command> {
   const made = new Map<Entry, Command>();
   for (const entry of entries) {
     const command = parent.command(entry.name).description(entry.summary);
+    ENTRY_OF.set(command, entry);
     if (entry.examples) addExamples(command, entry.examples.examples, entry.examples.exits);
     made.set(entry, command);
     if (entry.children) {
@@ -289,6 +331,25 @@ const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv
 const DURATION_UNITS = { units: ['s', 'm', 'h', 'd'] } as const;
 const PROFILES = { dynamic: 'profiles' } as const;
 
+/** `pix charge immediate` for the action command. */
+function commandName(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
+  return ['pix', ...names].join(' ');
+}
+
+/**
+ * Points the writer at its destination once the flags are known: `--output-file`, or the pager when the
+ * command's output can be long, stdout is a terminal and neither `--no-pager` nor PIX_PAGER= says no.
+ */
+async function openOutput(deps: Deps, paged: boolean): Promise<void> {
+  const { outputFile, pager } = deps.globals;
+  if (outputFile !== undefined) return deps.output.open({ file: outputFile });
+  if (!paged || !pager || !deps.io.stdout.isTTY) return;
+  const { preparePager } = await import('./output/pager.js');
+  await deps.output.open({ pager: await preparePager(deps.env) });
+}
+
 export function createProgram(deps: Deps): Command {
   const program = new Command('pix');
   configureHelp(program);
@@ -299,6 +360,9 @@ export function createProgram(deps: Deps): Command {
     .option('--base-url <url>', 'API base URL (PIX_BASE_URL)')
     .option('--json', 'one JSON document on stdout')
     .addOption(new Option('-o, --output <format>', 'output format of list commands').choices(OUTPUT_FORMATS))
+    .option('--output-file <file>', 'write the output to FILE: complete, or FILE is left untouched')
+    .option('--wide', 'tables show every column in full, whatever the terminal width')
+    .option('--no-pager', 'no pager for long output (also PIX_PAGER=)')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .addOption(
       completionValues(
@@ -339,7 +403,12 @@ export function createProgram(deps: Deps): Command {
   );
   program.hook('preAction', async (_program, action) => {
     const { parseGlobalOptions } = await import('./commands/shared/globals.js');
-    deps.globals = parseGlobalOptions(action.optsWithGlobals());
+    const entry = entryOf(action);
+    deps.globals = parseGlobalOptions(action.optsWithGlobals(), {
+      command: commandName(action),
+      formats: entry?.formats ?? ['table', 'json'],
+    });
+    await openOutput(deps, entry?.paged === true);
   });
   return program;
 }

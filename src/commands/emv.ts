@@ -5,6 +5,7 @@ import { centavosToApi } from '../domain/money.js';
 import { counted } from '../domain/words.js';
 import { usageError } from '../errors.js';
 import { jsonDocument, outputMode } from '../output/format.js';
+import { type Column, createListWriter } from '../output/records.js';
 import { safeText } from '../output/sanitize.js';
 import { asUsage } from '../usage.js';
 import * as z from '../zod.js';
@@ -75,6 +76,27 @@ export function decodedJson(decoded: DecodedBrCode, explained: ExplainedField[])
   };
 }
 
+/**
+ * The rows of `emv decode`: for people a table whose Value column leaves a template's raw text out
+ * (its sub-fields, on the next rows, show it); for machines (TSV, CSV) the fields as in `--json`.
+ */
+function fieldColumns(templates: Set<string>, human: boolean): Column<ExplainedField>[] {
+  if (!human) {
+    return (['path', 'name', 'value', 'meaning'] as const).map((name) => ({
+      header: name,
+      human: (row) => row[name],
+      machine: (row) => row[name],
+    }));
+  }
+  const none = () => undefined;
+  return [
+    { header: 'Field', kind: 'enum', human: (row) => row.path, machine: none },
+    { header: 'Name', priority: 2, human: (row) => row.name, machine: none },
+    { header: 'Value', human: (row) => (templates.has(row.path) ? '' : row.value), machine: none },
+    { header: 'Meaning', priority: 3, human: (row) => row.meaning, machine: none },
+  ];
+}
+
 export async function runEmvDecode(options: EmvDecodeOptions, deps: Deps): Promise<void> {
   const text = await readEmvArgument(options.emv, deps);
   const decoded = decodeEmvOrFail(text);
@@ -88,14 +110,15 @@ export async function runEmvDecode(options: EmvDecodeOptions, deps: Deps): Promi
     return;
   }
   const templates = new Set(decoded.fields.filter((field) => field.children).map((field) => field.id));
-  const rows = explained.map((row) => [
-    row.path,
-    row.name,
-    // A template's raw text repeats its sub-fields, shown on the next rows: people see it once.
-    mode.human && templates.has(row.path) ? '' : row.value,
-    row.meaning,
-  ]);
-  stdout.write(mode.table(['Field', 'Name', 'Value', 'Meaning'], rows));
+  const writer = createListWriter(stdout, {
+    ...mode,
+    columns: fieldColumns(templates, mode.human),
+    listField: 'fields',
+    raw: (row) => row,
+  });
+  await writer.begin(explained.length);
+  for (const row of explained) await writer.write(row);
+  await writer.end();
   if (mode.human) {
     const what = decoded.kind === 'dynamic' ? 'dynamic code (details fetched from its URL)' : 'static code';
     stdout.write(`${mode.colors.green('CRC OK')}: ${what}\n`);

@@ -98,30 +98,40 @@ function reference(entry: JournalEntry): string | undefined {
 function columns(mode: OutputMode): Column<JournalEntry>[] {
   const { timeZone, colors } = mode;
   return [
-    { header: 'Id', human: (entry) => shortId(entry.id), machine: (entry) => entry.id },
+    { header: 'Id', kind: 'id', human: (entry) => shortId(entry.id), machine: (entry) => entry.id },
     {
       header: 'Started',
+      kind: 'date',
       human: (entry) => formatDateTime(entry.at, timeZone),
       machine: (entry) => entry.at,
     },
-    { header: 'Kind', human: kindWords, machine: (entry) => entry.kind },
+    { header: 'Kind', kind: 'enum', priority: 3, human: kindWords, machine: (entry) => entry.kind },
     {
       header: 'State',
+      kind: 'enum',
       human: (entry) => ({ text: entry.state, ...(isUnresolved(entry) ? { paint: colors.yellow } : {}) }),
       machine: (entry) => entry.state,
     },
     {
       header: 'Resolution',
+      priority: 2,
       human: (entry) => (entry.resolution ? resolutionWords(entry, entry.resolution) : ''),
       machine: (entry) => entry.resolution,
     },
     {
       header: 'Amount',
+      kind: 'money',
       human: (entry) => formatBRL(entry.amountCentavos),
       machine: (entry) => formatDecimal(entry.amountCentavos),
     },
     { header: 'Receiver', human: (entry) => entry.receiver ?? '', machine: (entry) => entry.receiver },
-    { header: 'Reference', human: (entry) => reference(entry) ?? '', machine: reference },
+    {
+      header: 'Reference',
+      kind: 'id',
+      priority: 2,
+      human: (entry) => reference(entry) ?? '',
+      machine: reference,
+    },
   ];
 }
 

@@ -27,13 +27,15 @@ export type KeysOptions = z.output<typeof keysOptionsSchema>;
 function columns(timeZone: string): Column<RegisteredKey>[] {
   return [
     { header: 'Key', human: (key) => key.key, machine: (key) => key.key },
-    { header: 'Type', human: (key) => key.keyType, machine: (key) => key.keyType },
+    { header: 'Type', kind: 'enum', priority: 2, human: (key) => key.keyType, machine: (key) => key.keyType },
     {
       header: 'Created',
+      kind: 'date',
+      priority: 3,
       human: (key) => formatDateTime(key.createdAt, timeZone),
       machine: (key) => key.createdAt,
     },
-    { header: 'Id', human: (key) => key.id, machine: (key) => key.id },
+    { header: 'Id', kind: 'id', priority: 2, human: (key) => key.id, machine: (key) => key.id },
   ];
 }
 

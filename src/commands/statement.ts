@@ -99,12 +99,24 @@ export function humanColumns(mode: OutputMode): Column<StatementEntry>[] {
     text,
     paint: entry.type === 'INCOME' ? colors.green : entry.type === 'OUTCOME' ? colors.red : undefined,
   });
+  // On a narrow terminal Method goes first, then Fee and Type (the amount's sign and colour say it).
   return [
-    { header: 'Date', human: (e) => formatDateTime(e.confirmedAt, timeZone), machine: none },
-    { header: 'Type', human: (e) => e.type, machine: none },
-    { header: 'Amount', human: (e) => paint(e, money(centavosOf(e.amount), true)), machine: none },
-    { header: 'Fee', human: (e) => money(centavosOf(e.fee), true), machine: none },
-    { header: 'Method', human: (e) => e.method ?? '', machine: none },
+    { header: 'Date', kind: 'date', human: (e) => formatDateTime(e.confirmedAt, timeZone), machine: none },
+    { header: 'Type', kind: 'enum', priority: 3, human: (e) => e.type, machine: none },
+    {
+      header: 'Amount',
+      kind: 'money',
+      human: (e) => paint(e, money(centavosOf(e.amount), true)),
+      machine: none,
+    },
+    {
+      header: 'Fee',
+      kind: 'money',
+      priority: 3,
+      human: (e) => money(centavosOf(e.fee), true),
+      machine: none,
+    },
+    { header: 'Method', kind: 'enum', priority: 4, human: (e) => e.method ?? '', machine: none },
     {
       header: 'Counterparty',
       human: (e) => {
@@ -115,8 +127,8 @@ export function humanColumns(mode: OutputMode): Column<StatementEntry>[] {
       },
       machine: none,
     },
-    { header: 'Status', human: (e) => e.status, machine: none },
-    { header: 'Id', human: (e) => e.id, machine: none },
+    { header: 'Status', kind: 'enum', priority: 2, human: (e) => e.status, machine: none },
+    { header: 'Id', kind: 'id', priority: 2, human: (e) => e.id, machine: none },
   ];
 }
 

@@ -2,7 +2,14 @@ import type { Deps, OutputFormat } from '../deps.js';
 import { formatBRL, formatDecimal } from '../domain/money.js';
 import { colorEnabled } from './iostreams.js';
 import { jsonSafe } from './sanitize.js';
-import { type TableRenderer, tableRenderer } from './table.js';
+import {
+  type Cell,
+  createTable,
+  renderTsv,
+  type TableColumn,
+  type TableOptions,
+  type TableStream,
+} from './table.js';
 
 export interface Palette {
   green(text: string): string;
@@ -15,7 +22,10 @@ export interface Palette {
 /** How a command's result is shown, decided once from the flags and the streams. */
 export interface OutputMode {
   format: OutputFormat;
-  /** stdout is a terminal and the format is `table`: tables, R$, local times, colour, QR drawings. */
+  /**
+   * Output for people: the format is `table` and stdout is a terminal, or `-o table` was asked for
+   * (then even piped: a boxed table with a header). Tables, R$, local times, colour.
+   */
   human: boolean;
   /** JSON is pretty-printed on a terminal, compact when piped. */
   pretty: boolean;
@@ -23,8 +33,13 @@ export interface OutputMode {
   /** stderr is a terminal: progress may be shown there. */
   stderrIsTTY: boolean;
   timeZone: string;
-  /** A table for people (human) or header-less TSV rows (piped), ready to call. */
-  table: TableRenderer;
+  /**
+   * A table for people, streamed (output/table.ts), laid out for the terminal's width (`--wide`: every
+   * column in full); the columns it had to leave out are named on stderr after it.
+   */
+  openTable(columns: TableColumn[], style?: TableOptions['style']): TableStream;
+  /** A whole table: for people when `human`, else header-less tab-separated rows. */
+  table(columns: Array<string | TableColumn>, rows: Cell[][], style?: TableOptions['style']): string;
 }
 
 const plain = (text: string) => text;
@@ -39,18 +54,76 @@ export async function palette(enabled: boolean): Promise<Palette> {
 }
 
 /**
- * Decided once per command from the flags and the streams; async because it loads the colour and table
- * libraries only when a person is reading (a pipe or `--json` gets plain functions).
+ * The width tables must fit: the terminal's, or for a pipe or a file `COLUMNS` when set, else none
+ * (the table is as wide as its content).
+ */
+export function tableWidth(deps: Deps): number | undefined {
+  const { io, env } = deps;
+  if (io.stdout.isTTY) return io.stdout.columns;
+  const columns = Number(env.COLUMNS);
+  return Number.isInteger(columns) && columns > 0 ? columns : undefined;
+}
+
+/** Opens a table for people on stdout; names on stderr, after it, the columns left out to fit. */
+export function openTable(
+  deps: Deps,
+  columns: TableColumn[],
+  style: TableOptions['style'] = 'boxed',
+): TableStream {
+  const table = createTable(columns, { width: tableWidth(deps), wide: deps.globals.wide, style });
+  return {
+    row: (cells) => table.row(cells),
+    get held() {
+      return table.held;
+    },
+    get hidden() {
+      return table.hidden;
+    },
+    end() {
+      const text = table.end();
+      const { hidden } = table;
+      if (hidden.length > 0) {
+        // After the caller has written the table's end (it does so at once): the note follows the table.
+        queueMicrotask(() =>
+          deps.io.stderr.write(
+            `${hidden.join(', ')}: left out to fit ${tableWidth(deps)} columns; --wide shows every column\n`,
+          ),
+        );
+      }
+      return text;
+    },
+  };
+}
+
+/**
+ * Decided once per command from the flags and the streams; async because it loads the colour library
+ * only when a person is reading (a pipe or `--json` gets plain functions).
  */
 export async function outputMode(deps: Deps, timeZone: string): Promise<OutputMode> {
   const { io, env, globals } = deps;
   const format = globals.output ?? 'table';
-  const human = format === 'table' && io.stdout.isTTY;
-  const [colors, table] = await Promise.all([
-    palette(human && colorEnabled(io.stdout, env, !globals.color)),
-    tableRenderer(human),
-  ]);
-  return { format, human, pretty: io.stdout.isTTY, colors, stderrIsTTY: io.stderr.isTTY, timeZone, table };
+  const human = format === 'table' && (io.stdout.isTTY || globals.output === 'table');
+  const colors = await palette(human && colorEnabled(io.stdout, env, !globals.color));
+  const open = (columns: TableColumn[], style?: TableOptions['style']) => openTable(deps, columns, style);
+  return {
+    format,
+    human,
+    pretty: io.stdout.isTTY,
+    colors,
+    stderrIsTTY: io.stderr.isTTY,
+    timeZone,
+    openTable: open,
+    table(columns, rows, style) {
+      if (!human) return renderTsv(rows);
+      const table = open(
+        columns.map((column) => (typeof column === 'string' ? { header: column } : column)),
+        style,
+      );
+      let text = '';
+      for (const row of rows) text += table.row(row);
+      return text + table.end();
+    },
+  };
 }
 
 /** Money for people (`R$ 1.234,56`) or for machines (`1234.56`). */

@@ -8,8 +8,12 @@ import { ReadStream } from 'node:tty';
 export interface OutStream {
   readonly isTTY: boolean;
   readonly columns: number;
-  /** Returns false when the stream's buffer is full; await `drained()` before writing more. */
-  write(chunk: string | Uint8Array): boolean;
+  /**
+   * Returns false when the stream's buffer is full; await `drained()` before writing more. `done` is
+   * called once the chunk was handed to the operating system, or with the error that stopped it (ENOSPC,
+   * EPIPE, …), as Node's streams do.
+   */
+  write(chunk: string | Uint8Array, done?: (error?: Error | null) => void): boolean;
   drained(): Promise<void>;
 }
 
@@ -38,11 +42,28 @@ export interface IOStreams {
   terminal?: () => InStream | undefined;
 }
 
-type NodeWritable = NodeJS.WriteStream;
+type NodeWritable = NodeJS.WritableStream & {
+  readonly writableNeedDrain: boolean;
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+};
 
-// Streams are reached through getters: Node builds process.stdin/stdout/stderr on first access, and
-// `pix --version` should pay for none it does not use.
-function wrapOut(get: () => NodeWritable): OutStream {
+const watched = new WeakSet<object>();
+
+/**
+ * Any Node writable (the process's stdout, a pager's stdin, a file) as an OutStream. Write errors reach
+ * the writer through the `done` callbacks (output/writer.ts); the 'error' event Node emits as well is
+ * listened to here, so it never becomes an uncaught exception.
+ */
+export function nodeOut(get: () => NodeWritable): OutStream {
+  const stream = () => {
+    const value = get();
+    if (!watched.has(value)) {
+      watched.add(value);
+      value.on('error', () => {});
+    }
+    return value;
+  };
   return {
     get isTTY() {
       return get().isTTY === true;
@@ -50,11 +71,19 @@ function wrapOut(get: () => NodeWritable): OutStream {
     get columns() {
       return get().columns ?? 80;
     },
-    write: (chunk) => get().write(chunk),
+    write: (chunk, done) => stream().write(chunk, done),
     drained: () => {
-      const stream = get();
-      return stream.writableNeedDrain
-        ? new Promise((resolve) => stream.once('drain', () => resolve()))
+      const value = stream();
+      return value.writableNeedDrain
+        ? new Promise((resolve) => {
+            const settle = () => {
+              value.off('drain', settle);
+              value.off('close', settle);
+              resolve();
+            };
+            value.on('drain', settle);
+            value.on('close', settle);
+          })
         : Promise.resolve();
     },
   };
@@ -133,10 +162,10 @@ function controllingTerminal(echo: OutStream): InStream | undefined {
 }
 
 export function processIOStreams(): IOStreams {
-  const stderr = wrapOut(() => process.stderr);
+  const stderr = nodeOut(() => process.stderr);
   let terminal: { input: InStream | undefined } | undefined;
   return {
-    stdout: wrapOut(() => process.stdout),
+    stdout: nodeOut(() => process.stdout),
     stderr,
     stdin: wrapIn(() => process.stdin, stderr),
     terminal: () => {

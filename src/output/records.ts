@@ -1,11 +1,15 @@
 import type { OutputFormat } from '../deps.js';
 import type { OutStream } from './iostreams.js';
 import { escapeUnsafe, jsonSafe, spreadsheetSafe } from './sanitize.js';
-import type { Cell, TableRenderer } from './table.js';
+import type { Cell, TableColumn, TableStream } from './table.js';
+import type { RecordTally } from './writer.js';
 
-/** One column of a list, shown for people (`human`) or written for machines (`machine`: TSV and CSV). */
-export interface Column<T> {
-  header: string;
+/**
+ * One column of a list, shown for people (`human`) or written for machines (`machine`: TSV and CSV).
+ * For people it also says how it is laid out (TableColumn): its `kind` (text, id, enum, date, money,
+ * number) and its `priority` (1, the default, is kept longest when the terminal is narrow).
+ */
+export interface Column<T> extends TableColumn {
   /** Plain text, or text with a paint applied after the table has sanitized it. */
   human(row: T): Cell;
   machine(row: T): string | number | undefined | null;
@@ -27,8 +31,10 @@ export interface ListWriterOptions<T> {
   listField: string;
   /** The raw API object of each record, for json/ndjson (the API's own field names). */
   raw(record: T): unknown;
-  /** Draws the human table (OutputMode.table). */
-  table: TableRenderer;
+  /** Opens the human table (OutputMode.openTable). */
+  openTable(columns: TableColumn[]): TableStream;
+  /** Counts the records as they are handed to `out` (deps.output.records), for partial counts. */
+  tally?: RecordTally | undefined;
 }
 
 /**
@@ -48,17 +54,27 @@ function tsvField(value: string | number | undefined | null): string {
 
 /**
  * Writes a list in any of the contract's formats as records arrive, awaiting the stream when its buffer
- * is full, so memory stays flat however long the list (only the human table is held until the end).
+ * is full, so memory stays flat however long the list (the human table holds only its first rows, to
+ * lay out its columns).
  */
 export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T>): ListWriter<T> {
-  const { format, columns } = options;
+  const { format, columns, tally } = options;
   let first = true;
-  const tableRows: Cell[][] = [];
+  let table: TableStream | undefined;
+  let counted = 0;
+  let records = 0;
   const emit = async (text: string) => {
-    if (!out.write(text)) await out.drained();
+    if (text !== '' && !out.write(text)) await out.drained();
+  };
+  /** Tells the tally how many more records reached `out` (the table may still hold some). */
+  const count = () => {
+    const handed = records - (table?.held ?? 0);
+    if (tally && handed > counted) tally.add(handed - counted);
+    counted = handed;
   };
   return {
     async begin(total) {
+      if (format === 'table' && options.human) table = options.openTable(columns);
       if (format === 'json') {
         await emit(
           options.pretty
@@ -85,21 +101,18 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
           await emit(`${columns.map((column) => csvField(column.machine(record))).join(',')}\r\n`);
           break;
         default:
-          if (options.human) tableRows.push(columns.map((column) => column.human(record)));
+          if (table) await emit(table.row(columns.map((column) => column.human(record))));
           else await emit(`${columns.map((column) => tsvField(column.machine(record))).join('\t')}\n`);
       }
       first = false;
+      records++;
+      count();
     },
     async end() {
       if (format === 'json') await emit(options.pretty ? `${first ? '' : '\n  '}]\n}\n` : ']}\n');
-      else if (format === 'table' && options.human) {
-        await emit(
-          options.table(
-            columns.map((column) => column.header),
-            tableRows,
-          ),
-        );
-      }
+      else if (table) await emit(table.end());
+      count();
+      tally?.done();
     },
   };
 }

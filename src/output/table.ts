@@ -1,4 +1,5 @@
 import { escapeUnsafe, safeText } from './sanitize.js';
+import { cutToWidth, displayWidth } from './width.js';
 
 /**
  * One table cell: plain text (sanitized by the renderer: server text can never carry an escape
@@ -6,8 +7,61 @@ import { escapeUnsafe, safeText } from './sanitize.js';
  */
 export type Cell = string | { text: string; paint?: (text: string) => string };
 
-/** Renders rows under headers: a boxed table for people, or tab-separated lines for pipes. */
-export type TableRenderer = (headers: string[], rows: Cell[][]) => string;
+/**
+ * What a column holds, which decides how it is laid out for people:
+ * - `text` (default): free text; shortened with `…` to what is left of the width.
+ * - `id`: an identifier; shortened to its first 8 characters + `…` when the screen is narrow.
+ * - `enum`: a short word from a list (a type, a status); shortened only past 10 columns.
+ * - `date`, `money`, `number`: never shortened; money and numbers are right-aligned.
+ */
+export type ColumnKind = 'text' | 'id' | 'enum' | 'date' | 'money' | 'number';
+
+/** The layout part of a column: its header, kind and priority. */
+export interface TableColumn {
+  header: string;
+  /** Default `text`. */
+  kind?: ColumnKind;
+  /**
+   * How important the column is: 1 (the default) is the most important. When the columns do not fit
+   * the terminal even shortened, the one with the largest number is left out first (the rightmost
+   * among equals), then the next, until the rest fits.
+   */
+  priority?: number;
+}
+
+export interface TableOptions {
+  /** Terminal columns the table must fit; undefined: no limit (a file, a pipe). */
+  width: number | undefined;
+  /** `--wide`: every column, each in full, whatever the width. */
+  wide: boolean;
+  /** `boxed` (default): borders and a header row. `plain`: two spaces between columns, no header (details). */
+  style?: 'boxed' | 'plain';
+}
+
+/** A table written as its rows arrive. */
+export interface TableStream {
+  /** Adds a row; returns the text to write now ('' while the first rows are held to lay out the columns). */
+  row(cells: Cell[]): string;
+  /** How many rows are held, not yet returned as text. */
+  readonly held: number;
+  /** Ends the table: the rows still held and the closing border. */
+  end(): string;
+  /** The headers of the columns left out to fit the width (known once the first row was returned). */
+  readonly hidden: string[];
+}
+
+/** Rows gathered before the columns are laid out; every later row is written as it comes. */
+export const LAYOUT_SAMPLE = 100;
+
+/** Narrowest a column of each kind is shortened to (never below what it needs, if less). */
+const MIN_WIDTH: Readonly<Record<ColumnKind, number>> = {
+  text: 16,
+  id: 9,
+  enum: 10,
+  date: Number.POSITIVE_INFINITY,
+  money: Number.POSITIVE_INFINITY,
+  number: Number.POSITIVE_INFINITY,
+};
 
 function cellText(cell: Cell): string {
   return typeof cell === 'string' ? cell : cell.text;
@@ -21,19 +75,213 @@ export function renderTsv(rows: Cell[][]): string {
   return rows.map((row) => `${row.map((cell) => escapeUnsafe(cellText(cell))).join('\t')}\n`).join('');
 }
 
-/** A cell for people: sanitized and cut, then painted. */
-function humanCell(cell: Cell): string {
-  const text = safeText(cellText(cell));
-  return typeof cell !== 'string' && cell.paint ? cell.paint(text) : text;
+/** A cell made safe once: sanitized text, its width on the terminal, and our paint. */
+interface Prepared {
+  text: string;
+  width: number;
+  paint: ((text: string) => string) | undefined;
 }
 
-/** The renderer for people on a terminal (cli-table3, loaded only then) or for pipes (TSV). */
-export async function tableRenderer(human: boolean): Promise<TableRenderer> {
-  if (!human) return (_headers, rows) => renderTsv(rows);
-  const { default: Table } = await import('cli-table3');
-  return (headers, rows) => {
-    const table = new Table({ head: headers, style: { head: [], border: [], compact: true } });
-    for (const row of rows) table.push(row.map(humanCell));
-    return `${table.toString()}\n`;
+function prepare(cell: Cell): Prepared {
+  const text = safeText(cellText(cell));
+  return { text, width: displayWidth(text), paint: typeof cell === 'string' ? undefined : cell.paint };
+}
+
+function kindOf(column: TableColumn): ColumnKind {
+  return column.kind ?? 'text';
+}
+
+function minWidth(column: TableColumn, natural: number): number {
+  return Math.min(natural, MIN_WIDTH[kindOf(column)]);
+}
+
+/**
+ * Takes `excess` columns off `widths` (in place), never below each column's minimum: ids first, then
+ * text columns from the least important (widest first among equals), then enums likewise. Returns
+ * what could not be taken.
+ */
+function shorten(columns: TableColumn[], widths: number[], mins: number[], excess: number): number {
+  const stage = (kind: ColumnKind) => (kind === 'id' ? 0 : kind === 'text' ? 1 : kind === 'enum' ? 2 : 3);
+  const order = columns
+    .map((column, index) => ({ index, stage: stage(kindOf(column)), priority: column.priority ?? 1 }))
+    .filter((entry) => entry.stage < 3)
+    .sort((a, b) => a.stage - b.stage || b.priority - a.priority);
+  let left = excess;
+  for (let at = 0; at < order.length && left > 0; ) {
+    // One group: same stage and priority; shortened together, the widest first.
+    let end = at;
+    while (
+      end < order.length &&
+      order[end]!.stage === order[at]!.stage &&
+      order[end]!.priority === order[at]!.priority
+    )
+      end++;
+    const group = order.slice(at, end).map((entry) => entry.index);
+    while (left > 0) {
+      let widest = -1;
+      for (const index of group) {
+        if (widths[index]! > mins[index]! && (widest === -1 || widths[index]! > widths[widest]!))
+          widest = index;
+      }
+      if (widest === -1) break;
+      widths[widest]!--;
+      left--;
+    }
+    at = end;
+  }
+  return left;
+}
+
+export interface Layout {
+  /** Indices of the columns shown, in order. */
+  shown: number[];
+  /** Width of each shown column (same order as `shown`). */
+  widths: number[];
+}
+
+function overhead(count: number, style: 'boxed' | 'plain'): number {
+  return style === 'boxed' ? 3 * count + 1 : 2 * Math.max(0, count - 1);
+}
+
+/**
+ * Fits columns whose content needs `natural` widths into `options.width`: shorten (ids, then text,
+ * then enums, least important first), and only when even shortened they do not fit, leave out the
+ * least important column and try again. `--wide` or no width: every column at its natural width.
+ */
+export function layoutColumns(columns: TableColumn[], natural: number[], options: TableOptions): Layout {
+  const style = options.style ?? 'boxed';
+  let shown = columns.map((_column, index) => index);
+  const limit = options.width;
+  if (options.wide || limit === undefined) return { shown, widths: shown.map((index) => natural[index]!) };
+  for (;;) {
+    const widths = shown.map((index) => natural[index]!);
+    const mins = shown.map((index) => minWidth(columns[index]!, natural[index]!));
+    const excess = widths.reduce((sum, width) => sum + width, 0) + overhead(shown.length, style) - limit;
+    const left =
+      excess > 0
+        ? shorten(
+            shown.map((index) => columns[index]!),
+            widths,
+            mins,
+            excess,
+          )
+        : 0;
+    if (left <= 0 || shown.length === 1) return { shown, widths };
+    let drop = 0;
+    for (let at = 1; at < shown.length; at++) {
+      if ((columns[shown[at]!]!.priority ?? 1) >= (columns[shown[drop]!]!.priority ?? 1)) drop = at;
+    }
+    shown = shown.filter((_index, at) => at !== drop);
+  }
+}
+
+const BOX = {
+  top: ['┌', '┬', '┐'],
+  middle: ['├', '┼', '┤'],
+  bottom: ['└', '┴', '┘'],
+} as const;
+
+/**
+ * A table for people, written as rows arrive: the first LAYOUT_SAMPLE rows (or all, if fewer) decide
+ * the column widths, then every row is returned as text at once, so the cost is linear in the rows and
+ * memory holds at most the sample. Later cells that are wider than their column are shortened with `…`
+ * (money, dates and numbers never are: that row is then wider, and a shortenable cell of the same row
+ * gives the room back when it can).
+ */
+export function createTable(columns: TableColumn[], options: TableOptions): TableStream {
+  const style = options.style ?? 'boxed';
+  const headers = columns.map((column) => prepare(column.header));
+  let sample: Prepared[][] | undefined = [];
+  let layout: Layout | undefined;
+  let mins: number[] = [];
+  const cut = !options.wide && options.width !== undefined;
+
+  const line = (kind: keyof typeof BOX) => {
+    const [left, join, right] = BOX[kind];
+    return `${left}${layout!.widths.map((width) => '─'.repeat(width + 2)).join(join)}${right}\n`;
   };
+
+  const render = (row: Prepared[], header = false): string => {
+    const { shown } = layout!;
+    const widths = [...layout!.widths];
+    const cells = shown.map((index) => row[index] ?? prepare(''));
+    if (cut) {
+      // A cell that may not be shortened and is wider than its column widens it for this row only.
+      let over = 0;
+      cells.forEach((cell, at) => {
+        const kind = kindOf(columns[shown[at]!]!);
+        if (cell.width > widths[at]! && MIN_WIDTH[kind] === Number.POSITIVE_INFINITY) {
+          over += cell.width - widths[at]!;
+          widths[at] = cell.width;
+        }
+      });
+      if (over > 0) {
+        shorten(
+          shown.map((index) => columns[index]!),
+          widths,
+          shown.map((_index, at) => Math.min(mins[at]!, cells[at]!.width)),
+          over,
+        );
+      }
+    }
+    const texts = cells.map((cell, at) => {
+      const width = widths[at]!;
+      let { text } = cell;
+      let shownWidth = cell.width;
+      if (cut && shownWidth > width) {
+        text = cutToWidth(text, width);
+        shownWidth = displayWidth(text);
+      }
+      const painted = cell.paint && !header ? cell.paint(text) : text;
+      const pad = ' '.repeat(Math.max(0, width - shownWidth));
+      const kind = kindOf(columns[shown[at]!]!);
+      return kind === 'money' || kind === 'number' ? `${pad}${painted}` : `${painted}${pad}`;
+    });
+    if (style === 'plain') return `${texts.join('  ').trimEnd()}\n`;
+    return `│ ${texts.join(' │ ')} │\n`;
+  };
+
+  const lay = (): string => {
+    const rows = sample ?? [];
+    sample = undefined;
+    const natural = columns.map((_column, index) => {
+      let width = style === 'plain' ? 0 : headers[index]!.width;
+      for (const row of rows) width = Math.max(width, row[index]?.width ?? 0);
+      return width;
+    });
+    layout = layoutColumns(columns, natural, options);
+    mins = layout.shown.map((index) => minWidth(columns[index]!, natural[index]!));
+    let text = style === 'boxed' ? `${line('top')}${render(headers, true)}${line('middle')}` : '';
+    for (const row of rows) text += render(row);
+    return text;
+  };
+
+  return {
+    row(cells) {
+      const prepared = cells.map(prepare);
+      if (!sample) return render(prepared);
+      sample.push(prepared);
+      return sample.length >= LAYOUT_SAMPLE ? lay() : '';
+    },
+    get held() {
+      return sample?.length ?? 0;
+    },
+    end() {
+      const text = sample ? lay() : '';
+      return style === 'boxed' ? `${text}${line('bottom')}` : text;
+    },
+    get hidden() {
+      return layout
+        ? columns.filter((_column, index) => !layout!.shown.includes(index)).map((c) => c.header)
+        : [];
+    },
+  };
+}
+
+/** A whole table at once (details, short lists). */
+export function renderTable(columns: TableColumn[], rows: Cell[][], options: TableOptions): string {
+  const table = createTable(columns, options);
+  let text = '';
+  for (const row of rows) text += table.row(row);
+  return text + table.end();
 }

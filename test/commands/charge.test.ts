@@ -380,9 +380,9 @@ describe('pix charge immediate --qr-png', () => {
     const write = test.io.stdout.write;
     test.io.stdout = {
       ...test.io.stdout,
-      write: (chunk) => {
+      write: (chunk, done) => {
         bytes.push(Buffer.from(chunk));
-        return write(chunk);
+        return write(chunk, done);
       },
     };
     const code = await run(['charge', 'immediate', '--amount', '10', '--key-id', KEY_ID, '--qr-png', '-'], {

@@ -126,7 +126,7 @@ describe('pix journal', () => {
 
   it('for people: a table with short ids, server text escaped, and the unresolved entries named on stderr', async () => {
     const { unknown } = seed();
-    const result = await pix(['journal'], { tty: true });
+    const result = await pix(['journal'], { tty: true, columns: 160 });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(unknown.id.slice(0, 8));
     expect(result.stdout).not.toContain(unknown.id);
@@ -135,6 +135,23 @@ describe('pix journal', () => {
     expect(result.stdout).not.toMatch(/\u001b\[2J|\u202e/);
     expect(result.stderr).toContain(`1 entry has no known outcome (${unknown.id.slice(0, 8)})`);
     expect(result.stderr).toContain('pix journal resolve ID --paid|--not-paid');
+  });
+
+  it('for people at 80 columns: every line fits, amounts whole, left-out columns named; --wide shows all', async () => {
+    seed();
+    const narrow = await pix(['journal'], { tty: true, columns: 80 });
+    expect(narrow.code).toBe(0);
+    // Our own colour codes take no columns; everything else does.
+    const lines = narrow.stdout
+      .replaceAll(/\u001b\[[0-9;]*m/g, '')
+      .trimEnd()
+      .split('\n');
+    for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(80);
+    expect(narrow.stdout).toContain('R$ 1.000,00');
+    expect(narrow.stderr).toMatch(/Reference/);
+    const wide = await pix(['journal', '--wide'], { tty: true, columns: 80 });
+    expect(wide.stdout).toContain('Reference');
+    expect(wide.stdout).toContain('Loja \\u001b[2J\\u001b[HFake\\u202e');
   });
 
   it('piped: tab-separated rows, full ids, ISO times, plain decimals; --unresolved and --limit', async () => {

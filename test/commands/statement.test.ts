@@ -52,8 +52,11 @@ function intercept(query: Record<string, string>, body: unknown, status = 200) {
     .reply(status, body as object, { headers: { 'content-type': 'application/json' } });
 }
 
-async function pix(argv: string[], options: { tty?: boolean; env?: Record<string, string> } = {}) {
-  const test = createTestIO({ tty: options.tty ?? false });
+async function pix(
+  argv: string[],
+  options: { tty?: boolean; columns?: number; env?: Record<string, string> } = {},
+) {
+  const test = createTestIO({ tty: options.tty ?? false, columns: options.columns ?? 80 });
   const code = await run(argv, { io: test.io, env: { ...env, ...options.env }, dispatcher: agent, clock });
   return { code, stdout: test.stdout(), stderr: test.stderr() };
 }
@@ -73,7 +76,7 @@ describe('pix statement: one page', () => {
 
   it('on a terminal: a table in the profile time zone, R$, coloured amounts, masked documents', async () => {
     intercept({ limit: '10', offset: '0' }, { total: 2, results: [income(1, 1234.56), outcome(2)] });
-    const result = await pix(['statement'], { tty: true, env: { CLICOLOR_FORCE: '1' } });
+    const result = await pix(['statement'], { tty: true, columns: 160, env: { CLICOLOR_FORCE: '1' } });
     expect(result.code).toBe(0);
     const out = result.stdout;
     for (const header of ['Date', 'Type', 'Amount', 'Fee', 'Method', 'Counterparty', 'Status', 'Id']) {

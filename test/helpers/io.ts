@@ -36,8 +36,10 @@ function captureOut(isTTY: boolean, columns: number): { stream: OutStream; text(
     stream: {
       isTTY,
       columns,
-      write(chunk) {
+      write(chunk, done) {
         chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk));
+        // As a Node stream does: the callback comes after the write, never inside it.
+        if (done) queueMicrotask(() => done());
         return true;
       },
       drained: () => Promise.resolve(),

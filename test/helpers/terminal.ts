@@ -74,6 +74,8 @@ export async function runOnPty(args: string[], options: PtyOptions): Promise<Pty
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/tmp',
       TERM: 'xterm-256color',
+      // No pager unless the test is about it (sets PIX_PAGER or PAGER): less would wait for q on a tall output.
+      ...(options.env && ('PIX_PAGER' in options.env || 'PAGER' in options.env) ? {} : { PIX_PAGER: '' }),
       ...options.env,
       PIX_NODE: NODE,
       PIX_BIN: BIN,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Column, createListWriter, csvField } from '../../src/output/records.js';
-import { tableRenderer } from '../../src/output/table.js';
+import { createTable } from '../../src/output/table.js';
 import { createTestIO } from '../helpers/io.js';
 
 interface Row {
@@ -22,7 +22,7 @@ const data: Row[] = [
 async function write(format: 'json' | 'ndjson' | 'csv' | 'table', human: boolean, pretty = false) {
   const test = createTestIO();
   const writer = createListWriter(test.io.stdout, {
-    table: await tableRenderer(human),
+    openTable: (tableColumns) => createTable(tableColumns, { width: 80, wide: false }),
     format,
     human,
     pretty,
@@ -46,7 +46,7 @@ describe('list writer', () => {
   it('json: an empty list is still a document', async () => {
     const test = createTestIO();
     const writer = createListWriter(test.io.stdout, {
-      table: await tableRenderer(false),
+      openTable: (tableColumns) => createTable(tableColumns, { width: 80, wide: false }),
       format: 'json',
       human: false,
       pretty: true,

@@ -71,12 +71,23 @@ function expectNoSecret(where: string, text: string): void {
   expect(piece, `${where} holds "${piece}" of a secret:\n${text.slice(0, 1500)}`).toBeUndefined();
 }
 
-/** Every file pix left in the config dir (the journal above all), except the credential store. */
+/**
+ * Every file pix left in the config dir (the journal above all), except the credential store. The token
+ * cache (0600) exists to hold the minted token, and only it: never the client secret.
+ */
 function expectNoSecretInFiles(dir: string): void {
   for (const name of readdirSync(dir)) {
     if (name === 'config.json') continue;
     const path = join(dir, name);
-    if (statSync(path).isFile()) expectNoSecret(`${name} in the config dir`, readFileSync(path, 'utf8'));
+    if (!statSync(path).isFile()) continue;
+    const text = readFileSync(path, 'utf8');
+    if (name === 'token-cache.json') {
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+      const withoutMinted = text.replaceAll(MINTED, '');
+      expectNoSecret(`${name} (besides the minted token it caches)`, withoutMinted);
+      continue;
+    }
+    expectNoSecret(`${name} in the config dir`, text);
   }
 }
 

@@ -168,7 +168,9 @@ function everyday(): string[][] {
     ['statement', '--from', '2020-01-01', '--to', '2020-01-02'],
     ['pay', 'key', 'naoexiste@sandbox.pix.local', '--amount', '10', '--dry-run'],
   ];
-  const json = (argv: string[]) => (argv.includes('--json') ? argv : [...argv, '--json']);
+  // --json with another -o is a usage error: those keep their own format.
+  const json = (argv: string[]) =>
+    argv.includes('--json') || argv.includes('-o') ? argv : [...argv, '--json'];
   return base.flatMap((argv) => [argv, [...argv, '--verbose'], [...json(argv), '--verbose']]);
 }
 

@@ -205,7 +205,8 @@ describe('sample batch files with errors on purpose', () => {
         /^key: "\d{11}" is not a valid CPF: check digits do not match/,
       ),
       'duplicate-id': 'id: "s1-000007" is already the id of line 8', // the row before it
-      'amount-3-decimals': 'amount: "10.505" has more than 2 decimals',
+      'amount-3-decimals':
+        'amount: "10.505" is ambiguous: a thousands separator, or a third decimal (amounts have two)? For 10505 reais write 10505 or 10.505,00',
       'key-without-amount': 'amount: required for a key payment',
       'emv-bad-crc': expect.stringMatching(/^emv: CRC mismatch/),
       'amount-on-fixed-code': expect.stringMatching(/^amount: this code fixes the amount/),

@@ -41,30 +41,47 @@ function painter(status: LedgerStatus, colors: Palette): (text: string) => strin
 
 function columns(timeZone: string, colors: Palette): Column<LedgerRecord>[] {
   return [
-    { header: 'Id', human: (r) => r.id, machine: (r) => r.id },
+    { header: 'Id', kind: 'id', human: (r) => r.id, machine: (r) => r.id },
     {
       header: 'Status',
+      kind: 'enum',
       human: (r) => ({ text: r.status, paint: painter(r.status, colors) }),
       machine: (r) => r.status,
     },
     {
       header: 'Type',
+      kind: 'enum',
+      priority: 2,
       human: (r) => (r.type === 'duedate' ? 'due date' : 'immediate'),
       machine: (r) => r.type,
     },
     {
       header: 'Amount',
+      kind: 'money',
       human: (r) => formatBRL(r.amountCentavos),
       machine: (r) => formatDecimal(r.amountCentavos),
     },
-    { header: 'Created', human: (r) => formatDateTime(r.createdAt, timeZone), machine: (r) => r.createdAt },
+    {
+      header: 'Created',
+      kind: 'date',
+      human: (r) => formatDateTime(r.createdAt, timeZone),
+      machine: (r) => r.createdAt,
+    },
     {
       header: 'Due/Expires',
+      kind: 'date',
+      priority: 2,
       human: (r) => r.dueDate ?? (r.expiresAt ? formatDateTime(r.expiresAt, timeZone) : ''),
       machine: (r) => r.dueDate ?? r.expiresAt ?? '',
     },
-    { header: 'Txid', human: (r) => r.txid ?? '', machine: (r) => r.txid ?? '' },
-    { header: 'Paid by', human: (r) => r.match?.entryId ?? '', machine: (r) => r.match?.entryId ?? '' },
+    { header: 'Txid', kind: 'id', priority: 3, human: (r) => r.txid ?? '', machine: (r) => r.txid ?? '' },
+    {
+      header: 'Paid by',
+      kind: 'id',
+      priority: 2,
+      human: (r) => r.match?.entryId ?? '',
+      machine: (r) => r.match?.entryId ?? '',
+    },
   ];
 }
 

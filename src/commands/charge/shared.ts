@@ -40,6 +40,7 @@ import { jsonDocument, money, outputMode, stderrPalette } from '../../output/for
 import type { OutStream } from '../../output/iostreams.js';
 import { drawQr, parseQrTheme, QR_THEMES, type QrTheme, qrThemeOf } from '../../output/qr.js';
 import { type Column, createListWriter } from '../../output/records.js';
+import { renderTable } from '../../output/table.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
 import { fromDomain } from '../shared/flags.js';
@@ -404,11 +405,15 @@ export const CHARGE_COLUMNS: Column<Charge>[] = [
   { header: 'emvqrcps', human: (c) => c.emvqrcps, machine: (c) => c.emvqrcps },
 ];
 
-/** The charge for people: labelled fields in the profile's time zone, then the copy-and-paste code. */
+/**
+ * The charge for people: labelled fields in the profile's time zone, fitted to `width` columns, then
+ * the copy-and-paste code (whole, whatever its length).
+ */
 export function renderChargeForPeople(
   charge: Charge,
   timeZone: string,
   bold: (text: string) => string,
+  width: { width: number | undefined; wide: boolean } = { width: undefined, wide: false },
 ): string {
   const rows: Array<[string, string | undefined]> = [
     ['Id', charge.id],
@@ -421,10 +426,14 @@ export function renderChargeForPeople(
     ['Expires', charge.expiresAt && formatDateTime(charge.expiresAt, timeZone)],
     ['Description', charge.description],
   ];
-  const lines = rows
-    .filter((row): row is [string, string] => row[1] !== undefined && row[1] !== '')
-    .map(([label, value]) => `${bold(label.padEnd(12))}${value}`);
-  return `${lines.join('\n')}\n\nPix copy and paste:\n${charge.emvqrcps}\n`;
+  const details = renderTable(
+    [{ header: 'Field', kind: 'enum' }, { header: 'Value' }],
+    rows
+      .filter((row): row is [string, string] => row[1] !== undefined && row[1] !== '')
+      .map(([label, value]) => [{ text: label, paint: bold }, value]),
+    { ...width, style: 'plain' },
+  );
+  return `${details}\nPix copy and paste:\n${charge.emvqrcps}\n`;
 }
 
 async function writeCharge(
@@ -435,7 +444,7 @@ async function writeCharge(
   timeZone: string,
 ) {
   const mode = await outputMode(deps, timeZone);
-  const human = mode.format === 'table' && out.isTTY;
+  const human = out === deps.io.stdout ? mode.human : mode.format === 'table' && out.isTTY;
   const pretty = out.isTTY;
   if (mode.format === 'json') {
     out.write(jsonDocument(charge, pretty));
@@ -443,8 +452,9 @@ async function writeCharge(
   }
   if (human) {
     const colors = out === deps.io.stdout ? mode.colors : await stderrPalette(deps);
-    out.write(renderChargeForPeople(charge, timeZone, colors.bold));
-    if (options.qr) {
+    const width = out.isTTY ? out.columns : undefined;
+    out.write(renderChargeForPeople(charge, timeZone, colors.bold, { width, wide: deps.globals.wide }));
+    if (options.qr && out.isTTY) {
       out.write(`\n${await drawQr(charge.emvqrcps, qrThemeOf(options.qrTheme, deps.env))}`);
     }
     return;
@@ -468,6 +478,7 @@ async function writeCharge(
  */
 export async function deliverCharge(charge: Charge, options: ChargeOutputOptions, deps: Deps): Promise<void> {
   const { stdout, stderr } = deps.io;
+  deps.output.ifLost(`the charge was created: id ${charge.id}`);
   const timeZone = (await deps.settings()).timeZone.value;
   let out = stdout;
   if (options.qrPng !== undefined) {

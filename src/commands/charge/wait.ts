@@ -163,8 +163,10 @@ export async function waitForCharge(
   const live = stderr.isTTY;
   if (target.match) return { record: target };
   if (live && showQr && target.emv) {
-    const { drawQr } = await import('../../output/qr.js');
-    stderr.write(`${await drawQr(target.emv)}Pix copy and paste:\n${escapeUnsafe(target.emv)}\n\n`);
+    const { drawQr, qrThemeOf } = await import('../../output/qr.js');
+    stderr.write(
+      `${await drawQr(target.emv, qrThemeOf(undefined, deps.env))}Pix copy and paste:\n${escapeUnsafe(target.emv)}\n\n`,
+    );
   }
   const [client, isBusinessDay] = await Promise.all([deps.api(), loadBusinessDayTest()]);
   const start = deps.clock.now().getTime();

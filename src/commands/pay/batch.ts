@@ -295,6 +295,7 @@ function reportColumns(ctx: PayContext): Column<BatchItem>[] {
     { header: 'id', human: (item) => item.row.id, machine: (item) => item.row.id },
     {
       header: 'state',
+      kind: 'enum',
       human: (item) => {
         const paint = item.state === 'planned' ? undefined : STATE_PAINT[item.state];
         return paint === undefined ? item.state : { text: item.state, paint: ctx.mode.colors[paint] };
@@ -303,6 +304,7 @@ function reportColumns(ctx: PayContext): Column<BatchItem>[] {
     },
     {
       header: 'amount',
+      kind: 'money',
       human: (item) => (item.amount === undefined ? '' : formatBRL(item.amount)),
       machine: (item) => (item.amount === undefined ? undefined : formatDecimal(item.amount)),
     },
@@ -313,11 +315,17 @@ function reportColumns(ctx: PayContext): Column<BatchItem>[] {
           { header: 'document', human: () => '', machine: (item: BatchItem) => item.document },
           { header: 'institution', human: () => '', machine: (item: BatchItem) => item.institution },
         ]),
-    { header: 'endToEndId', human: (item) => text(item.endToEndId), machine: (item) => item.endToEndId },
+    {
+      header: 'endToEndId',
+      kind: 'id',
+      priority: 3,
+      human: (item) => text(item.endToEndId),
+      machine: (item) => item.endToEndId,
+    },
     ...(ctx.mode.human
       ? []
       : [{ header: 'transferId', human: () => '', machine: (item: BatchItem) => item.transferId }]),
-    { header: 'error', human: (item) => text(item.error), machine: (item) => item.error },
+    { header: 'error', priority: 2, human: (item) => text(item.error), machine: (item) => item.error },
   ];
 }
 
@@ -345,7 +353,8 @@ async function writeRecords(ctx: PayContext, items: readonly BatchItem[]): Promi
     columns: reportColumns(ctx),
     listField: 'results',
     raw: rawRecord,
-    table: ctx.mode.table,
+    openTable: ctx.mode.openTable,
+    tally: ctx.deps.output.records(items.length),
   });
   await writer.begin(items.length);
   for (const item of items) await writer.write(item);
@@ -410,7 +419,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   const client = await deps.api();
   const host = new URL(client.baseUrl).host;
   const toConsult = open();
-  const progress = createProgress(stderr, 'consulted');
+  const progress = createProgress(deps.io, 'consulted', { streamsRows: false });
   let consulted = 0;
   await eachBounded(
     toConsult,
@@ -473,7 +482,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
     host,
     profile,
   };
-  const paying = createProgress(stderr, 'paid');
+  const paying = createProgress(deps.io, 'paid', { streamsRows: false });
   let done = 0;
   await eachBounded(
     payable,

@@ -2,7 +2,7 @@ import type { Page, PaginateSummary } from '../../api/paginate.js';
 import { paginate } from '../../api/paginate.js';
 import type { Deps } from '../../deps.js';
 import { counted } from '../../domain/words.js';
-import { bufferedOut } from '../../output/buffered.js';
+import { interruptedError, stopSignalOf } from '../../errors.js';
 import { createProgress } from '../../output/progress.js';
 import { createListWriter, type ListWriterOptions } from '../../output/records.js';
 
@@ -34,15 +34,14 @@ export interface ExportOptions<T> {
 
 /**
  * `--all` for every list command: every page, `concurrency` at a time, written in API order as records
- * arrive (gathered into 64 KB writes, so 100,000 ndjson lines are ~1,500 writes and memory stays flat),
- * progress on a terminal's stderr, and a warning when duplicates were dropped or the total moved.
+ * arrive (the writer gathers them into 64 KB writes and waits when its destination is full, so memory
+ * stays flat), progress on stderr when it is a terminal and stdout is not. Each record is counted with
+ * the writer (deps.output.records), so a failure, a full disk or Ctrl-C says how many were written of
+ * how many; a signal stops the export between two records even when every page has already arrived.
  */
 export async function exportAll<T>(deps: Deps, options: ExportOptions<T>): Promise<PaginateSummary> {
-  const { stdout, stderr } = deps.io;
-  const progress = createProgress(stderr, options.subject);
-  const out = bufferedOut(stdout);
+  const progress = createProgress(deps.io, options.subject);
   try {
-    const writer = createListWriter(out, { ...options.writer, listField: 'results' });
     const { total, records } = await paginate(options.fetchPage, {
       pageSize: options.pageSize,
       concurrency: options.concurrency,
@@ -50,18 +49,20 @@ export async function exportAll<T>(deps: Deps, options: ExportOptions<T>): Promi
       idOf: options.idOf,
       onProgress: (done, of) => progress.update(done, of),
     });
+    const tally = deps.output.records(total);
+    const writer = createListWriter(deps.io.stdout, { ...options.writer, listField: 'results', tally });
     await writer.begin(total);
     let next = await records.next();
     for (; !next.done; next = await records.next()) {
+      if (deps.signal.aborted) throw interruptedError(stopSignalOf(deps.signal), options.subject);
       options.onRecord?.(next.value);
       await writer.write(next.value);
     }
     progress.done();
     await writer.end();
-    await out.flush();
     return next.value;
   } finally {
-    await out.flush().catch(() => {});
+    progress.done();
   }
 }
 

@@ -1,15 +1,46 @@
 import { defaultGlobals, type GlobalOptions, type OutputFormat } from '../../deps.js';
 import { parseDuration } from '../../domain/duration.js';
+import { usageError } from '../../errors.js';
 import { asUsage } from '../../usage.js';
 
-/** Commander's parsed global flags → the typed GlobalOptions every command sees. */
-export function parseGlobalOptions(raw: Record<string, unknown>): GlobalOptions {
+/** The command being run, for the rules of its output flags. */
+export interface CommandOutput {
+  /** How the user would type it: `pix emv decode`. */
+  command: string;
+  /** The `-o` formats it writes. */
+  formats: readonly OutputFormat[];
+}
+
+/**
+ * Commander's parsed global flags → the typed GlobalOptions every command sees. `-o` must be one of
+ * the command's formats and agree with `--json` (exit 2 otherwise, before anything is sent).
+ */
+export function parseGlobalOptions(raw: Record<string, unknown>, command?: CommandOutput): GlobalOptions {
   const globals = defaultGlobals();
   if (typeof raw.profile === 'string') globals.profile = raw.profile;
   if (typeof raw.baseUrl === 'string') globals.baseUrl = raw.baseUrl;
+  if (typeof raw.output === 'string') {
+    const output = raw.output as OutputFormat;
+    if (raw.json === true && output !== 'json') {
+      throw usageError('--json', `cannot be combined with -o ${output} (--json is -o json)`);
+    }
+    if (command && !command.formats.includes(output)) {
+      throw usageError(
+        '-o',
+        `${command.command} has no ${output} output`,
+        `its formats: ${command.formats.join(', ')}`,
+      );
+    }
+    globals.output = output;
+  }
   globals.json = raw.json === true || raw.output === 'json';
-  if (typeof raw.output === 'string') globals.output = raw.output as OutputFormat;
   if (globals.json) globals.output = 'json';
+  globals.wide = raw.wide === true;
+  globals.pager = raw.pager !== false;
+  if (typeof raw.outputFile === 'string') {
+    if (raw.outputFile === '') throw usageError('--output-file', 'needs a file name');
+    globals.outputFile = raw.outputFile;
+  }
   globals.color = raw.color !== false;
   globals.verbose = raw.verbose === true;
   globals.yes = raw.yes === true;

@@ -88,7 +88,7 @@ function columns(): Column<PeriodSums>[] {
 /** Reads every entry of the range (all pages, concurrently, duplicates dropped) into the summary. */
 async function summarise(deps: Deps, range: DateRange, summary: PeriodSummary): Promise<void> {
   const client = await deps.api();
-  const progress = createProgress(deps.io.stderr, 'statement');
+  const progress = createProgress(deps.io, 'statement', { streamsRows: false });
   const { records } = await paginate(
     async (offset, limit) => {
       const page = await readStatement(client, { ...range, limit, offset });
