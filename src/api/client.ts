@@ -43,6 +43,12 @@ type EndpointPolicy = Pick<Endpoint<unknown>, 'what' | 'retry'>;
 export interface RequestInput {
   query?: Record<string, string | number | undefined>;
   body?: unknown;
+  /**
+   * Once it has left, the request is not cancelled by deps.signal (Ctrl-C) but waits for its answer
+   * (still bounded by --timeout), so what it did is known: a batch's rows in flight when the operator
+   * stops it. A second Ctrl-C still ends pix at once. Nothing starts after the signal either way.
+   */
+  finishOnSignal?: boolean;
 }
 
 export interface ApiClient {
@@ -214,6 +220,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
     path: string,
     token: string | undefined,
     body: unknown,
+    finishOnSignal = false,
   ): Promise<RawResponse> {
     const pool = await getDispatcher();
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'pix-cli' };
@@ -231,7 +238,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
     // --timeout bounds the whole exchange: connecting, the headers and the body.
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     const cancel = () => controller.abort();
-    deps.signal.addEventListener('abort', cancel, { once: true });
+    if (!finishOnSignal) deps.signal.addEventListener('abort', cancel, { once: true });
     try {
       const response = await pool.request({
         origin: origin.origin,
@@ -252,7 +259,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
       return { status: response.statusCode, headers: response.headers, body: text };
     } catch (error) {
       const code = errorCode(error);
-      const interrupted = deps.signal.aborted;
+      const interrupted = deps.signal.aborted && !finishOnSignal;
       const timedOut = !interrupted && (controller.signal.aborted || /TIMEOUT/.test(code ?? ''));
       if (globals.verbose) {
         const why = interrupted ? 'interrupted' : timedOut ? 'timeout' : (code ?? 'error');
@@ -416,7 +423,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
       for (let retry = 0; ; retry++) {
         let response: RawResponse;
         try {
-          response = await send(endpoint.method, path, token, input.body);
+          response = await send(endpoint.method, path, token, input.body, input.finishOnSignal);
         } catch (error) {
           if (!(error instanceof NetworkFailure)) throw error;
           const outcome: AttemptOutcome = { kind: 'network' };

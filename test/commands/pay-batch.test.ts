@@ -14,9 +14,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function setup(rows = 6, withErrors?: 'refused') {
+async function setup(rows = 6, withErrors?: 'refused', latencyMs = 0) {
   const dir = tempConfigDir();
-  server = await startSandboxServer({ port: 0, stateFile: join(dir, 'sandbox-state.json') });
+  server = await startSandboxServer({ port: 0, stateFile: join(dir, 'sandbox-state.json'), latencyMs });
   const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'batch-token' };
   const file = join(dir, 'payouts.csv');
   const sample = sampleRows({ rows, seed: 3, ...(withErrors ? { withErrors } : {}) });
@@ -123,6 +123,30 @@ describe('pix pay batch (in-process)', () => {
     expect(sent).toBeLessThan(12);
     // At concurrency 1 at most the one row in flight is cut off (held as unknown).
     expect(states.filter((s) => s === 'unknown').length).toBeLessThanOrEqual(1);
+  });
+
+  it('Ctrl-C while a transfer is in flight: that row finishes and is reported paid (not unknown)', async () => {
+    const { file, pix, count } = await setup(5, undefined, 300);
+    const controller = new AbortController();
+    // The sandbox logs a request when it arrives and answers 300 ms later: stop in between.
+    const timer = setInterval(() => {
+      if (count('transfer') >= 1) controller.abort('SIGINT');
+    }, 1);
+    const result = await pix(
+      ['pay', 'batch', file, '--yes', '--concurrency', '1', '-o', 'ndjson'],
+      {},
+      controller.signal,
+    );
+    clearInterval(timer);
+    expect(result.code, result.stderr).toBe(130);
+    const states = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).state as string);
+    expect(count('transfer')).toBe(1);
+    expect(states.filter((s) => s === 'paid')).toHaveLength(1);
+    expect(states.filter((s) => s === 'unknown')).toHaveLength(0);
+    expect(states.filter((s) => s === 'not_sent')).toHaveLength(4);
   });
 
   it('refuses a CPF typo that is a valid phone number (exit 2, nothing sent)', async () => {

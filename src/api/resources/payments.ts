@@ -124,6 +124,7 @@ export function dictEndToEndId(consultation: DictConsultation): string {
 export function sendTransfer(
   client: ApiClient,
   body: { endToEndId: string; amount?: number },
+  options: { finishOnSignal?: boolean } = {},
 ): Promise<TransferResult> {
-  return client.request(transferEndpoint, { body });
+  return client.request(transferEndpoint, { body, ...options });
 }

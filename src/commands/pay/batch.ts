@@ -256,6 +256,8 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
       endToEndId: item.endToEndId!,
       amount: item.sendAmount ? amount : undefined,
       check: `look for endToEndId ${safeText(item.endToEndId!, 64)} in \`pix statement\``,
+      // Ctrl-C stops new rows; the ones in flight finish, so their outcome is known, not unknown.
+      finishOnSignal: true,
     });
   } catch (error) {
     if (!(error instanceof PixError)) throw error;

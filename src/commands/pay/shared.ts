@@ -290,22 +290,24 @@ function showTransfer(ctx: PayContext, plan: PaymentPlan, amount: Centavos, tran
 /**
  * The one transfer of a payment, between its journal lines (begun by the caller): sent once, never
  * retried; its outcome recorded by what the answer proves. `amount` is sent only when given.
+ * `finishOnSignal`: a Ctrl-C after it left waits for its answer instead of cutting it off (batch rows).
  */
 export async function journaledTransfer(
   ctx: PayContext,
   entry: JournalEntry,
-  transfer: { endToEndId: string; amount: Centavos | undefined; check: string },
+  transfer: { endToEndId: string; amount: Centavos | undefined; check: string; finishOnSignal?: boolean },
 ): Promise<TransferResult> {
   const client = await ctx.deps.api();
-  const { endToEndId, amount } = transfer;
+  const { endToEndId, amount, finishOnSignal = false } = transfer;
   return sendJournaled({
     journal: ctx.journal,
     entry,
     send: () =>
-      sendTransfer(client, {
-        endToEndId,
-        ...(amount === undefined ? {} : { amount: centavosToApi(amount) }),
-      }),
+      sendTransfer(
+        client,
+        { endToEndId, ...(amount === undefined ? {} : { amount: centavosToApi(amount) }) },
+        { finishOnSignal },
+      ),
     outcome: (result) => ({
       ...(result.id ? { transferId: result.id } : {}),
       ...(result.status ? { status: result.status } : {}),
