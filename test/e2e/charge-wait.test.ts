@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { SEEDED_KEYS } from '../../src/sandbox/state.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { runOnPty } from '../helpers/terminal.js';
 
 describe('pix charge wait, built binary against the sandbox server', () => {
   let sandbox: SandboxServer;
@@ -43,5 +44,35 @@ describe('pix charge wait, built binary against the sandbox server', () => {
     ]);
     const listed = await runCli(['charge', 'list', '--status', 'paid'], { env });
     expect(listed.stdout.trimEnd().split('\t')).toEqual(expect.arrayContaining([id, 'paid', entryId]));
+  });
+
+  it('on a terminal: the QR, then a live elapsed/remaining line rewritten in place; exit 9 (pending) at --timeout', async () => {
+    const result = await runOnPty(
+      [
+        'charge',
+        'immediate',
+        '--amount',
+        '7',
+        '--key-id',
+        SEEDED_KEYS.email.id,
+        '--wait',
+        '--interval',
+        '1s',
+        '--timeout',
+        '3s',
+      ],
+      { env, columns: 80, rows: 60 },
+    );
+    expect(result.code, result.lines.join('\n')).toBe(9);
+    const shown = result.lines.join('\n');
+    expect(shown).toMatch(/[█▀▄]/); // the QR code, drawn in blocks
+    // The live line is rewritten in place every second (\r, erase line), then erased at the end.
+    const live = result.raw.match(
+      /\r\u001b\[2KWaiting for R\$ 7,00… \d+:\d\d elapsed, \d+:\d\d left \(Ctrl-C stops\)/g,
+    );
+    expect(live?.length ?? 0).toBeGreaterThanOrEqual(2);
+    expect(shown).not.toContain('elapsed,');
+    expect(shown).toContain('is still pending after 3s');
+    for (const line of result.lines) expect(line.length).toBeLessThanOrEqual(80);
   });
 });
