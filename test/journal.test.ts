@@ -1,5 +1,13 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -130,6 +138,33 @@ describe('journal file', () => {
       [first.id, 'sending'],
       [second.id, 'unknown'],
     ]);
+  });
+
+  it('reads incrementally: lines another writer appends appear read after read; a replaced or cut file is read anew', () => {
+    const dir = tempConfigDir();
+    const path = join(dir, JOURNAL_FILE);
+    const reader = openJournal(dir, clockAt(T0));
+    const writer = openJournal(dir, clockAt(T0)); // another pix process, as far as files go
+    const first = writer.begin(keyStart());
+    expect(reader.read().map((entry) => [entry.id, entry.state])).toEqual([[first.id, 'sending']]);
+    writer.finish(first.id, { state: 'done', transferId: 't-1' });
+    const second = writer.begin(keyStart('bob@example.com'));
+    expect(reader.read().map((entry) => [entry.id, entry.state])).toEqual([
+      [first.id, 'done'],
+      [second.id, 'sending'],
+    ]);
+    // Every read gives what a full parse of the file gives.
+    expect(reader.read()).toEqual(parseJournal(readFileSync(path, 'utf8')));
+    // Replaced by another file (restored from a backup): read from its start.
+    const replacement = `${JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8').split('\n')[0]!), id: 'other' })}\n`;
+    writeFileSync(`${path}.new`, replacement);
+    renameSync(`${path}.new`, path);
+    expect(reader.read().map((entry) => entry.id)).toEqual(['other']);
+    // Cut short in place: read from its start too.
+    truncateSync(path, 0);
+    expect(reader.read()).toEqual([]);
+    const third = writer.begin(keyStart('carla@example.com'));
+    expect(reader.read().map((entry) => entry.id)).toEqual([third.id]);
   });
 
   it('reads a missing journal as empty and ignores lines that are not entries', () => {

@@ -136,6 +136,37 @@ function statIfExists(path: string): Stats | undefined {
  * so is anything but a regular file (a FIFO planted there would otherwise block the read forever).
  */
 export function readPrivateFile(path: string): string | undefined {
+  return withPrivateFile(path, (fd) => readFileSync(fd, 'utf8'));
+}
+
+/** What readPrivateFrom found: the bytes from the offset asked for, the file's identity and size. */
+export interface PrivateTail {
+  bytes: Buffer;
+  /** Device and inode: another value means the file was replaced since. */
+  identity: string;
+  size: number;
+}
+
+/**
+ * The bytes of `path` from `offset` to its end (for an append-only file read again and again), with the
+ * same refusals as readPrivateFile; undefined when it does not exist.
+ */
+export function readPrivateFrom(path: string, offset: number): PrivateTail | undefined {
+  return withPrivateFile(path, (fd, stats) => {
+    const length = Math.max(0, stats.size - offset);
+    const bytes = Buffer.alloc(length);
+    let read = 0;
+    while (read < length) {
+      const got = readSync(fd, bytes, read, length - read, offset + read);
+      if (got === 0) break;
+      read += got;
+    }
+    return { bytes: bytes.subarray(0, read), identity: `${stats.dev}:${stats.ino}`, size: stats.size };
+  });
+}
+
+/** Opens `path` refusing a symbolic link or anything but a regular file, and hands it to `use`. */
+function withPrivateFile<T>(path: string, use: (fd: number, stats: Stats) => T): T | undefined {
   let fd: number;
   try {
     fd = openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
@@ -144,12 +175,13 @@ export function readPrivateFile(path: string): string | undefined {
     throw error;
   }
   try {
-    if (!fstatSync(fd).isFile()) {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) {
       throw new PixError('usage', `${path} is not a regular file`, {
         hint: 'pix keeps its own files there: move that away',
       });
     }
-    return readFileSync(fd, 'utf8');
+    return use(fd, stats);
   } finally {
     closeSync(fd);
   }
@@ -178,15 +210,16 @@ let tempCounter = 0;
  * Replaces `path` with `text` atomically (temporary file O_EXCL|O_NOFOLLOW 0600 beside it, fsync,
  * rename, fsync of the directory). A symbolic link at `path` is replaced, never written through. A
  * failure (a full disk, a read-only file system) names `path`, not the temporary file, and leaves no
- * temporary file behind.
+ * temporary file behind. `durable: false` leaves out the two fsyncs (the replacement is still atomic, but
+ * a power cut may lose it): for the sandbox's simulated account, rewritten on every request.
  */
-export function writeFileAtomic(path: string, text: string): void {
+export function writeFileAtomic(path: string, text: string, { durable = true } = {}): void {
   const temp = `${path}.${process.pid}.${++tempCounter}.tmp`;
   try {
     const fd = openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
     try {
       writeAll(fd, Buffer.from(text, 'utf8'));
-      fsyncSync(fd);
+      if (durable) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
@@ -203,7 +236,7 @@ export function writeFileAtomic(path: string, text: string): void {
     }
     throw error;
   }
-  fsyncDir(dirname(path));
+  if (durable) fsyncDir(dirname(path));
 }
 
 /**

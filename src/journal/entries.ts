@@ -215,26 +215,42 @@ function startEntry(record: Record<string, unknown>): JournalEntry | undefined {
  * killed mid-write), a foreign line, or an outcome for an unknown id is skipped, never fatal.
  */
 export function parseJournal(text: string): JournalEntry[] {
+  const parser = createJournalParser();
+  parser.feed(text);
+  return parser.entries();
+}
+
+/**
+ * parseJournal fed a piece at a time: the journal only grows, so a reader that keeps its parser parses
+ * only the lines appended since its last read (a batch reads the journal once per row). Feed whole lines.
+ * The entries it returns are its own: a later feed updates them in place.
+ */
+export interface JournalParser {
+  feed(lines: string): void;
+  entries(): JournalEntry[];
+}
+
+export function createJournalParser(): JournalParser {
   const byId = new Map<string, JournalEntry>();
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
+  const feedLine = (line: string): void => {
+    if (line.trim() === '') return;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
-      continue;
+      return;
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
     const record = value as Record<string, unknown>;
-    if (typeof record.id !== 'string') continue;
+    if (typeof record.id !== 'string') return;
     if (record.state === 'sending') {
-      if (byId.has(record.id)) continue;
+      if (byId.has(record.id)) return;
       const entry = startEntry(record);
       if (entry) byId.set(entry.id, entry);
-      continue;
+      return;
     }
     const entry = byId.get(record.id);
-    if (!entry) continue;
+    if (!entry) return;
     const at = str(record.at);
     if (typeof record.state === 'string' && FINAL_STATES.has(record.state)) {
       entry.state = record.state as FinalState;
@@ -247,15 +263,20 @@ export function parseJournal(text: string): JournalEntry[] {
       if (at !== undefined) entry.finishedAt = at;
     } else if (record.match !== undefined) {
       const match = matchOf(record.match);
-      if (match === undefined || entry.kind !== 'charge') continue;
+      if (match === undefined || entry.kind !== 'charge') return;
       entry.match = match;
       if (at !== undefined) entry.matchedAt = at;
     } else if (typeof record.resolution === 'string' && RESOLUTIONS.has(record.resolution)) {
       entry.resolution = record.resolution as Resolution;
       if (at !== undefined) entry.resolvedAt = at;
     }
-  }
-  return [...byId.values()];
+  };
+  return {
+    feed(lines) {
+      for (const line of lines.split('\n')) feedLine(line);
+    },
+    entries: () => [...byId.values()],
+  };
 }
 
 /** The start line of an entry, as written to the file. */

@@ -7,14 +7,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { appendPrivateLine, ensurePrivateDir, readPrivateFile } from '../config/files.js';
+import { appendPrivateLine, ensurePrivateDir, readPrivateFrom } from '../config/files.js';
 import type { Clock } from '../deps.js';
 import {
   type ChargeMatchRecord,
+  createJournalParser,
   type FinishFields,
   JOURNAL_FILE,
   type JournalEntry,
-  parseJournal,
+  type JournalParser,
   type Resolution,
   type StartFields,
   startLine,
@@ -47,9 +48,27 @@ export function openJournal(dir: string, clock: Clock): Journal {
     ensurePrivateDir(dir);
     appendPrivateLine(path, JSON.stringify(record));
   };
+  // The journal only grows: each read parses just the whole lines appended since the last one (a batch
+  // reads it once per row), and starts over if the file was replaced or cut.
+  let parsed: { identity: string; offset: number; parser: JournalParser } | undefined;
+  const read = (): JournalEntry[] => {
+    let tail = readPrivateFrom(path, parsed?.offset ?? 0);
+    if (tail === undefined) {
+      parsed = undefined;
+      return [];
+    }
+    if (parsed === undefined || tail.identity !== parsed.identity || tail.size < parsed.offset) {
+      if (parsed !== undefined) tail = readPrivateFrom(path, 0) ?? { ...tail, bytes: Buffer.alloc(0) };
+      parsed = { identity: tail.identity, offset: 0, parser: createJournalParser() };
+    }
+    const whole = tail.bytes.lastIndexOf(0x0a) + 1;
+    parsed.parser.feed(tail.bytes.subarray(0, whole).toString('utf8'));
+    parsed.offset += whole;
+    return parsed.parser.entries();
+  };
   const journal: Journal = {
     path,
-    read: () => parseJournal(readPrivateFile(path) ?? ''),
+    read,
     begin(fields) {
       const entry: JournalEntry = {
         ...fields,

@@ -544,7 +544,8 @@ export class StateStore {
   }
 
   private write(state: SandboxState): void {
-    writeFileAtomic(this.file, JSON.stringify(state));
+    // A simulated account: replaced atomically (never a torn file), without waiting on the disk each time.
+    writeFileAtomic(this.file, JSON.stringify(state), { durable: false });
     this.state = state;
     this.sig = signature(statSync(this.file));
     this.viewCache = undefined;
