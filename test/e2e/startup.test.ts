@@ -69,7 +69,7 @@ async function loadedBy(args: string[], env: Record<string, string> = {}): Promi
 const BACEN_EXAMPLE =
   '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D';
 
-const HEAVY = ['zod', 'cli-table3', 'qrcode-terminal', 'qrcode', 'conf', 'undici', 'chalk'];
+const HEAVY = ['zod', 'cli-table3', 'qrcode-terminal', 'qrcode', 'undici', 'chalk'];
 
 describe('start-up: what the built binary loads', () => {
   it.each([
