@@ -100,35 +100,13 @@ describe('pix pay batch (in-process)', () => {
     expect(count('transfer')).toBe(0);
   });
 
-  it('Ctrl-C mid-batch: no new row starts, the rest are reported not_sent, exit 130', async () => {
-    const { file, pix, count } = await setup(12);
+  /**
+   * `pay batch --concurrency 1 -o ndjson` of `rows` rows, with SIGINT sent as soon as the sandbox has seen
+   * the first transfer arrive (it answers `latencyMs` later): the row states reported and the transfers sent.
+   */
+  async function interruptAtFirstTransfer(rows: number, latencyMs: number) {
+    const { file, pix, count } = await setup(rows, undefined, latencyMs);
     const controller = new AbortController();
-    // Stop as soon as the first transfer has been answered.
-    const timer = setInterval(() => {
-      if (count('transfer') >= 1) controller.abort('SIGINT');
-    }, 1);
-    const first = await pix(
-      ['pay', 'batch', file, '--yes', '--concurrency', '1', '-o', 'ndjson'],
-      {},
-      controller.signal,
-    );
-    clearInterval(timer);
-    expect(first.code, first.stderr).toBe(130);
-    const states = first.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line).state as string);
-    expect(states.filter((s) => s === 'not_sent').length).toBeGreaterThan(0);
-    const sent = count('transfer');
-    expect(sent).toBeLessThan(12);
-    // At concurrency 1 at most the one row in flight is cut off (held as unknown).
-    expect(states.filter((s) => s === 'unknown').length).toBeLessThanOrEqual(1);
-  });
-
-  it('Ctrl-C while a transfer is in flight: that row finishes and is reported paid (not unknown)', async () => {
-    const { file, pix, count } = await setup(5, undefined, 300);
-    const controller = new AbortController();
-    // The sandbox logs a request when it arrives and answers 300 ms later: stop in between.
     const timer = setInterval(() => {
       if (count('transfer') >= 1) controller.abort('SIGINT');
     }, 1);
@@ -138,15 +116,30 @@ describe('pix pay batch (in-process)', () => {
       controller.signal,
     );
     clearInterval(timer);
-    expect(result.code, result.stderr).toBe(130);
     const states = result.stdout
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line).state as string);
-    expect(count('transfer')).toBe(1);
-    expect(states.filter((s) => s === 'paid')).toHaveLength(1);
-    expect(states.filter((s) => s === 'unknown')).toHaveLength(0);
-    expect(states.filter((s) => s === 'not_sent')).toHaveLength(4);
+    const counted = (state: string) => states.filter((s) => s === state).length;
+    return { ...result, counted, transfers: count('transfer') };
+  }
+
+  it('Ctrl-C mid-batch: no new row starts, the rest are reported not_sent, exit 130', async () => {
+    const stopped = await interruptAtFirstTransfer(12, 0);
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.transfers).toBeLessThan(12);
+    expect(stopped.counted('not_sent')).toBe(12 - stopped.transfers);
+    expect(stopped.counted('paid')).toBe(stopped.transfers);
+  });
+
+  it('Ctrl-C while a transfer is in flight: that row finishes and is reported paid (not unknown)', async () => {
+    // The sandbox logs a request when it arrives and answers 300 ms later: the signal comes in between.
+    const stopped = await interruptAtFirstTransfer(5, 300);
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.transfers).toBe(1);
+    expect(stopped.counted('paid')).toBe(1);
+    expect(stopped.counted('unknown')).toBe(0);
+    expect(stopped.counted('not_sent')).toBe(4);
   });
 
   it('refuses a CPF typo that is a valid phone number (exit 2, nothing sent)', async () => {

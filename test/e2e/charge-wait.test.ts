@@ -2,22 +2,20 @@
  * `pix charge wait`, the built binary against `pix sandbox serve`'s server on a free loopback port:
  * it returns 0 within a few seconds of `pix sandbox pay`, and the ledger then lists the charge paid.
  */
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import type { SandboxServer } from '../../src/sandbox/server.js';
 import { SEEDED_KEYS } from '../../src/sandbox/state.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { serveSandbox } from '../helpers/served.js';
 import { runOnPty } from '../helpers/terminal.js';
 
 describe('pix charge wait, built binary against the sandbox server', () => {
   let sandbox: SandboxServer;
-  let dir: string;
+  let stateFile: string;
   let env: Record<string, string>;
 
   beforeEach(async () => {
-    dir = tempConfigDir();
-    sandbox = await startSandboxServer({ port: 0, stateFile: join(dir, 'sandbox.json') });
-    env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: sandbox.url, PIX_TOKEN: 'e2e-token' };
+    ({ server: sandbox, stateFile, env } = await serveSandbox());
   });
   afterEach(async () => {
     await sandbox.close();
@@ -31,7 +29,7 @@ describe('pix charge wait, built binary against the sandbox server', () => {
     expect(created.code, created.stderr).toBe(0);
     const { id } = JSON.parse(created.stdout) as { id: string };
     const waiting = runCli(['charge', 'wait', id, '--interval', '1s', '--timeout', '60s'], { env });
-    const paid = await runCli(['sandbox', 'pay', '--state', join(dir, 'sandbox.json'), id], { env });
+    const paid = await runCli(['sandbox', 'pay', '--state', stateFile, id], { env });
     expect(paid.code, paid.stderr).toBe(0);
     const waited = await waiting;
     expect(waited.code, waited.stderr).toBe(0);

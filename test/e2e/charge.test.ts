@@ -5,10 +5,11 @@ import { PNG } from 'pngjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeBrCode } from '../../src/domain/brcode.js';
 import { todayIn } from '../../src/domain/when.js';
-import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import type { SandboxServer } from '../../src/sandbox/server.js';
 import { SEEDED_KEYS } from '../../src/sandbox/state.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
+import { serveSandbox } from '../helpers/served.js';
 
 // jsqr is CommonJS with `export default`: under NodeNext the callable is `.default` at type level.
 const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ??
@@ -60,9 +61,7 @@ describe('pix charge, built binary against the sandbox server', () => {
   let env: Record<string, string>;
 
   beforeEach(async () => {
-    dir = tempConfigDir();
-    sandbox = await startSandboxServer({ port: 0, stateFile: join(dir, 'sandbox.json') });
-    env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: sandbox.url, PIX_TOKEN: 'e2e-token' };
+    ({ server: sandbox, dir, env } = await serveSandbox());
   });
   afterEach(async () => {
     await sandbox.close();

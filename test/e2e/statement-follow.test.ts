@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
-import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
+import type { SandboxServer } from '../../src/sandbox/server.js';
+import { BIN, runCli } from '../helpers/cli.js';
+import { serveSandbox } from '../helpers/served.js';
 import { runOnPty } from '../helpers/terminal.js';
 
 const STATEMENT = '/api/financial/v1/account/transactions';
@@ -13,10 +13,7 @@ let env: Record<string, string>;
 let stateFile: string;
 
 beforeAll(async () => {
-  const dir = tempConfigDir();
-  stateFile = join(dir, 'sandbox-state.json');
-  server = await startSandboxServer({ port: 0, stateFile });
-  env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'e2e-token' };
+  ({ server, stateFile, env } = await serveSandbox());
 });
 afterAll(async () => {
   await server?.close();

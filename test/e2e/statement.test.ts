@@ -1,7 +1,7 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import type { SandboxServer } from '../../src/sandbox/server.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { serveSandbox } from '../helpers/served.js';
 
 const STATEMENT = '/api/financial/v1/account/transactions';
 
@@ -59,10 +59,7 @@ describe('pix statement, built binary against `sandbox serve`', () => {
   let stateFile: string;
 
   beforeAll(async () => {
-    const dir = tempConfigDir();
-    stateFile = join(dir, 'sandbox-state.json');
-    server = await startSandboxServer({ port: 0, stateFile });
-    env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'e2e-token' };
+    ({ server, stateFile, env } = await serveSandbox());
   });
   afterAll(async () => {
     await server?.close();
