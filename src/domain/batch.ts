@@ -7,9 +7,10 @@
  * (one JSON object per line). Columns (any order, any case): `id`, `key` or `emv`, `amount`,
  * `description`. The rules of each are in `checkRow` below and in the README ("Batch payouts").
  */
-import { createHash } from 'node:crypto';
+
 import { detectDelimiter, readCsvRecords } from './batchcsv.js';
 import { decodeBrCode } from './brcode.js';
+import { emvHash } from './digest.js';
 import { parseCpf } from './documents.js';
 import { InvalidValue } from './invalid.js';
 import { type Centavos, formatBRL, parseAmount } from './money.js';
@@ -111,10 +112,7 @@ export function batchFormatFor(fileName: string): BatchFormat {
   return /\.(?:ndjson|jsonl)$/i.test(fileName.trim()) ? 'ndjson' : 'csv';
 }
 
-/** The digest the journal keeps for a code (the code itself is never stored). */
-export function emvHash(emv: string): string {
-  return createHash('sha256').update(emv.trim(), 'utf8').digest('hex');
-}
+export { emvHash };
 
 /** Reads and checks a whole batch file. Linear in its size; never throws on bad content. */
 export function parseBatchFile(text: string, format: BatchFormat): BatchParseResult {

@@ -21,7 +21,6 @@
  * kept, because it is what pix hands out for anyone to pay (printed, shown as a QR) and `pix charge
  * show` must give the same code again.
  */
-import { createHash } from 'node:crypto';
 import type { DueDateModifiers } from '../domain/duedate.js';
 import type { Centavos } from '../domain/money.js';
 
@@ -302,7 +301,5 @@ export function shortId(id: string): string {
   return id.slice(0, 8);
 }
 
-/** What the journal keeps of a BR Code: its SHA-256 (hex), never the code. */
-export function hashEmv(emv: string): string {
-  return createHash('sha256').update(emv.trim(), 'utf8').digest('hex');
-}
+/** A BR Code's digest, as the journal keeps it (domain/digest). */
+export { emvHash as hashEmv } from '../domain/digest.js';

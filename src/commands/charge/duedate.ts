@@ -46,7 +46,7 @@ import {
   resolveChargeKey,
   sharedChargeShape,
 } from './shared.js';
-import { addWaitFlags, createWaitShape, DEFAULT_WAIT, waitAfterCreate, waitTimeoutFlag } from './wait.js';
+import { addWaitFlags, createCommandOptions, createWaitShape, waitAfterCreate } from './wait.js';
 
 /**
  * One `--discount`: `DATE=VALUE` for the dated modalities, a bare `VALUE` for the per-day ones. The
@@ -463,13 +463,7 @@ export function register(command: Command, deps: Deps): void {
       'a whole JSON request (API field names; `-` reads stdin); flags override its fields',
     );
   addWaitFlags(addCommonTailFlags(command), true).action(async (_options, self: Command) => {
-    await runDueDate(
-      parseOptions(dueDateOptionsSchema, {
-        ...self.opts(),
-        timeout: self.opts().wait ? waitTimeoutFlag(self, deps) : DEFAULT_WAIT,
-      }),
-      deps,
-    );
+    await runDueDate(parseOptions(dueDateOptionsSchema, createCommandOptions(self, deps)), deps);
   });
   addExamples(
     command,

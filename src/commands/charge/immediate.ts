@@ -18,7 +18,7 @@ import {
   resolveChargeKey,
   sharedChargeShape,
 } from './shared.js';
-import { addWaitFlags, createWaitShape, DEFAULT_WAIT, waitAfterCreate, waitTimeoutFlag } from './wait.js';
+import { addWaitFlags, createCommandOptions, createWaitShape, waitAfterCreate } from './wait.js';
 
 const immediateOptionsSchema = z
   .object({
@@ -77,13 +77,7 @@ export function register(command: Command, deps: Deps): void {
     .option('--payer-name <name>', "payer's full name (with --payer-tax-id)")
     .option('--payer-tax-id <cpf-or-cnpj>', "payer's CPF or CNPJ, check digits verified (with --payer-name)");
   addWaitFlags(addCommonTailFlags(command), true).action(async (_options, self: Command) => {
-    await runImmediate(
-      parseOptions(immediateOptionsSchema, {
-        ...self.opts(),
-        timeout: self.opts().wait ? waitTimeoutFlag(self, deps) : DEFAULT_WAIT,
-      }),
-      deps,
-    );
+    await runImmediate(parseOptions(immediateOptionsSchema, createCommandOptions(self, deps)), deps);
   });
   addExamples(
     command,

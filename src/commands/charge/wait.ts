@@ -80,6 +80,11 @@ export function waitTimeoutFlag(self: Command, deps: Deps): string {
   return String(self.optsWithGlobals().timeout);
 }
 
+/** The raw options of a command that creates a charge: `--timeout` is the wait's only with `--wait`. */
+export function createCommandOptions(self: Command, deps: Deps): Record<string, unknown> {
+  return { ...self.opts(), timeout: self.opts().wait ? waitTimeoutFlag(self, deps) : DEFAULT_WAIT };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Polling
 

@@ -5,8 +5,9 @@ import type { Deps } from '../../deps.js';
 import { PixError, usageError } from '../../errors.js';
 import { type OutputMode, outputMode } from '../../output/format.js';
 import { type Column, createListWriter, type ListWriter } from '../../output/records.js';
-import { safeText, truncate } from '../../output/sanitize.js';
+import { safeText } from '../../output/sanitize.js';
 import type { Cell } from '../../output/table.js';
+import { cutToWidth, displayWidth } from '../../output/width.js';
 import * as z from '../../zod.js';
 import { DEFAULT_PAGE } from '../shared/export.js';
 import { durationFlag, integerFlag, parseOptions } from '../shared/flags.js';
@@ -138,8 +139,8 @@ export function liveRows(columns: Column<StatementEntry>[], width: number) {
     right: RIGHT.has(column.header),
   }));
   const cell = (value: Cell, size: number, right: boolean): string => {
-    const text = truncate(safeText(typeof value === 'string' ? value : value.text), size);
-    const padding = ' '.repeat(Math.max(0, size - [...text].length));
+    const text = cutToWidth(safeText(typeof value === 'string' ? value : value.text), size);
+    const padding = ' '.repeat(Math.max(0, size - displayWidth(text)));
     const painted = typeof value !== 'string' && value.paint ? value.paint(text) : text;
     return right ? padding + painted : painted + padding;
   };
