@@ -26,8 +26,12 @@ export interface PaginateSummary {
 export interface Pagination<T> {
   /** The total the first page announced. */
   total: number;
-  /** Every record in API order, the first page's included; returns the summary when done. */
-  records: AsyncGenerator<T, PaginateSummary>;
+  /**
+   * Every record in API order, the first page's included, a page at a time (ids already seen left out,
+   * so a page may be empty): a consumer does its per-page work once, not once per record. Returns the
+   * summary when done.
+   */
+  pages: AsyncGenerator<T[], PaginateSummary>;
 }
 
 /**
@@ -43,15 +47,15 @@ export async function paginate<T>(
 ): Promise<Pagination<T>> {
   const start = options.startOffset ?? 0;
   const first = await fetchPage(start, options.pageSize);
-  return { total: first.total, records: remainingRecords(fetchPage, options, start, first) };
+  return { total: first.total, pages: remainingPages(fetchPage, options, start, first) };
 }
 
-async function* remainingRecords<T>(
+async function* remainingPages<T>(
   fetchPage: (offset: number, limit: number) => Promise<Page<T>>,
   options: PaginateOptions<T>,
   start: number,
   first: Page<T>,
-): AsyncGenerator<T, PaginateSummary> {
+): AsyncGenerator<T[], PaginateSummary> {
   const seen = new Set<string>();
   const summary: PaginateSummary = {
     total: first.total,
@@ -61,7 +65,8 @@ async function* remainingRecords<T>(
   };
   let fetched = 0;
 
-  function* fresh(items: T[]): Generator<T> {
+  function fresh(items: T[]): T[] {
+    const kept: T[] = [];
     for (const item of items) {
       const id = options.idOf(item);
       if (seen.has(id)) {
@@ -69,14 +74,15 @@ async function* remainingRecords<T>(
         continue;
       }
       seen.add(id);
-      summary.yielded++;
-      yield item;
+      kept.push(item);
     }
+    summary.yielded += kept.length;
+    return kept;
   }
 
   fetched += first.items.length;
   options.onProgress?.(fetched, first.total);
-  yield* fresh(first.items);
+  yield fresh(first.items);
   if (first.items.length === 0) return summary;
   const pageSize = Math.min(options.pageSize, first.items.length);
   const end = first.total;
@@ -130,7 +136,7 @@ async function* remainingRecords<T>(
       summary.finalTotal = page.total;
       fetched += page.items.length;
       options.onProgress?.(fetched, end);
-      yield* fresh(page.items);
+      yield fresh(page.items);
     }
   } finally {
     // A failed page or a consumer that stopped reading: launch nothing more.

@@ -19,6 +19,8 @@ export interface ListWriter<T> {
   /** Called once, before the first record, with the total the API announced. */
   begin(total: number): Promise<void>;
   write(record: T): Promise<void>;
+  /** Several records with one write to the stream (an export writes a page at a time). */
+  writeMany(records: readonly T[]): Promise<void>;
   end(): Promise<void>;
 }
 
@@ -72,6 +74,43 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
     if (tally && handed > counted) tally.add(handed - counted);
     counted = handed;
   };
+  const writeMany = async (batch: readonly T[]): Promise<void> => {
+    if (batch.length === 0) return;
+    let text = '';
+    switch (format) {
+      case 'json':
+        for (const record of batch) {
+          // Made safe before indenting: a raw U+2028 would count as a line start for the indentation.
+          const body = options.pretty
+            ? `\n${jsonSafe(JSON.stringify(options.raw(record), null, 2)).replace(/^/gm, '    ')}`
+            : JSON.stringify(options.raw(record));
+          text += first ? body : `,${body}`;
+          first = false;
+        }
+        // JSON.stringify escapes every C0 control; jsonSafe the rest, once for the batch (a no-op on safe text).
+        if (!options.pretty) text = jsonSafe(text);
+        break;
+      case 'ndjson':
+        for (const record of batch) text += `${JSON.stringify(options.raw(record))}\n`;
+        text = jsonSafe(text);
+        break;
+      case 'csv':
+        for (const record of batch) {
+          text += `${columns.map((column) => csvField(column.machine(record))).join(',')}\r\n`;
+        }
+        break;
+      default:
+        for (const record of batch) {
+          text += table
+            ? table.row(columns.map((column) => column.human(record)))
+            : `${columns.map((column) => tsvField(column.machine(record))).join('\t')}\n`;
+        }
+    }
+    first = false;
+    await emit(text);
+    records += batch.length;
+    count();
+  };
   return {
     async begin(total) {
       if (format === 'table' && options.human) table = options.openTable(columns);
@@ -85,29 +124,8 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
         await emit(`${columns.map((column) => csvField(column.header)).join(',')}\r\n`);
       }
     },
-    async write(record) {
-      switch (format) {
-        case 'json': {
-          const body = options.pretty
-            ? `\n${jsonSafe(JSON.stringify(options.raw(record), null, 2)).replace(/^/gm, '    ')}`
-            : jsonSafe(JSON.stringify(options.raw(record)));
-          await emit(`${first ? '' : ','}${body}`);
-          break;
-        }
-        case 'ndjson':
-          await emit(`${jsonSafe(JSON.stringify(options.raw(record)))}\n`);
-          break;
-        case 'csv':
-          await emit(`${columns.map((column) => csvField(column.machine(record))).join(',')}\r\n`);
-          break;
-        default:
-          if (table) await emit(table.row(columns.map((column) => column.human(record))));
-          else await emit(`${columns.map((column) => tsvField(column.machine(record))).join('\t')}\n`);
-      }
-      first = false;
-      records++;
-      count();
-    },
+    write: (record) => writeMany([record]),
+    writeMany,
     async end() {
       if (format === 'json') await emit(options.pretty ? `${first ? '' : '\n  '}]\n}\n` : ']}\n');
       else if (table) await emit(table.end());

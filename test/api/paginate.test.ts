@@ -26,8 +26,8 @@ function fakeList(data: Row[], cap = Number.POSITIVE_INFINITY) {
 
 async function collect(pagination: Awaited<ReturnType<typeof paginate<Row>>>) {
   const out: Row[] = [];
-  let next = await pagination.records.next();
-  for (; !next.done; next = await pagination.records.next()) out.push(next.value);
+  let next = await pagination.pages.next();
+  for (; !next.done; next = await pagination.pages.next()) out.push(...next.value);
   return { out, summary: next.value };
 }
 
@@ -111,7 +111,7 @@ describe('paginate', () => {
     const seen: string[] = [];
     await expect(
       (async () => {
-        for await (const row of pagination.records) seen.push(row.id);
+        for await (const page of pagination.pages) for (const row of page) seen.push(row.id);
       })(),
     ).rejects.toThrow('page 3 failed');
     expect(seen).toHaveLength(20);

@@ -19,7 +19,13 @@ const data: Row[] = [
   { id: 'b', name: 'Bia\tB\nline', cents: -7 },
 ];
 
-async function write(format: 'json' | 'ndjson' | 'csv' | 'table', human: boolean, pretty = false) {
+async function write(
+  format: 'json' | 'ndjson' | 'csv' | 'table',
+  human: boolean,
+  pretty = false,
+  rows: Row[] = data,
+  batched = false,
+) {
   const test = createTestIO();
   const writer = createListWriter(test.io.stdout, {
     openTable: (tableColumns) => createTable(tableColumns, { width: 80, wide: false }),
@@ -30,13 +36,48 @@ async function write(format: 'json' | 'ndjson' | 'csv' | 'table', human: boolean
     listField: 'results',
     raw: (row) => row,
   });
-  await writer.begin(data.length);
-  for (const row of data) await writer.write(row);
+  await writer.begin(rows.length);
+  if (batched) {
+    // As an export writes: a page at a time, an empty page (every id a duplicate) included.
+    await writer.writeMany(rows.slice(0, 1));
+    await writer.writeMany([]);
+    await writer.writeMany(rows.slice(1));
+  } else {
+    for (const row of rows) await writer.write(row);
+  }
   await writer.end();
   return test.stdout();
 }
 
 describe('list writer', () => {
+  it('writes a batch of records exactly as it writes them one by one, in every format', async () => {
+    // Server text with a line separator, a bidi override and DEL: made safe once per batch, as per record.
+    const hostile: Row[] = [
+      ...data,
+      { id: 'c', name: 'line\u2028sep \u202e evil \u007f', cents: 1 },
+      { id: 'd', name: 'plain', cents: 2 },
+    ];
+    for (const [format, human, pretty] of [
+      ['json', false, false],
+      ['json', false, true],
+      ['ndjson', false, false],
+      ['csv', false, false],
+      ['table', false, false],
+      ['table', true, false],
+    ] as const) {
+      const one = await write(format, human, pretty, hostile, false);
+      expect(
+        await write(format, human, pretty, hostile, true),
+        `${format} human=${human} pretty=${pretty}`,
+      ).toBe(one);
+      if (format !== 'table' && format !== 'csv') {
+        expect(one).not.toMatch(/[\u2028\u202e\u007f]/);
+      }
+    }
+    const pretty = JSON.parse(await write('json', false, true, hostile, true)) as { results: Row[] };
+    expect(pretty.results).toEqual(hostile);
+  });
+
   it('json: one document with total and the records, compact or pretty, parsing to the same value', async () => {
     const compact = await write('json', false);
     expect(compact).toBe(`${JSON.stringify({ total: 2, results: data })}\n`);

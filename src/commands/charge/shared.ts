@@ -254,7 +254,7 @@ export function addCommonTailFlags(command: Command): Command {
 // The PIX key
 
 async function registeredKeys(client: ApiClient): Promise<RegisteredKey[]> {
-  const { records } = await paginate(
+  const { pages } = await paginate(
     async (offset, limit) => {
       const page = await listKeys(client, { limit, offset });
       return { total: page.total, items: page.result };
@@ -262,7 +262,7 @@ async function registeredKeys(client: ApiClient): Promise<RegisteredKey[]> {
     { pageSize: 100, concurrency: 4, idOf: (key) => key.id },
   );
   const keys: RegisteredKey[] = [];
-  for await (const key of records) keys.push(key);
+  for await (const page of pages) keys.push(...page);
   return keys;
 }
 

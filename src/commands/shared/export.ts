@@ -34,15 +34,16 @@ export interface ExportOptions<T> {
 
 /**
  * `--all` for every list command: every page, `concurrency` at a time, written in API order as records
- * arrive (the writer gathers them into 64 KB writes and waits when its destination is full, so memory
- * stays flat), progress on stderr when it is a terminal and stdout is not. Each record is counted with
- * the writer (deps.output.records), so a failure, a full disk or Ctrl-C says how many were written of
- * how many; a signal stops the export between two records even when every page has already arrived.
+ * arrive, a page at a time (the writer gathers them into 64 KB writes and waits when its destination is
+ * full, so memory stays flat), progress on stderr when it is a terminal and stdout is not. Each record is
+ * counted with the writer (deps.output.records), so a failure, a full disk or Ctrl-C says how many were
+ * written of how many; a signal stops the export between two pages even when every page has already
+ * arrived.
  */
 export async function exportAll<T>(deps: Deps, options: ExportOptions<T>): Promise<PaginateSummary> {
   const progress = createProgress(deps.io, options.subject);
   try {
-    const { total, records } = await paginate(options.fetchPage, {
+    const { total, pages } = await paginate(options.fetchPage, {
       pageSize: options.pageSize,
       concurrency: options.concurrency,
       startOffset: options.startOffset,
@@ -52,11 +53,11 @@ export async function exportAll<T>(deps: Deps, options: ExportOptions<T>): Promi
     const tally = deps.output.records(total);
     const writer = createListWriter(deps.io.stdout, { ...options.writer, listField: 'results', tally });
     await writer.begin(total);
-    let next = await records.next();
-    for (; !next.done; next = await records.next()) {
+    let next = await pages.next();
+    for (; !next.done; next = await pages.next()) {
       if (deps.signal.aborted) throw interruptedError(stopSignalOf(deps.signal), options.subject);
-      options.onRecord?.(next.value);
-      await writer.write(next.value);
+      if (options.onRecord) for (const record of next.value) options.onRecord(record);
+      await writer.writeMany(next.value);
     }
     progress.done();
     await writer.end();

@@ -89,7 +89,7 @@ function columns(): Column<PeriodSums>[] {
 async function summarise(deps: Deps, range: DateRange, summary: PeriodSummary): Promise<void> {
   const client = await deps.api();
   const progress = createProgress(deps.io, 'statement', { streamsRows: false });
-  const { records } = await paginate(
+  const { pages } = await paginate(
     async (offset, limit) => {
       const page = await readStatement(client, { ...range, limit, offset });
       return { total: page.total, items: page.results };
@@ -101,8 +101,8 @@ async function summarise(deps: Deps, range: DateRange, summary: PeriodSummary): 
       onProgress: (done, of) => progress.update(done, of),
     },
   );
-  let next = await records.next();
-  for (; !next.done; next = await records.next()) summary.add(next.value);
+  let next = await pages.next();
+  for (; !next.done; next = await pages.next()) for (const entry of next.value) summary.add(entry);
   progress.done();
   reportExportDrift(deps, next.value, 'statement', '; run it again to be sure nothing was missed');
 }
