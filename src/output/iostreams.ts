@@ -3,7 +3,7 @@
  * IOStreams through deps, so tests can capture output and pretend to be a terminal.
  */
 import { openSync } from 'node:fs';
-import { ReadStream } from 'node:tty';
+import type { ReadStream } from 'node:tty';
 
 export interface OutStream {
   readonly isTTY: boolean;
@@ -149,7 +149,8 @@ function controllingTerminal(echo: OutStream): InStream | undefined {
   }
   let stream: ReadStream | undefined;
   const open = () => {
-    const tty = new ReadStream(fd);
+    // node:tty is loaded only when a person is asked something through /dev/tty.
+    const tty = new (process.getBuiltinModule('node:tty').ReadStream)(fd);
     // Between questions the terminal must not keep pix alive (Node does the same for process.stdin).
     tty.on('pause', () => tty.unref());
     tty.on('resume', () => tty.ref());
