@@ -136,6 +136,8 @@ describe('start-up: what the built binary loads', () => {
       expect(undici.filter((path) => /\/lib\/(mock|web|cache|interceptor)\//.test(path))).toEqual([]);
       // undici's HTTP/2 client is never used (allowH2 is off): node:http2 and tls stay unloaded over http.
       for (const name of ['http2', 'tls']) expect(loaded.builtins, name).not.toContain(name);
+      // A token from the environment needs no hashing, and nothing asks a question on /dev/tty.
+      for (const name of ['crypto', 'tty']) expect(loaded.builtins, name).not.toContain(name);
       expect(loaded.packages).not.toContain('qrcode-terminal');
       expect(loaded.packages).not.toContain('qrcode');
     });
