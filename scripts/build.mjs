@@ -13,7 +13,7 @@
 //
 //   node scripts/build.mjs            build dist/
 //   node scripts/build.mjs --analyze  and print what each output file is made of
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { constants as http2Constants } from 'node:http2';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -108,6 +108,33 @@ const undiciRareModules = {
   },
 };
 
+/**
+ * CommonJS dependencies (commander, cli-table3, undici) call require() for Node built-ins, so a chunk gets
+ * a `require` made by createRequire. Only chunks that name `require` keep it (see dropUnusedBanners): an
+ * API command loads ~45 chunks, and each banner costs a createRequire and an import.meta object.
+ */
+const REQUIRE_BANNER =
+  "import { createRequire as __pixCreateRequire } from 'node:module'; const require = __pixCreateRequire(import.meta.url);";
+
+/**
+ * Removes the banner from each output file whose code never names `require` (a word match: a string or
+ * comment saying "require" keeps the banner, which is harmless; a use can never lose it).
+ */
+function dropUnusedBanners(dir) {
+  let dropped = 0;
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('.js')) continue;
+    const file = join(dir, name);
+    const text = readFileSync(file, 'utf8');
+    if (!text.startsWith(REQUIRE_BANNER)) continue;
+    const code = text.slice(REQUIRE_BANNER.length);
+    if (/\brequire\b/.test(code)) continue;
+    writeFileSync(file, code.replace(/^\n/, ''));
+    dropped++;
+  }
+  return dropped;
+}
+
 // Built beside dist/ and swapped in, so a pix started during a build (tests in another terminal) finds a whole
 // dist/, never a half-written one.
 const dist = join(root, 'dist');
@@ -127,15 +154,14 @@ try {
     // Chunks sit next to main.js, so a module's import.meta.url stays one level below the package root.
     chunkNames: '[name]-[hash]',
     // CommonJS dependencies (commander, cli-table3, undici) call require() for Node built-ins.
-    banner: {
-      js: "import { createRequire as __pixCreateRequire } from 'node:module'; const require = __pixCreateRequire(import.meta.url);",
-    },
+    banner: { js: REQUIRE_BANNER },
     define: { __PIX_VERSION__: JSON.stringify(pkg.version) },
     plugins: [http2Shim, childProcessShim, zodLocalesShim, undiciRareModules],
     metafile: true,
     logLevel: 'warning',
     legalComments: 'none',
   });
+  dropUnusedBanners(staging);
 } catch (error) {
   rmSync(staging, { recursive: true, force: true });
   throw error;
