@@ -6,10 +6,52 @@
  * Classic zod registers English messages when its first schema is built; mini registers none (every
  * message would read "Invalid input"), so this module does, once, before any schema can be parsed:
  * users and tests read zod's own wording ("Invalid option: expected one of ...").
+ *
+ * Objects parse through zod core's compiled object parser ($ZodObjectJIT, what classic zod's objects
+ * use) instead of mini's interpreted one: the same checks and issues, generated once per schema from
+ * the schema's own keys (never from input). A 100,000-entry statement validates in ~115 ms of CPU
+ * instead of ~260 ms.
  */
-import { config } from 'zod/mini';
+import * as mini from 'zod/mini';
+import * as core from 'zod/v4/core';
 import en from 'zod/v4/locales/en.js';
 
-config(en());
+mini.config(en());
 
 export * from 'zod/mini';
+
+type Init = { init(inst: unknown, def: unknown): void };
+/** Exported by zod core at run time, not in its type declarations. */
+const objectJit = (core as unknown as { $ZodObjectJIT?: Init }).$ZodObjectJIT;
+const miniType = mini.ZodMiniType as unknown as Init;
+
+/** mini's object type (same trait name, so `instanceof` and every mini helper see it alike), parsed by the JIT. */
+const ZodMiniObjectJIT = core.$constructor(
+  'ZodMiniObject',
+  (inst: mini.ZodMiniObject, def: core.$ZodObjectDef) => {
+    (objectJit ?? core.$ZodObject).init(inst, def);
+    miniType.init(inst, def);
+    core.util.defineLazy(inst, 'shape', () => def.shape);
+  },
+) as unknown as new (
+  def: core.$ZodObjectDef,
+) => mini.ZodMiniObject;
+
+type Shape = core.$ZodLooseShape;
+type Params = Parameters<typeof mini.object>[1];
+
+function objectOf(shape: Shape, catchall: core.$ZodType | undefined, params: Params) {
+  return new ZodMiniObjectJIT({
+    type: 'object',
+    shape,
+    ...(catchall ? { catchall } : {}),
+    ...core.util.normalizeParams(params),
+  } as core.$ZodObjectDef);
+}
+
+export const object = ((shape?: Shape, params?: Params) =>
+  objectOf(shape ?? {}, undefined, params)) as typeof mini.object;
+export const looseObject = ((shape: Shape, params?: Params) =>
+  objectOf(shape, mini.unknown(), params)) as typeof mini.looseObject;
+export const strictObject = ((shape: Shape, params?: Params) =>
+  objectOf(shape, mini.never(), params)) as typeof mini.strictObject;
