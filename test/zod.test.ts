@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import * as mini from 'zod/mini';
 import { parseOptions } from '../src/commands/shared/flags.js';
 import * as z from '../src/zod.js';
 
@@ -28,5 +29,53 @@ describe('src/zod.ts: zod/mini with English messages', () => {
     expect(() => parseOptions(schema, { tlsCert: '' })).toThrow(
       '--tls-cert: Too small: expected string to have >=1 characters',
     );
+  });
+});
+
+describe('src/zod.ts: objects parse through the compiled parser, exactly as mini would', () => {
+  const shapes = (zz: typeof mini) => {
+    const party = zz.looseObject({ name: zz.optional(zz.string()), bank: zz.optional(zz.string()) });
+    return {
+      loose: zz.looseObject({
+        id: zz.string(),
+        amount: zz.number(),
+        fee: zz.optional(zz.number()),
+        when: zz._default(zz.string(), 'now'),
+        creditor: zz.nullish(party),
+      }),
+      strict: zz.strictObject({ id: zz.string(), n: zz.optional(zz.number()) }),
+      plain: zz.object({ id: zz.string(), n: zz.optional(zz.number()) }),
+    };
+  };
+  const ours = shapes(z as unknown as typeof mini);
+  const theirs = shapes(mini);
+  const inputs: unknown[] = [
+    { id: 'a', amount: 1, extra: { deep: [1] }, creditor: { name: 'Ana', bank: 1 } },
+    { id: 'a', amount: 1, fee: undefined, creditor: null },
+    { amount: 'x', creditor: { name: 5 } },
+    { id: 'a', n: 1, unknown: true },
+    { id: 3 },
+    null,
+    [],
+    'text',
+    { __proto__: { id: 'inherited' }, amount: 2 },
+  ];
+
+  it('the same values and the same issues (paths, codes, messages) as mini, for every kind of object', () => {
+    for (const kind of ['loose', 'strict', 'plain'] as const) {
+      for (const input of inputs) {
+        const a = ours[kind].safeParse(input);
+        const b = theirs[kind].safeParse(input);
+        expect(a.success, `${kind} ${JSON.stringify(input)}`).toBe(b.success);
+        if (a.success && b.success) expect(a.data).toEqual(b.data);
+        else expect(a.error?.issues).toEqual(b.error?.issues);
+      }
+    }
+  });
+
+  it('is the compiled parser: an object schema carries the JIT trait', () => {
+    expect(ours.loose._zod.traits.has('$ZodObjectJIT')).toBe(true);
+    expect(theirs.loose._zod.traits.has('$ZodObjectJIT')).toBe(false);
+    expect(ours.loose).toBeInstanceOf(mini.ZodMiniObject);
   });
 });
