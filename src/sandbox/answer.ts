@@ -7,7 +7,6 @@
  * Error bodies always have one shape: `{"message": "<Portuguese text>", "code": "<UPPER_SNAKE>"}`.
  * Success codes: 201 for the two charge endpoints and the transfer, 200 for everything else.
  */
-import { randomBytes } from 'node:crypto';
 import { BRASILIA_TIME_ZONE, loadBusinessDayTest } from '../domain/duedate.js';
 import { todayIn } from '../domain/when.js';
 import { describeSystemError } from '../errors.js';
@@ -96,6 +95,7 @@ const ROUTES: Record<string, Route> = {
       if (input.clientKey !== SANDBOX_CLIENT_KEY || input.clientSecret !== SANDBOX_CLIENT_SECRET) {
         return failure(401, 'INVALID_CREDENTIALS', 'Credenciais inválidas');
       }
+      const { randomBytes } = await import('node:crypto');
       return [
         200,
         { clientToken: `sandbox-${randomBytes(16).toString('hex')}`, expiresIn: TOKEN_LIFETIME_S },
