@@ -50,9 +50,9 @@ export interface TransportResponse {
 }
 
 /**
- * What the API client needs of a transport: one request at a time, an answer or a rejection. An undici
- * Dispatcher is one (the Pool of createDispatcher, a test's MockAgent); the embedded sandbox answering
- * in-process is another (sandbox/embedded.ts). A rejection is classified by the client as undici's are:
+ * What the API client needs of a transport: each request (several may be under way) gets an answer or a
+ * rejection. An undici Dispatcher is one (the Pool of createDispatcher, a test's MockAgent); the embedded
+ * sandbox answering in-process is another (sandbox/embedded.ts). A rejection is classified by the client as undici's are:
  * by the error's `code`, or as a timeout or an interruption when its own signal was aborted.
  */
 export interface ApiTransport {
