@@ -1,5 +1,5 @@
-import type { Dispatcher } from 'undici';
 import type { ApiClient } from './api/client.js';
+import type { ApiTransport } from './api/transport.js';
 import type { ConfigStore, Settings } from './config/types.js';
 import type { IOStreams } from './output/iostreams.js';
 import { createPrompter, type Prompter } from './output/prompt.js';
@@ -62,8 +62,8 @@ export interface Deps {
   sleep(ms: number): Promise<void>;
   /** In [0, 1): backoff jitter. */
   random(): number;
-  /** Overrides undici's dispatcher (tests inject a MockAgent). */
-  dispatcher: Dispatcher | undefined;
+  /** Overrides the API client's transport (tests inject an undici MockAgent, or an in-process one). */
+  dispatcher: ApiTransport | undefined;
   /** Set by the program once flags are parsed. */
   globals: GlobalOptions;
   /**

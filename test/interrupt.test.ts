@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../src/main.js';
+import { answerRequest } from '../src/sandbox/answer.js';
+import { inProcessTransport } from '../src/sandbox/embedded.js';
+import { StateStore } from '../src/sandbox/state.js';
 import { tempConfigDir } from './helpers/cli.js';
 import { type FakeServer, startFakeServer } from './helpers/fake-server.js';
 import { createTestIO } from './helpers/io.js';
@@ -62,6 +65,59 @@ describe('a signal stops a command', () => {
     expect(result.code).toBe(130);
     expect(server!.requestsTo('/pix-cash-out/transfer')).toHaveLength(1);
     expect(result.stderr).toContain('E99999999202611231200abcdefghijk');
+    const lines = readFileSync(join(result.dir, 'journal.jsonl'), 'utf8').trim().split('\n');
+    expect(JSON.parse(lines.at(-1)!).state).toBe('unknown');
+  });
+});
+
+/**
+ * The embedded sandbox's in-process transport (no socket) under the same signals: the API client must
+ * classify its rejections as it does undici's. The sandbox answers for real; the signal is sent while the
+ * answer to `path` is being made, and that answer is then completed, as a server would go on.
+ */
+async function interruptedInProcess(args: string[], path: string, signal: 'SIGINT' | 'SIGTERM') {
+  const dir = tempConfigDir();
+  const controller = new AbortController();
+  const store = new StateStore(join(dir, 'sandbox-state.json'));
+  const answered: string[] = [];
+  const transport = inProcessTransport(async (request) => {
+    if (request.url.includes(path)) {
+      controller.abort(signal);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const answer = await answerRequest(store, request);
+    answered.push(`${request.url} ${answer.status}`);
+    return answer;
+  });
+  const test = createTestIO();
+  const code = await run(args, {
+    io: test.io,
+    env: { PIX_CONFIG_DIR: dir },
+    signal: controller.signal,
+    dispatcher: transport,
+  });
+  await transport.settle();
+  return { code, stderr: test.stderr(), dir, answered };
+}
+
+describe('a signal stops a command on the in-process sandbox', () => {
+  it('Ctrl-C during a read exits 130, interrupted, no retry', async () => {
+    const result = await interruptedInProcess(['keys'], '/pix/keys', 'SIGINT');
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('interrupted');
+    expect(result.stderr).not.toContain('error:');
+    expect(result.answered).toHaveLength(1);
+  });
+
+  it('Ctrl-C while the transfer is being answered: unknown outcome (it was applied), journaled unknown, exit 130', async () => {
+    const result = await interruptedInProcess(
+      ['pay', 'key', 'ana@example.com', '--amount', '10', '--yes'],
+      '/pix-cash-out/transfer',
+      'SIGINT',
+    );
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('interrupted after it was sent');
+    expect(result.answered.filter((line) => line.includes('/pix-cash-out/transfer 201'))).toHaveLength(1);
     const lines = readFileSync(join(result.dir, 'journal.jsonl'), 'utf8').trim().split('\n');
     expect(JSON.parse(lines.at(-1)!).state).toBe('unknown');
   });

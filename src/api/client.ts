@@ -1,4 +1,3 @@
-import type { Dispatcher } from 'undici';
 import type { Settings } from '../config/types.js';
 import type { Deps } from '../deps.js';
 import { interruptedError, PixError, stopSignalOf } from '../errors.js';
@@ -10,7 +9,7 @@ import { httpError, UNKNOWN_OUTCOME_HINT } from './errors.js';
 import type { Verdict } from './outcomes.js';
 import { type AttemptOutcome, isRetryable, MAX_RETRIES, parseRetryAfter, retryDelay } from './retry.js';
 import { createSecretScanner, redactParsed } from './secrets.js';
-import { createDispatcher } from './transport.js';
+import { type ApiTransport, createDispatcher } from './transport.js';
 
 export type EndpointName = 'auth' | 'statement' | 'keys' | 'charge' | 'emv' | 'dict' | 'transfer';
 
@@ -171,30 +170,32 @@ function describeIssues(error: z.core.$ZodError): string {
 export async function createApiClient(deps: Deps, settings: Settings): Promise<ApiClient> {
   const { io, globals } = deps;
   let baseUrl = settings.baseUrl.value;
+  let transport: ApiTransport | undefined = deps.dispatcher;
   if (settings.sandbox) {
     const { startEmbeddedSandbox } = await import('../sandbox/embedded.js');
     const sandbox = await startEmbeddedSandbox(deps.env);
     deps.defer(() => sandbox.close());
     baseUrl = sandbox.baseUrl;
+    // In-process (no socket, no HTTP) unless PIX_SANDBOX_FAULTS asked for a loopback server.
+    transport ??= sandbox.transport;
     io.stderr.write('sandbox: simulated account, no real money moves\n');
   }
   const origin = new URL(baseUrl);
   const prefix = origin.pathname.replace(/\/+$/, '');
   const timeoutMs = globals.timeoutMs;
-  let dispatcher: Dispatcher | undefined = deps.dispatcher;
   // Every secret this client knows; each answer's text is checked against them once, before parsing.
   const secrets = createSecretScanner();
   const { credentials } = settings;
   if (credentials.kind === 'token') secrets.add(credentials.token.value);
   if (credentials.kind === 'client') secrets.add(credentials.clientSecret.value);
 
-  const getDispatcher = async (): Promise<Dispatcher> => {
-    if (!dispatcher) {
+  const getTransport = async (): Promise<ApiTransport> => {
+    if (!transport) {
       const pool = await createDispatcher(origin, settings, deps.env, timeoutMs);
       deps.defer(() => pool.close());
-      dispatcher = pool;
+      transport = pool;
     }
-    return dispatcher;
+    return transport;
   };
 
   const log = (line: string) => {
@@ -216,13 +217,13 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
   };
 
   async function send(
-    method: string,
+    method: 'GET' | 'POST',
     path: string,
     token: string | undefined,
     body: unknown,
     finishOnSignal = false,
   ): Promise<RawResponse> {
-    const pool = await getDispatcher();
+    const sender = await getTransport();
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'pix-cli' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
@@ -240,10 +241,10 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
     const cancel = () => controller.abort();
     if (!finishOnSignal) deps.signal.addEventListener('abort', cancel, { once: true });
     try {
-      const response = await pool.request({
+      const response = await sender.request({
         origin: origin.origin,
         path,
-        method: method as Dispatcher.HttpMethod,
+        method,
         headers,
         body: body === undefined ? null : JSON.stringify(body),
         signal: controller.signal,

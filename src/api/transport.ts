@@ -27,6 +27,38 @@ function proxyFor(env: Env): { httpsProxy?: string; httpProxy?: string; noProxy?
   };
 }
 
+/** One request, as the API client makes it. */
+export interface TransportRequest {
+  origin: string;
+  /** The path with its query string. */
+  path: string;
+  method: 'GET' | 'POST';
+  /** Header names in lower case. */
+  headers: Record<string, string>;
+  body: string | null;
+  /** Aborted: a request not answered yet rejects with the signal's reason; a body being read throws it. */
+  signal: AbortSignal;
+  headersTimeout: number;
+  bodyTimeout: number;
+}
+
+/** An answer: its status, its headers (lower-case names, content-length among them) and its body. */
+export interface TransportResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: AsyncIterable<Uint8Array> & { destroy?(error?: Error): unknown };
+}
+
+/**
+ * What the API client needs of a transport: each request (several may be under way) gets an answer or a
+ * rejection. An undici Dispatcher is one (the Pool of createDispatcher, a test's MockAgent); the embedded
+ * sandbox answering in-process is another (sandbox/embedded.ts). A rejection is classified by the client as undici's are:
+ * by the error's `code`, or as a timeout or an interruption when its own signal was aborted.
+ */
+export interface ApiTransport {
+  request(options: TransportRequest): Promise<TransportResponse>;
+}
+
 let loaded: Promise<typeof Pool> | undefined;
 
 /**

@@ -415,7 +415,8 @@ export function createOutputWriter(
         if (signal === 'SIGTERM') pager.kill();
         else await pager.close();
       }
-      if (list?.open) {
+      // A write that failed leaves the list partial even when the command had handed over all of it.
+      if (list && (list.open || failure !== undefined)) {
         const of = list.total === undefined ? '' : ` of ${count(list.total)}`;
         const records = `${count(written)}${of} records`;
         if (file) {

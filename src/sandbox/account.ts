@@ -3,7 +3,6 @@
  * and build the API's response objects (amounts in decimal reais on the wire, centavos inside).
  * Every refusal is an ApiFailure carrying the HTTP status, a code and a Portuguese message.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
 import { decodeBrCode, encodeBrCode } from '../domain/brcode.js';
 import {
   type Amounts,
@@ -29,6 +28,11 @@ import {
   type StoredCharge,
   type StoredEntry,
 } from './state.js';
+
+// Web Crypto's global, reached on first use: node:crypto is not loaded by a command that only reads the
+// sandbox (an embedded `pix statement`).
+const randomUUID = (): string => globalThis.crypto.randomUUID();
+const randomBytes = (length: number): Uint8Array => globalThis.crypto.getRandomValues(new Uint8Array(length));
 
 // ---------------------------------------------------------------------------------------------
 // Failures and magic values

@@ -1,31 +1,29 @@
 /**
- * The sandbox HTTP server: the whole API document over node:http on 127.0.0.1, backed by a state file.
- *
- * Error bodies always have one shape: `{"message": "<Portuguese text>", "code": "<UPPER_SNAKE>"}`.
- * Success codes: 201 for the two charge endpoints and the transfer, 200 for everything else.
+ * The sandbox HTTP server: the sandbox's answers (answer.ts) over node:http on 127.0.0.1, backed by a state
+ * file. This part owns what only a real connection has: reading the body (at most MAX_REQUEST_BODY bytes),
+ * the simulated latency, the faults (a `reset` or a `timeout` acts on the socket) and the request log.
  */
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { BRASILIA_TIME_ZONE, loadBusinessDayTest } from '../domain/duedate.js';
-import { todayIn } from '../domain/when.js';
-import { describeSystemError } from '../errors.js';
 import {
-  ApiFailure,
-  asBody,
-  chargeView,
-  consultDict,
-  consultEmv,
-  createDueDate,
-  createImmediate,
-  keysPage,
-  statementPage,
-  transfer,
-  validateDueDate,
-  validateImmediate,
-} from './account.js';
+  answerRequest,
+  endpointOf,
+  jsonAnswer,
+  MAX_REQUEST_BODY,
+  pathOf,
+  type SandboxAnswer,
+  tooLargeAnswer,
+} from './answer.js';
 import { type FaultEndpoint, FaultInjector, type FaultKind } from './faults.js';
-import { StateError, StateStore } from './state.js';
+import { StateStore } from './state.js';
+
+export {
+  EXPIRED_TOKEN,
+  NO_ACCOUNT_TOKEN,
+  SANDBOX_CLIENT_KEY,
+  SANDBOX_CLIENT_SECRET,
+  TOKEN_LIFETIME_S,
+} from './answer.js';
 
 export interface RequestLogEntry {
   method: string;
@@ -56,155 +54,13 @@ export interface SandboxServer {
   requests: RequestLogEntry[];
 }
 
-export const SANDBOX_CLIENT_KEY = 'sandbox-client-key';
-export const SANDBOX_CLIENT_SECRET = 'sandbox-client-secret';
-/** A bearer token the sandbox always refuses with 401. */
-export const EXPIRED_TOKEN = 'sandbox-expired-token';
-/** A bearer token whose account does not exist: the statement answers 404. */
-export const NO_ACCOUNT_TOKEN = 'sandbox-no-account-token';
-export const TOKEN_LIFETIME_S = 900;
-
-const PREFIX = '/api/financial/v1';
-
-interface Route {
-  method: 'GET' | 'POST';
-  endpoint: FaultEndpoint;
-  auth: boolean;
-  handle(context: Context): Promise<[number, unknown]>;
+function send(res: ServerResponse, answer: SandboxAnswer): void {
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
 }
 
-interface Context {
-  store: StateStore;
-  query: URLSearchParams;
-  body: unknown;
-  token: string;
-}
-
-const MAX_BODY = 1_000_000;
-
-function failure(status: number, code: string, message: string): [number, unknown] {
-  return [status, { message, code }];
-}
-
-async function withQr(view: Record<string, unknown>, emv: string): Promise<Record<string, unknown>> {
-  const { qrPngDataUrl } = await import('../output/qr.js');
-  return { ...view, qrCodeDataUrl: await qrPngDataUrl(emv) };
-}
-
-const ROUTES: Record<string, Route> = {
-  [`${PREFIX}/auth/token`]: {
-    method: 'POST',
-    endpoint: 'auth',
-    auth: false,
-    async handle({ body }) {
-      const input = asBody(body);
-      if (typeof input.clientKey !== 'string' || typeof input.clientSecret !== 'string') {
-        return failure(
-          400,
-          'INVALID_REQUEST',
-          'Requisição inválida: clientKey e clientSecret são obrigatórios',
-        );
-      }
-      if (input.clientKey !== SANDBOX_CLIENT_KEY || input.clientSecret !== SANDBOX_CLIENT_SECRET) {
-        return failure(401, 'INVALID_CREDENTIALS', 'Credenciais inválidas');
-      }
-      return [
-        200,
-        { clientToken: `sandbox-${randomBytes(16).toString('hex')}`, expiresIn: TOKEN_LIFETIME_S },
-      ];
-    },
-  },
-  [`${PREFIX}/account/transactions`]: {
-    method: 'GET',
-    endpoint: 'statement',
-    auth: true,
-    async handle({ store, query, token }) {
-      if (token === NO_ACCOUNT_TOKEN) return failure(404, 'ACCOUNT_NOT_FOUND', 'Conta não encontrada');
-      const state = await store.read();
-      return [200, statementPage(store.statement(state), query, store.now(state))];
-    },
-  },
-  [`${PREFIX}/pix/keys`]: {
-    method: 'GET',
-    endpoint: 'keys',
-    auth: true,
-    async handle({ store, query }) {
-      return [200, keysPage(await store.read(), query)];
-    },
-  },
-  [`${PREFIX}/pix-cash-in/immediate`]: {
-    method: 'POST',
-    endpoint: 'charge',
-    auth: true,
-    async handle({ store, body }) {
-      const input = validateImmediate(body);
-      const [view, emv] = await store.update((state, now) => {
-        const charge = createImmediate(state, now, input);
-        return [chargeView(charge, now), charge.emvqrcps] as const;
-      });
-      return [201, await withQr(view, emv)];
-    },
-  },
-  [`${PREFIX}/pix-cash-in/duedate`]: {
-    method: 'POST',
-    endpoint: 'charge',
-    auth: true,
-    async handle({ store, body }) {
-      const today = todayIn(BRASILIA_TIME_ZONE, store.now(await store.read()));
-      const input = validateDueDate(body, today);
-      const [view, emv] = await store.update((state, now) => {
-        // The day may have turned while waiting for the lock.
-        const checked =
-          todayIn(BRASILIA_TIME_ZONE, now) === today
-            ? input
-            : validateDueDate(body, todayIn(BRASILIA_TIME_ZONE, now));
-        const charge = createDueDate(state, now, checked);
-        return [chargeView(charge, now), charge.emvqrcps] as const;
-      });
-      return [201, await withQr(view, emv)];
-    },
-  },
-  [`${PREFIX}/pix/emv/consult`]: {
-    method: 'POST',
-    endpoint: 'emv',
-    auth: true,
-    async handle({ store, body }) {
-      const isBusinessDay = await loadBusinessDayTest();
-      return [200, await store.update((state, now) => consultEmv(state, now, body, isBusinessDay))];
-    },
-  },
-  [`${PREFIX}/pix/dict/consult`]: {
-    method: 'POST',
-    endpoint: 'dict',
-    auth: true,
-    async handle({ store, body }) {
-      return [200, await store.update((state, now) => consultDict(state, now, body))];
-    },
-  },
-  [`${PREFIX}/pix-cash-out/transfer`]: {
-    method: 'POST',
-    endpoint: 'transfer',
-    auth: true,
-    async handle({ store, body }) {
-      return [201, await store.update((state, now) => transfer(state, now, body))];
-    },
-  },
-};
-
-function send(
-  res: ServerResponse,
-  status: number,
-  payload: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(payload);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
-}
+/** Thrown by readBody for a body over MAX_REQUEST_BODY bytes (it stops reading and destroys the request). */
+class BodyTooLarge extends Error {}
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -212,8 +68,8 @@ function readBody(req: IncomingMessage): Promise<string> {
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY) {
-        reject(new ApiFailure(413, 'PAYLOAD_TOO_LARGE', 'Corpo da requisição grande demais'));
+      if (size > MAX_REQUEST_BODY) {
+        reject(new BodyTooLarge());
         req.destroy();
         return;
       }
@@ -236,7 +92,7 @@ function applyFault(
 ): void {
   switch (kind) {
     case '500':
-      send(res, 500, { message: 'Erro interno do servidor', code: 'INTERNAL_ERROR' });
+      send(res, jsonAnswer(500, { message: 'Erro interno do servidor', code: 'INTERNAL_ERROR' }));
       return;
     case '502html':
       res.writeHead(502, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(HTML_502) });
@@ -245,13 +101,18 @@ function applyFault(
     case '503':
       send(
         res,
-        503,
-        { message: 'Serviço indisponível', code: 'SERVICE_UNAVAILABLE' },
-        { 'retry-after': '1' },
+        jsonAnswer(
+          503,
+          { message: 'Serviço indisponível', code: 'SERVICE_UNAVAILABLE' },
+          { 'retry-after': '1' },
+        ),
       );
       return;
     case '429':
-      send(res, 429, { message: 'Muitas requisições', code: 'TOO_MANY_REQUESTS' }, { 'retry-after': '1' });
+      send(
+        res,
+        jsonAnswer(429, { message: 'Muitas requisições', code: 'TOO_MANY_REQUESTS' }, { 'retry-after': '1' }),
+      );
       return;
     case 'reset': {
       const socket = req.socket as Socket & { resetAndDestroy?: () => void };
@@ -271,10 +132,13 @@ function applyFault(
       return;
     }
     case 'wrongshape':
-      send(res, endpoint === 'charge' || endpoint === 'transfer' ? 201 : 200, {
-        ok: true,
-        data: [{ unexpected: 'shape' }],
-      });
+      send(
+        res,
+        jsonAnswer(endpoint === 'charge' || endpoint === 'transfer' ? 201 : 200, {
+          ok: true,
+          data: [{ unexpected: 'shape' }],
+        }),
+      );
       return;
   }
 }
@@ -286,93 +150,39 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = req.url ?? '/';
-    const queryAt = url.indexOf('?');
-    const path = queryAt === -1 ? url : url.slice(0, queryAt);
-    const route = ROUTES[path];
-    requests.push({ method: req.method ?? '', path, url, endpoint: route?.endpoint });
+    const method = req.method ?? '';
+    const path = pathOf(url);
+    const endpoint = endpointOf(path);
+    requests.push({ method, path, url, endpoint });
     if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
 
-    if (!route) {
-      await readBody(req).catch(() => '');
-      send(res, 404, { message: 'Rota não encontrada', code: 'ROUTE_NOT_FOUND' });
-      return;
-    }
-    const fault = faults.next(route.endpoint);
+    const fault = endpoint === undefined ? undefined : faults.next(endpoint);
     if (fault === 'reset') {
-      applyFault(fault, route.endpoint, req, res);
+      applyFault(fault, endpoint!, req, res);
       return;
     }
-    let text: string;
+    let body: string;
     try {
-      text = await readBody(req);
+      body = await readBody(req);
     } catch (error) {
-      if (error instanceof ApiFailure && !res.headersSent)
-        send(res, error.status, { message: error.message, code: error.code });
-      return;
+      // A route the API does not have is a 404 whatever its body; a body too large for a route, a 413.
+      if (endpoint === undefined) body = '';
+      else {
+        if (error instanceof BodyTooLarge && !res.headersSent) send(res, tooLargeAnswer());
+        return;
+      }
     }
     if (fault) {
-      applyFault(fault, route.endpoint, req, res);
+      applyFault(fault, endpoint!, req, res);
       return;
     }
-    if (req.method !== route.method) {
-      send(
-        res,
-        405,
-        { message: 'Método não permitido', code: 'METHOD_NOT_ALLOWED' },
-        { allow: route.method },
-      );
-      return;
-    }
-    let token = '';
-    if (route.auth) {
-      const header = req.headers.authorization ?? '';
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (!match) {
-        send(res, 401, { message: 'Token de acesso ausente ou inválido', code: 'UNAUTHORIZED' });
-        return;
-      }
-      token = match[1]!;
-      if (token === EXPIRED_TOKEN) {
-        send(res, 401, { message: 'Token inválido ou expirado', code: 'UNAUTHORIZED' });
-        return;
-      }
-    }
-    let body: unknown;
-    if (route.method === 'POST') {
-      try {
-        body = text.trim() === '' ? undefined : JSON.parse(text);
-      } catch {
-        send(res, 400, {
-          message: 'Requisição inválida: o corpo não é um JSON válido',
-          code: 'INVALID_JSON',
-        });
-        return;
-      }
-    }
-    try {
-      const [status, payload] = await route.handle({
-        store,
-        query: new URLSearchParams(url.slice(path.length)),
-        body,
-        token,
-      });
-      send(res, status, payload);
-    } catch (error) {
-      if (error instanceof ApiFailure) {
-        send(res, error.status, { message: error.message, code: error.code });
-      } else {
-        // A broken state file, a full disk, a read-only directory: named, so the CLI can say which.
-        const named = error instanceof StateError ? error.message : describeSystemError(error)?.message;
-        const message =
-          named === undefined ? 'Erro interno do servidor' : `Erro interno do servidor: ${named}`;
-        send(res, 500, { message, code: 'INTERNAL_ERROR' });
-      }
-    }
+    send(res, await answerRequest(store, { method, url, headers: req.headers, body }));
   };
 
   const server = createServer((req, res) => {
     handle(req, res).catch(() => {
-      if (!res.headersSent) send(res, 500, { message: 'Erro interno do servidor', code: 'INTERNAL_ERROR' });
+      if (!res.headersSent)
+        send(res, jsonAnswer(500, { message: 'Erro interno do servidor', code: 'INTERNAL_ERROR' }));
       else res.destroy();
     });
   });

@@ -13,6 +13,7 @@ import { BIN, NODE, runProcess, tempConfigDir } from '../helpers/cli.js';
 interface Loaded {
   code: number | null;
   stdout: string;
+  stderr: string;
   /** npm packages whose code ran, whether from node_modules or bundled into dist/ (esbuild's path comments). */
   packages: Set<string>;
   /** Files of node_modules, and modules bundled into the dist/ files that were loaded. */
@@ -57,12 +58,12 @@ async function loadedBy(args: string[], env: Record<string, string> = {}): Promi
   }
   const packages = new Set(modules.map(packageOf).filter((name) => name !== undefined));
   const builtins = new Set(
-    (/@builtins (\S+)/.exec(stderr)?.[1] ?? '')
+    (/@builtins ([^\n]+)/.exec(stderr)?.[1] ?? '')
       .split(',')
       .filter((entry) => entry.startsWith('NativeModule '))
       .map((entry) => entry.slice('NativeModule '.length)),
   );
-  return { code, stdout, packages, modules, builtins };
+  return { code, stdout, stderr, packages, modules, builtins };
 }
 
 /** BACEN's example BR Code (manual de padrões), decoded offline by `pix emv decode`. */
@@ -141,6 +142,36 @@ describe('start-up: what the built binary loads', () => {
       expect(loaded.packages).not.toContain('qrcode-terminal');
       expect(loaded.packages).not.toContain('qrcode');
     });
+  });
+});
+
+describe('start-up: the embedded sandbox', () => {
+  /** Node's HTTP stack: what a command pays for when it speaks HTTP at all (either side). */
+  const HTTP = ['http', '_http_client', '_http_server', 'https', 'http2', 'tls'];
+
+  it('pix statement answers in-process: neither node:http nor undici is loaded', async () => {
+    const loaded = await loadedBy(['statement', '--json', '--verbose']);
+    expect(loaded.code, loaded.stderr).toBe(0);
+    expect((JSON.parse(loaded.stdout) as { total: number }).total).toBeGreaterThan(0);
+    expect(loaded.stderr).toContain('sandbox: simulated account, no real money moves');
+    expect(loaded.stderr).toContain('> GET http://sandbox.localhost/api/financial/v1/account/transactions?');
+    // The detection works in this run (so the absences below are not vacuous).
+    expect(loaded.packages).toContain('zod');
+    expect(loaded.builtins).toContain('fs');
+    expect(loaded.packages).not.toContain('undici');
+    for (const name of HTTP) expect(loaded.builtins, name).not.toContain(name);
+    // Nor node:crypto: the sandbox reaches Web Crypto only to make ids and tokens, which a read does not.
+    expect(loaded.builtins).not.toContain('crypto');
+  });
+
+  it('with PIX_SANDBOX_FAULTS it still serves over loopback, through the lean undici', async () => {
+    const loaded = await loadedBy(['statement', '--json', '--verbose'], { PIX_SANDBOX_FAULTS: 'keys:500' });
+    expect(loaded.code, loaded.stderr).toBe(0);
+    expect(loaded.stderr).toMatch(
+      /> GET http:\/\/127\.0\.0\.1:\d+\/api\/financial\/v1\/account\/transactions\?/,
+    );
+    expect(loaded.packages).toContain('undici');
+    expect(loaded.builtins).toContain('http');
   });
 });
 

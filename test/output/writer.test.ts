@@ -73,6 +73,15 @@ describe('the output writer', () => {
     await expect(output.commit()).rejects.toThrow(/^cannot write output: /);
   });
 
+  it('a write that fails after the command handed over the whole list still leaves it partial', async () => {
+    // A fast source (the in-process sandbox) can finish the list before the destination answers its first write.
+    const { stream } = sink(0);
+    const { output } = writerOn(stream);
+    (await writeRecords(output, 10, 10)).done();
+    await output.commit().catch(() => {});
+    expect((await output.abort()).partial).toBe('the output is incomplete: wrote 0 of 10 records');
+  });
+
   it('after a failure, abort counts only the records that reached the destination', async () => {
     const { stream, chunks } = sink(1);
     const { output } = writerOn(stream);

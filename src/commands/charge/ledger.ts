@@ -1,7 +1,7 @@
 /**
  * What `pix charge list`, `show` and `wait` share: the current profile's charge ledger (journal/ledger.ts)
  * and how one of its records is shown. The ledger is per profile, not per host: the embedded sandbox
- * listens on a new port each run.
+ * answers as sandbox.localhost, or from a new loopback port each run with PIX_SANDBOX_FAULTS.
  */
 import type { Charge } from '../../api/resources/charges.js';
 import type { Deps } from '../../deps.js';
