@@ -13,6 +13,7 @@
  * instead of ~260 ms.
  */
 import * as mini from 'zod/mini';
+import { $ZodObjectJIT } from 'zod/v4/core';
 import * as core from 'zod/v4/core';
 import en from 'zod/v4/locales/en.js';
 
@@ -21,8 +22,7 @@ mini.config(en());
 export * from 'zod/mini';
 
 type Init = { init(inst: unknown, def: unknown): void };
-/** Exported by zod core at run time, not in its type declarations. */
-const objectJit = (core as unknown as { $ZodObjectJIT?: Init }).$ZodObjectJIT;
+const objectJit = $ZodObjectJIT as Init | undefined;
 const miniType = mini.ZodMiniType as unknown as Init;
 
 /** mini's object type (same trait name, so `instanceof` and every mini helper see it alike), parsed by the JIT. */
