@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GeneratedEntries, StateError, StateStore } from '../../src/sandbox/state.js';
+import { GeneratedEntries, readSandboxState, StateError, StateStore } from '../../src/sandbox/state.js';
 
 let dir: string;
 let file: string;
@@ -22,7 +22,7 @@ describe('StateStore', () => {
   it('creates the account on first read and persists it as JSON', async () => {
     const state = await new StateStore(file, { clock }).read();
     expect(state.keys).toHaveLength(4);
-    expect(JSON.parse(readFileSync(file, 'utf8')).createdAt).toBe('2025-03-10T15:00:00.000Z');
+    expect(readSandboxState(file)!.createdAt).toBe('2025-03-10T15:00:00.000Z');
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
 
@@ -50,7 +50,7 @@ describe('StateStore', () => {
         ),
       ),
     );
-    const final = JSON.parse(readFileSync(file, 'utf8'));
+    const final = readSandboxState(file)!;
     expect(Object.keys(final.consultations)).toHaveLength(80);
     expect(final.nextTransactionId).toBe(100_001 + 80);
     expect(readdirSync(dir).filter((name) => name.endsWith('.tmp') || name.endsWith('.lock'))).toEqual([]);
@@ -77,7 +77,7 @@ describe('StateStore', () => {
         }),
     );
     expect(await Promise.all(runs)).toEqual([0, 0, 0, 0]);
-    expect(JSON.parse(readFileSync(file, 'utf8')).nextTransactionId).toBe(100_001 + 40);
+    expect(readSandboxState(file)!.nextTransactionId).toBe(100_001 + 40);
   });
 
   it('re-reads the file only when it changed', async () => {
@@ -99,7 +99,7 @@ describe('StateStore', () => {
     await store.update((state) => {
       state.nextTransactionId = 7;
     });
-    expect(JSON.parse(readFileSync(file, 'utf8')).nextTransactionId).toBe(7);
+    expect(readSandboxState(file)!.nextTransactionId).toBe(7);
   });
 
   it('writes nothing when the mutation throws', async () => {
@@ -142,7 +142,7 @@ describe('StateStore', () => {
       await new Promise((resolve) => setTimeout(resolve, 150 + round * 50));
       child.kill('SIGKILL');
       await new Promise((resolve) => child.on('exit', resolve));
-      const parsed = JSON.parse(readFileSync(file, 'utf8'));
+      const parsed = readSandboxState(file)!;
       expect(parsed.version).toBe(1);
     }
     // The lock of the killed process is stale and taken over.
@@ -151,7 +151,7 @@ describe('StateStore', () => {
     await store.update((state) => {
       state.nextTransactionId += 1;
     });
-    expect(JSON.parse(readFileSync(file, 'utf8')).nextTransactionId).toBe(before + 1);
+    expect(readSandboxState(file)!.nextTransactionId).toBe(before + 1);
   });
 });
 
