@@ -73,9 +73,12 @@ function view<T extends object>(
   written: (key: PropertyKey, deleted: boolean) => void,
   child: (key: PropertyKey, value: object) => object,
 ): T {
-  const proxy = new Proxy(target, {
+  const proxy: T = new Proxy(target, {
     get(t, key) {
       const value: unknown = Reflect.get(t, key);
+      if (Array.isArray(t) && typeof key === 'string' && ARRAY_WRITERS.has(key)) {
+        return arrayWriter(t, proxy, key, written, child);
+      }
       return isObject(value) ? child(key, value) : value;
     },
     getOwnPropertyDescriptor(t, key) {
@@ -104,6 +107,47 @@ function view<T extends object>(
   });
   TARGETS.set(proxy, target);
   return proxy;
+}
+
+/** The Array methods that change the array in place. */
+const ARRAY_WRITERS: ReadonlySet<string> = new Set([
+  'copyWithin',
+  'fill',
+  'pop',
+  'push',
+  'reverse',
+  'shift',
+  'sort',
+  'splice',
+  'unshift',
+]);
+
+/**
+ * An array's own method run on the array itself rather than through its view: a splice into the
+ * activity would otherwise pass every entry it moves through the traps. The call counts as one write;
+ * the values it stores are unwrapped, sort's comparison sees the entries through views, and a method
+ * that returns the array returns its view.
+ */
+function arrayWriter(
+  array: unknown[],
+  arrayView: object,
+  method: string,
+  written: (key: PropertyKey, deleted: boolean) => void,
+  child: (key: PropertyKey, value: object) => object,
+): (...args: unknown[]) => unknown {
+  const run = (Array.prototype as unknown as Record<string, (...args: unknown[]) => unknown>)[method]!;
+  return (...args: unknown[]) => {
+    written(method, false);
+    let result: unknown;
+    if (method === 'sort' && typeof args[0] === 'function') {
+      const compare = args[0] as (a: unknown, b: unknown) => number;
+      const seen = (value: unknown) => (isObject(value) ? child(method, value) : value);
+      result = run.call(array, (a: unknown, b: unknown) => compare(seen(a), seen(b)));
+    } else {
+      result = run.apply(array, args.map(unwrap));
+    }
+    return result === array ? arrayView : result;
+  };
 }
 
 /** Starts watching `state` (the store's own copy): hand `.state` to the mutation, then ask `.patch()`. */

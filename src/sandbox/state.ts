@@ -628,17 +628,24 @@ export class StateStore {
     if (!tail || tail.identity !== loaded.identity || tail.size < loaded.offset) return false;
     // Same size and inode as what was read, another mtime: rewritten in place of the same length.
     if (tail.size === loaded.offset && loaded.seen !== undefined) return false;
-    const seq = loaded.seq;
+    if (tail.bytes.includes(0x0a)) {
+      // A changed state is a new object, as when read whole: a state handed out before stays as it was.
+      const { state } = loaded;
+      loaded.state = {
+        ...state,
+        activity: state.activity.slice(),
+        charges: { ...state.charges },
+        consultations: { ...state.consultations },
+        transfers: { ...state.transfers },
+      };
+      this.viewCache = undefined;
+    }
     try {
       if (!applyLines(this.file, loaded, tail.bytes)) return false;
     } catch (error) {
       // Not a line where one should start: replaced. Read whole, the file says whether it is corrupt.
       if (error instanceof StateError) return false;
       throw error;
-    }
-    if (loaded.seq !== seq) {
-      loaded.state = { ...loaded.state }; // a changed state is a new object, as when read whole
-      this.viewCache = undefined;
     }
     const whole = loaded.offset === tail.size && tail.size === stats.size;
     loaded.seen = whole ? { size: stats.size, mtimeMs: stats.mtimeMs } : undefined;
