@@ -1,14 +1,21 @@
 /**
- * The sandbox's account, persisted as one JSON file, through config/files.ts like every file of pix's.
+ * The sandbox's account, persisted as one file through config/files.ts like every file of pix's.
  *
- * - Writes are atomic: the new state goes to a temporary file in the same directory, fsync'd, then
- *   `rename` replaces the old one, so a reader (or a process killed mid-write) never sees half a file.
+ * - The file is a log: line 1 is a snapshot (the SandboxState JSON, plus the `log` token that names it);
+ *   every later line is the patch one `update` made (changes.ts: the small top-level fields, the records it
+ *   made or changed, the activity entries it inserted). The state is the snapshot with the patches replayed
+ *   in order. An update of a 1,000-payment account appends a line of a few kB instead of rewriting 1 MB.
  * - Writers take the lock of files.ts (`<file>.lock`; a lock whose process is dead, or older than 30 s,
- *   is stale and taken over) and do read-modify-write under it, so several CLI processes on the same file
- *   lose nothing.
+ *   is stale and taken over), catch up with the file, mutate, and append one line (not fsync'd: a
+ *   simulated account), so several CLI processes on the same file lose nothing. When the patches outgrow
+ *   the snapshot, the writer replaces the file with one new snapshot line instead, atomically (temporary
+ *   file + rename), as `reset` does.
+ * - A line torn by a process killed mid-append has no newline: readers ignore it and the next writer cuts
+ *   it off. A snapshot or a whole patch line that does not parse is a StateError (run `pix sandbox reset`).
+ * - Readers take no lock: they keep a parsed copy and, when the file grew on the same inode, parse only
+ *   the lines appended (each names its snapshot and its place after it, so a file replaced meanwhile is
+ *   read whole). `readSandboxState` reads a file from outside a store.
  * - The file is opened refusing symbolic links; a missing directory is made 0700.
- * - Readers take no lock: they keep a parsed copy and re-read the file only when its inode, size or
- *   mtime changed.
  * - The generated part of the statement is not stored entry by entry: it is `{count, seed, anchor}`
  *   and the entries are regenerated (deterministically, newest first) when a statement is asked for.
  *   A 100,000-entry account therefore costs a few hundred bytes on disk.
