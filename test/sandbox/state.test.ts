@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  type Consultation,
   GeneratedEntries,
   initialState,
   readSandboxState,
@@ -32,6 +33,21 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A consultation record, as consultDict makes one. */
+const consultation = (id: string): Consultation => ({
+  endToEndId: id,
+  flow: 'dict' as const,
+  createdAt: '2025-03-10T15:00:00.000Z',
+  canModifyFinalAmount: true,
+  receiver: {
+    name: 'x',
+    participant: '00000000',
+    documentNumber: '39053344705',
+    type: 'NATURAL_PERSON' as const,
+  },
+  own: false,
+});
+
 describe('StateStore', () => {
   it('creates the account on first read and persists it as JSON', async () => {
     const state = await new StateStore(file, { clock }).read();
@@ -47,19 +63,7 @@ describe('StateStore', () => {
         Array.from({ length: 10 }, (_, i) =>
           store.update((state) => {
             state.nextTransactionId += 1;
-            state.consultations[`c-${s}-${i}`] = {
-              endToEndId: `c-${s}-${i}`,
-              flow: 'dict',
-              createdAt: '2025-03-10T15:00:00.000Z',
-              canModifyFinalAmount: true,
-              receiver: {
-                name: 'x',
-                participant: '00000000',
-                documentNumber: '39053344705',
-                type: 'NATURAL_PERSON',
-              },
-              own: false,
-            };
+            state.consultations[`c-${s}-${i}`] = consultation(`c-${s}-${i}`);
           }),
         ),
       ),
@@ -170,20 +174,16 @@ describe('StateStore', () => {
 });
 
 describe('the state file as a log', () => {
-  const consultation = (id: string) => ({
-    endToEndId: id,
-    flow: 'dict' as const,
-    createdAt: '2025-03-10T15:00:00.000Z',
-    canModifyFinalAmount: true,
-    receiver: {
-      name: 'x',
-      participant: '00000000',
-      documentNumber: '39053344705',
-      type: 'NATURAL_PERSON' as const,
-    },
-    own: false,
-  });
   const lines = () => readFileSync(file, 'utf8').split('\n');
+  /** A store whose file holds the snapshot and one patch (consultation c0). */
+  const snapshotAndOnePatch = async () => {
+    const store = new StateStore(file, { clock });
+    await store.read();
+    await store.update((state) => {
+      state.consultations.c0 = consultation('c0');
+    });
+    return store;
+  };
 
   it('appends one small patch line per update after the snapshot line', async () => {
     const store = new StateStore(file, { clock });
@@ -206,11 +206,7 @@ describe('the state file as a log', () => {
   });
 
   it('ignores a torn last line, and the next writer cuts it off before appending', async () => {
-    const store = new StateStore(file, { clock });
-    await store.read();
-    await store.update((state) => {
-      state.consultations.c0 = consultation('c0');
-    });
+    const store = await snapshotAndOnePatch();
     const whole = readFileSync(file, 'utf8');
     appendFileSync(file, '{"log":"x","seq":2,"top":{"versi'); // a writer killed mid-append
     expect(readSandboxState(file)).toEqual(await store.read());
@@ -325,11 +321,7 @@ describe('the state file as a log', () => {
   });
 
   it('reports a corrupt patch line (not a torn last one) with the reset hint', async () => {
-    const store = new StateStore(file, { clock });
-    await store.read();
-    await store.update((state) => {
-      state.consultations.c0 = consultation('c0');
-    });
+    const store = await snapshotAndOnePatch();
     const good = readFileSync(file, 'utf8');
     writeFileSync(file, `${good}{"log":"x","se\n`);
     await expect(new StateStore(file).read()).rejects.toThrow(
