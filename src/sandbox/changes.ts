@@ -259,10 +259,13 @@ function insertedEntries(
   let next = 0;
   for (let i = 0; i < after.length; i++) {
     const entry = after[i]!;
-    if (next < before.length && entry === before[next]) next++;
-    else if (isOld(entry))
+    if (next < before.length && entry === before[next]) {
+      next++;
+    } else if (isOld(entry)) {
       return undefined; // moved or repeated
-    else inserted.push([i, entry]);
+    } else {
+      inserted.push([i, entry]);
+    }
   }
   return next === before.length ? inserted : undefined;
 }
