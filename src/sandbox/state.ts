@@ -449,15 +449,20 @@ function corrupt(file: string, line: number, what: string): StateError {
 
 /** Parses a whole state file: the snapshot line, then every whole patch line (a torn last line is left). */
 function parseLog(file: string, bytes: Buffer, identity: string): Loaded {
-  const newline = bytes.indexOf(0x0a);
+  let newline = bytes.indexOf(0x0a);
   // A snapshot is renamed into place whole, never torn: without a newline it is the whole file (as a file
   // written before the log was).
-  const end = newline < 0 ? bytes.length : newline;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString('utf8', 0, end));
+    parsed = JSON.parse(bytes.toString('utf8', 0, newline < 0 ? bytes.length : newline));
   } catch {
-    throw corrupt(file, 1, 'is not valid JSON');
+    // One JSON document over several lines (written before the log, or by hand) is a snapshot too.
+    try {
+      parsed = JSON.parse(bytes.toString('utf8'));
+      newline = -1;
+    } catch {
+      throw corrupt(file, 1, 'is not valid JSON');
+    }
   }
   if (!isState(parsed)) throw corrupt(file, 1, 'is not a sandbox state');
   const { log, ...state } = parsed as SandboxState & { log?: unknown };

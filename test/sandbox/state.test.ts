@@ -346,6 +346,9 @@ describe('the state file as a log', () => {
     });
     expect(lines()).toHaveLength(2); // one snapshot line
     expect(readSandboxState(file)!.nextTransactionId).toBe(43);
+    // Pretty-printed (by hand, say): still one document.
+    writeFileSync(file, JSON.stringify({ ...initialState(clock()), nextTransactionId: 7 }, null, 2));
+    expect((await store.read()).nextTransactionId).toBe(7);
   });
 });
 
