@@ -18,6 +18,7 @@ import {
   constants,
   fstatSync,
   fsyncSync,
+  ftruncateSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -239,30 +240,69 @@ export function writeFileAtomic(path: string, text: string, { durable = true } =
   if (durable) fsyncDir(dirname(path));
 }
 
+export interface AppendOptions {
+  /**
+   * False leaves out the fsync: the line may be lost in a power cut (never torn by a process's crash, which
+   * the kernel's copy survives). For the sandbox's simulated account; the journal's lines are durable.
+   */
+  durable?: boolean;
+  /**
+   * What to do with a torn last line (one without a newline at its end: its writer died mid-write).
+   * 'keep' (the default) leaves it and starts this line on a fresh line; 'cut' truncates the file to its
+   * last newline first. 'cut' only for a file whose writers all append under withFileLock (it would cut
+   * a line another writer is still writing).
+   */
+  torn?: 'keep' | 'cut';
+}
+
 /**
  * Appends one line with a single write(2) on a descriptor opened O_APPEND|O_NOFOLLOW (0600), then
- * fdatasync: concurrent writers interleave whole lines. A line torn by a writer killed mid-write has
- * no newline at its end; the next line then starts on a fresh line.
+ * fsync (unless `durable: false`): concurrent writers interleave whole lines. A line torn by a writer
+ * killed mid-write has no newline at its end; the next line then starts on a fresh line (or, with
+ * `torn: 'cut'`, replaces it). Returns the file's identity, size and mtime after the write, from the descriptor.
  */
-export function appendPrivateLine(path: string, line: string): void {
+export function appendPrivateLine(
+  path: string,
+  line: string,
+  { durable = true, torn = 'keep' }: AppendOptions = {},
+): { identity: string; size: number; mtimeMs: number } {
   const fd = openSync(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, 0o600);
   try {
     let text = line.endsWith('\n') ? line : `${line}\n`;
-    const size = fstatSync(fd).size; // through the descriptor: the path may have been replaced
-    if (size > 0) {
+    const stats = fstatSync(fd); // through the descriptor: the path may have been replaced
+    if (stats.size > 0) {
       const last = Buffer.alloc(1);
-      readSync(fd, last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) text = `\n${text}`;
+      readSync(fd, last, 0, 1, stats.size - 1);
+      if (last[0] !== 0x0a) {
+        if (torn === 'cut') ftruncateSync(fd, lastLineEnd(fd, stats.size));
+        else text = `\n${text}`;
+      }
     }
     const bytes = Buffer.from(text, 'utf8');
     const written = writeSync(fd, bytes);
     if (written !== bytes.length) {
       throw Object.assign(new Error(`short write to ${path}`), { code: 'EIO', syscall: 'write', path });
     }
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
+    const after = fstatSync(fd);
+    return { identity: `${after.dev}:${after.ino}`, size: after.size, mtimeMs: after.mtimeMs };
   } finally {
     closeSync(fd);
   }
+}
+
+/** The offset just past the last newline before `size` (0 when there is none), reading backwards. */
+function lastLineEnd(fd: number, size: number): number {
+  const chunk = Buffer.alloc(64 * 1024);
+  let end = size;
+  while (end > 0) {
+    const start = Math.max(0, end - chunk.length);
+    const got = readSync(fd, chunk, 0, end - start, start);
+    const at = chunk.subarray(0, got).lastIndexOf(0x0a);
+    if (at >= 0) return start + at + 1;
+    end = start;
+  }
+  return 0;
 }
 
 /** How long a writer waits for a lock before giving up, and when a lock is stale whatever its pid. */

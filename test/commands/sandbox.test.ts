@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/main.js';
 import { startSandboxServer } from '../../src/sandbox/server.js';
-import { SEEDED_KEYS } from '../../src/sandbox/state.js';
+import { readSandboxState, SEEDED_KEYS } from '../../src/sandbox/state.js';
 import { createTestIO } from '../helpers/io.js';
 
 let dir: string;
@@ -55,7 +55,7 @@ describe('pix sandbox clock', () => {
   it('shows, advances, sets and resets sandbox time, stored in the state file', async () => {
     expect(await pix(['sandbox', 'clock'])).toMatchObject({ code: 0, stdout: '2025-03-10T15:00:00.000Z\n' });
     expect((await pix(['sandbox', 'clock', '--advance', '2d'])).stdout).toBe('2025-03-12T15:00:00.000Z\n');
-    expect(JSON.parse(readFileSync(stateFile(), 'utf8')).clockOffsetMs).toBe(2 * 86_400_000);
+    expect(readSandboxState(stateFile())!.clockOffsetMs).toBe(2 * 86_400_000);
     expect((await pix(['sandbox', 'clock', '--set', '2025-04-01T12:00:00Z'])).stdout).toBe(
       '2025-04-01T12:00:00.000Z\n',
     );
@@ -86,8 +86,8 @@ describe('pix sandbox pay', () => {
     const paid = await pix(['sandbox', 'pay', id]);
     expect(paid.code).toBe(0);
     expect(paid.stdout).toMatch(new RegExp(`^${id}\\tCOMPLETED\\t42.00\\t.+\\n$`));
-    const state = JSON.parse(readFileSync(stateFile(), 'utf8'));
-    expect(state.charges[id].status).toBe('COMPLETED');
+    const state = readSandboxState(stateFile())!;
+    expect(state.charges[id]?.status).toBe('COMPLETED');
     expect(state.activity[0]).toMatchObject({
       type: 'INCOME',
       amount: 42_00,
@@ -129,7 +129,7 @@ describe('pix sandbox seed and reset', () => {
       await server.close();
     }
     expect((await pix(['sandbox', 'reset'])).code).toBe(0);
-    expect(JSON.parse(readFileSync(stateFile(), 'utf8')).generated.count).toBe(36);
+    expect(readSandboxState(stateFile())!.generated.count).toBe(36);
     expect((await pix(['sandbox', 'seed', '--transactions', 'many'])).code).toBe(2);
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE } from '../../src/journal/entries.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import { readSandboxState } from '../../src/sandbox/state.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 
 /**
@@ -25,10 +26,8 @@ async function sandbox(faults?: string) {
   const count = (endpoint: string) => server!.requests.filter((r) => r.endpoint === endpoint).length;
   /** The sandbox's own record of transfers: endToEndId → amount in centavos. */
   const transfers = () => {
-    const state = JSON.parse(readFileSync(stateFile, 'utf8')) as {
-      transfers: Record<string, { endToEndId: string; amount: number }>;
-    };
-    return Object.values(state.transfers);
+    const state = readSandboxState(stateFile);
+    return state ? Object.values(state.transfers) : [];
   };
   const journal = () =>
     readFileSync(join(dir, JOURNAL_FILE), 'utf8')

@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JOURNAL_FILE, parseJournal } from '../../src/journal/entries.js';
-import { SEEDED_KEYS } from '../../src/sandbox/state.js';
+import { readSandboxState, type SandboxState, SEEDED_KEYS } from '../../src/sandbox/state.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 import { PAYEE } from '../helpers/reliability.js';
 
@@ -45,12 +45,10 @@ function start(
   return { child, done };
 }
 
-interface StateFile {
-  charges: Record<string, { amount?: unknown }>;
-}
-
-function readState(dir: string): StateFile {
-  return JSON.parse(readFileSync(join(dir, STATE), 'utf8')) as StateFile;
+function readState(dir: string): SandboxState {
+  const state = readSandboxState(join(dir, STATE));
+  if (!state) throw new Error(`no sandbox state in ${dir}`);
+  return state;
 }
 
 describe('concurrency and crash suite (built binary, embedded sandbox)', () => {

@@ -20,6 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JournalEntry, parseJournal } from '../../src/journal/entries.js';
+import { readSandboxState } from '../../src/sandbox/state.js';
 import { BIN, type CliResult, runProcess, tempConfigDir } from '../helpers/cli.js';
 import { PAYEE } from '../helpers/reliability.js';
 
@@ -112,11 +113,8 @@ interface SandboxRecords {
 
 /** The sandbox's own records: the truth the operator would look up. */
 function sandboxRecords(): SandboxRecords {
-  try {
-    return JSON.parse(readFileSync(stateFile, 'utf8')) as SandboxRecords;
-  } catch {
-    return { transfers: {}, charges: {} }; // the sandbox writes its state on the first change
-  }
+  // The sandbox writes its state on the first change.
+  return readSandboxState(stateFile) ?? { transfers: {}, charges: {} };
 }
 
 function transfersOf(centavos: number): number {

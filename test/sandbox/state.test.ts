@@ -1,9 +1,24 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GeneratedEntries, StateError, StateStore } from '../../src/sandbox/state.js';
+import {
+  type Consultation,
+  GeneratedEntries,
+  initialState,
+  readSandboxState,
+  StateError,
+  StateStore,
+} from '../../src/sandbox/state.js';
 
 let dir: string;
 let file: string;
@@ -18,11 +33,26 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A consultation record, as consultDict makes one. */
+const consultation = (id: string): Consultation => ({
+  endToEndId: id,
+  flow: 'dict' as const,
+  createdAt: '2025-03-10T15:00:00.000Z',
+  canModifyFinalAmount: true,
+  receiver: {
+    name: 'x',
+    participant: '00000000',
+    documentNumber: '39053344705',
+    type: 'NATURAL_PERSON' as const,
+  },
+  own: false,
+});
+
 describe('StateStore', () => {
   it('creates the account on first read and persists it as JSON', async () => {
     const state = await new StateStore(file, { clock }).read();
     expect(state.keys).toHaveLength(4);
-    expect(JSON.parse(readFileSync(file, 'utf8')).createdAt).toBe('2025-03-10T15:00:00.000Z');
+    expect(readSandboxState(file)!.createdAt).toBe('2025-03-10T15:00:00.000Z');
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
 
@@ -33,24 +63,12 @@ describe('StateStore', () => {
         Array.from({ length: 10 }, (_, i) =>
           store.update((state) => {
             state.nextTransactionId += 1;
-            state.consultations[`c-${s}-${i}`] = {
-              endToEndId: `c-${s}-${i}`,
-              flow: 'dict',
-              createdAt: '2025-03-10T15:00:00.000Z',
-              canModifyFinalAmount: true,
-              receiver: {
-                name: 'x',
-                participant: '00000000',
-                documentNumber: '39053344705',
-                type: 'NATURAL_PERSON',
-              },
-              own: false,
-            };
+            state.consultations[`c-${s}-${i}`] = consultation(`c-${s}-${i}`);
           }),
         ),
       ),
     );
-    const final = JSON.parse(readFileSync(file, 'utf8'));
+    const final = readSandboxState(file)!;
     expect(Object.keys(final.consultations)).toHaveLength(80);
     expect(final.nextTransactionId).toBe(100_001 + 80);
     expect(readdirSync(dir).filter((name) => name.endsWith('.tmp') || name.endsWith('.lock'))).toEqual([]);
@@ -77,7 +95,7 @@ describe('StateStore', () => {
         }),
     );
     expect(await Promise.all(runs)).toEqual([0, 0, 0, 0]);
-    expect(JSON.parse(readFileSync(file, 'utf8')).nextTransactionId).toBe(100_001 + 40);
+    expect(readSandboxState(file)!.nextTransactionId).toBe(100_001 + 40);
   });
 
   it('re-reads the file only when it changed', async () => {
@@ -99,7 +117,7 @@ describe('StateStore', () => {
     await store.update((state) => {
       state.nextTransactionId = 7;
     });
-    expect(JSON.parse(readFileSync(file, 'utf8')).nextTransactionId).toBe(7);
+    expect(readSandboxState(file)!.nextTransactionId).toBe(7);
   });
 
   it('writes nothing when the mutation throws', async () => {
@@ -142,7 +160,7 @@ describe('StateStore', () => {
       await new Promise((resolve) => setTimeout(resolve, 150 + round * 50));
       child.kill('SIGKILL');
       await new Promise((resolve) => child.on('exit', resolve));
-      const parsed = JSON.parse(readFileSync(file, 'utf8'));
+      const parsed = readSandboxState(file)!;
       expect(parsed.version).toBe(1);
     }
     // The lock of the killed process is stale and taken over.
@@ -151,7 +169,186 @@ describe('StateStore', () => {
     await store.update((state) => {
       state.nextTransactionId += 1;
     });
-    expect(JSON.parse(readFileSync(file, 'utf8')).nextTransactionId).toBe(before + 1);
+    expect(readSandboxState(file)!.nextTransactionId).toBe(before + 1);
+  });
+});
+
+describe('the state file as a log', () => {
+  const lines = () => readFileSync(file, 'utf8').split('\n');
+  /** A store whose file holds the snapshot and one patch (consultation c0). */
+  const snapshotAndOnePatch = async () => {
+    const store = new StateStore(file, { clock });
+    await store.read();
+    await store.update((state) => {
+      state.consultations.c0 = consultation('c0');
+    });
+    return store;
+  };
+
+  it('appends one small patch line per update after the snapshot line', async () => {
+    const store = new StateStore(file, { clock });
+    await store.read();
+    const snapshot = readFileSync(file, 'utf8');
+    expect(snapshot.endsWith('\n')).toBe(true);
+    for (let i = 0; i < 3; i++) {
+      await store.update((state) => {
+        state.consultations[`c${i}`] = consultation(`c${i}`);
+      });
+    }
+    const written = lines();
+    expect(written).toHaveLength(5); // snapshot, 3 patches, and the empty string after the last newline
+    expect(`${written[0]}\n`).toBe(snapshot);
+    const patch = JSON.parse(written[3]!);
+    expect(Object.keys(patch.consultations)).toEqual(['c2']);
+    expect(patch).not.toHaveProperty('charges');
+    expect(patch.top.nextTransactionId).toBe(100_001);
+    expect(Object.keys(readSandboxState(file)!.consultations)).toEqual(['c0', 'c1', 'c2']);
+  });
+
+  it('ignores a torn last line, and the next writer cuts it off before appending', async () => {
+    const store = await snapshotAndOnePatch();
+    const whole = readFileSync(file, 'utf8');
+    appendFileSync(file, '{"log":"x","seq":2,"top":{"versi'); // a writer killed mid-append
+    expect(readSandboxState(file)).toEqual(await store.read());
+    const other = new StateStore(file, { clock });
+    expect(Object.keys((await other.read()).consultations)).toEqual(['c0']);
+    await other.update((state) => {
+      state.consultations.c1 = consultation('c1');
+    });
+    const after = readFileSync(file, 'utf8');
+    expect(after.startsWith(whole)).toBe(true);
+    expect(after).not.toContain('"log":"x"');
+    expect(
+      after
+        .split('\n')
+        .slice(0, -1)
+        .map((line) => JSON.parse(line)),
+    ).toHaveLength(3);
+    expect(Object.keys((await store.read()).consultations)).toEqual(['c0', 'c1']);
+  });
+
+  it('folds the patches into a new snapshot when they outgrow it, and reads back the same state', async () => {
+    const store = new StateStore(file, { clock, compactAtBytes: 0 });
+    const reader = new StateStore(file, { clock });
+    await reader.read();
+    let longest = 0;
+    for (let i = 0; i < 60; i++) {
+      await store.update((state) => {
+        state.nextTransactionId += 1;
+        state.consultations[`c${i}`] = consultation(`c${i}`);
+      });
+      longest = Math.max(longest, lines().length - 1);
+      const replayed = readSandboxState(file);
+      expect(replayed).toEqual(await store.read());
+      expect(await reader.read()).toEqual(replayed);
+    }
+    const final = readSandboxState(file)!;
+    expect(Object.keys(final.consultations)).toHaveLength(60);
+    expect(final.nextTransactionId).toBe(100_001 + 60);
+    // Folded along the way: never 60 patches after one snapshot.
+    expect(longest).toBeLessThan(20);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp') || name.endsWith('.lock'))).toEqual([]);
+  });
+
+  it("catches up a store's copy from the appended lines only, and reads a replaced file whole", async () => {
+    const a = new StateStore(file, { clock });
+    const b = new StateStore(file, { clock });
+    await b.update((state) => {
+      state.consultations.c = consultation('c');
+    });
+    const first = await a.read();
+    const record = first.consultations.c;
+    for (let i = 0; i < 3; i++) {
+      await b.update((state) => {
+        state.consultations[`c${i}`] = consultation(`c${i}`);
+        state.clockOffsetMs += 1000;
+      });
+    }
+    const second = await a.read();
+    expect(second).not.toBe(first);
+    expect(second.clockOffsetMs).toBe(3000);
+    expect(Object.keys(second.consultations)).toEqual(['c', 'c0', 'c1', 'c2']);
+    // The state a held before is left as it was.
+    expect(first.clockOffsetMs).toBe(0);
+    expect(Object.keys(first.consultations)).toEqual(['c']);
+    // Only the patches were parsed: the record from the snapshot is the object a read then.
+    expect(second.consultations.c).toBe(record);
+    await b.reset();
+    const third = await a.read();
+    expect(third.consultations).toEqual({});
+    expect(third.consultations).toEqual({});
+    expect(third.clockOffsetMs).toBe(0);
+  });
+
+  it('sees the updates of other processes in a copy it already held', async () => {
+    const script = `
+      import { StateStore } from ${JSON.stringify(new URL('../../src/sandbox/state.ts', import.meta.url).pathname)};
+      const store = new StateStore(process.argv[2]);
+      for (let i = 0; i < 5; i++) await store.update((state) => {
+        state.nextTransactionId += 1;
+        state.consultations[process.argv[3] + i] = { endToEndId: process.argv[3] + i };
+      });
+    `;
+    const scriptFile = join(dir, 'other.mts');
+    writeFileSync(scriptFile, script);
+    const store = new StateStore(file);
+    const before = await store.read();
+    const runs = ['p', 'q'].map(
+      (prefix) =>
+        new Promise<number>((resolve) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', scriptFile, file, prefix], {
+            stdio: 'ignore',
+          });
+          child.on('exit', (code) => resolve(code ?? -1));
+        }),
+    );
+    expect(await Promise.all(runs)).toEqual([0, 0]);
+    const after = await store.read();
+    expect(after.nextTransactionId).toBe(before.nextTransactionId + 10);
+    expect(Object.keys(after.consultations).sort()).toEqual([
+      'p0',
+      'p1',
+      'p2',
+      'p3',
+      'p4',
+      'q0',
+      'q1',
+      'q2',
+      'q3',
+      'q4',
+    ]);
+    expect(after).toEqual(readSandboxState(file));
+  });
+
+  it('reports a corrupt patch line (not a torn last one) with the reset hint', async () => {
+    const store = await snapshotAndOnePatch();
+    const good = readFileSync(file, 'utf8');
+    writeFileSync(file, `${good}{"log":"x","se\n`);
+    await expect(new StateStore(file).read()).rejects.toThrow(
+      /^line 3 of the sandbox state file .* is not valid JSON; run `pix sandbox reset`$/,
+    );
+    expect(() => readSandboxState(file)).toThrow(StateError);
+    // A store holding a copy meets it too, and does not write over it.
+    await expect(store.update((state) => void state.clockOffsetMs++)).rejects.toThrow(StateError);
+    writeFileSync(file, `${good}{"log":"x","seq":2,"top":{"version":2}}\n`);
+    await expect(new StateStore(file).read()).rejects.toThrow(
+      /^line 3 of the sandbox state file .* is not a sandbox state change; run `pix sandbox reset`$/,
+    );
+    expect(readFileSync(file, 'utf8')).toContain('"version":2');
+  });
+
+  it('reads a state file written before the log (one JSON document) and moves it to the log on the next write', async () => {
+    writeFileSync(file, JSON.stringify({ ...initialState(clock()), nextTransactionId: 42 }));
+    const store = new StateStore(file, { clock });
+    expect((await store.read()).nextTransactionId).toBe(42);
+    await store.update((state) => {
+      state.nextTransactionId += 1;
+    });
+    expect(lines()).toHaveLength(2); // one snapshot line
+    expect(readSandboxState(file)!.nextTransactionId).toBe(43);
+    // Pretty-printed (by hand, say): still one document.
+    writeFileSync(file, JSON.stringify({ ...initialState(clock()), nextTransactionId: 7 }, null, 2));
+    expect((await store.read()).nextTransactionId).toBe(7);
   });
 });
 
