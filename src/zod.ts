@@ -13,8 +13,8 @@
  * instead of ~260 ms.
  */
 import * as mini from 'zod/mini';
-import { $ZodObjectJIT } from 'zod/v4/core';
 import * as core from 'zod/v4/core';
+import { $ZodObjectJIT } from 'zod/v4/core';
 import en from 'zod/v4/locales/en.js';
 
 mini.config(en());
