@@ -20,7 +20,6 @@
  *   and the entries are regenerated (deterministically, newest first) when a statement is asked for.
  *   A 100,000-entry account therefore costs a few hundred bytes on disk.
  */
-import { randomBytes } from 'node:crypto';
 import { lstatSync, type Stats, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
@@ -704,7 +703,8 @@ export class StateStore {
 
   /** Under the lock: replaces the file with one snapshot line, under a new token. */
   private writeSnapshot(state: SandboxState): void {
-    const log = randomBytes(8).toString('hex');
+    // Web Crypto's global: a command that only reads the sandbox does not load node:crypto.
+    const log = Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(8))).toString('hex');
     // A simulated account: replaced atomically (never a torn file), without waiting on the disk each time.
     writeFileAtomic(this.file, `${JSON.stringify({ log, ...state })}\n`, { durable: false });
     const stats = statSync(this.file);
