@@ -3,18 +3,16 @@
 // (npm run typecheck, part of npm test); this only transpiles and bundles.
 //
 // Why a bundle and not tsc's one-file-per-module output: start-up is a feature (README, Performance). One
-// command loads a handful of chunks instead of ~150 files (zod alone is 95), and two shims keep Node
-// built-ins out of start-up that pix never uses on those paths:
-// - undici's HTTP/2 client requires node:http2 at its top (which pulls tls and crypto: ~25 ms on this
-//   machine), only to read header-name constants; pix never negotiates HTTP/2 (undici's allowH2 is off by
-//   default), so the constants are inlined and http2 is required only if connect() is ever called.
-// - commander requires node:child_process for executable subcommands, which pix does not have: loaded on use.
-// And zod's 50 locales are left out (see zodLocalesShim).
+// command loads a handful of chunks instead of ~150 files (zod alone is 95). What pix never runs stays out:
+// - undici's HTTP/2 client (which requires node:http2, pulling tls and crypto: ~25 ms on this machine), its
+//   non-SIMD llhttp and fetch's body extractor stay in node_modules, required only if ever used
+//   (undiciHttp2Lazy, undiciRareModules);
+// - commander requires node:child_process for executable subcommands, which pix does not have: loaded on use;
+// - zod's 50 locales are left out (see zodLocalesShim).
 //
 //   node scripts/build.mjs            build dist/
 //   node scripts/build.mjs --analyze  and print what each output file is made of
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { constants as http2Constants } from 'node:http2';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyzeMetafile, build } from 'esbuild';
@@ -40,33 +38,6 @@ function shim(name, importer, contents) {
   };
 }
 
-const http2Shim = shim(
-  'http2',
-  /node_modules\/undici\/lib\/dispatcher\/client-h2\.js$/,
-  `'use strict';
-// The constants undici's client-h2.js reads at load time, copied from node:http2 at build time (protocol constants).
-module.exports = {
-  constants: ${JSON.stringify(
-    Object.fromEntries(
-      [
-        'HTTP2_HEADER_AUTHORITY',
-        'HTTP2_HEADER_METHOD',
-        'HTTP2_HEADER_PATH',
-        'HTTP2_HEADER_SCHEME',
-        'HTTP2_HEADER_CONTENT_LENGTH',
-        'HTTP2_HEADER_EXPECT',
-        'HTTP2_HEADER_STATUS',
-        'HTTP2_HEADER_PROTOCOL',
-        'NGHTTP2_REFUSED_STREAM',
-        'NGHTTP2_CANCEL',
-      ].map((key) => [key, http2Constants[key]]),
-    ),
-  )},
-  connect: (...args) => require('node:http2').connect(...args),
-};
-`,
-);
-
 const childProcessShim = shim(
   'child_process',
   /node_modules\/commander\/lib\/command\.js$/,
@@ -87,6 +58,33 @@ const zodLocalesShim = {
       contents: 'export { default as en } from "./en.js";\n',
       loader: 'js',
       resolveDir: dirname(args.path),
+    }));
+  },
+};
+
+/**
+ * undici's HTTP/2 client (client-h2.js, ~26 kB, which also requires node:http2 and so tls and crypto: ~25 ms
+ * on this machine) is required at the top of client.js but runs only when ALPN selects h2, which pix never
+ * offers (undici's allowH2 is off by default). In the bundle it is a function that requires the real module
+ * from node_modules (undici is a dependency) on its first call, if there ever is one.
+ */
+const undiciHttp2Lazy = {
+  name: 'undici-http2-client-lazy',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+      /node_modules\/undici\/lib\/dispatcher\/client\.js$/.test(args.importer.replaceAll('\\', '/'))
+        ? { path: 'client-h2', namespace: 'pix-shim' }
+        : undefined,
+    );
+    b.onResolve({ filter: /^undici\/lib\/dispatcher\/client-h2\.js$/, namespace: 'pix-shim' }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+    b.onLoad({ filter: /^client-h2$/, namespace: 'pix-shim' }, () => ({
+      contents: `'use strict';
+module.exports = (...args) => require('undici/lib/dispatcher/client-h2.js')(...args);
+`,
+      loader: 'js',
     }));
   },
 };
@@ -156,7 +154,7 @@ try {
     // CommonJS dependencies (commander, cli-table3, undici) call require() for Node built-ins.
     banner: { js: REQUIRE_BANNER },
     define: { __PIX_VERSION__: JSON.stringify(pkg.version) },
-    plugins: [http2Shim, childProcessShim, zodLocalesShim, undiciRareModules],
+    plugins: [childProcessShim, zodLocalesShim, undiciHttp2Lazy, undiciRareModules],
     metafile: true,
     logLevel: 'warning',
     legalComments: 'none',
