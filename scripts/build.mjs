@@ -63,6 +63,22 @@ const zodLocalesShim = {
 };
 
 /**
+ * undici's core/util.js and dispatcher/client.js require node:http at load (≈ 8 ms here: the HTTP server and
+ * client modules) for two values, neither of which pix needs from it:
+ * - `IncomingMessage`, to recognise a Node HTTP response passed as a request body (util.destroy); pix's
+ *   bodies are strings, so here it is a class nothing is an instance of;
+ * - `maxHeaderSize`, the default of the option of that name; pix gives the option itself (api/transport.ts,
+ *   Node's default of 16 KiB), so this value is never used as a default.
+ */
+const undiciHttpShim = shim(
+  'http',
+  /node_modules\/undici\/lib\/(core\/util|dispatcher\/client)\.js$/,
+  `'use strict';
+module.exports = { IncomingMessage: class NotUsedByPix {}, maxHeaderSize: 16384 };
+`,
+);
+
+/**
  * undici's HTTP/2 client (client-h2.js, ~26 kB, which also requires node:http2 and so tls and crypto: ~25 ms
  * on this machine) is required at the top of client.js but runs only when ALPN selects h2, which pix never
  * offers (undici's allowH2 is off by default). In the bundle it is a function that requires the real module
@@ -154,7 +170,7 @@ try {
     // CommonJS dependencies (commander, cli-table3, undici) call require() for Node built-ins.
     banner: { js: REQUIRE_BANNER },
     define: { __PIX_VERSION__: JSON.stringify(pkg.version) },
-    plugins: [childProcessShim, zodLocalesShim, undiciHttp2Lazy, undiciRareModules],
+    plugins: [childProcessShim, undiciHttpShim, zodLocalesShim, undiciHttp2Lazy, undiciRareModules],
     metafile: true,
     logLevel: 'warning',
     legalComments: 'none',

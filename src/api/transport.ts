@@ -104,7 +104,9 @@ export async function createDispatcher(
       ? { cert: readPem(settings.tls.cert, 'tls-cert'), key: readPem(settings.tls.key, 'tls-key') }
       : {}),
   };
-  const timeouts = { headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
+  // maxHeaderSize: Node's default (16 KiB), given here because the build keeps node:http, where undici
+  // would read it, out of undici's load (scripts/build.mjs, undiciHttpShim).
+  const timeouts = { headersTimeout: timeoutMs, bodyTimeout: timeoutMs, maxHeaderSize: 16 * 1024 };
   const proxy = isLoopbackHost(baseUrl.hostname) ? undefined : proxyFor(env);
   if (proxy) {
     const { default: EnvHttpProxyAgent } = await import('undici/lib/dispatcher/env-http-proxy-agent.js');
