@@ -21,7 +21,15 @@ function enableCompileCache() {
   if (base === '') return;
   try {
     const dir = `${base}/pix/compile-cache`;
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // One level at a time, never `recursive`: Node's recursive mkdir spins forever under /proc
+    // (HOME=/proc/self). A base that cannot be made here means running uncached.
+    for (const path of [base, `${base}/pix`, dir]) {
+      try {
+        mkdirSync(path, { mode: 0o700 });
+      } catch (error) {
+        if (error?.code !== 'EEXIST') throw error;
+      }
+    }
     for (const path of [`${base}/pix`, dir]) {
       const stat = lstatSync(path);
       if (!stat.isDirectory() || stat.uid !== process.getuid() || (stat.mode & 0o022) !== 0) return;
