@@ -140,6 +140,11 @@ export function readPrivateFile(path: string): string | undefined {
   return withPrivateFile(path, (fd) => readFileSync(fd, 'utf8'));
 }
 
+/** A file's identity (device and inode): the same path holding another identity is another file. */
+export function fileIdentity(stats: Stats): string {
+  return `${stats.dev}:${stats.ino}`;
+}
+
 /** What readPrivateFrom found: the bytes from the offset asked for, the file's identity and size. */
 export interface PrivateTail {
   bytes: Buffer;
@@ -162,7 +167,7 @@ export function readPrivateFrom(path: string, offset: number): PrivateTail | und
       if (got === 0) break;
       read += got;
     }
-    return { bytes: bytes.subarray(0, read), identity: `${stats.dev}:${stats.ino}`, size: stats.size };
+    return { bytes: bytes.subarray(0, read), identity: fileIdentity(stats), size: stats.size };
   });
 }
 
@@ -285,7 +290,7 @@ export function appendPrivateLine(
     }
     if (durable) fsyncSync(fd);
     const after = fstatSync(fd);
-    return { identity: `${after.dev}:${after.ino}`, size: after.size, mtimeMs: after.mtimeMs };
+    return { identity: fileIdentity(after), size: after.size, mtimeMs: after.mtimeMs };
   } finally {
     closeSync(fd);
   }

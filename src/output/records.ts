@@ -106,7 +106,6 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
             : `${columns.map((column) => tsvField(column.machine(record))).join('\t')}\n`;
         }
     }
-    first = false;
     await emit(text);
     records += batch.length;
     count();

@@ -200,7 +200,8 @@ export function jsonAnswer(
   };
 }
 
-function failureAnswer(
+/** An error answer in the API's one shape: `{message, code}`. */
+export function failureAnswer(
   status: number,
   code: string,
   message: string,
@@ -219,9 +220,13 @@ export function pathOf(url: string): string {
   return queryAt === -1 ? url : url.slice(0, queryAt);
 }
 
+function routeAt(path: string): Route | undefined {
+  return Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
+}
+
 /** The fault endpoint name of the route at `path`, or undefined when the API has no such route. */
 export function endpointOf(path: string): FaultEndpoint | undefined {
-  return Object.hasOwn(ROUTES, path) ? ROUTES[path]!.endpoint : undefined;
+  return routeAt(path)?.endpoint;
 }
 
 /**
@@ -232,7 +237,7 @@ export function endpointOf(path: string): FaultEndpoint | undefined {
  */
 export async function answerRequest(store: StateStore, request: SandboxRequest): Promise<SandboxAnswer> {
   const path = pathOf(request.url);
-  const route = Object.hasOwn(ROUTES, path) ? ROUTES[path]! : undefined;
+  const route = routeAt(path);
   if (!route) return failureAnswer(404, 'ROUTE_NOT_FOUND', 'Rota não encontrada');
   if (Buffer.byteLength(request.body) > MAX_REQUEST_BODY) return tooLargeAnswer();
   if (request.method !== route.method) {

@@ -8,6 +8,7 @@ import type { Socket } from 'node:net';
 import {
   answerRequest,
   endpointOf,
+  failureAnswer,
   jsonAnswer,
   MAX_REQUEST_BODY,
   pathOf,
@@ -16,14 +17,6 @@ import {
 } from './answer.js';
 import { type FaultEndpoint, FaultInjector, type FaultKind } from './faults.js';
 import { StateStore } from './state.js';
-
-export {
-  EXPIRED_TOKEN,
-  NO_ACCOUNT_TOKEN,
-  SANDBOX_CLIENT_KEY,
-  SANDBOX_CLIENT_SECRET,
-  TOKEN_LIFETIME_S,
-} from './answer.js';
 
 export interface RequestLogEntry {
   method: string;
@@ -92,27 +85,17 @@ function applyFault(
 ): void {
   switch (kind) {
     case '500':
-      send(res, jsonAnswer(500, { message: 'Erro interno do servidor', code: 'INTERNAL_ERROR' }));
+      send(res, failureAnswer(500, 'INTERNAL_ERROR', 'Erro interno do servidor'));
       return;
     case '502html':
       res.writeHead(502, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(HTML_502) });
       res.end(HTML_502);
       return;
     case '503':
-      send(
-        res,
-        jsonAnswer(
-          503,
-          { message: 'Serviço indisponível', code: 'SERVICE_UNAVAILABLE' },
-          { 'retry-after': '1' },
-        ),
-      );
+      send(res, failureAnswer(503, 'SERVICE_UNAVAILABLE', 'Serviço indisponível', { 'retry-after': '1' }));
       return;
     case '429':
-      send(
-        res,
-        jsonAnswer(429, { message: 'Muitas requisições', code: 'TOO_MANY_REQUESTS' }, { 'retry-after': '1' }),
-      );
+      send(res, failureAnswer(429, 'TOO_MANY_REQUESTS', 'Muitas requisições', { 'retry-after': '1' }));
       return;
     case 'reset': {
       const socket = req.socket as Socket & { resetAndDestroy?: () => void };
@@ -181,8 +164,7 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
 
   const server = createServer((req, res) => {
     handle(req, res).catch(() => {
-      if (!res.headersSent)
-        send(res, jsonAnswer(500, { message: 'Erro interno do servidor', code: 'INTERNAL_ERROR' }));
+      if (!res.headersSent) send(res, failureAnswer(500, 'INTERNAL_ERROR', 'Erro interno do servidor'));
       else res.destroy();
     });
   });

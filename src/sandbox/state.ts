@@ -25,6 +25,7 @@ import { dirname } from 'node:path';
 import {
   appendPrivateLine,
   ensurePrivateDir,
+  fileIdentity,
   LockTimeoutError,
   readPrivateFrom,
   withFileLock,
@@ -426,10 +427,6 @@ interface Loaded {
   seen: { size: number; mtimeMs: number } | undefined;
 }
 
-function identityOf(stats: Stats): string {
-  return `${stats.dev}:${stats.ino}`;
-}
-
 /** The file's own stats (a symbolic link is not followed: reading it is then refused), or undefined. */
 function statOrUndefined(file: string): Stats | undefined {
   try {
@@ -626,7 +623,7 @@ export class StateStore {
     const stats = statOrUndefined(this.file);
     if (!stats) return this.forget();
     const loaded = this.loaded;
-    if (loaded && identityOf(stats) === loaded.identity) {
+    if (loaded && fileIdentity(stats) === loaded.identity) {
       if (loaded.seen?.size === stats.size && loaded.seen.mtimeMs === stats.mtimeMs) return loaded;
       if (stats.size >= loaded.offset && this.readAppended(loaded, stats)) return loaded;
     }
@@ -670,7 +667,7 @@ export class StateStore {
     const loaded = parseLog(this.file, whole.bytes, whole.identity);
     // Stat again after reading: the file may have grown or been replaced meanwhile.
     const after = statOrUndefined(this.file);
-    if (after && identityOf(after) === loaded.identity && after.size === loaded.offset) {
+    if (after && fileIdentity(after) === loaded.identity && after.size === loaded.offset) {
       loaded.seen = { size: after.size, mtimeMs: after.mtimeMs };
     }
     this.loaded = loaded;
@@ -712,7 +709,7 @@ export class StateStore {
       state,
       log,
       seq: 0,
-      identity: identityOf(stats),
+      identity: fileIdentity(stats),
       offset: stats.size,
       snapshotBytes: stats.size,
       seen: { size: stats.size, mtimeMs: stats.mtimeMs },

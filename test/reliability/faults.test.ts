@@ -13,13 +13,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../src/journal/entries.js';
 import { openJournal } from '../../src/journal/store.js';
 import { run } from '../../src/main.js';
+import { SANDBOX_CLIENT_KEY, SANDBOX_CLIENT_SECRET } from '../../src/sandbox/answer.js';
 import { FAULT_KINDS, type FaultEndpoint, type FaultKind } from '../../src/sandbox/faults.js';
-import {
-  SANDBOX_CLIENT_KEY,
-  SANDBOX_CLIENT_SECRET,
-  type SandboxServer,
-  startSandboxServer,
-} from '../../src/sandbox/server.js';
+import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { SEEDED_KEYS } from '../../src/sandbox/state.js';
 import { DYNAMIC_CODE } from '../helpers/brcodes.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
