@@ -122,3 +122,35 @@ describe('a signal stops a command on the in-process sandbox', () => {
     expect(JSON.parse(lines.at(-1)!).state).toBe('unknown');
   });
 });
+
+describe('the in-process sandbox leaves the event loop its turn', () => {
+  it('Ctrl-C during a long export stops it (exit 130, partial count), though every answer is ready at once', async () => {
+    const dir = tempConfigDir();
+    const store = new StateStore(join(dir, 'sandbox-state.json'));
+    await store.update((state, now) => {
+      state.generated = { ...state.generated, count: 20_000, anchor: now.toISOString() };
+    });
+    const controller = new AbortController();
+    let pages = 0;
+    const transport = inProcessTransport(async (request) => {
+      // A timer, as a signal's handler, runs only when the event loop gets a turn between answers.
+      if (request.url.includes('/account/transactions') && ++pages === 2) {
+        setTimeout(() => controller.abort('SIGINT'), 1);
+      }
+      return answerRequest(store, request);
+    });
+    const test = createTestIO();
+    const code = await run(['statement', '--all', '-o', 'ndjson'], {
+      io: test.io,
+      env: { PIX_CONFIG_DIR: dir },
+      signal: controller.signal,
+      dispatcher: transport,
+    });
+    await transport.settle();
+    expect(code).toBe(130);
+    const written = test.stdout().split('\n').filter(Boolean).length;
+    expect(written).toBeLessThan(20_000);
+    // The count on stderr is the records written.
+    expect(test.stderr()).toContain(`wrote ${written.toLocaleString('en-US')} of 20,000 records`);
+  });
+});

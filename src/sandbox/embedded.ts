@@ -80,12 +80,17 @@ export function inProcessTransport(
         signal.addEventListener('abort', onAbort, { once: true });
         answering.then(
           (answered) => {
-            signal.removeEventListener('abort', onAbort);
-            const bytes = Buffer.from(answered.body, 'utf8');
-            resolve({
-              statusCode: answered.status,
-              headers: { ...answered.headers, 'content-length': String(bytes.length) },
-              body: bodyOf(bytes, signal),
+            // As over a socket, the answer arrives in a later turn of the event loop. Without that, an
+            // export whose every answer is ready at once ran to its end in microtasks, and Ctrl-C, timers
+            // and the writer's I/O waited for it (a signal meanwhile still rejects, through onAbort).
+            setImmediate(() => {
+              signal.removeEventListener('abort', onAbort);
+              const bytes = Buffer.from(answered.body, 'utf8');
+              resolve({
+                statusCode: answered.status,
+                headers: { ...answered.headers, 'content-length': String(bytes.length) },
+                body: bodyOf(bytes, signal),
+              });
             });
           },
           (error: unknown) => {
