@@ -3,10 +3,12 @@ import type { Deps } from '../deps.js';
 import { interruptedError, PixError, stopSignalOf } from '../errors.js';
 import { safeText } from '../output/sanitize.js';
 import type * as z from '../zod.js';
-import type { TokenProvider } from './auth.js';
+import { createTokenProvider, noCredentialsError, type TokenProvider } from './auth.js';
 import { type BodyText, MAX_BODY_BYTES, parseBody, readBounded } from './body.js';
 import { httpError, UNKNOWN_OUTCOME_HINT } from './errors.js';
 import type { Verdict } from './outcomes.js';
+import { tokenEndpoint } from './resources/auth.js';
+import { listKeys } from './resources/keys.js';
 import { type AttemptOutcome, isRetryable, MAX_RETRIES, parseRetryAfter, retryDelay } from './retry.js';
 import { createSecretScanner, redactParsed } from './secrets.js';
 import { type ApiTransport, createDispatcher } from './transport.js';
@@ -344,7 +346,6 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
   let tokenProvider: TokenProvider | undefined;
   const getTokenProvider = async (): Promise<TokenProvider> => {
     if (!tokenProvider) {
-      const { createTokenProvider } = await import('./auth.js');
       tokenProvider = createTokenProvider(
         settings,
         await deps.config(),
@@ -359,7 +360,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
   async function currentToken(): Promise<string | undefined> {
     if (settings.sandbox) return 'sandbox';
     const token = await (await getTokenProvider()).token();
-    if (token === undefined) throw (await import('./auth.js')).noCredentialsError(settings.profile);
+    if (token === undefined) throw noCredentialsError(settings.profile);
     secrets.add(token);
     return token;
   }
@@ -463,13 +464,11 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
     },
     async mintToken(clientKey, clientSecret) {
       secrets.add(clientSecret);
-      const { tokenEndpoint } = await import('./resources/auth.js');
       const minted = await client.request(tokenEndpoint, { body: { clientKey, clientSecret } });
       secrets.add(minted.clientToken);
       return minted;
     },
     async verifyCredentials() {
-      const { listKeys } = await import('./resources/keys.js');
       await listKeys(client, { limit: 1, offset: 0 });
     },
   };

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher, Pool } from 'undici';
 import { isLocalhostName, isLoopbackHost, localhostLookup } from '../config/resolve.js';
 import type { Settings } from '../config/types.js';
@@ -62,24 +61,19 @@ export interface ApiTransport {
 let loaded: Promise<typeof Pool> | undefined;
 
 /**
- * Loads the part of undici a command uses, not all of it. `import('undici')` loads ~110 modules (mocks,
- * caches, fetch, WebSocket...), and V8 compiles llhttp's WebAssembly with TurboFan: on Node 20 that made a
- * one-request process ~4× slower than bare node:http. Here: the Pool and `request` modules only (~25), with
- * `request` put on Dispatcher.prototype as undici's index.js does (so `pool.request()` and an injected
- * MockAgent work alike), and llhttp compiled by Liftoff, V8's baseline WebAssembly compiler, which is quick
- * to compile and plenty fast to run for an API client (figures: README, Performance).
+ * Loads the part of undici a command uses (api/undici.ts), not all of it: `import('undici')` loads ~110
+ * modules (mocks, caches, fetch, WebSocket...). On Node 20, llhttp's WebAssembly is compiled by Liftoff only,
+ * V8's baseline compiler, which is quick to compile and plenty fast to run for an API client: with TurboFan
+ * a one-request command takes twice as long there. Node 22 and 24 compile it lazily by themselves, and
+ * loading node:v8 to set the flag would cost them ≈ 10 ms (figures: README, Performance).
  */
 function loadPool(): Promise<typeof Pool> {
   loaded ??= (async () => {
     // Must be set before llhttp is compiled, i.e. before the first connection of the process.
-    setFlagsFromString('--liftoff-only');
-    const [{ default: Dispatcher }, { default: request }, { default: PoolClass }] = await Promise.all([
-      import('undici/lib/dispatcher/dispatcher.js'),
-      import('undici/lib/api/api-request.js'),
-      import('undici/lib/dispatcher/pool.js'),
-    ]);
-    if (!('request' in Dispatcher.prototype)) Object.assign(Dispatcher.prototype, { request });
-    return PoolClass;
+    if (Number(process.versions.node.split('.')[0]) < 22) {
+      process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
+    }
+    return (await import('./undici.js')).Pool;
   })();
   return loaded;
 }

@@ -1,4 +1,3 @@
-import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { Env } from '../deps.js';
 import { describeSystemError, PixError } from '../errors.js';
@@ -36,7 +35,8 @@ import {
 export function configDir(env: Env): string {
   if (env.PIX_CONFIG_DIR) return env.PIX_CONFIG_DIR;
   if (env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME)) return join(env.XDG_CONFIG_HOME, 'pix');
-  return join(env.HOME || homedir(), '.config', 'pix');
+  // node:os only when HOME is unset: loading it costs every command start-up a few ms.
+  return join(env.HOME || process.getBuiltinModule('node:os').homedir(), '.config', 'pix');
 }
 
 /**

@@ -145,6 +145,15 @@ describe('start-up: what the built binary loads', () => {
         expect(loaded.builtins, name).not.toContain(name);
       expect(loaded.packages).not.toContain('qrcode-terminal');
       expect(loaded.packages).not.toContain('qrcode');
+      // Built-ins the floor (a bare node:http request) does not load either, each a few ms (scripts/build.mjs):
+      // undici's node:assert and commander's node:process are stand-ins, node:fs is never imported as an ES
+      // module (its facade would load the file-stream modules), node:os only without HOME, node:module only
+      // where the compile cache is, node:v8 only where llhttp needs --liftoff-only (Node 20).
+      for (const name of ['assert', 'process', 'os', 'internal/fs/streams'])
+        expect(loaded.builtins, name).not.toContain(name);
+      const major = Number(process.versions.node.split('.')[0]);
+      expect(loaded.builtins.has('module'), 'module').toBe(major >= 22);
+      expect(loaded.builtins.has('v8'), 'v8').toBe(major < 22);
     });
   });
 });

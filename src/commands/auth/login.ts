@@ -2,6 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { cachedToken } from '../../api/auth.js';
+import { createApiClient } from '../../api/client.js';
 import { checkProfileName, normalizeBaseUrl } from '../../config/resolve.js';
 import {
   type CachedToken,
@@ -212,7 +213,6 @@ async function verifyClientCredentials(
     tls,
     warnings: [],
   };
-  const { createApiClient } = await import('../../api/client.js');
   const client = await createApiClient(deps, settings);
   try {
     return cachedToken(await client.mintToken(clientKey, clientSecret), baseUrl.value, deps.clock.now());
