@@ -16,6 +16,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyzeMetafile, build } from 'esbuild';
+import ts from 'typescript';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -249,6 +250,47 @@ function compileCommonJsWrappersEagerly(dir) {
   return changed;
 }
 
+/**
+ * Node 22+'s compile cache keeps only what V8 compiled with the file; every function compiled later, on its
+ * first call, is compiled again on every run. zod's and undici's functions run on every API command (zod
+ * builds and checks the schemas, undici makes the request), so in the files that hold them each function
+ * expression and arrow function is put in parentheses, which V8 takes as "compile with the file". On Node 24
+ * that is ≈ 7% fewer instructions for `pix keys --json`; on Node 20, which has no cache, it is the same work
+ * moved earlier (±0.3%). pix's own code and commander are left lazy: most of their functions do not run in
+ * a given command, and compiling them eagerly measured slower on both lines. Parentheses around an
+ * expression never change what it means.
+ */
+function compileEagerly(dir, packages) {
+  let files = 0;
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('.js')) continue;
+    const file = join(dir, name);
+    const text = readFileSync(file, 'utf8');
+    if (!packages.some((pkg) => text.includes(`\n// node_modules/${pkg}/`))) continue;
+    const source = ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+    const at = [];
+    const visit = (node) => {
+      if (
+        (ts.isFunctionExpression(node) || ts.isArrowFunction(node)) &&
+        !ts.isParenthesizedExpression(node.parent)
+      ) {
+        at.push(node.getStart(source), node.end);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    // Starts and ends alternate; insert from the end so earlier offsets stay valid.
+    const marks = at
+      .map((offset, index) => [offset, index % 2 === 0 ? '(' : ')'])
+      .sort((a, b) => b[0] - a[0]);
+    let out = text;
+    for (const [offset, paren] of marks) out = out.slice(0, offset) + paren + out.slice(offset);
+    writeFileSync(file, out);
+    files++;
+  }
+  return files;
+}
+
 // Built beside dist/ and swapped in, so a pix started during a build (tests in another terminal) finds a whole
 // dist/, never a half-written one.
 const dist = join(root, 'dist');
@@ -286,6 +328,7 @@ try {
   });
   dropUnusedBanners(staging);
   compileCommonJsWrappersEagerly(staging);
+  compileEagerly(staging, ['zod', 'undici']);
 } catch (error) {
   rmSync(staging, { recursive: true, force: true });
   throw error;
