@@ -114,6 +114,40 @@ const fsWithoutStreams = {
   },
 };
 
+/**
+ * Every module that some `import()` in src/ loads (an entry point of the split bundle) imports src/hub.ts
+ * first, except program.ts, which `pix --help` loads: see hub.ts for why. The targets are read from src/'s
+ * `import('./…')` calls.
+ */
+const hubPath = join(root, 'src', 'hub.ts');
+function dynamicTargets(dir) {
+  const targets = new Set();
+  for (const entry of readdirSync(dir, { recursive: true })) {
+    if (!String(entry).endsWith('.ts')) continue;
+    const file = join(dir, String(entry));
+    for (const match of readFileSync(file, 'utf8').matchAll(/import\((['"])(\.{1,2}\/[^'"]+)\1\)/g)) {
+      targets.add(join(dirname(file), match[2].replace(/\.js$/, '.ts')));
+    }
+  }
+  targets.delete(join(dir, 'program.ts'));
+  // A module of the hub importing the hub would be a cycle.
+  for (const match of readFileSync(hubPath, 'utf8').matchAll(/from '(\.[^']+)'/g)) {
+    targets.delete(join(dir, match[1].replace(/\.js$/, '.ts')));
+  }
+  return targets;
+}
+const hubTargets = dynamicTargets(join(root, 'src'));
+const hubInjection = {
+  name: 'hub',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) =>
+      hubTargets.has(args.path)
+        ? { contents: `import ${JSON.stringify(hubPath)};\n${readFileSync(args.path, 'utf8')}`, loader: 'ts' }
+        : undefined,
+    );
+  },
+};
+
 /** commander requires node:process, a module that loads on require (≈ 2 ms), for the `process` global. */
 const processShim = shim(
   'process',
@@ -314,6 +348,7 @@ try {
     define: { __PIX_VERSION__: JSON.stringify(pkg.version) },
     plugins: [
       childProcessShim,
+      hubInjection,
       fsWithoutStreams,
       processShim,
       undiciAssertShim,

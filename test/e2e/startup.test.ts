@@ -154,6 +154,11 @@ describe('start-up: what the built binary loads', () => {
       const major = Number(process.versions.node.split('.')[0]);
       expect(loaded.builtins.has('module'), 'module').toBe(major >= 22);
       expect(loaded.builtins.has('v8'), 'v8').toBe(major < 22);
+      // Node's ES module loader pays for every file: the small shared modules come in one chunk (src/hub.ts).
+      const distFiles = [...loaded.stderr.matchAll(/Storing file:\/\/(\S+\/dist\/[^/\s]+\.js)/g)].map(
+        (m) => m[1],
+      );
+      expect(new Set(distFiles).size).toBeLessThanOrEqual(25);
     });
   });
 });
