@@ -10,7 +10,9 @@
  * Objects parse through zod core's compiled object parser ($ZodObjectJIT, what classic zod's objects
  * use) instead of mini's interpreted one: the same checks and issues, generated once per schema from
  * the schema's own keys (never from input). A 100,000-entry statement validates in ~115 ms of CPU
- * instead of ~260 ms.
+ * instead of ~260 ms. Generating it costs a `new Function` per schema, which no compile cache keeps,
+ * so a schema is compiled only once it has been parsed COMPILE_AFTER times: a command that parses its
+ * flags and one answer (`pix keys`) never pays for it, an export does after its first pages.
  */
 import * as mini from 'zod/mini';
 import * as core from 'zod/v4/core';
@@ -22,6 +24,9 @@ mini.config(en());
 export * from 'zod/mini';
 
 type Init = { init(inst: unknown, def: unknown): void };
+
+/** Parses of one object schema before its compiled parser is made (see above). */
+export const COMPILE_AFTER = 8;
 const objectJit = $ZodObjectJIT as Init | undefined;
 const miniType = mini.ZodMiniType as unknown as Init;
 
@@ -30,6 +35,14 @@ const ZodMiniObjectJIT = core.$constructor(
   'ZodMiniObject',
   (inst: mini.ZodMiniObject, def: core.$ZodObjectDef) => {
     (objectJit ?? core.$ZodObject).init(inst, def);
+    // zod's own switch (ctx.jitless) selects the interpreted parser; nested objects see it and keep their
+    // own count once this one compiles.
+    const parse = inst._zod.parse;
+    let parses = 0;
+    inst._zod.parse = (payload, ctx) =>
+      ++parses > COMPILE_AFTER || ctx?.jitless === true
+        ? parse(payload, ctx)
+        : parse(payload, { ...ctx, jitless: true });
     miniType.init(inst, def);
     core.util.defineLazy(inst, 'shape', () => def.shape);
   },

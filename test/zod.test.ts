@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import * as mini from 'zod/mini';
 import { parseOptions } from '../src/commands/shared/flags.js';
 import * as z from '../src/zod.js';
+import { COMPILE_AFTER } from '../src/zod.js';
 
 // zod/mini registers no locale of its own: without src/zod.ts every one of these would read "Invalid input".
 describe('src/zod.ts: zod/mini with English messages', () => {
@@ -62,14 +63,31 @@ describe('src/zod.ts: objects parse through the compiled parser, exactly as mini
   ];
 
   it('the same values and the same issues (paths, codes, messages) as mini, for every kind of object', () => {
+    // Twice over: the first COMPILE_AFTER parses of a schema are interpreted, the later ones compiled.
+    expect(inputs.length).toBeGreaterThanOrEqual(COMPILE_AFTER);
     for (const kind of ['loose', 'strict', 'plain'] as const) {
-      for (const input of inputs) {
+      for (const input of [...inputs, ...inputs]) {
         const a = ours[kind].safeParse(input);
         const b = theirs[kind].safeParse(input);
         expect(a.success, `${kind} ${JSON.stringify(input)}`).toBe(b.success);
         if (a.success && b.success) expect(a.data).toEqual(b.data);
         else expect(a.error?.issues).toEqual(b.error?.issues);
       }
+    }
+  });
+
+  it('compiles its parser only after COMPILE_AFTER parses: a command that parses once never pays for it', () => {
+    const schema = z.looseObject({ id: z.string(), nested: z.optional(z.looseObject({ n: z.number() })) });
+    const compile = vi.spyOn(globalThis, 'Function');
+    try {
+      for (let i = 0; i < COMPILE_AFTER; i++)
+        expect(schema.safeParse({ id: 'a', nested: { n: i } }).success).toBe(true);
+      expect(compile).not.toHaveBeenCalled();
+      expect(schema.safeParse({ id: 'a', nested: { n: 1 } }).success).toBe(true);
+      expect(compile).toHaveBeenCalled();
+      expect(schema.safeParse({ id: 1 }).error?.issues[0]?.path).toEqual(['id']);
+    } finally {
+      compile.mockRestore();
     }
   });
 
