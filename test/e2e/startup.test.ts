@@ -151,7 +151,10 @@ describe('start-up: what the built binary loads', () => {
       // where the compile cache is, node:v8 only where llhttp needs --liftoff-only (Node 20).
       for (const name of ['assert', 'process', 'os', 'internal/fs/streams'])
         expect(loaded.builtins, name).not.toContain(name);
-      const major = Number(process.versions.node.split('.')[0]);
+      // The Node running pix (NODE: Node 24 in `npm run test:e2e:node24`), not the one running vitest.
+      const major = Number(
+        execFileSync(NODE, ['-p', 'process.versions.node'], { encoding: 'utf8' }).split('.')[0],
+      );
       expect(loaded.builtins.has('module'), 'module').toBe(major >= 22);
       expect(loaded.builtins.has('v8'), 'v8').toBe(major < 22);
       // Node's ES module loader pays for every file: the small shared modules come in one chunk (src/hub.ts).
