@@ -225,31 +225,36 @@ const undiciRareModules = {
 
 /**
  * CommonJS dependencies (commander, cli-table3, undici) call require(), nearly always for a Node built-in, so
- * a chunk that names `require` gets one (see dropUnusedBanners: an API command loads ~45 chunks). A built-in
- * comes from process.getBuiltinModule (Node 20.16+); anything else (the few undici modules left in
- * node_modules, see undiciRareModules) from createRequire, made on first use. Not importing node:module
- * here keeps it out of every start-up on Node 20, where nothing else needs it (≈ 3 ms).
+ * a chunk that names `require` gets one (see dropUnusedBanner). A built-in comes from
+ * process.getBuiltinModule (Node 20.16+); anything else (the few undici modules left in node_modules, see
+ * undiciRareModules) from createRequire, made on first use. Not importing node:module here keeps it out of
+ * every start-up on Node 20, where nothing else needs it (≈ 3 ms).
  */
 const REQUIRE_BANNER =
   "const require = (id) => process.getBuiltinModule(id) ?? process.getBuiltinModule('node:module').createRequire(import.meta.url)(id);";
 
 /**
- * Removes the banner from each output file whose code never names `require` (a word match: a string or
- * comment saying "require" keeps the banner, which is harmless; a use can never lose it).
+ * Applies `rewrite` to the text of each .js file of the build, in order; a file is written again only when
+ * its text changed.
  */
-function dropUnusedBanners(dir) {
-  let dropped = 0;
+function rewriteOutputs(dir, ...rewrites) {
   for (const name of readdirSync(dir)) {
     if (!name.endsWith('.js')) continue;
     const file = join(dir, name);
     const text = readFileSync(file, 'utf8');
-    if (!text.startsWith(REQUIRE_BANNER)) continue;
-    const code = text.slice(REQUIRE_BANNER.length);
-    if (/\brequire\b/.test(code)) continue;
-    writeFileSync(file, code.replace(/^\n/, ''));
-    dropped++;
+    const rewritten = rewrites.reduce((current, rewrite) => rewrite(current, name), text);
+    if (rewritten !== text) writeFileSync(file, rewritten);
   }
-  return dropped;
+}
+
+/**
+ * Removes the banner from an output file whose code never names `require` (a word match: a string or
+ * comment saying "require" keeps the banner, which is harmless; a use can never lose it).
+ */
+function dropUnusedBanner(text) {
+  if (!text.startsWith(REQUIRE_BANNER)) return text;
+  const code = text.slice(REQUIRE_BANNER.length);
+  return /\brequire\b/.test(code) ? text : code.replace(/^\n/, '');
 }
 
 /**
@@ -259,29 +264,21 @@ function dropUnusedBanners(dir) {
  * is required whenever its file loads, so here each wrapper becomes a parenthesized function expression, which
  * V8 compiles with the file: one parse instead of two, and on Node 22+ the module bodies land in the compile
  * cache, which holds only what was compiled with the file (`pix keys --json`: ≈ 2% fewer instructions on
- * Node 20, ≈ 3% on Node 24). Returns how many wrappers it changed; each file's count of wrappers must match.
+ * Node 20, ≈ 3% on Node 24). Every wrapper of the file must be rewritten, or the build fails.
  */
-function compileCommonJsWrappersEagerly(dir) {
-  let changed = 0;
-  for (const name of readdirSync(dir)) {
-    if (!name.endsWith('.js')) continue;
-    const file = join(dir, name);
-    const text = readFileSync(file, 'utf8');
-    const wrappers = text.split('= __commonJS({').length - 1;
-    if (wrappers === 0) continue;
-    let count = 0;
-    const rewritten = text.replace(
-      /= __commonJS\(\{\n {2}("[^"\n]+")\(([^)\n]*)\) \{\n([\s\S]*?)\n {2}\}\n\}\);\n/g,
-      (_, key, params, body) => {
-        count++;
-        return `= __commonJS({\n  ${key}: (function (${params}) {\n${body}\n  })\n});\n`;
-      },
-    );
-    if (count !== wrappers) throw new Error(`${name}: ${count} of ${wrappers} CommonJS wrappers rewritten`);
-    writeFileSync(file, rewritten);
-    changed += count;
-  }
-  return changed;
+function compileCommonJsWrappersEagerly(text, name) {
+  const wrappers = text.split('= __commonJS({').length - 1;
+  if (wrappers === 0) return text;
+  let count = 0;
+  const rewritten = text.replace(
+    /= __commonJS\(\{\n {2}("[^"\n]+")\(([^)\n]*)\) \{\n([\s\S]*?)\n {2}\}\n\}\);\n/g,
+    (_, key, params, body) => {
+      count++;
+      return `= __commonJS({\n  ${key}: (function (${params}) {\n${body}\n  })\n});\n`;
+    },
+  );
+  if (count !== wrappers) throw new Error(`${name}: ${count} of ${wrappers} CommonJS wrappers rewritten`);
+  return rewritten;
 }
 
 /**
@@ -294,35 +291,31 @@ function compileCommonJsWrappersEagerly(dir) {
  * a given command, and compiling them eagerly measured slower on both lines. Parentheses around an
  * expression never change what it means.
  */
-function compileEagerly(dir, packages) {
-  let files = 0;
-  for (const name of readdirSync(dir)) {
-    if (!name.endsWith('.js')) continue;
-    const file = join(dir, name);
-    const text = readFileSync(file, 'utf8');
-    if (!packages.some((pkg) => text.includes(`\n// node_modules/${pkg}/`))) continue;
+function compileEagerly(packages) {
+  return (text, name) => {
+    if (!packages.some((pkg) => text.includes(`\n// node_modules/${pkg}/`))) return text;
     const source = ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
-    const at = [];
+    const marks = [];
     const visit = (node) => {
       if (
         (ts.isFunctionExpression(node) || ts.isArrowFunction(node)) &&
         !ts.isParenthesizedExpression(node.parent)
       ) {
-        at.push(node.getStart(source), node.end);
+        marks.push([node.getStart(source), '('], [node.end, ')']);
       }
       ts.forEachChild(node, visit);
     };
     visit(source);
-    // Starts and ends alternate; insert from the end so earlier offsets stay valid.
-    const marks = at
-      .map((offset, index) => [offset, index % 2 === 0 ? '(' : ')'])
-      .sort((a, b) => b[0] - a[0]);
-    let out = text;
-    for (const [offset, paren] of marks) out = out.slice(0, offset) + paren + out.slice(offset);
-    writeFileSync(file, out);
-    files++;
-  }
-  return files;
+    // By offset; the sort is stable, so marks at one offset keep the order they were found in.
+    marks.sort((a, b) => a[0] - b[0]);
+    let out = '';
+    let from = 0;
+    for (const [offset, paren] of marks) {
+      out += text.slice(from, offset) + paren;
+      from = offset;
+    }
+    return out + text.slice(from);
+  };
 }
 
 // Built beside dist/ and swapped in, so a pix started during a build (tests in another terminal) finds a whole
@@ -361,9 +354,12 @@ try {
     logLevel: 'warning',
     legalComments: 'none',
   });
-  dropUnusedBanners(staging);
-  compileCommonJsWrappersEagerly(staging);
-  compileEagerly(staging, ['zod', 'undici']);
+  rewriteOutputs(
+    staging,
+    dropUnusedBanner,
+    compileCommonJsWrappersEagerly,
+    compileEagerly(['zod', 'undici']),
+  );
 } catch (error) {
   rmSync(staging, { recursive: true, force: true });
   throw error;
