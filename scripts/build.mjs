@@ -8,7 +8,12 @@
 //   non-SIMD llhttp and fetch's body extractor stay in node_modules, required only if ever used
 //   (undiciHttp2Lazy, undiciRareModules);
 // - commander requires node:child_process for executable subcommands, which pix does not have: loaded on use;
-// - zod's 50 locales are left out (see zodLocalesShim).
+// - zod's 50 locales are left out (see zodLocalesShim);
+// - built-ins a bare node:http script never loads: undici's node:assert and commander's node:process get
+//   stand-ins, and pix's modules take node:fs from getBuiltinModule (fsWithoutStreams).
+// And the layout and the output are shaped for Node's loader and V8: the small shared modules share one chunk
+// (src/hub.ts, hubInjection), and zod's, undici's and every CommonJS module's code is compiled with its file,
+// so that Node 22+'s compile cache keeps it (rewriteOutputs).
 //
 //   node scripts/build.mjs            build dist/
 //   node scripts/build.mjs --analyze  and print what each output file is made of
