@@ -30,7 +30,7 @@ export const COMPILE_AFTER = 8;
 const objectJit = $ZodObjectJIT as Init | undefined;
 const miniType = mini.ZodMiniType as unknown as Init;
 
-/** mini's object type (same trait name, so `instanceof` and every mini helper see it alike), parsed by the JIT. */
+/** mini's object type (same trait name, so `instanceof` and every mini helper see it alike), compiled after COMPILE_AFTER parses. */
 const ZodMiniObjectJIT = core.$constructor(
   'ZodMiniObject',
   (inst: mini.ZodMiniObject, def: core.$ZodObjectDef) => {
