@@ -84,6 +84,15 @@ module.exports = { IncomingMessage: class NotUsedByPix {}, maxHeaderSize: 16384 
 `,
 );
 
+/** Every TypeScript file of src/ with its text, read once for the plugins below that look at imports. */
+const sources = readdirSync(join(root, 'src'), { recursive: true })
+  .map(String)
+  .filter((entry) => entry.endsWith('.ts'))
+  .map((entry) => {
+    const file = join(root, 'src', entry);
+    return { file, text: readFileSync(file, 'utf8') };
+  });
+
 /**
  * `import { readFileSync } from 'node:fs'` in an ES module makes Node build node:fs's ESM facade, which
  * reads every export, the lazy ReadStream and WriteStream getters among them: every command loaded Node's
@@ -91,12 +100,11 @@ module.exports = { IncomingMessage: class NotUsedByPix {}, maxHeaderSize: 16384 
  * modules get node:fs from process.getBuiltinModule instead (the same object), re-exporting the names src/
  * imports from it (read from the import statements; a name missed fails the build, never the run).
  */
-function namesImportedFrom(dir, specifier) {
+function namesImportedFrom(specifier) {
   const names = new Set();
   const pattern = new RegExp(`import\\s*\\{([^}]*)\\}\\s*from\\s*'${specifier}'`, 'g');
-  for (const entry of readdirSync(dir, { recursive: true })) {
-    if (!String(entry).endsWith('.ts')) continue;
-    for (const match of readFileSync(join(dir, String(entry)), 'utf8').matchAll(pattern)) {
+  for (const { text } of sources) {
+    for (const match of text.matchAll(pattern)) {
       for (const part of match[1].split(',')) {
         const name = part.trim().split(/\s+as\s+/)[0];
         if (name !== '' && !name.startsWith('type ')) names.add(name);
@@ -105,7 +113,7 @@ function namesImportedFrom(dir, specifier) {
   }
   return [...names].sort();
 }
-const fsValues = namesImportedFrom(join(root, 'src'), 'node:fs');
+const fsValues = namesImportedFrom('node:fs');
 const fsWithoutStreams = {
   name: 'node-fs-without-its-stream-getters',
   setup(b) {
@@ -125,23 +133,21 @@ const fsWithoutStreams = {
  * `import('./…')` calls.
  */
 const hubPath = join(root, 'src', 'hub.ts');
-function dynamicTargets(dir) {
+function dynamicTargets() {
   const targets = new Set();
-  for (const entry of readdirSync(dir, { recursive: true })) {
-    if (!String(entry).endsWith('.ts')) continue;
-    const file = join(dir, String(entry));
-    for (const match of readFileSync(file, 'utf8').matchAll(/import\((['"])(\.{1,2}\/[^'"]+)\1\)/g)) {
+  for (const { file, text } of sources) {
+    for (const match of text.matchAll(/import\((['"])(\.{1,2}\/[^'"]+)\1\)/g)) {
       targets.add(join(dirname(file), match[2].replace(/\.js$/, '.ts')));
     }
   }
-  targets.delete(join(dir, 'program.ts'));
+  targets.delete(join(root, 'src', 'program.ts'));
   // A module of the hub importing the hub would be a cycle.
   for (const match of readFileSync(hubPath, 'utf8').matchAll(/from '(\.[^']+)'/g)) {
-    targets.delete(join(dir, match[1].replace(/\.js$/, '.ts')));
+    targets.delete(join(root, 'src', match[1].replace(/\.js$/, '.ts')));
   }
   return targets;
 }
-const hubTargets = dynamicTargets(join(root, 'src'));
+const hubTargets = dynamicTargets();
 const hubInjection = {
   name: 'hub',
   setup(b) {
@@ -291,8 +297,8 @@ function compileCommonJsWrappersEagerly(text, name) {
  * first call, is compiled again on every run. zod's and undici's functions run on every API command (zod
  * builds and checks the schemas, undici makes the request), so in the files that hold them each function
  * expression and arrow function is put in parentheses, which V8 takes as "compile with the file". On Node 24
- * that is ≈ 7% fewer instructions for `pix keys --json`; on Node 20, which has no cache, it is the same work
- * moved earlier (±0.3%). pix's own code and commander are left lazy: most of their functions do not run in
+ * that is ≈ 2% fewer instructions for `pix keys --json` (medians of 5); on Node 20, which has no cache, it is
+ * the same work moved earlier (no measurable change). pix's own code and commander are left lazy: most of their functions do not run in
  * a given command, and compiling them eagerly measured slower on both lines. Parentheses around an
  * expression never change what it means.
  */
