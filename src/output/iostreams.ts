@@ -69,7 +69,9 @@ export function nodeOut(get: () => NodeWritable): OutStream {
       return get().isTTY === true;
     },
     get columns() {
-      return get().columns ?? 80;
+      // A terminal that does not say its size (a pty never sized: some CI wrappers, serial consoles) reports
+      // 0; every table, chart and QR code is then laid out for 80 columns rather than squeezed into none.
+      return get().columns || 80;
     },
     write: (chunk, done) => stream().write(chunk, done),
     drained: () => {

@@ -46,6 +46,20 @@ describe('tables on a terminal fit its width (pty)', () => {
     });
   }
 
+  it('a terminal that reports no size (0 columns) gets tables laid out for 80 columns, not squeezed to nothing', async () => {
+    const result = await runOnPty([], {
+      env,
+      columns: 80,
+      rows: 40,
+      shell: 'stty cols 0 rows 0; pix keys --no-pager',
+    });
+    expect(result.code, result.raw).toBe(0);
+    const shown = result.lines.join('\n');
+    expect(shown).toMatch(/│ Key +│ Type +│/);
+    expect(shown).not.toContain('left out to fit 0 columns');
+    for (const line of writtenLines(result.raw)) expect(displayWidth(line), line).toBeLessThanOrEqual(80);
+  });
+
   it('statement: at 80 columns ids are shortened, less important columns left out and named; --wide shows all', async () => {
     const narrow = await runOnPty(['statement', '--limit', '5', '--no-pager'], {
       env,
