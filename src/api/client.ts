@@ -383,7 +383,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
     if (response.body.ok) {
       // The token endpoint's answer is the credential itself: it is used, never shown.
       const credential = ok && endpoint.authenticated === false;
-      text = credential ? response.body.text : secrets.redact(response.body.text);
+      text = credential ? response.body.text : secrets.redact(response.body.text, response.body.raw);
       parsed = parseBody(text);
       if (parsed.ok && !credential && secrets.active && text.includes('\\')) {
         // JSON escapes can spell a secret the raw text does not show: check the strings they make.

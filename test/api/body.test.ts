@@ -7,7 +7,11 @@ const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}
 describe('bounded answers', () => {
   it('reads a body up to the limit and gives up (destroying it) beyond', async () => {
     const chunks = () => Readable.from([Buffer.from('abc'), Buffer.from('déf')]);
-    expect(await readBounded(chunks(), undefined, 100)).toEqual({ ok: true, text: 'abcdéf' });
+    expect(await readBounded(chunks(), undefined, 100)).toEqual({
+      ok: true,
+      text: 'abcdéf',
+      raw: Buffer.from('abcdéf'),
+    });
     const stream = chunks();
     expect(await readBounded(stream, undefined, 4)).toEqual({ ok: false, bytes: 7 });
     expect(stream.destroyed).toBe(true);
@@ -28,10 +32,20 @@ describe('bounded answers', () => {
     expect(read).toBe(false);
   });
 
-  it(`JSON nested more than ${MAX_JSON_DEPTH} levels is not parsed; brackets inside strings do not count`, () => {
-    expect(nestedDeeperThan(nested(MAX_JSON_DEPTH))).toBe(false);
-    expect(nestedDeeperThan(nested(MAX_JSON_DEPTH + 1))).toBe(true);
-    expect(nestedDeeperThan(JSON.stringify({ s: '[[[[{{{{'.repeat(100), t: 'a\\"[[[' }))).toBe(false);
+  it(`JSON nested more than ${MAX_JSON_DEPTH} levels is refused once parsed; brackets inside strings do not count`, () => {
+    const value = (text: string): unknown => JSON.parse(text);
+    expect(nestedDeeperThan(value(nested(MAX_JSON_DEPTH)))).toBe(false);
+    expect(nestedDeeperThan(value(nested(MAX_JSON_DEPTH + 1)))).toBe(true);
+    const arrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    expect(nestedDeeperThan(value(arrays(MAX_JSON_DEPTH)))).toBe(false);
+    expect(nestedDeeperThan(value(arrays(MAX_JSON_DEPTH + 1)))).toBe(true);
+    // The deep branch is the last of many shallow ones, behind a key and inside an array.
+    const wide = `{"a":[${'{"b":1},'.repeat(500)}{"c":${nested(MAX_JSON_DEPTH - 3)}}]}`;
+    expect(nestedDeeperThan(value(wide))).toBe(false);
+    expect(nestedDeeperThan(value(wide.replace('{"c":', '{"c":[').replace(/}]}$/, ']}]}')))).toBe(true);
+    expect(nestedDeeperThan(value(JSON.stringify({ s: '[[[[{{{{'.repeat(100), t: 'a\\"[[[' })))).toBe(false);
+    expect(nestedDeeperThan('a string')).toBe(false);
+    expect(nestedDeeperThan(null)).toBe(false);
     expect(parseBody(nested(6000))).toEqual({
       ok: false,
       reason: `nested more than ${MAX_JSON_DEPTH} levels deep`,

@@ -98,6 +98,48 @@ describe('the secret scanner', () => {
   });
 });
 
+describe('the secret scanner given the raw bytes of an answer', () => {
+  const utf8 = (text: string) => new TextEncoder().encode(text);
+
+  it('gives the same text as the text scan: clean or not, a piece at every offset, after multi-byte characters', () => {
+    const other = 'sec_SECRET_9d2e7b4a1c6f8e05';
+    const scan = scanner(TOKEN, other, 'abc1234');
+    const prefixes = ['', 'x', 'João ', 'Pão ', '€', '😀😀', 'ação, café e pão: '];
+    let dirty = 0;
+    for (const prefix of prefixes) {
+      for (let pad = 0; pad < 10; pad++) {
+        for (const piece of [
+          '',
+          TOKEN.slice(pad, pad + 8),
+          TOKEN.slice(3, 3 + 9 + pad),
+          other.slice(pad),
+          'abc1234',
+        ]) {
+          const text = `{"message":"${prefix}${'y'.repeat(pad)}${piece}","é":"ü"}`;
+          const expected = scan.redact(text);
+          expect(scan.redact(text, utf8(text))).toBe(expected);
+          if (expected !== text) dirty++;
+        }
+      }
+    }
+    expect(dirty).toBe(prefixes.length * 10 * 4);
+  });
+
+  it('clean bytes prove the text clean: the text is not scanned (so they must be the bytes it came from)', () => {
+    const scan = scanner(TOKEN);
+    const text = `{"message":"${TOKEN}"}`;
+    expect(scan.redact(text, utf8('{"message":"nothing here at all"}'))).toBe(text);
+    expect(scan.redact(text, utf8(text))).toBe(`{"message":"${REDACTED}"}`);
+  });
+
+  it('a secret that is not ASCII is still found: the text is scanned whatever the bytes say', () => {
+    const secret = 'senha-çãé-12345678';
+    const scan = scanner(TOKEN, secret);
+    const text = `{"m":"${secret.slice(2, 12)}"}`;
+    expect(scan.redact(text, utf8('{"m":"clean"}'))).toBe(`{"m":"${REDACTED}"}`);
+  });
+});
+
 describe('redactParsed: secrets spelled with JSON escapes', () => {
   it('checks every string and key of a parsed value, without recursion', () => {
     const scan = scanner(TOKEN);

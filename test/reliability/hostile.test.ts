@@ -15,6 +15,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_BODY_BYTES } from '../../src/api/body.js';
 import { parseJournal } from '../../src/journal/entries.js';
 import { run } from '../../src/main.js';
 import { DYNAMIC_CODE, STATIC_CODE } from '../helpers/brcodes.js';
@@ -419,7 +420,9 @@ describe('hostile server: no secret in any output, log or file', () => {
 describe('hostile server: outcomes by proof, over real HTTP', () => {
   const deep = (depth: number) =>
     `{"id":"t-1","status":"PENDING","x":${'['.repeat(depth)}${']'.repeat(depth)}}`;
-  const OVER = 33 * 1024 * 1024;
+  /** One MiB over the largest answer pix reads. */
+  const OVER = MAX_BODY_BYTES + 1024 * 1024;
+  const OVER_MIB = OVER / (1024 * 1024);
 
   it.each<[string, () => Behaviour, number, string]>([
     ['2xx REJECTED', () => json(201, { id: 't-1', status: 'REJECTED' }), 5, 'failed'],
@@ -449,7 +452,7 @@ describe('hostile server: outcomes by proof, over real HTTP', () => {
       'unknown',
     ],
     [
-      '2xx of 33 MiB (declared)',
+      `2xx of ${OVER_MIB} MiB (declared)`,
       () => ({
         kind: 'text',
         status: 201,
@@ -460,7 +463,7 @@ describe('hostile server: outcomes by proof, over real HTTP', () => {
       'unknown',
     ],
     [
-      '2xx of 33 MiB (chunked, no length)',
+      `2xx of ${OVER_MIB} MiB (chunked, no length)`,
       () => ({
         kind: 'text',
         status: 201,
@@ -489,7 +492,7 @@ describe('hostile server: outcomes by proof, over real HTTP', () => {
     },
   );
 
-  it('reads: a 33 MiB answer and a 6,000-deep one are unavailable (exit 6), never a crash', async () => {
+  it(`reads: a ${OVER_MIB} MiB answer and a 6,000-deep one are unavailable (exit 6), never a crash`, async () => {
     keysAnswer = () => ({
       kind: 'text',
       status: 200,
@@ -498,7 +501,7 @@ describe('hostile server: outcomes by proof, over real HTTP', () => {
     });
     const big = await pix(['keys']);
     expect(big.code, big.stderr).toBe(6);
-    expect(big.stderr).toContain('larger than 32 MiB');
+    expect(big.stderr).toContain('larger than 8 MiB');
     keysAnswer = () => ({
       kind: 'text',
       status: 200,

@@ -116,6 +116,7 @@ describe('inProcessTransport', () => {
     expect(await readBounded(response.body, response.headers['content-length'])).toEqual({
       ok: true,
       text: '{"name":"João"}',
+      raw: Buffer.from('{"name":"João"}'),
     });
   });
 
@@ -171,7 +172,11 @@ describe('inProcessTransport', () => {
     const transport = inProcessTransport(async () => ({ ...OK, body }));
     const signal = new AbortController().signal;
     const whole = await transport.request({ ...REQUEST, path: '/x', signal });
-    expect(await readBounded(whole.body, whole.headers['content-length'])).toEqual({ ok: true, text: body });
+    expect(await readBounded(whole.body, whole.headers['content-length'])).toEqual({
+      ok: true,
+      text: body,
+      raw: Buffer.from(body),
+    });
 
     const declared = await transport.request({ ...REQUEST, path: '/x', signal });
     expect(await readBounded(declared.body, declared.headers['content-length'], 1024 * 1024)).toEqual({
