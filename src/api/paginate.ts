@@ -68,13 +68,11 @@ async function* remainingPages<T>(
   function fresh(items: T[]): T[] {
     const kept: T[] = [];
     for (const item of items) {
-      const id = options.idOf(item);
-      if (seen.has(id)) {
-        summary.duplicatesDropped++;
-        continue;
-      }
-      seen.add(id);
-      kept.push(item);
+      // One hash lookup per record, not two (has, then add): the Set did not grow, so the id was there.
+      const before = seen.size;
+      seen.add(options.idOf(item));
+      if (seen.size === before) summary.duplicatesDropped++;
+      else kept.push(item);
     }
     summary.yielded += kept.length;
     return kept;
