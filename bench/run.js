@@ -7,7 +7,8 @@
 //   in wall time and in each child's own CPU time (bench/usage-hook.cjs, preloaded into floors and pix alike;
 //   the steadier figure on a loaded machine), and on Node 22.1+ with the compile cache on and off;
 // - seeding 100,000 sandbox entries;
-// - the 100,000-entry export (bench/statement-export.mjs): time, CPU and peak RSS against a sequential loop;
+// - the 100,000-entry export (bench/statement-export.mjs): time, CPU and peak RSS against a sequential loop
+//   (medians of 3 alternating runs of each);
 // - the 100,000-row table on a terminal (bench/statement-table.mjs), cut at a cap;
 // - a slot for the 1,000-row `pix pay batch` (bench/pay-batch.mjs), "n/a" until that command is built.
 //
@@ -40,6 +41,8 @@ const WARMUPS = quick ? 1 : 2;
 const ENTRIES = quick ? 20_000 : 100_000;
 const BATCH_ROWS = quick ? 200 : 1000;
 const TABLE_CAP_MS = 60_000;
+/** Alternating runs of pix and the loop per Node line, medians reported: one run of each moves by ±10 % on a busy machine. */
+const EXPORT_RUNS = quick ? 1 : 3;
 
 const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-'));
 const baseEnv = cleanEnv(scratch);
@@ -311,9 +314,14 @@ async function main() {
       const reports = [];
       for (const line of measurable) {
         log(`export on ${line.name}:`);
-        reports.push([line, await measureStatementExport({ entries: ENTRIES, node: line.path, log })]);
+        reports.push([
+          line,
+          await measureStatementExport({ entries: ENTRIES, node: line.path, runs: EXPORT_RUNS, log }),
+        ]);
       }
-      console.log(`\nexport of ${ENTRIES.toLocaleString('en')} entries: ${reports[0][1].description}\n`);
+      console.log(
+        `\nexport of ${ENTRIES.toLocaleString('en')} entries: ${reports[0][1].description}; medians of ${EXPORT_RUNS} alternating runs\n`,
+      );
       printTable(
         ['node', 'run', 'time', 'CPU', 'peak RSS'],
         reports.flatMap(([line, report]) => [
