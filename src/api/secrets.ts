@@ -137,7 +137,7 @@ export function createSecretScanner(): SecretScanner {
         grams.add(hash);
         filter[hash >>> (32 - FILTER_BITS)] = 1;
       }
-      const encoded = new TextEncoder().encode(secret);
+      const encoded = Buffer.from(secret, 'utf8');
       if (encoded.length !== secret.length) asciiOnly = false;
       for (let at = 0; at + GRAM <= encoded.length; at++) {
         const packed = packedGram(encoded, at);
