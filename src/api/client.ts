@@ -407,7 +407,15 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
       throw httpError(endpoint.what, status, parsed.ok ? body : undefined, write);
     }
     if (!parsed.ok) throw unreadable(endpoint, status, parsed.reason, undefined);
-    const result = endpoint.schema().safeParse(parsed.value);
+    let result: z.core.util.SafeParseResult<T>;
+    try {
+      result = endpoint.schema().safeParse(parsed.value);
+    } catch (error) {
+      // zod lists every invalid value and gathers the lists with push(...issues): an answer with some
+      // 200,000 of them (600 kB of `[],`) overflows the stack there. That is the answer's shape, not a bug.
+      if (!(error instanceof RangeError)) throw error;
+      throw unreadable(endpoint, status, 'too many invalid values to list', undefined);
+    }
     if (!result.success) {
       throw unreadable(endpoint, status, describeIssues(result.error as z.core.$ZodError), body);
     }

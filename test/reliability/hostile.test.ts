@@ -492,7 +492,7 @@ describe('hostile server: outcomes by proof, over real HTTP', () => {
     },
   );
 
-  it(`reads: a ${OVER_MIB} MiB answer and a 6,000-deep one are unavailable (exit 6), never a crash`, async () => {
+  it(`reads: a ${OVER_MIB} MiB answer, a 6,000-deep one and one of 300,000 invalid values are unavailable (exit 6), never a crash`, async () => {
     keysAnswer = () => ({
       kind: 'text',
       status: 200,
@@ -511,6 +511,17 @@ describe('hostile server: outcomes by proof, over real HTTP', () => {
     const deepRead = await pix(['keys', '--json']);
     expect(deepRead.code, deepRead.stderr).toBe(6);
     expect(deepRead.stderr).toContain('nested more than 100 levels deep');
+    // 900 kB holding 300,000 invalid keys: zod lists each one, and gathering the list overflowed its stack.
+    keysAnswer = () => ({
+      kind: 'text',
+      status: 200,
+      contentType: 'application/json',
+      body: `{"total":1,"result":[${'[],'.repeat(300_000)}[]]}`,
+    });
+    const invalid = await pix(['keys']);
+    expect(invalid.code, invalid.stderr).toBe(6);
+    expectOneLineError(invalid.stderr);
+    expect(invalid.stderr).toContain('the answer could not be read (too many invalid values to list)');
   });
 
   it('the built binary: REJECTED → 5 and a 6,000-deep 2xx → 7 (no "bug in pix"), journal failed then unknown', async () => {
