@@ -90,7 +90,8 @@ export function createSecretScanner(): SecretScanner {
       if (last && start <= last[1]) last[1] = Math.max(last[1], end);
       else ranges.push([start, end]);
     };
-    if (grams.size > 0 && !(bytes && asciiOnly && !bytesMayHold(bytes))) {
+    const bytesProveClean = bytes !== undefined && asciiOnly && !bytesMayHold(bytes);
+    if (grams.size > 0 && !bytesProveClean) {
       const lastWindow = text.length - SECRET_WINDOW;
       for (let at = 0; at + GRAM <= text.length; at += STRIDE) {
         const hash = gramHash(text, at);
