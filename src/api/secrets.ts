@@ -90,8 +90,8 @@ export function createSecretScanner(): SecretScanner {
       if (last && start <= last[1]) last[1] = Math.max(last[1], end);
       else ranges.push([start, end]);
     };
-    const bytesProveClean = bytes !== undefined && asciiOnly && !bytesMayHold(bytes);
-    if (grams.size > 0 && !bytesProveClean) {
+    // The text is scanned for windows unless there are none to find or its bytes prove it clean.
+    if (grams.size > 0 && (bytes === undefined || !asciiOnly || bytesMayHold(bytes))) {
       const lastWindow = text.length - SECRET_WINDOW;
       for (let at = 0; at + GRAM <= text.length; at += STRIDE) {
         const hash = gramHash(text, at);
