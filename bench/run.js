@@ -320,7 +320,7 @@ async function main() {
         ]);
       }
       console.log(
-        `\nexport of ${ENTRIES.toLocaleString('en')} entries: ${reports[0][1].description}; medians of ${EXPORT_RUNS} alternating runs\n`,
+        `\nexport of ${ENTRIES.toLocaleString('en')} entries: ${reports[0][1].description}; ${EXPORT_RUNS === 1 ? 'one run of each' : `medians of ${EXPORT_RUNS} alternating runs`}\n`,
       );
       printTable(
         ['node', 'run', 'time', 'CPU', 'peak RSS'],
