@@ -298,9 +298,9 @@ function compileCommonJsWrappersEagerly(text, name) {
  * builds and checks the schemas, undici makes the request), so in the files that hold them each function
  * expression and arrow function is put in parentheses, which V8 takes as "compile with the file". On Node 24
  * that is ≈ 2% fewer instructions for `pix keys --json` (medians of 5); on Node 20, which has no cache, it is
- * the same work moved earlier (no measurable change). pix's own code and commander are left lazy: most of their functions do not run in
- * a given command, and compiling them eagerly measured slower on both lines. Parentheses around an
- * expression never change what it means.
+ * the same work moved earlier (no measurable change). pix's own code and commander are left lazy: most of
+ * their functions do not run in a given command, and compiling them eagerly measured slower on both lines.
+ * Parentheses around an expression never change what it means.
  */
 function compileEagerly(packages) {
   return (text, name) => {
