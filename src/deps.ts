@@ -51,6 +51,26 @@ export interface Clock {
   now(): Date;
 }
 
+/** This process and the others on the machine: a journal entry names the pix process that sent it. */
+export interface Processes {
+  pid: number;
+  /** Whether a process with this id is running. */
+  alive(pid: number): boolean;
+}
+
+/** Signal 0 tests a process without touching it; EPERM means it runs under another user. */
+export const LOCAL_PROCESSES: Processes = {
+  pid: process.pid,
+  alive(pid) {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  },
+};
+
 /**
  * Everything a command may touch. Only main.ts builds the real one; tests build their own with
  * captured streams, a fixed clock, a temporary PIX_CONFIG_DIR and an undici MockAgent.
@@ -59,6 +79,7 @@ export interface Deps {
   io: IOStreams;
   env: Env;
   clock: Clock;
+  processes: Processes;
   sleep(ms: number): Promise<void>;
   /** In [0, 1): backoff jitter. */
   random(): number;
@@ -95,6 +116,7 @@ export type DepsOverrides = Partial<
     | 'io'
     | 'env'
     | 'clock'
+    | 'processes'
     | 'sleep'
     | 'random'
     | 'dispatcher'
@@ -117,6 +139,7 @@ export function createDeps(overrides: DepsOverrides): Deps {
   const cleanups: Array<() => unknown> = [];
   const deps: Deps = {
     clock: { now: () => new Date() },
+    processes: LOCAL_PROCESSES,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     random: Math.random,
     dispatcher: undefined,

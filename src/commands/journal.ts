@@ -7,6 +7,7 @@
  *   pix journal [--limit N | --all] [--unresolved]
  *   pix journal show ID
  *   pix journal resolve ID --paid|--not-paid
+ *   pix journal verify
  */
 import type { Command } from 'commander';
 import type { Deps } from '../deps.js';
@@ -16,7 +17,7 @@ import { PixError, usageError } from '../errors.js';
 import { type JournalEntry, type Resolution, shortId } from '../journal/entries.js';
 import { journalOf } from '../journal/record.js';
 import { effectiveState, findEntry, isResolvable, isUnresolved } from '../journal/rules.js';
-import type { Journal } from '../journal/store.js';
+import { describeDamage, type Journal } from '../journal/store.js';
 import { jsonDocument, type OutputMode, outputMode } from '../output/format.js';
 import { type Column, createListWriter } from '../output/records.js';
 import { safeText } from '../output/sanitize.js';
@@ -39,6 +40,7 @@ const resolveOptionsSchema = z.object({
 });
 
 export type JournalOptions =
+  | { action: 'verify' }
   | ({ action: 'list' } & z.output<typeof listOptionsSchema>)
   | ({ action: 'show' } & z.output<typeof showOptionsSchema>)
   | ({ action: 'resolve' } & z.output<typeof resolveOptionsSchema>);
@@ -58,6 +60,7 @@ export function publicEntry(entry: JournalEntry): Record<string, unknown> {
     ...(entry.resolution === undefined ? {} : { resolution: entry.resolution, resolvedAt: entry.resolvedAt }),
     profile: entry.profile,
     host: entry.host,
+    ...(entry.baseUrl === undefined ? {} : { baseUrl: entry.baseUrl }),
     ...(payment === undefined
       ? {}
       : {
@@ -241,11 +244,57 @@ async function list(
   }
 }
 
+/**
+ * `pix journal verify`: every line the reader could not take, by number (exit 8 when there is one:
+ * payments and charges are stopped until it is repaired), and the torn writes it skips harmlessly.
+ */
+function verify(deps: Deps, mode: OutputMode, journal: Journal): void {
+  const { stdout, stderr } = deps.io;
+  const { damage, torn } = journal.verify();
+  const entries = journal.read().length;
+  if (mode.format === 'json') {
+    stdout.write(jsonDocument({ path: journal.path, entries, damaged: damage, torn }, mode.pretty));
+  } else if (damage.length > 0) {
+    stdout.write(
+      mode.table(
+        ['Line', 'Problem'],
+        damage.map((problem) => [String(problem.line), problem.reason]),
+      ),
+    );
+  }
+  if (torn.length > 0) {
+    stderr.write(
+      `${torn.length} torn write${torn.length === 1 ? '' : 's'} skipped (line ${torn.slice(0, 5).join(', ')}${torn.length > 5 ? ', …' : ''}): writes cut short, which never sent anything\n`,
+    );
+  }
+  if (damage.length === 0) {
+    stderr.write(`journal ${journal.path}: ${entries} entries, no damaged line\n`);
+    return;
+  }
+  throw new PixError('declined', `the journal is damaged: ${describeDamage(journal.path, damage)}`, {
+    hint: 'payments and charges are stopped until each damaged line is repaired or removed by hand (keep a copy of the file first); a damaged line may record a payment: check `pix statement` around the times of the lines next to it',
+  });
+}
+
+/** A warning, on commands that only read the journal, that money-moving ones are stopped. */
+function warnIfDamaged(deps: Deps, journal: Journal): void {
+  const { damage } = journal.verify();
+  if (damage.length === 0) return;
+  deps.io.stderr.write(
+    `warning: the journal is damaged (${describeDamage(journal.path, damage)}): payments and charges are stopped; see \`pix journal verify\`\n`,
+  );
+}
+
 export async function runJournal(options: JournalOptions, deps: Deps): Promise<void> {
   const settings = await deps.settings();
   const mode = await outputMode(deps, settings.timeZone.value);
   const journal = await journalOf(deps);
   const { stdout, stderr } = deps.io;
+  if (options.action === 'verify') {
+    verify(deps, mode, journal);
+    return;
+  }
+  warnIfDamaged(deps, journal);
   if (options.action === 'list') {
     await list(options, deps, mode, journal);
     return;
@@ -317,6 +366,13 @@ export function register(command: Command, deps: Deps): void {
     ['pix journal resolve 1a2b3c4d --not-paid', 'pix journal resolve 1a2b3c4d --paid'],
     ['usage', 'not_found'],
   );
+  const check = command
+    .command('verify')
+    .description('list the lines of the journal that cannot be read (exit 8 if any)')
+    .action(async () => {
+      await runJournal({ action: 'verify' }, deps);
+    });
+  addExamples(check, ['pix journal verify', 'pix journal verify --json'], ['declined']);
   addExamples(
     command,
     [

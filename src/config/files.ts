@@ -258,6 +258,8 @@ export interface AppendOptions {
    * a line another writer is still writing).
    */
   torn?: 'keep' | 'cut';
+  /** With 'keep': a line written between the torn line and this one, so a reader can tell torn from damaged. */
+  tornMark?: string;
 }
 
 /**
@@ -269,7 +271,7 @@ export interface AppendOptions {
 export function appendPrivateLine(
   path: string,
   line: string,
-  { durable = true, torn = 'keep' }: AppendOptions = {},
+  { durable = true, torn = 'keep', tornMark }: AppendOptions = {},
 ): { identity: string; size: number; mtimeMs: number } {
   const fd = openSync(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, 0o600);
   try {
@@ -280,7 +282,7 @@ export function appendPrivateLine(
       readSync(fd, last, 0, 1, stats.size - 1);
       if (last[0] !== 0x0a) {
         if (torn === 'cut') ftruncateSync(fd, lastLineEnd(fd, stats.size));
-        else text = `\n${text}`;
+        else text = tornMark === undefined ? `\n${text}` : `\n${tornMark}\n${text}`;
       }
     }
     const bytes = Buffer.from(text, 'utf8');

@@ -149,9 +149,22 @@ export function checkBatchLimits(
  * - `unknown`: the transfer was sent and no usable answer came: it may have been paid; it blocks the
  *   row on reruns until `pix journal resolve`;
  * - `not_sent`: never sent, with nothing known against it (the batch stopped before it, or the
- *   request could not leave): running the file again pays it.
+ *   request could not leave): running the file again pays it;
+ * - `duplicate`: not sent, because the same payment (key or code and amount) was made outside this
+ *   file within the duplicate window, or the same dynamic code was paid: `--allow-duplicate` pays it;
+ * - `in_progress`: not sent by this run, because another pix process that is still running is sending
+ *   this row: its own report will say how it ended.
  */
-export const ROW_STATES = ['paid', 'already_paid', 'not_payable', 'rejected', 'unknown', 'not_sent'] as const;
+export const ROW_STATES = [
+  'paid',
+  'already_paid',
+  'not_payable',
+  'rejected',
+  'unknown',
+  'not_sent',
+  'duplicate',
+  'in_progress',
+] as const;
 export type RowState = (typeof ROW_STATES)[number];
 
 export type StateCounts = Record<RowState, number>;
@@ -164,6 +177,8 @@ export function countStates(states: Iterable<RowState>): StateCounts {
     rejected: 0,
     unknown: 0,
     not_sent: 0,
+    duplicate: 0,
+    in_progress: 0,
   };
   for (const state of states) counts[state]++;
   return counts;
@@ -179,7 +194,7 @@ export function describeStates(counts: StateCounts): string {
 
 export interface BatchOutcome {
   /** The error kind the command throws (main.ts maps it), or undefined for success. */
-  kind?: Extract<ErrorKind, 'unknown_outcome' | 'rejected' | 'unavailable'>;
+  kind?: Extract<ErrorKind, 'unknown_outcome' | 'rejected' | 'unavailable' | 'declined'>;
   exitCode: number;
 }
 
@@ -189,6 +204,7 @@ export interface BatchOutcome {
  * - else 5 (`rejected`) when any row was rejected or not payable;
  * - else 6 (`unavailable`) when any row was not sent: nothing was changed for it and running the
  *   file again pays it (the contract's 6 for a transfer that never left);
+ * - else 8 (`declined`) when a guard held a row: a duplicate, or a row another pix is paying;
  * - else 0: every row paid or already paid (an empty batch included).
  * A signal, a refused confirmation (8) and a bad file or guard (2) are decided before this.
  */
@@ -201,6 +217,7 @@ export function batchOutcome(states: Iterable<RowState> | StateCounts): BatchOut
   if (counts.unknown > 0) return outcome('unknown_outcome');
   if (counts.rejected > 0 || counts.not_payable > 0) return outcome('rejected');
   if (counts.not_sent > 0) return outcome('unavailable');
+  if (counts.duplicate > 0 || counts.in_progress > 0) return outcome('declined');
   return { exitCode: 0 };
 }
 

@@ -58,6 +58,13 @@ export interface StartFields {
   profile: string;
   /** The API host the request goes to. */
   host: string;
+  /**
+   * The account: the profile's normalised API base URL (`http://127.0.0.1:0` for the embedded sandbox).
+   * Lines written before it was recorded have only `host`, which the rules compare instead.
+   */
+  baseUrl?: string;
+  /** The process that wrote the start line: a `sending` entry of a live process is in flight, not unknown. */
+  pid?: number;
   amountCentavos: Centavos;
   /** The receiver's name as the consultation gave it (payments). */
   receiver?: string;
@@ -116,6 +123,8 @@ export interface FinishFields {
 /** One entry: its start, its latest outcome and the operator's latest finding. */
 export interface JournalEntry extends StartFields {
   id: string;
+  /** Its place in the journal: entries started earlier have a lower one. */
+  seq: number;
   /** When it started (ISO 8601). */
   at: string;
   /** What pix recorded: `sending` until an outcome line is written. */
@@ -166,6 +175,7 @@ function startEntry(record: Record<string, unknown>): JournalEntry | undefined {
   if (typeof amountCentavos !== 'number' || !Number.isSafeInteger(amountCentavos)) return undefined;
   const entry: JournalEntry = {
     id,
+    seq: 0,
     at,
     kind: 'payment',
     state: 'sending',
@@ -173,6 +183,9 @@ function startEntry(record: Record<string, unknown>): JournalEntry | undefined {
     host: str(record.host) ?? '',
     amountCentavos,
   };
+  const baseUrl = str(record.baseUrl);
+  if (baseUrl !== undefined) entry.baseUrl = baseUrl;
+  if (typeof record.pid === 'number' && Number.isSafeInteger(record.pid)) entry.pid = record.pid;
   const receiver = str(record.receiver);
   const endToEndId = str(record.endToEndId);
   if (receiver !== undefined) entry.receiver = receiver;
@@ -210,48 +223,83 @@ function startEntry(record: Record<string, unknown>): JournalEntry | undefined {
 }
 
 /**
- * The journal text → its entries in the order they started. Whole lines only: a torn line (a writer
- * killed mid-write), a foreign line, or an outcome for an unknown id is skipped, never fatal.
+ * A line the reader could not take: not JSON, not a journal line, a start line with missing or invalid
+ * fields, or an outcome for an entry with no start line. `line` counts from 1, blank lines included,
+ * as an editor numbers them. Nothing in a damaged line is trusted, so nothing it might say is lost
+ * silently: money-moving commands stop until the operator has looked (`pix journal verify`).
+ */
+export interface JournalDamage {
+  line: number;
+  reason: string;
+}
+
+/**
+ * The line a writer appends before its own when it finds the file ending in a torn line (one without a
+ * newline: a write cut short, by a full disk or a power cut). It marks that line as torn, not damaged:
+ * a write cut short never returned, so its transfer was never sent and any outcome it carried is still
+ * unknown (the rules then hold the entry), and skipping it loses nothing.
+ */
+export const TORN_MARK = '{"torn":true}';
+
+/**
+ * The journal text → its entries in the order they started (damaged lines left out: see
+ * createJournalParser for what the reader says of them).
  */
 export function parseJournal(text: string): JournalEntry[] {
   const parser = createJournalParser();
-  parser.feed(text);
+  parser.feed(text.endsWith('\n') ? text : `${text}\n`);
   return parser.entries();
 }
 
 /**
  * parseJournal fed a piece at a time: the journal only grows, so a reader that keeps its parser parses
- * only the lines appended since its last read (a batch reads the journal once per row). Feed whole lines.
- * The entries it returns are its own: a later feed updates them in place.
+ * only the lines appended since its last read. Feed whole lines. The entries it returns are its own: a
+ * later feed updates them in place. Every line it cannot take is in `damage()`, with its number, except
+ * a torn line followed by TORN_MARK (`torn()`): none is skipped without a word.
  */
 export interface JournalParser {
   feed(lines: string): void;
   entries(): JournalEntry[];
+  /** The entry with this exact id. */
+  get(id: string): JournalEntry | undefined;
+  damage(): JournalDamage[];
+  /** Line numbers of torn writes (followed by TORN_MARK): skipped, and harmless. */
+  torn(): number[];
 }
 
-export function createJournalParser(): JournalParser {
+/** `onStart` is called with each entry as its start line is read (the journal's index keeps up this way). */
+export function createJournalParser(onStart?: (entry: JournalEntry) => void): JournalParser {
   const byId = new Map<string, JournalEntry>();
-  const feedLine = (line: string): void => {
-    if (line.trim() === '') return;
+  const damaged: JournalDamage[] = [];
+  const torn: number[] = [];
+  let lineNumber = 0;
+  let seq = 0;
+  /** An unreadable line is torn if the next line is TORN_MARK, else damaged: it waits for that line. */
+  let unreadable: JournalDamage | undefined;
+  const take = (line: string): string | undefined => {
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
-      return;
+      return 'not JSON';
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a journal line';
     const record = value as Record<string, unknown>;
-    if (typeof record.id !== 'string') return;
+    if (typeof record.id !== 'string') return 'not a journal line (no id)';
     if (record.state === 'sending') {
-      if (byId.has(record.id)) return;
+      if (byId.has(record.id)) return `a second start line for entry ${shortId(record.id)}`;
       const entry = startEntry(record);
-      if (entry) byId.set(entry.id, entry);
-      return;
+      if (!entry) return `the start line of entry ${shortId(record.id)} has missing or invalid fields`;
+      entry.seq = seq++;
+      byId.set(entry.id, entry);
+      onStart?.(entry);
+      return undefined;
     }
     const entry = byId.get(record.id);
-    if (!entry) return;
+    if (!entry) return `an outcome for entry ${shortId(record.id)}, whose start line is missing or damaged`;
     const at = str(record.at);
-    if (typeof record.state === 'string' && FINAL_STATES.has(record.state)) {
+    if (typeof record.state === 'string') {
+      if (!FINAL_STATES.has(record.state)) return `entry ${shortId(record.id)}: unknown state`;
       entry.state = record.state as FinalState;
       for (const field of ['transferId', 'chargeId', 'status', 'reason'] as const) {
         const given = str(record[field]);
@@ -260,27 +308,60 @@ export function createJournalParser(): JournalParser {
       const created = createdOf(record.created);
       if (created !== undefined) entry.created = created;
       if (at !== undefined) entry.finishedAt = at;
-    } else if (record.match !== undefined) {
+      return undefined;
+    }
+    if (record.match !== undefined) {
       const match = matchOf(record.match);
-      if (match === undefined || entry.kind !== 'charge') return;
+      if (match === undefined || entry.kind !== 'charge') return `entry ${shortId(record.id)}: invalid match`;
       entry.match = match;
       if (at !== undefined) entry.matchedAt = at;
-    } else if (typeof record.resolution === 'string' && RESOLUTIONS.has(record.resolution)) {
+      return undefined;
+    }
+    if (typeof record.resolution === 'string' && RESOLUTIONS.has(record.resolution)) {
       entry.resolution = record.resolution as Resolution;
       if (at !== undefined) entry.resolvedAt = at;
+      return undefined;
     }
+    return `entry ${shortId(record.id)}: a line with no state, match or resolution`;
+  };
+  const feedLine = (raw: string): void => {
+    lineNumber++;
+    // A byte-order mark some editors add at the start of the file is not part of the first line.
+    const line = lineNumber === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+    if (line.trim() === '') return;
+    if (line === TORN_MARK) {
+      // A writer that saw the file end mid-line marks it. It may have seen another writer's line half
+      // written (the size grows page by page), which is whole by now: a mark after a good line says nothing.
+      if (unreadable !== undefined) torn.push(unreadable.line);
+      unreadable = undefined;
+      return;
+    }
+    if (unreadable !== undefined) damaged.push(unreadable);
+    unreadable = undefined;
+    const reason = take(line);
+    if (reason === undefined) return;
+    // Only a line that is not JSON at all can be a write cut short.
+    if (reason === 'not JSON') unreadable = { line: lineNumber, reason };
+    else damaged.push({ line: lineNumber, reason });
   };
   return {
     feed(lines) {
-      for (const line of lines.split('\n')) feedLine(line);
+      // Only whole lines count: what follows the last newline is empty, or a torn tail still being written.
+      const pieces = lines.split('\n');
+      pieces.pop();
+      for (const piece of pieces) feedLine(piece);
     },
     entries: () => [...byId.values()],
+    get: (id) => byId.get(id),
+    damage: () => (unreadable === undefined ? [...damaged] : [...damaged, unreadable]),
+    torn: () => [...torn],
   };
 }
 
 /** The start line of an entry, as written to the file. */
 export function startLine(entry: JournalEntry): Record<string, unknown> {
-  const { id, at, kind, state, profile, host, amountCentavos, receiver, endToEndId, payment, charge } = entry;
+  const { id, at, kind, state, profile, host, baseUrl, pid, amountCentavos } = entry;
+  const { receiver, endToEndId, payment, charge } = entry;
   return {
     id,
     at,
@@ -288,6 +369,8 @@ export function startLine(entry: JournalEntry): Record<string, unknown> {
     state,
     profile,
     host,
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...(pid === undefined ? {} : { pid }),
     amountCentavos,
     ...(receiver === undefined ? {} : { receiver }),
     ...(endToEndId === undefined ? {} : { endToEndId }),

@@ -20,7 +20,7 @@ import { type Journal, openJournal } from './store.js';
 
 /** The journal of the command's config directory. */
 export async function journalOf(deps: Deps): Promise<Journal> {
-  return openJournal((await deps.config()).dir, deps.clock);
+  return openJournal((await deps.config()).dir, deps.clock, deps.processes);
 }
 
 /** The command that records what the operator found about an entry. */
@@ -126,10 +126,13 @@ export async function journaledCharge<T extends CreatedCharge>(
   send: () => Promise<T>,
 ): Promise<{ charge: T; entry: JournalEntry }> {
   const [journal, settings, client] = await Promise.all([journalOf(deps), deps.settings(), deps.api()]);
+  // A damaged line may be this charge's record: a charge created twice is a customer asked twice.
+  journal.checkSound();
   const entry = journal.begin({
     kind: 'charge',
     profile: settings.profile.value,
     host: new URL(client.baseUrl).host,
+    baseUrl: settings.baseUrl.value,
     amountCentavos: charge.amountCentavos,
     charge: {
       type: charge.type,

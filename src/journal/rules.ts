@@ -8,6 +8,8 @@
  * - A `done` payment blocks the same dynamic code forever, and the same key (or static code) and amount
  *   for 10 minutes; a batch row once paid is never paid again.
  * - A `failed` payment (refused, or never sent) blocks nothing.
+ * - Every question is asked of one account (Account): a payment made on another API never blocks or
+ *   pays one here, so a sandbox rehearsal does not mark the real batch paid.
  */
 import type { Centavos } from '../domain/money.js';
 import type { EntryState, JournalEntry, PaymentIdentity } from './entries.js';
@@ -37,6 +39,27 @@ export interface DuplicateQuery extends PaymentIdentity {
   amountCentavos: Centavos;
 }
 
+/**
+ * The account a command pays from: its profile and the profile's API. There is no account id in the
+ * API, so the API's normalised base URL stands for it (the embedded sandbox has its own,
+ * `http://127.0.0.1:0`); `host` is what lines written before the base URL was recorded are compared by.
+ */
+export interface Account {
+  profile: string;
+  baseUrl: string;
+  host: string;
+}
+
+/** Whether the entry was sent to this account's API (whichever profile sent it). */
+export function sameApi(entry: JournalEntry, account: Account): boolean {
+  return entry.baseUrl === undefined ? entry.host === account.host : entry.baseUrl === account.baseUrl;
+}
+
+/** Whether the entry was sent from this profile to this profile's API. */
+export function sameAccount(entry: JournalEntry, account: Account): boolean {
+  return entry.profile === account.profile && sameApi(entry, account);
+}
+
 /** An earlier payment that stops this one, and why: still unresolved, or already paid. */
 export interface Blocker {
   entry: JournalEntry;
@@ -58,20 +81,23 @@ function samePayee(entry: JournalEntry, query: DuplicateQuery): boolean {
   );
 }
 
-function sameBatchRow(entry: JournalEntry, query: DuplicateQuery): boolean {
-  const earlier = entry.payment?.batchRow;
-  const row = query.batchRow;
-  return earlier !== undefined && row !== undefined && earlier.batch === row.batch && earlier.row === row.row;
-}
-
-/** Why `entry` stops the payment `query` at `now`, if it does. */
-function blocks(entry: JournalEntry, query: DuplicateQuery, now: Date): Blocker['why'] | undefined {
+/** What an entry's state says to the rules: nothing (failed), or why it blocks. */
+function blockingState(entry: JournalEntry): Blocker['why'] | undefined {
   if (entry.kind !== 'payment') return undefined;
   const state = effectiveState(entry);
   if (state === 'failed') return undefined;
-  const why = state === 'done' ? 'paid' : 'unresolved';
-  if (sameBatchRow(entry, query)) return why;
-  if (!samePayee(entry, query)) return undefined;
+  return state === 'done' ? 'paid' : 'unresolved';
+}
+
+/** Why `entry` stops the payment `query` at `now`, if it does (the same API, whichever profile). */
+function blocks(
+  entry: JournalEntry,
+  query: DuplicateQuery,
+  now: Date,
+  account: Account,
+): Blocker['why'] | undefined {
+  const why = blockingState(entry);
+  if (why === undefined || !sameApi(entry, account) || !samePayee(entry, query)) return undefined;
   if (why === 'unresolved') return why;
   const dynamic = query.method === 'qr' && (query.dynamic === true || entry.payment?.dynamic === true);
   if (dynamic) return why;
@@ -79,29 +105,93 @@ function blocks(entry: JournalEntry, query: DuplicateQuery, now: Date): Blocker[
   return age < DUPLICATE_WINDOW_MS ? why : undefined;
 }
 
+/** Which earlier entries a question looks at. */
+export interface Scope {
+  /** Only entries started before this one (by `seq`): after appending our own line, to close the race. */
+  before?: number;
+  /** Entries the question leaves out (a batch's own rows: rows of one file are the operator's intent). */
+  skip?: (entry: JournalEntry) => boolean;
+}
+
+function inScope(entry: JournalEntry, scope: Scope): boolean {
+  return (scope.before === undefined || entry.seq < scope.before) && !scope.skip?.(entry);
+}
+
 /**
- * The earlier payment that stops `query`, if any: the latest unresolved one first (resolving it is what
- * the operator must do), else the latest paid one.
+ * The duplicate guard, one for all money (pay key, pay qr, each batch row): the earlier payment to the
+ * same payee on the same API that stops `query`, if any — the latest unresolved one first (resolving it
+ * is what the operator must do), else the latest paid one. `candidates` are the payments to the same
+ * key or code (the index's byPayee), oldest first.
  */
 export function findBlocking(
-  entries: readonly JournalEntry[],
+  candidates: readonly JournalEntry[],
   query: DuplicateQuery,
   now: Date,
+  account: Account,
+  scope: Scope = {},
 ): Blocker | undefined {
   let paid: JournalEntry | undefined;
-  for (let index = entries.length - 1; index >= 0; index--) {
-    const entry = entries[index]!;
-    const why = blocks(entry, query, now);
+  for (let index = candidates.length - 1; index >= 0; index--) {
+    const entry = candidates[index]!;
+    if (!inScope(entry, scope)) continue;
+    const why = blocks(entry, query, now, account);
     if (why === 'unresolved') return { entry, why };
     if (why === 'paid') paid ??= entry;
   }
   return paid && { entry: paid, why: 'paid' };
 }
 
-/** The entries started before the one with id `id` (all of them when it is not there). */
-export function entriesBefore(entries: readonly JournalEntry[], id: string): readonly JournalEntry[] {
-  const index = entries.findIndex((entry) => entry.id === id);
-  return index === -1 ? entries : entries.slice(0, index);
+/**
+ * What stops a batch row id from being paid (pix pay batch), from the payments of that row id (the
+ * index's byRow), oldest first: a row sent with no known outcome to the same API is held until
+ * `pix journal resolve`, whichever profile sent it; a row id paid from this profile on this API is
+ * never paid again, whatever file it came from. A row id paid on another account is not paid here
+ * (see otherAccountRows). The latest unresolved entry wins over a paid one.
+ */
+export function rowBlocker(
+  candidates: readonly JournalEntry[],
+  account: Account,
+  scope: Scope = {},
+): Blocker | undefined {
+  let paid: JournalEntry | undefined;
+  for (let index = candidates.length - 1; index >= 0; index--) {
+    const entry = candidates[index]!;
+    if (!inScope(entry, scope)) continue;
+    const why = blockingState(entry);
+    if (why === 'unresolved' && sameApi(entry, account)) return { entry, why };
+    if (why === 'paid' && sameAccount(entry, account)) paid ??= entry;
+  }
+  return paid && { entry: paid, why: 'paid' };
+}
+
+/** The latest payment of this row id made on another account (named in the report when ids collide). */
+export function rowPaidElsewhere(
+  candidates: readonly JournalEntry[],
+  account: Account,
+): JournalEntry | undefined {
+  for (let index = candidates.length - 1; index >= 0; index--) {
+    const entry = candidates[index]!;
+    if (blockingState(entry) === 'paid' && !sameAccount(entry, account)) return entry;
+  }
+  return undefined;
+}
+
+/**
+ * Whether an earlier entry of a row id paid (or may have paid) what the row asks now: the same key or
+ * code and, where the row gives one, the same amount. A row id whose payment changed since (an edited
+ * file) is not the same row: paying it would pay what the operator did not see, skipping it would
+ * never pay the new receiver.
+ */
+export function sameRowPayment(
+  entry: JournalEntry,
+  identity: PaymentIdentity,
+  amount: Centavos | undefined,
+): boolean {
+  const earlier = entry.payment;
+  if (earlier === undefined || earlier.method !== identity.method) return false;
+  const samePayee =
+    identity.method === 'key' ? earlier.key === identity.key : earlier.emvHash === identity.emvHash;
+  return samePayee && (amount === undefined || entry.amountCentavos === amount);
 }
 
 export type Lookup =
@@ -115,23 +205,4 @@ export function findEntry(entries: readonly JournalEntry[], idOrPrefix: string):
   if (exact) return { found: exact };
   const matches = wanted === '' ? [] : entries.filter((entry) => entry.id.toLowerCase().startsWith(wanted));
   return matches.length === 1 ? { found: matches[0]! } : { found: undefined, matches };
-}
-
-/**
- * What stops each batch row id of `profile` from being paid (pix pay batch): a row id once paid from a
- * profile is never paid again by a batch, whatever file it comes from, and a row sent with no known
- * outcome is held until `pix journal resolve`. The latest unresolved entry of a row wins over a paid one.
- */
-export function batchRowBlockers(entries: readonly JournalEntry[], profile: string): Map<string, Blocker> {
-  const blockers = new Map<string, Blocker>();
-  for (const entry of entries) {
-    const row = entry.payment?.batchRow?.row;
-    if (entry.kind !== 'payment' || row === undefined || entry.profile !== profile) continue;
-    const state = effectiveState(entry);
-    if (state === 'failed') continue;
-    const why = state === 'done' ? 'paid' : 'unresolved';
-    if (why === 'paid' && blockers.get(row)?.why === 'unresolved') continue;
-    blockers.set(row, { entry, why });
-  }
-  return blockers;
 }

@@ -2,30 +2,54 @@
  * The journal file (contract §7.6, §8): `<config dir>/journal.jsonl`, opened only through
  * config/files.ts — the directory 0700, the file 0600, opened O_NOFOLLOW (a symbolic link planted at
  * journal.jsonl is refused, never followed), each line appended with ONE write(2) on an O_APPEND
- * descriptor and fsync'd before the call returns, so concurrent writers interleave whole lines and a
- * line torn by a crash is skipped by the reader (entries.ts).
+ * descriptor and fsync'd before the call returns, so concurrent writers interleave whole lines. A line
+ * torn by a write cut short is marked by the next writer (entries.ts TORN_MARK); any other line the
+ * reader cannot take is damage, and a damaged journal stops every command that moves money
+ * (checkSound) until the operator has looked (`pix journal verify`).
+ *
+ * Reads are incremental and indexed: each read parses only the lines appended since the last one, and
+ * the guard's questions (by batch row, by payee) go to the index (indexes.ts), not over every entry.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { appendPrivateLine, ensurePrivateDir, readPrivateFrom } from '../config/files.js';
-import type { Clock } from '../deps.js';
+import type { Clock, Processes } from '../deps.js';
+import { PixError } from '../errors.js';
 import {
   type ChargeMatchRecord,
   createJournalParser,
   type FinishFields,
   JOURNAL_FILE,
+  type JournalDamage,
   type JournalEntry,
   type JournalParser,
   type Resolution,
   type StartFields,
   startLine,
+  TORN_MARK,
 } from './entries.js';
-import { type Blocker, type DuplicateQuery, entriesBefore, findBlocking } from './rules.js';
+import { createJournalIndex, type JournalIndex } from './indexes.js';
+import {
+  type Account,
+  type Blocker,
+  type DuplicateQuery,
+  findBlocking,
+  rowBlocker,
+  type Scope,
+} from './rules.js';
 
 export interface Journal {
   readonly path: string;
   /** Every entry in the order they started, each with its latest outcome and resolution. */
   read(): JournalEntry[];
+  /** The lines the reader could not take (after reading what is on disk now), and the torn ones. */
+  verify(): { damage: JournalDamage[]; torn: number[] };
+  /**
+   * Throws (exit 8, nothing sent) when a line of the journal is damaged: what it said is unknown, and
+   * it may be the record of a payment that would otherwise be paid again. Every money-moving command
+   * calls this before it sends anything.
+   */
+  checkSound(): void;
   /** Appends the `sending` line (on disk before this returns) and returns the entry. */
   begin(fields: StartFields): JournalEntry;
   /** Appends the outcome of entry `id`. */
@@ -35,44 +59,90 @@ export interface Journal {
   /** Appends the statement entry that paid charge entry `id` (the charge ledger). */
   match(id: string, match: ChargeMatchRecord): void;
   /**
-   * The earlier payment that stops this one, if any (rules.ts). With `before`, only entries started
-   * before that id count: used after appending our own line, to close the race between two processes.
+   * The earlier payment to the same payee on `account`'s API that stops this one, if any (rules.ts).
+   * With `before` (an entry's id), only entries started before it count: used after appending our own
+   * line, to close the race between two processes.
    */
-  findBlocking(query: DuplicateQuery, before?: string): Blocker | undefined;
+  findBlocking(query: DuplicateQuery, account: Account, scope?: JournalScope): Blocker | undefined;
+  /** What stops batch row id `row` on `account` (rules.ts rowBlocker). */
+  rowBlocker(row: string, account: Account, scope?: JournalScope): Blocker | undefined;
+  /** The payments of batch rows with this id, oldest first (every account). */
+  rowEntries(row: string): readonly JournalEntry[];
+  /** The live pix process, other than this one, that is still sending this entry, if any. */
+  inFlightElsewhere(entry: JournalEntry): number | undefined;
+}
+
+/** Scope with `before` as an entry id. */
+export interface JournalScope extends Omit<Scope, 'before'> {
+  before?: string;
+}
+
+/** `journal.jsonl line 12: not JSON (and 2 more damaged lines)`. */
+export function describeDamage(path: string, damage: readonly JournalDamage[]): string {
+  const first = damage[0]!;
+  const more =
+    damage.length > 1 ? ` (and ${damage.length - 1} more damaged line${damage.length > 2 ? 's' : ''})` : '';
+  return `${path} line ${first.line}: ${first.reason}${more}`;
 }
 
 /** The journal in `dir` (created 0700 when missing). */
-export function openJournal(dir: string, clock: Clock): Journal {
+export function openJournal(dir: string, clock: Clock, processes?: Processes): Journal {
   const path = join(dir, JOURNAL_FILE);
   const append = (record: object) => {
     ensurePrivateDir(dir);
-    appendPrivateLine(path, JSON.stringify(record));
+    appendPrivateLine(path, JSON.stringify(record), { tornMark: TORN_MARK });
   };
-  // The journal only grows: each read parses just the whole lines appended since the last one (a batch
-  // reads it once per row), and starts over if the file was replaced or cut.
-  let parsed: { identity: string; offset: number; parser: JournalParser } | undefined;
-  const read = (): JournalEntry[] => {
+  // The journal only grows: each read parses just the whole lines appended since the last one, and
+  // starts over if the file was replaced or cut.
+  let parsed: { identity: string; offset: number; parser: JournalParser; index: JournalIndex } | undefined;
+  const fresh = (identity: string) => {
+    const index = createJournalIndex();
+    return { identity, offset: 0, parser: createJournalParser((entry) => index.add(entry)), index };
+  };
+  const load = (): NonNullable<typeof parsed> | undefined => {
     let tail = readPrivateFrom(path, parsed?.offset ?? 0);
     if (tail === undefined) {
       parsed = undefined;
-      return [];
+      return undefined;
     }
     if (parsed === undefined || tail.identity !== parsed.identity || tail.size < parsed.offset) {
       if (parsed !== undefined) tail = readPrivateFrom(path, 0) ?? { ...tail, bytes: Buffer.alloc(0) };
-      parsed = { identity: tail.identity, offset: 0, parser: createJournalParser() };
+      parsed = fresh(tail.identity);
     }
     const whole = tail.bytes.lastIndexOf(0x0a) + 1;
     parsed.parser.feed(tail.bytes.subarray(0, whole).toString('utf8'));
     parsed.offset += whole;
-    return parsed.parser.entries();
+    return parsed;
+  };
+  const seqOf = (loaded: NonNullable<typeof parsed>, scope: JournalScope): Scope => {
+    const { before, ...rest } = scope;
+    if (before === undefined) return rest;
+    return { ...rest, before: loaded.parser.get(before)?.seq ?? Number.POSITIVE_INFINITY };
   };
   const journal: Journal = {
     path,
-    read,
+    read: () => load()?.parser.entries() ?? [],
+    verify() {
+      const loaded = load();
+      return { damage: loaded?.parser.damage() ?? [], torn: loaded?.parser.torn() ?? [] };
+    },
+    checkSound() {
+      const { damage } = journal.verify();
+      if (damage.length === 0) return;
+      throw new PixError(
+        'declined',
+        `the journal is damaged: ${describeDamage(path, damage)}; nothing was sent`,
+        {
+          hint: 'a damaged line may be the record of a payment: `pix journal verify` lists every damaged line; repair or remove each by hand (keep a copy of the file), checking `pix statement` for the payments it may have recorded, then run this again',
+        },
+      );
+    },
     begin(fields) {
       const entry: JournalEntry = {
         ...fields,
+        ...(processes === undefined ? {} : { pid: processes.pid }),
         id: randomUUID(),
+        seq: Number.POSITIVE_INFINITY,
         at: clock.now().toISOString(),
         state: 'sending',
       };
@@ -88,13 +158,22 @@ export function openJournal(dir: string, clock: Clock): Journal {
     match(id, match) {
       append({ id, at: clock.now().toISOString(), match });
     },
-    findBlocking(query, before) {
-      const entries = journal.read();
-      return findBlocking(
-        before === undefined ? entries : entriesBefore(entries, before),
-        query,
-        clock.now(),
-      );
+    findBlocking(query, account, scope = {}) {
+      const loaded = load();
+      if (loaded === undefined) return undefined;
+      return findBlocking(loaded.index.byPayee(query), query, clock.now(), account, seqOf(loaded, scope));
+    },
+    rowBlocker(row, account, scope = {}) {
+      const loaded = load();
+      if (loaded === undefined) return undefined;
+      return rowBlocker(loaded.index.byRow(row), account, seqOf(loaded, scope));
+    },
+    rowEntries: (row) => load()?.index.byRow(row) ?? [],
+    inFlightElsewhere(entry) {
+      const { pid } = entry;
+      if (processes === undefined || pid === undefined || pid === processes.pid) return undefined;
+      if (entry.state !== 'sending' || entry.resolution !== undefined) return undefined;
+      return processes.alive(pid) ? pid : undefined;
     },
   };
   return journal;

@@ -45,7 +45,13 @@ import {
 import { describeSystemError, PixError, stopSignalOf, usageError } from '../../errors.js';
 import { type JournalEntry, type PaymentIdentity, shortId } from '../../journal/entries.js';
 import { resolveCommand } from '../../journal/record.js';
-import { batchRowBlockers, entriesBefore } from '../../journal/rules.js';
+import {
+  type Blocker,
+  type DuplicateQuery,
+  rowPaidElsewhere,
+  type Scope,
+  sameRowPayment,
+} from '../../journal/rules.js';
 import { createProgress } from '../../output/progress.js';
 import { type Column, createListWriter } from '../../output/records.js';
 import { safeText } from '../../output/sanitize.js';
@@ -76,6 +82,7 @@ const payBatchOptionsSchema = z.object({
   ),
   maxTotal: z.optional(amountFlag),
   dryRun: z._default(z.boolean(), false),
+  allowDuplicate: z._default(z.boolean(), false),
 });
 
 export type PayBatchOptions = z.output<typeof payBatchOptionsSchema>;
@@ -96,6 +103,8 @@ export interface BatchItem {
   error?: string;
   /** The earlier journal entry that made it already paid or held. */
   earlier?: JournalEntry;
+  /** A payment of the same row id on another account (not this row's: named when the ids collide). */
+  elsewhere?: JournalEntry;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -211,14 +220,14 @@ function setAmount(item: BatchItem, planned: ReturnType<typeof planRowAmount>): 
 interface Run {
   ctx: PayContext;
   batch: string;
-  host: string;
-  profile: string;
+  /** The journal's questions leave out the rows of this file: rows with distinct ids are the operator's intent. */
+  ownRows: Scope['skip'];
   /** Set once no new row may start, with why. */
   stopped?: string;
 }
 
-function identityOf(run: Run, row: BatchRow): PaymentIdentity {
-  const batchRow = { batch: run.batch, row: row.id };
+function identityOf(batch: string, row: BatchRow): PaymentIdentity {
+  const batchRow = { batch, row: row.id };
   return row.target.kind === 'key'
     ? { method: 'key', key: row.target.key, batchRow }
     : { method: 'qr', emvHash: row.target.emvHash, dynamic: row.target.dynamic, batchRow };
@@ -228,26 +237,80 @@ function heldMessage(entry: JournalEntry): string {
   return `sent before (journal entry ${shortId(entry.id)}) with no known outcome: look for it in the statement, then \`${resolveCommand(entry)}\``;
 }
 
+/** `R$ 10,00 to ana@example.com via api.example.com (profile "prod") on 2026-11-24T10:00:00Z`. */
+function paymentWords(entry: JournalEntry): string {
+  const payee = entry.payment?.key ?? (entry.payment?.method === 'qr' ? 'a code' : 'someone');
+  return `${formatBRL(entry.amountCentavos)} to ${safeText(payee, 80)} via ${safeText(entry.baseUrl ?? entry.host, 80)} (profile "${safeText(entry.profile, 40)}") at ${entry.at}, journal entry ${shortId(entry.id)}`;
+}
+
+/**
+ * What an earlier journal entry does to a row: paid → already_paid; sent with no known outcome →
+ * held as unknown, or in_progress while the pix process sending it still runs; the same payment made
+ * outside this file within the window → duplicate (unless --allow-duplicate).
+ */
+function applyBlocker(run: Run, item: BatchItem, blocker: Blocker, byRow: boolean): void {
+  const { entry } = blocker;
+  item.earlier = entry;
+  if (blocker.why === 'paid') {
+    item.state = byRow ? 'already_paid' : 'duplicate';
+    if (!byRow) {
+      item.error = `the same payment was made outside this file (${paymentWords(entry)}): pass --allow-duplicate to pay it again`;
+    }
+    return;
+  }
+  const pid = run.ctx.journal.inFlightElsewhere(entry);
+  if (pid !== undefined) {
+    item.state = 'in_progress';
+    item.error = `in progress elsewhere: pix process ${pid} is sending it (journal entry ${shortId(entry.id)}); its report will say how it ended`;
+    return;
+  }
+  item.state = 'unknown';
+  item.error = byRow ? heldMessage(entry) : `the same payment ${heldMessage(entry)}`;
+}
+
+/** The earlier payment that stops a row, by its id first, then (unless allowed) as the same payment. */
+function blockerOf(
+  run: Run,
+  item: BatchItem,
+  query: DuplicateQuery,
+  before?: string,
+): { blocker: Blocker; byRow: boolean } | undefined {
+  const { journal, account, flags } = run.ctx;
+  const scope = before === undefined ? {} : { before };
+  const byRow = journal.rowBlocker(item.row.id, account, scope);
+  if (byRow) return { blocker: byRow, byRow: true };
+  const same = journal.findBlocking(query, account, { ...scope, skip: run.ownRows });
+  if (same === undefined || (same.why === 'paid' && flags.allowDuplicate)) return undefined;
+  return { blocker: same, byRow: false };
+}
+
 async function payRow(run: Run, item: BatchItem): Promise<void> {
   const { ctx } = run;
-  const { journal } = ctx;
+  const { journal, account } = ctx;
   const amount = item.amount!;
+  const payment = identityOf(run.batch, item.row);
   const entry = journal.begin({
     kind: 'payment',
-    profile: run.profile,
-    host: run.host,
+    profile: account.profile,
+    host: account.host,
+    baseUrl: account.baseUrl,
     amountCentavos: amount,
     ...(item.receiver === undefined ? {} : { receiver: item.receiver }),
     endToEndId: item.endToEndId!,
-    payment: identityOf(run, item.row),
+    payment,
   });
-  // Another pix may have begun this row since the journal was read: the earlier line wins.
-  const earlier = batchRowBlockers(entriesBefore(journal.read(), entry.id), run.profile).get(item.row.id);
+  // Another pix may have begun this row, or the same payment, since the plan: the earlier line wins.
+  let earlier: ReturnType<typeof blockerOf>;
+  try {
+    journal.checkSound();
+    earlier = blockerOf(run, item, { ...payment, amountCentavos: amount }, entry.id);
+  } catch (error) {
+    journal.finish(entry.id, { state: 'failed', reason: 'journal' });
+    throw error;
+  }
   if (earlier) {
     journal.finish(entry.id, { state: 'failed', reason: 'duplicate' });
-    item.earlier = earlier.entry;
-    item.state = earlier.why === 'paid' ? 'already_paid' : 'unknown';
-    if (earlier.why === 'unresolved') item.error = heldMessage(earlier.entry);
+    applyBlocker(run, item, earlier.blocker, earlier.byRow);
     return;
   }
   let transfer: TransferResult;
@@ -289,6 +352,8 @@ const STATE_PAINT: Partial<Record<RowState, 'green' | 'red' | 'yellow'>> = {
   rejected: 'red',
   unknown: 'yellow',
   not_sent: 'yellow',
+  duplicate: 'yellow',
+  in_progress: 'yellow',
 };
 
 function reportColumns(ctx: PayContext): Column<BatchItem>[] {
@@ -344,6 +409,7 @@ function rawRecord(item: BatchItem): Record<string, unknown> {
     transferId: item.transferId ?? null,
     error: item.error ?? null,
     ...(item.earlier === undefined ? {} : { journalEntry: item.earlier.id }),
+    ...(item.elsewhere === undefined ? {} : { paidElsewhere: item.elsewhere.id }),
   };
 }
 
@@ -383,8 +449,12 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   for (const warning of parsed.warnings.slice(0, SHOWN_PROBLEMS)) {
     stderr.write(`warning: ${safeText(formatProblem(warning), 300)}\n`);
   }
-  const ctx = await startPayment(deps, { dryRun: options.dryRun, allowDuplicate: false });
-  const profile = ctx.settings.profile.value;
+  const ctx = await startPayment(deps, {
+    dryRun: options.dryRun,
+    allowDuplicate: options.allowDuplicate,
+  });
+  const { account } = ctx;
+  const { profile, host } = account;
   const limits = {
     ...(ctx.settings.maxAmount === undefined ? {} : { maxAmount: ctx.settings.maxAmount }),
     ...(options.maxTotal === undefined ? {} : { maxTotal: options.maxTotal }),
@@ -396,19 +466,50 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
     ...(row.amount === undefined ? {} : { amount: row.amount }),
   }));
 
-  // 2. The journal: rows paid before are skipped, rows sent with no known outcome are held.
-  const blockers = batchRowBlockers(ctx.journal.read(), profile);
+  // 2. The journal, of this account: rows paid before are skipped, rows sent with no known outcome are
+  // held, and a row id whose earlier payment differs from the row now refuses the file.
+  const batch = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  const rowIds = new Set(parsed.rows.map((row) => row.id));
+  const run: Run = {
+    ctx,
+    batch,
+    ownRows: (entry) => entry.payment?.batchRow !== undefined && rowIds.has(entry.payment.batchRow.row),
+  };
+  const changed: BatchProblem[] = [];
   for (const item of items) {
-    const blocker = blockers.get(item.row.id);
-    if (!blocker) continue;
+    const blocker = ctx.journal.rowBlocker(item.row.id, account);
+    if (!blocker) {
+      const elsewhere = rowPaidElsewhere(ctx.journal.rowEntries(item.row.id), account);
+      if (elsewhere !== undefined) item.elsewhere = elsewhere;
+      continue;
+    }
     const { entry } = blocker;
-    item.earlier = entry;
+    if (!sameRowPayment(entry, identityOf(batch, item.row), item.row.amount)) {
+      changed.push({
+        line: item.row.line,
+        id: item.row.id,
+        message: `this row id was ${blocker.why === 'paid' ? 'paid' : 'sent'} before as ${paymentWords(entry)}, and the row now asks another payment`,
+      });
+      continue;
+    }
+    applyBlocker(run, item, blocker, true);
     item.amount = entry.amountCentavos;
     if (entry.receiver !== undefined) item.receiver = entry.receiver;
     if (entry.endToEndId !== undefined) item.endToEndId = entry.endToEndId;
     if (entry.transferId !== undefined) item.transferId = entry.transferId;
-    item.state = blocker.why === 'paid' ? 'already_paid' : 'unknown';
-    if (blocker.why === 'unresolved') item.error = heldMessage(entry);
+  }
+  if (changed.length > 0) {
+    refuseFile(
+      deps,
+      changed,
+      'rows already paid on this account ask another payment now',
+      'a row id is paid once: give the new payment a new id (the old row stays paid)',
+    );
+  }
+  for (const item of items.filter((i) => i.elsewhere !== undefined).slice(0, SHOWN_PROBLEMS)) {
+    stderr.write(
+      `note: row ${safeText(item.row.id, 80)}: this id was paid on another account (${paymentWords(item.elsewhere!)}); here it is a payment of its own\n`,
+    );
   }
   const open = () => items.filter((item) => item.state === 'planned');
   const offline = checkBatchLimits(
@@ -418,8 +519,6 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   if (offline.length > 0) refuseFile(deps, offline, 'the batch is over a limit', 'see pix config max-amount');
 
   // 3. Consult.
-  const client = await deps.api();
-  const host = new URL(client.baseUrl).host;
   const toConsult = open();
   const progress = createProgress(deps.io, 'consulted', { streamsRows: false });
   let consulted = 0;
@@ -437,6 +536,12 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
     throw new PixError('interrupted', 'pix pay batch: interrupted while consulting; nothing was sent', {
       signal: stopSignalOf(deps.signal),
     });
+  }
+  // The duplicate guard, as for pay key and pay qr, once every amount is known.
+  for (const item of open()) {
+    const query = { ...identityOf(batch, item.row), amountCentavos: item.amount! };
+    const earlier = blockerOf(run, item, query);
+    if (earlier) applyBlocker(run, item, earlier.blocker, earlier.byRow);
   }
   const payable = open();
   const planned = checkBatchLimits(
@@ -478,12 +583,6 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   }
 
   // 5. Pay.
-  const run: Run = {
-    ctx,
-    batch: createHash('sha256').update(text).digest('hex').slice(0, 16),
-    host,
-    profile,
-  };
   const paying = createProgress(deps.io, 'paid', { streamsRows: false });
   let done = 0;
   await eachBounded(
@@ -540,6 +639,10 @@ export function register(command: Command, deps: Deps): void {
     .option('--concurrency <n>', `consultations and transfers at a time (default ${DEFAULT_CONCURRENCY})`)
     .option('--max-total <A>', 'refuse the batch if it pays more than this in all')
     .option('--dry-run', 'check and consult every row, show the plan, send nothing')
+    .option(
+      '--allow-duplicate',
+      'pay rows that repeat a payment made outside this file within 10 minutes (held as duplicate otherwise)',
+    )
     .action(async (file: string, _options, self: Command) => {
       await runPayBatch(
         parseOptions(payBatchOptionsSchema, { ...self.opts(), file }, { file: 'FILE' }),

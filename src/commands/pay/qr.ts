@@ -7,7 +7,7 @@ import { PixError, usageError } from '../../errors.js';
 import { hashEmv } from '../../journal/entries.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { decodeEmvOrFail, readEmvArgument } from '../emv.js';
+import { decodeEmvOrFail, readEmvArgument, reportBrokenRules } from '../emv.js';
 import { amountFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import {
@@ -134,6 +134,8 @@ export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void>
   // 1. Offline: a broken code is refused before anything is sent (exit 2).
   const emv = (await readEmvArgument(options.emv, deps)).trim();
   const decoded = decodeEmvOrFail(emv);
+  // The same warnings as `pix emv decode` (a lower-case CRC, …): the code is paid as written.
+  reportBrokenRules(decoded, false, deps);
   const ctx = await startPayment(deps, options);
   const emvHash = hashEmv(emv);
   const looksDynamic = decoded.kind === 'dynamic' || decoded.pointOfInitiation === '12';

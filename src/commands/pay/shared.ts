@@ -20,7 +20,7 @@ import { formatDateTime, todayIn } from '../../domain/when.js';
 import { describeSystemError, PixError, usageError } from '../../errors.js';
 import { type JournalEntry, type PaymentIdentity, shortId } from '../../journal/entries.js';
 import { journalOf, sendJournaled } from '../../journal/record.js';
-import type { Blocker, DuplicateQuery } from '../../journal/rules.js';
+import type { Account, Blocker, DuplicateQuery } from '../../journal/rules.js';
 import type { Journal } from '../../journal/store.js';
 import { jsonDocument, type OutputMode, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
@@ -62,19 +62,32 @@ export interface PaymentPlan {
   detailsShown?: boolean;
 }
 
-/** The profile, output mode and journal of one payment command. */
+/** The profile, account, output mode and journal of one payment command. */
 export interface PayContext {
   deps: Deps;
   settings: Settings;
+  /** The account paid from: every journal question is asked of it. */
+  account: Account;
   mode: OutputMode;
   journal: Journal;
   flags: PayFlags;
 }
 
+/** The account of the resolved profile: its name, its API's base URL and the host requests go to. */
+export async function accountOf(deps: Deps, settings: Settings): Promise<Account> {
+  const client = await deps.api();
+  return {
+    profile: settings.profile.value,
+    baseUrl: settings.baseUrl.value,
+    host: new URL(client.baseUrl).host,
+  };
+}
+
 /**
  * Starts a payment command. Without a terminal to confirm on and without --yes, fails (exit 2)
  * before anything is sent, the consultation included: it could not be confirmed anyway. A dry run
- * needs no confirmation.
+ * needs no confirmation. A damaged journal stops it here too (exit 8): the damaged line may be the
+ * record of this very payment.
  */
 export async function startPayment(deps: Deps, flags: PayFlags): Promise<PayContext> {
   if (!flags.dryRun && !deps.globals.yes && !deps.prompter.canPrompt()) {
@@ -85,11 +98,14 @@ export async function startPayment(deps: Deps, flags: PayFlags): Promise<PayCont
     );
   }
   const settings = await deps.settings();
+  const journal = await journalOf(deps);
+  journal.checkSound();
   return {
     deps,
     settings,
+    account: await accountOf(deps, settings),
     mode: await outputMode(deps, settings.timeZone.value),
-    journal: await journalOf(deps),
+    journal,
     flags,
   };
 }
@@ -137,7 +153,7 @@ function blockedError(ctx: PayContext, blocker: Blocker): PixError {
  * warning), never one whose outcome is unknown: that needs `pix journal resolve` first.
  */
 export function checkDuplicate(ctx: PayContext, query: DuplicateQuery): void {
-  const blocker = ctx.journal.findBlocking(query);
+  const blocker = ctx.journal.findBlocking(query, ctx.account);
   if (!blocker) return;
   if (blocker.why === 'unresolved' || !ctx.flags.allowDuplicate) throw blockedError(ctx, blocker);
   ctx.deps.io.stderr.write(
@@ -336,9 +352,7 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
   const amount = plan.amount;
   if (amount === undefined) throw new Error('pay: no amount outside a dry run');
 
-  const client = await deps.api();
-  const host = new URL(client.baseUrl).host;
-  const profile = ctx.settings.profile.value;
+  const { profile, host, baseUrl } = ctx.account;
   stderr.write(`paying from profile "${profile}" via ${host}${ctx.settings.sandbox ? ' (sandbox)' : ''}\n`);
   if (!deps.globals.yes) {
     const yes = await ask(() => deps.prompter.confirm(confirmationQuestion(plan, amount)));
@@ -350,13 +364,14 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
     kind: 'payment',
     profile,
     host,
+    baseUrl,
     amountCentavos: amount,
     receiver: plan.receiver.name,
     endToEndId: plan.endToEndId,
     payment: plan.identity,
   });
   // Another pix may have started the same payment since the first check: the earlier line wins.
-  const earlier = journal.findBlocking(query, entry.id);
+  const earlier = journal.findBlocking(query, ctx.account, { before: entry.id });
   if (earlier && (earlier.why === 'unresolved' || !ctx.flags.allowDuplicate)) {
     journal.finish(entry.id, { state: 'failed', reason: 'duplicate' });
     throw blockedError(ctx, earlier);
