@@ -144,9 +144,18 @@ describe('row states and the exit code', () => {
       rejected: 0,
       unknown: 1,
       not_sent: 1,
+      duplicate: 0,
+      in_progress: 0,
     });
     expect(describeStates(counts)).toBe('2 paid, 1 already paid, 1 unknown, 1 not sent');
+    expect(describeStates(countStates(['in_progress', 'duplicate']))).toBe('1 duplicate, 1 in progress');
     expect(describeStates(countStates([]))).toBe('no rows');
+  });
+
+  it('8 when a guard held a row (a duplicate, or a row another pix is paying) and nothing worse happened', () => {
+    expect(batchOutcome(['paid', 'duplicate'])).toEqual({ kind: 'declined', exitCode: 8 });
+    expect(batchOutcome(['in_progress', 'already_paid'])).toEqual({ kind: 'declined', exitCode: 8 });
+    expect(batchOutcome(['duplicate', 'not_sent'])).toEqual({ kind: 'unavailable', exitCode: 6 });
   });
 
   it('0 when every row is paid or already paid (or there is none)', () => {
