@@ -311,10 +311,7 @@ describe('the journal rules', () => {
   it('a sending or unknown payment blocks with NO time limit; failed never blocks', () => {
     for (const state of ['sending', 'unknown'] as const) {
       for (const when of [later(MINUTE), later(DAY), later(365 * DAY)]) {
-        expect(
-          block([entry({ state })], keyQuery, when),
-          `${state} at ${when.toISOString()}`,
-        ).toMatchObject({
+        expect(block([entry({ state })], keyQuery, when), `${state} at ${when.toISOString()}`).toMatchObject({
           why: 'unresolved',
         });
       }

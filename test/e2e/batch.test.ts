@@ -17,9 +17,10 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function sandbox(faults?: string) {
+/** `stateFile`: the served sandbox's own, apart from the embedded sandbox's (a rehearsal's) in the dir. */
+async function sandbox(faults?: string, stateName = 'sandbox-state.json') {
   const dir = tempConfigDir();
-  const stateFile = join(dir, 'sandbox-state.json');
+  const stateFile = join(dir, stateName);
   server = await startSandboxServer({ port: 0, stateFile, ...(faults ? { faults } : {}) });
   const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'e2e-batch' };
   const pix = (args: string[], timeoutMs = 30_000) => runCli(args, { env, timeoutMs });
@@ -101,6 +102,33 @@ describe('pix pay batch, built binary against the sandbox server', () => {
     expect(result.stderr).toMatch(/dry run: 15 rows to pay/);
   });
 
+  it('two runs of the same file at once: no row is paid twice, none is called unknown (in progress elsewhere, exit 8)', async () => {
+    const dir = tempConfigDir();
+    // Latency keeps each transfer in flight long enough for the other run to see it.
+    server = await startSandboxServer({ port: 0, stateFile: join(dir, 'state.json'), latencyMs: 60 });
+    const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'e2e-batch' };
+    const lines = ['id,key,amount'];
+    for (let n = 1; n <= 30; n++) lines.push(`c${n},c${n}@example.com,${n}.00`);
+    const path = join(dir, 'twice.csv');
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    const args = ['pay', 'batch', path, '--yes', '-o', 'ndjson', '--concurrency', '4'];
+    const [a, b] = await Promise.all([runCli(args, { env }), runCli(args, { env })]);
+    const states = [a, b].flatMap((result) =>
+      result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { state: string }).state),
+    );
+    expect(states).not.toContain('unknown');
+    for (const result of [a, b]) expect([0, 8], result.stderr).toContain(result.code);
+    const transfers = Object.values(readSandboxState(join(dir, 'state.json'))!.transfers);
+    expect(transfers).toHaveLength(30);
+    // A row the other run held is paid by running the file once more, which sends nothing twice.
+    const again = await runCli(args, { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(Object.values(readSandboxState(join(dir, 'state.json'))!.transfers)).toHaveLength(30);
+  }, 60_000);
+
   it('a hanging transfer: exit 7, batch stopped; a rerun pays the others and holds that row until resolved', async () => {
     const s = await sandbox('transfer:timeoutx1');
     const path = await s.file(12);
@@ -137,9 +165,22 @@ describe('pix pay batch, built binary against the sandbox server', () => {
     expect(s.transfers()).toHaveLength(12);
   });
 
-  it('killed with SIGKILL at random moments mid-batch (200 rows), rerun until exit 0: every row paid exactly once', async () => {
-    const s = await sandbox();
+  it('a rehearsal on the embedded sandbox, a pay key left unknown, then 20 SIGKILLs at random moments mid-batch (200 rows), rerun until exit 0: every row paid exactly once', async () => {
+    // The served sandbox is "the real account"; its first transfer answers 500 (applying nothing).
+    const s = await sandbox('transfer:500x1', 'served-state.json');
     const path = await s.file(200);
+    // 1. The rehearsal: the same file and config dir, on the embedded sandbox (no PIX_BASE_URL).
+    const rehearsal = await runCli(['pay', 'batch', path, '--yes'], {
+      env: { PIX_CONFIG_DIR: s.dir },
+      timeoutMs: 60_000,
+    });
+    expect(rehearsal.code, rehearsal.stderr).toBe(0);
+    // 2. A pay key of the same key and amount as one row, on the real account: unknown (exit 7).
+    const row = /^(s\d+-\d+),([0-9a-f-]{36}),,(\d+\.\d\d),/m.exec(readFileSync(path, 'utf8'));
+    expect(row).not.toBeNull();
+    const key = await s.pix(['pay', 'key', row![2]!, '--amount', row![3]!, '-y']);
+    expect(key.code, key.stderr).toBe(7);
+    // 3. The real run, killed 20 times.
     const journalPath = join(s.dir, JOURNAL_FILE);
     const lines = () => {
       try {
@@ -148,10 +189,10 @@ describe('pix pay batch, built binary against the sandbox server', () => {
         return 0;
       }
     };
-    // Three runs killed once the journal has grown by a random amount: mid-transfer, between rows.
-    for (let kill = 0; kill < 3; kill++) {
+    // Runs killed once the journal has grown by a random amount: mid-transfer, between rows.
+    for (let kill = 0; kill < 20; kill++) {
       const start = lines();
-      const grow = 2_000 + Math.floor(Math.random() * 8_000);
+      const grow = 500 + Math.floor(Math.random() * 3_500);
       const child = spawn(process.execPath, [BIN, 'pay', 'batch', path, '--yes'], {
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...s.env },
         stdio: 'ignore',
@@ -172,6 +213,7 @@ describe('pix pay batch, built binary against the sandbox server', () => {
     }
     expect(final.code, final.stderr).toBe(0);
 
+    // The rehearsal's 200 transfers are the embedded sandbox's; the real account has its own 200.
     const sent = s.transfers();
     expect(sent).toHaveLength(200);
     expect(new Set(sent.map((t) => t.endToEndId)).size).toBe(200);
@@ -189,13 +231,18 @@ describe('pix pay batch, built binary against the sandbox server', () => {
     // The journal holds exactly one done (or resolved paid) entry per row.
     const done = new Map<string, number>();
     const entries = new Map<string, { row: string; state?: string; resolution?: string }>();
+    // The real account's batch rows only: the rehearsal's went to the embedded sandbox's base URL.
     for (const line of s.journal()) {
       const id = line.id as string;
       if (line.state === 'sending') {
-        const payment = line.payment as { batchRow: { row: string } };
-        entries.set(id, { row: payment.batchRow.row });
-      } else if (line.state) entries.get(id)!.state = line.state as string;
-      else if (line.resolution) entries.get(id)!.resolution = line.resolution as string;
+        const payment = line.payment as { batchRow?: { row: string } };
+        if (line.baseUrl === s.env.PIX_BASE_URL && payment.batchRow) {
+          entries.set(id, { row: payment.batchRow.row });
+        }
+      } else if (entries.has(id)) {
+        if (line.state) entries.get(id)!.state = line.state as string;
+        else if (line.resolution) entries.get(id)!.resolution = line.resolution as string;
+      }
     }
     for (const entry of entries.values()) {
       const paid = entry.resolution ? entry.resolution === 'paid' : entry.state === 'done';

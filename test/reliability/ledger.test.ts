@@ -3,6 +3,7 @@
  * file — the seams where one command's world meets another's. In-process, against the real sandbox
  * server on loopback ports and the embedded sandbox; each test names the finding it covers.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -121,7 +122,9 @@ describe('one guard for all money (finding 2)', () => {
     expect(result.code, result.stderr).toBe(7);
     const [held, other] = records(result.stdout);
     expect(held).toMatchObject({ id: 'n1', state: 'unknown' });
-    expect(held!.error).toMatch(/the same payment sent before \(journal entry [0-9a-f]{8}\) with no known outcome/);
+    expect(held!.error).toMatch(
+      /the same payment sent before \(journal entry [0-9a-f]{8}\) with no known outcome/,
+    );
     expect(other).toMatchObject({ id: 'n2', state: 'paid' });
     expect(transfers(server)).toBe(2); // the pay key's, and bob's; never ana's again
   });
@@ -206,7 +209,9 @@ describe('a damaged journal is loud (finding 3)', () => {
     writeFileSync(path, text.replace(/"amountCentavos":300,/, '"amountCentavos":"3,00",'));
     const edited = await pix(['pay', 'batch', file, '--yes'], env);
     expect(edited.code).toBe(8);
-    expect(edited.stderr).toMatch(/journal\.jsonl line \d+: the start line of entry [0-9a-f]{8} has missing or invalid fields/);
+    expect(edited.stderr).toMatch(
+      /journal\.jsonl line \d+: the start line of entry [0-9a-f]{8} has missing or invalid fields/,
+    );
     expect(transfers(server)).toBe(4);
   });
 
@@ -262,6 +267,49 @@ describe('the same code is the same code (finding 6)', () => {
     expect(second.code, second.stderr).toBe(8);
     expect(second.stderr).toMatch(/warning: the CRC \(field 63\) is in lower case/);
     expect(second.stderr).toMatch(/already paid/);
+    expect(transfers(server)).toBe(1);
+  });
+});
+
+describe('a row another pix is sending (finding 14)', () => {
+  it('is in progress elsewhere (exit 8, naming the process) while that process runs; unknown once it is gone', async () => {
+    const dir = tempConfigDir();
+    const server = await serve(dir, 'api');
+    const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 't' };
+    const file = batchFile(dir, 2);
+    // Another pix process (a live one: this sleep) has written the start line of row r001 and is sending it.
+    const other = spawn('sleep', ['60'], { stdio: 'ignore' });
+    await new Promise((resolve) => other.once('spawn', resolve));
+    const start = {
+      id: '7e1d0f3a-0000-4000-8000-000000000001',
+      at: new Date().toISOString(),
+      kind: 'payment',
+      state: 'sending',
+      profile: 'sandbox',
+      host: new URL(server.url).host,
+      baseUrl: server.url,
+      pid: other.pid,
+      amountCentavos: 200,
+      endToEndId: 'E-other',
+      payment: { method: 'key', key: 'r001@example.com', batchRow: { batch: 'elsewhere', row: 'r001' } },
+    };
+    writeFileSync(join(dir, JOURNAL_FILE), `${JSON.stringify(start)}\n`);
+    try {
+      const busy = await pix(['pay', 'batch', file, '--yes', '-o', 'ndjson'], env);
+      expect(busy.code, busy.stderr).toBe(8);
+      const [first, second] = records(busy.stdout);
+      expect(first).toMatchObject({ id: 'r001', state: 'in_progress' });
+      expect(first!.error).toContain(`pix process ${other.pid} is sending it (journal entry 7e1d0f3a)`);
+      expect(second).toMatchObject({ id: 'r002', state: 'paid' });
+      expect(transfers(server)).toBe(1);
+    } finally {
+      other.kill('SIGKILL');
+      await new Promise((resolve) => other.once('exit', resolve));
+    }
+    // The process is gone and never wrote an outcome: the row may have been paid — unknown, held.
+    const gone = await pix(['pay', 'batch', file, '--yes', '-o', 'ndjson'], env);
+    expect(gone.code, gone.stderr).toBe(7);
+    expect(records(gone.stdout).map((r) => r.state)).toEqual(['unknown', 'already_paid']);
     expect(transfers(server)).toBe(1);
   });
 });
