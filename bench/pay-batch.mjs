@@ -1,13 +1,13 @@
 #!/usr/bin/env node
-// SLOT FOR ISSUE 15 (next phase): `pix pay batch` of 1,000 rows against `pix sandbox serve --latency-ms 20`,
-// target ≤ 15 s and peak RSS ≤ 150 MB. Until the command exists this reports "n/a (not available: …)";
-// once `pix pay batch` and `pix sandbox batch-file` are in the build, it generates the file with the latter,
-// pays it with `--yes -o ndjson` and counts one record per row. Check the invocation below against the command
-// as built (its flags were not final when this was written).
+// `pix pay batch` of N rows against `pix sandbox serve --latency-ms L` (issue 15: 1,000 rows at 20 ms,
+// ≤ 15 s and ≤ 150 MB; issue 23: the same with a journal of 100,000 lines already present, and 20,000
+// rows at no latency and --concurrency 16 in at most 10× the time of 2,000). It generates the file with
+// `pix sandbox batch-file`, pays it with `--yes -o ndjson` and counts one record per row. `--journal-lines`
+// fills the journal first with paid rows of other ids on the same account (what a year of batches leaves).
 //
-//   node bench/pay-batch.mjs [--rows N] [--latency-ms L] [--node PATH]
+//   node bench/pay-batch.mjs [--rows N] [--latency-ms L] [--concurrency C] [--journal-lines J] [--node PATH]
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -30,10 +30,47 @@ async function missing(env) {
   return undefined;
 }
 
+/**
+ * A journal of `lines` lines (half start lines, half outcomes) of paid batch rows on the account at
+ * `baseUrl`, with ids and keys no row of the bench's file has: what earlier batches leave behind.
+ */
+function writeHistory(dir, lines, baseUrl) {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const host = new URL(baseUrl).host;
+  const at = new Date(Date.now() - 86_400_000).toISOString();
+  const out = [];
+  for (let n = 0; n < lines / 2; n++) {
+    const id = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    out.push(
+      JSON.stringify({
+        id,
+        at,
+        kind: 'payment',
+        state: 'sending',
+        profile: 'sandbox',
+        host,
+        baseUrl,
+        amountCentavos: 100 + (n % 5000),
+        receiver: 'Histórico Ltda',
+        endToEndId: `E99999999${String(n).padStart(23, '0')}`,
+        payment: {
+          method: 'key',
+          key: `hist-${n}@example.com`,
+          batchRow: { batch: 'history', row: `h-${n}` },
+        },
+      }),
+      JSON.stringify({ id, at, state: 'done', transferId: `t-${n}`, status: 'PENDING' }),
+    );
+  }
+  writeFileSync(join(dir, 'journal.jsonl'), `${out.join('\n')}\n`, { mode: 0o600 });
+}
+
 /** Resolves with { rows, ms, cpuMs, peakRssMb } or { na: reason }. */
 export async function measurePayBatch({
   rows = 1000,
   latencyMs = 20,
+  concurrency,
+  journalLines = 0,
   node = process.execPath,
   log = () => {},
 } = {}) {
@@ -58,13 +95,21 @@ export async function measurePayBatch({
       PIX_BASE_URL: server.url,
       PIX_TOKEN: benchToken(),
     });
-    log(`pix pay batch: ${rows} rows, sandbox latency ${latencyMs} ms…`);
+    if (journalLines > 0) writeHistory(join(scratch, 'client'), journalLines, server.url);
+    log(
+      `pix pay batch: ${rows} rows, sandbox latency ${latencyMs} ms${concurrency ? `, concurrency ${concurrency}` : ''}${journalLines ? `, ${journalLines} journal lines before` : ''}…`,
+    );
+    const extra = concurrency === undefined ? [] : ['--concurrency', String(concurrency)];
     const started = process.hrtime.bigint();
     const { code, stdout, stderr } = await new Promise((resolve, reject) => {
-      const child = spawn(node, [...USAGE_HOOK, BIN, 'pay', 'batch', file, '--yes', '-o', 'ndjson'], {
-        env: client,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        node,
+        [...USAGE_HOOK, BIN, 'pay', 'batch', file, '--yes', '-o', 'ndjson', ...extra],
+        {
+          env: client,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let out = '';
       let err = '';
       child.stdout.setEncoding('utf8').on('data', (chunk) => {
@@ -93,6 +138,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     const report = await measurePayBatch({
       rows: Number(flag(args, '--rows', 1000)),
       latencyMs: Number(flag(args, '--latency-ms', 20)),
+      ...(flag(args, '--concurrency', undefined) === undefined
+        ? {}
+        : { concurrency: Number(flag(args, '--concurrency', undefined)) }),
+      journalLines: Number(flag(args, '--journal-lines', 0)),
       node: flag(args, '--node', process.execPath),
       log: (text) => process.stderr.write(`${text}\n`),
     });

@@ -10,7 +10,8 @@
 // - the 100,000-entry export (bench/statement-export.mjs): time, CPU and peak RSS against a sequential loop
 //   (medians of 3 alternating runs of each);
 // - the 100,000-row table on a terminal (bench/statement-table.mjs), cut at a cap;
-// - a slot for the 1,000-row `pix pay batch` (bench/pay-batch.mjs), "n/a" until that command is built.
+// - `pix pay batch` (bench/pay-batch.mjs): 1,000 rows at 20 ms of latency, on an empty journal and on one of
+//   100,000 lines already present; and at scale, 20,000 rows against 2,000 (no latency, --concurrency 16).
 //
 // Then every target with PASS/FAIL per line. Public tools only: Node spawning processes, util-linux `script`.
 //
@@ -40,6 +41,9 @@ const RUNS = runsIndex === -1 ? (quick ? 5 : 15) : Number(args[runsIndex + 1]);
 const WARMUPS = quick ? 1 : 2;
 const ENTRIES = quick ? 20_000 : 100_000;
 const BATCH_ROWS = quick ? 200 : 1000;
+/** Issue 23: the journal already present for the second batch line, and the two sizes of the scale line. */
+const BATCH_JOURNAL_LINES = quick ? 20_000 : 100_000;
+const SCALE_ROWS = quick ? [200, 2_000] : [2_000, 20_000];
 const TABLE_CAP_MS = 60_000;
 /** Alternating runs of pix and the loop per Node line, medians reported: one run of each moves by ±10 % on a busy machine. */
 const EXPORT_RUNS = quick ? 1 : 3;
@@ -420,10 +424,81 @@ async function main() {
           },
         );
       }
+      // Issue 23: the same batch with a journal of 100,000 lines already there (every row asks the journal).
+      for (const line of measurable) {
+        const report = await measurePayBatch({
+          rows: BATCH_ROWS,
+          journalLines: BATCH_JOURNAL_LINES,
+          node: line.path,
+          log,
+        });
+        batchReports.push(report);
+        batchRows.push(
+          report.na
+            ? [`${line.name}, journal`, 'n/a', '', '']
+            : [
+                `${line.name}, ${BATCH_JOURNAL_LINES.toLocaleString('en')}-line journal`,
+                seconds(report.ms),
+                seconds(report.cpuMs),
+                megabytes(report.peakRssMb),
+              ],
+        );
+        const journal = `with a ${BATCH_JOURNAL_LINES.toLocaleString('en')}-line journal`;
+        targets.get(line).push(
+          {
+            what: `${BATCH_ROWS.toLocaleString('en')}-row pay batch ${journal} ≤ 15 s`,
+            value: report.ms / 1000,
+            limit: 15,
+            unit: ' s',
+            na: report.na,
+          },
+          {
+            what: `pay batch ${journal}: peak RSS ≤ 150 MB`,
+            value: report.peakRssMb,
+            limit: 150,
+            unit: ' MB',
+            na: report.na,
+          },
+        );
+      }
       console.log(
         `\npix pay batch of ${BATCH_ROWS.toLocaleString('en')} rows against pix sandbox serve --latency-ms 20\n`,
       );
       printTable(['node', 'time', 'CPU', 'peak RSS'], batchRows, [1, 2, 3]);
+
+      // Issue 23: at scale, a row costs what it cost in a small batch (no latency, --concurrency 16).
+      const scaleRows = [];
+      for (const line of measurable) {
+        const reports = [];
+        for (const rows of SCALE_ROWS) {
+          reports.push(await measurePayBatch({ rows, latencyMs: 0, concurrency: 16, node: line.path, log }));
+        }
+        const [few, many] = reports;
+        const na = few.na ?? many.na;
+        const ratio = na ? Number.NaN : many.ms / few.ms;
+        for (const report of reports) {
+          scaleRows.push(
+            report.na
+              ? [line.name, report.rows.toLocaleString('en'), 'n/a', '', '']
+              : [
+                  line.name,
+                  report.rows.toLocaleString('en'),
+                  seconds(report.ms),
+                  seconds(report.cpuMs),
+                  megabytes(report.peakRssMb),
+                ],
+          );
+        }
+        targets.get(line).push({
+          what: `pay batch of ${SCALE_ROWS[1].toLocaleString('en')} rows ≤ 10× the time of ${SCALE_ROWS[0].toLocaleString('en')}`,
+          value: ratio,
+          limit: 10,
+          unit: '×',
+          na,
+        });
+      }
+      console.log(`\npix pay batch at scale against pix sandbox serve (no latency, --concurrency 16)\n`);
+      printTable(['node', 'rows', 'time', 'CPU', 'peak RSS'], scaleRows, [2, 3, 4]);
       const reasons = new Set(batchReports.filter((report) => report.na).map((report) => report.na));
       for (const reason of reasons) console.log(`n/a: ${reason}`);
     }

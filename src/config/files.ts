@@ -154,12 +154,17 @@ export interface PrivateTail {
 }
 
 /**
- * The bytes of `path` from `offset` to its end (for an append-only file read again and again), with the
- * same refusals as readPrivateFile; undefined when it does not exist.
+ * The bytes of `path` from `offset` to its end, or `limit` bytes of them (for an append-only file read
+ * again and again, a piece at a time), with the same refusals as readPrivateFile; undefined when it
+ * does not exist.
  */
-export function readPrivateFrom(path: string, offset: number): PrivateTail | undefined {
+export function readPrivateFrom(
+  path: string,
+  offset: number,
+  limit = Number.POSITIVE_INFINITY,
+): PrivateTail | undefined {
   return withPrivateFile(path, (fd, stats) => {
-    const length = Math.max(0, stats.size - offset);
+    const length = Math.min(limit, Math.max(0, stats.size - offset));
     const bytes = Buffer.alloc(length);
     let read = 0;
     while (read < length) {

@@ -168,8 +168,11 @@ function matchOf(value: unknown): ChargeMatchRecord | undefined {
   return { status: 'paid', entryId, amountCentavos, how, ...(typeof day === 'string' ? { day } : {}) };
 }
 
+/** Keeps one copy of a text many lines repeat (a profile, a host, a receiver's name). */
+type Intern = (text: string | undefined) => string | undefined;
+
 /** A start line, in either format, as an entry; undefined when it is not one. */
-function startEntry(record: Record<string, unknown>): JournalEntry | undefined {
+function startEntry(record: Record<string, unknown>, intern: Intern): JournalEntry | undefined {
   const { id, at, amountCentavos } = record;
   if (typeof id !== 'string' || typeof at !== 'string') return undefined;
   if (typeof amountCentavos !== 'number' || !Number.isSafeInteger(amountCentavos)) return undefined;
@@ -179,14 +182,14 @@ function startEntry(record: Record<string, unknown>): JournalEntry | undefined {
     at,
     kind: 'payment',
     state: 'sending',
-    profile: str(record.profile) ?? '',
-    host: str(record.host) ?? '',
+    profile: intern(str(record.profile)) ?? '',
+    host: intern(str(record.host)) ?? '',
     amountCentavos,
   };
-  const baseUrl = str(record.baseUrl);
+  const baseUrl = intern(str(record.baseUrl));
   if (baseUrl !== undefined) entry.baseUrl = baseUrl;
   if (typeof record.pid === 'number' && Number.isSafeInteger(record.pid)) entry.pid = record.pid;
-  const receiver = str(record.receiver);
+  const receiver = intern(str(record.receiver));
   const endToEndId = str(record.endToEndId);
   if (receiver !== undefined) entry.receiver = receiver;
   if (endToEndId !== undefined) entry.endToEndId = endToEndId;
@@ -216,7 +219,7 @@ function startEntry(record: Record<string, unknown>): JournalEntry | undefined {
   if (typeof source?.dynamic === 'boolean') payment.dynamic = source.dynamic;
   const batchRow = source?.batchRow as Record<string, unknown> | undefined;
   if (typeof batchRow?.batch === 'string' && typeof batchRow.row === 'string') {
-    payment.batchRow = { batch: batchRow.batch, row: batchRow.row };
+    payment.batchRow = { batch: intern(batchRow.batch)!, row: batchRow.row };
   }
   entry.payment = payment;
   return entry;
@@ -274,6 +277,14 @@ export function createJournalParser(onStart?: (entry: JournalEntry) => void): Jo
   const torn: number[] = [];
   let lineNumber = 0;
   let seq = 0;
+  const texts = new Map<string, string>();
+  const intern: Intern = (text) => {
+    if (text === undefined) return undefined;
+    const known = texts.get(text);
+    if (known !== undefined) return known;
+    if (texts.size < 10_000) texts.set(text, text);
+    return text;
+  };
   /** An unreadable line is torn if the next line is TORN_MARK, else damaged: it waits for that line. */
   let unreadable: JournalDamage | undefined;
   const take = (line: string): string | undefined => {
@@ -288,7 +299,7 @@ export function createJournalParser(onStart?: (entry: JournalEntry) => void): Jo
     if (typeof record.id !== 'string') return 'not a journal line (no id)';
     if (record.state === 'sending') {
       if (byId.has(record.id)) return `a second start line for entry ${shortId(record.id)}`;
-      const entry = startEntry(record);
+      const entry = startEntry(record, intern);
       if (!entry) return `the start line of entry ${shortId(record.id)} has missing or invalid fields`;
       entry.seq = seq++;
       byId.set(entry.id, entry);
@@ -301,8 +312,13 @@ export function createJournalParser(onStart?: (entry: JournalEntry) => void): Jo
     if (typeof record.state === 'string') {
       if (!FINAL_STATES.has(record.state)) return `entry ${shortId(record.id)}: unknown state`;
       entry.state = record.state as FinalState;
-      for (const field of ['transferId', 'chargeId', 'status', 'reason'] as const) {
+      for (const field of ['transferId', 'chargeId'] as const) {
         const given = str(record[field]);
+        if (given !== undefined) entry[field] = given;
+      }
+      // A status or reason is one of a few words, on every line.
+      for (const field of ['status', 'reason'] as const) {
+        const given = intern(str(record[field]));
         if (given !== undefined) entry[field] = given;
       }
       const created = createdOf(record.created);

@@ -6,12 +6,6 @@
  */
 import type { JournalEntry, PaymentIdentity } from './entries.js';
 
-/** What identifies who gets paid, whatever the amount: the key, or the code's digest. */
-export function payeeKey(identity: PaymentIdentity): string | undefined {
-  if (identity.method === 'key') return identity.key === undefined ? undefined : `key ${identity.key}`;
-  return identity.emvHash === undefined ? undefined : `qr ${identity.emvHash}`;
-}
-
 export interface JournalIndex {
   add(entry: JournalEntry): void;
   /** The payments of batch rows with this row id, oldest first. */
@@ -22,26 +16,42 @@ export interface JournalIndex {
 
 const NONE: readonly JournalEntry[] = Object.freeze([]);
 
+/**
+ * Most keys have one entry: a map of them holds the entry itself, and an array only from the second
+ * on (a journal of 100,000 lines is 50,000 entries; a one-element array each would be ≈ 4 MB).
+ */
+class Multimap {
+  private readonly map = new Map<string, JournalEntry | JournalEntry[]>();
+  add(key: string, entry: JournalEntry): void {
+    const found = this.map.get(key);
+    if (found === undefined) this.map.set(key, entry);
+    else if (Array.isArray(found)) found.push(entry);
+    else this.map.set(key, [found, entry]);
+  }
+  get(key: string): readonly JournalEntry[] {
+    const found = this.map.get(key);
+    if (found === undefined) return NONE;
+    return Array.isArray(found) ? found : [found];
+  }
+}
+
 export function createJournalIndex(): JournalIndex {
-  const rows = new Map<string, JournalEntry[]>();
-  const payees = new Map<string, JournalEntry[]>();
-  const push = (map: Map<string, JournalEntry[]>, key: string, entry: JournalEntry): void => {
-    const list = map.get(key);
-    if (list === undefined) map.set(key, [entry]);
-    else list.push(entry);
-  };
+  const rows = new Multimap();
+  // Keys and codes apart: a code's digest is never a key, and no key string has to be built per entry.
+  const keys = new Multimap();
+  const codes = new Multimap();
   return {
     add(entry) {
       const { payment } = entry;
       if (entry.kind !== 'payment' || payment === undefined) return;
-      if (payment.batchRow !== undefined) push(rows, payment.batchRow.row, entry);
-      const payee = payeeKey(payment);
-      if (payee !== undefined) push(payees, payee, entry);
+      if (payment.batchRow !== undefined) rows.add(payment.batchRow.row, entry);
+      if (payment.method === 'key' && payment.key !== undefined) keys.add(payment.key, entry);
+      if (payment.method === 'qr' && payment.emvHash !== undefined) codes.add(payment.emvHash, entry);
     },
-    byRow: (row) => rows.get(row) ?? NONE,
+    byRow: (row) => rows.get(row),
     byPayee(identity) {
-      const payee = payeeKey(identity);
-      return payee === undefined ? NONE : (payees.get(payee) ?? NONE);
+      if (identity.method === 'key') return identity.key === undefined ? NONE : keys.get(identity.key);
+      return identity.emvHash === undefined ? NONE : codes.get(identity.emvHash);
     },
   };
 }

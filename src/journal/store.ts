@@ -77,6 +77,9 @@ export interface JournalScope extends Omit<Scope, 'before'> {
   before?: string;
 }
 
+/** How many bytes of the journal are read, decoded and parsed at a time. */
+const READ_BYTES = 1 << 20;
+
 /** `journal.jsonl line 12: not JSON (and 2 more damaged lines)`. */
 export function describeDamage(path: string, damage: readonly JournalDamage[]): string {
   const first = damage[0]!;
@@ -100,19 +103,30 @@ export function openJournal(dir: string, clock: Clock, processes?: Processes): J
     return { identity, offset: 0, parser: createJournalParser((entry) => index.add(entry)), index };
   };
   const load = (): NonNullable<typeof parsed> | undefined => {
-    let tail = readPrivateFrom(path, parsed?.offset ?? 0);
-    if (tail === undefined) {
-      parsed = undefined;
-      return undefined;
+    // A piece at a time: a journal of 100,000 lines (40 MB) is never one buffer, one string or one array
+    // of all its lines.
+    for (;;) {
+      let tail = readPrivateFrom(path, parsed?.offset ?? 0, READ_BYTES);
+      if (tail === undefined) {
+        parsed = undefined;
+        return undefined;
+      }
+      if (parsed === undefined || tail.identity !== parsed.identity || tail.size < parsed.offset) {
+        if (parsed !== undefined)
+          tail = readPrivateFrom(path, 0, READ_BYTES) ?? { ...tail, bytes: Buffer.alloc(0) };
+        parsed = fresh(tail.identity);
+      }
+      let whole = tail.bytes.lastIndexOf(0x0a) + 1;
+      const full = tail.bytes.length === READ_BYTES;
+      if (whole === 0 && full) {
+        // One line longer than a piece (no journal line is): read it whole, so it is seen as damage.
+        tail = readPrivateFrom(path, parsed.offset) ?? tail;
+        whole = tail.bytes.lastIndexOf(0x0a) + 1;
+      }
+      parsed.parser.feed(tail.bytes.toString('utf8', 0, whole));
+      parsed.offset += whole;
+      if (!full || whole === 0) return parsed;
     }
-    if (parsed === undefined || tail.identity !== parsed.identity || tail.size < parsed.offset) {
-      if (parsed !== undefined) tail = readPrivateFrom(path, 0) ?? { ...tail, bytes: Buffer.alloc(0) };
-      parsed = fresh(tail.identity);
-    }
-    const whole = tail.bytes.lastIndexOf(0x0a) + 1;
-    parsed.parser.feed(tail.bytes.subarray(0, whole).toString('utf8'));
-    parsed.offset += whole;
-    return parsed;
   };
   const seqOf = (loaded: NonNullable<typeof parsed>, scope: JournalScope): Scope => {
     const { before, ...rest } = scope;
