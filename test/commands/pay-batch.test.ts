@@ -151,4 +151,24 @@ describe('pix pay batch (in-process)', () => {
     expect(result.stderr).toContain('line 2 (id row-1): key: "55956510081" is not a valid CPF');
     expect(server!.requests).toHaveLength(0);
   });
+
+  it('refuses an unquoted 10,50 that fell into the description (exit 2, nothing sent); 10,Rent pays R$ 10,00', async () => {
+    const { dir, pix, count } = await setup(1);
+    const split = join(dir, 'split.csv');
+    writeFileSync(split, 'id,key,amount,description\na1,ana@example.com,10,50\n');
+    const refused = await pix(['pay', 'batch', split, '--yes']);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(
+      'line 2 (id a1): amount: "10" then "50" in the next field: an unquoted 10,50 split in two by the comma',
+    );
+    expect(refused.stderr).toMatch(/nothing was sent/);
+    expect(server!.requests).toHaveLength(0);
+
+    const text = join(dir, 'text.csv');
+    writeFileSync(text, 'id,key,amount,description\na1,ana@example.com,10,Rent\n');
+    const paid = await pix(['pay', 'batch', text, '--yes', '-o', 'ndjson']);
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(JSON.parse(paid.stdout)).toMatchObject({ id: 'a1', state: 'paid', amount: 10 });
+    expect(count('transfer')).toBe(1);
+  });
 });
