@@ -66,6 +66,8 @@ export interface StartFields {
   payment?: PaymentIdentity;
   /** Charges: which kind, the id of the key it is for, and a due-date charge's own terms. */
   charge?: ChargeStart;
+  /** The operator's note on a payment (a batch row's `description`): kept here, never sent (API §4.5). */
+  description?: string;
 }
 
 export interface ChargeStart {
@@ -177,6 +179,8 @@ function startEntry(record: Record<string, unknown>): JournalEntry | undefined {
   const endToEndId = str(record.endToEndId);
   if (receiver !== undefined) entry.receiver = receiver;
   if (endToEndId !== undefined) entry.endToEndId = endToEndId;
+  const description = str(record.description);
+  if (description !== undefined) entry.description = description;
   // The first format: `kind` was the payment method and the identity sat at the top level.
   const legacy = record.kind === 'qr' || record.kind === 'key';
   if (record.kind === 'charge') {
@@ -293,6 +297,7 @@ export function startLine(entry: JournalEntry): Record<string, unknown> {
     ...(endToEndId === undefined ? {} : { endToEndId }),
     ...(payment === undefined ? {} : { payment }),
     ...(charge === undefined ? {} : { charge }),
+    ...(entry.description === undefined ? {} : { description: entry.description }),
   };
 }
 

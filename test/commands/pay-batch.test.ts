@@ -1,10 +1,12 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { JOURNAL_FILE } from '../../src/journal/entries.js';
 import { run } from '../../src/main.js';
 import { sampleLines, sampleRows } from '../../src/sandbox/batchfile.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
 import { createTestIO, type TestIOOptions } from '../helpers/io.js';
 
 /** pix pay batch in-process, against the real sandbox server on a loopback port. */
@@ -170,5 +172,111 @@ describe('pix pay batch (in-process)', () => {
     expect(paid.code, paid.stderr).toBe(0);
     expect(JSON.parse(paid.stdout)).toMatchObject({ id: 'a1', state: 'paid', amount: 10 });
     expect(count('transfer')).toBe(1);
+  });
+});
+
+/**
+ * Issue 23, finding 9: the `description` column was checked and then thrown away. It is the operator's
+ * note: in every report format and on the row's journal start line; the API's transfer has no field for
+ * it (API §4.5), so the transfer carries what it carried before and nothing more.
+ */
+describe('pix pay batch: the description column', () => {
+  let fake: FakeServer | undefined;
+  afterEach(async () => {
+    await fake?.close();
+    fake = undefined;
+  });
+
+  async function fakeSetup() {
+    let transfers = 0;
+    fake = await startFakeServer((request) => {
+      if (request.path.endsWith('/pix/dict/consult')) {
+        const { key } = JSON.parse(request.body) as { key: string };
+        return {
+          kind: 'json',
+          status: 200,
+          body: {
+            key,
+            keyType: 'EMAIL',
+            endtoEndId: `E9999999920261123120000000${key.slice(0, 3)}`,
+            owner: { name: `Owner of ${key}`, type: 'NATURAL_PERSON', documentNumber: '12345678909' },
+          },
+        };
+      }
+      transfers++;
+      const { endToEndId, amount } = JSON.parse(request.body) as { endToEndId: string; amount: number };
+      return {
+        kind: 'json',
+        status: 200,
+        body: { id: `00000000-0000-4000-8000-00000000000${transfers}`, endToEndId, amount, status: 'PENDING' },
+      };
+    });
+    const dir = tempConfigDir();
+    const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: fake.url, PIX_TOKEN: 'batch-token' };
+    const file = join(dir, 'payouts.csv');
+    writeFileSync(
+      file,
+      'id,key,amount,description\nd1,ana@example.com,10.50,"Aluguel, março"\nd2,bia@example.com,7,\n',
+    );
+    const pix = async (args: string[], io: TestIOOptions = {}) => {
+      const test = createTestIO(io);
+      const code = await run(args, { io: test.io, env });
+      return { code, stdout: test.stdout(), stderr: test.stderr() };
+    };
+    return { dir, file, pix };
+  }
+
+  it('is in every report format and on the journal start line; the transfer body is unchanged', async () => {
+    const { dir, file, pix } = await fakeSetup();
+    const ndjson = await pix(['pay', 'batch', file, '--yes', '-o', 'ndjson']);
+    expect(ndjson.code, ndjson.stderr).toBe(0);
+    const records = ndjson.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(records.map((r) => [r.id, r.state, r.description])).toEqual([
+      ['d1', 'paid', 'Aluguel, março'],
+      ['d2', 'paid', null],
+    ]);
+    // The transfer: endToEndId and amount, as API §4.5 lists them; the note stays with the operator.
+    expect(fake!.requestsTo('/pix-cash-out/transfer').map((r) => JSON.parse(r.body))).toEqual([
+      { endToEndId: expect.any(String), amount: 10.5 },
+      { endToEndId: expect.any(String), amount: 7 },
+    ]);
+    // The journal's start line of each row.
+    const starts = readFileSync(join(dir, JOURNAL_FILE), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.state === 'sending');
+    expect(starts.map((line) => [line.payment.batchRow.row, line.description])).toEqual([
+      ['d1', 'Aluguel, março'],
+      ['d2', undefined],
+    ]);
+    const journal = await pix(['journal', '--all', '--json']);
+    expect(journal.code, journal.stderr).toBe(0);
+    expect(JSON.parse(journal.stdout).results).toContainEqual(
+      expect.objectContaining({ batchRow: expect.objectContaining({ row: 'd1' }), description: 'Aluguel, março' }),
+    );
+    const shown = await pix(['journal', 'show', starts[0].id]);
+    expect(shown.stdout).toContain('description\tAluguel, março');
+
+    // Reruns (every row already paid) in the other formats.
+    const json = await pix(['pay', 'batch', file, '--yes', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).results.map((r: { description: unknown }) => r.description)).toEqual([
+      'Aluguel, março',
+      null,
+    ]);
+    const csv = await pix(['pay', 'batch', file, '--yes', '-o', 'csv']);
+    const [header, first] = csv.stdout.split('\r\n');
+    const column = header!.split(',').indexOf('description');
+    expect(column).toBeGreaterThan(-1);
+    expect(first).toContain('"Aluguel, março"');
+    const tsv = await pix(['pay', 'batch', file, '--yes']);
+    expect(tsv.stdout.split('\n')[0]!.split('\t')).toContain('Aluguel, março');
+    const table = await pix(['pay', 'batch', file, '--yes'], { tty: true, columns: 200 });
+    expect(table.stdout).toMatch(/description/i);
+    expect(table.stdout).toContain('Aluguel, março');
   });
 });

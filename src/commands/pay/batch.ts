@@ -240,6 +240,7 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
     ...(item.receiver === undefined ? {} : { receiver: item.receiver }),
     endToEndId: item.endToEndId!,
     payment: identityOf(run, item.row),
+    ...(item.row.description === undefined ? {} : { description: item.row.description }),
   });
   // Another pix may have begun this row since the journal was read: the earlier line wins.
   const earlier = batchRowBlockers(entriesBefore(journal.read(), entry.id), run.profile).get(item.row.id);
@@ -293,6 +294,14 @@ const STATE_PAINT: Partial<Record<RowState, 'green' | 'red' | 'yellow'>> = {
 
 function reportColumns(ctx: PayContext): Column<BatchItem>[] {
   const text = (value: string | undefined) => value ?? '';
+  // The operator's note: beside the receiver for people; last for machines, so the columns scripts
+  // already read by position (TSV has no header) keep their places.
+  const description: Column<BatchItem> = {
+    header: 'description',
+    priority: 3,
+    human: (item) => text(item.row.description),
+    machine: (item) => item.row.description,
+  };
   return [
     { header: 'id', human: (item) => item.row.id, machine: (item) => item.row.id },
     {
@@ -312,7 +321,7 @@ function reportColumns(ctx: PayContext): Column<BatchItem>[] {
     },
     { header: 'receiver', human: (item) => text(item.receiver), machine: (item) => item.receiver },
     ...(ctx.mode.human
-      ? []
+      ? [description]
       : [
           { header: 'document', human: () => '', machine: (item: BatchItem) => item.document },
           { header: 'institution', human: () => '', machine: (item: BatchItem) => item.institution },
@@ -328,6 +337,7 @@ function reportColumns(ctx: PayContext): Column<BatchItem>[] {
       ? []
       : [{ header: 'transferId', human: () => '', machine: (item: BatchItem) => item.transferId }]),
     { header: 'error', priority: 2, human: (item) => text(item.error), machine: (item) => item.error },
+    ...(ctx.mode.human ? [] : [description]),
   ];
 }
 
@@ -338,6 +348,7 @@ function rawRecord(item: BatchItem): Record<string, unknown> {
     state: item.state,
     amount: item.amount === undefined ? null : centavosToApi(item.amount),
     receiver: item.receiver ?? null,
+    description: item.row.description ?? null,
     document: item.document ?? null,
     institution: item.institution ?? null,
     endToEndId: item.endToEndId ?? null,
