@@ -280,3 +280,34 @@ describe('pix pay batch: the description column', () => {
     expect(table.stdout).toContain('Aluguel, março');
   });
 });
+
+// Issue 23, finding 13: `--concurrency` 11 to 16 printed Node's MaxListenersExceededWarning: every
+// request in flight added its own abort listener to the command's one AbortSignal (Ctrl-C).
+describe('pix pay batch at the documented maximum concurrency', () => {
+  it('--concurrency 16 against the embedded sandbox: every row paid, and no warning from Node', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const dir = tempConfigDir();
+      const env = { PIX_CONFIG_DIR: dir };
+      const pix = async (args: string[]) => {
+        const test = createTestIO();
+        const code = await run(args, { io: test.io, env, signal: new AbortController().signal });
+        return { code, stdout: test.stdout(), stderr: test.stderr() };
+      };
+      const sample = await pix(['sandbox', 'batch-file', '--rows', '48']);
+      expect(sample.code, sample.stderr).toBe(0);
+      const file = join(dir, 'payouts.csv');
+      writeFileSync(file, sample.stdout);
+      const result = await pix(['pay', 'batch', file, '--yes', '--concurrency', '16', '-o', 'ndjson']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout.trim().split('\n')).toHaveLength(48);
+      // Node emits its warnings on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((warning) => `${warning.name}: ${warning.message}`)).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
