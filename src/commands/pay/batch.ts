@@ -215,6 +215,22 @@ interface Run {
   profile: string;
   /** Set once no new row may start, with why. */
   stopped?: string;
+  /** The first file the machine would not let pix write (a full disk): the batch's error once reported. */
+  fault?: { message: string; hint: string; error: unknown };
+}
+
+/**
+ * A row whose journal could not be written (a full disk, a read-only directory): its transfer was never
+ * sent — every journal write after the transfer leaves is caught and warned about by sendJournaled — so
+ * the row is `not_sent` and no new row starts. The rows done so far are still reported.
+ */
+function journalFault(run: Run, item: BatchItem, error: unknown): void {
+  const system = describeSystemError(error);
+  if (system === undefined) throw error;
+  item.state = 'not_sent';
+  item.error = `not sent: ${system.message} (run the file again to pay it)`;
+  run.fault ??= { ...system, error };
+  run.stopped ??= system.message;
 }
 
 function identityOf(run: Run, row: BatchRow): PaymentIdentity {
@@ -505,7 +521,11 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
       return run.stopped !== undefined;
     },
     async (item) => {
-      await payRow(run, item);
+      try {
+        await payRow(run, item);
+      } catch (error) {
+        journalFault(run, item, error);
+      }
       paying.update(++done, payable.length);
     },
   );
@@ -533,6 +553,16 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   stderr.write(`batch: ${describeStates(counts)}; ${formatBRL(paidNow)} paid in this run\n`);
   const outcome = batchOutcome(counts);
   const signal = deps.signal.aborted ? stopSignalOf(deps.signal) : undefined;
+  if (run.fault !== undefined) {
+    const { fault } = run;
+    const hint = `${fault.hint}, then run the file again: paid rows are skipped, rows not sent are paid`;
+    // An unknown row or a signal still decides the exit code (7, 130/143); the disk is said first.
+    if (counts.unknown > 0 || signal !== undefined) {
+      stderr.write(`warning: the batch stopped: ${fault.message} (${hint})\n`);
+    } else {
+      throw new PixError('internal', `the batch stopped: ${fault.message}`, { hint, cause: fault.error });
+    }
+  }
   if (outcome.kind === undefined && signal === undefined) return;
   const hint =
     counts.unknown > 0
