@@ -23,8 +23,12 @@ const disk = vi.hoisted(() => ({ journalLines: Number.POSITIVE_INFINITY, fds: ne
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
   const openSync = ((path: Parameters<typeof real.openSync>[0], flags?: number | string, mode?: number) => {
-    const fd = real.openSync(path, flags, mode);
-    if (String(path).endsWith('journal.jsonl') && typeof flags === 'number' && flags & real.constants.O_APPEND) {
+    const fd = real.openSync(path, flags ?? 'r', mode);
+    if (
+      String(path).endsWith('journal.jsonl') &&
+      typeof flags === 'number' &&
+      flags & real.constants.O_APPEND
+    ) {
       disk.fds.add(fd);
     }
     return fd;

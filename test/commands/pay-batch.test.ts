@@ -208,7 +208,12 @@ describe('pix pay batch: the description column', () => {
       return {
         kind: 'json',
         status: 200,
-        body: { id: `00000000-0000-4000-8000-00000000000${transfers}`, endToEndId, amount, status: 'PENDING' },
+        body: {
+          id: `00000000-0000-4000-8000-00000000000${transfers}`,
+          endToEndId,
+          amount,
+          status: 'PENDING',
+        },
       };
     });
     const dir = tempConfigDir();
@@ -256,7 +261,10 @@ describe('pix pay batch: the description column', () => {
     const journal = await pix(['journal', '--all', '--json']);
     expect(journal.code, journal.stderr).toBe(0);
     expect(JSON.parse(journal.stdout).results).toContainEqual(
-      expect.objectContaining({ batchRow: expect.objectContaining({ row: 'd1' }), description: 'Aluguel, março' }),
+      expect.objectContaining({
+        batchRow: expect.objectContaining({ row: 'd1' }),
+        description: 'Aluguel, março',
+      }),
     );
     const shown = await pix(['journal', 'show', starts[0].id]);
     expect(shown.stdout).toContain('description\tAluguel, março');
