@@ -292,7 +292,7 @@ describe('pix pay batch: the description column', () => {
 // Issue 23, finding 13: `--concurrency` 11 to 16 printed Node's MaxListenersExceededWarning: every
 // request in flight added its own abort listener to the command's one AbortSignal (Ctrl-C).
 describe('pix pay batch at the documented maximum concurrency', () => {
-  it('--concurrency 16 against the embedded sandbox: every row paid, and no warning from Node', async () => {
+  it('--concurrency 16, embedded and over HTTP: every row paid, and no warning from Node', async () => {
     const warnings: Error[] = [];
     const onWarning = (warning: Error) => warnings.push(warning);
     process.on('warning', onWarning);
@@ -311,6 +311,11 @@ describe('pix pay batch at the documented maximum concurrency', () => {
       const result = await pix(['pay', 'batch', file, '--yes', '--concurrency', '16', '-o', 'ndjson']);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout.trim().split('\n')).toHaveLength(48);
+      // And over HTTP (undici), against the sandbox server.
+      const served = await setup(48);
+      const overHttp = await served.pix(['pay', 'batch', served.file, '--yes', '--concurrency', '16']);
+      expect(overHttp.code, overHttp.stderr).toBe(0);
+      expect(served.count('transfer')).toBe(48);
       // Node emits its warnings on a later tick.
       await new Promise((resolve) => setImmediate(resolve));
       expect(warnings.map((warning) => `${warning.name}: ${warning.message}`)).toEqual([]);
