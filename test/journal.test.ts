@@ -260,6 +260,28 @@ describe('journal file', () => {
     ]);
   });
 
+  // Issue 23, finding 9: a batch row's description was validated and then dropped.
+  it("keeps a payment's description on its start line, and reads it back", () => {
+    const dir = tempConfigDir();
+    const journal = openJournal(dir, clockAt(T0));
+    const started = journal.begin({
+      ...keyStart(),
+      description: 'Aluguel, março "2026"',
+      payment: { method: 'key', key: 'ana@example.com', batchRow: { batch: 'b1', row: 'r1' } },
+    });
+    journal.finish(started.id, { state: 'done', transferId: 't-1' });
+    const [line] = readFileSync(join(dir, JOURNAL_FILE), 'utf8').split('\n');
+    expect(JSON.parse(line!)).toMatchObject({ state: 'sending', description: 'Aluguel, março "2026"' });
+    expect(journal.read()).toEqual([
+      expect.objectContaining({ id: started.id, state: 'done', description: 'Aluguel, março "2026"' }),
+    ]);
+    // Without one, the line has no description field at all.
+    const plain = journal.begin(keyStart('bob@example.com'));
+    expect(readFileSync(join(dir, JOURNAL_FILE), 'utf8')).not.toMatch(
+      new RegExp(`"id":"${plain.id}"[^\n]*description`),
+    );
+  });
+
   it('concurrent writers in separate processes never produce a line that fails to parse', async () => {
     const dir = tempConfigDir();
     const module = fileURLToPath(new URL('../src/journal/store.ts', import.meta.url));

@@ -218,6 +218,23 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
     }
   };
 
+  // Ctrl-C cancels the requests in flight (those not finishing on a signal) through ONE listener on the
+  // command's signal, added while any is in flight and removed when none is: one per request would put
+  // --concurrency listeners on that one AbortSignal, and Node warns of a leak from the 11th
+  // (MaxListenersExceededWarning) though each is removed when its request ends.
+  const cancels = new Set<() => void>();
+  const cancelAll = () => {
+    for (const cancel of cancels) cancel();
+  };
+  const cancelOnSignal = (cancel: () => void): (() => void) => {
+    if (cancels.size === 0) deps.signal.addEventListener('abort', cancelAll, { once: true });
+    cancels.add(cancel);
+    return () => {
+      cancels.delete(cancel);
+      if (cancels.size === 0) deps.signal.removeEventListener('abort', cancelAll);
+    };
+  };
+
   async function send(
     method: 'GET' | 'POST',
     path: string,
@@ -240,8 +257,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
     const controller = new AbortController();
     // --timeout bounds the whole exchange: connecting, the headers and the body.
     const timer = setTimeout(() => controller.abort(), timeoutMs);
-    const cancel = () => controller.abort();
-    if (!finishOnSignal) deps.signal.addEventListener('abort', cancel, { once: true });
+    const release = finishOnSignal ? undefined : cancelOnSignal(() => controller.abort());
     try {
       const response = await sender.request({
         origin: origin.origin,
@@ -276,7 +292,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
       );
     } finally {
       clearTimeout(timer);
-      deps.signal.removeEventListener('abort', cancel);
+      release?.();
     }
   }
 

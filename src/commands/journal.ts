@@ -57,6 +57,7 @@ export function publicEntry(entry: JournalEntry): Record<string, unknown> {
     amountCentavos: entry.amountCentavos,
     receiver: entry.receiver ?? null,
     endToEndId: entry.endToEndId ?? null,
+    ...(entry.description === undefined ? {} : { description: entry.description }),
     ...(entry.resolution === undefined ? {} : { resolution: entry.resolution, resolvedAt: entry.resolvedAt }),
     profile: entry.profile,
     host: entry.host,
@@ -163,6 +164,7 @@ function renderEntry(entry: JournalEntry, mode: OutputMode): string {
     ],
     ['Amount', 'amount', mode.human ? formatBRL(entry.amountCentavos) : formatDecimal(entry.amountCentavos)],
     ['Receiver', 'receiver', entry.receiver],
+    ['Description', 'description', entry.description],
     ['Key', 'key', entry.payment?.key],
     ['Code (SHA-256)', 'emvHash', entry.payment?.emvHash],
     [

@@ -293,11 +293,25 @@ export function appendPrivateLine(
     const bytes = Buffer.from(text, 'utf8');
     const written = writeSync(fd, bytes);
     if (written !== bytes.length) {
-      throw Object.assign(new Error(`short write to ${path}`), { code: 'EIO', syscall: 'write', path });
+      // A regular file takes fewer bytes than offered when the device (or the quota) filled during the
+      // write: how a full disk shows (the next write would fail with ENOSPC). The part that landed has no
+      // newline: a reader skips it as torn, and the next line starts on a fresh line.
+      throw Object.assign(
+        new Error(
+          `ENOSPC: no space left on device, short write to ${path} (${written} of ${bytes.length} bytes)`,
+        ),
+        { code: 'ENOSPC', syscall: 'write', path },
+      );
     }
     if (durable) fsyncSync(fd);
     const after = fstatSync(fd);
     return { identity: fileIdentity(after), size: after.size, mtimeMs: after.mtimeMs };
+  } catch (error) {
+    // write(2) and fsync(2) errors carry no path: every message about them must name the file.
+    if (typeof error === 'object' && error !== null && 'code' in error && !('path' in error)) {
+      Object.assign(error, { path });
+    }
+    throw error;
   } finally {
     closeSync(fd);
   }

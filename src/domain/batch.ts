@@ -6,6 +6,9 @@
  * Formats: CSV with a header (RFC 4180; `,` or, when the header has only semicolons, `;`), or NDJSON
  * (one JSON object per line). Columns (any order, any case): `id`, `key` or `emv`, `amount`,
  * `description`. The rules of each are in `checkRow` below and in the README ("Batch payouts").
+ *
+ * A batch file never pays an amount the operator did not write: in a comma file, a whole amount
+ * followed by a field of one or two digits (`10,50` left unquoted) is refused as ambiguous.
  */
 
 import { detectDelimiter, readCsvRecords } from './batchcsv.js';
@@ -130,6 +133,28 @@ interface RawRow {
   line: number;
   cells: Partial<Record<BatchColumn, string>>;
   amountNumber?: number;
+  /** A comma file's whole amount followed by a field of one or two digits (see `splitDecimal`). */
+  split?: SplitDecimal;
+}
+
+/** `10` in the amount column and `50` in the next: maybe an unquoted `10,50` cut in two by the comma. */
+interface SplitDecimal {
+  amount: string;
+  column: BatchColumn;
+  digits: string;
+}
+
+/**
+ * The amount as the row would read if it were `10,50` split by the comma: the problem names both
+ * readings and what to write for each, since only the operator knows which was meant.
+ */
+function splitMessage({ amount, column, digits }: SplitDecimal): string {
+  const reais = amount.replace(/^R\$\s*/i, '').replaceAll('.', '');
+  return (
+    `"${amount}" then "${digits}" in the next field: an unquoted ${amount},${digits} split in two by the ` +
+    `comma, or ${amount} and ${column} "${digits}"? Write "${amount},${digits}" in double quotes ` +
+    `(or ${reais}.${digits}), or ${reais}.00 if the ${column} is ${digits}; or use ; between fields`
+  );
 }
 
 // Control characters and the invisible bidi controls that could disguise a description.
@@ -229,7 +254,8 @@ class RowChecker {
     let amount: Centavos | undefined;
     const amountGiven = cells.amount !== undefined || raw.amountNumber !== undefined || broken.has('amount');
     try {
-      if (raw.amountNumber !== undefined) amount = parseAmount(amountText(raw.amountNumber));
+      if (raw.split !== undefined) at('amount', splitMessage(raw.split));
+      else if (raw.amountNumber !== undefined) amount = parseAmount(amountText(raw.amountNumber));
       else if (cells.amount !== undefined) amount = parseAmount(cells.amount);
     } catch (error) {
       at('amount', reason(error));
@@ -425,6 +451,42 @@ function readHeader(line: number, fields: string[], checker: RowChecker): Array<
   return checker.problems.length === before ? columns : undefined;
 }
 
+/** An amount with no decimals: `10`, `R$ 10`, `1.234` (what is left of `10,50` or `1.234,56` cut at the comma). */
+const WHOLE_AMOUNT = /^(?:R\$\s*)?(?:\d+|\d{1,3}(?:\.\d{3})+)$/i;
+/** What is left after the comma: one or two digits, as centavos are written. */
+const CENTAVOS = /^\d{1,2}$/;
+
+/**
+ * In a comma file, a whole amount followed by a field of one or two digits: the row as written pays the
+ * whole amount, but `10,50` without quotes reads exactly so (the operator left out the last column, and
+ * the comma filled it). Only the operator knows which was meant, so the row is refused. A semicolon file
+ * has no such split; `10.00,50`, `10,Rent` and `10,500` are not centavos cut off.
+ */
+function splitDecimal(
+  delimiter: ',' | ';',
+  header: readonly BatchColumn[],
+  fields: readonly string[],
+): SplitDecimal | undefined {
+  if (delimiter !== ',') return undefined;
+  const at = header.indexOf('amount');
+  if (at === -1 || at + 1 >= header.length) return undefined;
+  const amount = fields[at]!.trim();
+  const digits = fields[at + 1]!.trim();
+  if (!WHOLE_AMOUNT.test(amount) || !CENTAVOS.test(digits)) return undefined;
+  return { amount, column: header[at + 1]!, digits };
+}
+
+/**
+ * The row's id for a problem of its shape (a field too many or too few), when no comma before the id
+ * column could have moved it: the id is before every column whose text may hold one.
+ */
+function idBeforeCommas(header: readonly BatchColumn[], fields: readonly string[]): string | undefined {
+  const at = header.indexOf('id');
+  const loose = header.findIndex((column) => column === 'amount' || column === 'description');
+  if (at === -1 || (loose !== -1 && loose < at)) return undefined;
+  return shownId(fields[at]?.trim());
+}
+
 function readCsv(text: string, checker: RowChecker): void {
   const delimiter = detectDelimiter(text);
   let header: BatchColumn[] | undefined;
@@ -448,10 +510,12 @@ function readCsv(text: string, checker: RowChecker): void {
       checker.rowsRead++;
       const hint =
         fields.length > header.length && delimiter === ','
-          ? ': a value with a comma (like 10,50) must be in double quotes'
+          ? ': a value with a comma (like 10,50) must be in double quotes, or use ; between fields'
           : '';
+      const id = idBeforeCommas(header, fields);
       checker.problem({
         line,
+        ...(id === undefined ? {} : { id }),
         message: `${fields.length} fields, the header has ${header.length}${hint}`,
       });
       return;
@@ -461,7 +525,14 @@ function readCsv(text: string, checker: RowChecker): void {
       const value = fields[index]!.trim();
       if (value !== '') cells[header[index]!] = value;
     }
-    checker.check({ line, cells });
+    const split = splitDecimal(delimiter, header, fields);
+    if (split === undefined) {
+      checker.check({ line, cells });
+      return;
+    }
+    // The digits may not belong to their column at all: reported once, as the amount's problem.
+    delete cells[split.column];
+    checker.check({ line, cells, split }, new Set([split.column]));
   });
   if (!headerSeen) {
     checker.problem({

@@ -21,8 +21,30 @@ function refuse(text: string, reason: string): never {
   throw new InvalidValue(`"${text}" ${reason}`, AMOUNT_FORMS);
 }
 
+/**
+ * What to write instead of `whole` + `separator` + `decimals` (three or more): the amount without its
+ * extra zeros (`0,500` → `0,50`), else the centavo below and the one above (`0,015` → `0,01 or 0,02`),
+ * in the separator the user chose; below one centavo there is nothing below to suggest.
+ */
+function fewerDecimals(whole: string, separator: string, decimals: string): string {
+  const reais = Number(whole);
+  const cents = Number(decimals.slice(0, 2));
+  const written = (centavos: number) =>
+    `${Math.trunc(centavos / 100)}${separator}${String(centavos % 100).padStart(2, '0')}`;
+  const below = reais * 100 + cents;
+  if (/^0*$/.test(decimals.slice(2))) return `write ${written(below)}`;
+  if (below === 0) return `the smallest amount is ${written(1)} (one centavo)`;
+  return `write ${written(below)} or ${written(below + 1)}`;
+}
+
 /** Why an amount in none of the ACCEPTED forms is refused: the most useful reason first. */
 function refusal(text: string, amount: string): never {
+  // 0,001, 0.500: no thousands separator follows a leading zero, so these are three decimals, not
+  // thousands (the ambiguity below would suggest 1 real, or "0.001,00").
+  const decimals = /^(\d{1,13})([.,])(\d{3,})$/.exec(amount);
+  if (decimals && (decimals[1]!.startsWith('0') || decimals[3]!.length > 3 || decimals[1]!.length > 3)) {
+    refuse(text, `has more than 2 decimals: ${fewerDecimals(decimals[1]!, decimals[2]!, decimals[3]!)}`);
+  }
   // 1.234, 10.505, 1,234: a thousands separator, or a third decimal? Either reading is plausible.
   const ambiguous = /^(\d{1,3})[.,](\d{3})$/.exec(amount);
   if (ambiguous) {

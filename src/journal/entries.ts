@@ -73,6 +73,8 @@ export interface StartFields {
   payment?: PaymentIdentity;
   /** Charges: which kind, the id of the key it is for, and a due-date charge's own terms. */
   charge?: ChargeStart;
+  /** The operator's note on a payment (a batch row's `description`): kept here, never sent (API §4.5). */
+  description?: string;
 }
 
 export interface ChargeStart {
@@ -193,6 +195,8 @@ function startEntry(record: Record<string, unknown>, intern: Intern): JournalEnt
   const endToEndId = str(record.endToEndId);
   if (receiver !== undefined) entry.receiver = receiver;
   if (endToEndId !== undefined) entry.endToEndId = endToEndId;
+  const description = str(record.description);
+  if (description !== undefined) entry.description = description;
   // The first format: `kind` was the payment method and the identity sat at the top level.
   const legacy = record.kind === 'qr' || record.kind === 'key';
   if (record.kind === 'charge') {
@@ -392,6 +396,7 @@ export function startLine(entry: JournalEntry): Record<string, unknown> {
     ...(endToEndId === undefined ? {} : { endToEndId }),
     ...(payment === undefined ? {} : { payment }),
     ...(charge === undefined ? {} : { charge }),
+    ...(entry.description === undefined ? {} : { description: entry.description }),
   };
 }
 

@@ -8,7 +8,7 @@
  */
 import { journalStateOf } from '../api/outcomes.js';
 import type { Deps } from '../deps.js';
-import { PixError } from '../errors.js';
+import { describeSystemError, PixError } from '../errors.js';
 import {
   type ChargeCreated,
   type ChargeStart,
@@ -39,7 +39,9 @@ function record(journal: Journal, id: string, outcome: FinishFields, warn: (line
   try {
     journal.finish(id, outcome);
   } catch (error) {
-    warn(`warning: the journal could not record the outcome (${(error as Error).message})`);
+    // A full disk says so and names the file (errors.ts), not in Node's words.
+    const why = describeSystemError(error)?.message ?? (error as Error).message;
+    warn(`warning: the journal could not record the outcome (${why})`);
   }
 }
 

@@ -1,10 +1,12 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { JOURNAL_FILE } from '../../src/journal/entries.js';
 import { run } from '../../src/main.js';
 import { sampleLines, sampleRows } from '../../src/sandbox/batchfile.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
 import { createTestIO, type TestIOOptions } from '../helpers/io.js';
 
 /** pix pay batch in-process, against the real sandbox server on a loopback port. */
@@ -150,5 +152,175 @@ describe('pix pay batch (in-process)', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('line 2 (id row-1): key: "55956510081" is not a valid CPF');
     expect(server!.requests).toHaveLength(0);
+  });
+
+  it('refuses an unquoted 10,50 that fell into the description (exit 2, nothing sent); 10,Rent pays R$ 10,00', async () => {
+    const { dir, pix, count } = await setup(1);
+    const split = join(dir, 'split.csv');
+    writeFileSync(split, 'id,key,amount,description\na1,ana@example.com,10,50\n');
+    const refused = await pix(['pay', 'batch', split, '--yes']);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(
+      'line 2 (id a1): amount: "10" then "50" in the next field: an unquoted 10,50 split in two by the comma',
+    );
+    expect(refused.stderr).toMatch(/nothing was sent/);
+    expect(server!.requests).toHaveLength(0);
+
+    const text = join(dir, 'text.csv');
+    writeFileSync(text, 'id,key,amount,description\na1,ana@example.com,10,Rent\n');
+    const paid = await pix(['pay', 'batch', text, '--yes', '-o', 'ndjson']);
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(JSON.parse(paid.stdout)).toMatchObject({ id: 'a1', state: 'paid', amount: 10 });
+    expect(count('transfer')).toBe(1);
+  });
+});
+
+/**
+ * Issue 23, finding 9: the `description` column was checked and then thrown away. It is the operator's
+ * note: in every report format and on the row's journal start line; the API's transfer has no field for
+ * it (API §4.5), so the transfer carries what it carried before and nothing more.
+ */
+describe('pix pay batch: the description column', () => {
+  let fake: FakeServer | undefined;
+  afterEach(async () => {
+    await fake?.close();
+    fake = undefined;
+  });
+
+  async function fakeSetup() {
+    let transfers = 0;
+    fake = await startFakeServer((request) => {
+      if (request.path.endsWith('/pix/dict/consult')) {
+        const { key } = JSON.parse(request.body) as { key: string };
+        return {
+          kind: 'json',
+          status: 200,
+          body: {
+            key,
+            keyType: 'EMAIL',
+            endtoEndId: `E9999999920261123120000000${key.slice(0, 3)}`,
+            owner: { name: `Owner of ${key}`, type: 'NATURAL_PERSON', documentNumber: '12345678909' },
+          },
+        };
+      }
+      transfers++;
+      const { endToEndId, amount } = JSON.parse(request.body) as { endToEndId: string; amount: number };
+      return {
+        kind: 'json',
+        status: 200,
+        body: {
+          id: `00000000-0000-4000-8000-00000000000${transfers}`,
+          endToEndId,
+          amount,
+          status: 'PENDING',
+        },
+      };
+    });
+    const dir = tempConfigDir();
+    const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: fake.url, PIX_TOKEN: 'batch-token' };
+    const file = join(dir, 'payouts.csv');
+    writeFileSync(
+      file,
+      'id,key,amount,description\nd1,ana@example.com,10.50,"Aluguel, março"\nd2,bia@example.com,7,\n',
+    );
+    const pix = async (args: string[], io: TestIOOptions = {}) => {
+      const test = createTestIO(io);
+      const code = await run(args, { io: test.io, env });
+      return { code, stdout: test.stdout(), stderr: test.stderr() };
+    };
+    return { dir, file, pix };
+  }
+
+  it('is in every report format and on the journal start line; the transfer body is unchanged', async () => {
+    const { dir, file, pix } = await fakeSetup();
+    const ndjson = await pix(['pay', 'batch', file, '--yes', '-o', 'ndjson']);
+    expect(ndjson.code, ndjson.stderr).toBe(0);
+    const records = ndjson.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(records.map((r) => [r.id, r.state, r.description])).toEqual([
+      ['d1', 'paid', 'Aluguel, março'],
+      ['d2', 'paid', null],
+    ]);
+    // The transfer: endToEndId and amount, as API §4.5 lists them; the note stays with the operator.
+    expect(fake!.requestsTo('/pix-cash-out/transfer').map((r) => JSON.parse(r.body))).toEqual([
+      { endToEndId: expect.any(String), amount: 10.5 },
+      { endToEndId: expect.any(String), amount: 7 },
+    ]);
+    // The journal's start line of each row.
+    const starts = readFileSync(join(dir, JOURNAL_FILE), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.state === 'sending');
+    expect(starts.map((line) => [line.payment.batchRow.row, line.description])).toEqual([
+      ['d1', 'Aluguel, março'],
+      ['d2', undefined],
+    ]);
+    const journal = await pix(['journal', '--all', '--json']);
+    expect(journal.code, journal.stderr).toBe(0);
+    expect(JSON.parse(journal.stdout).results).toContainEqual(
+      expect.objectContaining({
+        batchRow: expect.objectContaining({ row: 'd1' }),
+        description: 'Aluguel, março',
+      }),
+    );
+    const shown = await pix(['journal', 'show', starts[0].id]);
+    expect(shown.stdout).toContain('description\tAluguel, março');
+
+    // Reruns (every row already paid) in the other formats.
+    const json = await pix(['pay', 'batch', file, '--yes', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).results.map((r: { description: unknown }) => r.description)).toEqual([
+      'Aluguel, março',
+      null,
+    ]);
+    const csv = await pix(['pay', 'batch', file, '--yes', '-o', 'csv']);
+    const [header, first] = csv.stdout.split('\r\n');
+    const column = header!.split(',').indexOf('description');
+    expect(column).toBeGreaterThan(-1);
+    expect(first).toContain('"Aluguel, março"');
+    const tsv = await pix(['pay', 'batch', file, '--yes']);
+    expect(tsv.stdout.split('\n')[0]!.split('\t')).toContain('Aluguel, março');
+    const table = await pix(['pay', 'batch', file, '--yes'], { tty: true, columns: 200 });
+    expect(table.stdout).toMatch(/description/i);
+    expect(table.stdout).toContain('Aluguel, março');
+  });
+});
+
+// Issue 23, finding 13: `--concurrency` 11 to 16 printed Node's MaxListenersExceededWarning: every
+// request in flight added its own abort listener to the command's one AbortSignal (Ctrl-C).
+describe('pix pay batch at the documented maximum concurrency', () => {
+  it('--concurrency 16, embedded and over HTTP: every row paid, and no warning from Node', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const dir = tempConfigDir();
+      const env = { PIX_CONFIG_DIR: dir };
+      const pix = async (args: string[]) => {
+        const test = createTestIO();
+        const code = await run(args, { io: test.io, env, signal: new AbortController().signal });
+        return { code, stdout: test.stdout(), stderr: test.stderr() };
+      };
+      const sample = await pix(['sandbox', 'batch-file', '--rows', '48']);
+      expect(sample.code, sample.stderr).toBe(0);
+      const file = join(dir, 'payouts.csv');
+      writeFileSync(file, sample.stdout);
+      const result = await pix(['pay', 'batch', file, '--yes', '--concurrency', '16', '-o', 'ndjson']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout.trim().split('\n')).toHaveLength(48);
+      // And over HTTP (undici), against the sandbox server.
+      const served = await setup(48);
+      const overHttp = await served.pix(['pay', 'batch', served.file, '--yes', '--concurrency', '16']);
+      expect(overHttp.code, overHttp.stderr).toBe(0);
+      expect(served.count('transfer')).toBe(48);
+      // Node emits its warnings on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((warning) => `${warning.name}: ${warning.message}`)).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

@@ -293,8 +293,67 @@ describe('parseBatchFile — CSV row problems', () => {
 
   it('says how many fields a row has, with the comma hint when there are too many', () => {
     expect(problemsOf(csv(`id,key,amount\na,${EVP},10,50\nb,${EVP}`))).toEqual([
-      'line 2: 4 fields, the header has 3: a value with a comma (like 10,50) must be in double quotes',
-      'line 3: 2 fields, the header has 3',
+      'line 2 (id a): 4 fields, the header has 3: a value with a comma (like 10,50) must be in double quotes, or use ; between fields',
+      'line 3 (id b): 2 fields, the header has 3',
+    ]);
+    // The id is named only where no comma before it could have shifted it.
+    expect(problemsOf(csv(`key,amount,id\n${EVP},10,50,a`))).toEqual([
+      'line 2: 4 fields, the header has 3: a value with a comma (like 10,50) must be in double quotes, or use ; between fields',
+    ]);
+  });
+
+  // Issue 23, finding 4: `a1,ana@example.com,10,50` under `id,key,amount,description` paid R$ 10,00 (the
+  // 50 became the description), exit 0. A whole amount followed by a field of one or two digits could be
+  // an unquoted 10,50 split by the comma: refused, naming line and id, before anything is sent.
+  it('refuses a whole amount followed by a field of one or two digits in a comma file as ambiguous', () => {
+    const result = csv(
+      [
+        'id,key,amount,description',
+        'a1,ana@example.com,10,50',
+        'a2,ana@example.com,R$ 7,5',
+        'a3,ana@example.com,1.234,56',
+        'a4,ana@example.com,10,Rent',
+        'a5,ana@example.com,10.00,50',
+        'a6,ana@example.com,"10,50",',
+        'a7,ana@example.com,10,500',
+        'a8,ana@example.com,10,',
+      ].join('\n'),
+    );
+    expect(problemsOf(result)).toEqual([
+      'line 2 (id a1): amount: "10" then "50" in the next field: an unquoted 10,50 split in two by the comma, or 10 and description "50"? Write "10,50" in double quotes (or 10.50), or 10.00 if the description is 50; or use ; between fields',
+      'line 3 (id a2): amount: "R$ 7" then "5" in the next field: an unquoted R$ 7,5 split in two by the comma, or R$ 7 and description "5"? Write "R$ 7,5" in double quotes (or 7.5), or 7.00 if the description is 5; or use ; between fields',
+      'line 4 (id a3): amount: "1.234" then "56" in the next field: an unquoted 1.234,56 split in two by the comma, or 1.234 and description "56"? Write "1.234,56" in double quotes (or 1234.56), or 1234.00 if the description is 56; or use ; between fields',
+    ]);
+  });
+
+  it('pays what the row says when the split is not possible: text, decimals, quotes, three digits', () => {
+    const rows = rowsOf(
+      csv(
+        [
+          'id,key,amount,description',
+          'a4,ana@example.com,10,Rent',
+          'a5,ana@example.com,10.00,50',
+          'a6,ana@example.com,"10,50",',
+          'a7,ana@example.com,10,500',
+          'a8,ana@example.com,10,',
+        ].join('\n'),
+      ),
+    );
+    expect(rows.map((row) => [row.id, row.amount, row.description])).toEqual([
+      ['a4', 10_00, 'Rent'],
+      ['a5', 10_00, '50'],
+      ['a6', 10_50, undefined],
+      ['a7', 10_00, '500'],
+      ['a8', 10_00, undefined],
+    ]);
+    // A semicolon file has no such split: 10;50 is 10 and a description.
+    const [row] = rowsOf(csv('id;key;amount;description\na1;ana@example.com;10;50'));
+    expect([row?.amount, row?.description]).toEqual([10_00, '50']);
+  });
+
+  it('names the column the digits fell into, whatever the header order', () => {
+    expect(problemsOf(csv(`id,amount,key\na1,10,50`))).toEqual([
+      'line 2 (id a1): amount: "10" then "50" in the next field: an unquoted 10,50 split in two by the comma, or 10 and key "50"? Write "10,50" in double quotes (or 10.50), or 10.00 if the key is 50; or use ; between fields',
     ]);
   });
 

@@ -55,6 +55,35 @@ describe('parseAmount: amounts as Brazilians write them', () => {
     expect(refusal.hint).toBe(AMOUNT_FORMS);
   });
 
+  // Issue 23, finding 15: "0,001" was called ambiguous and the hint said "write 1 or 0.001,00" — neither
+  // is what was meant, and 0.001,00 is not even a form pix accepts. A group after a leading zero is never
+  // thousands: these are decimals, one too many, and the hint says what the amount may be instead.
+  it.each([
+    ['0,001', '"0,001" has more than 2 decimals: the smallest amount is 0,01 (one centavo)'],
+    ['0.005', '"0.005" has more than 2 decimals: the smallest amount is 0.01 (one centavo)'],
+    ['0,015', '"0,015" has more than 2 decimals: write 0,01 or 0,02'],
+    ['0,500', '"0,500" has more than 2 decimals: write 0,50'],
+    ['00.250', '"00.250" has more than 2 decimals: write 0.25'],
+  ])('%j after a leading zero is three decimals, never thousands: %s', (text, message) => {
+    const refusal = refusalOf(() => parseAmount(text));
+    expect(refusal.message).toBe(message);
+    expect(refusal.message.slice(text.length + 2)).not.toMatch(/ambiguous|,00\b/);
+    expect(refusal.hint).toBe(AMOUNT_FORMS);
+  });
+
+  it('every amount a refusal of three decimals suggests is accepted and within a centavo of what was written', () => {
+    for (const text of ['0,015', '0,500', '00.250', '0,001', '0,999', '0.005']) {
+      const message = refusalOf(() => parseAmount(text)).message;
+      const written = Number(text.replace(',', '.'));
+      const suggested = [...message.matchAll(/(?:write|is|or) (\d(?:[\d.,]*\d)?)/g)].map((m) => m[1]!);
+      expect(suggested.length, message).toBeGreaterThan(0);
+      for (const amount of suggested) {
+        const centavos = parseAmount(amount);
+        expect(Math.abs(centavos / 100 - written), `${text} → ${amount}`).toBeLessThan(0.01);
+      }
+    }
+  });
+
   it.each([
     ['-1', /negative/],
     ['-R$ 5', /negative/],

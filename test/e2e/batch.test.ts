@@ -67,7 +67,9 @@ describe('pix pay batch, built binary against the sandbox server', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(s.count('transfer')).toBe(50);
     const lines = first.stdout.trim().split('\r\n');
-    expect(lines[0]).toBe('id,state,amount,receiver,document,institution,endToEndId,transferId,error');
+    expect(lines[0]).toBe(
+      'id,state,amount,receiver,document,institution,endToEndId,transferId,error,description',
+    );
     expect(lines.slice(1).every((line) => line.split(',')[1] === 'paid')).toBe(true);
     expect(first.stderr).toMatch(/batch: 50 paid; R\$ [\d.,]+ paid in this run/);
 

@@ -224,6 +224,22 @@ interface Run {
   ownRows: Scope['skip'];
   /** Set once no new row may start, with why. */
   stopped?: string;
+  /** The first file the machine would not let pix write (a full disk): the batch's error once reported. */
+  fault?: { message: string; hint: string; error: unknown };
+}
+
+/**
+ * A row whose journal could not be written (a full disk, a read-only directory): its transfer was never
+ * sent — every journal write after the transfer leaves is caught and warned about by sendJournaled — so
+ * the row is `not_sent` and no new row starts. The rows done so far are still reported.
+ */
+function journalFault(run: Run, item: BatchItem, error: unknown): void {
+  const system = describeSystemError(error);
+  if (system === undefined) throw error;
+  item.state = 'not_sent';
+  item.error = `not sent: ${system.message} (run the file again to pay it)`;
+  run.fault ??= { ...system, error };
+  run.stopped ??= system.message;
 }
 
 function identityOf(batch: string, row: BatchRow): PaymentIdentity {
@@ -298,6 +314,7 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
     ...(item.receiver === undefined ? {} : { receiver: item.receiver }),
     endToEndId: item.endToEndId!,
     payment,
+    ...(item.row.description === undefined ? {} : { description: item.row.description }),
   });
   // Another pix may have begun this row, or the same payment, since the plan: the earlier line wins.
   let earlier: ReturnType<typeof blockerOf>;
@@ -358,6 +375,14 @@ const STATE_PAINT: Partial<Record<RowState, 'green' | 'red' | 'yellow'>> = {
 
 function reportColumns(ctx: PayContext): Column<BatchItem>[] {
   const text = (value: string | undefined) => value ?? '';
+  // The operator's note: beside the receiver for people; last for machines, so the columns scripts
+  // already read by position (TSV has no header) keep their places.
+  const description: Column<BatchItem> = {
+    header: 'description',
+    priority: 3,
+    human: (item) => text(item.row.description),
+    machine: (item) => item.row.description,
+  };
   return [
     { header: 'id', human: (item) => item.row.id, machine: (item) => item.row.id },
     {
@@ -377,7 +402,7 @@ function reportColumns(ctx: PayContext): Column<BatchItem>[] {
     },
     { header: 'receiver', human: (item) => text(item.receiver), machine: (item) => item.receiver },
     ...(ctx.mode.human
-      ? []
+      ? [description]
       : [
           { header: 'document', human: () => '', machine: (item: BatchItem) => item.document },
           { header: 'institution', human: () => '', machine: (item: BatchItem) => item.institution },
@@ -393,6 +418,7 @@ function reportColumns(ctx: PayContext): Column<BatchItem>[] {
       ? []
       : [{ header: 'transferId', human: () => '', machine: (item: BatchItem) => item.transferId }]),
     { header: 'error', priority: 2, human: (item) => text(item.error), machine: (item) => item.error },
+    ...(ctx.mode.human ? [] : [description]),
   ];
 }
 
@@ -403,6 +429,7 @@ function rawRecord(item: BatchItem): Record<string, unknown> {
     state: item.state,
     amount: item.amount === undefined ? null : centavosToApi(item.amount),
     receiver: item.receiver ?? null,
+    description: item.row.description ?? null,
     document: item.document ?? null,
     institution: item.institution ?? null,
     endToEndId: item.endToEndId ?? null,
@@ -593,7 +620,11 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
       return run.stopped !== undefined;
     },
     async (item) => {
-      await payRow(run, item);
+      try {
+        await payRow(run, item);
+      } catch (error) {
+        journalFault(run, item, error);
+      }
       paying.update(++done, payable.length);
     },
   );
@@ -621,6 +652,16 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   stderr.write(`batch: ${describeStates(counts)}; ${formatBRL(paidNow)} paid in this run\n`);
   const outcome = batchOutcome(counts);
   const signal = deps.signal.aborted ? stopSignalOf(deps.signal) : undefined;
+  if (run.fault !== undefined) {
+    const { fault } = run;
+    const hint = `${fault.hint}, then run the file again: paid rows are skipped, rows not sent are paid`;
+    // An unknown row or a signal still decides the exit code (7, 130/143); the disk is said first.
+    if (counts.unknown > 0 || signal !== undefined) {
+      stderr.write(`warning: the batch stopped: ${fault.message} (${hint})\n`);
+    } else {
+      throw new PixError('internal', `the batch stopped: ${fault.message}`, { hint, cause: fault.error });
+    }
+  }
   if (outcome.kind === undefined && signal === undefined) return;
   const hint =
     counts.unknown > 0
