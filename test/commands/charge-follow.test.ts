@@ -295,6 +295,13 @@ describe('pix charge wait', () => {
       expect(record.ambiguous.candidates).toHaveLength(1);
       expect(record.ambiguous.rivals).toEqual([id === older.id ? newer.id : older.id]);
     }
+    const shown = await pix(['charge', 'show', older.id, '--no-qr']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stderr).toMatch(
+      new RegExp(
+        `ambiguous: statement entry \\S+ could have paid it, and could have paid charge ${newer.id} instead; none is marked paid`,
+      ),
+    );
   });
 
   it("pays a charge made out to a payer only with that payer's payment, and calls it proof", async () => {

@@ -130,9 +130,10 @@ export async function lookAtStatement(
   const current = records.filter((record) => ids.has(record.id));
   const unmatched = current.filter((record) => !record.match);
   let checkedAt: string | undefined;
+  let from = Number.POSITIVE_INFINITY;
   if (unmatched.length > 0) {
     const now = client.clock.now().getTime();
-    const from = readFrom(records, unmatched, now);
+    from = readFrom(records, unmatched, now);
     await readNewest(client, seen, from, readTo(unmatched, from, now));
     // The statement's answer set the account's clock (the sandbox's, api/clock.ts): read it after.
     checkedAt = client.clock.now().toISOString();
@@ -141,7 +142,10 @@ export async function lookAtStatement(
   const found = matchCharges(records.map(asLedgerCharge), [...seen.values()], { isBusinessDay });
   for (const match of found.matches) {
     const record = records.find((r) => r.id === match.chargeId);
-    if (!record) continue;
+    // Only a charge whose whole window was read is matched: an entry before the part read could be
+    // a second candidate, which would make it ambiguous.
+    const window = record && matchWindow(record);
+    if (!record || !window || window.from < from) continue;
     ledger.journal.match(record.journalId, {
       status: 'paid',
       entryId: match.entryId,
@@ -152,7 +156,8 @@ export async function lookAtStatement(
     });
   }
   const after = ledger.reload(client.clock.now());
-  return { records: markAmbiguous(after, found.ambiguous), matches: found.matches, checkedAt };
+  const recorded = found.matches.filter((match) => after.some((r) => r.id === match.chargeId && r.match));
+  return { records: markAmbiguous(after, found.ambiguous), matches: recorded, checkedAt };
 }
 
 /** The record `id` names, or a not_found (4) / usage (2, ambiguous) error. */

@@ -139,6 +139,6 @@ export function register(command: Command, deps: Deps): void {
       'pix charge list --json | jq ".results[0].id"',
       'pix charge list --offline',
     ],
-    ['usage', 'unavailable'],
+    ['usage'],
   );
 }

@@ -49,9 +49,13 @@ export async function runShow(options: ShowOptions, deps: Deps): Promise<void> {
     );
   }
   if (record.ambiguity) {
-    const entries = record.ambiguity.candidates.map((c) => safeText(c.entryId, 64)).join(', ');
+    const { candidates, rivals } = record.ambiguity;
+    const entries = candidates.map((c) => safeText(c.entryId, 64)).join(', ');
+    const others = rivals.map((id) => safeText(id, 64)).join(', ');
+    const could = candidates.length > 1 ? 'each could have paid it' : 'could have paid it';
+    const shared = rivals.length ? `, and could have paid charge ${others} instead` : '';
     deps.io.stderr.write(
-      `ambiguous: entries ${entries} could each have paid it${record.ambiguity.rivals.length ? ` (or charge ${record.ambiguity.rivals.map((id) => safeText(id, 64)).join(', ')})` : ''}; none is marked paid: check them in \`pix statement\`\n`,
+      `ambiguous: statement entry ${entries} ${could}${shared}; none is marked paid: check the payer in \`pix statement\`\n`,
     );
   }
   sayChecked(look, options.offline, (await deps.settings()).timeZone.value, deps);

@@ -90,6 +90,8 @@ export interface WaitResult {
   record: LedgerRecord;
   /** Set when this wait found the entry (absent when the ledger already had the match). */
   match?: ChargeMatch<StatementEntry>;
+  /** When the look that found it read the statement (the account's clock). */
+  checkedAt?: string | undefined;
 }
 
 function sleepOrAbort(ms: number, deps: Deps): Promise<void> {
@@ -183,8 +185,8 @@ export async function waitForCharge(
         current = look.records.find((record) => record.id === target.id) ?? current;
         interval = limits.interval.milliseconds;
         const mine = look.matches.find((match) => match.chargeId === target.id);
-        if (mine) return { record: current, match: mine };
-        if (current.match) return { record: current };
+        if (mine) return { record: current, match: mine, checkedAt: look.checkedAt };
+        if (current.match) return { record: current, checkedAt: look.checkedAt };
         if (current.ambiguity) throw ambiguousError(current);
       } catch (error) {
         if (!(error instanceof PixError) || error.kind !== 'unavailable' || deps.signal.aborted) throw error;
@@ -236,7 +238,7 @@ export async function printPaid(result: WaitResult, deps: Deps): Promise<void> {
     );
   }
   if (mode.format === 'json' || mode.format === 'ndjson') {
-    const json = { charge: ledgerJson(record), entry: match?.entry ?? null };
+    const json = { charge: ledgerJson(record, result.checkedAt), entry: match?.entry ?? null };
     deps.io.stdout.write(jsonDocument(json, mode.format === 'json' && mode.pretty));
     return;
   }
@@ -309,6 +311,6 @@ export function register(command: Command, deps: Deps): void {
       'pix sandbox pay "$CHARGE_ID" && pix charge wait "$CHARGE_ID" --timeout 15m --interval 5s',
       'pix sandbox pay "$CHARGE_ID" && pix charge wait "$CHARGE_ID" --json | jq .charge.paid',
     ],
-    ['usage', 'not_found', 'rejected', 'unavailable', 'pending'],
+    ['usage', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'pending'],
   );
 }
