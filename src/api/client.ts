@@ -1,10 +1,12 @@
+import { isLoopbackHost } from '../config/resolve.js';
 import type { Settings } from '../config/types.js';
-import type { Deps } from '../deps.js';
+import type { Clock, Deps } from '../deps.js';
 import { interruptedError, PixError, stopSignalOf } from '../errors.js';
 import { safeText } from '../output/sanitize.js';
 import type * as z from '../zod.js';
 import { createTokenProvider, noCredentialsError, type TokenProvider } from './auth.js';
 import { type BodyText, MAX_BODY_BYTES, parseBody, readBounded } from './body.js';
+import { createAccountClock } from './clock.js';
 import { httpError, UNKNOWN_OUTCOME_HINT } from './errors.js';
 import type { Verdict } from './outcomes.js';
 import { tokenEndpoint } from './resources/auth.js';
@@ -55,6 +57,8 @@ export interface RequestInput {
 export interface ApiClient {
   readonly baseUrl: string;
   readonly settings: Settings;
+  /** The account's time (api/clock.ts): the sandbox's clock when the API is the sandbox, else deps.clock. */
+  readonly clock: Clock;
   request<T>(endpoint: Endpoint<T>, input?: RequestInput): Promise<T>;
   /** POST /auth/token with client credentials; used by the token provider and by `pix login`. */
   mintToken(clientKey: string, clientSecret: string): Promise<{ clientToken: string; expiresIn: number }>;
@@ -184,6 +188,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
   }
   const origin = new URL(baseUrl);
   const prefix = origin.pathname.replace(/\/+$/, '');
+  const accountClock = createAccountClock(deps.clock, settings.sandbox || isLoopbackHost(origin.hostname));
   const timeoutMs = globals.timeoutMs;
   // Every secret this client knows; each answer's text is checked against them once, before parsing.
   const secrets = createSecretScanner();
@@ -269,6 +274,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
+      accountClock.observe(response.headers);
       const text = await readBounded(response.body, response.headers['content-length']);
       if (globals.verbose) {
         log(`< ${response.statusCode} (${elapsed()} ms)`);
@@ -441,6 +447,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
   const client: ApiClient = {
     baseUrl,
     settings,
+    clock: accountClock,
     async request<T>(endpoint: Endpoint<T>, input: RequestInput = {}): Promise<T> {
       const path = buildPath(prefix + endpoint.path, input.query);
       const write = endpoint.retry === 'never';

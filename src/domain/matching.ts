@@ -1,23 +1,33 @@
 /**
  * Which statement entry paid which charge of the local ledger. The API has no endpoint to read a
- * charge back, so `pix charge wait`/`--wait` and `pix charge list` find the payment in the statement.
+ * charge back, so `pix charge wait`/`--wait` and `pix charge list`/`show` find the payment in the
+ * statement. A statement entry carries no txid and no endToEndId (API §2.1): what it carries that
+ * names the payer is its counterparty's document (`creditor.documentNumber` on an INCOME entry).
  *
  * Rules (README, "Following charges and the statement (rules)"):
  * - Only charges with status `pending` and no entry yet are matched. Only INCOME entries with status
  *   CONFIRMED and a positive amount can pay one.
- * - An entry pays a charge when it was confirmed inside the charge's window — from its creation (less
- *   EARLY_TOLERANCE_MS, for a creation time taken from a clock a little ahead of the server's) to its
- *   expiry (plus LATE_TOLERANCE_MS, for a payment made in the last moment and confirmed just after) —
- *   and its amount is:
- *   - an immediate charge: the charge's amount ("matched by amount and time");
+ * - An entry could pay a charge when it was confirmed inside the charge's window — from its creation
+ *   (less EARLY_TOLERANCE_MS, for a creation time taken from a clock a little ahead of the server's) to
+ *   its expiry (plus LATE_TOLERANCE_MS, for a payment made in the last moment and confirmed just after)
+ *   — and its amount is:
+ *   - an immediate charge: the charge's amount;
  *   - a due-date charge: the amount due on the entry's calendar day in the time zone, under the
  *     charge's own abatement, discount, fine and interest (domain/duedate.ts); an entry confirmed less
  *     than LATE_TOLERANCE_MS after midnight may also carry the amount due the day before (paid at
  *     23:59:59, confirmed at 00:00:02, must not need a day of fine and interest to match).
- * - An entry already claimed by a charge of the ledger (its `matchedEntryId`) is never matched again,
- *   and one entry pays at most one charge.
- * - Pending charges are served oldest first (creation time, then id); each takes the earliest
- *   eligible entry (confirmation time, then id). The same inputs always give the same answer.
+ * - Evidence. A charge with a payer document (the immediate charge's `--payer-tax-id`, the due-date
+ *   debtor's CPF/CNPJ) can be paid only by an entry whose counterparty document is the same: that is
+ *   proof (`payer-document`). A charge without one can be paid by any entry of the amount in its
+ *   window: that is only `amount-and-time`, a probable match, never reported as proof. An entry that
+ *   could prove a charge is that charge's, never a probable match of another.
+ * - Ambiguity. A charge is matched only when it has exactly one such entry and that entry could pay no
+ *   other pending charge. When two pending charges could take the same entry, or one charge two
+ *   entries, none of them is matched: each is `ambiguous`, with its candidate entries and the charges
+ *   it competes with. Guessing (the oldest charge takes the first payment) would mark paid a charge
+ *   whose payer never paid.
+ * - An entry already claimed by a charge of the ledger (its `matchedEntryId`) is never matched again.
+ * - Results are in the charges' order: window start, then id. The same inputs give the same answer.
  *
  * Pure: no clock, no I/O. A charge whose own record cannot be priced (unreadable times, a bad due
  * date, an amount that is not whole centavos) is reported in `unmatchable`, never guessed at.
@@ -58,6 +68,8 @@ export interface LedgerCharge {
   status: string;
   /** The statement entry that paid it, once known. */
   matchedEntryId?: string | undefined;
+  /** The payer's CPF or CNPJ the charge was created for (digits); absent: anyone may pay it. */
+  payerDocument?: string | undefined;
 }
 
 /** What matching reads of a statement entry (the API's fields, amount in reais). */
@@ -67,7 +79,12 @@ export interface MatchableEntry {
   amount: number;
   status: string;
   confirmedAt: string;
+  /** Who paid (API §2.1: present on INCOME entries); its `documentNumber` is the payer's CPF/CNPJ. */
+  creditor?: { documentNumber?: string | undefined } | null | undefined;
 }
+
+/** What a match rests on: the payer's document (proof), or only the amount and the time (probable). */
+export type Evidence = 'payer-document' | 'amount-and-time';
 
 export interface MatchOptions {
   /** Business days, for the *_BUSINESS_DAY discounts and *_WORKING_DAYS interest (loadBusinessDayTest). */
@@ -84,6 +101,8 @@ export interface ChargeMatch<E extends MatchableEntry = MatchableEntry> {
   entry: E;
   /** The amount paid, in centavos. */
   amount: Centavos;
+  /** `payer-document`: the entry's payer is the charge's; `amount-and-time`: probable only. */
+  evidence: Evidence;
   /** `amount`: an immediate charge's amount; `amount-due`: a due-date charge's amount due on `day`. */
   basis: 'amount' | 'amount-due';
   /** Due-date charges: the day whose amount due was paid, and its parts. */
@@ -98,9 +117,19 @@ export interface Unmatchable {
   reason: string;
 }
 
+/** A charge that more than one entry could have paid, or whose entry another charge could have taken. */
+export interface AmbiguousCharge<E extends MatchableEntry = MatchableEntry> {
+  chargeId: string;
+  /** Every entry that could have paid it, each as the match it would be (by confirmation time). */
+  candidates: ChargeMatch<E>[];
+  /** The other pending charges that could take one of those entries. */
+  rivals: string[];
+}
+
 export interface MatchResult<E extends MatchableEntry> {
-  /** In the order the charges were served: oldest first. */
+  /** In the charges' order: window start, then id. */
   matches: ChargeMatch<E>[];
+  ambiguous: AmbiguousCharge<E>[];
   unmatchable: Unmatchable[];
 }
 
@@ -123,7 +152,18 @@ interface Candidate<E extends MatchableEntry> {
   ms: number;
   amount: Centavos;
   day: ZonedDay;
-  taken: boolean;
+  /** The payer's document, digits; undefined when the entry has none that can be read in full. */
+  document: string | undefined;
+}
+
+/**
+ * A CPF or CNPJ as digits (punctuation dropped), or undefined when it is not one in full: a masked
+ * document (`***.456.789-**`) proves nothing.
+ */
+export function documentDigits(text: unknown): string | undefined {
+  if (typeof text !== 'string' || !/^[\d.\-/\s]+$/.test(text)) return undefined;
+  const digits = text.replace(/\D/g, '');
+  return digits.length === 11 || digits.length === 14 ? digits : undefined;
 }
 
 /** Why a charge of the ledger cannot be matched, or undefined when it can. */
@@ -156,19 +196,16 @@ function firstAtOrAfter<E extends MatchableEntry>(list: readonly Candidate<E>[],
   return low;
 }
 
-/** The earliest untaken candidate of `list` (sorted by time) in [from, to] that `accept`s. */
-function earliest<E extends MatchableEntry>(
+/** The candidates of `list` (sorted by time) in [from, to]. */
+function within<E extends MatchableEntry>(
   list: readonly Candidate<E>[] | undefined,
   from: number,
   to: number,
-  accept: (c: Candidate<E>) => boolean = () => true,
-): Candidate<E> | undefined {
-  if (!list) return undefined;
-  for (let i = firstAtOrAfter(list, from); i < list.length && list[i]!.ms <= to; i++) {
-    const c = list[i]!;
-    if (!c.taken && accept(c)) return c;
-  }
-  return undefined;
+): Candidate<E>[] {
+  const found: Candidate<E>[] = [];
+  if (!list) return found;
+  for (let i = firstAtOrAfter(list, from); i < list.length && list[i]!.ms <= to; i++) found.push(list[i]!);
+  return found;
 }
 
 /** "fine R$ 2,00 and interest R$ 0,33" — the parts of an amount due that are not zero. */
@@ -207,7 +244,8 @@ export function matchCharges<E extends MatchableEntry>(
       typeof entry.amount === 'number' && Number.isFinite(entry.amount) ? centavosFromApi(entry.amount) : 0;
     if (ms === undefined || !Number.isSafeInteger(amount) || amount <= 0) continue;
     seen.add(entry.id);
-    candidates.push({ entry, ms, amount, day: dayOf(ms), taken: false });
+    const document = documentDigits(entry.creditor?.documentNumber);
+    candidates.push({ entry, ms, amount, day: dayOf(ms), document });
   }
   candidates.sort(byTimeThenId);
   const byAmount = new Map<Centavos, Candidate<E>[]>();
@@ -218,9 +256,8 @@ export function matchCharges<E extends MatchableEntry>(
   }
   // The distinct days of the candidates, in order (a due-date charge is priced once per day).
   const days: ZonedDay[] = [];
-  for (const c of candidates) if (days.at(-1) !== c.day) days.push(c.day);
+  for (const c of candidates) if (days.at(-1)?.date !== c.day.date) days.push(c.day);
 
-  const matches: ChargeMatch<E>[] = [];
   const unmatchable: Unmatchable[] = [];
   const pending = charges
     .filter((charge) => charge.status === 'pending' && charge.matchedEntryId === undefined)
@@ -235,42 +272,92 @@ export function matchCharges<E extends MatchableEntry>(
         a.window.from - b.window.from || (a.charge.id < b.charge.id ? -1 : a.charge.id > b.charge.id ? 1 : 0),
     );
 
-  for (const { charge, window } of pending) {
-    const match =
+  // Every entry each charge could take; a charge with a payer document only its payer's entries.
+  const lookup = { byAmount, days, late, isBusinessDay: options.isBusinessDay };
+  const possible = pending.map(({ charge, window }) => {
+    const document = documentDigits(charge.payerDocument);
+    const all =
       charge.type === 'immediate'
-        ? matchImmediate(charge, window, byAmount)
-        : matchDueDate(charge, window, byAmount, days, late, options.isBusinessDay);
-    if (!match) continue;
-    match.candidate.taken = true;
-    const { entry, amount } = match.candidate;
-    matches.push({ chargeId: charge.id, entryId: entry.id, entry, amount, ...match.found });
+        ? payingImmediate(charge, window, lookup)
+        : payingDueDate(charge, window, lookup);
+    return {
+      charge,
+      document,
+      pairs: document === undefined ? all : all.filter((p) => p.candidate.document === document),
+    };
+  });
+  // An entry that could prove a charge is that charge's: no probable match of another takes it.
+  const proving = new Set<string>();
+  for (const { document, pairs } of possible)
+    if (document !== undefined) for (const pair of pairs) proving.add(pair.candidate.entry.id);
+  const takers = new Map<string, string[]>();
+  for (const item of possible) {
+    if (item.document === undefined)
+      item.pairs = item.pairs.filter((p) => !proving.has(p.candidate.entry.id));
+    for (const pair of item.pairs) {
+      const list = takers.get(pair.candidate.entry.id);
+      if (list) list.push(item.charge.id);
+      else takers.set(pair.candidate.entry.id, [item.charge.id]);
+    }
   }
-  return { matches, unmatchable };
+
+  const matches: ChargeMatch<E>[] = [];
+  const ambiguous: AmbiguousCharge<E>[] = [];
+  for (const { charge, document, pairs } of possible) {
+    if (pairs.length === 0) continue;
+    const evidence: Evidence = document === undefined ? 'amount-and-time' : 'payer-document';
+    const asMatch = ({ candidate, found }: Pairing<E>): ChargeMatch<E> => ({
+      chargeId: charge.id,
+      entryId: candidate.entry.id,
+      entry: candidate.entry,
+      amount: candidate.amount,
+      evidence,
+      ...found,
+      how:
+        evidence === 'payer-document'
+          ? found.how.replace(/^matched by /, "matched by the payer's document, ")
+          : found.how,
+    });
+    const rivals = new Set<string>();
+    for (const pair of pairs)
+      for (const id of takers.get(pair.candidate.entry.id) ?? []) if (id !== charge.id) rivals.add(id);
+    if (pairs.length === 1 && rivals.size === 0) matches.push(asMatch(pairs[0]!));
+    else ambiguous.push({ chargeId: charge.id, candidates: pairs.map(asMatch), rivals: [...rivals].sort() });
+  }
+  return { matches, ambiguous, unmatchable };
 }
 
 type Found = Pick<ChargeMatch, 'basis' | 'day' | 'amounts' | 'how'>;
 
-function matchImmediate<E extends MatchableEntry>(
-  charge: LedgerCharge,
-  window: { from: number; to: number },
-  byAmount: Map<Centavos, Candidate<E>[]>,
-): { candidate: Candidate<E>; found: Found } | undefined {
-  const candidate = earliest(byAmount.get(charge.amountCentavos), window.from, window.to);
-  if (!candidate) return undefined;
-  return {
-    candidate,
-    found: { basis: 'amount', how: `matched by amount (${formatBRL(charge.amountCentavos)}) and time` },
-  };
+interface Pairing<E extends MatchableEntry> {
+  candidate: Candidate<E>;
+  found: Found;
 }
 
-function matchDueDate<E extends MatchableEntry>(
+interface Lookup<E extends MatchableEntry> {
+  byAmount: Map<Centavos, Candidate<E>[]>;
+  days: readonly ZonedDay[];
+  late: number;
+  isBusinessDay: BusinessDayTest;
+}
+
+function payingImmediate<E extends MatchableEntry>(
   charge: LedgerCharge,
   window: { from: number; to: number },
-  byAmount: Map<Centavos, Candidate<E>[]>,
-  days: readonly ZonedDay[],
-  late: number,
-  isBusinessDay: BusinessDayTest,
-): { candidate: Candidate<E>; found: Found } | undefined {
+  { byAmount }: Lookup<E>,
+): Pairing<E>[] {
+  const how = `matched by amount (${formatBRL(charge.amountCentavos)}) and time`;
+  return within(byAmount.get(charge.amountCentavos), window.from, window.to).map((candidate) => ({
+    candidate,
+    found: { basis: 'amount', how },
+  }));
+}
+
+function payingDueDate<E extends MatchableEntry>(
+  charge: LedgerCharge,
+  window: { from: number; to: number },
+  { byAmount, days, late, isBusinessDay }: Lookup<E>,
+): Pairing<E>[] {
   const terms = { ...charge.terms, amount: charge.amountCentavos, dueDate: charge.dueDate! };
   const priced = new Map<string, Amounts | undefined>();
   const due = (date: string): Amounts | undefined => {
@@ -287,34 +374,34 @@ function matchDueDate<E extends MatchableEntry>(
   };
   const unknown = unknownModalities(terms);
   const caveat = unknown.length === 0 ? '' : ` (pix does not know ${unknown.join(', ')}: counted as nothing)`;
+  const found = (paidDay: string, amounts: Amounts, carried: string): Found => ({
+    basis: 'amount-due',
+    day: paidDay,
+    amounts,
+    how: `matched by the amount due on ${paidDay}${carried}, ${formatBRL(amounts.final)}: ${describeParts(amounts)}${caveat}`,
+  });
 
+  const pairs: Pairing<E>[] = [];
   for (const day of days) {
     if (day.end <= window.from) continue;
     if (day.start > window.to) break;
     const from = Math.max(window.from, day.start);
     const to = Math.min(window.to, day.end - 1);
     const today = due(day.date);
-    const onDay = today && earliest(byAmount.get(today.final), from, to);
+    const onDay = today ? within(byAmount.get(today.final), from, to) : [];
     // Paid just before midnight, confirmed just after: the amount due the day before.
     const yesterday = addDays(day.date, -1);
     const before = due(yesterday);
     const early =
       before && before.final !== today?.final
-        ? earliest(byAmount.get(before.final), from, Math.min(to, day.start + late - 1))
-        : undefined;
-    const pick = onDay && (!early || byTimeThenId(onDay, early) <= 0) ? onDay : early;
-    if (!pick) continue;
-    const [paidDay, amounts] = pick === onDay ? [day.date, today!] : [yesterday, before!];
-    const carried = pick === onDay ? '' : ` (confirmed just after midnight, on ${day.date})`;
-    return {
-      candidate: pick,
-      found: {
-        basis: 'amount-due',
-        day: paidDay,
-        amounts,
-        how: `matched by the amount due on ${paidDay}${carried}, ${formatBRL(amounts.final)}: ${describeParts(amounts)}${caveat}`,
-      },
-    };
+        ? within(byAmount.get(before.final), from, Math.min(to, day.start + late - 1))
+        : [];
+    const carried = ` (confirmed just after midnight, on ${day.date})`;
+    const dayPairs = [
+      ...onDay.map((candidate) => ({ candidate, found: found(day.date, today!, '') })),
+      ...early.map((candidate) => ({ candidate, found: found(yesterday, before!, carried) })),
+    ].sort((a, b) => byTimeThenId(a.candidate, b.candidate));
+    pairs.push(...dayPairs);
   }
-  return undefined;
+  return pairs;
 }

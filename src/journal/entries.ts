@@ -9,7 +9,8 @@
  * - the operator's finding, written by `pix journal resolve`: `{"id","at","resolution":"paid"|"not-paid"}`
  *   (no `state`, so a pix of an earlier version skips it and keeps treating the entry as unresolved);
  * - the payment found for a charge, written by `pix charge wait`/`--wait` (the charge ledger):
- *   `{"id","at","match":{"status":"paid","entryId","amountCentavos","how","day"?}}` (no `state` either).
+ *   `{"id","at","match":{"status":"paid","entryId","amountCentavos","how","day"?,"evidence"?}}` (no `state`
+ *   either; `evidence` is `payer-document` for proof, and absent or `amount-and-time` for a probable match).
  *
  * A charge is the ledger's record: its start line carries the due date and due-date rules it was
  * created with (`charge.dueDate`, `charge.terms`), its outcome line what the server gave (`created`:
@@ -22,6 +23,7 @@
  * show` must give the same code again.
  */
 import type { DueDateModifiers } from '../domain/duedate.js';
+import type { Evidence } from '../domain/matching.js';
 import type { Centavos } from '../domain/money.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
@@ -84,6 +86,8 @@ export interface ChargeStart {
   dueDate?: string;
   /** Due-date charges: discount, abatement, fine and interest as the request carried them. */
   terms?: DueDateModifiers;
+  /** The payer's CPF/CNPJ (digits) the charge was made out to: only that payer's entry proves it paid. */
+  payerDocument?: string;
 }
 
 /** What the server gave for a created charge (the ledger's copy; none of it is a secret). */
@@ -107,6 +111,8 @@ export interface ChargeMatchRecord {
   how: string;
   /** Due-date charges: the day whose amount due was paid. */
   day?: string;
+  /** What the match rests on (domain/matching.ts); absent on lines of earlier versions: amount and time. */
+  evidence?: Evidence;
 }
 
 /** What is known after: the outcome and the ids the server gave. */
@@ -164,10 +170,18 @@ function createdOf(value: unknown): ChargeCreated | undefined {
 /** The `match` of a ledger line; undefined unless it is whole. */
 function matchOf(value: unknown): ChargeMatchRecord | undefined {
   if (!isRecord(value) || value.status !== 'paid') return undefined;
-  const { entryId, amountCentavos, how, day } = value;
+  const { entryId, amountCentavos, how, day, evidence } = value;
   if (typeof entryId !== 'string' || typeof how !== 'string') return undefined;
   if (typeof amountCentavos !== 'number' || !Number.isSafeInteger(amountCentavos)) return undefined;
-  return { status: 'paid', entryId, amountCentavos, how, ...(typeof day === 'string' ? { day } : {}) };
+  const proof = evidence === 'payer-document' ? ({ evidence } as const) : {};
+  return {
+    status: 'paid',
+    entryId,
+    amountCentavos,
+    how,
+    ...(typeof day === 'string' ? { day } : {}),
+    ...proof,
+  };
 }
 
 /** Keeps one copy of a text many lines repeat (a profile, a host, a receiver's name). */
@@ -205,9 +219,11 @@ function startEntry(record: Record<string, unknown>, intern: Intern): JournalEnt
     const type = charge?.type === 'duedate' ? 'duedate' : 'immediate';
     const keyId = str(charge?.keyId);
     const dueDate = str(charge?.dueDate);
+    const payerDocument = str(charge?.payerDocument);
     entry.charge = { type };
     if (keyId !== undefined) entry.charge.keyId = keyId;
     if (dueDate !== undefined) entry.charge.dueDate = dueDate;
+    if (payerDocument !== undefined) entry.charge.payerDocument = payerDocument;
     if (isRecord(charge?.terms)) entry.charge.terms = charge.terms as DueDateModifiers;
     return entry;
   }

@@ -5,16 +5,25 @@
  * code, creation and expiry as the server gave them) and the match line written when the statement
  * entry that paid it was found (domain/matching.ts).
  *
- * Status: `paid` once matched; `expired` when its expiry (plus the matcher's late tolerance) has passed
- * unpaid; `pending` otherwise.
+ * Status: `paid` once matched by proof (the payer's document); `probable` once matched by amount and
+ * time only (a charge made out to nobody: any payment of the amount could be it); `expired` when its
+ * expiry (plus the matcher's late tolerance) has passed unpaid; `pending` otherwise. `ambiguous` is
+ * never read from the journal: a look at the statement (markAmbiguous) finds it, when more than one
+ * entry could have paid the charge or its entry another charge too.
  */
 import type { DueDateModifiers } from '../domain/duedate.js';
-import { LATE_TOLERANCE_MS, type LedgerCharge } from '../domain/matching.js';
+import { type AmbiguousCharge, LATE_TOLERANCE_MS, type LedgerCharge } from '../domain/matching.js';
 import type { Centavos } from '../domain/money.js';
 import type { ChargeMatchRecord, JournalEntry } from './entries.js';
 
-export type LedgerStatus = 'pending' | 'paid' | 'expired';
-export const LEDGER_STATUSES: readonly LedgerStatus[] = ['pending', 'paid', 'expired'];
+export type LedgerStatus = 'pending' | 'paid' | 'probable' | 'ambiguous' | 'expired';
+export const LEDGER_STATUSES: readonly LedgerStatus[] = [
+  'pending',
+  'paid',
+  'probable',
+  'ambiguous',
+  'expired',
+];
 
 export interface LedgerRecord {
   /** The charge's id (the server's). */
@@ -32,14 +41,18 @@ export interface LedgerRecord {
   dueDate?: string | undefined;
   terms?: DueDateModifiers | undefined;
   keyId?: string | undefined;
+  /** The payer's CPF/CNPJ (digits) it was made out to. */
+  payerDocument?: string | undefined;
   profile: string;
   host: string;
   match?: ChargeMatchRecord | undefined;
   matchedAt?: string | undefined;
+  /** Set by markAmbiguous: the entries that could have paid it, and the charges that could take them. */
+  ambiguity?: AmbiguousCharge | undefined;
 }
 
 function statusOf(entry: JournalEntry, expiresAt: string | undefined, now: Date): LedgerStatus {
-  if (entry.match) return 'paid';
+  if (entry.match) return entry.match.evidence === 'payer-document' ? 'paid' : 'probable';
   const expires = expiresAt === undefined ? Number.NaN : Date.parse(expiresAt);
   return expires + LATE_TOLERANCE_MS < now.getTime() ? 'expired' : 'pending';
 }
@@ -64,6 +77,7 @@ export function chargeLedger(entries: readonly JournalEntry[], now: Date): Ledge
       dueDate: created.dueDate ?? entry.charge.dueDate,
       terms: entry.charge.terms,
       keyId: entry.charge.keyId,
+      payerDocument: entry.charge.payerDocument,
       profile: entry.profile,
       host: entry.host,
       match: entry.match,
@@ -85,7 +99,23 @@ export function asLedgerCharge(record: LedgerRecord): LedgerCharge {
     terms: record.terms,
     status: record.match ? 'paid' : 'pending',
     matchedEntryId: record.match?.entryId,
+    payerDocument: record.payerDocument,
   };
+}
+
+/**
+ * The records with what a look at the statement found ambiguous (domain/matching.ts): their status
+ * `ambiguous` and their candidates. The others are returned as they are.
+ */
+export function markAmbiguous(
+  records: readonly LedgerRecord[],
+  ambiguous: readonly AmbiguousCharge[],
+): LedgerRecord[] {
+  const byId = new Map(ambiguous.map((found) => [found.chargeId, found]));
+  return records.map((record) => {
+    const found = record.match ? undefined : byId.get(record.id);
+    return found ? { ...record, status: 'ambiguous', ambiguity: found } : record;
+  });
 }
 
 export type FindResult = { record: LedgerRecord } | { ambiguous: LedgerRecord[] } | undefined;

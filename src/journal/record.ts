@@ -141,6 +141,7 @@ export async function journaledCharge<T extends CreatedCharge>(
       keyId: charge.keyId,
       ...(charge.dueDate === undefined ? {} : { dueDate: charge.dueDate }),
       ...(charge.terms === undefined ? {} : { terms: charge.terms }),
+      ...(charge.payerDocument === undefined ? {} : { payerDocument: charge.payerDocument }),
     },
   });
   const created = await sendJournaled({

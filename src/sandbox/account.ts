@@ -881,7 +881,13 @@ export function payByThirdParty(
   if (!charge) throw new ApiFailure(404, 'CHARGE_NOT_FOUND', 'Cobrança não encontrada');
   assertPayable(charge, now);
   const amount = chargeAmounts(charge, now, isBusinessDay).final;
-  const payer = COUNTERPARTS[hash(charge.id) % COUNTERPARTS.length]!;
+  // The payer the charge names pays it (as in life: the debtor pays their own bill); else someone.
+  const someone = COUNTERPARTS[hash(charge.id) % COUNTERPARTS.length]!;
+  const named = charge.debtor?.taxId ?? charge.debtor?.cpf;
+  const payer =
+    charge.debtor?.name && named
+      ? { name: charge.debtor.name, bank: someone.bank, documentNumber: named }
+      : someone;
   markPaid(charge, now, amount);
   insertEntry(state.activity, {
     id: randomUUID(),

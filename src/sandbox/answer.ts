@@ -7,6 +7,8 @@
  * Error bodies always have one shape: `{"message": "<Portuguese text>", "code": "<UPPER_SNAKE>"}`.
  * Success codes: 201 for the two charge endpoints and the transfer, 200 for everything else.
  */
+
+import { SANDBOX_TIME_HEADER } from '../api/clock.js';
 import { BRASILIA_TIME_ZONE, loadBusinessDayTest } from '../domain/duedate.js';
 import { todayIn } from '../domain/when.js';
 import { describeSystemError } from '../errors.js';
@@ -229,6 +231,12 @@ export function endpointOf(path: string): FaultEndpoint | undefined {
   return routeAt(path)?.endpoint;
 }
 
+/** The sandbox's time, on every answer the state was read for: the ledger's clock in pix (api/clock.ts). */
+function clockHeader(store: StateStore): Record<string, string> {
+  const now = store.lastKnownNow();
+  return now === undefined ? {} : { [SANDBOX_TIME_HEADER]: now.toISOString() };
+}
+
 /**
  * Answers one request against the state in `store`: 404 for a route the API does not have, 413 for a body
  * over MAX_REQUEST_BODY, 405 for the wrong method, 401 without a valid bearer token (the token endpoint
@@ -266,9 +274,10 @@ export async function answerRequest(store: StateStore, request: SandboxRequest):
       body,
       token,
     });
-    return jsonAnswer(status, payload);
+    return jsonAnswer(status, payload, clockHeader(store));
   } catch (error) {
-    if (error instanceof ApiFailure) return failureAnswer(error.status, error.code, error.message);
+    if (error instanceof ApiFailure)
+      return failureAnswer(error.status, error.code, error.message, clockHeader(store));
     // A broken state file, a full disk, a read-only directory: named, so the CLI can say which.
     const named = error instanceof StateError ? error.message : describeSystemError(error)?.message;
     const message = named === undefined ? 'Erro interno do servidor' : `Erro interno do servidor: ${named}`;

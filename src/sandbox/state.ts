@@ -547,6 +547,11 @@ export class StateStore {
     return this.realClock();
   }
 
+  /** Sandbox time by the state last read or written, without reading the file; undefined before that. */
+  lastKnownNow(): Date | undefined {
+    return this.loaded && this.now(this.loaded.state);
+  }
+
   /**
    * The current state, without a lock (a new object when the file changed since the last read). Creates
    * the file (under the lock) when it does not exist.

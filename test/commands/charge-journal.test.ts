@@ -107,9 +107,30 @@ describe('charges in the journal', () => {
         kind: 'charge',
         state: 'done',
         amountCentavos: 15000,
-        charge: { type: 'duedate', keyId: KEY_ID, dueDate: '2026-12-10', terms: {} },
+        // The debtor's document: only a statement entry from them proves the charge paid.
+        charge: {
+          type: 'duedate',
+          keyId: KEY_ID,
+          dueDate: '2026-12-10',
+          terms: {},
+          payerDocument: '52998224725',
+        },
       }),
     ]);
+  });
+
+  it("keeps an immediate charge's payer document in its start line", async () => {
+    answer(IMMEDIATE, 201, JSON.stringify(created()));
+    const args = [...IMMEDIATE_ARGS, '--payer-name', 'Ana Souza', '--payer-tax-id', '11.222.333/0001-81'];
+    const result = await pix(args);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.journal[0]?.charge).toEqual({
+      type: 'immediate',
+      keyId: KEY_ID,
+      payerDocument: '11222333000181',
+    });
+    const start = JSON.parse(readFileSync(join(dir, 'journal.jsonl'), 'utf8').split('\n')[0]!);
+    expect(start.charge.payerDocument).toBe('11222333000181');
   });
 
   it.each([

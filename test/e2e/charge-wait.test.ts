@@ -1,13 +1,34 @@
 /**
  * `pix charge wait`, the built binary against `pix sandbox serve`'s server on a free loopback port:
- * it returns 0 within a few seconds of `pix sandbox pay`, and the ledger then lists the charge paid.
+ * it returns 0 within a few seconds of `pix sandbox pay`, and the ledger then lists the charge paid;
+ * and the sandbox's clock (`pix sandbox clock`) is the clock its expiry is judged by, served or embedded.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxServer } from '../../src/sandbox/server.js';
 import { SEEDED_KEYS } from '../../src/sandbox/state.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { serveSandbox } from '../helpers/served.js';
 import { runOnPty } from '../helpers/terminal.js';
+
+describe('pix charge wait, built binary against the embedded sandbox', () => {
+  it('exits 5 on a charge expired in sandbox time, after `pix sandbox clock --advance 2d`', async () => {
+    const env = { PIX_CONFIG_DIR: tempConfigDir() };
+    const created = await runCli(
+      ['charge', 'immediate', '--amount', '10', '--expires-in', '1h', '--json', '--no-qr'],
+      {
+        env,
+      },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    expect((await runCli(['sandbox', 'clock', '--advance', '2d'], { env })).code).toBe(0);
+    const waited = await runCli(['charge', 'wait', id, '--interval', '1s', '--timeout', '15s'], { env });
+    expect(waited.code, waited.stderr).toBe(5);
+    expect(waited.stderr).toMatch(/charge .+ expired unpaid/);
+    const listed = await runCli(['charge', 'list', '--json'], { env });
+    expect(JSON.parse(listed.stdout).results[0]).toMatchObject({ id, status: 'expired' });
+  });
+});
 
 describe('pix charge wait, built binary against the sandbox server', () => {
   let sandbox: SandboxServer;
@@ -34,14 +55,42 @@ describe('pix charge wait, built binary against the sandbox server', () => {
     const waited = await waiting;
     expect(waited.code, waited.stderr).toBe(0);
     const [chargeId, status, entryId, amount, , how] = waited.stdout.trimEnd().split('\t');
+    // The charge names no payer: probable (amount and time only), and said so.
     expect([chargeId, status, amount, how]).toEqual([
       id,
-      'paid',
+      'probable',
       '10.50',
       'matched by amount (R$ 10,50) and time',
     ]);
-    const listed = await runCli(['charge', 'list', '--status', 'paid'], { env });
-    expect(listed.stdout.trimEnd().split('\t')).toEqual(expect.arrayContaining([id, 'paid', entryId]));
+    expect(waited.stderr).toContain('note: probable, not proven');
+    const listed = await runCli(['charge', 'list', '--status', 'probable'], { env });
+    expect(listed.stdout.trimEnd().split('\t')).toEqual(expect.arrayContaining([id, 'probable', entryId]));
+  });
+
+  it('exits 5 on a charge expired in sandbox time, after `pix sandbox clock --advance 2d`', async () => {
+    // Before: it waited its whole --timeout by this machine's clock and exited 9 (pending).
+    const created = await runCli(
+      [
+        'charge',
+        'immediate',
+        '--amount',
+        '10',
+        '--expires-in',
+        '1h',
+        '--key-id',
+        SEEDED_KEYS.email.id,
+        '--json',
+        '--no-qr',
+      ],
+      { env },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    const advanced = await runCli(['sandbox', 'clock', '--advance', '2d', '--state', stateFile], { env });
+    expect(advanced.code, advanced.stderr).toBe(0);
+    const waited = await runCli(['charge', 'wait', id, '--interval', '1s', '--timeout', '15s'], { env });
+    expect(waited.code, waited.stderr).toBe(5);
+    expect(waited.stderr).toMatch(/charge .+ expired unpaid/);
   });
 
   it('on a terminal: the QR, then a live elapsed/remaining line rewritten in place; exit 9 (pending) at --timeout', async () => {

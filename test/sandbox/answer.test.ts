@@ -36,11 +36,21 @@ function json(answer: SandboxAnswer) {
 }
 
 describe('answerRequest', () => {
+  it('stamps its answers with sandbox time, moved by the clock offset', async () => {
+    await store.update((state) => {
+      state.clockOffsetMs = 2 * 86_400_000;
+    });
+    const answer = await ask('GET', '/account/transactions?limit=1', { token: 'any' });
+    expect(answer.headers['x-pix-sandbox-time']).toBe('2026-03-12T15:00:00.000Z');
+  });
+
   it('answers a listing with its JSON, content-type and the exact content-length, honouring the query', async () => {
     const answer = await ask('GET', '/pix/keys?limit=2&offset=1', { token: 'any' });
     expect(answer.status).toBe(200);
-    expect(Object.keys(answer.headers)).toEqual(['content-type', 'content-length']);
+    expect(Object.keys(answer.headers)).toEqual(['content-type', 'content-length', 'x-pix-sandbox-time']);
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    // The sandbox's own time, which `pix sandbox clock` moves: the charge ledger's clock in pix.
+    expect(answer.headers['x-pix-sandbox-time']).toBe('2026-03-10T15:00:00.000Z');
     expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(answer.body)));
     const page = json(answer) as { total: number; result: unknown[] };
     expect(page.total).toBe(4);

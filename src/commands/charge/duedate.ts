@@ -427,7 +427,14 @@ export async function runDueDate(options: DueDateOptions, deps: Deps): Promise<v
   ) as DueDateModifiers;
   const { charge, entry } = await journaledCharge(
     deps,
-    { type: 'duedate', amountCentavos: request.amount, keyId: pixKeyId, dueDate: request.duedate, terms },
+    {
+      type: 'duedate',
+      amountCentavos: request.amount,
+      keyId: pixKeyId,
+      dueDate: request.duedate,
+      terms,
+      payerDocument: request.debtor.cpf,
+    },
     () => createDueDateCharge(client, { pixKeyId, ...request }),
   );
   await deliverCharge(charge, options, deps);

@@ -58,7 +58,12 @@ export async function runImmediate(options: ImmediateOptions, deps: Deps): Promi
   if (options.info.length) input.additionalInformation = options.info;
   const { charge, entry } = await journaledCharge(
     deps,
-    { type: 'immediate', amountCentavos: input.amount, keyId: pixKeyId },
+    {
+      type: 'immediate',
+      amountCentavos: input.amount,
+      keyId: pixKeyId,
+      ...(input.debtor === undefined ? {} : { payerDocument: input.debtor.taxId }),
+    },
     () => createImmediateCharge(client, input),
   );
   await deliverCharge(charge, options, deps);

@@ -1,14 +1,26 @@
 /**
- * What `pix charge list`, `show` and `wait` share: the current profile's charge ledger (journal/ledger.ts)
- * and how one of its records is shown. The ledger is per profile, not per host: the embedded sandbox
- * answers as sandbox.localhost, or from a new loopback port each run with PIX_SANDBOX_FAULTS.
+ * What `pix charge list`, `show` and `wait` share: the current profile's charge ledger (journal/ledger.ts),
+ * one look at the statement for the payments of its charges, and how one of its records is shown. The
+ * ledger is per profile, not per host: the embedded sandbox answers as sandbox.localhost, or from a new
+ * loopback port each run with PIX_SANDBOX_FAULTS.
  */
+import type { ApiClient } from '../../api/client.js';
 import type { Charge } from '../../api/resources/charges.js';
+import { readStatement, type StatementEntry } from '../../api/resources/statement.js';
 import type { Deps } from '../../deps.js';
+import { loadBusinessDayTest } from '../../domain/duedate.js';
+import { type ChargeMatch, matchCharges, matchWindow } from '../../domain/matching.js';
 import { centavosToApi } from '../../domain/money.js';
+import { formatDateTime } from '../../domain/when.js';
 import { PixError, usageError } from '../../errors.js';
 import { shortId } from '../../journal/entries.js';
-import { chargeLedger, findCharge, type LedgerRecord } from '../../journal/ledger.js';
+import {
+  asLedgerCharge,
+  chargeLedger,
+  findCharge,
+  type LedgerRecord,
+  markAmbiguous,
+} from '../../journal/ledger.js';
 import { journalOf } from '../../journal/record.js';
 import type { Journal } from '../../journal/store.js';
 import { safeText } from '../../output/sanitize.js';
@@ -18,16 +30,134 @@ export interface ProfileLedger {
   profile: string;
   /** The profile's charges, oldest first. */
   records: LedgerRecord[];
-  /** Reads the journal again (another pix may have written to it). */
-  reload(): LedgerRecord[];
+  /**
+   * Reads the journal again (another pix may have written to it); statuses by `now` (the account's
+   * clock, api/clock.ts, once the API answered; else this machine's).
+   */
+  reload(now?: Date): LedgerRecord[];
 }
 
 export async function openLedger(deps: Deps): Promise<ProfileLedger> {
   const [journal, settings] = await Promise.all([journalOf(deps), deps.settings()]);
   const profile = settings.profile.value;
-  const reload = () =>
-    chargeLedger(journal.read(), deps.clock.now()).filter((record) => record.profile === profile);
+  const reload = (now = deps.clock.now()) =>
+    chargeLedger(journal.read(), now).filter((record) => record.profile === profile);
   return { journal, profile, records: reload(), reload };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One look at the statement
+
+const PAGE_SIZE = 100;
+const DAY_MS = 86_400_000;
+
+/**
+ * The start of the statement to read for `targets`: the oldest start of their windows, or of an
+ * unmatched charge's window that overlaps one of theirs (it competes for the same entries: an entry it
+ * could take makes theirs ambiguous).
+ */
+function readFrom(records: readonly LedgerRecord[], targets: readonly LedgerRecord[], now: number): number {
+  let from = Number.POSITIVE_INFINITY;
+  for (const target of targets) from = Math.min(from, matchWindow(target)?.from ?? now - DAY_MS);
+  for (const record of records) {
+    if (record.match) continue;
+    const window = matchWindow(record);
+    if (window && window.from < from && window.to >= from) from = window.from;
+  }
+  return from;
+}
+
+/**
+ * The end of the statement to read: a day past now, or past the latest end of the targets' windows (a
+ * payment the sandbox's clock put days ahead of this machine's is still read, before any answer told
+ * pix that clock). A day ahead: a server clock ahead of ours still shows its newest entries.
+ */
+function readTo(targets: readonly LedgerRecord[], from: number, now: number): number {
+  let to = Math.max(now, from);
+  for (const target of targets) {
+    const end = matchWindow(target)?.to;
+    if (end !== undefined && Number.isFinite(end)) to = Math.max(to, end);
+  }
+  return to + DAY_MS;
+}
+
+/** Reads newest-first pages into `seen` until a page holds an entry already seen, or the last page. */
+async function readNewest(
+  client: ApiClient,
+  seen: Map<string, StatementEntry>,
+  from: number,
+  to: number,
+): Promise<void> {
+  const dateFrom = new Date(from).toISOString();
+  const dateTo = new Date(to).toISOString();
+  const known = seen.size > 0;
+  for (let offset = 0; ; offset += PAGE_SIZE) {
+    const page = await readStatement(client, { dateFrom, dateTo, limit: PAGE_SIZE, offset });
+    let reachedKnown = false;
+    for (const entry of page.results) {
+      if (seen.has(entry.id)) reachedKnown = true;
+      else seen.set(entry.id, entry);
+    }
+    if ((known && reachedKnown) || page.results.length < PAGE_SIZE || offset + PAGE_SIZE >= page.total)
+      return;
+  }
+}
+
+export interface StatementLook {
+  /** The ledger after the look: matches recorded, ambiguous charges marked, statuses by the account's clock. */
+  records: LedgerRecord[];
+  /** The matches this look found (and recorded in the journal). */
+  matches: ChargeMatch<StatementEntry>[];
+  /** When the statement was read, by the account's clock (ISO 8601); undefined: nothing to look for. */
+  checkedAt: string | undefined;
+}
+
+/**
+ * One look at the statement for the payments of `targets` (records of the ledger): reads the newest
+ * pages from the start of the windows that concern them, matches every unmatched charge of the ledger
+ * (domain/matching.ts), records each match in the journal, and marks the ambiguous charges. `seen`
+ * keeps the entries read across the looks of one wait, so later looks read only the newest page(s).
+ * Throws what reading the statement throws (an `unavailable` PixError when the API is down).
+ */
+export async function lookAtStatement(
+  ledger: ProfileLedger,
+  client: ApiClient,
+  targets: readonly LedgerRecord[],
+  seen: Map<string, StatementEntry> = new Map(),
+): Promise<StatementLook> {
+  const records = ledger.reload(client.clock.now());
+  const ids = new Set(targets.map((target) => target.id));
+  const current = records.filter((record) => ids.has(record.id));
+  const unmatched = current.filter((record) => !record.match);
+  let checkedAt: string | undefined;
+  let from = Number.POSITIVE_INFINITY;
+  if (unmatched.length > 0) {
+    const now = client.clock.now().getTime();
+    from = readFrom(records, unmatched, now);
+    await readNewest(client, seen, from, readTo(unmatched, from, now));
+    // The statement's answer set the account's clock (the sandbox's, api/clock.ts): read it after.
+    checkedAt = client.clock.now().toISOString();
+  }
+  const isBusinessDay = await loadBusinessDayTest();
+  const found = matchCharges(records.map(asLedgerCharge), [...seen.values()], { isBusinessDay });
+  for (const match of found.matches) {
+    const record = records.find((r) => r.id === match.chargeId);
+    // Only a charge whose whole window was read is matched: an entry before the part read could be
+    // a second candidate, which would make it ambiguous.
+    const window = record && matchWindow(record);
+    if (!record || !window || window.from < from) continue;
+    ledger.journal.match(record.journalId, {
+      status: 'paid',
+      entryId: match.entryId,
+      amountCentavos: match.amount,
+      how: match.how,
+      ...(match.day === undefined ? {} : { day: match.day }),
+      evidence: match.evidence,
+    });
+  }
+  const after = ledger.reload(client.clock.now());
+  const recorded = found.matches.filter((match) => after.some((r) => r.id === match.chargeId && r.match));
+  return { records: markAmbiguous(after, found.ambiguous), matches: recorded, checkedAt };
 }
 
 /** The record `id` names, or a not_found (4) / usage (2, ambiguous) error. */
@@ -47,6 +177,48 @@ export function chargeNamed(ledger: ProfileLedger, id: string): LedgerRecord {
   );
 }
 
+/**
+ * `pix charge list`/`show`: one look at the statement for `targets` before they are shown, unless
+ * `offline`. When the statement cannot be read (API down, credentials refused) the ledger is shown as
+ * last recorded, with a warning saying so: a status that may be stale is never passed off as fresh.
+ */
+export async function refreshLedger(
+  ledger: ProfileLedger,
+  targets: readonly LedgerRecord[],
+  offline: boolean,
+  deps: Deps,
+): Promise<StatementLook | undefined> {
+  if (offline || !targets.some((record) => !record.match)) return undefined;
+  try {
+    return await lookAtStatement(ledger, await deps.api(), targets);
+  } catch (error) {
+    if (!(error instanceof PixError) || !REFRESH_FAULTS.has(error.kind) || deps.signal.aborted) throw error;
+    deps.io.stderr.write(
+      `warning: the statement could not be read (${error.message}): statuses as the ledger last recorded them\n`,
+    );
+    return undefined;
+  }
+}
+
+/** The failures of a look that leave the ledger to be shown as it was (each said on stderr). */
+const REFRESH_FAULTS: ReadonlySet<string> = new Set(['unavailable', 'auth', 'not_found', 'rejected']);
+
+/** Says on stderr when the statement was read for what is shown (JSON carries it as `checkedAt`). */
+export function sayChecked(
+  look: StatementLook | undefined,
+  offline: boolean,
+  timeZone: string,
+  deps: Deps,
+): void {
+  if (look?.checkedAt !== undefined) {
+    deps.io.stderr.write(`checked the statement at ${formatDateTime(look.checkedAt, timeZone)}\n`);
+  } else if (offline) {
+    deps.io.stderr.write(
+      'not checked against the statement (--offline): statuses as the ledger last recorded them\n',
+    );
+  }
+}
+
 /** The record in the API's charge shape, so the charge renderers of shared.ts draw it as at creation. */
 export function asApiCharge(record: LedgerRecord): Charge {
   return {
@@ -63,8 +235,11 @@ export function asApiCharge(record: LedgerRecord): Charge {
   };
 }
 
-/** The record for `--json`/ndjson: stable field names, amounts in reais as the API writes them. */
-export function ledgerJson(record: LedgerRecord): Record<string, unknown> {
+/**
+ * The record for `--json`/ndjson: stable field names, amounts in reais as the API writes them.
+ * `checkedAt`: when the statement was read for it in this run (null: not read — offline, or already paid).
+ */
+export function ledgerJson(record: LedgerRecord, checkedAt?: string): Record<string, unknown> {
   return {
     id: record.id,
     journalId: shortId(record.journalId),
@@ -82,11 +257,28 @@ export function ledgerJson(record: LedgerRecord): Record<string, unknown> {
       ? {
           entryId: record.match.entryId,
           amount: centavosToApi(record.match.amountCentavos),
+          // `payer-document`: proof; `amount-and-time`: probable (the charge names no payer).
+          match: record.match.evidence ?? 'amount-and-time',
           how: record.match.how,
           ...(record.match.day === undefined ? {} : { day: record.match.day }),
           matchedAt: record.matchedAt ?? null,
         }
       : null,
+    ...(record.ambiguity === undefined
+      ? {}
+      : {
+          ambiguous: {
+            candidates: record.ambiguity.candidates.map((c) => ({
+              entryId: c.entryId,
+              amount: centavosToApi(c.amount),
+              confirmedAt: c.entry.confirmedAt,
+              match: c.evidence,
+              how: c.how,
+            })),
+            rivals: record.ambiguity.rivals,
+          },
+        }),
+    checkedAt: checkedAt ?? null,
     emvqrcps: record.emv ?? null,
   };
 }

@@ -1,7 +1,9 @@
 /**
  * `pix charge list`: the charges this pix created for the current profile (the ledger, read from the
- * journal; no request is sent), newest first. Statuses are what the ledger knows: `paid` once a wait
- * matched the payment, `expired` past the expiry, `pending` otherwise (`pix charge wait ID` checks).
+ * journal), newest first. Before they are shown, one look at the statement finds the payments of the
+ * unpaid ones among them (ledger.ts lookAtStatement, as one poll of `pix charge wait`), unless
+ * `--offline`. Statuses: `paid` (proven by the payer's document), `probable` (amount and time only),
+ * `ambiguous` (more than one entry or charge could be it: none marked paid), `expired`, `pending`.
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
@@ -14,7 +16,7 @@ import { type Column, createListWriter } from '../../output/records.js';
 import * as z from '../../zod.js';
 import { fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { ledgerJson, openLedger } from './ledger.js';
+import { ledgerJson, openLedger, refreshLedger, sayChecked } from './ledger.js';
 
 export const DEFAULT_LIST = 20;
 
@@ -29,6 +31,7 @@ const listOptionsSchema = z.object({
   all: z._default(z.boolean(), false),
   limit: z.optional(integerFlag(1)),
   status: z.optional(fromDomain(parseStatus)),
+  offline: z._default(z.boolean(), false),
 });
 
 export type ListOptions = z.output<typeof listOptionsSchema>;
@@ -36,6 +39,7 @@ export type ListOptions = z.output<typeof listOptionsSchema>;
 function painter(status: LedgerStatus, colors: Palette): (text: string) => string {
   if (status === 'paid') return colors.green;
   if (status === 'expired') return colors.dim;
+  if (status === 'ambiguous') return colors.red;
   return colors.yellow;
 }
 
@@ -87,7 +91,13 @@ function columns(timeZone: string, colors: Palette): Column<LedgerRecord>[] {
 
 export async function runList(options: ListOptions, deps: Deps): Promise<void> {
   const ledger = await openLedger(deps);
-  const matching = ledger.records
+  // What could be shown is looked at: every charge with --all or --status, else the newest.
+  const newest = [...ledger.records].reverse();
+  const everyOne = options.all || options.status !== undefined;
+  const targets = everyOne ? newest : newest.slice(0, options.limit ?? DEFAULT_LIST);
+  const look = await refreshLedger(ledger, targets, options.offline, deps);
+  const looked = new Set(look?.checkedAt === undefined ? [] : targets.map((record) => record.id));
+  const matching = (look?.records ?? ledger.records)
     .filter((record) => options.status === undefined || record.status === options.status)
     .reverse();
   const shown = options.all ? matching : matching.slice(0, options.limit ?? DEFAULT_LIST);
@@ -97,7 +107,7 @@ export async function runList(options: ListOptions, deps: Deps): Promise<void> {
     ...mode,
     columns: columns(timeZone, mode.colors),
     listField: 'results',
-    raw: ledgerJson,
+    raw: (record: LedgerRecord) => ledgerJson(record, looked.has(record.id) ? look?.checkedAt : undefined),
   });
   await writer.begin(matching.length);
   for (const record of shown) await writer.write(record);
@@ -108,6 +118,8 @@ export async function runList(options: ListOptions, deps: Deps): Promise<void> {
   if (matching.length === 0 && mode.human) {
     deps.io.stderr.write(`no charges in the ledger of profile ${ledger.profile}\n`);
   }
+  // JSON and ndjson carry it as `checkedAt`.
+  if (mode.format !== 'json' && mode.format !== 'ndjson') sayChecked(look, options.offline, timeZone, deps);
 }
 
 export function register(command: Command, deps: Deps): void {
@@ -115,6 +127,7 @@ export function register(command: Command, deps: Deps): void {
     .option('--all', 'every charge, not only the newest')
     .option('--limit <n>', `how many of the newest to show (default ${DEFAULT_LIST})`)
     .option('--status <status>', `only charges with this status: ${LEDGER_STATUSES.join(', ')}`)
+    .option('--offline', 'do not read the statement for their payments: the ledger as last recorded')
     .action(async (_options, self: Command) => {
       await runList(parseOptions(listOptionsSchema, self.opts()), deps);
     });
@@ -124,6 +137,7 @@ export function register(command: Command, deps: Deps): void {
       'pix charge list',
       'pix charge list --status pending --all -o csv > pending.csv',
       'pix charge list --json | jq ".results[0].id"',
+      'pix charge list --offline',
     ],
     ['usage'],
   );

@@ -1,16 +1,17 @@
 /**
  * `pix charge show ID`: a charge of the ledger again, as it was shown when created — its fields, the
  * same copy-and-paste code and its QR drawn (or `--qr-png`) — with what the ledger knows of its
- * payment. No request is sent.
+ * payment, after one look at the statement for it (ledger.ts lookAtStatement) unless `--offline`.
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import { formatBRL } from '../../domain/money.js';
 import { jsonDocument } from '../../output/format.js';
+import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { asApiCharge, chargeNamed, ledgerJson, openLedger } from './ledger.js';
+import { asApiCharge, chargeNamed, ledgerJson, openLedger, refreshLedger, sayChecked } from './ledger.js';
 import { checkQrPngTarget, deliverCharge, parseText } from './shared.js';
 
 const showOptionsSchema = z.object({
@@ -18,16 +19,21 @@ const showOptionsSchema = z.object({
   qrPng: z.optional(fromDomain(parseText)),
   force: z._default(z.boolean(), false),
   qr: z._default(z.boolean(), true),
+  offline: z._default(z.boolean(), false),
 });
 
 export type ShowOptions = z.output<typeof showOptionsSchema>;
 
 export async function runShow(options: ShowOptions, deps: Deps): Promise<void> {
   const ledger = await openLedger(deps);
-  const record = chargeNamed(ledger, options.id);
+  const named = chargeNamed(ledger, options.id);
   await checkQrPngTarget(options, deps);
+  const look = await refreshLedger(ledger, [named], options.offline, deps);
+  const record = look?.records.find((r) => r.id === named.id) ?? named;
   if (deps.globals.output === 'json' || deps.globals.output === 'ndjson') {
-    deps.io.stdout.write(jsonDocument(ledgerJson(record), deps.io.stdout.isTTY && deps.globals.json));
+    deps.io.stdout.write(
+      jsonDocument(ledgerJson(record, look?.checkedAt), deps.io.stdout.isTTY && deps.globals.json),
+    );
     return;
   }
   const charge = asApiCharge(record);
@@ -37,10 +43,22 @@ export async function runShow(options: ShowOptions, deps: Deps): Promise<void> {
   }
   await deliverCharge(charge, options, deps);
   if (record.match && deps.io.stdout.isTTY) {
+    const word = record.status === 'paid' ? 'paid' : 'probably paid (amount and time only)';
     deps.io.stderr.write(
-      `paid: ${formatBRL(record.match.amountCentavos)}, statement entry ${record.match.entryId} (${record.match.how})\n`,
+      `${word}: ${formatBRL(record.match.amountCentavos)}, statement entry ${safeText(record.match.entryId, 64)} (${record.match.how})\n`,
     );
   }
+  if (record.ambiguity) {
+    const { candidates, rivals } = record.ambiguity;
+    const entries = candidates.map((c) => safeText(c.entryId, 64)).join(', ');
+    const others = rivals.map((id) => safeText(id, 64)).join(', ');
+    const could = candidates.length > 1 ? 'each could have paid it' : 'could have paid it';
+    const shared = rivals.length ? `, and could have paid charge ${others} instead` : '';
+    deps.io.stderr.write(
+      `ambiguous: statement entry ${entries} ${could}${shared}; none is marked paid: check the payer in \`pix statement\`\n`,
+    );
+  }
+  sayChecked(look, options.offline, (await deps.settings()).timeZone.value, deps);
 }
 
 export function register(command: Command, deps: Deps): void {
@@ -49,6 +67,7 @@ export function register(command: Command, deps: Deps): void {
     .option('--qr-png <file>', 'write the QR code as a PNG file (`-`: to stdout)')
     .option('--force', 'let --qr-png overwrite an existing file')
     .option('--no-qr', 'do not draw the QR code in the terminal')
+    .option('--offline', 'do not read the statement for its payment: the ledger as last recorded')
     .action(async (id: string, _options, self: Command) => {
       await runShow(parseOptions(showOptionsSchema, { ...self.opts(), id }, { id: '<id>' }), deps);
     });

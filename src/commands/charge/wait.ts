@@ -1,8 +1,10 @@
 /**
  * `pix charge wait ID` and the `--wait` of `charge immediate`/`charge duedate`: polls the statement
  * for the INCOME entry that pays a charge of the ledger (domain/matching.ts decides), records the
- * match in the journal and prints the entry. Exit 0 paid, 9 (`pending`) at `--timeout`, 5 when the
- * charge expired unpaid, 130 on Ctrl-C.
+ * match in the journal and prints the entry. Exit 0 paid — proven by the payer's document, or probable
+ * (amount and time only: the output says which) —, 7 when the payment is ambiguous (more than one
+ * entry or charge could be it: none is marked paid), 9 (`pending`) at `--timeout`, 5 when the charge
+ * expired unpaid (by the account's clock: the sandbox's in the sandbox), 130 on Ctrl-C.
  *
  * Polling: every `--interval` (3 s), through deps.clock/deps.sleep. The first poll reads the statement
  * from the creation of the oldest unmatched charge that competes for the same entries; later polls read
@@ -10,28 +12,24 @@
  * Retry-After; when the server stays unavailable the wait backs off (doubling, at most 60 s) and goes on.
  */
 import type { Command } from 'commander';
-import type { ApiClient } from '../../api/client.js';
-import { readStatement, type StatementEntry } from '../../api/resources/statement.js';
+import type { StatementEntry } from '../../api/resources/statement.js';
 import { DEFAULT_TIMEOUT_MS, type Deps } from '../../deps.js';
-import { loadBusinessDayTest } from '../../domain/duedate.js';
-import { type ChargeMatch, matchCharges, matchWindow } from '../../domain/matching.js';
+import { type ChargeMatch, matchWindow } from '../../domain/matching.js';
 import { formatBRL, formatDecimal } from '../../domain/money.js';
 import { formatDateTime } from '../../domain/when.js';
 import { interruptedError, PixError, stopSignalOf } from '../../errors.js';
-import { asLedgerCharge, type LedgerRecord } from '../../journal/ledger.js';
+import type { LedgerRecord } from '../../journal/ledger.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import { escapeUnsafe, safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { durationFlag, fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { chargeNamed, ledgerJson, openLedger, type ProfileLedger } from './ledger.js';
+import { chargeNamed, ledgerJson, lookAtStatement, openLedger, type ProfileLedger } from './ledger.js';
 import { parseText } from './shared.js';
 
 export const DEFAULT_INTERVAL = '3s';
 export const DEFAULT_WAIT = '10m';
-const PAGE_SIZE = 100;
 const MAX_BACKOFF_MS = 60_000;
-const DAY_MS = 86_400_000;
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -92,6 +90,8 @@ export interface WaitResult {
   record: LedgerRecord;
   /** Set when this wait found the entry (absent when the ledger already had the match). */
   match?: ChargeMatch<StatementEntry>;
+  /** When the look that found it read the statement (the account's clock). */
+  checkedAt?: string | undefined;
 }
 
 function sleepOrAbort(ms: number, deps: Deps): Promise<void> {
@@ -111,39 +111,26 @@ function expiredAfter(record: LedgerRecord): number {
   return matchWindow(record)?.to ?? Number.POSITIVE_INFINITY;
 }
 
-/** The start of the statement to read: the oldest unmatched charge whose window overlaps `target`'s. */
-function readFrom(records: readonly LedgerRecord[], target: LedgerRecord, now: number): number {
-  const own = matchWindow(target);
-  let from = own?.from ?? now - DAY_MS;
-  for (const record of records) {
-    if (record.match) continue;
-    const window = matchWindow(record);
-    if (window && window.from < from && window.to >= from) from = window.from;
-  }
-  return from;
-}
-
-/** Reads newest-first pages into `seen` until a page holds an entry already seen, or the last page. */
-async function readNewest(
-  client: ApiClient,
-  seen: Map<string, StatementEntry>,
-  from: number,
-  now: number,
-): Promise<void> {
-  const dateFrom = new Date(from).toISOString();
-  // A day ahead (of the charge's creation too): a server clock ahead of ours still shows its newest entries.
-  const dateTo = new Date(Math.max(now, from) + DAY_MS).toISOString();
-  const known = seen.size > 0;
-  for (let offset = 0; ; offset += PAGE_SIZE) {
-    const page = await readStatement(client, { dateFrom, dateTo, limit: PAGE_SIZE, offset });
-    let reachedKnown = false;
-    for (const entry of page.results) {
-      if (seen.has(entry.id)) reachedKnown = true;
-      else seen.set(entry.id, entry);
-    }
-    if ((known && reachedKnown) || page.results.length < PAGE_SIZE || offset + PAGE_SIZE >= page.total)
-      return;
-  }
+/**
+ * A charge that more than one entry could have paid, or whose entry another charge could have taken:
+ * pix cannot tell which, and waiting longer does not settle it (more payments only add candidates).
+ * Exit 7, as for any outcome only the statement can settle, with the candidates named.
+ */
+function ambiguousError(record: LedgerRecord): PixError {
+  const found = record.ambiguity!;
+  const entries = found.candidates
+    .map((c) => `${safeText(c.entryId, 64)} (${formatBRL(c.amount)})`)
+    .join(', ');
+  const rivals = found.rivals.length
+    ? `; charge(s) ${found.rivals.map((id) => safeText(id, 64)).join(', ')} could take the same payment`
+    : '';
+  return new PixError(
+    'unknown_outcome',
+    `charge ${record.id} may have been paid, but pix cannot tell by which entry: ${entries}${rivals}`,
+    {
+      hint: 'none of them is marked paid; check these entries in `pix statement` (payer and document) before you deliver',
+    },
+  );
 }
 
 function clock(ms: number): string {
@@ -173,7 +160,7 @@ export async function waitForCharge(
       `${await drawQr(target.emv, qrThemeOf(undefined, deps.env))}Pix copy and paste:\n${escapeUnsafe(target.emv)}\n\n`,
     );
   }
-  const [client, isBusinessDay] = await Promise.all([deps.api(), loadBusinessDayTest()]);
+  const client = await deps.api();
   const start = deps.clock.now().getTime();
   const deadline = start + limits.timeout.milliseconds;
   const seen = new Map<string, StatementEntry>();
@@ -191,13 +178,16 @@ export async function waitForCharge(
           `wait again with \`pix charge wait ${target.id}\``,
         );
       }
-      const records = ledger.reload();
-      const current = records.find((record) => record.id === target.id) ?? target;
+      let current = ledger.reload(client.clock.now()).find((record) => record.id === target.id) ?? target;
       if (current.match) return { record: current };
-      let now = deps.clock.now().getTime();
       try {
-        await readNewest(client, seen, readFrom(records, current, now), now);
+        const look = await lookAtStatement(ledger, client, [current], seen);
+        current = look.records.find((record) => record.id === target.id) ?? current;
         interval = limits.interval.milliseconds;
+        const mine = look.matches.find((match) => match.chargeId === target.id);
+        if (mine) return { record: current, match: mine, checkedAt: look.checkedAt };
+        if (current.match) return { record: current, checkedAt: look.checkedAt };
+        if (current.ambiguity) throw ambiguousError(current);
       } catch (error) {
         if (!(error instanceof PixError) || error.kind !== 'unavailable' || deps.signal.aborted) throw error;
         if (!warned) {
@@ -207,27 +197,10 @@ export async function waitForCharge(
         }
         interval = Math.min(interval * 2, MAX_BACKOFF_MS);
       }
-      const found = matchCharges(records.map(asLedgerCharge), [...seen.values()], { isBusinessDay });
-      let mine: ChargeMatch<StatementEntry> | undefined;
-      for (const match of found.matches) {
-        const record = records.find((r) => r.id === match.chargeId);
-        if (!record) continue;
-        ledger.journal.match(record.journalId, {
-          status: 'paid',
-          entryId: match.entryId,
-          amountCentavos: match.amount,
-          how: match.how,
-          ...(match.day === undefined ? {} : { day: match.day }),
-        });
-        if (match.chargeId === target.id) mine = match;
-      }
-      if (mine) {
-        const record = ledger.reload().find((r) => r.id === target.id) ?? current;
-        return { record, match: mine };
-      }
-      now = deps.clock.now().getTime();
+      const now = deps.clock.now().getTime();
+      // Expiry by the account's clock (the sandbox's, when the API is the sandbox: api/clock.ts).
       const expires = expiredAfter(current);
-      if (now > expires) {
+      if (client.clock.now().getTime() > expires) {
         throw new PixError('rejected', `charge ${current.id} expired unpaid (at ${current.expiresAt})`);
       }
       if (now >= deadline) {
@@ -237,7 +210,7 @@ export async function waitForCharge(
         });
       }
       if (live) {
-        const remaining = Math.min(deadline, expires) - now;
+        const remaining = Math.min(deadline - now, expires - client.clock.now().getTime());
         stderr.write(
           `\r\u001b[2KWaiting for ${formatBRL(current.amountCentavos)}… ${clock(now - start)} elapsed, ${clock(remaining)} left (Ctrl-C stops)`,
         );
@@ -258,8 +231,14 @@ export async function printPaid(result: WaitResult, deps: Deps): Promise<void> {
   const mode = await outputMode(deps, timeZone);
   const { record, match } = result;
   const paid = record.match;
+  const proven = (paid?.evidence ?? match?.evidence) === 'payer-document';
+  if (!proven) {
+    deps.io.stderr.write(
+      `note: probable, not proven: charge ${record.id} names no payer, so this is a payment of its amount in its time, from anyone; check the payer before you deliver\n`,
+    );
+  }
   if (mode.format === 'json' || mode.format === 'ndjson') {
-    const json = { charge: ledgerJson(record), entry: match?.entry ?? null };
+    const json = { charge: ledgerJson(record, result.checkedAt), entry: match?.entry ?? null };
     deps.io.stdout.write(jsonDocument(json, mode.format === 'json' && mode.pretty));
     return;
   }
@@ -271,7 +250,12 @@ export async function printPaid(result: WaitResult, deps: Deps): Promise<void> {
     const payer = match?.entry.creditor?.name;
     const rows: Array<[string, string | undefined]> = [
       ['Charge', record.id],
-      ['Status', mode.colors.green('paid')],
+      [
+        'Status',
+        proven
+          ? mode.colors.green("paid (the payer's document)")
+          : mode.colors.yellow('probable (amount and time only)'),
+      ],
       ['Amount', formatBRL(amount)],
       ['Payer', payer === undefined ? undefined : safeText(payer)],
       ['Confirmed', confirmedAt === undefined ? undefined : formatDateTime(confirmedAt, timeZone)],
@@ -284,7 +268,14 @@ export async function printPaid(result: WaitResult, deps: Deps): Promise<void> {
     deps.io.stdout.write(`${lines.join('\n')}\n`);
     return;
   }
-  const cells = [record.id, 'paid', entryId, formatDecimal(amount), confirmedAt ?? '', how];
+  const cells = [
+    record.id,
+    proven ? 'paid' : 'probable',
+    entryId,
+    formatDecimal(amount),
+    confirmedAt ?? '',
+    how,
+  ];
   deps.io.stdout.write(`${cells.map((cell) => escapeUnsafe(cell)).join('\t')}\n`);
 }
 
@@ -320,6 +311,6 @@ export function register(command: Command, deps: Deps): void {
       'pix sandbox pay "$CHARGE_ID" && pix charge wait "$CHARGE_ID" --timeout 15m --interval 5s',
       'pix sandbox pay "$CHARGE_ID" && pix charge wait "$CHARGE_ID" --json | jq .charge.paid',
     ],
-    ['usage', 'not_found', 'rejected', 'unavailable', 'pending'],
+    ['usage', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'pending'],
   );
 }
