@@ -215,6 +215,8 @@ interface Run {
   profile: string;
   /** Set once no new row may start, with why. */
   stopped?: string;
+  /** The API refused the credentials (a 401 even after a fresh token, or a static token): exit 3. */
+  refusedLogin?: string;
 }
 
 function identityOf(run: Run, row: BatchRow): PaymentIdentity {
@@ -272,6 +274,7 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
       // Nothing was applied (429, a refused login, a request that never left): a rerun pays it.
       item.state = 'not_sent';
       if (error.kind !== 'unavailable') run.stopped ??= error.message;
+      if (error.kind === 'auth') run.refusedLogin ??= error.message;
     }
     return;
   }
@@ -523,11 +526,17 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   const outcome = batchOutcome(counts);
   const signal = deps.signal.aborted ? stopSignalOf(deps.signal) : undefined;
   if (outcome.kind === undefined && signal === undefined) return;
+  // A refused login stopped the batch: the contract's auth exit (3), unless a row's outcome is unknown
+  // (7 comes first: those rows need the operator before anything else).
+  const login = counts.unknown === 0 ? run.refusedLogin : undefined;
   const hint =
     counts.unknown > 0
       ? 'look for the unknown rows in `pix statement`, record each with `pix journal resolve ID --paid|--not-paid`, then run the file again'
-      : 'fix or remove the rows that were not paid; running the file again never pays a row twice';
-  throw new PixError(outcome.kind ?? 'interrupted', `batch not complete: ${describeStates(counts)}`, {
+      : login !== undefined
+        ? `the API refused the credentials (${login}): log in again (\`pix login\`, or a new PIX_TOKEN), then run the file again; rows paid are never paid twice`
+        : 'fix or remove the rows that were not paid; running the file again never pays a row twice';
+  const kind = login === undefined ? outcome.kind : 'auth';
+  throw new PixError(kind ?? 'interrupted', `batch not complete: ${describeStates(counts)}`, {
     hint,
     ...(signal === undefined ? {} : { signal }),
   });
