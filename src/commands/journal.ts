@@ -14,7 +14,7 @@ import { centavosToApi, formatBRL, formatDecimal } from '../domain/money.js';
 import { formatDateTime } from '../domain/when.js';
 import { PixError, usageError } from '../errors.js';
 import { type JournalEntry, type Resolution, shortId } from '../journal/entries.js';
-import { journalOf } from '../journal/record.js';
+import { journalOf, recoveryHint } from '../journal/record.js';
 import { effectiveState, findEntry, isResolvable, isUnresolved } from '../journal/rules.js';
 import type { Journal } from '../journal/store.js';
 import { jsonDocument, type OutputMode, outputMode } from '../output/format.js';
@@ -255,6 +255,10 @@ export async function runJournal(options: JournalOptions, deps: Deps): Promise<v
     stdout.write(
       mode.format === 'json' ? jsonDocument(publicEntry(entry), mode.pretty) : renderEntry(entry, mode),
     );
+    // The same instructions as when it was left unknown: where to look, and the two ways to record it.
+    if (isUnresolved(entry)) {
+      stderr.write(`hint: ${safeText(recoveryHint(entry, { timeZone: settings.timeZone.value }), 600)}\n`);
+    }
     return;
   }
   if (options.paid === options.notPaid) {

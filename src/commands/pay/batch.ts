@@ -44,7 +44,7 @@ import {
 } from '../../domain/money.js';
 import { describeSystemError, PixError, stopSignalOf, usageError } from '../../errors.js';
 import { type JournalEntry, type PaymentIdentity, shortId } from '../../journal/entries.js';
-import { resolveCommand } from '../../journal/record.js';
+import { type LookFor, recoveryHint } from '../../journal/record.js';
 import { batchRowBlockers, entriesBefore } from '../../journal/rules.js';
 import { createProgress } from '../../output/progress.js';
 import { type Column, createListWriter } from '../../output/records.js';
@@ -94,7 +94,7 @@ export interface BatchItem {
   transferId?: string;
   /** Why it was not paid, or what to do about it. */
   error?: string;
-  /** The earlier journal entry that made it already paid or held. */
+  /** The journal entry that made it already paid or held, or this run's entry of a row left unknown. */
   earlier?: JournalEntry;
 }
 
@@ -226,8 +226,17 @@ function identityOf(run: Run, row: BatchRow): PaymentIdentity {
     : { method: 'qr', emvHash: row.target.emvHash, dynamic: row.target.dynamic, batchRow };
 }
 
-function heldMessage(entry: JournalEntry): string {
-  return `sent before (journal entry ${shortId(entry.id)}) with no known outcome: look for it in the statement, then \`${resolveCommand(entry)}\``;
+/** A row held by an earlier attempt with no known outcome, and how the operator settles it. */
+function heldMessage(entry: JournalEntry, look: LookFor = {}): string {
+  return `sent before (journal entry ${shortId(entry.id)}) with no known outcome; ${recoveryHint(entry, look)}`;
+}
+
+/** What the recovery hint of a row can name: the profile's time zone and the receiver's document. */
+function lookOf(ctx: PayContext, item: BatchItem): LookFor {
+  return {
+    timeZone: ctx.settings.timeZone.value,
+    ...(item.document === undefined ? {} : { document: item.document }),
+  };
 }
 
 async function payRow(run: Run, item: BatchItem): Promise<void> {
@@ -249,7 +258,7 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
     journal.finish(entry.id, { state: 'failed', reason: 'duplicate' });
     item.earlier = earlier.entry;
     item.state = earlier.why === 'paid' ? 'already_paid' : 'unknown';
-    if (earlier.why === 'unresolved') item.error = heldMessage(earlier.entry);
+    if (earlier.why === 'unresolved') item.error = heldMessage(earlier.entry, lookOf(ctx, item));
     return;
   }
   let transfer: TransferResult;
@@ -257,7 +266,7 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
     transfer = await journaledTransfer(ctx, entry, {
       endToEndId: item.endToEndId!,
       amount: item.sendAmount ? amount : undefined,
-      check: `look for endToEndId ${safeText(item.endToEndId!, 64)} in \`pix statement\``,
+      document: item.document,
       // Ctrl-C stops new rows; the ones in flight finish, so their outcome is known, not unknown.
       finishOnSignal: true,
     });
@@ -266,7 +275,9 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
     item.error = error.message;
     if (error.kind === 'unknown_outcome') {
       item.state = 'unknown';
-      item.error = `${error.message}: it may have been paid; look for it in the statement, then \`${resolveCommand(entry)}\``;
+      item.earlier = entry;
+      // The hint is recoveryHint's: a statement window, the amount, the document, the resolve commands.
+      item.error = `${error.message}; ${error.hint ?? recoveryHint(entry, lookOf(ctx, item))}`;
       run.stopped ??= `row ${item.row.id} has an unknown outcome`;
     } else if (error.kind === 'rejected' || error.kind === 'not_found') {
       item.state = 'rejected';
@@ -411,7 +422,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
     if (entry.endToEndId !== undefined) item.endToEndId = entry.endToEndId;
     if (entry.transferId !== undefined) item.transferId = entry.transferId;
     item.state = blocker.why === 'paid' ? 'already_paid' : 'unknown';
-    if (blocker.why === 'unresolved') item.error = heldMessage(entry);
+    if (blocker.why === 'unresolved') item.error = heldMessage(entry, lookOf(ctx, item));
   }
   const open = () => items.filter((item) => item.state === 'planned');
   const offline = checkBatchLimits(
@@ -523,6 +534,14 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
     throw error;
   }
   stderr.write(`batch: ${describeStates(counts)}; ${formatBRL(paidNow)} paid in this run\n`);
+  // Each unknown row, with where to look and how to record it (the report's error column has the same).
+  const unknown = items.filter((item) => item.state === 'unknown' && item.earlier !== undefined);
+  for (const item of unknown.slice(0, SHOWN_PROBLEMS)) {
+    stderr.write(
+      `unknown: row ${safeText(item.row.id, 80)}: ${safeText(recoveryHint(item.earlier!, lookOf(ctx, item)), 600)}\n`,
+    );
+  }
+  if (unknown.length > SHOWN_PROBLEMS) stderr.write(`  … and ${unknown.length - SHOWN_PROBLEMS} more\n`);
   const outcome = batchOutcome(counts);
   const signal = deps.signal.aborted ? stopSignalOf(deps.signal) : undefined;
   if (outcome.kind === undefined && signal === undefined) return;
@@ -531,7 +550,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   const login = counts.unknown === 0 ? run.refusedLogin : undefined;
   const hint =
     counts.unknown > 0
-      ? 'look for the unknown rows in `pix statement`, record each with `pix journal resolve ID --paid|--not-paid`, then run the file again'
+      ? 'look for each unknown row in the statement window named above, record what you find with its `pix journal resolve` command, then run the file again'
       : login !== undefined
         ? `the API refused the credentials (${login}): log in again (\`pix login\`, or a new PIX_TOKEN), then run the file again; rows paid are never paid twice`
         : 'fix or remove the rows that were not paid; running the file again never pays a row twice';
