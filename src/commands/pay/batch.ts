@@ -226,7 +226,10 @@ function identityOf(run: Run, row: BatchRow): PaymentIdentity {
     : { method: 'qr', emvHash: row.target.emvHash, dynamic: row.target.dynamic, batchRow };
 }
 
-/** A row held by an earlier attempt with no known outcome, and how the operator settles it. */
+/**
+ * A row held by an earlier attempt with no known outcome, and how the operator settles it. Without
+ * `look` the statement window is given in UTC (with its offset, so it is still exact).
+ */
 function heldMessage(entry: JournalEntry, look: LookFor = {}): string {
   return `sent before (journal entry ${shortId(entry.id)}) with no known outcome; ${recoveryHint(entry, look)}`;
 }
@@ -258,7 +261,7 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
     journal.finish(entry.id, { state: 'failed', reason: 'duplicate' });
     item.earlier = earlier.entry;
     item.state = earlier.why === 'paid' ? 'already_paid' : 'unknown';
-    if (earlier.why === 'unresolved') item.error = heldMessage(earlier.entry, lookOf(ctx, item));
+    if (earlier.why === 'unresolved') item.error = heldMessage(earlier.entry);
     return;
   }
   let transfer: TransferResult;
@@ -422,7 +425,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
     if (entry.endToEndId !== undefined) item.endToEndId = entry.endToEndId;
     if (entry.transferId !== undefined) item.transferId = entry.transferId;
     item.state = blocker.why === 'paid' ? 'already_paid' : 'unknown';
-    if (blocker.why === 'unresolved') item.error = heldMessage(entry, lookOf(ctx, item));
+    if (blocker.why === 'unresolved') item.error = heldMessage(entry);
   }
   const open = () => items.filter((item) => item.state === 'planned');
   const offline = checkBatchLimits(
