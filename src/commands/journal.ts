@@ -236,7 +236,7 @@ async function list(
       .map((entry) => shortId(entry.id))
       .join(', ');
     stderr.write(
-      `${open.length} ${open.length === 1 ? 'entry has' : 'entries have'} no known outcome (${ids}${open.length > 3 ? ', …' : ''}): check the statement, then \`pix journal resolve ID --paid|--not-paid\`\n`,
+      `${open.length} ${open.length === 1 ? 'entry has' : 'entries have'} no known outcome (${ids}${open.length > 3 ? ', …' : ''}): \`pix journal show ID\` says where to look in the statement, then \`pix journal resolve ID --paid|--not-paid\`\n`,
     );
   }
 }
