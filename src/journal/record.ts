@@ -137,7 +137,15 @@ export async function sendJournaled<T>(request: JournaledRequest<T>): Promise<T>
   } catch {
     // The ids are a convenience; `done` is what matters.
   }
-  const anomalies = request.anomalies?.(result) ?? [];
+  let anomalies: Anomaly[];
+  try {
+    anomalies = request.anomalies?.(result) ?? [];
+  } catch (error) {
+    // After the request left nothing ends as a crash: an answer that cannot be checked proves nothing.
+    anomalies = [
+      { field: 'answer', sent: null, got: `not checkable (${(error as Error)?.message ?? error})` },
+    ];
+  }
   if (anomalies.length > 0) {
     // The server says it did something other than what was asked: nothing is proven, and the journal
     // keeps both values; the duplicate guard holds the payment until the operator resolves it.
