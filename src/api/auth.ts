@@ -7,8 +7,12 @@ import { describeSystemError, PixError } from '../errors.js';
 export interface TokenProvider {
   /** The bearer token to send, or undefined when there are no credentials. */
   token(): Promise<string | undefined>;
-  /** After a 401: mint a fresh token once (client credentials only); undefined when that is not possible. */
-  refresh(): Promise<string | undefined>;
+  /**
+   * After a 401 on `rejected`: a token minted since it was handed out (requests refused together share
+   * one mint), else a freshly minted one; undefined without client credentials. The client calls it at
+   * most once per request, so a server that refuses every token cannot make pix mint in a loop.
+   */
+  refresh(rejected: string): Promise<string | undefined>;
 }
 
 /** POST /api/financial/v1/auth/token: client credentials → a token valid for `expiresIn` seconds. */
@@ -82,7 +86,6 @@ export function createTokenProvider(
   const profileName = settings.profile.value;
   let memory: CachedToken | undefined;
   let minting: Promise<string> | undefined;
-  let refreshed: Promise<string> | undefined;
 
   const own =
     credentials.kind === 'client' &&
@@ -172,11 +175,16 @@ export function createTokenProvider(
           return undefined;
       }
     },
-    async refresh() {
+    async refresh(rejected) {
       if (credentials.kind !== 'client') return undefined;
-      // Once per run: requests that failed together all retry with the one fresh token.
-      refreshed ??= mintAndCache(credentials.clientKey.value, credentials.clientSecret.value);
-      return refreshed;
+      // A token minted after the refused one was handed out is the answer to this 401 too: one mint for
+      // requests refused together, and a new one for each later expiry (a long batch sees several).
+      if (minting) return minting;
+      if (memory !== undefined && memory.value !== rejected) return memory.value;
+      minting = mintAndCache(credentials.clientKey.value, credentials.clientSecret.value).finally(() => {
+        minting = undefined;
+      });
+      return minting;
     },
   };
 }

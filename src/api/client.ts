@@ -472,9 +472,11 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
           throw networkError(endpoint, error);
         }
         if (response.status === 401 && token !== undefined && !refreshed && !settings.sandbox) {
-          // A 401 means nothing was applied, so even a write may be sent again with a fresh token, once.
+          // A 401 proves nothing was applied (api/outcomes.ts), so even a write may be sent again with a
+          // fresh token, once: the only time pix sends a transfer or charge again. A static token cannot be
+          // refreshed: the 401 stands (exit 3).
           refreshed = true;
-          const fresh = await (await getTokenProvider()).refresh();
+          const fresh = await (await getTokenProvider()).refresh(token);
           if (fresh !== undefined) {
             secrets.add(fresh);
             token = fresh;

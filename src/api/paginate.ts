@@ -17,6 +17,8 @@ export interface PaginateOptions<T> {
 export interface PaginateSummary {
   /** The total announced by the first page. */
   total: number;
+  /** Where the export started (--offset): the first page announced `total - startOffset` records from there. */
+  startOffset: number;
   /** The total announced by the last page fetched; differs from `total` when the list moved meanwhile. */
   finalTotal: number;
   yielded: number;
@@ -59,6 +61,7 @@ async function* remainingPages<T>(
   const seen = new Set<string>();
   const summary: PaginateSummary = {
     total: first.total,
+    startOffset: start,
     finalTotal: first.total,
     yielded: 0,
     duplicatesDropped: 0,
@@ -136,9 +139,35 @@ async function* remainingPages<T>(
       options.onProgress?.(fetched, end);
       yield fresh(page.items);
     }
+    // The list grew while it was read: records pushed past the first total (new ones at the top shift
+    // the rest down) are fetched too, up to the total announced last, once: a list that keeps growing
+    // is not followed forever.
+    const grownTo = summary.finalTotal;
+    for (let offset = Math.max(end, start + first.items.length); offset < grownTo; ) {
+      const page = await fetchRange(offset, Math.min(pageSize, grownTo - offset));
+      summary.finalTotal = page.total;
+      if (page.items.length === 0) break;
+      offset += page.items.length;
+      fetched += page.items.length;
+      options.onProgress?.(fetched, grownTo);
+      yield fresh(page.items);
+    }
   } finally {
     // A failed page or a consumer that stopped reading: launch nothing more.
     stopped = true;
   }
   return summary;
+}
+
+/**
+ * Whether an export ended with fewer records than the server announced (issue 23): the records received
+ * (repeated ids dropped) against the first page's total from the export's offset. What pix chose when the
+ * total moves during the export: a list that grew is read to its new end (remainingPages), so every
+ * record announced at the start is still expected; a list that shrank is short too, because deleting
+ * records shifts later ones to offsets already read — the export missed records that still exist, and
+ * only running it again gives a whole list. Undefined when nothing is missing.
+ */
+export function shortfall(summary: PaginateSummary): { received: number; expected: number } | undefined {
+  const expected = Math.max(0, summary.total - summary.startOffset);
+  return summary.yielded < expected ? { received: summary.yielded, expected } : undefined;
 }

@@ -15,7 +15,7 @@ import { centavosToApi, formatBRL, formatDecimal } from '../domain/money.js';
 import { formatDateTime } from '../domain/when.js';
 import { PixError, usageError } from '../errors.js';
 import { type JournalEntry, type Resolution, shortId } from '../journal/entries.js';
-import { journalOf } from '../journal/record.js';
+import { journalOf, recoveryHint } from '../journal/record.js';
 import { effectiveState, findEntry, isResolvable, isUnresolved } from '../journal/rules.js';
 import { describeDamage, type Journal } from '../journal/store.js';
 import { jsonDocument, type OutputMode, outputMode } from '../output/format.js';
@@ -241,7 +241,7 @@ async function list(
       .map((entry) => shortId(entry.id))
       .join(', ');
     stderr.write(
-      `${open.length} ${open.length === 1 ? 'entry has' : 'entries have'} no known outcome (${ids}${open.length > 3 ? ', …' : ''}): check the statement, then \`pix journal resolve ID --paid|--not-paid\`\n`,
+      `${open.length} ${open.length === 1 ? 'entry has' : 'entries have'} no known outcome (${ids}${open.length > 3 ? ', …' : ''}): \`pix journal show ID\` says where to look in the statement, then \`pix journal resolve ID --paid|--not-paid\`\n`,
     );
   }
 }
@@ -306,6 +306,10 @@ export async function runJournal(options: JournalOptions, deps: Deps): Promise<v
     stdout.write(
       mode.format === 'json' ? jsonDocument(publicEntry(entry), mode.pretty) : renderEntry(entry, mode),
     );
+    // The same instructions as when it was left unknown: where to look, and the two ways to record it.
+    if (isUnresolved(entry)) {
+      stderr.write(`hint: ${safeText(recoveryHint(entry, { timeZone: settings.timeZone.value }), 600)}\n`);
+    }
     return;
   }
   if (options.paid === options.notPaid) {

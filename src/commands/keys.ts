@@ -5,13 +5,7 @@ import { formatDateTime } from '../domain/when.js';
 import { jsonDocument, outputMode } from '../output/format.js';
 import { type Column, createListWriter } from '../output/records.js';
 import * as z from '../zod.js';
-import {
-  ALL_CONCURRENCY,
-  ALL_PAGE_SIZE,
-  DEFAULT_PAGE,
-  exportAll,
-  reportExportDrift,
-} from './shared/export.js';
+import { ALL_CONCURRENCY, ALL_PAGE_SIZE, DEFAULT_PAGE, exportAll, finishExport } from './shared/export.js';
 import { integerFlag, parseOptions } from './shared/flags.js';
 import { addExamples } from './shared/help.js';
 import { limitFlag, MAX_PAGE, nextPageCommand } from './shared/pages.js';
@@ -86,7 +80,7 @@ export async function runKeys(options: KeysOptions, deps: Deps): Promise<void> {
     idOf: (key) => key.id,
     writer: { ...mode, columns: columns(mode.timeZone), raw: (key) => key },
   });
-  reportExportDrift(deps, summary, 'key list');
+  finishExport(deps, summary, 'key list');
 }
 
 export function register(command: Command, deps: Deps): void {

@@ -15,13 +15,7 @@ import { jsonDocument, money, type OutputMode, outputMode } from '../output/form
 import { type Column, createListWriter } from '../output/records.js';
 import { asUsage } from '../usage.js';
 import * as z from '../zod.js';
-import {
-  ALL_CONCURRENCY,
-  ALL_PAGE_SIZE,
-  DEFAULT_PAGE,
-  exportAll,
-  reportExportDrift,
-} from './shared/export.js';
+import { ALL_CONCURRENCY, ALL_PAGE_SIZE, DEFAULT_PAGE, exportAll, finishExport } from './shared/export.js';
 import { integerFlag, parseOptions } from './shared/flags.js';
 import { addExamples } from './shared/help.js';
 import { limitFlag, MAX_PAGE, nextPageCommand } from './shared/pages.js';
@@ -245,7 +239,7 @@ export async function runStatement(options: StatementOptions, deps: Deps): Promi
     onRecord: (entry) => totals.add(entry),
   });
   if (mode.format === 'table' && totals.count > 0) stderr.write(`${totals.line(mode.human)}\n`);
-  reportExportDrift(deps, summary, 'statement', '; run it again to be sure nothing was missed');
+  finishExport(deps, summary, 'statement', '; run it again to be sure nothing was missed');
 }
 
 export function register(command: Command, deps: Deps): void {

@@ -299,3 +299,17 @@ export function formatDate(iso: string, timeZone: string): string {
   if (Number.isNaN(ms) || !isValidTimeZone(timeZone)) return iso;
   return dateOf(wallAt(ms, timeZone));
 }
+
+/**
+ * `2026-03-10T08:55-03:00`: the minute of instant `ms` on the wall clock of `timeZone`, with its offset,
+ * as `--from`/`--to` read it (parseWhen) whatever zone the reader's profile has: a command pix prints
+ * for the operator to run means the same instant anywhere.
+ */
+export function formatMinuteWithOffset(ms: number, timeZone: string): string {
+  const minute = Math.floor(ms / 60_000) * 60_000;
+  const w = wallAt(minute, timeZone);
+  const offset = Math.round((wallToUtcMs({ ...w, second: 0, millisecond: 0 }) - minute) / 60_000);
+  const sign = offset < 0 ? '-' : '+';
+  const abs = Math.abs(offset);
+  return `${dateOf(w)}T${pad(w.hour)}:${pad(w.minute)}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}

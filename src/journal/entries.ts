@@ -126,6 +126,11 @@ export interface FinishFields {
   reason?: string;
   /** Charges: what the server gave. */
   created?: ChargeCreated;
+  /**
+   * What the answer contradicted in the request (api/outcomes.ts Anomaly; state `unknown`, reason
+   * `anomaly`): each field with the value sent and the one the server gave.
+   */
+  anomalies?: ReadonlyArray<{ field: string; sent: unknown; got: unknown }>;
 }
 
 /** One entry: its start, its latest outcome and the operator's latest finding. */

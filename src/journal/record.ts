@@ -6,8 +6,10 @@
  * else, a crash included). After the request may have left nothing ends as a crash: an error that is not
  * a refusal becomes an `unknown_outcome` PixError (exit 7, or 130/143 when a signal stopped it).
  */
-import { journalStateOf } from '../api/outcomes.js';
+import { type Anomaly, chargeAnomalies, describeAnomalies, journalStateOf } from '../api/outcomes.js';
 import type { Deps } from '../deps.js';
+import { formatBRL } from '../domain/money.js';
+import { formatMinuteWithOffset } from '../domain/when.js';
 import { describeSystemError, PixError } from '../errors.js';
 import {
   type ChargeCreated,
@@ -26,6 +28,54 @@ export async function journalOf(deps: Deps): Promise<Journal> {
 /** The command that records what the operator found about an entry. */
 export function resolveCommand(entry: Pick<JournalEntry, 'id'>): string {
   return `pix journal resolve ${shortId(entry.id)} --paid|--not-paid`;
+}
+
+/**
+ * The statement window a payment's entry is looked for in: from a few minutes before the attempt (the
+ * clocks of pix and the server differ) to a quarter of an hour after it (the statement lists a transfer
+ * once it is confirmed, which may come after the answer that never arrived).
+ */
+export const LOOK_BEFORE_MS = 5 * 60_000;
+export const LOOK_AFTER_MS = 15 * 60_000;
+
+/** What the hint of an unknown outcome can say beyond the journal entry. */
+export interface LookFor {
+  /** The profile's time zone: the window's times are shown on its clock (with their offset). */
+  timeZone?: string;
+  /** The receiver's document, masked as pix shows documents (the statement shows it the same way). */
+  document?: string;
+}
+
+/** `pix statement -p PROFILE --from … --to …` over the window around a payment's attempt. */
+export function statementWindowCommand(
+  entry: Pick<JournalEntry, 'at' | 'profile'>,
+  timeZone = 'UTC',
+): string {
+  const at = Date.parse(entry.at);
+  const from = formatMinuteWithOffset(at - LOOK_BEFORE_MS, timeZone);
+  // The end rounded up to a whole minute, so the window always covers LOOK_AFTER_MS.
+  const to = formatMinuteWithOffset(at + LOOK_AFTER_MS + 59_999, timeZone);
+  const profile = entry.profile ? `-p ${entry.profile} ` : '';
+  return `pix statement ${profile}--from ${from} --to ${to}`;
+}
+
+/**
+ * THE hint after an unknown outcome (exit 7), and for a payment held by one (issue 23): statement
+ * entries carry no endToEndId (API §2.1), so it names what they do carry — a window of time, the amount
+ * and the counterparty's masked document (or name) — and the two commands that record what was found.
+ * Server text in it (the receiver's name) is made safe where it is shown (main.ts, the report writers).
+ */
+export function recoveryHint(entry: JournalEntry, look: LookFor = {}): string {
+  const id = shortId(entry.id);
+  const paid = `\`pix journal resolve ${id} --paid\``;
+  const notPaid = `\`pix journal resolve ${id} --not-paid\``;
+  if (entry.kind === 'charge') {
+    return `it may have been created (journal entry ${id}, marked unknown): a charge shows in \`pix statement\` only once it is paid; create it again only if a second charge does no harm, then record what you know with ${paid} (it exists) or ${notPaid} (it does not)`;
+  }
+  const name = entry.receiver ? ` "${entry.receiver.slice(0, 80)}"` : '';
+  const doc = look.document ? ` (document ${look.document})` : '';
+  const to = name || doc ? ` to${name}${doc}` : '';
+  return `it may have gone through (journal entry ${id}, marked unknown): look for an OUTCOME of ${formatBRL(entry.amountCentavos)}${to} in \`${statementWindowCommand(entry, look.timeZone)}\`, then run ${paid} if it is there or ${notPaid} if it is not`;
 }
 
 function reasonOf(error: unknown): string {
@@ -52,8 +102,10 @@ export interface JournaledRequest<T> {
   send(): Promise<T>;
   /** The ids and status the result carries, for the `done` line. */
   outcome(result: T): Omit<FinishFields, 'state'>;
-  /** How the operator checks whether it happened (ends the hint of an unknown outcome). */
-  check: string;
+  /** What the answer contradicts in the request (api/outcomes.ts): any makes the outcome unknown. */
+  anomalies?(result: T): Anomaly[];
+  /** What the recovery hint of an unknown outcome can name beyond the entry. */
+  look: LookFor;
   warn(line: string): void;
 }
 
@@ -77,7 +129,7 @@ export async function sendJournaled<T>(request: JournaledRequest<T>): Promise<T>
         ...(known?.server === undefined ? {} : { server: known.server }),
         ...(known?.signal === undefined ? {} : { signal: known.signal }),
         cause: error,
-        hint: `it may have gone through (journal entry ${shortId(entry.id)}, marked unknown): ${request.check}; then record what you found with \`${resolveCommand(entry)}\``,
+        hint: recoveryHint(entry, request.look),
       },
     );
   }
@@ -86,6 +138,26 @@ export async function sendJournaled<T>(request: JournaledRequest<T>): Promise<T>
     outcome = request.outcome(result);
   } catch {
     // The ids are a convenience; `done` is what matters.
+  }
+  let anomalies: Anomaly[];
+  try {
+    anomalies = request.anomalies?.(result) ?? [];
+  } catch (error) {
+    // After the request left nothing ends as a crash: an answer that cannot be checked proves nothing.
+    anomalies = [
+      { field: 'answer', sent: null, got: `not checkable (${(error as Error)?.message ?? error})` },
+    ];
+  }
+  if (anomalies.length > 0) {
+    // The server says it did something other than what was asked: nothing is proven, and the journal
+    // keeps both values; the duplicate guard holds the payment until the operator resolves it.
+    record(journal, entry.id, { ...outcome, state: 'unknown', reason: 'anomaly', anomalies }, warn);
+    const what = entry.kind === 'charge' ? 'charge' : 'transfer';
+    throw new PixError(
+      'unknown_outcome',
+      `the ${what}'s answer does not match the request (${describeAnomalies(anomalies, what)})`,
+      { server: result, hint: recoveryHint(entry, request.look) },
+    );
   }
   record(journal, entry.id, { ...outcome, state: 'done' }, warn);
   return result;
@@ -99,6 +171,8 @@ export interface ChargeRequest extends ChargeStart {
 /** What a created charge carries that the ledger keeps (entries.ts ChargeCreated). */
 interface CreatedCharge {
   id: string;
+  amount: number;
+  pixKeyId?: string | undefined;
   status: string;
   emvqrcps?: string;
   transactionIdentification?: string | undefined;
@@ -149,8 +223,8 @@ export async function journaledCharge<T extends CreatedCharge>(
     entry,
     send,
     outcome: (created) => ({ chargeId: created.id, status: created.status, created: createdOf(created) }),
-    check:
-      'a charge that exists shows in `pix statement` once it is paid; create it again only if a second charge does no harm (--paid records that it exists)',
+    anomalies: (created) => chargeAnomalies(charge, created),
+    look: {},
     warn: (line) => deps.io.stderr.write(`${line}\n`),
   });
   return { charge: created, entry };

@@ -5,7 +5,10 @@
  * SPEC     = RULE ("," RULE)*
  * RULE     = ENDPOINT ":" KIND ["x" N]
  * ENDPOINT = auth | statement | keys | charge | emv | dict | transfer | all
- * KIND     = 500 | 502html (also html502) | 503 | 429 | reset | timeout | badjson | wrongshape
+ * KIND     = 500 | 502html (also html502) | 503 | 429 | 401 | reset | timeout | badjson | wrongshape
+ *
+ * `401` answers as an expired token would: with client credentials pix mints a new token and sends the
+ * request again (a transfer included: a 401 proves nothing was applied); a static token exits 3.
  *
  * `xN` makes only the first N requests to that endpoint fail; without it every request fails.
  * `charge` covers both charge endpoints; `all` every endpoint.
@@ -19,6 +22,7 @@ export const FAULT_KINDS = [
   '502html',
   '503',
   '429',
+  '401',
   'reset',
   'timeout',
   'badjson',

@@ -97,6 +97,9 @@ function applyFault(
     case '429':
       send(res, failureAnswer(429, 'TOO_MANY_REQUESTS', 'Muitas requisições', { 'retry-after': '1' }));
       return;
+    case '401':
+      send(res, failureAnswer(401, 'UNAUTHORIZED', 'Token inválido ou expirado'));
+      return;
     case 'reset': {
       const socket = req.socket as Socket & { resetAndDestroy?: () => void };
       if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();

@@ -75,7 +75,7 @@ describe('createTokenProvider', () => {
       fakeClock(),
     );
     expect(await provider.token()).toBe('tok');
-    expect(await provider.refresh()).toBeUndefined();
+    expect(await provider.refresh('any')).toBeUndefined();
     expect(calls).toEqual([]);
   });
 
@@ -84,7 +84,7 @@ describe('createTokenProvider', () => {
     for (const credentials of [{ kind: 'sandbox' }, { kind: 'none' }] as const) {
       const provider = createTokenProvider(settingsWith(credentials), createMemoryStore(), mint, fakeClock());
       expect(await provider.token()).toBeUndefined();
-      expect(await provider.refresh()).toBeUndefined();
+      expect(await provider.refresh('any')).toBeUndefined();
     }
     expect(calls).toEqual([]);
   });
@@ -222,17 +222,30 @@ describe('createTokenProvider', () => {
     expect(calls).toHaveLength(1);
   });
 
-  it('refresh() after a 401 mints a fresh token once, and token() then returns it', async () => {
+  it('refresh() after a 401 mints a fresh token once per refused token, and token() then returns it', async () => {
     const store = storeWithCached('revoked', 600_000);
     const { mint, calls } = fakeMint();
     const provider = createTokenProvider(settingsWith(storedClient), store, mint, fakeClock());
     expect(await provider.token()).toBe('revoked');
-    expect(await provider.refresh()).toBe('minted-1');
+    expect(await provider.refresh('revoked')).toBe('minted-1');
     expect(await provider.token()).toBe('minted-1');
     expect(store.getProfile('prod')?.cachedToken?.value).toBe('minted-1');
-    // Once per run: a second 401 does not mint again.
-    expect(await provider.refresh()).toBe('minted-1');
+    // Another request refused with the same token gets the token already minted for it.
+    expect(await provider.refresh('revoked')).toBe('minted-1');
     expect(calls).toHaveLength(1);
+    // The new token refused later (it expired during a long batch): one more mint.
+    expect(await provider.refresh('minted-1')).toBe('minted-2');
+    expect(await provider.token()).toBe('minted-2');
+    expect(calls).toHaveLength(2);
+  });
+
+  it('requests refused together share one refresh mint', async () => {
+    const { mint, calls } = fakeMint();
+    const provider = createTokenProvider(settingsWith(envClient), createMemoryStore(), mint, fakeClock());
+    const first = await provider.token();
+    const fresh = await Promise.all([provider.refresh(first!), provider.refresh(first!)]);
+    expect(fresh).toEqual(['minted-2', 'minted-2']);
+    expect(calls).toHaveLength(2);
   });
 
   it('a refused mint is the mint error', async () => {

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
+  chargeAnomalies,
   chargeVerdict,
+  describeAnomalies,
   FAILURE_STATUSES,
   journalStateOf,
   kindForStatus,
   TRANSFER_ACCEPTED_STATUSES,
+  transferAnomalies,
   transferVerdict,
 } from '../../src/api/outcomes.js';
 import { type ErrorKind, PixError } from '../../src/errors.js';
@@ -103,5 +106,48 @@ describe('the journal state an error proves', () => {
   it('anything that is not a PixError (a crash) proves nothing: unknown', () => {
     expect(journalStateOf(new RangeError('Maximum call stack size exceeded'))).toBe('unknown');
     expect(journalStateOf('thrown text')).toBe('unknown');
+  });
+});
+
+describe('answers checked against requests (issue 23)', () => {
+  const sent = { endToEndId: 'E1', amountCentavos: 1000 };
+
+  it('a transfer answer as sent, or without amount and endToEndId, has no anomaly', () => {
+    expect(transferAnomalies(sent, { id: 't', endToEndId: 'E1', amount: 10, fee: 0 })).toEqual([]);
+    expect(transferAnomalies(sent, { id: 't' })).toEqual([]);
+    // Large amounts compare exactly: the request wrote centavos / 100, JSON reads the same double.
+    expect(
+      transferAnomalies({ endToEndId: 'E1', amountCentavos: 29200588096 }, { id: 't', amount: 292005880.96 }),
+    ).toEqual([]);
+  });
+
+  it('another amount, another endToEndId, no id: each named with both values', () => {
+    const anomalies = transferAnomalies(sent, { endToEndId: 'E2', amount: 1000, fee: 7.5, id: '' });
+    expect(anomalies).toEqual([
+      { field: 'amount', sent: 10, got: 1000, fee: 7.5 },
+      { field: 'endToEndId', sent: 'E1', got: 'E2' },
+      { field: 'id', sent: null, got: '' },
+    ]);
+    expect(describeAnomalies(anomalies, 'transfer')).toBe(
+      'amount: sent R$ 10,00, the server answered R$ 1.000,00 with a fee of R$ 7,50; endToEndId: sent "E1", the server answered "E2"; no transfer id in the answer',
+    );
+    expect(transferAnomalies(sent, { id: 't', amount: '10.00' })).toEqual([
+      { field: 'amount', sent: 10, got: '10.00' },
+    ]);
+    expect(transferAnomalies(sent, { id: 't', amount: 10.001 })[0]?.got).toBe(10.001);
+  });
+
+  it('a charge: another amount or key id, a missing id; a key id in another case is the same', () => {
+    const request = { amountCentavos: 500, keyId: 'ABC' };
+    expect(chargeAnomalies(request, { id: 'c', amount: 5, pixKeyId: 'abc' })).toEqual([]);
+    expect(chargeAnomalies(request, { id: 'c', amount: 5 })).toEqual([]);
+    expect(chargeAnomalies(request, { id: ' ', amount: 50, pixKeyId: 'xyz' })).toEqual([
+      { field: 'amount', sent: 5, got: 50 },
+      { field: 'pixKeyId', sent: 'ABC', got: 'xyz' },
+      { field: 'id', sent: null, got: ' ' },
+    ]);
+    // A long server text is kept cut short.
+    const long = chargeAnomalies(request, { id: 'c', amount: 5, pixKeyId: 'k'.repeat(500) });
+    expect(String(long[0]?.got)).toHaveLength(121);
   });
 });

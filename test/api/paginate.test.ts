@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Page, paginate } from '../../src/api/paginate.js';
+import { type Page, paginate, shortfall } from '../../src/api/paginate.js';
 
 interface Row {
   id: string;
@@ -100,6 +100,66 @@ describe('paginate', () => {
     });
     expect(empty.total).toBe(0);
     expect((await collect(empty)).out).toEqual([]);
+  });
+
+  it('an export cut short by the server (empty pages from offset 500 of 1000) is short: received 500 of 1000', async () => {
+    const data = rows(500);
+    const fetchPage = async (offset: number, limit: number): Promise<Page<Row>> => ({
+      total: 1000,
+      items: data.slice(offset, offset + limit),
+    });
+    const { out, summary } = await collect(
+      await paginate(fetchPage, { pageSize: 100, concurrency: 4, idOf: (row) => row.id }),
+    );
+    expect(out).toHaveLength(500);
+    expect(shortfall(summary)).toEqual({ received: 500, expected: 1000 });
+  });
+
+  it('repeated ids do not count: a server repeating a page instead of the next is short', async () => {
+    const data = rows(30);
+    const fetchPage = async (offset: number, limit: number): Promise<Page<Row>> => ({
+      total: 30,
+      // Offset 20 answers the page of offset 10 again.
+      items: data.slice(offset === 20 ? 10 : offset, (offset === 20 ? 10 : offset) + limit),
+    });
+    const { summary } = await collect(
+      await paginate(fetchPage, { pageSize: 10, concurrency: 1, idOf: (row) => row.id }),
+    );
+    expect(summary.duplicatesDropped).toBe(10);
+    expect(shortfall(summary)).toEqual({ received: 20, expected: 30 });
+  });
+
+  it('a list that grew at the top while paging: the records pushed past the end are fetched, nothing is short', async () => {
+    let data = rows(20);
+    const fetchPage = async (offset: number, limit: number): Promise<Page<Row>> => {
+      const page = { total: data.length, items: data.slice(offset, offset + limit) };
+      if (offset === 0) data = [{ id: 'new-1' }, { id: 'new-2' }, ...data];
+      return page;
+    };
+    const { out, summary } = await collect(
+      await paginate(fetchPage, { pageSize: 10, concurrency: 1, idOf: (row) => row.id }),
+    );
+    expect(out.map((row) => row.id).sort()).toEqual(
+      rows(20)
+        .map((row) => row.id)
+        .sort(),
+    );
+    expect(summary.finalTotal).toBe(22);
+    expect(shortfall(summary)).toBeUndefined();
+  });
+
+  it('a list that shrank while paging is short (records shifted past the pages read), with an offset too', async () => {
+    let data = rows(30);
+    const fetchPage = async (offset: number, limit: number): Promise<Page<Row>> => {
+      const page = { total: data.length, items: data.slice(offset, offset + limit) };
+      if (offset === 5) data = data.slice(3); // three of the first records deleted meanwhile
+      return page;
+    };
+    const { summary } = await collect(
+      await paginate(fetchPage, { pageSize: 10, concurrency: 1, startOffset: 5, idOf: (row) => row.id }),
+    );
+    expect(summary.finalTotal).toBe(27);
+    expect(shortfall(summary)).toEqual({ received: 22, expected: 25 });
   });
 
   it('passes a failing page on, in its turn', async () => {

@@ -85,7 +85,11 @@ describe('charges in the journal', () => {
   });
 
   it('a due-date charge too', async () => {
-    answer(DUEDATE, 201, JSON.stringify(created({ type: 'DUEDATE_QRCODE', dueDate: '2026-12-10' })));
+    answer(
+      DUEDATE,
+      201,
+      JSON.stringify(created({ amount: 150, type: 'DUEDATE_QRCODE', dueDate: '2026-12-10' })),
+    );
     const result = await pix([
       'charge',
       'duedate',

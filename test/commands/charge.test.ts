@@ -68,7 +68,10 @@ afterEach(async () => {
 
 const JSON_HEADERS = { headers: { 'content-type': 'application/json' } };
 
-/** Intercepts one POST and returns what the server received. */
+/**
+ * Intercepts one POST and returns what the server received. A created charge answers with the amount
+ * and key id of the request, as the API does (pix checks them: test/commands/answers.test.ts).
+ */
 function interceptCharge(
   path: string,
   reply: { status: number; body: unknown } = { status: 201, body: charge() },
@@ -79,7 +82,12 @@ function interceptCharge(
     .intercept({ path, method: 'POST' })
     .reply((options) => {
       seen.body = JSON.parse(String(options.body));
-      return { statusCode: reply.status, data: JSON.stringify(reply.body), responseOptions: JSON_HEADERS };
+      const created =
+        reply.status < 300 && typeof reply.body === 'object' && reply.body !== null && 'amount' in reply.body;
+      const body = created
+        ? { ...(reply.body as object), amount: seen.body!.amount, pixKeyId: seen.body!.pixKeyId }
+        : reply.body;
+      return { statusCode: reply.status, data: JSON.stringify(body), responseOptions: JSON_HEADERS };
     });
   return seen;
 }
@@ -146,7 +154,7 @@ describe('pix charge immediate', () => {
   it('--json keeps fields pix does not know, in the order the server sent them', async () => {
     const body = { zeta: 1, ...charge(), extra: { nested: true } };
     interceptCharge(IMMEDIATE, { status: 201, body });
-    const result = await immediate('--amount', '10', '--json');
+    const result = await immediate('--amount', '10,50', '--json');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${JSON.stringify(body)}\n`);
   });

@@ -134,6 +134,7 @@ describe('pix journal', () => {
     expect(result.stdout).toContain('Loja \\u001b[2J\\u001b[HFake\\u202e');
     expect(result.stdout).not.toMatch(/\u001b\[2J|\u202e/);
     expect(result.stderr).toContain(`1 entry has no known outcome (${unknown.id.slice(0, 8)})`);
+    expect(result.stderr).toContain('pix journal show ID` says where to look in the statement');
     expect(result.stderr).toContain('pix journal resolve ID --paid|--not-paid');
   });
 

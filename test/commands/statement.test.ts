@@ -275,17 +275,19 @@ describe('pix statement --all', () => {
     expect((await pix(['statement', '--all', '--month', '2025-02', '-o', 'ndjson'])).code).toBe(0);
   });
 
-  it('drops duplicate ids and warns when the total moved', async () => {
+  it('drops duplicate ids and warns when the total moved; reads a grown list to its new end', async () => {
     intercept({ ...pinned, limit: '2', offset: '0' }, { total: 4, results: [income(1), income(2)] });
     intercept({ ...pinned, limit: '2', offset: '2' }, { total: 5, results: [income(2), income(3)] });
+    // An entry landed at the top: in-4 was pushed to offset 4, past the first total.
+    intercept({ ...pinned, limit: '1', offset: '4' }, { total: 5, results: [income(4)] });
     const result = await pix(['statement', '--all', '--limit', '2', '-o', 'ndjson']);
-    expect(result.code).toBe(0);
+    expect(result.code, result.stderr).toBe(0);
     expect(
       result.stdout
         .trimEnd()
         .split('\n')
         .map((line) => JSON.parse(line).id),
-    ).toEqual(['in-1', 'in-2', 'in-3']);
+    ).toEqual(['in-1', 'in-2', 'in-3', 'in-4']);
     expect(result.stderr).toContain('1 duplicate');
     expect(result.stderr).toContain('total 4 → 5');
   });
@@ -328,6 +330,27 @@ describe('pix statement --all', () => {
     expect(code).toBe(0);
     expect(test.stdout().trimEnd().split('\n')).toHaveLength(2);
     expect(test.stderr()).toContain('statement 2 of 3');
+  });
+
+  it('an export the server cuts short (empty pages before its total) writes what came and exits 6: received N of M', async () => {
+    intercept({ ...pinned, limit: '2', offset: '0' }, { total: 6, results: [income(1), income(2)] });
+    intercept({ ...pinned, limit: '2', offset: '2' }, { total: 6, results: [income(3), income(4)] });
+    intercept({ ...pinned, limit: '2', offset: '4' }, { total: 6, results: [] });
+    const result = await pix(['statement', '--all', '--limit', '2', '--json']);
+    expect(result.code, result.stderr).toBe(6);
+    expect(JSON.parse(result.stdout).results).toHaveLength(4);
+    expect(result.stderr).toMatch(/"kind":"unavailable".*received 4 of 6/);
+
+    // The same without --json: one error line and a hint; the records stream out first.
+    intercept({ ...pinned, limit: '2', offset: '0' }, { total: 6, results: [income(1), income(2)] });
+    intercept({ ...pinned, limit: '2', offset: '2' }, { total: 6, results: [] });
+    intercept({ ...pinned, limit: '2', offset: '4' }, { total: 6, results: [] });
+    const ndjson = await pix(['statement', '--all', '--limit', '2', '-o', 'ndjson']);
+    expect(ndjson.code).toBe(6);
+    expect(ndjson.stdout.trimEnd().split('\n')).toHaveLength(2);
+    expect(ndjson.stderr).toMatch(
+      /^error: the statement export is incomplete: received 2 of 6 records the server announced\nhint: /m,
+    );
   });
 
   it('a failing page fails the export with the error of that page', async () => {

@@ -4,6 +4,7 @@ import {
   endOfDay,
   formatDate,
   formatDateTime,
+  formatMinuteWithOffset,
   isValidTimeZone,
   parseDateOnly,
   parseDay,
@@ -218,5 +219,16 @@ describe('formatDateTime, formatDate, isValidTimeZone', () => {
     expect(isValidTimeZone('Mars/Olympus')).toBe(false);
     expect(isValidTimeZone('')).toBe(false);
     expect(isValidTimeZone('-03:00x')).toBe(false);
+  });
+});
+
+describe('formatMinuteWithOffset', () => {
+  it('the minute on the zone clock with its offset, read back by parseWhen as the same instant', () => {
+    const at = Date.parse('2026-03-10T12:34:56.789Z');
+    const shown = formatMinuteWithOffset(at, 'America/Sao_Paulo');
+    expect(shown).toBe('2026-03-10T09:34-03:00');
+    expect(parseWhen(shown, 'from', 'Asia/Tokyo', new Date(at))).toBe('2026-03-10T12:34:00.000Z');
+    expect(formatMinuteWithOffset(at, 'UTC')).toBe('2026-03-10T12:34+00:00');
+    expect(formatMinuteWithOffset(at, 'Asia/Kolkata')).toBe('2026-03-10T18:04+05:30');
   });
 });

@@ -152,7 +152,9 @@ describe('pix pay batch, built binary against the sandbox server', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as { id: string; state: string; error: string | null });
     expect(states[0]).toMatchObject({ id: 's1-000001', state: 'unknown' });
-    expect(states[0]!.error).toMatch(/pix journal resolve [0-9a-f]{8} --paid\|--not-paid/);
+    expect(states[0]!.error).toMatch(
+      /`pix statement -p \S+ --from \S+ --to \S+`.*`pix journal resolve [0-9a-f]{8} --paid`.*`pix journal resolve [0-9a-f]{8} --not-paid`/,
+    );
     expect(states.slice(1).every((row) => row.state === 'not_sent')).toBe(true);
     expect(s.transfers()).toHaveLength(0);
 

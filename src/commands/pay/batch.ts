@@ -44,7 +44,7 @@ import {
 } from '../../domain/money.js';
 import { describeSystemError, PixError, stopSignalOf, usageError } from '../../errors.js';
 import { type JournalEntry, type PaymentIdentity, shortId } from '../../journal/entries.js';
-import { resolveCommand } from '../../journal/record.js';
+import { type LookFor, recoveryHint } from '../../journal/record.js';
 import {
   type Blocker,
   type DuplicateQuery,
@@ -101,7 +101,7 @@ export interface BatchItem {
   transferId?: string;
   /** Why it was not paid, or what to do about it. */
   error?: string;
-  /** The earlier journal entry that made it already paid or held. */
+  /** The journal entry that made it already paid or held, or this run's entry of a row left unknown. */
   earlier?: JournalEntry;
   /** A payment of the same row id on another account (not this row's: named when the ids collide). */
   elsewhere?: JournalEntry;
@@ -226,6 +226,8 @@ interface Run {
   stopped?: string;
   /** The first file the machine would not let pix write (a full disk): the batch's error once reported. */
   fault?: { message: string; hint: string; error: unknown };
+  /** The API refused the credentials (a 401 even after a fresh token, or a static token): exit 3. */
+  refusedLogin?: string;
 }
 
 /**
@@ -249,8 +251,20 @@ function identityOf(batch: string, row: BatchRow): PaymentIdentity {
     : { method: 'qr', emvHash: row.target.emvHash, dynamic: row.target.dynamic, batchRow };
 }
 
-function heldMessage(entry: JournalEntry): string {
-  return `sent before (journal entry ${shortId(entry.id)}) with no known outcome: look for it in the statement, then \`${resolveCommand(entry)}\``;
+/**
+ * A row held by an earlier attempt with no known outcome, and how the operator settles it. Without
+ * `look` the statement window is given in UTC (with its offset, so it is still exact).
+ */
+function heldMessage(entry: JournalEntry, look: LookFor = {}): string {
+  return `sent before (journal entry ${shortId(entry.id)}) with no known outcome; ${recoveryHint(entry, look)}`;
+}
+
+/** What the recovery hint of a row can name: the profile's time zone and the receiver's document. */
+function lookOf(ctx: PayContext, item: BatchItem): LookFor {
+  return {
+    timeZone: ctx.settings.timeZone.value,
+    ...(item.document === undefined ? {} : { document: item.document }),
+  };
 }
 
 /** `R$ 10,00 to ana@example.com via api.example.com (profile "prod") on 2026-11-24T10:00:00Z`. */
@@ -281,7 +295,8 @@ function applyBlocker(run: Run, item: BatchItem, blocker: Blocker, byRow: boolea
     return;
   }
   item.state = 'unknown';
-  item.error = byRow ? heldMessage(entry) : `the same payment ${heldMessage(entry)}`;
+  const held = heldMessage(entry, lookOf(run.ctx, item));
+  item.error = byRow ? held : `the same payment ${held}`;
 }
 
 /** The earlier payment that stops a row, by its id first, then (unless allowed) as the same payment. */
@@ -335,7 +350,7 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
     transfer = await journaledTransfer(ctx, entry, {
       endToEndId: item.endToEndId!,
       amount: item.sendAmount ? amount : undefined,
-      check: `look for endToEndId ${safeText(item.endToEndId!, 64)} in \`pix statement\``,
+      document: item.document,
       // Ctrl-C stops new rows; the ones in flight finish, so their outcome is known, not unknown.
       finishOnSignal: true,
     });
@@ -344,7 +359,9 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
     item.error = error.message;
     if (error.kind === 'unknown_outcome') {
       item.state = 'unknown';
-      item.error = `${error.message}: it may have been paid; look for it in the statement, then \`${resolveCommand(entry)}\``;
+      item.earlier = entry;
+      // The hint is recoveryHint's: a statement window, the amount, the document, the resolve commands.
+      item.error = `${error.message}; ${error.hint ?? recoveryHint(entry, lookOf(ctx, item))}`;
       run.stopped ??= `row ${item.row.id} has an unknown outcome`;
     } else if (error.kind === 'rejected' || error.kind === 'not_found') {
       item.state = 'rejected';
@@ -352,6 +369,7 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
       // Nothing was applied (429, a refused login, a request that never left): a rerun pays it.
       item.state = 'not_sent';
       if (error.kind !== 'unavailable') run.stopped ??= error.message;
+      if (error.kind === 'auth') run.refusedLogin ??= error.message;
     }
     return;
   }
@@ -650,6 +668,14 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
     throw error;
   }
   stderr.write(`batch: ${describeStates(counts)}; ${formatBRL(paidNow)} paid in this run\n`);
+  // Each unknown row, with where to look and how to record it (the report's error column has the same).
+  const unknown = items.filter((item) => item.state === 'unknown' && item.earlier !== undefined);
+  for (const item of unknown.slice(0, SHOWN_PROBLEMS)) {
+    stderr.write(
+      `unknown: row ${safeText(item.row.id, 80)}: ${safeText(recoveryHint(item.earlier!, lookOf(ctx, item)), 600)}\n`,
+    );
+  }
+  if (unknown.length > SHOWN_PROBLEMS) stderr.write(`  … and ${unknown.length - SHOWN_PROBLEMS} more\n`);
   const outcome = batchOutcome(counts);
   const signal = deps.signal.aborted ? stopSignalOf(deps.signal) : undefined;
   if (run.fault !== undefined) {
@@ -663,11 +689,17 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
     }
   }
   if (outcome.kind === undefined && signal === undefined) return;
+  // A refused login stopped the batch: the contract's auth exit (3), unless a row's outcome is unknown
+  // (7 comes first: those rows need the operator before anything else).
+  const login = counts.unknown === 0 ? run.refusedLogin : undefined;
   const hint =
     counts.unknown > 0
-      ? 'look for the unknown rows in `pix statement`, record each with `pix journal resolve ID --paid|--not-paid`, then run the file again'
-      : 'fix or remove the rows that were not paid; running the file again never pays a row twice';
-  throw new PixError(outcome.kind ?? 'interrupted', `batch not complete: ${describeStates(counts)}`, {
+      ? 'look for each unknown row in the statement window named above, record what you find with its `pix journal resolve` command, then run the file again'
+      : login !== undefined
+        ? `the API refused the credentials (${login}): log in again (\`pix login\`, or a new PIX_TOKEN), then run the file again; rows paid are never paid twice`
+        : 'fix or remove the rows that were not paid; running the file again never pays a row twice';
+  const kind = login === undefined ? outcome.kind : 'auth';
+  throw new PixError(kind ?? 'interrupted', `batch not complete: ${describeStates(counts)}`, {
     hint,
     ...(signal === undefined ? {} : { signal }),
   });

@@ -4,6 +4,7 @@
  * the one transfer request (never retried), and the output. Every server-provided text shown here
  * (names, statuses, ids) goes through the one sanitizer (output/sanitize.ts).
  */
+import { transferAnomalies } from '../../api/outcomes.js';
 import { sendTransfer, type TransferResult } from '../../api/resources/payments.js';
 import type { Settings } from '../../config/types.js';
 import type { Deps } from '../../deps.js';
@@ -16,10 +17,10 @@ import {
   formatBRL,
   formatDecimal,
 } from '../../domain/money.js';
-import { formatDateTime, todayIn } from '../../domain/when.js';
+import { formatDateTime } from '../../domain/when.js';
 import { describeSystemError, PixError, usageError } from '../../errors.js';
 import { type JournalEntry, type PaymentIdentity, shortId } from '../../journal/entries.js';
-import { journalOf, sendJournaled } from '../../journal/record.js';
+import { journalOf, recoveryHint, sendJournaled } from '../../journal/record.js';
 import type { Account, Blocker, DuplicateQuery } from '../../journal/rules.js';
 import type { Journal } from '../../journal/store.js';
 import { jsonDocument, type OutputMode, outputMode } from '../../output/format.js';
@@ -113,14 +114,6 @@ export async function startPayment(deps: Deps, flags: PayFlags): Promise<PayCont
 // ---------------------------------------------------------------------------------------------
 // Guards
 
-/** `pix statement` over the days from `since` (an ISO instant; default today) to today. */
-function statementCommand(ctx: PayContext, since?: string): string {
-  const zone = ctx.settings.timeZone.value;
-  const from = since === undefined ? 'today' : todayIn(zone, new Date(since));
-  const today = todayIn(zone, ctx.deps.clock.now());
-  return `pix statement -p ${ctx.settings.profile.value} --from ${from === today ? 'today' : from} --to today`;
-}
-
 /** `R$ 10,50 to NAME paid at 2026-03-10 09:00 (endToEndId E…; journal entry 1a2b3c4d)`. */
 function describeEntry(ctx: PayContext, entry: JournalEntry, what: string): string {
   const when = formatDateTime(entry.at, ctx.settings.timeZone.value);
@@ -134,13 +127,10 @@ function blockedError(ctx: PayContext, blocker: Blocker): PixError {
   const would = ctx.flags.dryRun ? 'would be refused: ' : '';
   const { entry } = blocker;
   if (blocker.why === 'unresolved') {
-    const id = shortId(entry.id);
     return new PixError(
       'declined',
       `${would}an earlier payment has no known outcome: ${describeEntry(ctx, entry, 'sent')}; nothing was sent`,
-      {
-        hint: `look for it in \`${statementCommand(ctx, entry.at)}\`, then run \`pix journal resolve ${id} --paid\` if it went through or \`pix journal resolve ${id} --not-paid\` if it did not`,
-      },
+      { hint: recoveryHint(entry, { timeZone: ctx.settings.timeZone.value }) },
     );
   }
   return new PixError('declined', `${would}already paid: ${describeEntry(ctx, entry, 'paid')}`, {
@@ -311,10 +301,16 @@ function showTransfer(ctx: PayContext, plan: PaymentPlan, amount: Centavos, tran
 export async function journaledTransfer(
   ctx: PayContext,
   entry: JournalEntry,
-  transfer: { endToEndId: string; amount: Centavos | undefined; check: string; finishOnSignal?: boolean },
+  transfer: {
+    endToEndId: string;
+    amount: Centavos | undefined;
+    /** The receiver's masked document, for the recovery hint. */
+    document?: string | undefined;
+    finishOnSignal?: boolean;
+  },
 ): Promise<TransferResult> {
   const client = await ctx.deps.api();
-  const { endToEndId, amount, finishOnSignal = false } = transfer;
+  const { endToEndId, amount, document, finishOnSignal = false } = transfer;
   return sendJournaled({
     journal: ctx.journal,
     entry,
@@ -328,7 +324,9 @@ export async function journaledTransfer(
       ...(result.id ? { transferId: result.id } : {}),
       ...(result.status ? { status: result.status } : {}),
     }),
-    check: transfer.check,
+    // Checked against what the operator confirmed (entry.amountCentavos), sent or not.
+    anomalies: (result) => transferAnomalies({ endToEndId, amountCentavos: entry.amountCentavos }, result),
+    look: { timeZone: ctx.settings.timeZone.value, ...(document === undefined ? {} : { document }) },
     warn: (line) => ctx.deps.io.stderr.write(`${line}\n`),
   });
 }
@@ -383,14 +381,15 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
     transfer = await journaledTransfer(ctx, entry, {
       endToEndId: plan.endToEndId,
       amount: plan.sendAmount ? amount : undefined,
-      check: `look for endToEndId ${e2e} in \`${statementCommand(ctx)}\` before paying again`,
+      document: plan.receiver.document,
     });
   } catch (error) {
     if (error instanceof PixError && error.kind === 'unknown_outcome') {
+      // The endToEndId is for the provider's support desk: the statement does not show it (the hint
+      // says what to look for there instead).
       stderr.write(
         `the transfer of ${formatBRL(amount)} to ${safeText(plan.receiver.name, 120)} may or may not have gone through\n` +
-          `endToEndId: ${e2e}\n` +
-          `check before paying again: ${statementCommand(ctx)}\n`,
+          `endToEndId: ${e2e}\n`,
       );
     }
     throw error;

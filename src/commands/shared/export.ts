@@ -1,8 +1,8 @@
 import type { Page, PaginateSummary } from '../../api/paginate.js';
-import { paginate } from '../../api/paginate.js';
+import { paginate, shortfall } from '../../api/paginate.js';
 import type { Deps } from '../../deps.js';
 import { counted } from '../../domain/words.js';
-import { interruptedError, stopSignalOf } from '../../errors.js';
+import { interruptedError, PixError, stopSignalOf } from '../../errors.js';
 import { createProgress } from '../../output/progress.js';
 import { createListWriter, type ListWriterOptions } from '../../output/records.js';
 
@@ -67,13 +67,13 @@ export async function exportAll<T>(deps: Deps, options: ExportOptions<T>): Promi
   }
 }
 
-/** The warnings an export ends with, after whatever the command says of its own. */
-export function reportExportDrift(
-  deps: Deps,
-  summary: PaginateSummary,
-  subject: string,
-  movedHint = '',
-): void {
+/**
+ * How an export ends, after whatever the command says of its own: warnings for repeated ids and a total
+ * that moved, then exit 6 when fewer records arrived than the server announced (paginate.ts shortfall).
+ * The records that did arrive are written by then (on stdout; an --output-file stays untouched, as it
+ * does for every failed command: it is the whole output or nothing).
+ */
+export function finishExport(deps: Deps, summary: PaginateSummary, subject: string, movedHint = ''): void {
   const { stderr } = deps.io;
   if (summary.duplicatesDropped > 0) {
     stderr.write(
@@ -85,4 +85,16 @@ export function reportExportDrift(
       `warning: the ${subject} changed during the export (total ${summary.total} → ${summary.finalTotal})${movedHint}\n`,
     );
   }
+  const short = shortfall(summary);
+  if (short === undefined) return;
+  throw new PixError(
+    'unavailable',
+    `the ${subject} export is incomplete: received ${short.received} of ${short.expected} records the server announced`,
+    {
+      hint:
+        summary.finalTotal === summary.total
+          ? 'the server stopped handing out records before its own total; the ones received were written; run it again later'
+          : 'the list changed while it was read, so records were skipped; the ones received were written; run it again',
+    },
+  );
 }

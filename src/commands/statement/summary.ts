@@ -18,7 +18,7 @@ import { createProgress } from '../../output/progress.js';
 import { type Column, createListWriter } from '../../output/records.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
-import { ALL_CONCURRENCY, ALL_PAGE_SIZE, reportExportDrift } from '../shared/export.js';
+import { ALL_CONCURRENCY, ALL_PAGE_SIZE, finishExport } from '../shared/export.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { type DateRange, resolveRange } from '../statement.js';
@@ -104,7 +104,7 @@ async function summarise(deps: Deps, range: DateRange, summary: PeriodSummary): 
   let next = await pages.next();
   for (; !next.done; next = await pages.next()) for (const entry of next.value) summary.add(entry);
   progress.done();
-  reportExportDrift(deps, next.value, 'statement', '; run it again to be sure nothing was missed');
+  finishExport(deps, next.value, 'statement', '; run it again to be sure nothing was missed');
 }
 
 export async function runStatementSummary(options: SummaryOptions, deps: Deps): Promise<void> {
