@@ -430,6 +430,28 @@ describe('the journal rules', () => {
     expect(shortId('abcd1111-0000')).toBe('abcd1111');
   });
 
+  it('a journal opened for some entries holds only those, still reads every line for damage, and keeps their order', () => {
+    const dir = tempConfigDir();
+    const writer = openJournal(dir, clockAt(T0));
+    const ana = writer.begin(keyStart());
+    const bob = writer.begin(keyStart('bob@example.com'));
+    writer.finish(bob.id, { state: 'done' });
+    const ana2 = writer.begin(keyStart());
+    writer.finish(ana.id, { state: 'unknown' });
+    const only = openJournal(dir, clockAt(T0), undefined, (entry) => entry.payment?.key === 'ana@example.com');
+    expect(only.read().map((entry) => [entry.id, entry.state, entry.seq])).toEqual([
+      [ana.id, 'unknown', 0],
+      [ana2.id, 'sending', 2],
+    ]);
+    // Bob's outcome line belongs to an entry it passed over: not damage. A line that is damaged is found.
+    expect(only.verify()).toEqual({ damage: [], torn: [] });
+    appendFileSync(join(dir, JOURNAL_FILE), '{"id":"nobody","at":"x","state":"done"}\n');
+    expect(only.verify().damage).toEqual([
+      { line: 6, reason: 'an outcome for entry nobody, whose start line is missing or damaged' },
+    ]);
+    expect(only.findBlocking(keyQuery, ACCOUNT, { before: ana2.id })?.entry.id).toBe(ana.id);
+  });
+
   it('with `before`, only entries started before ours count (two processes racing on one payment)', () => {
     const dir = tempConfigDir();
     const clock = clockAt(T0);

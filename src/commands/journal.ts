@@ -79,6 +79,7 @@ export function publicEntry(entry: JournalEntry): Record<string, unknown> {
     ...(entry.status === undefined ? {} : { status: entry.status }),
     ...(entry.reason === undefined ? {} : { reason: entry.reason }),
     ...(entry.finishedAt === undefined ? {} : { finishedAt: entry.finishedAt }),
+    ...(entry.anomalies === undefined ? {} : { anomalies: entry.anomalies }),
   };
 }
 
@@ -178,7 +179,15 @@ function renderEntry(entry: JournalEntry, mode: OutputMode): string {
     ['Charge key id', 'keyId', entry.charge?.keyId],
     ['Status', 'status', entry.status],
     ['Reason', 'reason', entry.reason],
+    [
+      'Answer differed',
+      'anomalies',
+      entry.anomalies
+        ?.map(({ field, sent, got }) => `${field}: sent ${String(sent)}, answered ${String(got)}`)
+        .join('; '),
+    ],
     ['Profile', 'profile', entry.profile],
+    ['Account', 'baseUrl', entry.baseUrl],
     ['Host', 'host', entry.host],
   ];
   const shown = rows.filter((row): row is [string, string, string] => row[2] !== undefined && row[2] !== '');

@@ -130,7 +130,21 @@ export interface FinishFields {
    * What the answer contradicted in the request (api/outcomes.ts Anomaly; state `unknown`, reason
    * `anomaly`): each field with the value sent and the one the server gave.
    */
-  anomalies?: ReadonlyArray<{ field: string; sent: unknown; got: unknown }>;
+  anomalies?: Anomalies;
+}
+
+export type Anomalies = ReadonlyArray<{ field: string; sent: unknown; got: unknown }>;
+
+/** The `anomalies` of an outcome line: fields named by a string, values kept only when plain. */
+function anomaliesOf(value: unknown): Anomalies | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const plain = (given: unknown) =>
+    typeof given === 'string' || typeof given === 'number' || typeof given === 'boolean' ? given : null;
+  const found = value
+    .filter(isRecord)
+    .filter((item) => typeof item.field === 'string')
+    .map((item) => ({ field: item.field as string, sent: plain(item.sent), got: plain(item.got) }));
+  return found.length === 0 ? undefined : found;
 }
 
 /** One entry: its start, its latest outcome and the operator's latest finding. */
@@ -150,6 +164,8 @@ export interface JournalEntry extends StartFields {
   resolution?: Resolution;
   resolvedAt?: string;
   created?: ChargeCreated;
+  /** What the answer contradicted in the request (FinishFields). */
+  anomalies?: Anomalies;
   match?: ChargeMatchRecord;
   matchedAt?: string;
 }
@@ -295,9 +311,17 @@ export interface JournalParser {
   torn(): number[];
 }
 
-/** `onStart` is called with each entry as its start line is read (the journal's index keeps up this way). */
-export function createJournalParser(onStart?: (entry: JournalEntry) => void): JournalParser {
+/**
+ * `onStart` is called with each entry as its start line is read (the journal's index keeps up this way).
+ * `keep`, when given, says which entries to hold: the others are parsed (so damage is still found) and
+ * counted, and only their ids are kept, so that their later lines are known to belong to them.
+ */
+export function createJournalParser(
+  onStart?: (entry: JournalEntry) => void,
+  keep?: (entry: JournalEntry) => boolean,
+): JournalParser {
   const byId = new Map<string, JournalEntry>();
+  const passed = new Set<string>();
   const damaged: JournalDamage[] = [];
   const torn: number[] = [];
   let lineNumber = 0;
@@ -323,16 +347,24 @@ export function createJournalParser(onStart?: (entry: JournalEntry) => void): Jo
     const record = value as Record<string, unknown>;
     if (typeof record.id !== 'string') return 'not a journal line (no id)';
     if (record.state === 'sending') {
-      if (byId.has(record.id)) return `a second start line for entry ${shortId(record.id)}`;
+      if (byId.has(record.id) || passed.has(record.id))
+        return `a second start line for entry ${shortId(record.id)}`;
       const entry = startEntry(record, intern);
       if (!entry) return `the start line of entry ${shortId(record.id)} has missing or invalid fields`;
       entry.seq = seq++;
+      if (keep !== undefined && !keep(entry)) {
+        passed.add(entry.id);
+        return undefined;
+      }
       byId.set(entry.id, entry);
       onStart?.(entry);
       return undefined;
     }
     const entry = byId.get(record.id);
-    if (!entry) return `an outcome for entry ${shortId(record.id)}, whose start line is missing or damaged`;
+    if (!entry) {
+      if (passed.has(record.id)) return undefined;
+      return `an outcome for entry ${shortId(record.id)}, whose start line is missing or damaged`;
+    }
     const at = str(record.at);
     if (typeof record.state === 'string') {
       if (!FINAL_STATES.has(record.state)) return `entry ${shortId(record.id)}: unknown state`;
@@ -348,6 +380,8 @@ export function createJournalParser(onStart?: (entry: JournalEntry) => void): Jo
       }
       const created = createdOf(record.created);
       if (created !== undefined) entry.created = created;
+      const anomalies = anomaliesOf(record.anomalies);
+      if (anomalies !== undefined) entry.anomalies = anomalies;
       if (at !== undefined) entry.finishedAt = at;
       return undefined;
     }

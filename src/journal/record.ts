@@ -20,9 +20,9 @@ import {
 } from './entries.js';
 import { type Journal, openJournal } from './store.js';
 
-/** The journal of the command's config directory. */
-export async function journalOf(deps: Deps): Promise<Journal> {
-  return openJournal((await deps.config()).dir, deps.clock, deps.processes);
+/** The journal of the command's config directory (`only`: the entries to hold, store.ts openJournal). */
+export async function journalOf(deps: Deps, only?: (entry: JournalEntry) => boolean): Promise<Journal> {
+  return openJournal((await deps.config()).dir, deps.clock, deps.processes, only);
 }
 
 /** The command that records what the operator found about an entry. */

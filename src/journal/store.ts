@@ -88,8 +88,17 @@ export function describeDamage(path: string, damage: readonly JournalDamage[]): 
   return `${path} line ${first.line}: ${first.reason}${more}`;
 }
 
-/** The journal in `dir` (created 0700 when missing). */
-export function openJournal(dir: string, clock: Clock, processes?: Processes): Journal {
+/**
+ * The journal in `dir` (created 0700 when missing). `only`: the entries to hold in memory (a batch holds
+ * those of its rows and payees: a journal of a million lines then costs what its relevant lines cost);
+ * every line is still read and checked, and `read()` returns only the entries held.
+ */
+export function openJournal(
+  dir: string,
+  clock: Clock,
+  processes?: Processes,
+  only?: (entry: JournalEntry) => boolean,
+): Journal {
   const path = join(dir, JOURNAL_FILE);
   const append = (record: object) => {
     ensurePrivateDir(dir);
@@ -100,7 +109,7 @@ export function openJournal(dir: string, clock: Clock, processes?: Processes): J
   let parsed: { identity: string; offset: number; parser: JournalParser; index: JournalIndex } | undefined;
   const fresh = (identity: string) => {
     const index = createJournalIndex();
-    return { identity, offset: 0, parser: createJournalParser((entry) => index.add(entry)), index };
+    return { identity, offset: 0, parser: createJournalParser((entry) => index.add(entry), only), index };
   };
   const load = (): NonNullable<typeof parsed> | undefined => {
     // A piece at a time: a journal of 100,000 lines (40 MB) is never one buffer, one string or one array

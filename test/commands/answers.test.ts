@@ -192,6 +192,10 @@ describe('answers checked against requests (finding 7)', () => {
     expect(outcomeLine(dir, entry!.id)).toMatchObject({
       anomalies: [{ field: 'amount', sent: 10, got: 1000 }],
     });
+    // Read back: pix journal show names both values.
+    expect(entry).toMatchObject({ anomalies: [{ field: 'amount', sent: 10, got: 1000 }] });
+    const shown = await pix(['journal', 'show', String(entry!.id)]);
+    expect(shown.stdout).toMatch(/amount: sent 10, answered 1000/);
     // The duplicate guard holds the payment until the operator resolves it.
     const again = await pix(['pay', 'key', 'ana@example.com', '--amount', '10.00', '-y']);
     expect(again.code, again.stderr).toBe(8);

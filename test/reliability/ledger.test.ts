@@ -302,6 +302,11 @@ describe('a row another pix is sending (finding 14)', () => {
       expect(first!.error).toContain(`pix process ${other.pid} is sending it (journal entry 7e1d0f3a)`);
       expect(second).toMatchObject({ id: 'r002', state: 'paid' });
       expect(transfers(server)).toBe(1);
+      // pay key of the same key and amount is told the same, not "no known outcome".
+      const key = await pix(['pay', 'key', 'r001@example.com', '--amount', '2', '-y'], env);
+      expect(key.code, key.stderr).toBe(8);
+      expect(key.stderr).toContain(`in progress elsewhere: pix process ${other.pid} is sending`);
+      expect(transfers(server)).toBe(1);
     } finally {
       other.kill('SIGKILL');
       await new Promise((resolve) => other.once('exit', resolve));

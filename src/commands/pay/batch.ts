@@ -255,6 +255,27 @@ function identityOf(batch: string, row: BatchRow): PaymentIdentity {
  * A row held by an earlier attempt with no known outcome, and how the operator settles it. Without
  * `look` the statement window is given in UTC (with its offset, so it is still exact).
  */
+/**
+ * The journal entries a batch asks about — its row ids' and its payees' — the only ones it holds in
+ * memory: the rules (rules.ts) look at no others, and a long journal then costs a row nothing more.
+ */
+function askedAbout(rows: readonly BatchRow[]): (entry: JournalEntry) => boolean {
+  const ids = new Set<string>();
+  const keys = new Set<string>();
+  const codes = new Set<string>();
+  for (const { id, target } of rows) {
+    ids.add(id);
+    if (target.kind === 'key') keys.add(target.key);
+    else codes.add(target.emvHash);
+  }
+  return ({ payment }) => {
+    if (payment === undefined) return false;
+    if (payment.batchRow !== undefined && ids.has(payment.batchRow.row)) return true;
+    if (payment.method === 'key') return payment.key !== undefined && keys.has(payment.key);
+    return payment.emvHash !== undefined && codes.has(payment.emvHash);
+  };
+}
+
 function heldMessage(entry: JournalEntry, look: LookFor = {}): string {
   return `sent before (journal entry ${shortId(entry.id)}) with no known outcome; ${recoveryHint(entry, look)}`;
 }
@@ -494,10 +515,11 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   for (const warning of parsed.warnings.slice(0, SHOWN_PROBLEMS)) {
     stderr.write(`warning: ${safeText(formatProblem(warning), 300)}\n`);
   }
-  const ctx = await startPayment(deps, {
-    dryRun: options.dryRun,
-    allowDuplicate: options.allowDuplicate,
-  });
+  const ctx = await startPayment(
+    deps,
+    { dryRun: options.dryRun, allowDuplicate: options.allowDuplicate },
+    askedAbout(parsed.rows),
+  );
   const { account } = ctx;
   const { profile, host } = account;
   const limits = {

@@ -90,7 +90,11 @@ export async function accountOf(deps: Deps, settings: Settings): Promise<Account
  * needs no confirmation. A damaged journal stops it here too (exit 8): the damaged line may be the
  * record of this very payment.
  */
-export async function startPayment(deps: Deps, flags: PayFlags): Promise<PayContext> {
+export async function startPayment(
+  deps: Deps,
+  flags: PayFlags,
+  only?: (entry: JournalEntry) => boolean,
+): Promise<PayContext> {
   if (!flags.dryRun && !deps.globals.yes && !deps.prompter.canPrompt()) {
     throw usageError(
       undefined,
@@ -99,7 +103,7 @@ export async function startPayment(deps: Deps, flags: PayFlags): Promise<PayCont
     );
   }
   const settings = await deps.settings();
-  const journal = await journalOf(deps);
+  const journal = await journalOf(deps, only);
   journal.checkSound();
   return {
     deps,
@@ -126,6 +130,14 @@ function describeEntry(ctx: PayContext, entry: JournalEntry, what: string): stri
 function blockedError(ctx: PayContext, blocker: Blocker): PixError {
   const would = ctx.flags.dryRun ? 'would be refused: ' : '';
   const { entry } = blocker;
+  const pid = blocker.why === 'unresolved' ? ctx.journal.inFlightElsewhere(entry) : undefined;
+  if (pid !== undefined) {
+    return new PixError(
+      'declined',
+      `${would}the same payment is in progress elsewhere: pix process ${pid} is sending ${describeEntry(ctx, entry, 'started')}; nothing was sent`,
+      { hint: `wait for that pix to end, then look at \`pix journal show ${shortId(entry.id)}\`` },
+    );
+  }
   if (blocker.why === 'unresolved') {
     return new PixError(
       'declined',
