@@ -162,10 +162,17 @@ export function watch(state: SandboxState): Watched {
   const activity = state.activity;
   const activityBefore = activity.slice();
   let activityWritten = false;
-  let oldEntries: Set<StoredEntry> | undefined;
+  // Asked of the few entries a mutation writes to (a transfer's new entry, filled in after it is
+  // inserted), once each: a scan of the list is a few microseconds, where a Set of every entry (built per
+  // update) made each transfer cost in proportion to the account's history.
+  const oldness = new WeakMap<object, boolean>();
   const isOldEntry = (entry: object) => {
-    oldEntries ??= new Set(activityBefore);
-    return oldEntries.has(entry as StoredEntry);
+    let old = oldness.get(entry);
+    if (old === undefined) {
+      old = activityBefore.includes(entry as StoredEntry);
+      oldness.set(entry, old);
+    }
+    return old;
   };
   // One view per object, so that a record read twice is the same object both times.
   const views = new WeakMap<object, object>();
