@@ -118,10 +118,29 @@ function inScope(entry: JournalEntry, scope: Scope): boolean {
 }
 
 /**
+ * The latest unresolved entry of `candidates` (oldest first) in `scope`, else the latest paid one, as
+ * `why` judges each: resolving the unresolved one is what the operator must do first.
+ */
+function latestBlocker(
+  candidates: readonly JournalEntry[],
+  scope: Scope,
+  why: (entry: JournalEntry) => Blocker['why'] | undefined,
+): Blocker | undefined {
+  let paid: JournalEntry | undefined;
+  for (let index = candidates.length - 1; index >= 0; index--) {
+    const entry = candidates[index]!;
+    if (!inScope(entry, scope)) continue;
+    const found = why(entry);
+    if (found === 'unresolved') return { entry, why: found };
+    if (found === 'paid') paid ??= entry;
+  }
+  return paid && { entry: paid, why: 'paid' };
+}
+
+/**
  * The duplicate guard, one for all money (pay key, pay qr, each batch row): the earlier payment to the
- * same payee on the same API that stops `query`, if any — the latest unresolved one first (resolving it
- * is what the operator must do), else the latest paid one. `candidates` are the payments to the same
- * key or code (the index's byPayee), oldest first.
+ * same payee on the same API that stops `query`, if any. `candidates` are the payments to the same key
+ * or code (the index's byPayee), oldest first.
  */
 export function findBlocking(
   candidates: readonly JournalEntry[],
@@ -130,15 +149,7 @@ export function findBlocking(
   account: Account,
   scope: Scope = {},
 ): Blocker | undefined {
-  let paid: JournalEntry | undefined;
-  for (let index = candidates.length - 1; index >= 0; index--) {
-    const entry = candidates[index]!;
-    if (!inScope(entry, scope)) continue;
-    const why = blocks(entry, query, now, account);
-    if (why === 'unresolved') return { entry, why };
-    if (why === 'paid') paid ??= entry;
-  }
-  return paid && { entry: paid, why: 'paid' };
+  return latestBlocker(candidates, scope, (entry) => blocks(entry, query, now, account));
 }
 
 /**
@@ -146,22 +157,18 @@ export function findBlocking(
  * index's byRow), oldest first: a row sent with no known outcome to the same API is held until
  * `pix journal resolve`, whichever profile sent it; a row id paid from this profile on this API is
  * never paid again, whatever file it came from. A row id paid on another account is not paid here
- * (see otherAccountRows). The latest unresolved entry wins over a paid one.
+ * (rowPaidElsewhere names it).
  */
 export function rowBlocker(
   candidates: readonly JournalEntry[],
   account: Account,
   scope: Scope = {},
 ): Blocker | undefined {
-  let paid: JournalEntry | undefined;
-  for (let index = candidates.length - 1; index >= 0; index--) {
-    const entry = candidates[index]!;
-    if (!inScope(entry, scope)) continue;
+  return latestBlocker(candidates, scope, (entry) => {
     const why = blockingState(entry);
-    if (why === 'unresolved' && sameApi(entry, account)) return { entry, why };
-    if (why === 'paid' && sameAccount(entry, account)) paid ??= entry;
-  }
-  return paid && { entry: paid, why: 'paid' };
+    if (why === 'unresolved') return sameApi(entry, account) ? why : undefined;
+    return why === 'paid' && sameAccount(entry, account) ? why : undefined;
+  });
 }
 
 /** The latest payment of this row id made on another account (named in the report when ids collide). */

@@ -31,6 +31,13 @@ async function serve(dir: string, name: string, faults?: string): Promise<Sandbo
 
 type Env = Record<string, string>;
 
+/** A fresh config dir and "the real account": the sandbox server on a loopback port, a static token. */
+async function realAccount(faults?: string) {
+  const dir = tempConfigDir();
+  const server = await serve(dir, 'api', faults);
+  return { dir, server, env: { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 't' } };
+}
+
 async function pix(args: string[], env: Env) {
   const test = createTestIO({});
   const code = await run(args, { io: test.io, env });
@@ -109,9 +116,7 @@ describe('the journal knows the account (finding 1)', () => {
 
 describe('one guard for all money (finding 2)', () => {
   it('pay batch holds a row whose payment pay key left unknown (exit 7), and sends nothing for it', async () => {
-    const dir = tempConfigDir();
-    const server = await serve(dir, 'api', 'transfer:500x1');
-    const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 't' };
+    const { dir, server, env } = await realAccount('transfer:500x1');
     const key = await pix(['pay', 'key', 'ana@example.com', '--amount', '10', '-y'], env);
     expect(key.code, key.stderr).toBe(7);
     expect(transfers(server)).toBe(1);
@@ -130,9 +135,7 @@ describe('one guard for all money (finding 2)', () => {
   });
 
   it('a row repeating a payment made outside the file within 10 minutes is a duplicate (exit 8) unless --allow-duplicate', async () => {
-    const dir = tempConfigDir();
-    const server = await serve(dir, 'api');
-    const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 't' };
+    const { dir, server, env } = await realAccount();
     expect((await pix(['pay', 'key', 'ana@example.com', '--amount', '10', '-y'], env)).code).toBe(0);
     const file = join(dir, 'one.csv');
     // Two rows of one file to the same key and amount: the operator's stated intent, both paid.
@@ -158,9 +161,7 @@ describe('one guard for all money (finding 2)', () => {
 
 describe('a damaged journal is loud (finding 3)', () => {
   async function paidBatch(rows: number) {
-    const dir = tempConfigDir();
-    const server = await serve(dir, 'api');
-    const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 't' };
+    const { dir, server, env } = await realAccount();
     const file = batchFile(dir, rows);
     expect((await pix(['pay', 'batch', file, '--yes'], env)).code).toBe(0);
     return { dir, server, env, file, path: join(dir, JOURNAL_FILE) };
@@ -231,9 +232,7 @@ describe('a damaged journal is loud (finding 3)', () => {
 
 describe('a paid row edited afterwards refuses the batch (finding 5)', () => {
   it('names the row, exit 2, nothing sent; a new id pays the new payment', async () => {
-    const dir = tempConfigDir();
-    const server = await serve(dir, 'api');
-    const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 't' };
+    const { dir, server, env } = await realAccount();
     const file = join(dir, 'e.csv');
     writeFileSync(file, 'id,key,amount\ne1,ana@example.com,100.00\n');
     expect((await pix(['pay', 'batch', file, '--yes'], env)).code).toBe(0);
@@ -256,9 +255,7 @@ describe('a paid row edited afterwards refuses the batch (finding 5)', () => {
 
 describe('the same code is the same code (finding 6)', () => {
   it('a static code written with a lower-case CRC is held as the same payment, with the warning emv decode gives', async () => {
-    const dir = tempConfigDir();
-    const server = await serve(dir, 'api');
-    const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 't' };
+    const { server, env } = await realAccount();
     expect(STATIC_CODE.slice(-4)).toMatch(/[A-F]/); // the CRC has a letter to lower
     const first = await pix(['pay', 'qr', STATIC_CODE, '--amount', '10', '-y'], env);
     expect(first.code, first.stderr).toBe(0);
@@ -273,9 +270,7 @@ describe('the same code is the same code (finding 6)', () => {
 
 describe('a row another pix is sending (finding 14)', () => {
   it('is in progress elsewhere (exit 8, naming the process) while that process runs; unknown once it is gone', async () => {
-    const dir = tempConfigDir();
-    const server = await serve(dir, 'api');
-    const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 't' };
+    const { dir, server, env } = await realAccount();
     const file = batchFile(dir, 2);
     // Another pix process (a live one: this sleep) has written the start line of row r001 and is sending it.
     const other = spawn('sleep', ['60'], { stdio: 'ignore' });
