@@ -116,49 +116,35 @@ describe('a 401 on a transfer (finding 12)', () => {
 
   it('the sandbox fault transfer:401x1 rehearses it: client credentials pay every row, a static token exits 3', async () => {
     const dir = tempConfigDir();
-    const sandbox = await startSandboxServer({
-      port: 0,
-      stateFile: join(dir, 'state.json'),
-      faults: 'transfer:401x1',
-    });
-    try {
-      const file = join(dir, 'payouts.csv');
-      writeFileSync(file, sampleLines(sampleRows({ rows: 3, seed: 5 }), 'csv').join(''));
-      const batch = async (env: Record<string, string>) => {
+    /** A 3-row batch against a fresh sandbox whose first transfer answers 401, with these credentials. */
+    const batch = async (name: string, credentials: Record<string, string>) => {
+      const sandbox = await startSandboxServer({
+        port: 0,
+        stateFile: join(dir, `${name}.json`),
+        faults: 'transfer:401x1',
+      });
+      try {
+        const file = join(dir, `${name}.csv`);
+        writeFileSync(file, sampleLines(sampleRows({ rows: 3, seed: 5 }), 'csv').join(''));
         const test = createTestIO();
         const code = await run(['pay', 'batch', file, '--yes', '--concurrency', '1'], {
           io: test.io,
-          env: { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: sandbox.url, ...env },
+          env: { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: sandbox.url, ...credentials },
         });
         return { code, stderr: test.stderr() };
-      };
-      const client = await batch({
-        PIX_CLIENT_KEY: SANDBOX_CLIENT_KEY,
-        PIX_CLIENT_SECRET: SANDBOX_CLIENT_SECRET,
-      });
-      expect(client.code, client.stderr).toBe(0);
-      expect(client.stderr).toMatch(/batch: 3 paid/);
-    } finally {
-      await sandbox.close();
-    }
-    const again = await startSandboxServer({
-      port: 0,
-      stateFile: join(dir, 'state2.json'),
-      faults: 'transfer:401x1',
+      } finally {
+        await sandbox.close();
+      }
+    };
+    const client = await batch('client', {
+      PIX_CLIENT_KEY: SANDBOX_CLIENT_KEY,
+      PIX_CLIENT_SECRET: SANDBOX_CLIENT_SECRET,
     });
-    try {
-      const file = join(dir, 'payouts2.csv');
-      writeFileSync(file, sampleLines(sampleRows({ rows: 3, seed: 5 }), 'csv').join(''));
-      const test = createTestIO();
-      const code = await run(['pay', 'batch', file, '--yes', '--concurrency', '1'], {
-        io: test.io,
-        env: { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: again.url, PIX_TOKEN: 'any-static-token' },
-      });
-      expect(code, test.stderr()).toBe(3);
-      expect(test.stderr()).toMatch(/batch: 3 not sent/);
-    } finally {
-      await again.close();
-    }
+    expect(client.code, client.stderr).toBe(0);
+    expect(client.stderr).toMatch(/batch: 3 paid/);
+    const token = await batch('token', { PIX_TOKEN: 'any-static-token' });
+    expect(token.code, token.stderr).toBe(3);
+    expect(token.stderr).toMatch(/batch: 3 not sent/);
   });
 });
 
