@@ -17,7 +17,7 @@ import { PixError, usageError } from '../errors.js';
 import { type JournalEntry, type Resolution, shortId } from '../journal/entries.js';
 import { journalOf, recoveryHint } from '../journal/record.js';
 import { effectiveState, findEntry, isResolvable, isUnresolved } from '../journal/rules.js';
-import { describeDamage, type Journal } from '../journal/store.js';
+import { damageWarning, describeDamage, type Journal } from '../journal/store.js';
 import { jsonDocument, type OutputMode, outputMode } from '../output/format.js';
 import { type Column, createListWriter } from '../output/records.js';
 import { safeText } from '../output/sanitize.js';
@@ -287,15 +287,6 @@ function verify(deps: Deps, mode: OutputMode, journal: Journal): void {
   });
 }
 
-/** A warning, on commands that only read the journal, that money-moving ones are stopped. */
-function warnIfDamaged(deps: Deps, journal: Journal): void {
-  const { damage } = journal.verify();
-  if (damage.length === 0) return;
-  deps.io.stderr.write(
-    `warning: the journal is damaged (${describeDamage(journal.path, damage)}): payments and charges are stopped; see \`pix journal verify\`\n`,
-  );
-}
-
 export async function runJournal(options: JournalOptions, deps: Deps): Promise<void> {
   const settings = await deps.settings();
   const mode = await outputMode(deps, settings.timeZone.value);
@@ -305,7 +296,8 @@ export async function runJournal(options: JournalOptions, deps: Deps): Promise<v
     verify(deps, mode, journal);
     return;
   }
-  warnIfDamaged(deps, journal);
+  const warning = damageWarning(journal);
+  if (warning !== undefined) stderr.write(`${warning}\n`);
   if (options.action === 'list') {
     await list(options, deps, mode, journal);
     return;

@@ -89,6 +89,16 @@ export function describeDamage(path: string, damage: readonly JournalDamage[]): 
 }
 
 /**
+ * The warning, for a command that only reads the journal, that money-moving commands are stopped by a
+ * damaged line; undefined when there is none.
+ */
+export function damageWarning(journal: Journal): string | undefined {
+  const { damage } = journal.verify();
+  if (damage.length === 0) return undefined;
+  return `warning: the journal is damaged (${describeDamage(journal.path, damage)}): payments and charges are stopped; see \`pix journal verify\``;
+}
+
+/**
  * The journal in `dir` (created 0700 when missing). `only`: the entries to hold in memory (a batch holds
  * those of its rows and payees: a journal of a million lines then costs what its relevant lines cost);
  * every line is still read and checked, and `read()` returns only the entries held.

@@ -184,7 +184,13 @@ describe('a damaged journal is loud (finding 3)', () => {
     expect(transfers(server)).toBe(20);
     // pay key too, and charges: every command that moves money or creates something.
     expect((await pix(['pay', 'key', 'zed@example.com', '--amount', '1', '-y'], env)).code).toBe(8);
-    expect((await pix(['charge', 'immediate', '--amount', '5', '--key-id', 'x'], env)).code).not.toBe(0);
+    const charge = await pix(
+      ['charge', 'immediate', '--amount', '5', '--no-qr', '--key-id', '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e01'],
+      env,
+    );
+    expect(charge.code, charge.stderr).toBe(8);
+    expect(charge.stderr).toMatch(/error: the journal is damaged: .*nothing was sent/);
+    expect(server.requests.filter((r) => r.endpoint === 'charge')).toHaveLength(0);
     expect(transfers(server)).toBe(20);
 
     // pix journal verify lists both lines: the damaged start line and its orphaned outcome.
@@ -197,6 +203,9 @@ describe('a damaged journal is loud (finding 3)', () => {
     const list = await pix(['journal', '--all'], env);
     expect(list.code).toBe(0);
     expect(list.stderr).toMatch(/warning: the journal is damaged .*payments and charges are stopped/);
+    const charges = await pix(['charge', 'list', '--offline'], env);
+    expect(charges.code, charges.stderr).toBe(0);
+    expect(charges.stderr).toMatch(/warning: the journal is damaged .*payments and charges are stopped/);
   });
 
   it('a hand-edited field is damage too; a byte-order mark at the start is not', async () => {

@@ -22,7 +22,7 @@ import {
   markAmbiguous,
 } from '../../journal/ledger.js';
 import { journalOf } from '../../journal/record.js';
-import type { Journal } from '../../journal/store.js';
+import { damageWarning, type Journal } from '../../journal/store.js';
 import { safeText } from '../../output/sanitize.js';
 
 export interface ProfileLedger {
@@ -40,6 +40,8 @@ export interface ProfileLedger {
 export async function openLedger(deps: Deps): Promise<ProfileLedger> {
   const [journal, settings] = await Promise.all([journalOf(deps), deps.settings()]);
   const profile = settings.profile.value;
+  const warning = damageWarning(journal);
+  if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
   const reload = (now = deps.clock.now()) =>
     chargeLedger(journal.read(), now).filter((record) => record.profile === profile);
   return { journal, profile, records: reload(), reload };
