@@ -1,6 +1,6 @@
 import { Command, type CommanderError, Option } from 'commander';
 import { addExamples, addHelpCommand, completionValues, configureHelp } from './commands/shared/help.js';
-import type { Deps, OutputFormat } from './deps.js';
+import type { Deps, OutputFormat } from './context.js';
 import type { ErrorKind } from './errors.js';
 import { pixVersion } from './version.js';
 

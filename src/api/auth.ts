@@ -1,6 +1,6 @@
 import { normalizeBaseUrl } from '../config/resolve.js';
 import type { CachedToken, ConfigStore, ProfileData, Settings, Sourced } from '../config/types.js';
-import type { Clock } from '../deps.js';
+import type { Clock } from '../context.js';
 import { describeSystemError, PixError } from '../errors.js';
 
 /** What the API client asks for before each request. */

@@ -1,6 +1,6 @@
 import { isLoopbackHost } from '../config/resolve.js';
 import type { Settings } from '../config/types.js';
-import type { Clock, Deps } from '../deps.js';
+import type { Clock, Deps } from '../context.js';
 import { interruptedError, PixError, stopSignalOf } from '../errors.js';
 import { safeText } from '../output/sanitize.js';
 import type * as z from '../zod.js';

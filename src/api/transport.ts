@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Dispatcher, Pool } from 'undici';
 import { isLocalhostName, isLoopbackHost, localhostLookup } from '../config/resolve.js';
 import type { Settings } from '../config/types.js';
-import type { Env } from '../deps.js';
+import type { Env } from '../context.js';
 import { usageError } from '../errors.js';
 
 function readPem(path: string, key: string): Buffer {

@@ -10,7 +10,7 @@
  * A value pix knows nothing about falls back to the shell's file completion.
  */
 import { Argument, type Command, type Option } from 'commander';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../context.js';
 import * as z from '../zod.js';
 import { parseOptions } from './shared/flags.js';
 import { addExamples, type CompletionValues, completionValuesOf } from './shared/help.js';

@@ -5,7 +5,7 @@ import {
   type StatementEntry,
   type StatementPage,
 } from '../api/resources/statement.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../context.js';
 import { maskDocument } from '../domain/documents.js';
 import { centavosFromApi } from '../domain/money.js';
 import { formatDateTime, parseMonth, parseWhen } from '../domain/when.js';

@@ -1,5 +1,5 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import type { Env, GlobalOptions } from '../deps.js';
+import type { Env, GlobalOptions } from '../context.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { parseAmount } from '../domain/money.js';
 import { isValidTimeZone } from '../domain/when.js';

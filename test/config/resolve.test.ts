@@ -8,7 +8,7 @@ import {
   resolveSettings,
 } from '../../src/config/resolve.js';
 import { EMBEDDED_SANDBOX_URL, type ProfileData } from '../../src/config/types.js';
-import { defaultGlobals, type Env, type GlobalOptions } from '../../src/deps.js';
+import { defaultGlobals, type Env, type GlobalOptions } from '../../src/context.js';
 import { PixError } from '../../src/errors.js';
 import { createMemoryStore } from '../helpers/config.js';
 

@@ -12,7 +12,7 @@ import {
   type Settings,
   type Sourced,
 } from '../../config/types.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { PixError, usageError } from '../../errors.js';
 import * as z from '../../zod.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';

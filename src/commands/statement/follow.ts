@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
 import { readStatement, type StatementEntry } from '../../api/resources/statement.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { PixError, usageError } from '../../errors.js';
 import { type OutputMode, outputMode } from '../../output/format.js';
 import { type Column, createListWriter, type ListWriter } from '../../output/records.js';

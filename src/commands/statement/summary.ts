@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { paginate } from '../../api/paginate.js';
 import { readStatement, type StatementEntry } from '../../api/resources/statement.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { centavosToApi } from '../../domain/money.js';
 import {
   PeriodSummary,
