@@ -1,7 +1,7 @@
-import { normalizeBaseUrl } from '../config/resolve.js';
 import type { CachedToken, ConfigStore, ProfileData, Settings, Sourced } from '../config/types.js';
 import type { Clock } from '../context.js';
 import { describeSystemError, PixError } from '../errors.js';
+import { normalizeBaseUrl } from './url.js';
 
 /** What the API client asks for before each request. */
 export interface TokenProvider {

@@ -1,4 +1,3 @@
-import { isLoopbackHost } from '../config/resolve.js';
 import type { Settings } from '../config/types.js';
 import type { Clock, Deps } from '../context.js';
 import { interruptedError, PixError, stopSignalOf } from '../errors.js';
@@ -14,6 +13,7 @@ import { listKeys } from './resources/keys.js';
 import { type AttemptOutcome, isRetryable, MAX_RETRIES, parseRetryAfter, retryDelay } from './retry.js';
 import { createSecretScanner, redactParsed } from './secrets.js';
 import { type ApiTransport, createDispatcher } from './transport.js';
+import { isLoopbackHost } from './url.js';
 
 export type EndpointName = 'auth' | 'statement' | 'keys' | 'charge' | 'emv' | 'dict' | 'transfer';
 

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Dispatcher, Pool } from 'undici';
-import { isLocalhostName, isLoopbackHost, localhostLookup } from '../config/resolve.js';
 import type { Settings } from '../config/types.js';
 import type { Env } from '../context.js';
 import { usageError } from '../errors.js';
+import { isLocalhostName, isLoopbackHost, localhostLookup } from './url.js';
 
 function readPem(path: string, key: string): Buffer {
   try {

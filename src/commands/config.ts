@@ -1,11 +1,11 @@
 import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 import { Argument, type Command } from 'commander';
+import { normalizeBaseUrl } from '../api/url.js';
 import {
   checkProfileName,
   checkTimeZone,
   configValues,
-  normalizeBaseUrl,
   resolveProfileName,
   unknownProfileError,
 } from '../config/resolve.js';

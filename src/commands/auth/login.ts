@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { cachedToken } from '../../api/auth.js';
 import { createApiClient } from '../../api/client.js';
-import { checkProfileName, normalizeBaseUrl } from '../../config/resolve.js';
+import { normalizeBaseUrl } from '../../api/url.js';
+import { checkProfileName } from '../../config/resolve.js';
 import {
   type CachedToken,
   DEFAULT_TIME_ZONE,
