@@ -37,18 +37,18 @@ export function createDeps(overrides: DepsOverrides): Deps {
     output: { records: () => ({ add() {}, done() {} }), ifLost() {}, open: async () => {} },
     ...overrides,
     config: once(async () => {
-      const { openConfigStore } = await import('./runtime.js');
+      const { openConfigStore } = await import('./factory.js');
       return openConfigStore(deps.env);
     }),
     settings: once(async () => {
-      const { resolveSettings } = await import('./runtime.js');
+      const { resolveSettings } = await import('./factory.js');
       const settings = resolveSettings(deps.globals, deps.env, await deps.config());
       for (const warning of settings.warnings) deps.io.stderr.write(`warning: ${warning}\n`);
       return settings;
     }),
     api: once(async () => {
-      const { createApiClient } = await import('./runtime.js');
-      return createApiClient(deps, await deps.settings());
+      const { apiClientFor } = await import('./factory.js');
+      return apiClientFor(deps, await deps.settings());
     }),
     defer: (cleanup) => {
       cleanups.push(cleanup);

@@ -402,7 +402,7 @@ export function createProgram(deps: Deps): Command {
     ],
   );
   program.hook('preAction', async (_program, action) => {
-    const { parseGlobalOptions } = await import('./runtime.js');
+    const { parseGlobalOptions } = await import('./factory.js');
     const entry = entryOf(action);
     deps.globals = parseGlobalOptions(action.optsWithGlobals(), {
       command: commandName(action),

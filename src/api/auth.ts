@@ -68,6 +68,11 @@ function sameBaseUrl(stored: string | undefined, baseUrl: string): boolean {
   }
 }
 
+/** What the token provider reads of the settings: the credentials, whose they are and where they go. */
+export type TokenSettings = Pick<Settings, 'credentials' | 'profile'> & {
+  baseUrl: Pick<Sourced<string>, 'value'>;
+};
+
 /**
  * Bearer token → that token. Client credentials → the cached token while it has more than 60 s left,
  * else a freshly minted one, cached for the next command: in the profile when the key and secret are the
@@ -75,7 +80,7 @@ function sameBaseUrl(stored: string | undefined, baseUrl: string): boolean {
  * `tokenCacheKey`. Sandbox and no credentials → undefined. `warn` hears when a token could not be cached.
  */
 export function createTokenProvider(
-  settings: Settings,
+  settings: TokenSettings,
   store: ConfigStore,
   mint: Mint,
   clock: Clock,

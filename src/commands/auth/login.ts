@@ -2,7 +2,6 @@ import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { cachedToken } from '../../api/auth.js';
-import { createApiClient } from '../../api/client.js';
 import { normalizeBaseUrl } from '../../api/url.js';
 import { checkProfileName } from '../../config/resolve.js';
 import {
@@ -214,7 +213,8 @@ async function verifyClientCredentials(
     tls,
     warnings: [],
   };
-  const client = await createApiClient(deps, settings);
+  const { apiClientFor } = await import('../../factory.js');
+  const client = await apiClientFor(deps, settings);
   try {
     return cachedToken(await client.mintToken(clientKey, clientSecret), baseUrl.value, deps.clock.now());
   } catch (error) {
