@@ -12,7 +12,7 @@ import * as z from '../../zod.js';
 import { DEFAULT_PAGE } from '../shared/export.js';
 import { durationFlag, integerFlag, parseOptions } from '../shared/flags.js';
 import { MAX_PAGE } from '../shared/pages.js';
-import { humanColumns, machineColumns } from '../statement.js';
+import { humanColumns, machineColumns } from './shared.js';
 
 const followOptionsSchema = z.object({
   interval: z.optional(durationFlag),
