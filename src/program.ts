@@ -172,9 +172,20 @@ export const COMMANDS: Entry[] = [
   {
     name: 'completion',
     summary: 'Print a shell completion script (bash, zsh or fish)',
-    load: () => import('./commands/completion.js'),
+    // The script describes every command: the module is handed the whole tree rather than importing this one.
+    load: async () => {
+      const completion = await import('./commands/completion.js');
+      return { register: (command, deps) => completion.register(command, deps, () => wholeProgram(deps)) };
+    },
   },
 ];
+
+/** A fresh program with every command module loaded (`pix completion`). */
+async function wholeProgram(deps: Deps): Promise<Command> {
+  const program = createProgram(deps);
+  await loadCommands(program, deps, [], true);
+  return program;
+}
 
 /**
  * The names of the commands the user asked for, e.g. ['charge', 'immediate'], read from argv before parsing.
