@@ -1,3 +1,8 @@
+/**
+ * createDeps: the Deps a command runs with (the types are context.ts's). What every command needs at once is
+ * here; what only some need — the config store, the settings, the API client — is made on first use by the
+ * composition root, src/factory.ts, loaded then and only then.
+ */
 import { type Deps, type DepsOverrides, defaultGlobals, LOCAL_PROCESSES } from './context.js';
 import { createPrompter } from './output/prompt.js';
 
