@@ -1,131 +1,10 @@
-import type { ApiClient } from './api/client.js';
-import type { ApiTransport } from './api/transport.js';
-import type { ConfigStore, Settings } from './config/types.js';
-import type { IOStreams } from './output/iostreams.js';
-import { createPrompter, type Prompter } from './output/prompt.js';
-import type { Output } from './output/writer.js';
-
-export type Env = Readonly<Record<string, string | undefined>>;
-
-export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv';
-
-/** The global flags of the contract, valid on every command. */
-export interface GlobalOptions {
-  profile: string | undefined;
-  baseUrl: string | undefined;
-  json: boolean;
-  output: OutputFormat | undefined;
-  color: boolean;
-  timeoutMs: number;
-  verbose: boolean;
-  yes: boolean;
-  input: boolean;
-  /** `--wide`: tables show every column in full, whatever the terminal's width. */
-  wide: boolean;
-  /** `--no-pager` turns it off. */
-  pager: boolean;
-  /** `--output-file FILE`: stdout's data goes to FILE, written whole or not at all. */
-  outputFile: string | undefined;
-}
-
-export const DEFAULT_TIMEOUT_MS = 30_000;
-
-export function defaultGlobals(): GlobalOptions {
-  return {
-    profile: undefined,
-    baseUrl: undefined,
-    json: false,
-    output: undefined,
-    color: true,
-    timeoutMs: DEFAULT_TIMEOUT_MS,
-    verbose: false,
-    yes: false,
-    input: true,
-    wide: false,
-    pager: true,
-    outputFile: undefined,
-  };
-}
-
-export interface Clock {
-  now(): Date;
-}
-
-/** This process and the others on the machine: a journal entry names the pix process that sent it. */
-export interface Processes {
-  pid: number;
-  /** Whether a process with this id is running. */
-  alive(pid: number): boolean;
-}
-
-/** Signal 0 tests a process without touching it; EPERM means it runs under another user. */
-export const LOCAL_PROCESSES: Processes = {
-  pid: process.pid,
-  alive(pid) {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'EPERM';
-    }
-  },
-};
-
 /**
- * Everything a command may touch. Only main.ts builds the real one; tests build their own with
- * captured streams, a fixed clock, a temporary PIX_CONFIG_DIR and an undici MockAgent.
+ * createDeps: the Deps a command runs with (the types are context.ts's). What every command needs at once is
+ * here; what only some need — the config store, the settings, the API client — is made on first use by the
+ * composition root, src/factory.ts, loaded then and only then.
  */
-export interface Deps {
-  io: IOStreams;
-  env: Env;
-  clock: Clock;
-  processes: Processes;
-  sleep(ms: number): Promise<void>;
-  /** In [0, 1): backoff jitter. */
-  random(): number;
-  /** Overrides the API client's transport (tests inject an undici MockAgent, or an in-process one). */
-  dispatcher: ApiTransport | undefined;
-  /** Set by the program once flags are parsed. */
-  globals: GlobalOptions;
-  /**
-   * The writer behind `io.stdout` (output/writer.ts): count the records of a list (`records`) and say
-   * what a lost output would lose (`ifLost`). main.ts commits or aborts it when the command ends.
-   */
-  output: Output;
-  prompter: Prompter;
-  config(): Promise<ConfigStore>;
-  settings(): Promise<Settings>;
-  /** The API client for the resolved profile; starts the embedded sandbox when that is the profile. */
-  api(): Promise<ApiClient>;
-  /** Registers work to do when the command ends (close the pool, stop the embedded sandbox). */
-  defer(cleanup: () => unknown): void;
-  close(): Promise<void>;
-  /**
-   * Aborted at the first SIGINT or SIGTERM, with the signal's name as its reason (main.ts; a second
-   * signal ends the process at once). Requests are cancelled through it; long work (exports, waits,
-   * `sandbox serve`) ends on it; a command stopped by it exits 130 or 143.
-   */
-  signal: AbortSignal;
-  /** Resolves with the signal's name at the first SIGINT or SIGTERM (long-running `pix sandbox serve`). */
-  waitForShutdown(): Promise<string>;
-}
-
-export type DepsOverrides = Partial<
-  Pick<
-    Deps,
-    | 'io'
-    | 'env'
-    | 'clock'
-    | 'processes'
-    | 'sleep'
-    | 'random'
-    | 'dispatcher'
-    | 'prompter'
-    | 'signal'
-    | 'waitForShutdown'
-    | 'output'
-  >
-> & { io: IOStreams; env: Env };
+import { type Deps, type DepsOverrides, defaultGlobals, LOCAL_PROCESSES } from './context.js';
+import { createPrompter } from './output/prompt.js';
 
 function once<T>(make: () => Promise<T>): () => Promise<T> {
   let value: Promise<T> | undefined;
@@ -163,18 +42,18 @@ export function createDeps(overrides: DepsOverrides): Deps {
     output: { records: () => ({ add() {}, done() {} }), ifLost() {}, open: async () => {} },
     ...overrides,
     config: once(async () => {
-      const { openConfigStore } = await import('./runtime.js');
+      const { openConfigStore } = await import('./factory.js');
       return openConfigStore(deps.env);
     }),
     settings: once(async () => {
-      const { resolveSettings } = await import('./runtime.js');
+      const { resolveSettings } = await import('./factory.js');
       const settings = resolveSettings(deps.globals, deps.env, await deps.config());
       for (const warning of settings.warnings) deps.io.stderr.write(`warning: ${warning}\n`);
       return settings;
     }),
     api: once(async () => {
-      const { createApiClient } = await import('./runtime.js');
-      return createApiClient(deps, await deps.settings());
+      const { apiClientFor } = await import('./factory.js');
+      return apiClientFor(deps, await deps.settings());
     }),
     defer: (cleanup) => {
       cleanups.push(cleanup);

@@ -1,4 +1,5 @@
-import { createDeps, type Deps, type DepsOverrides } from './deps.js';
+import type { Deps, DepsOverrides } from './context.js';
+import { createDeps } from './deps.js';
 import {
   describeSystemError,
   type ErrorKind,

@@ -1,6 +1,6 @@
 import { Command, type CommanderError, Option } from 'commander';
 import { addExamples, addHelpCommand, completionValues, configureHelp } from './commands/shared/help.js';
-import type { Deps, OutputFormat } from './deps.js';
+import type { Deps, OutputFormat } from './context.js';
 import type { ErrorKind } from './errors.js';
 import { pixVersion } from './version.js';
 
@@ -172,9 +172,20 @@ export const COMMANDS: Entry[] = [
   {
     name: 'completion',
     summary: 'Print a shell completion script (bash, zsh or fish)',
-    load: () => import('./commands/completion.js'),
+    // The script describes every command: the module is handed the whole tree rather than importing this one.
+    load: async () => {
+      const completion = await import('./commands/completion.js');
+      return { register: (command, deps) => completion.register(command, deps, () => wholeProgram(deps)) };
+    },
   },
 ];
+
+/** A fresh program with every command module loaded (`pix completion`). */
+async function wholeProgram(deps: Deps): Promise<Command> {
+  const program = createProgram(deps);
+  await loadCommands(program, deps, [], true);
+  return program;
+}
 
 /**
  * The names of the commands the user asked for, e.g. ['charge', 'immediate'], read from argv before parsing.
@@ -402,7 +413,7 @@ export function createProgram(deps: Deps): Command {
     ],
   );
   program.hook('preAction', async (_program, action) => {
-    const { parseGlobalOptions } = await import('./runtime.js');
+    const { parseGlobalOptions } = await import('./factory.js');
     const entry = entryOf(action);
     deps.globals = parseGlobalOptions(action.optsWithGlobals(), {
       command: commandName(action),

@@ -1,7 +1,7 @@
-import { normalizeBaseUrl } from '../config/resolve.js';
 import type { CachedToken, ConfigStore, ProfileData, Settings, Sourced } from '../config/types.js';
-import type { Clock } from '../deps.js';
+import type { Clock } from '../context.js';
 import { describeSystemError, PixError } from '../errors.js';
+import { normalizeBaseUrl } from './url.js';
 
 /** What the API client asks for before each request. */
 export interface TokenProvider {
@@ -68,6 +68,11 @@ function sameBaseUrl(stored: string | undefined, baseUrl: string): boolean {
   }
 }
 
+/** What the token provider reads of the settings: the credentials, whose they are and where they go. */
+export type TokenSettings = Pick<Settings, 'credentials' | 'profile'> & {
+  baseUrl: Pick<Sourced<string>, 'value'>;
+};
+
 /**
  * Bearer token → that token. Client credentials → the cached token while it has more than 60 s left,
  * else a freshly minted one, cached for the next command: in the profile when the key and secret are the
@@ -75,7 +80,7 @@ function sameBaseUrl(stored: string | undefined, baseUrl: string): boolean {
  * `tokenCacheKey`. Sandbox and no credentials → undefined. `warn` hears when a token could not be cached.
  */
 export function createTokenProvider(
-  settings: Settings,
+  settings: TokenSettings,
   store: ConfigStore,
   mint: Mint,
   clock: Clock,

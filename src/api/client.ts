@@ -1,6 +1,5 @@
-import { isLoopbackHost } from '../config/resolve.js';
-import type { Settings } from '../config/types.js';
-import type { Clock, Deps } from '../deps.js';
+import type { ConfigStore, Credentials, Sourced } from '../config/types.js';
+import type { Clock } from '../context.js';
 import { interruptedError, PixError, stopSignalOf } from '../errors.js';
 import { safeText } from '../output/sanitize.js';
 import type * as z from '../zod.js';
@@ -13,7 +12,7 @@ import { tokenEndpoint } from './resources/auth.js';
 import { listKeys } from './resources/keys.js';
 import { type AttemptOutcome, isRetryable, MAX_RETRIES, parseRetryAfter, retryDelay } from './retry.js';
 import { createSecretScanner, redactParsed } from './secrets.js';
-import { type ApiTransport, createDispatcher } from './transport.js';
+import type { ApiTransport } from './transport.js';
 
 export type EndpointName = 'auth' | 'statement' | 'keys' | 'charge' | 'emv' | 'dict' | 'transfer';
 
@@ -47,17 +46,51 @@ export interface RequestInput {
   query?: Record<string, string | number | undefined>;
   body?: unknown;
   /**
-   * Once it has left, the request is not cancelled by deps.signal (Ctrl-C) but waits for its answer
+   * Once it has left, the request is not cancelled by the command's signal (Ctrl-C) but waits for its answer
    * (still bounded by --timeout), so what it did is known: a batch's rows in flight when the operator
    * stops it. A second Ctrl-C still ends pix at once. Nothing starts after the signal either way.
    */
   finishOnSignal?: boolean;
 }
 
+/**
+ * What the client needs, and no more. The composition root (src/factory.ts) makes it from the settings and the
+ * command's deps; which API is behind the transport (the embedded sandbox, a real one) the client never knows.
+ */
+export interface ApiClientOptions {
+  /** The API's base URL, canonical (api/url.ts); a path after the host prefixes every endpoint's. */
+  baseUrl: string;
+  /**
+   * Where requests go, asked for once, at the first request (so a command that fails before sending loads no
+   * HTTP client): a connection pool (api/transport.ts), an in-process answer, a test's MockAgent.
+   */
+  transport(): Promise<ApiTransport>;
+  /** As resolved (config/resolve.ts). `sandbox`: every request carries the bearer `sandbox`, never refreshed. */
+  credentials: Credentials;
+  /** The profile the credentials belong to: the "no credentials" error names it. */
+  profile: Sourced<string>;
+  /** Where a minted token is cached for the next command (api/auth.ts). */
+  store(): Promise<ConfigStore>;
+  /** Whether an answer's sandbox-time header moves the account's clock (api/clock.ts). */
+  trustServerClock: boolean;
+  /** `--timeout`: the bound on each exchange, connecting, headers and body. */
+  timeoutMs: number;
+  /** `--verbose`: each request and answer is logged, secrets redacted, to `stderr`. */
+  verbose: boolean;
+  /** Where --verbose lines and warnings go. */
+  stderr: { write(text: string): unknown };
+  /** Ctrl-C and SIGTERM: cancels the requests in flight (but those that finish on a signal). */
+  signal: AbortSignal;
+  clock: Clock;
+  /** The waits between retries. */
+  sleep(ms: number): Promise<void>;
+  /** In [0, 1): backoff jitter. */
+  random(): number;
+}
+
 export interface ApiClient {
   readonly baseUrl: string;
-  readonly settings: Settings;
-  /** The account's time (api/clock.ts): the sandbox's clock when the API is the sandbox, else deps.clock. */
+  /** The account's time (api/clock.ts): the sandbox's clock when the API is the sandbox, else the local clock. */
   readonly clock: Clock;
   request<T>(endpoint: Endpoint<T>, input?: RequestInput): Promise<T>;
   /** POST /auth/token with client credentials; used by the token provider and by `pix login`. */
@@ -79,7 +112,7 @@ class NetworkFailure extends Error {
     readonly sent: boolean,
     readonly timedOut: boolean,
     readonly code: string | undefined,
-    /** deps.signal (Ctrl-C, SIGTERM) cancelled it. */
+    /** The command's signal (Ctrl-C, SIGTERM) cancelled it. */
     readonly interrupted = false,
   ) {
     super(code ?? 'network failure');
@@ -173,40 +206,25 @@ function describeIssues(error: z.core.$ZodError): string {
   return `unexpected shape at ${where}: ${reason}`;
 }
 
-export async function createApiClient(deps: Deps, settings: Settings): Promise<ApiClient> {
-  const { io, globals } = deps;
-  let baseUrl = settings.baseUrl.value;
-  let transport: ApiTransport | undefined = deps.dispatcher;
-  if (settings.sandbox) {
-    const { startEmbeddedSandbox } = await import('../sandbox/embedded.js');
-    const sandbox = await startEmbeddedSandbox(deps.env);
-    deps.defer(() => sandbox.close());
-    baseUrl = sandbox.baseUrl;
-    // In-process (no socket, no HTTP) unless PIX_SANDBOX_FAULTS asked for a loopback server.
-    transport ??= sandbox.transport;
-    io.stderr.write('sandbox: simulated account, no real money moves\n');
-  }
+export async function createApiClient(options: ApiClientOptions): Promise<ApiClient> {
+  const { baseUrl, credentials, timeoutMs, verbose, stderr, signal } = options;
+  const sandbox = credentials.kind === 'sandbox';
   const origin = new URL(baseUrl);
   const prefix = origin.pathname.replace(/\/+$/, '');
-  const accountClock = createAccountClock(deps.clock, settings.sandbox || isLoopbackHost(origin.hostname));
-  const timeoutMs = globals.timeoutMs;
+  const accountClock = createAccountClock(options.clock, options.trustServerClock);
   // Every secret this client knows; each answer's text is checked against them once, before parsing.
   const secrets = createSecretScanner();
-  const { credentials } = settings;
   if (credentials.kind === 'token') secrets.add(credentials.token.value);
   if (credentials.kind === 'client') secrets.add(credentials.clientSecret.value);
 
-  const getTransport = async (): Promise<ApiTransport> => {
-    if (!transport) {
-      const pool = await createDispatcher(origin, settings, deps.env, timeoutMs);
-      deps.defer(() => pool.close());
-      transport = pool;
-    }
+  let transport: Promise<ApiTransport> | undefined;
+  const getTransport = (): Promise<ApiTransport> => {
+    transport ??= options.transport();
     return transport;
   };
 
   const log = (line: string) => {
-    if (globals.verbose) io.stderr.write(`${line}\n`);
+    if (verbose) stderr.write(`${line}\n`);
   };
   const logRequestHeaders = (headers: Record<string, string>) => {
     for (const [name, value] of Object.entries(headers)) {
@@ -232,11 +250,11 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
     for (const cancel of cancels) cancel();
   };
   const cancelOnSignal = (cancel: () => void): (() => void) => {
-    if (cancels.size === 0) deps.signal.addEventListener('abort', cancelAll, { once: true });
+    if (cancels.size === 0) signal.addEventListener('abort', cancelAll, { once: true });
     cancels.add(cancel);
     return () => {
       cancels.delete(cancel);
-      if (cancels.size === 0) deps.signal.removeEventListener('abort', cancelAll);
+      if (cancels.size === 0) signal.removeEventListener('abort', cancelAll);
     };
   };
 
@@ -253,11 +271,11 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
     const url = `${origin.origin}${path}`;
     // Ctrl-C before the request left: nothing was sent.
-    if (deps.signal.aborted) throw new NetworkFailure(false, false, undefined, true);
+    if (signal.aborted) throw new NetworkFailure(false, false, undefined, true);
     log(`> ${method} ${url}`);
     logRequestHeaders(headers);
     // Timed only for --verbose: reading performance loads Node's perf_hooks, which a plain run need not pay for.
-    const started = globals.verbose ? performance.now() : 0;
+    const started = verbose ? performance.now() : 0;
     const elapsed = () => Math.round(performance.now() - started);
     const controller = new AbortController();
     // --timeout bounds the whole exchange: connecting, the headers and the body.
@@ -276,7 +294,7 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
       });
       accountClock.observe(response.headers);
       const text = await readBounded(response.body, response.headers['content-length']);
-      if (globals.verbose) {
+      if (verbose) {
         log(`< ${response.statusCode} (${elapsed()} ms)`);
         logResponseHeaders(response.headers);
         if (!text.ok) log(`< body of ${text.bytes} bytes not read (over ${MAX_BODY_MIB} MiB)`);
@@ -284,9 +302,9 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
       return { status: response.statusCode, headers: response.headers, body: text };
     } catch (error) {
       const code = errorCode(error);
-      const interrupted = deps.signal.aborted && !finishOnSignal;
+      const interrupted = signal.aborted && !finishOnSignal;
       const timedOut = !interrupted && (controller.signal.aborted || /TIMEOUT/.test(code ?? ''));
-      if (globals.verbose) {
+      if (verbose) {
         const why = interrupted ? 'interrupted' : timedOut ? 'timeout' : (code ?? 'error');
         log(`< failed after ${elapsed()} ms: ${why}`);
       }
@@ -304,16 +322,16 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
 
   function networkError(endpoint: EndpointPolicy, failure: NetworkFailure): PixError {
     if (failure.interrupted) {
-      const signal = stopSignalOf(deps.signal);
+      const stopped = stopSignalOf(signal);
       if (endpoint.retry === 'never' && failure.sent) {
         // It may have reached the server: what is known is "unknown"; the exit code says it was a signal.
         return new PixError('unknown_outcome', `${endpoint.what}: interrupted after it was sent`, {
-          signal,
+          signal: stopped,
           hint: UNKNOWN_OUTCOME_HINT,
         });
       }
       return interruptedError(
-        signal,
+        stopped,
         endpoint.what,
         endpoint.retry === 'never' ? 'nothing was sent' : undefined,
       );
@@ -369,20 +387,20 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
   const getTokenProvider = async (): Promise<TokenProvider> => {
     if (!tokenProvider) {
       tokenProvider = createTokenProvider(
-        settings,
-        await deps.config(),
+        { credentials, profile: options.profile, baseUrl: { value: baseUrl } },
+        await options.store(),
         client.mintToken,
-        deps.clock,
-        (text) => deps.io.stderr.write(`warning: ${text}\n`),
+        options.clock,
+        (text) => stderr.write(`warning: ${text}\n`),
       );
     }
     return tokenProvider;
   };
 
   async function currentToken(): Promise<string | undefined> {
-    if (settings.sandbox) return 'sandbox';
+    if (sandbox) return 'sandbox';
     const token = await (await getTokenProvider()).token();
-    if (token === undefined) throw noCredentialsError(settings.profile);
+    if (token === undefined) throw noCredentialsError(options.profile);
     secrets.add(token);
     return token;
   }
@@ -418,10 +436,10 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
       const outcome: AttemptOutcome = { kind: 'status', status };
       if (endpoint.retry === 'safe' && retry < MAX_RETRIES && isRetryable(outcome)) {
         const header = response.headers['retry-after'];
-        const retryAfter = parseRetryAfter(Array.isArray(header) ? header[0] : header, deps.clock.now());
-        const delay = retryDelay(retry + 1, retryAfter, deps.random());
+        const retryAfter = parseRetryAfter(Array.isArray(header) ? header[0] : header, options.clock.now());
+        const delay = retryDelay(retry + 1, retryAfter, options.random());
         if (delay !== undefined) {
-          await deps.sleep(delay);
+          await options.sleep(delay);
           return undefined;
         }
       }
@@ -446,7 +464,6 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
 
   const client: ApiClient = {
     baseUrl,
-    settings,
     clock: accountClock,
     async request<T>(endpoint: Endpoint<T>, input: RequestInput = {}): Promise<T> {
       const path = buildPath(prefix + endpoint.path, input.query);
@@ -466,12 +483,12 @@ export async function createApiClient(deps: Deps, settings: Settings): Promise<A
             retry < MAX_RETRIES &&
             isRetryable(outcome)
           ) {
-            await deps.sleep(retryDelay(retry + 1, undefined, deps.random())!);
+            await options.sleep(retryDelay(retry + 1, undefined, options.random())!);
             continue;
           }
           throw networkError(endpoint, error);
         }
-        if (response.status === 401 && token !== undefined && !refreshed && !settings.sandbox) {
+        if (response.status === 401 && token !== undefined && !refreshed && !sandbox) {
           // A 401 proves nothing was applied (api/outcomes.ts), so even a write may be sent again with a
           // fresh token, once: the only time pix sends a transfer or charge again. A static token cannot be
           // refreshed: the 401 stands (exit 3).

@@ -6,7 +6,7 @@
  * sandbox's, kept as an offset from the local clock so it runs on between answers. A header from any
  * other host is ignored: a remote server does not move the clock pix judges expiry by.
  */
-import type { Clock } from '../deps.js';
+import type { Clock } from '../context.js';
 
 /** The sandbox's time when it answered (ISO 8601). */
 export const SANDBOX_TIME_HEADER = 'x-pix-sandbox-time';

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Dispatcher, Pool } from 'undici';
-import { isLocalhostName, isLoopbackHost, localhostLookup } from '../config/resolve.js';
 import type { Settings } from '../config/types.js';
-import type { Env } from '../deps.js';
+import type { Env } from '../context.js';
 import { usageError } from '../errors.js';
+import { isLocalhostName, isLoopbackHost, localhostLookup } from './url.js';
 
 function readPem(path: string, key: string): Buffer {
   try {
@@ -85,7 +85,7 @@ function loadPool(): Promise<typeof Pool> {
  */
 export async function createDispatcher(
   baseUrl: URL,
-  settings: Settings,
+  tls: Settings['tls'],
   env: Env,
   timeoutMs: number,
 ): Promise<Dispatcher> {
@@ -94,9 +94,7 @@ export async function createDispatcher(
     timeout: timeoutMs,
     // A localhost name (plain http allowed) resolves to loopback by pix itself, never through DNS.
     ...(isLocalhostName(baseUrl.hostname) ? { lookup: localhostLookup } : {}),
-    ...(settings.tls
-      ? { cert: readPem(settings.tls.cert, 'tls-cert'), key: readPem(settings.tls.key, 'tls-key') }
-      : {}),
+    ...(tls ? { cert: readPem(tls.cert, 'tls-cert'), key: readPem(tls.key, 'tls-key') } : {}),
   };
   // maxHeaderSize: Node's default (16 KiB), given here because the build keeps node:http, where undici
   // would read it, out of undici's load (scripts/build.mjs, undiciHttpShim).

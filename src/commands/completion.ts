@@ -10,7 +10,7 @@
  * A value pix knows nothing about falls back to the shell's file completion.
  */
 import { Argument, type Command, type Option } from 'commander';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../context.js';
 import * as z from '../zod.js';
 import { parseOptions } from './shared/flags.js';
 import { addExamples, type CompletionValues, completionValuesOf } from './shared/help.js';
@@ -508,11 +508,18 @@ export function fishScript(nodes: CompletionNode[], version: string): string {
 // ---------------------------------------------------------------------------------------------
 // The command
 
-export async function runCompletion(options: CompletionOptions, deps: Deps): Promise<void> {
-  // A fresh tree with every command module loaded: the one being run has only this command in it.
-  const { createProgram, loadCommands } = await import('../program.js');
-  const program = createProgram(deps);
-  await loadCommands(program, deps, [], true);
+/**
+ * A fresh command tree with every command module loaded (the one being run has only this command in it).
+ * program.ts gives it: this module importing program.ts, which loads this one, would be an import cycle.
+ */
+export type WholeTree = () => Promise<Command>;
+
+export async function runCompletion(
+  options: CompletionOptions,
+  deps: Deps,
+  wholeTree: WholeTree,
+): Promise<void> {
+  const program = await wholeTree();
   const nodes = completionModel(program);
   const version = program.version() ?? '';
   const script =
@@ -524,11 +531,15 @@ export async function runCompletion(options: CompletionOptions, deps: Deps): Pro
   deps.io.stdout.write(script);
 }
 
-export function register(command: Command, deps: Deps): void {
+export function register(command: Command, deps: Deps, wholeTree: WholeTree): void {
   command
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS))
     .action(async (shell: string) => {
-      await runCompletion(parseOptions(completionOptionsSchema, { shell }, { shell: 'SHELL' }), deps);
+      await runCompletion(
+        parseOptions(completionOptionsSchema, { shell }, { shell: 'SHELL' }),
+        deps,
+        wholeTree,
+      );
     });
   addExamples(
     command,

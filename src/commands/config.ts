@@ -1,11 +1,11 @@
 import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 import { Argument, type Command } from 'commander';
+import { normalizeBaseUrl } from '../api/url.js';
 import {
   checkProfileName,
   checkTimeZone,
   configValues,
-  normalizeBaseUrl,
   resolveProfileName,
   unknownProfileError,
 } from '../config/resolve.js';
@@ -17,7 +17,7 @@ import {
   SANDBOX_PROFILE,
   type Sourced,
 } from '../config/types.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../context.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { formatDecimal, parseAmount } from '../domain/money.js';
 import { usageError } from '../errors.js';

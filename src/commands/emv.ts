@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../context.js';
 import { type DecodedBrCode, decodeBrCode, type ExplainedField, explainBrCode } from '../domain/brcode.js';
 import { centavosToApi } from '../domain/money.js';
 import { counted } from '../domain/words.js';

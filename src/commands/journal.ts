@@ -10,7 +10,7 @@
  *   pix journal verify
  */
 import type { Command } from 'commander';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../context.js';
 import { centavosToApi, formatBRL, formatDecimal } from '../domain/money.js';
 import { formatDateTime } from '../domain/when.js';
 import { PixError, usageError } from '../errors.js';

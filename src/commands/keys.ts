@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { type KeyPage, listKeys, type RegisteredKey } from '../api/resources/keys.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../context.js';
 import { formatDateTime } from '../domain/when.js';
 import { jsonDocument, outputMode } from '../output/format.js';
 import { type Column, createListWriter } from '../output/records.js';

@@ -1,7 +1,7 @@
 import { Argument, type Command } from 'commander';
 import { knownProfiles, resolveProfileName, unknownProfileError } from '../config/resolve.js';
 import { type ProfileData, SANDBOX_PROFILE } from '../config/types.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../context.js';
 import { jsonDocument } from '../output/format.js';
 import * as z from '../zod.js';
 import { parseOptions } from './shared/flags.js';

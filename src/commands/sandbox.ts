@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../context.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { centavosToApi, formatBRL, formatDecimal } from '../domain/money.js';
 import { UUID_PATTERN } from '../domain/pixkey.js';

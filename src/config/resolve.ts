@@ -1,5 +1,5 @@
-import type { LookupAddress, LookupOptions } from 'node:dns';
-import type { Env, GlobalOptions } from '../deps.js';
+import { normalizeBaseUrl } from '../api/url.js';
+import type { Env, GlobalOptions } from '../context.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { parseAmount } from '../domain/money.js';
 import { isValidTimeZone } from '../domain/when.js';
@@ -27,82 +27,6 @@ export function checkProfileName(name: string): string {
     throw new InvalidValue(`"${name}" is not a profile name (letters, digits, - and _, at most 64)`);
   }
   return name;
-}
-
-/** `localhost` and the names under `.localhost` (RFC 6761 §6.3), with or without a final dot. */
-export function isLocalhostName(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/\.$/, '');
-  return host === 'localhost' || host.endsWith('.localhost');
-}
-
-/**
- * 127.0.0.0/8, [::1], and localhost names: the only hosts plain http:// may go to. A localhost name
- * counts because pix resolves it itself, to loopback (`localhostLookup`, which the connection uses), never
- * through DNS.
- */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/\.$/, '');
-  if (isLocalhostName(host)) return true;
-  if (host === '[::1]' || host === '::1') return true;
-  const octets = host.split('.');
-  return (
-    octets.length === 4 &&
-    octets[0] === '127' &&
-    octets.every((octet) => /^\d{1,3}$/.test(octet) && Number(octet) <= 255)
-  );
-}
-
-const LOOPBACK_ADDRESSES: readonly LookupAddress[] = [
-  { address: '127.0.0.1', family: 4 },
-  { address: '::1', family: 6 },
-];
-
-/**
- * The address lookup of a connection to a localhost name: 127.0.0.1 and ::1, answered by pix itself (as
- * curl and browsers do), never by DNS or a hosts file, so a name that was let through as loopback cannot
- * be pointed elsewhere between the check and the connection. Same shape as `dns.lookup`.
- */
-export function localhostLookup(
-  _hostname: string,
-  options: LookupOptions,
-  callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
-): void {
-  const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
-  const wanted =
-    family === 4 || family === 6
-      ? LOOPBACK_ADDRESSES.filter((entry) => entry.family === family)
-      : LOOPBACK_ADDRESSES;
-  const [first] = wanted as [LookupAddress];
-  if (options.all)
-    callback(
-      null,
-      wanted.map((entry) => ({ ...entry })),
-    );
-  else callback(null, first.address, first.family);
-}
-
-/**
- * Checks a base URL and returns its canonical form (lower-case host, no default port, no trailing
- * slash), the form stored secrets are compared by. Throws InvalidValue with the reason.
- */
-export function normalizeBaseUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    throw new InvalidValue(`"${text}" is not a valid URL (e.g. https://api.example.com)`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new InvalidValue(`"${url.protocol}" is not supported; use https://`);
-  }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    throw new InvalidValue(
-      `plain http:// is only allowed to loopback addresses (127.0.0.1, localhost, [::1]); use https://${url.host}`,
-    );
-  }
-  if (url.username || url.password) throw new InvalidValue('must not contain a user name or password');
-  if (url.search || url.hash) throw new InvalidValue('must not have a query or a fragment');
-  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /** Throws InvalidValue unless `zone` is an IANA time zone this Node knows. */

@@ -1,5 +1,5 @@
 import { isAbsolute, join } from 'node:path';
-import type { Env } from '../deps.js';
+import type { Env } from '../context.js';
 import { describeSystemError, PixError } from '../errors.js';
 import {
   checkPrivateDir,

@@ -7,7 +7,7 @@
  * a refusal becomes an `unknown_outcome` PixError (exit 7, or 130/143 when a signal stopped it).
  */
 import { type Anomaly, chargeAnomalies, describeAnomalies, journalStateOf } from '../api/outcomes.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../context.js';
 import { formatBRL } from '../domain/money.js';
 import { formatMinuteWithOffset } from '../domain/when.js';
 import { describeSystemError, PixError } from '../errors.js';

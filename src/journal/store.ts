@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { appendPrivateLine, ensurePrivateDir, readPrivateFrom } from '../config/files.js';
-import type { Clock, Processes } from '../deps.js';
+import type { Clock, Processes } from '../context.js';
 import { PixError } from '../errors.js';
 import {
   type ChargeMatchRecord,

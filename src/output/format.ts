@@ -1,4 +1,4 @@
-import type { Deps, OutputFormat } from '../deps.js';
+import type { Deps, OutputFormat } from '../context.js';
 import { formatBRL, formatDecimal } from '../domain/money.js';
 import { colorEnabled } from './iostreams.js';
 import { jsonSafe } from './sanitize.js';

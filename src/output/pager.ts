@@ -8,7 +8,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { Env } from '../deps.js';
+import type { Env } from '../context.js';
 import { nodeOut } from './iostreams.js';
 import type { Pager } from './writer.js';
 

@@ -4,7 +4,7 @@
  * (architecture rule 8); the drawing is ours, so it can suit the terminal's theme and keep the quiet
  * zone a phone needs.
  */
-import type { Env } from '../deps.js';
+import type { Env } from '../context.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { asUsage } from '../usage.js';
 

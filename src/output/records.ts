@@ -1,4 +1,4 @@
-import type { OutputFormat } from '../deps.js';
+import type { OutputFormat } from '../context.js';
 import type { OutStream } from './iostreams.js';
 import { escapeUnsafe, jsonSafe, spreadsheetSafe } from './sanitize.js';
 import type { Cell, TableColumn, TableStream } from './table.js';

@@ -8,7 +8,7 @@
  * instead, because faults such as `reset` and `timeout` act on a real connection.
  */
 import type { ApiTransport, TransportRequest, TransportResponse } from '../api/transport.js';
-import type { Env } from '../deps.js';
+import type { Env } from '../context.js';
 import { usageError } from '../errors.js';
 import { answerRequest, type SandboxAnswer, type SandboxRequest } from './answer.js';
 import { FaultSpecError } from './faults.js';

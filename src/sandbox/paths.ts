@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ensureConfigDir } from '../config/store.js';
-import type { Env } from '../deps.js';
+import type { Env } from '../context.js';
 
 /**
  * Where the sandbox keeps its account: `<config dir>/sandbox-state.json` (config dir as for profiles).

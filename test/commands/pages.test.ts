@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MAX_PAGE, nextPageCommand } from '../../src/commands/shared/pages.js';
-import { defaultGlobals } from '../../src/deps.js';
+import { defaultGlobals } from '../../src/context.js';
 import { run } from '../../src/main.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';

@@ -2,8 +2,8 @@ import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { cachedToken } from '../../api/auth.js';
-import { createApiClient } from '../../api/client.js';
-import { checkProfileName, normalizeBaseUrl } from '../../config/resolve.js';
+import { normalizeBaseUrl } from '../../api/url.js';
+import { checkProfileName } from '../../config/resolve.js';
 import {
   type CachedToken,
   DEFAULT_TIME_ZONE,
@@ -12,7 +12,7 @@ import {
   type Settings,
   type Sourced,
 } from '../../config/types.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { PixError, usageError } from '../../errors.js';
 import * as z from '../../zod.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
@@ -213,7 +213,8 @@ async function verifyClientCredentials(
     tls,
     warnings: [],
   };
-  const client = await createApiClient(deps, settings);
+  const { apiClientFor } = await import('../../factory.js');
+  const client = await apiClientFor(deps, settings);
   try {
     return cachedToken(await client.mintToken(clientKey, clientSecret), baseUrl.value, deps.clock.now());
   } catch (error) {

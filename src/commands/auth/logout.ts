@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { resolveProfileName, unknownProfileError } from '../../config/resolve.js';
 import { SANDBOX_PROFILE } from '../../config/types.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { addExamples } from '../shared/help.js';
 
 export interface LogoutOptions {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { maskSecret, noCredentialsError, tokenCacheKey } from '../../api/auth.js';
 import type { Settings, Source } from '../../config/types.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { formatDecimal } from '../../domain/money.js';
 import { PixError } from '../../errors.js';
 import { jsonDocument } from '../../output/format.js';

@@ -7,7 +7,7 @@ import {
   dueDateChargeBody,
   type ModifierValue,
 } from '../../api/resources/charges.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { parseTaxId } from '../../domain/documents.js';
 import type { DueDateModifiers } from '../../domain/duedate.js';
 import { InvalidValue } from '../../domain/invalid.js';

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { createImmediateCharge, type ImmediateChargeInput } from '../../api/resources/charges.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { parseTaxId } from '../../domain/documents.js';
 import { journaledCharge } from '../../journal/record.js';
 import * as z from '../../zod.js';

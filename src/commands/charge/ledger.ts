@@ -7,7 +7,7 @@
 import type { ApiClient } from '../../api/client.js';
 import type { Charge } from '../../api/resources/charges.js';
 import { readStatement, type StatementEntry } from '../../api/resources/statement.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { loadBusinessDayTest } from '../../domain/duedate.js';
 import { type ChargeMatch, matchCharges, matchWindow } from '../../domain/matching.js';
 import { centavosToApi } from '../../domain/money.js';

@@ -6,7 +6,7 @@
  * `ambiguous` (more than one entry or charge could be it: none marked paid), `expired`, `pending`.
  */
 import type { Command } from 'commander';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { formatBRL, formatDecimal } from '../../domain/money.js';
 import { formatDateTime } from '../../domain/when.js';

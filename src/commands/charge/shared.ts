@@ -16,7 +16,7 @@ import {
   type NameValue,
 } from '../../api/resources/charges.js';
 import { listKeys, type RegisteredKey } from '../../api/resources/keys.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { parseDuration } from '../../domain/duration.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import {

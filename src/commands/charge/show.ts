@@ -4,7 +4,7 @@
  * payment, after one look at the statement for it (ledger.ts lookAtStatement) unless `--offline`.
  */
 import type { Command } from 'commander';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { formatBRL } from '../../domain/money.js';
 import { jsonDocument } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';

@@ -13,7 +13,7 @@
  */
 import type { Command } from 'commander';
 import type { StatementEntry } from '../../api/resources/statement.js';
-import { DEFAULT_TIMEOUT_MS, type Deps } from '../../deps.js';
+import { DEFAULT_TIMEOUT_MS, type Deps } from '../../context.js';
 import { type ChargeMatch, matchWindow } from '../../domain/matching.js';
 import { formatBRL, formatDecimal } from '../../domain/money.js';
 import { formatDateTime } from '../../domain/when.js';

@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { consultEmv, consultKey, dictEndToEndId, type TransferResult } from '../../api/resources/payments.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import {
   type BatchFormat,
   type BatchProblem,

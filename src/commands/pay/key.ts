@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { consultKey, type DictConsultation, dictEndToEndId } from '../../api/resources/payments.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import type { Centavos } from '../../domain/money.js';
 import { type PixKey, parsePixKey } from '../../domain/pixkey.js';
 import * as z from '../../zod.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { consultEmv, type EmvConsultation } from '../../api/resources/payments.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { type Centavos, centavosFromApi, formatBRL, parseAmount } from '../../domain/money.js';
 import { PixError, usageError } from '../../errors.js';

@@ -7,7 +7,7 @@
 import { transferAnomalies } from '../../api/outcomes.js';
 import { sendTransfer, type TransferResult } from '../../api/resources/payments.js';
 import type { Settings } from '../../config/types.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { institutionName } from '../../domain/banks.js';
 import { maskDocument } from '../../domain/documents.js';
 import {

@@ -1,6 +1,6 @@
 import type { Page, PaginateSummary } from '../../api/paginate.js';
 import { paginate, shortfall } from '../../api/paginate.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { counted } from '../../domain/words.js';
 import { interruptedError, PixError, stopSignalOf } from '../../errors.js';
 import { createProgress } from '../../output/progress.js';

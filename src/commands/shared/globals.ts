@@ -1,4 +1,4 @@
-import { defaultGlobals, type GlobalOptions, type OutputFormat } from '../../deps.js';
+import { defaultGlobals, type GlobalOptions, type OutputFormat } from '../../context.js';
 import { parseDuration } from '../../domain/duration.js';
 import { usageError } from '../../errors.js';
 import { asUsage } from '../../usage.js';

@@ -2,7 +2,7 @@
  * What the list commands (`pix statement`, `pix keys`) share about pages: the largest `--limit` pix asks
  * for, and the command line of the next page, which keeps every flag the user gave.
  */
-import { DEFAULT_TIMEOUT_MS, type GlobalOptions } from '../../deps.js';
+import { DEFAULT_TIMEOUT_MS, type GlobalOptions } from '../../context.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { fromDomain } from './flags.js';
 

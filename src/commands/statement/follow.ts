@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
 import { readStatement, type StatementEntry } from '../../api/resources/statement.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { PixError, usageError } from '../../errors.js';
 import { type OutputMode, outputMode } from '../../output/format.js';
 import { type Column, createListWriter, type ListWriter } from '../../output/records.js';
@@ -12,7 +12,7 @@ import * as z from '../../zod.js';
 import { DEFAULT_PAGE } from '../shared/export.js';
 import { durationFlag, integerFlag, parseOptions } from '../shared/flags.js';
 import { MAX_PAGE } from '../shared/pages.js';
-import { humanColumns, machineColumns } from '../statement.js';
+import { humanColumns, machineColumns } from './shared.js';
 
 const followOptionsSchema = z.object({
   interval: z.optional(durationFlag),

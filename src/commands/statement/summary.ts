@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { paginate } from '../../api/paginate.js';
 import { readStatement, type StatementEntry } from '../../api/resources/statement.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../context.js';
 import { centavosToApi } from '../../domain/money.js';
 import {
   PeriodSummary,
@@ -21,7 +21,7 @@ import * as z from '../../zod.js';
 import { ALL_CONCURRENCY, ALL_PAGE_SIZE, finishExport } from '../shared/export.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { type DateRange, resolveRange } from '../statement.js';
+import { type DateRange, resolveRange } from './shared.js';
 
 const summaryOptionsSchema = z.object({
   from: z.optional(z.string()),

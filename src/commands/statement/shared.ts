@@ -1,0 +1,123 @@
+/**
+ * What the statement's verbs share (`pix statement`, `statement follow`, `statement summary`): the date range
+ * their flags name, and the columns an entry is shown in.
+ */
+import type { Party, StatementEntry } from '../../api/resources/statement.js';
+import { maskDocument } from '../../domain/documents.js';
+import { centavosFromApi } from '../../domain/money.js';
+import { formatDateTime, parseMonth, parseWhen } from '../../domain/when.js';
+import { usageError } from '../../errors.js';
+import { money, type OutputMode } from '../../output/format.js';
+import type { Column } from '../../output/records.js';
+import { asUsage } from '../../usage.js';
+
+/** The range flags, as typed. */
+export interface RangeFlags {
+  from?: string | undefined;
+  to?: string | undefined;
+  month?: string | undefined;
+}
+
+/** The instants sent to the API, or none (the whole statement). */
+export interface DateRange {
+  dateFrom: string;
+  dateTo: string;
+}
+
+/**
+ * `--from`/`--to`/`--month` → the API's dateFrom/dateTo (contract §2). Every refusal is a usage error
+ * naming its flag, raised before any request is made.
+ */
+export function resolveRange(options: RangeFlags, timeZone: string, now: Date): DateRange | undefined {
+  const { from, to, month } = options;
+  if (month !== undefined) {
+    if (from !== undefined || to !== undefined) {
+      throw usageError('--month', `cannot be combined with ${from !== undefined ? '--from' : '--to'}`);
+    }
+    const range = asUsage('--month', () => parseMonth(month, timeZone));
+    return { dateFrom: range.from, dateTo: range.to };
+  }
+  if (from === undefined && to === undefined) return undefined;
+  if (from === undefined)
+    throw usageError('--from', 'is required with --to (the API takes both dates or neither)');
+  if (to === undefined)
+    throw usageError('--to', 'is required with --from (the API takes both dates or neither)');
+  const dateFrom = asUsage('--from', () => parseWhen(from, 'from', timeZone, now));
+  const dateTo = asUsage('--to', () => parseWhen(to, 'to', timeZone, now));
+  if (Date.parse(dateFrom) > Date.parse(dateTo)) {
+    throw usageError('--from', `${from} (${dateFrom}) is later than --to ${to} (${dateTo})`);
+  }
+  return { dateFrom, dateTo };
+}
+
+/** The party on the other side: the creditor of an INCOME, the debtor of an OUTCOME (whichever is there). */
+export function counterpartyOf(entry: StatementEntry): Party | undefined {
+  const preferred = entry.type === 'OUTCOME' ? entry.debtor : entry.creditor;
+  return preferred ?? entry.creditor ?? entry.debtor ?? undefined;
+}
+
+/** An amount of the API's statement (reais) in centavos; none is zero. */
+export function centavosOf(value: number | undefined): number {
+  return value === undefined ? 0 : centavosFromApi(value);
+}
+
+export function humanColumns(mode: OutputMode): Column<StatementEntry>[] {
+  const { colors, timeZone } = mode;
+  const none = () => undefined;
+  const paint = (entry: StatementEntry, text: string) => ({
+    text,
+    paint: entry.type === 'INCOME' ? colors.green : entry.type === 'OUTCOME' ? colors.red : undefined,
+  });
+  // On a narrow terminal Method goes first, then Fee and Type (the amount's sign and colour say it).
+  return [
+    { header: 'Date', kind: 'date', human: (e) => formatDateTime(e.confirmedAt, timeZone), machine: none },
+    { header: 'Type', kind: 'enum', priority: 3, human: (e) => e.type, machine: none },
+    {
+      header: 'Amount',
+      kind: 'money',
+      human: (e) => paint(e, money(centavosOf(e.amount), true)),
+      machine: none,
+    },
+    {
+      header: 'Fee',
+      kind: 'money',
+      priority: 3,
+      human: (e) => money(centavosOf(e.fee), true),
+      machine: none,
+    },
+    { header: 'Method', kind: 'enum', priority: 4, human: (e) => e.method ?? '', machine: none },
+    {
+      header: 'Counterparty',
+      human: (e) => {
+        const party = counterpartyOf(e);
+        if (!party) return '';
+        const document = party.documentNumber ? maskDocument(party.documentNumber) : '';
+        return [party.name, document].filter(Boolean).join(' ');
+      },
+      machine: none,
+    },
+    { header: 'Status', kind: 'enum', priority: 2, human: (e) => e.status, machine: none },
+    { header: 'Id', kind: 'id', priority: 2, human: (e) => e.id, machine: none },
+  ];
+}
+
+/**
+ * The columns of the piped TSV and of CSV: ISO times, plain decimals with a dot, the counterparty
+ * flattened. Documents are written in full: these are exports for reconciliation (the table masks them).
+ */
+export function machineColumns(): Column<StatementEntry>[] {
+  const party = (e: StatementEntry) => counterpartyOf(e);
+  const none = () => '';
+  return [
+    { header: 'confirmedAt', human: none, machine: (e) => e.confirmedAt },
+    { header: 'type', human: none, machine: (e) => e.type },
+    { header: 'amount', human: none, machine: (e) => money(centavosOf(e.amount), false) },
+    { header: 'fee', human: none, machine: (e) => money(centavosOf(e.fee), false) },
+    { header: 'method', human: none, machine: (e) => e.method },
+    { header: 'counterpartyName', human: none, machine: (e) => party(e)?.name },
+    { header: 'counterpartyDocument', human: none, machine: (e) => party(e)?.documentNumber },
+    { header: 'counterpartyBank', human: none, machine: (e) => party(e)?.bank },
+    { header: 'status', human: none, machine: (e) => e.status },
+    { header: 'id', human: none, machine: (e) => e.id },
+  ];
+}

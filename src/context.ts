@@ -1,0 +1,133 @@
+/**
+ * The shared types every layer may import (Env, Clock, Processes, GlobalOptions, Deps) and their defaults. A
+ * leaf: it imports nothing of ours at run time (type-only imports are erased), so any module can use it without
+ * an import cycle. createDeps (deps.ts) builds the real Deps; the wiring behind it is src/factory.ts.
+ */
+import type { ApiClient } from './api/client.js';
+import type { ApiTransport } from './api/transport.js';
+import type { ConfigStore, Settings } from './config/types.js';
+import type { IOStreams } from './output/iostreams.js';
+import type { Prompter } from './output/prompt.js';
+import type { Output } from './output/writer.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv';
+
+/** The global flags of the contract, valid on every command. */
+export interface GlobalOptions {
+  profile: string | undefined;
+  baseUrl: string | undefined;
+  json: boolean;
+  output: OutputFormat | undefined;
+  color: boolean;
+  timeoutMs: number;
+  verbose: boolean;
+  yes: boolean;
+  input: boolean;
+  /** `--wide`: tables show every column in full, whatever the terminal's width. */
+  wide: boolean;
+  /** `--no-pager` turns it off. */
+  pager: boolean;
+  /** `--output-file FILE`: stdout's data goes to FILE, written whole or not at all. */
+  outputFile: string | undefined;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export function defaultGlobals(): GlobalOptions {
+  return {
+    profile: undefined,
+    baseUrl: undefined,
+    json: false,
+    output: undefined,
+    color: true,
+    timeoutMs: DEFAULT_TIMEOUT_MS,
+    verbose: false,
+    yes: false,
+    input: true,
+    wide: false,
+    pager: true,
+    outputFile: undefined,
+  };
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+/** This process and the others on the machine: a journal entry names the pix process that sent it. */
+export interface Processes {
+  pid: number;
+  /** Whether a process with this id is running. */
+  alive(pid: number): boolean;
+}
+
+/** Signal 0 tests a process without touching it; EPERM means it runs under another user. */
+export const LOCAL_PROCESSES: Processes = {
+  pid: process.pid,
+  alive(pid) {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  },
+};
+
+/**
+ * Everything a command may touch. Only main.ts builds the real one; tests build their own with
+ * captured streams, a fixed clock, a temporary PIX_CONFIG_DIR and an undici MockAgent.
+ */
+export interface Deps {
+  io: IOStreams;
+  env: Env;
+  clock: Clock;
+  processes: Processes;
+  sleep(ms: number): Promise<void>;
+  /** In [0, 1): backoff jitter. */
+  random(): number;
+  /** Overrides the API client's transport (tests inject an undici MockAgent, or an in-process one). */
+  dispatcher: ApiTransport | undefined;
+  /** Set by the program once flags are parsed. */
+  globals: GlobalOptions;
+  /**
+   * The writer behind `io.stdout` (output/writer.ts): count the records of a list (`records`) and say
+   * what a lost output would lose (`ifLost`). main.ts commits or aborts it when the command ends.
+   */
+  output: Output;
+  prompter: Prompter;
+  config(): Promise<ConfigStore>;
+  settings(): Promise<Settings>;
+  /** The API client for the resolved profile; starts the embedded sandbox when that is the profile. */
+  api(): Promise<ApiClient>;
+  /** Registers work to do when the command ends (close the pool, stop the embedded sandbox). */
+  defer(cleanup: () => unknown): void;
+  close(): Promise<void>;
+  /**
+   * Aborted at the first SIGINT or SIGTERM, with the signal's name as its reason (main.ts; a second
+   * signal ends the process at once). Requests are cancelled through it; long work (exports, waits,
+   * `sandbox serve`) ends on it; a command stopped by it exits 130 or 143.
+   */
+  signal: AbortSignal;
+  /** Resolves with the signal's name at the first SIGINT or SIGTERM (long-running `pix sandbox serve`). */
+  waitForShutdown(): Promise<string>;
+}
+
+export type DepsOverrides = Partial<
+  Pick<
+    Deps,
+    | 'io'
+    | 'env'
+    | 'clock'
+    | 'processes'
+    | 'sleep'
+    | 'random'
+    | 'dispatcher'
+    | 'prompter'
+    | 'signal'
+    | 'waitForShutdown'
+    | 'output'
+  >
+> & { io: IOStreams; env: Env };

@@ -1,0 +1,188 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, posix, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The shape of src/ as the program runs it: which module loads which. esbuild (the bundler of the build)
+ * reads every module of src/ and reports each import it keeps — static imports, re-exports and `import()`
+ * calls — with `import type` and the other type-only imports erased, as they are from dist/. No output is
+ * written. The rules below are those of docs/architecture.md.
+ */
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Module (`src/…ts`, relative to the root) → the modules of src/ it loads, and how. */
+type Graph = Map<string, Array<{ path: string; dynamic: boolean }>>;
+
+function sourcesOf(dir: string): string[] {
+  return readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+    .map((file) => posix.join(dir, file.split('\\').join('/')))
+    .sort();
+}
+
+async function runTimeGraph(): Promise<Graph> {
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: sourcesOf('src'),
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    packages: 'external',
+    outdir: 'architecture-test-out',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const graph: Graph = new Map();
+  for (const [file, input] of Object.entries(result.metafile.inputs)) {
+    if (!file.startsWith('src/')) continue;
+    graph.set(
+      file,
+      input.imports
+        .filter((edge) => !edge.external && edge.path.startsWith('src/'))
+        .map((edge) => ({ path: edge.path, dynamic: edge.kind === 'dynamic-import' })),
+    );
+  }
+  return graph;
+}
+
+/**
+ * Every import cycle, one per strongly connected component (Tarjan), each shown as one path around it:
+ * `a.ts → b.ts ⇢ a.ts` (⇢ an `import()`). A dynamic import closes a cycle too: the modules still depend on
+ * each other, and the bundle puts them in chunks that import each other.
+ */
+function cyclesOf(graph: Graph): string[] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const visit = (node: string): void => {
+    index.set(node, next);
+    low.set(node, next++);
+    stack.push(node);
+    onStack.add(node);
+    for (const { path } of graph.get(node) ?? []) {
+      if (!index.has(path)) {
+        visit(path);
+        low.set(node, Math.min(low.get(node)!, low.get(path)!));
+      } else if (onStack.has(path)) {
+        low.set(node, Math.min(low.get(node)!, index.get(path)!));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== node);
+    const selfImport = (graph.get(node) ?? []).some(({ path }) => path === node);
+    if (component.length > 1 || selfImport) components.push(component);
+  };
+  for (const node of [...graph.keys()].sort()) if (!index.has(node)) visit(node);
+  return components.map((component) => {
+    // A path around the component from its first module (breadth-first back to the start).
+    const members = new Set(component);
+    const start = [...members].sort()[0]!;
+    const came = new Map<string, { from: string; dynamic: boolean }>();
+    const queue = [start];
+    let closing: { from: string; dynamic: boolean } | undefined;
+    while (queue.length > 0 && !closing) {
+      const node = queue.shift()!;
+      for (const { path, dynamic } of graph.get(node) ?? []) {
+        if (!members.has(path)) continue;
+        if (path === start) {
+          closing = { from: node, dynamic };
+          break;
+        }
+        if (!came.has(path)) {
+          came.set(path, { from: node, dynamic });
+          queue.push(path);
+        }
+      }
+    }
+    const steps: string[] = [`${closing!.dynamic ? '⇢' : '→'} ${start}`];
+    for (let at = closing!.from; at !== start; at = came.get(at)!.from) {
+      steps.unshift(`${came.get(at)!.dynamic ? '⇢' : '→'} ${at}`);
+    }
+    return [start, ...steps].join(' ');
+  });
+}
+
+/** Every module specifier written in a file, `import type` included: for rules about what a layer may name. */
+function specifiersIn(file: string): string[] {
+  const text = readFileSync(join(root, file), 'utf8');
+  const found = [
+    ...text.matchAll(/\bfrom\s+['"]([^'"]+)['"]/g),
+    ...text.matchAll(/\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g),
+    ...text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm),
+  ];
+  return found.map((match) => match[1]!);
+}
+
+function resolvesInto(file: string, specifier: string, dir: string): boolean {
+  if (!specifier.startsWith('.')) return false;
+  const target = relative(root, join(root, dirname(file), specifier))
+    .split('\\')
+    .join('/');
+  return target === dir || target.startsWith(`${dir}/`);
+}
+
+describe('architecture: the shape of src/', () => {
+  let graph: Graph;
+  beforeAll(async () => {
+    graph = await runTimeGraph();
+  });
+
+  it('sees the whole program (so the rules below are not vacuous)', () => {
+    expect([...graph.keys()].sort()).toEqual(sourcesOf('src'));
+    expect(graph.get('src/main.ts')).toContainEqual({ path: 'src/deps.ts', dynamic: false });
+    expect(graph.get('src/deps.ts')).toContainEqual({ path: 'src/factory.ts', dynamic: true });
+  });
+
+  it('has no import cycle at run time (static or import(); `import type` does not count)', () => {
+    // Joined, so a failure prints each cycle's path.
+    expect(cyclesOf(graph).join('\n')).toBe('');
+  });
+
+  it('finds a cycle when there is one, through a dynamic import too', () => {
+    const made: Graph = new Map([
+      ['a.ts', [{ path: 'b.ts', dynamic: false }]],
+      ['b.ts', [{ path: 'c.ts', dynamic: true }]],
+      ['c.ts', [{ path: 'a.ts', dynamic: false }]],
+      ['d.ts', [{ path: 'd.ts', dynamic: false }]],
+      ['e.ts', [{ path: 'a.ts', dynamic: false }]],
+    ]);
+    expect(cyclesOf(made).sort()).toEqual(['a.ts → b.ts ⇢ c.ts → a.ts', 'd.ts → d.ts']);
+  });
+
+  it('context.ts, the shared types, is a leaf: it loads nothing of src/', () => {
+    expect(graph.get('src/context.ts')).toEqual([]);
+  });
+
+  it('api/ loads nothing of config/ (its URL helpers are its own: api/url.ts)', () => {
+    const reaches = [...graph]
+      .filter(([file]) => file.startsWith('src/api/'))
+      .flatMap(([file, edges]) =>
+        edges.filter(({ path }) => path.startsWith('src/config/')).map(({ path }) => `${file} → ${path}`),
+      );
+    expect(reaches).toEqual([]);
+  });
+
+  it('nothing in api/, config/, output/ or domain/ names sandbox/, not even for a type', () => {
+    const offenders = ['src/api', 'src/config', 'src/output', 'src/domain'].flatMap((dir) =>
+      sourcesOf(dir).flatMap((file) =>
+        specifiersIn(file)
+          .filter((specifier) => resolvesInto(file, specifier, 'src/sandbox'))
+          .map((specifier) => `${file}: ${specifier}`),
+      ),
+    );
+    expect(offenders).toEqual([]);
+  });
+});
