@@ -51,7 +51,7 @@ describe('npm install -g . (README, Install)', () => {
 });
 
 describe('npm pack: what the tarball holds', () => {
-  it('the launcher (executable), the whole build, the README, and no sources or tests', async () => {
+  it('the launcher (executable), the whole build, the README, the third-party notices, and no sources or tests', async () => {
     const { stdout } = await npm(['pack', '--dry-run', '--json', '--ignore-scripts']);
     const [packed] = JSON.parse(stdout) as [{ files: { path: string; mode: number }[] }];
     const files = new Map(packed.files.map((file) => [file.path, file.mode]));
@@ -59,8 +59,11 @@ describe('npm pack: what the tarball holds', () => {
     expect(files.has('dist/main.js')).toBe(true);
     expect(files.has('dist/version.js')).toBe(true);
     expect(files.has('README.md')).toBe(true);
+    expect(files.has('THIRD_PARTY_NOTICES.md')).toBe(true);
     const outside = [...files.keys()].filter(
-      (file) => !/^(bin|dist)\//.test(file) && !['README.md', 'package.json'].includes(file),
+      (file) =>
+        !/^(bin|dist)\//.test(file) &&
+        !['README.md', 'THIRD_PARTY_NOTICES.md', 'package.json'].includes(file),
     );
     expect(outside).toEqual([]);
   });
