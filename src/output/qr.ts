@@ -1,8 +1,8 @@
 /**
- * The QR code drawn in the terminal: the one place it is drawn. The symbol comes from the QR encoder
- * vendored in qrcode-terminal, loaded only when a drawing is asked for, so nothing else pays for it
- * (architecture rule 8); the drawing is ours, so it can suit the terminal's theme and keep the quiet
- * zone a phone needs.
+ * The QR code drawn in the terminal: the one place it is drawn. The symbol comes from the `qrcode`
+ * package's encoder (`qrcode.create`, the one the PNG below is made from), loaded only when a drawing is
+ * asked for, so nothing else pays for it (architecture rule 8); the drawing is ours, so it can suit the
+ * terminal's theme and keep the quiet zone a phone needs.
  */
 import type { Env } from '../context.js';
 import { InvalidValue } from '../domain/invalid.js';
@@ -41,19 +41,21 @@ export function qrThemeOf(flag: QrTheme | undefined, env: Env): QrTheme {
   return asUsage('PIX_QR_THEME', () => parseQrTheme(fromEnv));
 }
 
-/** The modules of the QR symbol of `text` (true = dark), error correction L so a PIX code fits in 80 columns. */
+/** The `qrcode` package, loaded on first use: its functions sit on the namespace or, from CommonJS, on `default`. */
+async function loadQrcode(): Promise<typeof import('qrcode')> {
+  const qrcode = await import('qrcode');
+  return qrcode.create === undefined ? (qrcode as unknown as { default: typeof qrcode }).default : qrcode;
+}
+
+/**
+ * The modules of the QR symbol of `text` (true = dark), error correction L so a PIX code fits in 80 columns.
+ * The encoder writes the text as UTF-8 (the bytes the code's CRC covers) and picks the smallest mix of
+ * numeric, alphanumeric and byte segments.
+ */
 export async function qrModules(text: string): Promise<boolean[][]> {
-  const [{ default: QRCode }, { default: levels }] = await Promise.all([
-    import('qrcode-terminal/vendor/QRCode/index.js'),
-    import('qrcode-terminal/vendor/QRCode/QRErrorCorrectLevel.js'),
-  ]);
-  const qr = new QRCode(-1, levels.L);
-  // The encoder writes one byte per UTF-16 unit: hand it the UTF-8 bytes, which the code's CRC covers.
-  qr.addData(Buffer.from(text, 'utf8').toString('latin1'));
-  qr.make();
-  const size = qr.getModuleCount();
-  return Array.from({ length: size }, (_, row) =>
-    Array.from({ length: size }, (_, col) => qr.isDark(row, col)),
+  const { modules } = (await loadQrcode()).create(text, { errorCorrectionLevel: 'L' });
+  return Array.from({ length: modules.size }, (_, row) =>
+    Array.from({ length: modules.size }, (_, col) => modules.get(row, col) === 1),
   );
 }
 
@@ -87,7 +89,5 @@ export async function drawQr(text: string, theme: QrTheme): Promise<string> {
 
 /** The QR code as a PNG data URL (the API's qrCodeDataUrl): the sandbox's charges and `pix charge show --qr-png`. */
 export async function qrPngDataUrl(text: string): Promise<string> {
-  const qrcode = await import('qrcode');
-  const toDataURL = qrcode.toDataURL ?? (qrcode as unknown as { default: typeof qrcode }).default.toDataURL;
-  return toDataURL(text, { type: 'image/png', errorCorrectionLevel: 'M', margin: 2 });
+  return (await loadQrcode()).toDataURL(text, { type: 'image/png', errorCorrectionLevel: 'M', margin: 2 });
 }

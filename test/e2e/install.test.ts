@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +16,10 @@ import { NODE, runProcess, tempConfigDir } from '../helpers/cli.js';
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+};
 
 let home: string;
 let prefix: string;
@@ -51,7 +55,7 @@ describe('npm install -g . (README, Install)', () => {
 });
 
 describe('npm pack: what the tarball holds', () => {
-  it('the launcher (executable), the whole build, the README, and no sources or tests', async () => {
+  it('the launcher (executable), the whole build, the README, the third-party notices, and no sources or tests', async () => {
     const { stdout } = await npm(['pack', '--dry-run', '--json', '--ignore-scripts']);
     const [packed] = JSON.parse(stdout) as [{ files: { path: string; mode: number }[] }];
     const files = new Map(packed.files.map((file) => [file.path, file.mode]));
@@ -59,9 +63,37 @@ describe('npm pack: what the tarball holds', () => {
     expect(files.has('dist/main.js')).toBe(true);
     expect(files.has('dist/version.js')).toBe(true);
     expect(files.has('README.md')).toBe(true);
+    expect(files.has('THIRD_PARTY_NOTICES.md')).toBe(true);
     const outside = [...files.keys()].filter(
-      (file) => !/^(bin|dist)\//.test(file) && !['README.md', 'package.json'].includes(file),
+      (file) =>
+        !/^(bin|dist)\//.test(file) &&
+        !['README.md', 'THIRD_PARTY_NOTICES.md', 'package.json'].includes(file),
     );
     expect(outside).toEqual([]);
+  });
+});
+
+describe('dependencies: only what runs from node_modules is installed', () => {
+  it('are exactly the packages the build loads from node_modules at run time; the rest is bundled', () => {
+    const dist = join(root, 'dist');
+    const loaded = new Set<string>();
+    for (const file of readdirSync(dist).filter((entry) => entry.endsWith('.js'))) {
+      const code = readFileSync(join(dist, file), 'utf8');
+      // require("x") (esbuild calls it __require where it cannot name it), import("x"), import … from "x".
+      const specifiers = code.matchAll(
+        /(?<![\w$])(?:__)?(?:require|import)\(\s*"([^"]+)"\s*\)|\bfrom\s*"([^"]+)"/g,
+      );
+      for (const [, called, imported] of specifiers) {
+        const specifier = (called ?? imported)!;
+        if (specifier.startsWith('.') || isBuiltin(specifier)) continue;
+        const name = specifier
+          .split('/')
+          .slice(0, specifier.startsWith('@') ? 2 : 1)
+          .join('/');
+        if (/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/.test(name)) loaded.add(name);
+      }
+    }
+    expect(loaded.size).toBeGreaterThan(0); // undici's rarely used modules, at least
+    expect([...loaded].sort()).toEqual(Object.keys(pkg.dependencies).sort());
   });
 });
