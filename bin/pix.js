@@ -5,7 +5,7 @@ const { lstatSync, mkdirSync } = process.getBuiltinModule('node:fs');
 
 /**
  * Node 22.1+ can keep V8's compiled code of the modules on disk, so later runs skip compiling them
- * (README, Performance). The cache holds code that will run, so it lives only in a folder that is this
+ * (docs/performance.md). The cache holds code that will run, so it lives only in a folder that is this
  * user's alone: `$XDG_CACHE_HOME/pix/compile-cache` (default `~/.cache/…`), made 0700, and used only if it
  * and `pix/` are directories owned by this user that no one else can write; otherwise pix runs uncached.
  * Never a shared temporary folder. NODE_DISABLE_COMPILE_CACHE=1 turns it off (Node's own switch).

@@ -199,7 +199,7 @@ export interface BatchOutcome {
 }
 
 /**
- * The exit code of a finished batch, from its rows' states (issue 15):
+ * The exit code of a finished batch, from its rows' states (README, Batch payouts):
  * - 7 (`unknown_outcome`) when any row is unknown — whatever else happened;
  * - else 5 (`rejected`) when any row was rejected or not payable;
  * - else 6 (`unavailable`) when any row was not sent: nothing was changed for it and running the

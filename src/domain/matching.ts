@@ -4,7 +4,7 @@
  * statement. A statement entry carries no txid and no endToEndId (API §2.1): what it carries that
  * names the payer is its counterparty's document (`creditor.documentNumber` on an INCOME entry).
  *
- * Rules (README, "Following charges and the statement (rules)"):
+ * Rules (README, "Following charges"):
  * - Only charges with status `pending` and no entry yet are matched. Only INCOME entries with status
  *   CONFIRMED and a positive amount can pay one.
  * - An entry could pay a charge when it was confirmed inside the charge's window — from its creation

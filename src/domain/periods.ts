@@ -2,7 +2,7 @@
  * The statement summarised by period (`pix statement summary`): per day, ISO week or month of the
  * profile's time zone, the number of entries, income, outcome (negative), fees and net, plus a total.
  *
- * Rules (README, "Following charges and the statement (rules)"):
+ * Rules (README, "pix statement summary"):
  * - An entry belongs to the period of its `confirmedAt` in the time zone. Income is the sum of the
  *   positive amounts and outcome of the negative ones, whatever the type says; fees are the entries'
  *   `fee` fields as sent; net = income + outcome − fees. The same rule as the totals `pix statement`

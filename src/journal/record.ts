@@ -60,7 +60,7 @@ export function statementWindowCommand(
 }
 
 /**
- * THE hint after an unknown outcome (exit 7), and for a payment held by one (issue 23): statement
+ * THE hint after an unknown outcome (exit 7), and for a payment held by one, that can be followed: statement
  * entries carry no endToEndId (API §2.1), so it names what they do carry — a window of time, the amount
  * and the counterparty's masked document (or name) — and the two commands that record what was found.
  * Server text in it (the receiver's name) is made safe where it is shown (main.ts, the report writers).

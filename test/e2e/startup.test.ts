@@ -9,7 +9,7 @@ import { BIN, NODE, runProcess, tempConfigDir } from '../helpers/cli.js';
 /**
  * What the built binary loads, as Node itself reports it: NODE_DEBUG=esm,module names every file the loaders
  * read, and a preloaded hook prints process.moduleLoadList (Node's built-ins) at exit. No timing here: the
- * figures live in `npm run bench`; this guards what makes them (README, Performance).
+ * figures live in `npm run bench`; this guards what makes them (docs/performance.md).
  */
 interface Loaded {
   code: number | null;

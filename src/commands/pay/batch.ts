@@ -1,5 +1,5 @@
 /**
- * `pix pay batch FILE` (issue 15): payouts from a spreadsheet, every row paid exactly once.
+ * `pix pay batch FILE`: payouts from a spreadsheet, every row paid exactly once.
  *
  * 1. Offline: the whole file is read and checked (domain/batch.ts); any problem → exit 2 listing up
  *    to 20 with their lines, nothing sent. The profile's max-amount (each row) and --max-total (the sum)

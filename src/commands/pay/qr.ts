@@ -150,7 +150,7 @@ export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void>
     document: maskedDocument(consult.receiver.documentNumber),
     institution: institution(consult.receiver.participant),
   };
-  // Who gets paid is shown before the amount is asked (issue 14).
+  // Who gets paid is shown before the amount is asked: a person chooses an amount knowing the receiver.
   let detailsShown = false;
   const { amount, sendAmount } = await resolveAmount(ctx, consult, options.amount, () => {
     showDetailsFirst(ctx, { details: details(ctx, consult, undefined), receiver });
