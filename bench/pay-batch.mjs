@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `pix pay batch` of N rows against `pix sandbox serve --latency-ms L` (issue 15: 1,000 rows at 20 ms,
-// ≤ 15 s and ≤ 150 MB; issue 23: the same with a journal of 100,000 lines already present, and 20,000
+// `pix pay batch` of N rows against `pix sandbox serve --latency-ms L` (1,000 rows at 20 ms,
+// ≤ 15 s and ≤ 150 MB; the same with a journal of 100,000 lines already present, and 20,000
 // rows at no latency and --concurrency 16 in at most 10× the time of 2,000). It generates the file with
 // `pix sandbox batch-file`, pays it with `--yes -o ndjson` and counts one record per row. `--journal-lines`
 // fills the journal first with paid rows of other ids on the same account (what a year of batches leaves).

@@ -41,7 +41,7 @@ const RUNS = runsIndex === -1 ? (quick ? 5 : 15) : Number(args[runsIndex + 1]);
 const WARMUPS = quick ? 1 : 2;
 const ENTRIES = quick ? 20_000 : 100_000;
 const BATCH_ROWS = quick ? 200 : 1000;
-/** Issue 23: the journal already present for the second batch line, and the two sizes of the scale line. */
+/** The journal already present for the second batch line, and the two sizes of the scale line. */
 const BATCH_JOURNAL_LINES = quick ? 20_000 : 100_000;
 const SCALE_ROWS = quick ? [200, 2_000] : [2_000, 20_000];
 const TABLE_CAP_MS = 60_000;
@@ -396,7 +396,7 @@ async function main() {
     }
 
     if (!args.includes('--no-batch')) {
-      // Issue 15 (next phase): reports n/a until `pix pay batch` is built.
+      // pay batch: reports n/a on a build without it.
       const batchRows = [];
       const batchReports = [];
       for (const line of measurable) {
@@ -424,7 +424,7 @@ async function main() {
           },
         );
       }
-      // Issue 23: the same batch with a journal of 100,000 lines already there (every row asks the journal).
+      // The same batch with a journal of 100,000 lines already there (every row asks the journal).
       for (const line of measurable) {
         const report = await measurePayBatch({
           rows: BATCH_ROWS,
@@ -466,7 +466,7 @@ async function main() {
       );
       printTable(['node', 'time', 'CPU', 'peak RSS'], batchRows, [1, 2, 3]);
 
-      // Issue 23: at scale, a row costs what it cost in a small batch (no latency, --concurrency 16).
+      // At scale, a row costs what it cost in a small batch (no latency, --concurrency 16).
       const scaleRows = [];
       for (const line of measurable) {
         const reports = [];

@@ -2,7 +2,7 @@
 // `npm run build`: src/ → dist/ as ESM bundles with code splitting (esbuild). Type-checking is `tsc --noEmit`
 // (npm run typecheck, part of npm test); this only transpiles and bundles.
 //
-// Why a bundle and not tsc's one-file-per-module output: start-up is a feature (README, Performance). One
+// Why a bundle and not tsc's one-file-per-module output: start-up is a feature (docs/performance.md). One
 // command loads a handful of chunks instead of ~150 files (zod alone is 95). What pix never runs stays out:
 // - undici's HTTP/2 client (which requires node:http2, pulling tls and crypto: ~25 ms on this machine), its
 //   non-SIMD llhttp and fetch's body extractor stay in node_modules, required only if ever used

@@ -132,7 +132,7 @@ export function journalStateOf(error: unknown): 'failed' | 'unknown' {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Answers checked against requests (issue 23)
+// Answers checked against requests
 
 /**
  * A field of a write's 2xx answer that contradicts the request: the server says it did something other

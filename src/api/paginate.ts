@@ -160,7 +160,7 @@ async function* remainingPages<T>(
 }
 
 /**
- * Whether an export ended with fewer records than the server announced (issue 23): the records received
+ * Whether an export ended with fewer records than the server announced: the records received
  * (repeated ids dropped) against the first page's total from the export's offset. What pix chose when the
  * total moves during the export: a list that grew is read to its new end (remainingPages), so every
  * record announced at the start is still expected; a list that shrank is short too, because deleting

@@ -1,5 +1,5 @@
 /**
- * The secret check of every answer (issue 12 item 4): no text pix shows or writes may hold 8 or more
+ * The secret check of every answer: no text pix shows or writes may hold 8 or more
  * consecutive characters of a secret it knows (the token, the client secret, a minted token), whether
  * the server echoes a secret whole, cut, or with something glued to it.
  *

@@ -65,7 +65,7 @@ let loaded: Promise<typeof Pool> | undefined;
  * modules (mocks, caches, fetch, WebSocket...). On Node 20, llhttp's WebAssembly is compiled by Liftoff only,
  * V8's baseline compiler, which is quick to compile and plenty fast to run for an API client: with TurboFan
  * a one-request command takes twice as long there. Node 22 and 24 compile it lazily by themselves, and
- * loading node:v8 to set the flag would cost them ≈ 10 ms (figures: README, Performance).
+ * loading node:v8 to set the flag would cost them ≈ 10 ms (figures: docs/performance.md).
  */
 function loadPool(): Promise<typeof Pool> {
   loaded ??= (async () => {
