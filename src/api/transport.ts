@@ -98,8 +98,7 @@ export async function createDispatcher(
       ? { cert: readPem(settings.tls.cert, 'tls-cert'), key: readPem(settings.tls.key, 'tls-key') }
       : {}),
   };
-  // maxHeaderSize: Node's default (16 KiB), given here because the build keeps node:http, where undici
-  // would read it, out of undici's load (scripts/build.mjs, undiciHttpShim).
+  // maxHeaderSize: Node's default (16 KiB), given here rather than read by undici from node:http.
   const timeouts = { headersTimeout: timeoutMs, bodyTimeout: timeoutMs, maxHeaderSize: 16 * 1024 };
   const proxy = isLoopbackHost(baseUrl.hostname) ? undefined : proxyFor(env);
   if (proxy) {
