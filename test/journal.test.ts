@@ -438,7 +438,12 @@ describe('the journal rules', () => {
     writer.finish(bob.id, { state: 'done' });
     const ana2 = writer.begin(keyStart());
     writer.finish(ana.id, { state: 'unknown' });
-    const only = openJournal(dir, clockAt(T0), undefined, (entry) => entry.payment?.key === 'ana@example.com');
+    const only = openJournal(
+      dir,
+      clockAt(T0),
+      undefined,
+      (entry) => entry.payment?.key === 'ana@example.com',
+    );
     expect(only.read().map((entry) => [entry.id, entry.state, entry.seq])).toEqual([
       [ana.id, 'unknown', 0],
       [ana2.id, 'sending', 2],
