@@ -1,10 +1,31 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * Two tiers (`vitest run --project unit|e2e`; plain `vitest run` runs both):
+ * - unit: in-process — modules, commands with undici's MockAgent, the sandbox and the journal, loopback
+ *   servers; a few spawn Node with tsx to race a lock, none needs dist/;
+ * - e2e: every file that runs the built binary (bin/pix.js → dist/, so `npm run build` first): test/e2e, and
+ *   any other test file that imports BIN or runCli (test/helpers/cli.ts) or runOnPty (test/helpers/terminal.ts).
+ *   Read from the files themselves, so a test that starts spawning the binary
+ *   moves to the e2e tier without anyone editing a list here.
+ */
+const spawnsTheBinary = /\b(BIN|runCli|runOnPty)\b[^;]*from '(\.\.\/)+helpers\/(cli|terminal)\.js'/;
+const root = fileURLToPath(new URL('.', import.meta.url));
+const e2e = readdirSync(`${root}test`, { recursive: true })
+  .map((entry) => `test/${String(entry).replaceAll('\\', '/')}`)
+  .filter((file) => file.endsWith('.test.ts'))
+  .filter((file) => file.startsWith('test/e2e/') || spawnsTheBinary.test(readFileSync(root + file, 'utf8')));
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: e2e } },
+      { extends: true, test: { name: 'e2e', include: e2e } },
+    ],
   },
 });

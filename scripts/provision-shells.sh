@@ -16,7 +16,7 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 cannot() {
-  echo "provision-shells: WARNING: ${missing[*]} not installed ($1); their completion tests will be skipped" >&2
+  echo "provision-shells: SKIPPED: ${missing[*]} not installed ($1); their completion tests will be skipped" >&2
   exit 0
 }
 
@@ -30,11 +30,13 @@ else
 fi
 
 install() {
-  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+  # Another apt on the machine holds its lock for a while: wait for it rather than fail at once.
+  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -q --no-install-recommends \
+    -o DPkg::Lock::Timeout=120 "${missing[@]}"
 }
 echo "provision-shells: installing ${missing[*]} (apt-get)" >&2
 # A fresh image may have no package lists yet: fetch them once, then try again.
-install >/dev/null 2>&1 || { "${as_root[@]}" apt-get update -q >/dev/null && install >/dev/null; } ||
+install >/dev/null 2>&1 || { "${as_root[@]}" apt-get update -q -o DPkg::Lock::Timeout=120 >/dev/null && install >/dev/null; } ||
   cannot 'apt-get install failed'
 for shell in "${missing[@]}"; do
   command -v "$shell" >/dev/null 2>&1 || cannot "apt-get installed no $shell"

@@ -3,7 +3,7 @@
  * splits code by the set of entry points (each `import()` target) that reach a module, so twenty small
  * modules each reached by a different set of commands became twenty files of a few hundred bytes, and Node's
  * ES module loader pays for every file (resolve, read, compile, link: ≈ 0.5M instructions each). The build
- * (scripts/build.mjs, hubInjection) has every `import()` target but program.ts import this module, so all of
+ * (scripts/build/hub.mjs) has every `import()` target but program.ts import this module, so all of
  * these have the same set and share one file: `pix keys --json` loads 22 files of dist/ instead of 36 (≈ 4% fewer
  * instructions on Node 20, 6% on Node 24). `pix --help` (program.ts) and `--version` do not load it. zod
  * stays its own chunk. Nothing here has effects when loaded; listing a module here changes only the layout.

@@ -96,8 +96,7 @@ export async function createDispatcher(
     ...(isLocalhostName(baseUrl.hostname) ? { lookup: localhostLookup } : {}),
     ...(tls ? { cert: readPem(tls.cert, 'tls-cert'), key: readPem(tls.key, 'tls-key') } : {}),
   };
-  // maxHeaderSize: Node's default (16 KiB), given here because the build keeps node:http, where undici
-  // would read it, out of undici's load (scripts/build.mjs, undiciHttpShim).
+  // maxHeaderSize: Node's default (16 KiB), given here rather than read by undici from node:http.
   const timeouts = { headersTimeout: timeoutMs, bodyTimeout: timeoutMs, maxHeaderSize: 16 * 1024 };
   const proxy = isLoopbackHost(baseUrl.hostname) ? undefined : proxyFor(env);
   if (proxy) {
