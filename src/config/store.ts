@@ -7,7 +7,7 @@ import {
   readPrivateFile,
   withFileLock,
   writeFileAtomic,
-} from './files.js';
+} from '../storage/files.js';
 import {
   type CachedToken,
   CONFIG_KEYS,
@@ -18,7 +18,7 @@ import {
 
 /**
  * The profile store: `<dir>/config.json`, JSON, and `<dir>/token-cache.json` for tokens minted from
- * client credentials given in the environment. Every file goes through config/files.ts: read refusing
+ * client credentials given in the environment. Every file goes through storage/files.ts: read refusing
  * symbolic links, changed under a lock on a fresh read, replaced atomically (temporary file, fsync,
  * rename), 0600 in a directory made 0700.
  *

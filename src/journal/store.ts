@@ -1,6 +1,6 @@
 /**
  * The journal file (contract §7.6, §8): `<config dir>/journal.jsonl`, opened only through
- * config/files.ts — the directory 0700, the file 0600, opened O_NOFOLLOW (a symbolic link planted at
+ * storage/files.ts — the directory 0700, the file 0600, opened O_NOFOLLOW (a symbolic link planted at
  * journal.jsonl is refused, never followed), each line appended with ONE write(2) on an O_APPEND
  * descriptor and fsync'd before the call returns, so concurrent writers interleave whole lines. A line
  * torn by a write cut short is marked by the next writer (entries.ts TORN_MARK); any other line the
@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { appendPrivateLine, ensurePrivateDir, readPrivateFrom } from '../config/files.js';
+import { appendPrivateLine, ensurePrivateDir, readPrivateFrom } from '../storage/files.js';
 import type { Clock, Processes } from '../context.js';
 import { PixError } from '../errors.js';
 import {

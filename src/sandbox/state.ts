@@ -1,5 +1,5 @@
 /**
- * The sandbox's account, persisted as one file through config/files.ts like every file of pix's.
+ * The sandbox's account, persisted as one file through storage/files.ts like every file of pix's.
  *
  * - The file is a log: line 1 is a snapshot (the SandboxState JSON, plus the `log` token that names it);
  *   every later line is the patch one `update` made (changes.ts: the small top-level fields, the records it
@@ -30,7 +30,7 @@ import {
   readPrivateFrom,
   withFileLock,
   writeFileAtomic,
-} from '../config/files.js';
+} from '../storage/files.js';
 import { SANDBOX_DEFAULT_KEY } from '../config/types.js';
 import type { DueDateModifier } from '../domain/duedate.js';
 import type { Centavos } from '../domain/money.js';

@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { appendPrivateLine } from '../../src/config/files.js';
+import { appendPrivateLine } from '../../src/storage/files.js';
 import { describeSystemError } from '../../src/errors.js';
 import { run } from '../../src/main.js';
 import { sampleLines, sampleRows } from '../../src/sandbox/batchfile.js';

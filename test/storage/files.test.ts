@@ -18,7 +18,7 @@ import {
   UnsafeDirectoryError,
   withFileLock,
   writeFileAtomic,
-} from '../../src/config/files.js';
+} from '../../src/storage/files.js';
 import { describeSystemError } from '../../src/errors.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
@@ -132,7 +132,7 @@ describe('withFileLock', () => {
     const dir = tempConfigDir();
     const file = join(dir, 'counter');
     writeFileSync(file, '0');
-    const moduleUrl = new URL('../../src/config/files.ts', import.meta.url).href;
+    const moduleUrl = new URL('../../src/storage/files.ts', import.meta.url).href;
     const script = `
       const { withFileLock, writeFileAtomic, readPrivateFile } = await import(${JSON.stringify(moduleUrl)});
       for (let i = 0; i < 25; i++) {
