@@ -13,6 +13,7 @@ import { type ApiTransport, createDispatcher } from './api/transport.js';
 import { isLoopbackHost } from './api/url.js';
 import type { Settings } from './config/types.js';
 import type { Deps } from './context.js';
+import { loadEmbedded } from './sandbox/index.js';
 
 export { parseGlobalOptions } from './commands/shared/globals.js';
 export { resolveSettings } from './config/resolve.js';
@@ -29,7 +30,7 @@ export async function apiClientFor(deps: Deps, settings: Settings): Promise<ApiC
   let baseUrl = settings.baseUrl.value;
   let transport: ApiTransport | undefined = deps.dispatcher;
   if (settings.sandbox) {
-    const { startEmbeddedSandbox } = await import('./sandbox/embedded.js');
+    const { startEmbeddedSandbox } = await loadEmbedded();
     const sandbox = await startEmbeddedSandbox(deps.env);
     deps.defer(() => sandbox.close());
     baseUrl = sandbox.baseUrl;

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../src/main.js';
 import { answerRequest } from '../src/sandbox/answer.js';
 import { inProcessTransport } from '../src/sandbox/embedded.js';
-import { StateStore } from '../src/sandbox/state.js';
+import { StateStore } from '../src/sandbox/store.js';
 import { tempConfigDir } from './helpers/cli.js';
 import { type FakeServer, startFakeServer } from './helpers/fake-server.js';
 import { createTestIO } from './helpers/io.js';

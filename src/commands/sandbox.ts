@@ -6,6 +6,14 @@ import { UUID_PATTERN } from '../domain/pixkey.js';
 import { counted } from '../domain/words.js';
 import { PixError, usageError } from '../errors.js';
 import { jsonDocument } from '../output/format.js';
+import {
+  loadAccount,
+  loadBatchFile,
+  loadFaults,
+  loadPaths,
+  loadServer,
+  loadStore,
+} from '../sandbox/index.js';
 import * as z from '../zod.js';
 import { durationFlag, fromDomain, integerFlag, parseOptions } from './shared/flags.js';
 import { addExamples, completionValues } from './shared/help.js';
@@ -111,10 +119,7 @@ export type BatchFileOptions = z.output<typeof batchFileSchema>;
 // Shared
 
 async function openStore(deps: Deps, file: string | undefined) {
-  const [{ StateStore }, { defaultStateFile }] = await Promise.all([
-    import('../sandbox/state.js'),
-    import('../sandbox/paths.js'),
-  ]);
+  const [{ StateStore }, { defaultStateFile }] = await Promise.all([loadStore(), loadPaths()]);
   return new StateStore(file ?? defaultStateFile(deps.env), { clock: () => deps.clock.now() });
 }
 
@@ -124,10 +129,7 @@ async function translate<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     // Loaded only on failure: reset, clock and seed never need the account module otherwise.
-    const [{ ApiFailure }, { StateError }] = await Promise.all([
-      import('../sandbox/account.js'),
-      import('../sandbox/state.js'),
-    ]);
+    const [{ ApiFailure }, { StateError }] = await Promise.all([loadAccount(), loadStore()]);
     if (error instanceof ApiFailure) {
       const failure = error;
       const kind = failure.status === 404 ? 'not_found' : 'rejected';
@@ -155,9 +157,9 @@ function writeJson(deps: Deps, value: unknown): void {
 
 export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   const [{ startSandboxServer }, { defaultStateFile }, { FaultSpecError }] = await Promise.all([
-    import('../sandbox/server.js'),
-    import('../sandbox/paths.js'),
-    import('../sandbox/faults.js'),
+    loadServer(),
+    loadPaths(),
+    loadFaults(),
   ]);
   const stateFile = opts.state ?? defaultStateFile(deps.env);
   let server: Awaited<ReturnType<typeof startSandboxServer>>;
@@ -201,7 +203,7 @@ export async function runReset(opts: StateOptions, deps: Deps): Promise<void> {
 export async function runPay(opts: PayOptions, deps: Deps): Promise<void> {
   const store = await openStore(deps, opts.state);
   const [{ payByThirdParty }, { loadBusinessDayTest }] = await Promise.all([
-    import('../sandbox/account.js'),
+    loadAccount(),
     import('../domain/duedate.js'),
   ]);
   const isBusinessDay = await loadBusinessDayTest();
@@ -266,7 +268,7 @@ export async function runSeed(opts: SeedOptions, deps: Deps): Promise<void> {
 }
 
 export async function runBatchFile(opts: BatchFileOptions, deps: Deps): Promise<void> {
-  const { sampleRows, sampleLines } = await import('../sandbox/batchfile.js');
+  const { sampleRows, sampleLines } = await loadBatchFile();
   const rows = sampleRows({
     rows: opts.rows,
     seed: opts.seed,

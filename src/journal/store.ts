@@ -12,9 +12,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { appendPrivateLine, ensurePrivateDir, readPrivateFrom } from '../storage/files.js';
 import type { Clock, Processes } from '../context.js';
 import { PixError } from '../errors.js';
+import { appendPrivateLine, ensurePrivateDir, readPrivateFrom } from '../storage/files.js';
 import {
   type ChargeMatchRecord,
   createJournalParser,

@@ -12,22 +12,14 @@ import { SANDBOX_TIME_HEADER } from '../api/clock.js';
 import { BRASILIA_TIME_ZONE, loadBusinessDayTest } from '../domain/duedate.js';
 import { todayIn } from '../domain/when.js';
 import { describeSystemError } from '../errors.js';
-import {
-  ApiFailure,
-  asBody,
-  chargeView,
-  consultDict,
-  consultEmv,
-  createDueDate,
-  createImmediate,
-  keysPage,
-  statementPage,
-  transfer,
-  validateDueDate,
-  validateImmediate,
-} from './account.js';
+import { asBody } from './body.js';
+import { chargeView, createDueDate, createImmediate, validateDueDate, validateImmediate } from './charges.js';
+import { consultDict, consultEmv } from './consultations.js';
+import { ApiFailure } from './failure.js';
 import type { FaultEndpoint } from './faults.js';
-import { StateError, type StateStore } from './state.js';
+import { keysPage, statementPage } from './statement.js';
+import { StateError, type StateStore } from './store.js';
+import { transfer } from './transfers.js';
 
 /** A request as the sandbox sees it, however it arrived. */
 export interface SandboxRequest {

@@ -15,9 +15,9 @@
 import type { BatchFormat } from '../domain/batch.js';
 import { encodeBrCode } from '../domain/brcode.js';
 import { type Centavos, formatDecimal } from '../domain/money.js';
-import { MAGIC } from './account.js';
+import { MAGIC } from './failure.js';
 import { COMPANIES, FIRST, LAST, MISSING_KEYS, withCnpjDigits, withCpfDigits } from './people.js';
-import { prng, SEEDED_KEYS } from './state.js';
+import { prng, SEEDED_KEYS } from './seed.js';
 
 export const MAX_SAMPLE_ROWS = 100_000;
 export const SAMPLE_COLUMNS = ['id', 'key', 'emv', 'amount', 'description'] as const;

@@ -20,7 +20,7 @@
  * another record (a write through one would not mark the other). The property test in
  * test/sandbox/changes.test.ts replays real mutations and compares.
  */
-import type { SandboxState, StoredEntry } from './state.js';
+import type { SandboxState, StoredEntry } from './model.js';
 
 export const RECORD_COLLECTIONS = ['charges', 'consultations', 'transfers'] as const;
 export type RecordCollection = (typeof RECORD_COLLECTIONS)[number];

@@ -13,7 +13,7 @@ import { usageError } from '../errors.js';
 import { answerRequest, type SandboxAnswer, type SandboxRequest } from './answer.js';
 import { FaultSpecError } from './faults.js';
 import { defaultStateFile } from './paths.js';
-import { StateStore } from './state.js';
+import { StateStore } from './store.js';
 
 /**
  * The origin of in-process requests, as --verbose, the journal and the pay confirmation show it. A

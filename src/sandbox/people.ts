@@ -6,7 +6,8 @@
 import { formatDocument, maskDocument as maskCpf } from '../domain/documents.js';
 import type { PixKeyType } from '../domain/pixkey.js';
 import { UUID_PATTERN } from '../domain/pixkey.js';
-import { type Receiver, SANDBOX_BANK_CODE, SANDBOX_ISPB } from './state.js';
+import type { Receiver } from './model.js';
+import { SANDBOX_BANK_CODE, SANDBOX_ISPB } from './seed.js';
 
 /** Institutions the sandbox knows: ISPB → COMPE bank code. */
 export const BANKS: ReadonlyArray<{ ispb: string; code: string; name: string }> = [

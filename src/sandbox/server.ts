@@ -16,7 +16,7 @@ import {
   tooLargeAnswer,
 } from './answer.js';
 import { type FaultEndpoint, FaultInjector, type FaultKind } from './faults.js';
-import { StateStore } from './state.js';
+import { StateStore } from './store.js';
 
 export interface RequestLogEntry {
   method: string;

@@ -10,11 +10,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { appendPrivateLine } from '../../src/storage/files.js';
 import { describeSystemError } from '../../src/errors.js';
 import { run } from '../../src/main.js';
 import { sampleLines, sampleRows } from '../../src/sandbox/batchfile.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import { appendPrivateLine } from '../../src/storage/files.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
 

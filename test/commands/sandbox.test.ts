@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/main.js';
+import { SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import { startSandboxServer } from '../../src/sandbox/server.js';
-import { readSandboxState, SEEDED_KEYS } from '../../src/sandbox/state.js';
+import { readSandboxState } from '../../src/sandbox/store.js';
 import { createTestIO } from '../helpers/io.js';
 
 let dir: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { institutionName, SANDBOX_INSTITUTION } from '../../src/domain/banks.js';
-import { SANDBOX_BANK_CODE, SANDBOX_ISPB } from '../../src/sandbox/state.js';
+import { SANDBOX_BANK_CODE, SANDBOX_ISPB } from '../../src/sandbox/seed.js';
 
 describe('institutionName', () => {
   it('finds a bank by ISPB', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE } from '../../src/journal/entries.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
-import { readSandboxState } from '../../src/sandbox/state.js';
+import { readSandboxState } from '../../src/sandbox/store.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 
 /**

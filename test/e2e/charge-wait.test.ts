@@ -4,8 +4,8 @@
  * and the sandbox's clock (`pix sandbox clock`) is the clock its expiry is judged by, served or embedded.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import type { SandboxServer } from '../../src/sandbox/server.js';
-import { SEEDED_KEYS } from '../../src/sandbox/state.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { serveSandbox } from '../helpers/served.js';
 import { runOnPty } from '../helpers/terminal.js';

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/main.js';
-import { SEEDED_KEYS } from '../../src/sandbox/state.js';
+import { SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import { DYNAMIC_CODE } from '../helpers/brcodes.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';

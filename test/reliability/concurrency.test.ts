@@ -13,7 +13,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JOURNAL_FILE, parseJournal } from '../../src/journal/entries.js';
-import { readSandboxState, type SandboxState, SEEDED_KEYS } from '../../src/sandbox/state.js';
+import type { SandboxState } from '../../src/sandbox/model.js';
+import { SEEDED_KEYS } from '../../src/sandbox/seed.js';
+import { readSandboxState } from '../../src/sandbox/store.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 import { PAYEE } from '../helpers/reliability.js';
 

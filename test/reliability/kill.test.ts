@@ -20,7 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JournalEntry, parseJournal } from '../../src/journal/entries.js';
-import { readSandboxState } from '../../src/sandbox/state.js';
+import { readSandboxState } from '../../src/sandbox/store.js';
 import { BIN, type CliResult, runProcess, tempConfigDir } from '../helpers/cli.js';
 import { PAYEE } from '../helpers/reliability.js';
 

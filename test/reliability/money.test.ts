@@ -18,9 +18,9 @@ import {
   parseBRL,
 } from '../../src/domain/money.js';
 import { run } from '../../src/main.js';
-import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 // The sandbox's seeded PRNG (mulberry32): failures here reproduce from the seed.
-import { prng, SEEDED_KEYS } from '../../src/sandbox/state.js';
+import { prng, SEEDED_KEYS } from '../../src/sandbox/seed.js';
+import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
 

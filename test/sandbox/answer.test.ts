@@ -12,7 +12,8 @@ import {
   SANDBOX_CLIENT_SECRET,
   type SandboxAnswer,
 } from '../../src/sandbox/answer.js';
-import { SEEDED_KEYS, StateStore } from '../../src/sandbox/state.js';
+import { SEEDED_KEYS } from '../../src/sandbox/seed.js';
+import { StateStore } from '../../src/sandbox/store.js';
 
 /** answerRequest alone: no socket, a state file in a temporary directory, a fixed clock. */
 const API = '/api/financial/v1';

@@ -3,10 +3,12 @@ import { type BatchFormat, type BatchRow, formatProblem, parseBatchFile } from '
 import { planRowAmount } from '../../src/domain/batchplan.js';
 import { decodeBrCode } from '../../src/domain/brcode.js';
 import { centavosFromApi, centavosToApi } from '../../src/domain/money.js';
-import { ApiFailure, consultDict, consultEmv, MAGIC, transfer } from '../../src/sandbox/account.js';
 import { type SampleOptions, type SampleRow, sampleLines, sampleRows } from '../../src/sandbox/batchfile.js';
+import { consultDict, consultEmv } from '../../src/sandbox/consultations.js';
+import { ApiFailure, MAGIC } from '../../src/sandbox/failure.js';
 import { MISSING_KEYS } from '../../src/sandbox/people.js';
-import { initialState } from '../../src/sandbox/state.js';
+import { initialState } from '../../src/sandbox/seed.js';
+import { transfer } from '../../src/sandbox/transfers.js';
 
 const FORMATS: BatchFormat[] = ['csv', 'ndjson'];
 

@@ -4,26 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadBusinessDayTest } from '../../src/domain/duedate.js';
-import {
-  consultDict,
-  consultEmv,
-  createDueDate,
-  createImmediate,
-  payByThirdParty,
-  transfer,
-  validateDueDate,
-  validateImmediate,
-} from '../../src/sandbox/account.js';
 import { applyPatch, watch } from '../../src/sandbox/changes.js';
 import {
-  initialState,
-  insertEntry,
-  prng,
-  readSandboxState,
-  type SandboxState,
-  SEEDED_KEYS,
-  StateStore,
-} from '../../src/sandbox/state.js';
+  createDueDate,
+  createImmediate,
+  validateDueDate,
+  validateImmediate,
+} from '../../src/sandbox/charges.js';
+import { consultDict, consultEmv } from '../../src/sandbox/consultations.js';
+import { insertEntry, type SandboxState } from '../../src/sandbox/model.js';
+import { initialState, prng, SEEDED_KEYS } from '../../src/sandbox/seed.js';
+import { readSandboxState, StateStore } from '../../src/sandbox/store.js';
+import { payByThirdParty, transfer } from '../../src/sandbox/transfers.js';
 
 const START = Date.parse('2025-03-10T15:00:00.000Z'); // a Monday
 

@@ -6,8 +6,8 @@ import { PNG } from 'pngjs';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { crc16, decodeBrCode, encodeBrCode } from '../../src/domain/brcode.js';
+import { SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
-import { SEEDED_KEYS } from '../../src/sandbox/state.js';
 
 // jsqr is CommonJS with `export default`: under NodeNext the callable is `.default` at type level.
 const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ??

@@ -11,6 +11,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { describeSystemError } from '../../src/errors.js';
 import {
   appendPrivateLine,
   ensurePrivateDir,
@@ -19,7 +20,6 @@ import {
   withFileLock,
   writeFileAtomic,
 } from '../../src/storage/files.js';
-import { describeSystemError } from '../../src/errors.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;

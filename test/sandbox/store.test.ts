@@ -11,14 +11,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type Consultation,
-  GeneratedEntries,
-  initialState,
-  readSandboxState,
-  StateError,
-  StateStore,
-} from '../../src/sandbox/state.js';
+import type { Consultation } from '../../src/sandbox/model.js';
+import { GeneratedEntries, initialState } from '../../src/sandbox/seed.js';
+import { readSandboxState, StateError, StateStore } from '../../src/sandbox/store.js';
 
 let dir: string;
 let file: string;
@@ -76,7 +71,7 @@ describe('StateStore', () => {
 
   it('loses nothing across real processes', async () => {
     const script = `
-      import { StateStore } from ${JSON.stringify(new URL('../../src/sandbox/state.ts', import.meta.url).pathname)};
+      import { StateStore } from ${JSON.stringify(new URL('../../src/sandbox/store.ts', import.meta.url).pathname)};
       const store = new StateStore(process.argv[2]);
       for (let i = 0; i < 10; i++) await store.update((state) => { state.nextTransactionId += 1; });
     `;
@@ -141,7 +136,7 @@ describe('StateStore', () => {
 
   it('leaves a file that parses when a writer is killed mid-write', async () => {
     const script = `
-      import { StateStore } from ${JSON.stringify(new URL('../../src/sandbox/state.ts', import.meta.url).pathname)};
+      import { StateStore } from ${JSON.stringify(new URL('../../src/sandbox/store.ts', import.meta.url).pathname)};
       const store = new StateStore(process.argv[2]);
       process.stdout.write('ready\\n');
       for (let i = 0; ; i++) await store.update((state) => {
@@ -282,7 +277,7 @@ describe('the state file as a log', () => {
 
   it('sees the updates of other processes in a copy it already held', async () => {
     const script = `
-      import { StateStore } from ${JSON.stringify(new URL('../../src/sandbox/state.ts', import.meta.url).pathname)};
+      import { StateStore } from ${JSON.stringify(new URL('../../src/sandbox/store.ts', import.meta.url).pathname)};
       const store = new StateStore(process.argv[2]);
       for (let i = 0; i < 5; i++) await store.update((state) => {
         state.nextTransactionId += 1;
