@@ -28,4 +28,5 @@ export * as hubRecords from './output/records.js';
 export * as hubSanitize from './output/sanitize.js';
 export * as hubTable from './output/table.js';
 export * as hubWidth from './output/width.js';
+export * as hubSandbox from './sandbox/index.js';
 export * as hubUsage from './usage.js';

@@ -185,4 +185,19 @@ describe('architecture: the shape of src/', () => {
     );
     expect(offenders).toEqual([]);
   });
+
+  it('outside src/sandbox/, code names the sandbox only through its door, sandbox/index.ts, types included', () => {
+    const offenders = sourcesOf('src')
+      .filter((file) => !file.startsWith('src/sandbox/'))
+      .flatMap((file) =>
+        specifiersIn(file)
+          .filter((specifier) => resolvesInto(file, specifier, 'src/sandbox'))
+          .filter((specifier) => !resolvesInto(file, specifier, 'src/sandbox/index.js'))
+          .map((specifier) => `${file}: ${specifier}`),
+      );
+    expect(offenders).toEqual([]);
+    // Not vacuous: the factory and the sandbox commands do come through the door.
+    const door = [...graph].filter(([, edges]) => edges.some(({ path }) => path === 'src/sandbox/index.ts'));
+    expect(door.map(([file]) => file)).toContain('src/factory.ts');
+  });
 });

@@ -23,7 +23,6 @@ type Faults = typeof import('./faults.js');
 type Paths = typeof import('./paths.js');
 type Store = typeof import('./store.js');
 type Transfers = typeof import('./transfers.js');
-type Failures = typeof import('./failure.js');
 type BatchFile = typeof import('./batchfile.js');
 
 /** The embedded sandbox the factory starts for the built-in `sandbox` profile (in-process, or loopback). */
@@ -52,14 +51,9 @@ export function loadStore(): Promise<Pick<Store, 'StateStore' | 'StateError'>> {
 }
 
 /** A charge paid by someone else (`pix sandbox pay`), and ApiFailure for what the account refuses. */
-export async function loadAccount(): Promise<
-  Pick<Transfers, 'payByThirdParty'> & Pick<Failures, 'ApiFailure'>
-> {
-  const [{ payByThirdParty }, { ApiFailure }] = await Promise.all([
-    import('./transfers.js'),
-    import('./failure.js'),
-  ]);
-  return { payByThirdParty, ApiFailure };
+export function loadAccount(): Promise<Pick<Transfers, 'payByThirdParty' | 'ApiFailure'>> {
+  // One import() (transfers.ts passes ApiFailure on): a second target would be a chunk of its own.
+  return import('./transfers.js');
 }
 
 /** Sample batch files for `pix pay batch` (`pix sandbox batch-file`). */

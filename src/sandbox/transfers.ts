@@ -11,6 +11,9 @@ import { insertEntry, type Party, type SandboxState, type StoredCharge } from '.
 import { bankCode, hash } from './people.js';
 import { COUNTERPARTS } from './seed.js';
 
+/** What transfer and payByThirdParty refuse with (for the door: sandbox/index.ts, loadAccount). */
+export { ApiFailure };
+
 export function transfer(state: SandboxState, now: Date, value: unknown) {
   const body = asBody(value);
   const rawId = body.endToEndId;
