@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { completionModel } from '../src/commands/completion.js';
+import { completionModel } from '../src/commands/completion/script.js';
 import { createDeps } from '../src/deps.js';
 import { run } from '../src/main.js';
 import { createProgram, loadCommands } from '../src/program.js';

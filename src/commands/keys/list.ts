@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
-import { type KeyPage, listKeys, type RegisteredKey } from '../api/resources/keys.js';
-import type { Deps } from '../context.js';
-import { formatDateTime } from '../domain/when.js';
-import { jsonDocument, outputMode } from '../output/format.js';
-import { type Column, createListWriter } from '../output/records.js';
-import * as z from '../zod.js';
-import { ALL_CONCURRENCY, ALL_PAGE_SIZE, DEFAULT_PAGE, exportAll, finishExport } from './shared/export.js';
-import { integerFlag, parseOptions } from './shared/flags.js';
-import { addExamples } from './shared/help.js';
-import { limitFlag, MAX_PAGE, nextPageCommand } from './shared/pages.js';
+import { type KeyPage, listKeys, type RegisteredKey } from '../../api/resources/keys.js';
+import type { Deps } from '../../context.js';
+import { formatDateTime } from '../../domain/when.js';
+import { jsonDocument, outputMode } from '../../output/format.js';
+import { type Column, createListWriter } from '../../output/records.js';
+import * as z from '../../zod.js';
+import { ALL_CONCURRENCY, ALL_PAGE_SIZE, DEFAULT_PAGE, exportAll, finishExport } from '../shared/export.js';
+import { integerFlag, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import { limitFlag, MAX_PAGE, nextPageCommand } from '../shared/pages.js';
 
 const keysOptionsSchema = z.object({
   limit: z.optional(limitFlag),

@@ -1,23 +1,16 @@
 import { type Command, Option } from 'commander';
-import { readStatement, type StatementEntry, type StatementPage } from '../api/resources/statement.js';
-import type { Deps } from '../context.js';
-import { counted } from '../domain/words.js';
-import { jsonDocument, money, outputMode } from '../output/format.js';
-import { createListWriter } from '../output/records.js';
-import * as z from '../zod.js';
-import { ALL_CONCURRENCY, ALL_PAGE_SIZE, DEFAULT_PAGE, exportAll, finishExport } from './shared/export.js';
-import { integerFlag, parseOptions } from './shared/flags.js';
-import { addExamples } from './shared/help.js';
-import { limitFlag, MAX_PAGE, nextPageCommand } from './shared/pages.js';
-import { addFollowOptions, parseFollow, runStatementFollow } from './statement/follow.js';
-import {
-  centavosOf,
-  type DateRange,
-  humanColumns,
-  machineColumns,
-  resolveRange,
-} from './statement/shared.js';
-import { register as registerSummary } from './statement/summary.js';
+import { readStatement, type StatementEntry, type StatementPage } from '../../api/resources/statement.js';
+import type { Deps } from '../../context.js';
+import { counted } from '../../domain/words.js';
+import { jsonDocument, money, outputMode } from '../../output/format.js';
+import { createListWriter } from '../../output/records.js';
+import * as z from '../../zod.js';
+import { ALL_CONCURRENCY, ALL_PAGE_SIZE, DEFAULT_PAGE, exportAll, finishExport } from '../shared/export.js';
+import { integerFlag, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import { limitFlag, MAX_PAGE, nextPageCommand } from '../shared/pages.js';
+import { addFollowOptions, parseFollow, runStatementFollow } from './follow.js';
+import { centavosOf, type DateRange, humanColumns, machineColumns, resolveRange } from './shared.js';
 
 /**
  * `--all` without --to pins dateTo to the moment the export started; the API takes dateFrom and dateTo
@@ -150,7 +143,6 @@ export function register(command: Command, deps: Deps): void {
       await runStatement(parseOptions(statementOptionsSchema, self.opts()), deps);
     });
   addFollowOptions(command);
-  registerSummary(command.command('summary'), deps);
   addExamples(
     command,
     [

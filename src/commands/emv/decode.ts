@@ -1,16 +1,13 @@
 import type { Command } from 'commander';
-import type { Deps } from '../context.js';
-import { type DecodedBrCode, decodeBrCode, type ExplainedField, explainBrCode } from '../domain/brcode.js';
-import { centavosToApi } from '../domain/money.js';
-import { counted } from '../domain/words.js';
-import { usageError } from '../errors.js';
-import { jsonDocument, outputMode } from '../output/format.js';
-import { type Column, createListWriter } from '../output/records.js';
-import { safeText } from '../output/sanitize.js';
-import { asUsage } from '../usage.js';
-import * as z from '../zod.js';
-import { parseOptions } from './shared/flags.js';
-import { addExamples } from './shared/help.js';
+import type { Deps } from '../../context.js';
+import { type DecodedBrCode, type ExplainedField, explainBrCode } from '../../domain/brcode.js';
+import { centavosToApi } from '../../domain/money.js';
+import { jsonDocument, outputMode } from '../../output/format.js';
+import { type Column, createListWriter } from '../../output/records.js';
+import * as z from '../../zod.js';
+import { parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import { decodeEmvOrFail, readEmvArgument, reportBrokenRules } from './shared.js';
 
 const decodeOptionsSchema = z.object({
   emv: z.string(),
@@ -18,53 +15,6 @@ const decodeOptionsSchema = z.object({
 });
 
 export type EmvDecodeOptions = z.output<typeof decodeOptionsSchema>;
-
-/** What `-` on a terminal waits for (said on stderr; a pipe is read silently). */
-export const PASTE_PROMPT = 'Paste a BR Code and press Enter (Ctrl-C to cancel): ';
-
-/**
- * `-` reads the code from stdin (what `pix pay qr -` does too): a pipe to its end; a terminal one
- * line, after saying on stderr what it waits for (a BR Code is one line, so Enter ends it).
- */
-export async function readEmvArgument(text: string, deps: Deps): Promise<string> {
-  if (text !== '-') return text;
-  const { stdin, stderr } = deps.io;
-  let input: string;
-  if (stdin.isTTY) {
-    stderr.write(PASTE_PROMPT);
-    input = (await stdin.readLine(false)).trim();
-  } else {
-    input = (await stdin.readAll()).toString('utf8').trim();
-  }
-  if (input === '') throw usageError('EMV', 'nothing on stdin: pipe a BR Code, or pass it as the argument');
-  return input;
-}
-
-/** Decodes offline; a broken code is a usage error (exit 2) naming what is wrong and where. */
-export function decodeEmvOrFail(text: string): DecodedBrCode {
-  return asUsage(
-    'EMV',
-    () => decodeBrCode(text),
-    'copy the whole code again: it ends in 6304 and 4 hex digits',
-  );
-}
-
-/**
- * The rules of the manual the code breaks, each a `warning:` line on stderr; with `strict`, the first
- * is a usage error (exit 2) instead, naming how many there are.
- */
-export function reportBrokenRules(decoded: DecodedBrCode, strict: boolean, deps: Deps): void {
-  const { warnings } = decoded;
-  if (warnings.length === 0) return;
-  if (strict) {
-    throw usageError(
-      '--strict',
-      `the code breaks ${counted(warnings.length, 'rule')} of the BR Code manual: ${warnings.join('; ')}`,
-      'drop --strict to decode it anyway, as payer apps do',
-    );
-  }
-  for (const warning of warnings) deps.io.stderr.write(`warning: ${safeText(warning)}\n`);
-}
 
 /** The decoded structure for `--json`: amounts in reais like the API's, plus every field explained. */
 export function decodedJson(decoded: DecodedBrCode, explained: ExplainedField[]): Record<string, unknown> {
@@ -126,9 +76,7 @@ export async function runEmvDecode(options: EmvDecodeOptions, deps: Deps): Promi
 }
 
 export function register(command: Command, deps: Deps): void {
-  const decode = command
-    .command('decode')
-    .description('Parse a BR Code offline, check its CRC and explain every field')
+  command
     .argument('<EMV>', 'the copy-and-paste code, or - to read it from stdin')
     .option(
       '--strict',
@@ -141,7 +89,7 @@ export function register(command: Command, deps: Deps): void {
       );
     });
   addExamples(
-    decode,
+    command,
     [
       "pix emv decode '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D'",
       'pbpaste | pix emv decode -',
@@ -150,5 +98,4 @@ export function register(command: Command, deps: Deps): void {
     ],
     ['usage'],
   );
-  addExamples(command, ['pix emv decode "$CODE"', 'pbpaste | pix emv decode - --json'], ['usage']);
 }

@@ -10,10 +10,10 @@
  * A value pix knows nothing about falls back to the shell's file completion.
  */
 import { Argument, type Command, type Option } from 'commander';
-import type { Deps } from '../context.js';
-import * as z from '../zod.js';
-import { parseOptions } from './shared/flags.js';
-import { addExamples, type CompletionValues, completionValuesOf } from './shared/help.js';
+import type { Deps } from '../../context.js';
+import * as z from '../../zod.js';
+import { parseOptions } from '../shared/flags.js';
+import { addExamples, type CompletionValues, completionValuesOf } from '../shared/help.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
