@@ -1,13 +1,12 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../src/config/store.js';
 import { run } from '../../src/main.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { createTestIO, type TestIOOptions } from '../helpers/io.js';
+import { mockAgentPerTest, ORIGIN } from '../helpers/mock-agent.js';
 
-const ORIGIN = 'https://api.example.test';
 const TOKEN_PATH = '/api/financial/v1/auth/token';
 const KEYS_PATH = '/api/financial/v1/pix/keys';
 /** Recognisable, so a test can look for it in every output. */
@@ -15,19 +14,12 @@ const SECRET_TOKEN = 'tok_SUPERSECRET_7f3a9c2e1b8d4f60';
 const CLIENT_SECRET = 'cs_SUPERSECRET_a1b2c3d4e5f6a7b8';
 const NOW = new Date('2026-03-01T12:00:00Z');
 
-let agent: MockAgent;
+const mock = mockAgentPerTest();
 let dir: string;
 const outputs: string[] = [];
 
 beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
   dir = tempConfigDir();
-});
-
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
 });
 
 async function pix(argv: string[], options: TestIOOptions & { env?: Record<string, string> } = {}) {
@@ -35,7 +27,7 @@ async function pix(argv: string[], options: TestIOOptions & { env?: Record<strin
   const code = await run(argv, {
     io: test.io,
     env: { PIX_CONFIG_DIR: dir, ...options.env },
-    dispatcher: agent,
+    dispatcher: mock.agent,
     clock: { now: () => NOW },
   });
   outputs.push(test.stdout(), test.stderr());
@@ -132,7 +124,7 @@ describe('pix login --with-token', () => {
 
 describe('pix login --client-key', () => {
   function mintReply(status: number, body: unknown, seen?: (body: unknown) => void) {
-    agent
+    mock.agent
       .get(ORIGIN)
       .intercept({ path: TOKEN_PATH, method: 'POST' })
       .reply((options) => {
@@ -239,7 +231,7 @@ describe('pix auth status', () => {
   }
 
   function keysReply(status: number) {
-    agent
+    mock.agent
       .get(ORIGIN)
       .intercept({ path: KEYS_PATH, method: 'GET', query: { limit: '1', offset: '0' } })
       .reply(status, status === 200 ? { total: 0, result: [] } : { message: 'invalid token' }, {
@@ -336,7 +328,7 @@ describe('pix auth status', () => {
 describe('secrets never reach any output', () => {
   it('a full session with the recognisable token and client secret, with and without --verbose', async () => {
     await pix(['login', '-p', 'prod', '--with-token', '--base-url', ORIGIN], { stdin: SECRET_TOKEN });
-    agent
+    mock.agent
       .get(ORIGIN)
       .intercept({ path: KEYS_PATH, method: 'GET', query: { limit: '1', offset: '0' } })
       .reply(
@@ -345,7 +337,7 @@ describe('secrets never reach any output', () => {
         { headers: { 'content-type': 'application/json' } },
       );
     await pix(['auth', 'status', '--verbose']);
-    agent
+    mock.agent
       .get(ORIGIN)
       .intercept({ path: KEYS_PATH, method: 'GET', query: { limit: '1', offset: '0' } })
       .reply(200, { total: 0, result: [] }, { headers: { 'content-type': 'application/json' } });
@@ -355,7 +347,7 @@ describe('secrets never reach any output', () => {
     await pix(['config', 'list', '--json']);
     await pix(['config', 'get', 'token']);
     await pix(['profile', 'list', '--json']);
-    agent
+    mock.agent
       .get(ORIGIN)
       .intercept({ path: TOKEN_PATH, method: 'POST' })
       .reply(401, { message: 'bad secret' }, { headers: { 'content-type': 'application/json' } });

@@ -5,14 +5,13 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parseJournal } from '../../src/journal/entries.js';
 import { run } from '../../src/main.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
+import { mockAgentPerTest, ORIGIN } from '../helpers/mock-agent.js';
 
-const ORIGIN = 'https://api.example.test';
 const IMMEDIATE = '/api/financial/v1/pix-cash-in/immediate';
 const DUEDATE = '/api/financial/v1/pix-cash-in/duedate';
 const KEY_ID = '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e01';
@@ -27,22 +26,15 @@ const created = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-let agent: MockAgent;
+const mock = mockAgentPerTest();
 let dir: string;
 
 beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
   dir = tempConfigDir();
 });
 
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
-});
-
 function answer(path: string, status: number, body: string) {
-  agent
+  mock.agent
     .get(ORIGIN)
     .intercept({ path, method: 'POST' })
     .reply(status, body, { headers: { 'content-type': 'application/json' } });
@@ -53,7 +45,7 @@ async function pix(argv: string[]) {
   const code = await run(argv, {
     io: test.io,
     env: { PIX_CONFIG_DIR: dir, PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-charge-journal' },
-    dispatcher: agent,
+    dispatcher: mock.agent,
     clock: { now: () => NOW },
   });
   const journal = parseJournal(readFileSync(join(dir, 'journal.jsonl'), 'utf8'));

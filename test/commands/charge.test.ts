@@ -2,15 +2,14 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import QRCode from 'qrcode';
-import { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../src/config/store.js';
 import { encodeBrCode } from '../../src/domain/brcode.js';
 import { run } from '../../src/main.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
+import { mockAgentPerTest, ORIGIN } from '../helpers/mock-agent.js';
 
-const ORIGIN = 'https://api.example.test';
 const IMMEDIATE = '/api/financial/v1/pix-cash-in/immediate';
 const DUEDATE = '/api/financial/v1/pix-cash-in/duedate';
 const KEYS = '/api/financial/v1/pix/keys';
@@ -52,18 +51,11 @@ const key = (index: number, value = `k${index}@example.com`) => ({
   createdAt: '2026-11-01T10:00:00Z',
 });
 
-let agent: MockAgent;
+const mock = mockAgentPerTest();
 let env: Record<string, string>;
 
 beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
   env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-charge' };
-});
-
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
 });
 
 const JSON_HEADERS = { headers: { 'content-type': 'application/json' } };
@@ -77,7 +69,7 @@ function interceptCharge(
   reply: { status: number; body: unknown } = { status: 201, body: charge() },
 ) {
   const seen: { body?: Record<string, unknown> } = {};
-  agent
+  mock.agent
     .get(ORIGIN)
     .intercept({ path, method: 'POST' })
     .reply((options) => {
@@ -93,12 +85,12 @@ function interceptCharge(
 }
 
 function interceptKeys(query: Record<string, string>, page: { total: number; result: unknown[] }) {
-  agent.get(ORIGIN).intercept({ path: KEYS, method: 'GET', query }).reply(200, page, JSON_HEADERS);
+  mock.agent.get(ORIGIN).intercept({ path: KEYS, method: 'GET', query }).reply(200, page, JSON_HEADERS);
 }
 
 async function pix(argv: string[], options: Parameters<typeof createTestIO>[0] = {}) {
   const test = createTestIO(options);
-  const code = await run(argv, { io: test.io, env, dispatcher: agent, clock });
+  const code = await run(argv, { io: test.io, env, dispatcher: mock.agent, clock });
   return { code, stdout: test.stdout(), stderr: test.stderr(), test };
 }
 
@@ -396,7 +388,7 @@ describe('pix charge immediate --qr-png', () => {
     const code = await run(['charge', 'immediate', '--amount', '10', '--key-id', KEY_ID, '--qr-png', '-'], {
       io: test.io,
       env,
-      dispatcher: agent,
+      dispatcher: mock.agent,
       clock,
     });
     expect(code).toBe(0);

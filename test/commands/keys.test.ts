@@ -1,10 +1,9 @@
-import { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/main.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
+import { mockAgentPerTest, ORIGIN } from '../helpers/mock-agent.js';
 
-const ORIGIN = 'https://api.example.test';
 const KEYS_PATH = '/api/financial/v1/pix/keys';
 
 const key = (index: number) => ({
@@ -14,22 +13,15 @@ const key = (index: number) => ({
   createdAt: '2026-11-20T15:04:05Z',
 });
 
-let agent: MockAgent;
+const mock = mockAgentPerTest();
 let env: Record<string, string>;
 
 beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
   env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-keys' };
 });
 
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
-});
-
 function intercept(query: Record<string, string>, reply: { status: number; body: unknown }) {
-  agent
+  mock.agent
     .get(ORIGIN)
     .intercept({ path: KEYS_PATH, method: 'GET', query })
     .reply(reply.status, reply.body as object, { headers: { 'content-type': 'application/json' } });
@@ -39,7 +31,7 @@ describe('pix keys (in-process, MockAgent)', () => {
   it('--json prints the API page as is and sends the bearer token', async () => {
     const page = { total: 2, result: [key(1), key(2)] };
     let authorization: unknown;
-    agent
+    mock.agent
       .get(ORIGIN)
       .intercept({ path: KEYS_PATH, method: 'GET', query: { limit: '10', offset: '0' } })
       .reply((options) => {
@@ -51,7 +43,7 @@ describe('pix keys (in-process, MockAgent)', () => {
         };
       });
     const test = createTestIO();
-    const code = await run(['keys', '--json'], { io: test.io, env, dispatcher: agent });
+    const code = await run(['keys', '--json'], { io: test.io, env, dispatcher: mock.agent });
     expect(code).toBe(0);
     expect(JSON.parse(test.stdout())).toEqual(page);
     expect(authorization).toBe('Bearer test-token-keys');
@@ -60,7 +52,7 @@ describe('pix keys (in-process, MockAgent)', () => {
   it('piped: header-less TSV with ISO times, and a next-page hint on stderr', async () => {
     intercept({ limit: '2', offset: '0' }, { status: 200, body: { total: 5, result: [key(1), key(2)] } });
     const test = createTestIO();
-    const code = await run(['keys', '--limit', '2'], { io: test.io, env, dispatcher: agent });
+    const code = await run(['keys', '--limit', '2'], { io: test.io, env, dispatcher: mock.agent });
     expect(code).toBe(0);
     expect(test.stdout()).toBe(
       'k1@example.com\tEMAIL\t2026-11-20T15:04:05Z\tid-1\nk2@example.com\tEMAIL\t2026-11-20T15:04:05Z\tid-2\n',
@@ -71,7 +63,7 @@ describe('pix keys (in-process, MockAgent)', () => {
   it('on a terminal: a table with a header and times in the profile time zone', async () => {
     intercept({ limit: '10', offset: '0' }, { status: 200, body: { total: 1, result: [key(1)] } });
     const test = createTestIO({ tty: true });
-    const code = await run(['keys'], { io: test.io, env, dispatcher: agent });
+    const code = await run(['keys'], { io: test.io, env, dispatcher: mock.agent });
     expect(code).toBe(0);
     expect(test.stdout()).toContain('Key');
     // 15:04 UTC is 12:04 in São Paulo.
@@ -92,7 +84,7 @@ describe('pix keys (in-process, MockAgent)', () => {
     const code = await run(['keys', '--all', '--limit', '3', '-o', 'ndjson'], {
       io: test.io,
       env,
-      dispatcher: agent,
+      dispatcher: mock.agent,
     });
     expect(code).toBe(0);
     const ids = test
@@ -106,7 +98,7 @@ describe('pix keys (in-process, MockAgent)', () => {
   it('an empty list is exit 0 with an empty result', async () => {
     intercept({ limit: '10', offset: '0' }, { status: 200, body: { total: 0, result: [] } });
     const test = createTestIO();
-    expect(await run(['keys', '--json'], { io: test.io, env, dispatcher: agent })).toBe(0);
+    expect(await run(['keys', '--json'], { io: test.io, env, dispatcher: mock.agent })).toBe(0);
     expect(JSON.parse(test.stdout())).toEqual({ total: 0, result: [] });
   });
 
@@ -119,7 +111,7 @@ describe('pix keys (in-process, MockAgent)', () => {
   ])('HTTP %i → exit %i with the server message on one line', async (status, exit) => {
     intercept({ limit: '10', offset: '0' }, { status, body: { message: 'Mensagem do servidor' } });
     const test = createTestIO();
-    expect(await run(['keys'], { io: test.io, env, dispatcher: agent })).toBe(exit);
+    expect(await run(['keys'], { io: test.io, env, dispatcher: mock.agent })).toBe(exit);
     const [line] = test.stderr().split('\n');
     expect(line).toMatch(
       new RegExp(`^error: listing PIX keys: [A-Za-z ()]+ \\(${status}\\): Mensagem do servidor$`),
@@ -133,7 +125,7 @@ describe('pix keys (in-process, MockAgent)', () => {
       { status: 404, body: { message: 'Conta não encontrada', code: 'X' } },
     );
     const test = createTestIO();
-    expect(await run(['keys', '--json'], { io: test.io, env, dispatcher: agent })).toBe(4);
+    expect(await run(['keys', '--json'], { io: test.io, env, dispatcher: mock.agent })).toBe(4);
     const error = JSON.parse(test.stderr()).error;
     expect(error).toMatchObject({
       kind: 'not_found',
@@ -151,7 +143,7 @@ describe('pix keys (in-process, MockAgent)', () => {
       ['keys', '--bogus'],
     ]) {
       const test = createTestIO();
-      expect(await run(argv, { io: test.io, env, dispatcher: agent })).toBe(2);
+      expect(await run(argv, { io: test.io, env, dispatcher: mock.agent })).toBe(2);
       expect(test.stderr().trimEnd().split('\n')[0]).toMatch(/^error: /);
     }
     // No interceptor was registered: a request would have failed with a MockNotMatchedError instead of exit 2.

@@ -1,14 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE } from '../../src/journal/entries.js';
 import { run } from '../../src/main.js';
 import { DYNAMIC_CODE, STATIC_CODE } from '../helpers/brcodes.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { createTestIO, type TestIOOptions } from '../helpers/io.js';
+import { mockAgentPerTest, ORIGIN } from '../helpers/mock-agent.js';
 
-const ORIGIN = 'https://api.example.test';
 const PREFIX = '/api/financial/v1';
 const EMV_PATH = `${PREFIX}/pix/emv/consult`;
 const DICT_PATH = `${PREFIX}/pix/dict/consult`;
@@ -16,26 +15,19 @@ const TRANSFER_PATH = `${PREFIX}/pix-cash-out/transfer`;
 const E2E = 'E1234567820260310120000abcdefghijk';
 const NOW = new Date('2026-03-10T12:00:00Z');
 
-let agent: MockAgent;
+const mock = mockAgentPerTest();
 let env: Record<string, string>;
 let configDir: string;
 
 beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
   configDir = tempConfigDir();
   env = { PIX_CONFIG_DIR: configDir, PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-pay' };
-});
-
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
 });
 
 /** Intercepts one POST and records the JSON bodies it received. */
 function post(path: string, status: number, body: unknown, times = 1): unknown[] {
   const seen: unknown[] = [];
-  agent
+  mock.agent
     .get(ORIGIN)
     .intercept({ path, method: 'POST' })
     .reply((options) => {
@@ -89,7 +81,7 @@ const transferResult = { id: 't-1', endToEndId: E2E, fee: 0, status: 'PENDING' }
 
 async function pix(argv: string[], io: TestIOOptions = {}, now = NOW) {
   const test = createTestIO(io);
-  const code = await run(argv, { io: test.io, env, dispatcher: agent, clock: { now: () => now } });
+  const code = await run(argv, { io: test.io, env, dispatcher: mock.agent, clock: { now: () => now } });
   return { code, stdout: test.stdout(), stderr: test.stderr(), readLines: test.readLines };
 }
 
@@ -441,7 +433,7 @@ describe('pix pay qr', () => {
 
   it('a transfer that resets after being sent → exit 7 after exactly one request, journal unknown', async () => {
     post(EMV_PATH, 200, emvConsult());
-    agent
+    mock.agent
       .get(ORIGIN)
       .intercept({ path: TRANSFER_PATH, method: 'POST' })
       .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
@@ -454,7 +446,7 @@ describe('pix pay qr', () => {
 
 /** Intercepts one POST answered with a raw text body (any status, any bytes). */
 function postText(path: string, status: number, text: string): void {
-  agent
+  mock.agent
     .get(ORIGIN)
     .intercept({ path, method: 'POST' })
     .reply(status, text, { headers: { 'content-type': 'application/json' } });
@@ -582,7 +574,7 @@ describe('an unknown outcome is never forgotten (journal rules)', () => {
 
   it('a dynamic code whose transfer was cut off is refused before consulting, a month later too', async () => {
     post(EMV_PATH, 200, emvConsult());
-    agent
+    mock.agent
       .get(ORIGIN)
       .intercept({ path: TRANSFER_PATH, method: 'POST' })
       .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
@@ -614,7 +606,7 @@ describe('the payer-chosen amount on a terminal (issue 14)', () => {
     const code = await run(['pay', 'qr', STATIC_CODE], {
       io: test.io,
       env,
-      dispatcher: agent,
+      dispatcher: mock.agent,
       clock: { now: () => NOW },
     });
     expect(code, test.stderr()).toBe(0);
@@ -642,7 +634,7 @@ describe('the payer-chosen amount on a terminal (issue 14)', () => {
 
 describe('network hints', () => {
   it('a host name that does not resolve: the hint says so and does not suggest --timeout', async () => {
-    agent
+    mock.agent
       .get(ORIGIN)
       .intercept({ path: DICT_PATH, method: 'POST' })
       .replyWithError(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }))

@@ -1,12 +1,11 @@
-import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FOLLOW_PAGE, oldestFirst } from '../../src/commands/statement/follow.js';
 import { run } from '../../src/main.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
 import { createTestIO } from '../helpers/io.js';
+import { mockAgentPerTest, ORIGIN } from '../helpers/mock-agent.js';
 
-const ORIGIN = 'https://api.example.test';
 const PATH = '/api/financial/v1/account/transactions';
 const NOW = new Date('2025-03-10T15:00:00.000Z');
 
@@ -26,20 +25,13 @@ const entry = (n: number, extra: Record<string, unknown> = {}) => ({
 const newestFirst = (numbers: number[]) => numbers.map((n) => entry(n)).reverse();
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-let agent: MockAgent;
+const mock = mockAgentPerTest();
 let env: Record<string, string>;
 beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
   env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-follow' };
 });
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
-});
-
 function reply(offset: number, body: unknown, status = 200, headers: Record<string, string> = {}) {
-  agent
+  mock.agent
     .get(ORIGIN)
     .intercept({ path: PATH, method: 'GET', query: { limit: String(FOLLOW_PAGE), offset: String(offset) } })
     .reply(status, body as object, { headers: { 'content-type': 'application/json', ...headers } });
@@ -60,7 +52,7 @@ async function follow(
   const code = await run(['statement', '--follow', ...argv], {
     io: test.io,
     env: { ...env, ...(options.tty ? { CLICOLOR_FORCE: '1' } : {}) },
-    dispatcher: agent,
+    dispatcher: mock.agent,
     clock: { now: () => NOW },
     signal: controller.signal,
     sleep: async (ms) => {
@@ -176,7 +168,7 @@ describe('pix statement --follow', () => {
 
   it('--interval without --follow is a usage error', async () => {
     const test = createTestIO();
-    const code = await run(['statement', '--interval', '3s'], { io: test.io, env, dispatcher: agent });
+    const code = await run(['statement', '--interval', '3s'], { io: test.io, env, dispatcher: mock.agent });
     expect(code).toBe(2);
     expect(test.stderr()).toContain('--interval: only goes with --follow');
   });

@@ -1,12 +1,11 @@
-import { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { defaultUnit } from '../../src/commands/statement/summary.js';
 import { run } from '../../src/main.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
+import { mockAgentPerTest, ORIGIN } from '../helpers/mock-agent.js';
 import { renderTerminal } from '../helpers/terminal.js';
 
-const ORIGIN = 'https://api.example.test';
 const PATH = '/api/financial/v1/account/transactions';
 // 12:00 in São Paulo on 2025-03-10.
 const NOW = new Date('2025-03-10T15:00:00.000Z');
@@ -32,18 +31,11 @@ const ENTRIES = [
   entry('2025-02-28T20:00:00.000Z', -10, 0.5), // week 9
 ];
 
-let agent: MockAgent;
+const mock = mockAgentPerTest();
 let env: Record<string, string>;
 beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
   env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-summary' };
 });
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
-});
-
 function intercept(
   range: { dateFrom: string; dateTo: string },
   results: unknown[],
@@ -51,7 +43,7 @@ function intercept(
   total?: number,
   limit = 100,
 ) {
-  agent
+  mock.agent
     .get(ORIGIN)
     .intercept({
       path: PATH,
@@ -70,7 +62,7 @@ async function pix(argv: string[], options: { tty?: boolean; columns?: number } 
   const code = await run(argv, {
     io: test.io,
     env: { ...env, ...(options.tty ? { CLICOLOR_FORCE: '1' } : {}) },
-    dispatcher: agent,
+    dispatcher: mock.agent,
     clock: { now: () => NOW },
   });
   return { code, stdout: test.stdout(), stderr: test.stderr() };

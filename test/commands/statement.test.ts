@@ -1,10 +1,9 @@
-import { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/main.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
+import { mockAgentPerTest, ORIGIN } from '../helpers/mock-agent.js';
 
-const ORIGIN = 'https://api.example.test';
 const PATH = '/api/financial/v1/account/transactions';
 // 12:00 in São Paulo (UTC-3) on 2025-03-10.
 const NOW = new Date('2025-03-10T15:00:00.000Z');
@@ -31,22 +30,15 @@ const outcome = (index: number, amount = -20.25) => ({
   debtor: { name: 'Mercado Bom Preço, Ltda', bank: '237', documentNumber: '04252011000110' },
 });
 
-let agent: MockAgent;
+const mock = mockAgentPerTest();
 let env: Record<string, string>;
 
 beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
   env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-statement' };
 });
 
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
-});
-
 function intercept(query: Record<string, string>, body: unknown, status = 200) {
-  agent
+  mock.agent
     .get(ORIGIN)
     .intercept({ path: PATH, method: 'GET', query })
     .reply(status, body as object, { headers: { 'content-type': 'application/json' } });
@@ -57,7 +49,12 @@ async function pix(
   options: { tty?: boolean; columns?: number; env?: Record<string, string> } = {},
 ) {
   const test = createTestIO({ tty: options.tty ?? false, columns: options.columns ?? 80 });
-  const code = await run(argv, { io: test.io, env: { ...env, ...options.env }, dispatcher: agent, clock });
+  const code = await run(argv, {
+    io: test.io,
+    env: { ...env, ...options.env },
+    dispatcher: mock.agent,
+    clock,
+  });
   return { code, stdout: test.stdout(), stderr: test.stderr() };
 }
 
@@ -324,7 +321,7 @@ describe('pix statement --all', () => {
     const code = await run(['statement', '--all', '--limit', '2', '--offset', '1', '-o', 'ndjson'], {
       io: test.io,
       env,
-      dispatcher: agent,
+      dispatcher: mock.agent,
       clock,
     });
     expect(code).toBe(0);
