@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import QRCode from 'qrcode';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { openConfigStore } from '../../src/config/store.js';
-import { encodeBrCode } from '../../src/domain/brcode.js';
-import { run } from '../../src/main.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { createTestIO } from '../helpers/io.js';
-import { mockAgentPerTest, ORIGIN } from '../helpers/mock-agent.js';
+import { openConfigStore } from '../../../src/config/store.js';
+import { encodeBrCode } from '../../../src/domain/brcode.js';
+import { run } from '../../../src/main.js';
+import { tempConfigDir } from '../../helpers/cli.js';
+import { createTestIO } from '../../helpers/io.js';
+import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
 
 const IMMEDIATE = '/api/financial/v1/pix-cash-in/immediate';
 const DUEDATE = '/api/financial/v1/pix-cash-in/duedate';

@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeBrCode } from '../../src/domain/brcode.js';
-import { addDays, todayIn } from '../../src/domain/when.js';
-import { run } from '../../src/main.js';
-import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
-import { SEEDED_KEYS } from '../../src/sandbox/state.js';
-import { createTestIO } from '../helpers/io.js';
+import { decodeBrCode } from '../../../src/domain/brcode.js';
+import { addDays, todayIn } from '../../../src/domain/when.js';
+import { run } from '../../../src/main.js';
+import { type SandboxServer, startSandboxServer } from '../../../src/sandbox/server.js';
+import { SEEDED_KEYS } from '../../../src/sandbox/state.js';
+import { createTestIO } from '../../helpers/io.js';
 
 const KEY = SEEDED_KEYS.email.id;
 let dir: string;

@@ -1,10 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { defaultUnit } from '../../src/commands/statement/summary.js';
-import { run } from '../../src/main.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { createTestIO } from '../helpers/io.js';
-import { mockAgentPerTest, ORIGIN } from '../helpers/mock-agent.js';
-import { renderTerminal } from '../helpers/terminal.js';
+import { defaultUnit } from '../../../src/commands/statement/summary.js';
+import { run } from '../../../src/main.js';
+import { tempConfigDir } from '../../helpers/cli.js';
+import { createTestIO } from '../../helpers/io.js';
+import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { renderTerminal } from '../../helpers/terminal.js';
 
 const PATH = '/api/financial/v1/account/transactions';
 // 12:00 in São Paulo on 2025-03-10.

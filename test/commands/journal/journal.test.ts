@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { JOURNAL_FILE } from '../../src/journal/entries.js';
-import { openJournal } from '../../src/journal/store.js';
-import { run } from '../../src/main.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { createTestIO, type TestIOOptions } from '../helpers/io.js';
+import { JOURNAL_FILE } from '../../../src/journal/entries.js';
+import { openJournal } from '../../../src/journal/store.js';
+import { run } from '../../../src/main.js';
+import { tempConfigDir } from '../../helpers/cli.js';
+import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
 
 const T0 = new Date('2026-03-10T12:00:00Z');
 let dir: string;

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FOLLOW_PAGE, oldestFirst } from '../../src/commands/statement/follow.js';
-import { run } from '../../src/main.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
-import { createTestIO } from '../helpers/io.js';
-import { mockAgentPerTest, ORIGIN } from '../helpers/mock-agent.js';
+import { FOLLOW_PAGE, oldestFirst } from '../../../src/commands/statement/follow.js';
+import { run } from '../../../src/main.js';
+import { tempConfigDir } from '../../helpers/cli.js';
+import { type FakeServer, startFakeServer } from '../../helpers/fake-server.js';
+import { createTestIO } from '../../helpers/io.js';
+import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
 
 const PATH = '/api/financial/v1/account/transactions';
 const NOW = new Date('2025-03-10T15:00:00.000Z');

@@ -1,12 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { JOURNAL_FILE } from '../../src/journal/entries.js';
-import { run } from '../../src/main.js';
-import { DYNAMIC_CODE, STATIC_CODE } from '../helpers/brcodes.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { createTestIO, type TestIOOptions } from '../helpers/io.js';
-import { mockAgentPerTest, ORIGIN } from '../helpers/mock-agent.js';
+import { JOURNAL_FILE } from '../../../src/journal/entries.js';
+import { run } from '../../../src/main.js';
+import { DYNAMIC_CODE, STATIC_CODE } from '../../helpers/brcodes.js';
+import { tempConfigDir } from '../../helpers/cli.js';
+import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
+import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
 
 const PREFIX = '/api/financial/v1';
 const EMV_PATH = `${PREFIX}/pix/emv/consult`;

@@ -3,10 +3,10 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openConfigStore } from '../../src/config/store.js';
-import { run } from '../../src/main.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { createTestIO } from '../helpers/io.js';
+import { openConfigStore } from '../../../src/config/store.js';
+import { run } from '../../../src/main.js';
+import { tempConfigDir } from '../../helpers/cli.js';
+import { createTestIO } from '../../helpers/io.js';
 
 let dir: string;
 const scripts: Record<string, string> = {};

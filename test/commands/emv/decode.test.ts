@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { crc16, encodeBrCode } from '../../src/domain/brcode.js';
-import { run } from '../../src/main.js';
-import { DYNAMIC_CODE, STATIC_CODE } from '../helpers/brcodes.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { createTestIO, type TestIOOptions } from '../helpers/io.js';
+import { crc16, encodeBrCode } from '../../../src/domain/brcode.js';
+import { run } from '../../../src/main.js';
+import { DYNAMIC_CODE, STATIC_CODE } from '../../helpers/brcodes.js';
+import { tempConfigDir } from '../../helpers/cli.js';
+import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
 
 /** Offline: no dispatcher, no credentials, an empty config dir; a request would fail the test. */
 async function pix(argv: string[], io: TestIOOptions = {}) {

@@ -1,13 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JOURNAL_FILE } from '../../src/journal/entries.js';
-import { run } from '../../src/main.js';
-import { sampleLines, sampleRows } from '../../src/sandbox/batchfile.js';
-import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
-import { createTestIO, type TestIOOptions } from '../helpers/io.js';
+import { JOURNAL_FILE } from '../../../src/journal/entries.js';
+import { run } from '../../../src/main.js';
+import { sampleLines, sampleRows } from '../../../src/sandbox/batchfile.js';
+import { type SandboxServer, startSandboxServer } from '../../../src/sandbox/server.js';
+import { tempConfigDir } from '../../helpers/cli.js';
+import { type FakeServer, startFakeServer } from '../../helpers/fake-server.js';
+import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
 
 /** pix pay batch in-process, against the real sandbox server on a loopback port. */
 let server: SandboxServer | undefined;

@@ -5,11 +5,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { MAX_PAGE, nextPageCommand } from '../../src/commands/shared/pages.js';
-import { defaultGlobals } from '../../src/context.js';
-import { run } from '../../src/main.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { createTestIO } from '../helpers/io.js';
+import { MAX_PAGE, nextPageCommand } from '../../../src/commands/shared/pages.js';
+import { defaultGlobals } from '../../../src/context.js';
+import { run } from '../../../src/main.js';
+import { tempConfigDir } from '../../helpers/cli.js';
+import { createTestIO } from '../../helpers/io.js';
 
 let env: Record<string, string>;
 

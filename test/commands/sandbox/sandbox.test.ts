@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { run } from '../../src/main.js';
-import { startSandboxServer } from '../../src/sandbox/server.js';
-import { readSandboxState, SEEDED_KEYS } from '../../src/sandbox/state.js';
-import { createTestIO } from '../helpers/io.js';
+import { run } from '../../../src/main.js';
+import { startSandboxServer } from '../../../src/sandbox/server.js';
+import { readSandboxState, SEEDED_KEYS } from '../../../src/sandbox/state.js';
+import { createTestIO } from '../../helpers/io.js';
 
 let dir: string;
 let now: Date;
