@@ -5,6 +5,7 @@ import { type Command, Help } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { completionModel } from '../src/commands/completion/script.js';
 import { usageOf } from '../src/commands/shared/help.js';
+import { CONFIG_KEYS } from '../src/config/types.js';
 import { createDeps } from '../src/deps.js';
 import { run } from '../src/main.js';
 import { createProgram, loadCommands } from '../src/program.js';
@@ -222,6 +223,13 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
     };
     visit(program);
     expect(checked.length).toBeGreaterThan(10);
+  });
+
+  it('pix config --help names every key of CONFIG_KEYS, in order', async () => {
+    const help = await pix(['config', '--help']);
+    expect(help.stdout).toContain(
+      `Read and change the current profile's settings (keys: ${CONFIG_KEYS.join(', ')})\n`,
+    );
   });
 
   it("a noun that runs by itself finds its verb after the noun's own flags and their values", async () => {
