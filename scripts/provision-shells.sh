@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The shells the completion tests load pix's scripts into (test/commands/completion.test.ts): bash is always
+# The shells the completion tests load pix's scripts into (test/commands/completion/script.test.ts): bash is always
 # there; zsh and fish are installed from the system's packages when missing (Debian/Ubuntu: apt-get, as root
 # or through password-less sudo). The tests skip a shell only when it is not installed.
 #

@@ -1,5 +1,11 @@
 import { Command, type CommanderError, Option } from 'commander';
-import { addExamples, addHelpCommand, completionValues, configureHelp } from './commands/shared/help.js';
+import {
+  addExamples,
+  addHelpCommand,
+  completionValues,
+  configureHelp,
+  setUsage,
+} from './commands/shared/help.js';
 import type { Deps, OutputFormat } from './context.js';
 import type { ErrorKind } from './errors.js';
 import { pixVersion } from './version.js';
@@ -10,12 +16,23 @@ export interface CommandModule {
 }
 
 /**
- * The command tree, with each leaf's module loaded only when it is the one being run, so `pix --help`
- * loads commander alone (start-up is a feature, architecture rule 8; bin/pix.js answers --version itself).
+ * The command tree, one entry per verb (`commands/<noun>/<verb>.ts`), with each verb's module loaded only
+ * when it is the one being run, so `pix --help` loads commander alone (start-up is a feature, architecture
+ * rule 8; bin/pix.js answers --version itself). A noun that does something by itself (`pix statement`,
+ * `pix journal`) has its own `load` as well as `children`: that module adds the noun's flags, which its
+ * verbs read too, so it is loaded with each of them.
  */
 interface Entry {
   name: string;
+  /** One line in the parent's list of commands (and the command's own description, unless `description`). */
   summary: string;
+  /** The description its own --help shows, when longer than the summary. */
+  description?: string;
+  /**
+   * Its flags and arguments as the parent's list of commands shows them (`[options] <ID>`), written here
+   * because that list is shown without loading the verb's module (test/program.test.ts checks they agree).
+   */
+  usage?: string;
   load?: () => Promise<CommandModule>;
   children?: Entry[];
   /** A group's own examples and exit codes (its --help is shown without loading its children). */
@@ -58,24 +75,89 @@ export const COMMANDS: Entry[] = [
   {
     name: 'config',
     summary: "Read and change the current profile's settings",
-    load: () => import('./commands/config.js'),
+    // The keys of config/types.ts CONFIG_KEYS, written out so that the root's help does not load that module
+    // (test/program.test.ts checks they are the same).
+    description:
+      "Read and change the current profile's settings (keys: base-url, time-zone, max-amount, default-key, tls-cert, tls-key, client-key)",
+    examples: {
+      examples: [
+        'pix config list',
+        'pix config set time-zone America/Manaus',
+        'pix config set max-amount 500 --profile prod',
+        'pix config get base-url',
+        'pix config unset default-key',
+      ],
+      exits: ['usage'],
+    },
+    children: [
+      {
+        name: 'list',
+        summary: 'the settings in effect, with their source: `key<TAB>value<TAB>source` per line',
+        load: () => import('./commands/config/list.js'),
+      },
+      {
+        name: 'get',
+        summary: 'the value in effect for one setting (default included); nothing when there is none',
+        usage: '<key>',
+        load: () => import('./commands/config/get.js'),
+      },
+      {
+        name: 'set',
+        summary: 'change a setting (checked first)',
+        usage: '<key> <value>',
+        load: () => import('./commands/config/set.js'),
+      },
+      {
+        name: 'unset',
+        summary: 'remove a setting',
+        usage: '<key>',
+        load: () => import('./commands/config/unset.js'),
+      },
+    ],
   },
   {
     name: 'profile',
     summary: 'List profiles and switch the current one',
-    load: () => import('./commands/profile.js'),
+    examples: {
+      examples: ['pix profile list', 'pix profile use prod', 'pix profile use sandbox'],
+      exits: ['usage'],
+    },
+    children: [
+      {
+        name: 'list',
+        summary: 'the profiles, the active one marked with *',
+        load: () => import('./commands/profile/list.js'),
+      },
+      {
+        name: 'use',
+        summary: 'make a profile the current one (sandbox is built in)',
+        usage: '<name>',
+        load: () => import('./commands/profile/use.js'),
+      },
+    ],
   },
   {
     name: 'statement',
     summary: 'Read the account statement',
-    load: () => import('./commands/statement.js'),
+    // `pix statement` lists (and follows); its flags are read by `summary` too.
+    load: () => import('./commands/statement/list.js'),
     formats: LIST_FORMATS,
     paged: true,
+    children: [
+      {
+        name: 'summary',
+        summary: 'Income, outcome, fees and net by day, week or month, with a chart',
+        usage: '[options]',
+        load: () => import('./commands/statement/summary.js'),
+        formats: LIST_FORMATS,
+        paged: true,
+      },
+    ],
   },
   {
     name: 'keys',
     summary: "List the account's registered PIX keys",
-    load: () => import('./commands/keys.js'),
+    load: () => import('./commands/keys/list.js'),
     formats: LIST_FORMATS,
     paged: true,
   },
@@ -153,28 +235,112 @@ export const COMMANDS: Entry[] = [
   {
     name: 'journal',
     summary: 'Payments and charges pix sent, and resolving those with no known outcome',
-    load: () => import('./commands/journal.js'),
+    // `pix journal` lists; its flags are the noun's, so this module is loaded with each verb too.
+    load: () => import('./commands/journal/list.js'),
     formats: LIST_FORMATS,
     paged: true,
+    children: [
+      {
+        name: 'show',
+        summary: 'one entry, by its id (the first characters will do)',
+        usage: '<ID>',
+        load: () => import('./commands/journal/show.js'),
+        formats: LIST_FORMATS,
+        paged: true,
+      },
+      {
+        name: 'resolve',
+        summary: 'record what the statement shows about an entry whose outcome pix could not know',
+        usage: '[options] <ID>',
+        load: () => import('./commands/journal/resolve.js'),
+        formats: LIST_FORMATS,
+        paged: true,
+      },
+      {
+        name: 'verify',
+        summary: 'list the lines of the journal that cannot be read (exit 8 if any)',
+        load: () => import('./commands/journal/verify.js'),
+        formats: LIST_FORMATS,
+        paged: true,
+      },
+    ],
   },
   {
     name: 'emv',
     summary: 'Inspect BR Codes offline',
-    load: () => import('./commands/emv.js'),
     formats: LIST_FORMATS,
     paged: true,
+    examples: {
+      examples: ['pix emv decode "$CODE"', 'pbpaste | pix emv decode - --json'],
+      exits: ['usage'],
+    },
+    children: [
+      {
+        name: 'decode',
+        summary: 'Parse a BR Code offline, check its CRC and explain every field',
+        usage: '[options] <EMV>',
+        load: () => import('./commands/emv/decode.js'),
+        formats: LIST_FORMATS,
+        paged: true,
+      },
+    ],
   },
   {
     name: 'sandbox',
     summary: 'A local simulated PIX account for trying pix and for CI',
-    load: () => import('./commands/sandbox.js'),
+    examples: {
+      examples: [
+        'pix sandbox serve --port 8080',
+        'pix sandbox pay "$(pix charge immediate --amount 10 --json --no-qr | jq -r .id)"',
+        'pix sandbox clock --advance 2d',
+      ],
+      exits: ['usage', 'not_found', 'rejected', 'unavailable'],
+    },
+    children: [
+      {
+        name: 'serve',
+        summary: 'Run the sandbox API on 127.0.0.1 and print its URL (for other tools and CI)',
+        usage: '[options]',
+        load: () => import('./commands/sandbox/serve.js'),
+      },
+      {
+        name: 'reset',
+        summary: 'Start the sandbox account afresh (keys, statement, no charges, real time)',
+        usage: '[options]',
+        load: () => import('./commands/sandbox/reset.js'),
+      },
+      {
+        name: 'pay',
+        summary: 'Have a third party pay one of your sandbox charges',
+        usage: '[options] <charge-id>',
+        load: () => import('./commands/sandbox/pay.js'),
+      },
+      {
+        name: 'clock',
+        summary: 'Show or move sandbox time (shared by every process using the state file)',
+        usage: '[options]',
+        load: () => import('./commands/sandbox/clock.js'),
+      },
+      {
+        name: 'seed',
+        summary: 'Replace the generated statement with N transactions over the last 60 days',
+        usage: '[options]',
+        load: () => import('./commands/sandbox/seed.js'),
+      },
+      {
+        name: 'batch-file',
+        summary: 'Write a sample batch payout file (for pix pay batch) the sandbox can pay',
+        usage: '[options]',
+        load: () => import('./commands/sandbox/batch-file.js'),
+      },
+    ],
   },
   {
     name: 'completion',
     summary: 'Print a shell completion script (bash, zsh or fish)',
     // The script describes every command: the module is handed the whole tree rather than importing this one.
     load: async () => {
-      const completion = await import('./commands/completion.js');
+      const completion = await import('./commands/completion/script.js');
       return { register: (command, deps) => completion.register(command, deps, () => wholeProgram(deps)) };
     },
   },
@@ -225,7 +391,9 @@ function entryOf(command: Command): Entry | undefined {
 function addEntries(parent: Command, entries: Entry[]): Map<Entry, Command> {
   const made = new Map<Entry, Command>();
   for (const entry of entries) {
-    const command = parent.command(entry.name).description(entry.summary);
+    const command = parent.command(entry.name).description(entry.description ?? entry.summary);
+    if (entry.description !== undefined) command.summary(entry.summary);
+    if (entry.usage !== undefined) setUsage(command, entry.usage);
     ENTRY_OF.set(command, entry);
     if (entry.examples) addExamples(command, entry.examples.examples, entry.examples.exits);
     made.set(entry, command);
@@ -252,13 +420,18 @@ export async function loadCommands(
     let path = commandPath(program, argv);
     if (path[0] === 'help') path = path.slice(1);
     let level: Entry[] | undefined = COMMANDS;
-    for (const name of path) {
+    for (const [at, name] of path.entries()) {
       const entry: Entry | undefined = level?.find((candidate) => candidate.name === name);
       if (!entry) break;
       if (entry.load) {
         toLoad.push(entry);
+        // A noun that runs by itself takes flags of its own, whose values commandPath() cannot tell from
+        // names: its verb is any of its children named further on (loading one too many is harmless).
+        const rest = path.slice(at + 1);
+        for (const child of entry.children ?? []) if (rest.includes(child.name)) toLoad.push(child);
         break;
       }
+      if (!entry.children) break;
       level = entry.children;
     }
   }

@@ -1,5 +1,11 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Command, Help } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { completionModel } from '../src/commands/completion.js';
+import { completionModel } from '../src/commands/completion/script.js';
+import { usageOf } from '../src/commands/shared/help.js';
+import { CONFIG_KEYS } from '../src/config/types.js';
 import { createDeps } from '../src/deps.js';
 import { run } from '../src/main.js';
 import { createProgram, loadCommands } from '../src/program.js';
@@ -179,5 +185,61 @@ describe('help shows what a subcommand inherits and goes as deep as asked', () =
     expect(unknown.code).toBe(2);
     expect(unknown.stdout).toBe('');
     expect(unknown.stderr).toMatch(/^error: unknown command 'imediate'\n/);
+  });
+});
+
+describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own entry', () => {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+  /** Modules of a noun that are neither a verb nor its shared.ts: `statement --follow` and the charge ledger. */
+  const PARTS = ['charge/ledger', 'statement/follow'];
+
+  it('every file under src/commands/ is a verb the COMMANDS table loads, a shared.ts, a part, or shared/', () => {
+    const source = readFileSync(join(root, 'src/program.ts'), 'utf8');
+    const loaded = [...source.matchAll(/import\('\.\/commands\/([^']+)\.js'\)/g)].map((match) => match[1]!);
+    const files = readdirSync(join(root, 'src/commands'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => file.split('\\').join('/').replace(/\.ts$/, ''));
+    expect(files.filter((file) => !file.includes('/'))).toEqual([]);
+    const verbs = files.filter(
+      (file) => !file.startsWith('shared/') && !file.endsWith('/shared') && !PARTS.includes(file),
+    );
+    expect(verbs.sort()).toEqual([...new Set(loaded)].sort());
+    expect(loaded.length).toBe(new Set(loaded).size);
+  });
+
+  it("a verb's usage in COMMANDS is what Commander shows once its module is loaded", async () => {
+    const deps = createDeps({ io: createTestIO().io, env: {} });
+    const program = createProgram(deps);
+    await loadCommands(program, deps, [], true);
+    const help = new Help();
+    const checked: string[] = [];
+    const visit = (command: Command): void => {
+      const usage = usageOf(command);
+      if (usage !== undefined) {
+        expect(`${command.name()} ${usage}`, command.name()).toBe(help.subcommandTerm(command));
+        checked.push(command.name());
+      }
+      for (const sub of command.commands) visit(sub);
+    };
+    visit(program);
+    expect(checked.length).toBeGreaterThan(10);
+  });
+
+  it('pix config --help names every key of CONFIG_KEYS, in order', async () => {
+    const help = await pix(['config', '--help']);
+    // Help wraps a long description at the terminal's width.
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      `Read and change the current profile's settings (keys: ${CONFIG_KEYS.join(', ')}) `,
+    );
+  });
+
+  it("a noun that runs by itself finds its verb after the noun's own flags and their values", async () => {
+    // `--limit 5`: commandPath() cannot tell 5 from a name; summary and show must still be loaded.
+    const summary = await pix(['statement', '--limit', '5', 'summary']);
+    expect(summary.code).toBe(2);
+    expect(summary.stderr).toBe('error: --limit: does not apply to statement summary\n');
+    const show = await pix(['journal', '--limit', '5', 'show', '1a2b']);
+    expect(show.code).toBe(4);
+    expect(show.stderr).toMatch(/^error: no journal entry 1a2b\n/);
   });
 });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StatementEntry } from '../../src/api/resources/statement.js';
 import { finishExport } from '../../src/commands/shared/export.js';
-import { Totals } from '../../src/commands/statement.js';
+import { Totals } from '../../src/commands/statement/list.js';
 import { createDeps } from '../../src/deps.js';
 import { parseTaxId } from '../../src/domain/documents.js';
 import { parseModality } from '../../src/domain/modalities.js';

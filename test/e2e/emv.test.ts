@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PASTE_PROMPT } from '../../src/commands/emv.js';
+import { PASTE_PROMPT } from '../../src/commands/emv/shared.js';
 import { STATIC_CODE } from '../helpers/brcodes.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { runOnPty } from '../helpers/terminal.js';

@@ -8,6 +8,18 @@ import {
   type ModifierValue,
 } from '../../api/resources/charges.js';
 import type { Deps } from '../../context.js';
+import {
+  isPercentText,
+  modalityParser,
+  modalityWarning,
+  parseChargeAmount,
+  parseModifierValue,
+  parsePostalCode,
+  parseQuestion,
+  parseState,
+  parseText,
+  parseUuid,
+} from '../../domain/charge-values.js';
 import { parseTaxId } from '../../domain/documents.js';
 import type { DueDateModifiers } from '../../domain/duedate.js';
 import { InvalidValue } from '../../domain/invalid.js';
@@ -31,17 +43,7 @@ import {
   checkQrPngTarget,
   collect,
   deliverCharge,
-  isPercentText,
-  modalityParser,
-  modalityWarning,
   parseAt,
-  parseChargeAmount,
-  parseModifierValue,
-  parsePostalCode,
-  parseQuestion,
-  parseState,
-  parseText,
-  parseUuid,
   refineSharedChargeOptions,
   resolveChargeKey,
   sharedChargeShape,

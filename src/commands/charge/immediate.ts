@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { createImmediateCharge, type ImmediateChargeInput } from '../../api/resources/charges.js';
 import type { Deps } from '../../context.js';
+import { parseChargeAmount, parseExpiresIn, parseText } from '../../domain/charge-values.js';
 import { parseTaxId } from '../../domain/documents.js';
 import { journaledCharge } from '../../journal/record.js';
 import * as z from '../../zod.js';
@@ -11,9 +12,6 @@ import {
   addKeyFlags,
   checkQrPngTarget,
   deliverCharge,
-  parseChargeAmount,
-  parseExpiresIn,
-  parseText,
   refineSharedChargeOptions,
   resolveChargeKey,
   sharedChargeShape,

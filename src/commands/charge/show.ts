@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
+import { parseText } from '../../domain/charge-values.js';
 import { formatBRL } from '../../domain/money.js';
 import { jsonDocument } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
@@ -12,7 +13,7 @@ import * as z from '../../zod.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { asApiCharge, chargeNamed, ledgerJson, openLedger, refreshLedger, sayChecked } from './ledger.js';
-import { checkQrPngTarget, deliverCharge, parseText } from './shared.js';
+import { checkQrPngTarget, deliverCharge } from './shared.js';
 
 const showOptionsSchema = z.object({
   id: fromDomain(parseText),

@@ -14,6 +14,7 @@
 import type { Command } from 'commander';
 import type { StatementEntry } from '../../api/resources/statement.js';
 import { DEFAULT_TIMEOUT_MS, type Deps } from '../../context.js';
+import { parseText } from '../../domain/charge-values.js';
 import { type ChargeMatch, matchWindow } from '../../domain/matching.js';
 import { formatBRL, formatDecimal } from '../../domain/money.js';
 import { formatDateTime } from '../../domain/when.js';
@@ -25,7 +26,6 @@ import * as z from '../../zod.js';
 import { durationFlag, fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { chargeNamed, ledgerJson, lookAtStatement, openLedger, type ProfileLedger } from './ledger.js';
-import { parseText } from './shared.js';
 
 export const DEFAULT_INTERVAL = '3s';
 export const DEFAULT_WAIT = '10m';

@@ -7,7 +7,7 @@ import { PixError, usageError } from '../../errors.js';
 import { hashEmv } from '../../journal/entries.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { decodeEmvOrFail, readEmvArgument, reportBrokenRules } from '../emv.js';
+import { decodeEmvOrFail, readEmvArgument, reportBrokenRules } from '../emv/shared.js';
 import { amountFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import {

@@ -170,7 +170,6 @@ function summaryFlags(self: Command): Record<string, unknown> {
 
 export function register(command: Command, deps: Deps): void {
   command
-    .description('Income, outcome, fees and net by day, week or month, with a chart')
     .option('--from <when>', 'start: YYYY-MM-DD, ISO 8601, today or yesterday; needs --to')
     .option('--to <when>', 'end: YYYY-MM-DD, ISO 8601, today or yesterday; needs --from')
     .option('--month <yyyy-mm>', 'a whole month in the profile time zone (default: the current month)')

@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import type { Deps } from '../../context.js';
+import type * as z from '../../zod.js';
+import { parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import { changeSetting, keyArgument, keyOptionsSchema, targetProfile } from './shared.js';
+
+export type ConfigUnsetOptions = z.output<typeof keyOptionsSchema>;
+
+export async function runConfigUnset(options: ConfigUnsetOptions, deps: Deps): Promise<void> {
+  const store = await deps.config();
+  const name = targetProfile(deps, store, false);
+  await changeSetting(store, name, options.key, undefined);
+}
+
+export function register(command: Command, deps: Deps): void {
+  command.addArgument(keyArgument()).action(async (key: string) => {
+    await runConfigUnset(parseOptions(keyOptionsSchema, { key }, { key: 'KEY' }), deps);
+  });
+  addExamples(
+    command,
+    ['pix config unset default-key', 'pix config unset max-amount --profile prod'],
+    ['usage'],
+  );
+}

@@ -1,0 +1,212 @@
+/**
+ * `pix journal`: what pix asked of the server that moves money or creates something (payments and
+ * charges), with the outcome it knows, and the operator's finding where it could not know
+ * (contract §8). The rules are the journal's (src/journal/rules.ts); its verbs (list.ts, show.ts,
+ * resolve.ts, verify.ts) only list, show and record a resolution; this file holds what they share.
+ *
+ *   pix journal [--limit N | --all] [--unresolved]
+ *   pix journal show ID
+ *   pix journal resolve ID --paid|--not-paid
+ *   pix journal verify
+ */
+import type { Deps } from '../../context.js';
+import { centavosToApi, formatBRL, formatDecimal } from '../../domain/money.js';
+import { formatDateTime } from '../../domain/when.js';
+import { PixError, usageError } from '../../errors.js';
+import { type JournalEntry, type Resolution, shortId } from '../../journal/entries.js';
+import { journalOf } from '../../journal/record.js';
+import { findEntry, isUnresolved } from '../../journal/rules.js';
+import { damageWarning, type Journal } from '../../journal/store.js';
+import { type OutputMode, outputMode } from '../../output/format.js';
+import type { Column } from '../../output/records.js';
+import { safeText } from '../../output/sanitize.js';
+
+/** What every verb reads first: the profile's time zone, the output mode and the journal. */
+export async function openJournal(
+  deps: Deps,
+): Promise<{ timeZone: string; mode: OutputMode; journal: Journal }> {
+  const settings = await deps.settings();
+  const timeZone = settings.timeZone.value;
+  const mode = await outputMode(deps, timeZone);
+  const journal = await journalOf(deps);
+  return { timeZone, mode, journal };
+}
+
+/** The journal's damage, said on stderr before anything else is read from it (verify reports it itself). */
+export function warnIfDamaged(deps: Deps, journal: Journal): void {
+  const warning = damageWarning(journal);
+  if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
+}
+
+/** An entry as `--json` shows it: the contract's fields first, `amount` in reais as the API writes money. */
+export function publicEntry(entry: JournalEntry): Record<string, unknown> {
+  const { payment, charge } = entry;
+  return {
+    id: entry.id,
+    kind: entry.kind,
+    state: entry.state,
+    at: entry.at,
+    amount: centavosToApi(entry.amountCentavos),
+    amountCentavos: entry.amountCentavos,
+    receiver: entry.receiver ?? null,
+    endToEndId: entry.endToEndId ?? null,
+    ...(entry.description === undefined ? {} : { description: entry.description }),
+    ...(entry.resolution === undefined ? {} : { resolution: entry.resolution, resolvedAt: entry.resolvedAt }),
+    profile: entry.profile,
+    host: entry.host,
+    ...(entry.baseUrl === undefined ? {} : { baseUrl: entry.baseUrl }),
+    ...(payment === undefined
+      ? {}
+      : {
+          method: payment.method,
+          ...(payment.key === undefined ? {} : { key: payment.key }),
+          ...(payment.emvHash === undefined ? {} : { emvHash: payment.emvHash }),
+          ...(payment.dynamic === undefined ? {} : { dynamic: payment.dynamic }),
+          ...(payment.batchRow === undefined ? {} : { batchRow: payment.batchRow }),
+        }),
+    ...(charge === undefined
+      ? {}
+      : { chargeType: charge.type, ...(charge.keyId === undefined ? {} : { keyId: charge.keyId }) }),
+    ...(entry.transferId === undefined ? {} : { transferId: entry.transferId }),
+    ...(entry.chargeId === undefined ? {} : { chargeId: entry.chargeId }),
+    ...(entry.status === undefined ? {} : { status: entry.status }),
+    ...(entry.reason === undefined ? {} : { reason: entry.reason }),
+    ...(entry.finishedAt === undefined ? {} : { finishedAt: entry.finishedAt }),
+    ...(entry.anomalies === undefined ? {} : { anomalies: entry.anomalies }),
+  };
+}
+
+/** `payment (key)`, `charge (duedate)`. */
+function kindWords(entry: JournalEntry): string {
+  if (entry.kind === 'charge') return `charge (${entry.charge?.type ?? 'immediate'})`;
+  return `payment (${entry.payment?.method ?? '?'})`;
+}
+
+/** What the resolution means for this kind of entry. */
+export function resolutionWords(entry: JournalEntry, resolution: Resolution): string {
+  if (entry.kind === 'charge') return resolution === 'paid' ? 'created' : 'not created';
+  return resolution;
+}
+
+/** The server's reference: the endToEndId of a payment, the id of a charge. */
+function reference(entry: JournalEntry): string | undefined {
+  return entry.kind === 'charge' ? entry.chargeId : entry.endToEndId;
+}
+
+export function columns(mode: OutputMode): Column<JournalEntry>[] {
+  const { timeZone, colors } = mode;
+  return [
+    { header: 'Id', kind: 'id', human: (entry) => shortId(entry.id), machine: (entry) => entry.id },
+    {
+      header: 'Started',
+      kind: 'date',
+      human: (entry) => formatDateTime(entry.at, timeZone),
+      machine: (entry) => entry.at,
+    },
+    { header: 'Kind', kind: 'enum', priority: 3, human: kindWords, machine: (entry) => entry.kind },
+    {
+      header: 'State',
+      kind: 'enum',
+      human: (entry) => ({ text: entry.state, ...(isUnresolved(entry) ? { paint: colors.yellow } : {}) }),
+      machine: (entry) => entry.state,
+    },
+    {
+      header: 'Resolution',
+      priority: 2,
+      human: (entry) => (entry.resolution ? resolutionWords(entry, entry.resolution) : ''),
+      machine: (entry) => entry.resolution,
+    },
+    {
+      header: 'Amount',
+      kind: 'money',
+      human: (entry) => formatBRL(entry.amountCentavos),
+      machine: (entry) => formatDecimal(entry.amountCentavos),
+    },
+    { header: 'Receiver', human: (entry) => entry.receiver ?? '', machine: (entry) => entry.receiver },
+    {
+      header: 'Reference',
+      kind: 'id',
+      priority: 2,
+      human: (entry) => reference(entry) ?? '',
+      machine: reference,
+    },
+  ];
+}
+
+/** The details of one entry, for people (a Field/Value table) or pipes (`field<TAB>value`). */
+export function renderEntry(entry: JournalEntry, mode: OutputMode): string {
+  const zone = mode.timeZone;
+  const rows: Array<[string, string, string | undefined]> = [
+    ['Id', 'id', entry.id],
+    ['Kind', 'kind', mode.human ? kindWords(entry) : entry.kind],
+    ['State', 'state', entry.state],
+    [
+      'Resolution',
+      'resolution',
+      entry.resolution && (mode.human ? resolutionWords(entry, entry.resolution) : entry.resolution),
+    ],
+    [
+      'Resolved',
+      'resolvedAt',
+      entry.resolvedAt && (mode.human ? formatDateTime(entry.resolvedAt, zone) : entry.resolvedAt),
+    ],
+    ['Started', 'at', mode.human ? formatDateTime(entry.at, zone) : entry.at],
+    [
+      'Finished',
+      'finishedAt',
+      entry.finishedAt && (mode.human ? formatDateTime(entry.finishedAt, zone) : entry.finishedAt),
+    ],
+    ['Amount', 'amount', mode.human ? formatBRL(entry.amountCentavos) : formatDecimal(entry.amountCentavos)],
+    ['Receiver', 'receiver', entry.receiver],
+    ['Description', 'description', entry.description],
+    ['Key', 'key', entry.payment?.key],
+    ['Code (SHA-256)', 'emvHash', entry.payment?.emvHash],
+    [
+      'Dynamic code',
+      'dynamic',
+      entry.payment?.dynamic === undefined ? undefined : String(entry.payment.dynamic),
+    ],
+    ['endToEndId', 'endToEndId', entry.endToEndId],
+    ['Transfer id', 'transferId', entry.transferId],
+    ['Charge id', 'chargeId', entry.chargeId],
+    ['Charge key id', 'keyId', entry.charge?.keyId],
+    ['Status', 'status', entry.status],
+    ['Reason', 'reason', entry.reason],
+    [
+      'Answer differed',
+      'anomalies',
+      entry.anomalies
+        ?.map(({ field, sent, got }) => `${field}: sent ${String(sent)}, answered ${String(got)}`)
+        .join('; '),
+    ],
+    ['Profile', 'profile', entry.profile],
+    ['Account', 'baseUrl', entry.baseUrl],
+    ['Host', 'host', entry.host],
+  ];
+  const shown = rows.filter((row): row is [string, string, string] => row[2] !== undefined && row[2] !== '');
+  return mode.table(
+    ['Field', 'Value'],
+    shown.map(([label, key, value]) => (mode.human ? [label, value] : [key, value])),
+  );
+}
+
+/** The entry `id` names (a unique prefix will do), or a usage error saying why not. */
+export function lookUp(journal: Journal, id: string): JournalEntry {
+  const lookup = findEntry(journal.read(), id);
+  if (lookup.found) return lookup.found;
+  const shownId = safeText(id, 40);
+  if (lookup.matches.length === 0) {
+    throw new PixError('not_found', `no journal entry ${shownId}`, {
+      hint: 'list them with `pix journal --all`',
+    });
+  }
+  const some = lookup.matches
+    .slice(0, 5)
+    .map((entry) => shortId(entry.id))
+    .join(', ');
+  throw usageError(
+    'ID',
+    `"${shownId}" starts ${lookup.matches.length} entries (${some}…)`,
+    'type more of the id',
+  );
+}

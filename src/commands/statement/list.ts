@@ -1,0 +1,159 @@
+import { type Command, Option } from 'commander';
+import { readStatement, type StatementEntry, type StatementPage } from '../../api/resources/statement.js';
+import type { Deps } from '../../context.js';
+import { counted } from '../../domain/words.js';
+import { jsonDocument, money, outputMode } from '../../output/format.js';
+import { createListWriter } from '../../output/records.js';
+import * as z from '../../zod.js';
+import { ALL_CONCURRENCY, ALL_PAGE_SIZE, DEFAULT_PAGE, exportAll, finishExport } from '../shared/export.js';
+import { integerFlag, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import { limitFlag, MAX_PAGE, nextPageCommand } from '../shared/pages.js';
+import { addFollowOptions, parseFollow, runStatementFollow } from './follow.js';
+import { centavosOf, type DateRange, humanColumns, machineColumns, resolveRange } from './shared.js';
+
+/**
+ * `--all` without --to pins dateTo to the moment the export started; the API takes dateFrom and dateTo
+ * together or not at all (API §4.1 rule 1), so dateFrom is then this instant, before any PIX existed.
+ */
+export const FAR_PAST = '2000-01-01T00:00:00.000Z';
+
+const statementOptionsSchema = z.object({
+  from: z.optional(z.string()),
+  to: z.optional(z.string()),
+  month: z.optional(z.string()),
+  limit: z.optional(limitFlag),
+  offset: z.optional(integerFlag(0)),
+  all: z._default(z.boolean(), false),
+  concurrency: z.optional(integerFlag(1)),
+});
+
+export type StatementOptions = z.output<typeof statementOptionsSchema>;
+
+/** Running totals in centavos: money in, money out (negative), fees, and the net of the three. */
+export class Totals {
+  income = 0;
+  outcome = 0;
+  fees = 0;
+  count = 0;
+
+  add(entry: StatementEntry): void {
+    const amount = centavosOf(entry.amount);
+    if (amount >= 0) this.income += amount;
+    else this.outcome += amount;
+    this.fees += centavosOf(entry.fee);
+    this.count++;
+  }
+
+  get net(): number {
+    return this.income + this.outcome - this.fees;
+  }
+
+  line(human: boolean): string {
+    const m = (centavos: number) => money(centavos, human);
+    return `${counted(this.count, 'entry', 'entries')}: in ${m(this.income)}, out ${m(this.outcome)}, fees ${m(this.fees)}, net ${m(this.net)}`;
+  }
+}
+
+/** The command that shows the next page, with the user's own range flags and global flags. */
+function nextCommand(options: StatementOptions, deps: Deps, limit: number, offset: number): string {
+  const words = ['statement'];
+  if (options.month !== undefined) words.push('--month', options.month);
+  if (options.from !== undefined) words.push('--from', options.from);
+  if (options.to !== undefined) words.push('--to', options.to);
+  return nextPageCommand(words, deps.globals, { limit, defaultLimit: DEFAULT_PAGE, offset });
+}
+
+export async function runStatement(options: StatementOptions, deps: Deps): Promise<void> {
+  const settings = await deps.settings();
+  const timeZone = settings.timeZone.value;
+  const startedAt = deps.clock.now();
+  const range = resolveRange(options, timeZone, startedAt);
+  const mode = await outputMode(deps, timeZone);
+  const { stdout, stderr } = deps.io;
+  const offset = options.offset ?? 0;
+  const columns = mode.human ? humanColumns(mode) : machineColumns();
+  const totals = new Totals();
+  const client = await deps.api();
+
+  if (!options.all) {
+    const limit = options.limit ?? DEFAULT_PAGE;
+    const page: StatementPage = await readStatement(client, { ...range, limit, offset });
+    if (mode.format === 'json') {
+      // One page is the API's own object (contract §3).
+      stdout.write(jsonDocument(page, mode.pretty));
+    } else {
+      const writer = createListWriter(stdout, { ...mode, columns, listField: 'results', raw: (e) => e });
+      await writer.begin(page.total);
+      for (const entry of page.results) {
+        totals.add(entry);
+        await writer.write(entry);
+      }
+      await writer.end();
+    }
+    if (mode.format === 'table' && page.results.length > 0) stderr.write(`${totals.line(mode.human)}\n`);
+    const shownTo = offset + page.results.length;
+    if (page.results.length > 0 && shownTo < page.total) {
+      stderr.write(
+        `showing ${offset + 1}-${shownTo} of ${page.total}; next: ${nextCommand(options, deps, limit, shownTo)}\n`,
+      );
+    }
+    return;
+  }
+
+  // --all: pin the end of the range to the start of the export, so entries arriving meanwhile
+  // cannot shift the pages under us (contract: never miss or repeat an entry).
+  const nowIso = startedAt.toISOString();
+  const pinned: DateRange = range ?? { dateFrom: FAR_PAST, dateTo: nowIso };
+  if (Date.parse(pinned.dateTo) > startedAt.getTime()) pinned.dateTo = nowIso;
+  if (Date.parse(pinned.dateFrom) > Date.parse(pinned.dateTo)) pinned.dateFrom = pinned.dateTo;
+
+  const summary = await exportAll(deps, {
+    subject: 'statement',
+    fetchPage: async (pageOffset, limit) => {
+      const page = await readStatement(client, { ...pinned, limit, offset: pageOffset });
+      return { total: page.total, items: page.results };
+    },
+    pageSize: options.limit ?? ALL_PAGE_SIZE,
+    concurrency: options.concurrency ?? ALL_CONCURRENCY,
+    startOffset: offset,
+    idOf: (entry) => entry.id,
+    writer: { ...mode, columns, raw: (entry) => entry },
+    onRecord: (entry) => totals.add(entry),
+  });
+  if (mode.format === 'table' && totals.count > 0) stderr.write(`${totals.line(mode.human)}\n`);
+  finishExport(deps, summary, 'statement', '; run it again to be sure nothing was missed');
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .option('--from <when>', 'start: YYYY-MM-DD (start of day), ISO 8601, today or yesterday; needs --to')
+    .option('--to <when>', 'end: YYYY-MM-DD (end of day), ISO 8601, today or yesterday; needs --from')
+    .option('--month <yyyy-mm>', 'a whole month in the profile time zone (instead of --from/--to)')
+    .option(
+      '--limit <n>',
+      `entries per page, at most ${MAX_PAGE} (default ${DEFAULT_PAGE}; with --all, ${ALL_PAGE_SIZE})`,
+    )
+    .option('--offset <n>', 'entries to skip (default 0)')
+    .option('--all', 'every entry, pages fetched concurrently; use with -o ndjson or -o csv to export')
+    .addOption(new Option('--concurrency <n>', 'pages in flight with --all').hideHelp())
+    .action(async (_options, self: Command) => {
+      const follow = parseFollow(self.opts());
+      if (follow) return runStatementFollow(follow, deps);
+      await runStatement(parseOptions(statementOptionsSchema, self.opts()), deps);
+    });
+  addFollowOptions(command);
+  addExamples(
+    command,
+    [
+      'pix statement',
+      'pix statement --from yesterday --to today',
+      'pix statement --from 2025-01-01 --to 2025-01-31 --limit 50',
+      'pix statement --month 2025-01 --all -o csv > january.csv',
+      'pix statement --all -o ndjson | jq -c "select(.type == \\"INCOME\\")"',
+      "pix statement --json | jq '.results[].amount'",
+      'pix statement --follow -o ndjson',
+    ],
+    ['usage', 'auth', 'not_found', 'rejected', 'unavailable'],
+  );
+}

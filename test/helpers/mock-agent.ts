@@ -1,0 +1,35 @@
+import { MockAgent } from 'undici';
+import { afterEach, beforeEach } from 'vitest';
+
+/** The origin of the API the in-process command tests intercept (PIX_BASE_URL). */
+export const ORIGIN = 'https://api.example.test';
+
+/**
+ * A fresh undici MockAgent for each test of the file that calls this (at its top level), as every
+ * in-process command test needs one (architecture rule 9): the network is disabled, so a request no
+ * interceptor answers fails instead of leaving the machine, and after the test every interceptor must
+ * have been used (`assertNoPendingInterceptors`), then the agent is closed. `mock.agent` is the current
+ * test's agent: pass it as `dispatcher` to run() and add interceptors with `mock.agent.get(ORIGIN)`.
+ */
+export function mockAgentPerTest(): { readonly agent: MockAgent } {
+  let current: MockAgent | undefined;
+  beforeEach(() => {
+    current = new MockAgent();
+    current.disableNetConnect();
+  });
+  afterEach(async () => {
+    const agent = current!;
+    current = undefined;
+    try {
+      agent.assertNoPendingInterceptors();
+    } finally {
+      await agent.close();
+    }
+  });
+  return {
+    get agent(): MockAgent {
+      if (current === undefined) throw new Error('mockAgentPerTest: the agent exists only while a test runs');
+      return current;
+    },
+  };
+}
