@@ -39,8 +39,11 @@ interface Entry {
   examples?: { examples: string[]; exits: ErrorKind[] };
   /** The `-o` formats it writes (its subcommands too); default table and json. Others are exit 2. */
   formats?: readonly OutputFormat[];
-  /** Its output can be long: on a terminal it goes through the pager. Never for commands that prompt. */
-  paged?: boolean;
+  /**
+   * Its output can be long: on a terminal it goes through the pager. Never for commands that prompt, nor
+   * for a live view (a function of the command's own flags says when its output is one).
+   */
+  paged?: boolean | ((options: Record<string, unknown>) => boolean);
 }
 
 const LIST_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv'];
@@ -142,7 +145,8 @@ export const COMMANDS: Entry[] = [
     // `pix statement` lists (and follows); its flags are read by `summary` too.
     load: () => import('./commands/statement/list.js'),
     formats: LIST_FORMATS,
-    paged: true,
+    // A live view never pages: `--follow` under less would stop at its prompt and hold Ctrl-C.
+    paged: (options) => options.follow !== true,
     children: [
       {
         name: 'summary',
@@ -592,7 +596,8 @@ export function createProgram(deps: Deps): Command {
       command: commandName(action),
       formats: entry?.formats ?? ['table', 'json'],
     });
-    await openOutput(deps, entry?.paged === true);
+    const paged = entry?.paged;
+    await openOutput(deps, typeof paged === 'function' ? paged(action.opts()) : paged === true);
   });
   return program;
 }

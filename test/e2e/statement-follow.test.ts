@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxServer } from '../../src/sandbox/server.js';
 import { BIN, runCli } from '../helpers/cli.js';
@@ -41,7 +44,7 @@ async function incomingPayment(amount: string): Promise<string> {
 const sumCentavos = (values: number[]) => values.reduce((sum, value) => sum + Math.round(value * 100), 0);
 
 describe('pix statement --follow, built binary against `sandbox serve`', () => {
-  it('-o ndjson prints exactly the three payments made while it runs, and Ctrl-C (SIGINT) ends it with 0', async () => {
+  it('-o ndjson prints exactly the three payments made while it runs, and Ctrl-C (SIGINT) ends it with 130', async () => {
     const child = spawn(
       process.execPath,
       [BIN, 'statement', '--follow', '-o', 'ndjson', '--limit', '0', '--interval', '1s'],
@@ -75,9 +78,28 @@ describe('pix statement --follow, built binary against `sandbox serve`', () => {
     } finally {
       child.kill('SIGINT');
     }
-    expect(await exited, stderr).toBe(0);
+    expect(await exited, stderr).toBe(130);
     expect(stderr).not.toContain('error');
   }, 30_000);
+
+  it('on a terminal with a pager set, it never pages: rows reach the terminal and Ctrl-C ends it (130)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'pix-follow-pager-')), 'paged.txt');
+    const result = await runOnPty(['statement', '--follow', '--limit', '3', '--interval', '1s'], {
+      env: { ...env, PIX_PAGER: `cat > '${file}'`, PAGER: 'false' },
+      columns: 100,
+      rows: 24,
+      steps: [{ after: 'Ctrl-C to stop', send: '\u0003' }],
+      timeoutMs: 10_000,
+    });
+    // The live view is on the terminal itself: its header, three rows, the line that says how to stop.
+    const shown = result.lines.join('\n');
+    expect(shown, result.raw).toMatch(/^Date +Type +Amount/m);
+    expect(result.lines.filter((line) => /^20\d\d-\d\d-\d\d \d\d:\d\d /.test(line))).toHaveLength(3);
+    expect(shown).toContain('Ctrl-C to stop');
+    expect(existsSync(file)).toBe(false); // the pager was never started
+    expect(result.code, result.raw).toBe(130);
+    expect(shown).not.toContain('error');
+  }, 20_000);
 });
 
 describe('pix statement summary, built binary against `sandbox serve`', () => {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
 import { readStatement, type StatementEntry } from '../../api/resources/statement.js';
 import type { Deps } from '../../context.js';
-import { PixError, usageError } from '../../errors.js';
+import { PixError, stopSignalOf, usageError } from '../../errors.js';
 import { type OutputMode, outputMode } from '../../output/format.js';
 import { type Column, createListWriter, type ListWriter } from '../../output/records.js';
 import { safeText } from '../../output/sanitize.js';
@@ -200,11 +200,20 @@ function pause(deps: Deps, ms: number): Promise<boolean> {
 
 /**
  * `pix statement --follow`: the newest `--limit` entries (default 10), oldest first, then every new
- * entry as a poll finds it, until Ctrl-C, which ends it with exit 0. A read the API client could not
+ * entry as a poll finds it, until Ctrl-C, which ends it with exit 130 as a signal ends any command (to
+ * `--output-file`, exit 0: the file keeps what was followed, rather than being thrown away as unfinished). A read the API client could not
  * complete (unavailable, 429 after its own Retry-After waits) is said on stderr and tried again later,
  * each time waiting twice as long up to a minute; any other error ends it with its exit code.
  */
 export async function runStatementFollow(options: FollowOptions, deps: Deps): Promise<void> {
+  await follow(options, deps);
+  if (deps.signal.aborted && deps.globals.outputFile === undefined) {
+    // Ctrl-C is how a live view ends, not a failure: nothing is said, and the exit code is the signal's.
+    throw new PixError('interrupted', '', { signal: stopSignalOf(deps.signal) });
+  }
+}
+
+async function follow(options: FollowOptions, deps: Deps): Promise<void> {
   const settings = await deps.settings();
   const mode = await outputMode(deps, settings.timeZone.value);
   if (mode.format === 'json') {

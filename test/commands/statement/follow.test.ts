@@ -71,12 +71,12 @@ const ids = (ndjson: string) =>
     .map((line) => JSON.parse(line).id);
 
 describe('pix statement --follow', () => {
-  it('prints the newest --limit entries oldest first, then only new entries, every 5 s, and Ctrl-C exits 0', async () => {
+  it('prints the newest --limit entries oldest first, then only new entries, every 5 s, and Ctrl-C exits 130', async () => {
     reply(0, { total: 3, results: newestFirst([1, 2, 3]) });
     reply(0, { total: 5, results: newestFirst([1, 2, 3, 4, 5]) });
     reply(0, { total: 5, results: newestFirst([1, 2, 3, 4, 5]) });
     const result = await follow(['-o', 'ndjson', '--limit', '2'], 3);
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.code, result.stderr).toBe(130);
     expect(ids(result.stdout)).toEqual(['e-2', 'e-3', 'e-4', 'e-5']);
     expect(result.sleeps).toEqual([5000, 5000, 5000]);
     expect(result.stderr).not.toContain('error');
@@ -88,7 +88,7 @@ describe('pix statement --follow', () => {
     reply(0, { total: burst.length, results: burst.slice(0, FOLLOW_PAGE) });
     reply(FOLLOW_PAGE, { total: burst.length, results: burst.slice(FOLLOW_PAGE) });
     const result = await follow(['-o', 'ndjson', '--interval', '2s', '--limit', '0'], 2);
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.code, result.stderr).toBe(130);
     expect(ids(result.stdout)).toEqual(range(3, 152).map((n) => `e-${n}`));
     expect(result.sleeps).toEqual([2000, 2000]);
   });
@@ -109,7 +109,7 @@ describe('pix statement --follow', () => {
     reply(0, { total: 2, results: newestFirst([1, 2]) });
     // Sleeps: poll wait, two Retry-After waits of the client, the backed-off wait, then Ctrl-C.
     const result = await follow(['-o', 'ndjson'], 5);
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.code, result.stderr).toBe(130);
     expect(result.sleeps).toEqual([5000, 7000, 7000, 10_000, 5000]);
     expect(result.stderr).toMatch(/warning: .*too many requests; trying again in 10 s/);
     expect(ids(result.stdout)).toEqual(['e-1', 'e-2']);
@@ -138,7 +138,7 @@ describe('pix statement --follow', () => {
     reply(0, { total: 1, results: newestFirst([1]) });
     reply(0, { total: 2, results: [hostile, entry(1)] });
     const result = await follow([], 2, { tty: true, columns: 80 });
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.code, result.stderr).toBe(130);
     const plain = result.stdout.replace(/\u001b\[\d+m/g, '');
     const lines = plain.trimEnd().split('\n');
     expect(lines).toHaveLength(3);
@@ -180,7 +180,7 @@ describe('pix statement --follow, Ctrl-C during a read', () => {
     await server?.close();
   });
 
-  it('ends with exit 0 and what was printed, without "interrupted"', async () => {
+  it('ends with exit 130 (the signal) and what was printed, without "interrupted" or "error"', async () => {
     const controller = new AbortController();
     let calls = 0;
     server = await startFakeServer(() => {
@@ -196,9 +196,10 @@ describe('pix statement --follow, Ctrl-C during a read', () => {
       signal: controller.signal,
       sleep: async () => {},
     });
-    expect(code, test.stderr()).toBe(0);
+    expect(code, test.stderr()).toBe(130);
     expect(ids(test.stdout())).toEqual(['e-1']);
     expect(test.stderr()).not.toContain('interrupted');
+    expect(test.stderr()).not.toContain('error');
   });
 });
 
