@@ -225,10 +225,38 @@ function parseDateTime(text: string, timeZone: string): string | undefined {
   return new Date(wallToUtcMs(wall) - offset).toISOString();
 }
 
+const DAY_MONTH_YEAR = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
+
+/**
+ * A calendar day as people write it, relative to `today` (a `YYYY-MM-DD`), or undefined when `text` is
+ * not one: `YYYY-MM-DD`; `DD/MM/YYYY` (as Brazil writes it: `23/11/2026`); `today`, `yesterday`,
+ * `tomorrow`; `+N` or `-N` days (`+30d`, `-7d`). THE day parser of the command line: `--due` of a charge
+ * (parseDay) and the day of `--from`/`--to` (parseWhen) both read days through it. A text that has the
+ * shape of a date but names no real day throws.
+ */
+export function calendarDay(text: string, today: string): string | undefined {
+  const trimmed = text.trim();
+  const keyword = trimmed.toLowerCase();
+  if (keyword === 'today') return today;
+  if (keyword === 'yesterday') return addDays(today, -1);
+  if (keyword === 'tomorrow') return addDays(today, 1);
+  const relative = /^([+-])(\d{1,5})d?$/i.exec(trimmed);
+  if (relative) return addDays(today, (relative[1] === '-' ? -1 : 1) * Number(relative[2]));
+  if (DATE.test(trimmed)) return parseDateOnly(trimmed);
+  const dmy = DAY_MONTH_YEAR.exec(trimmed);
+  if (dmy) {
+    const [day, month, year] = [Number(dmy[1]), Number(dmy[2]), Number(dmy[3])];
+    checkDate(trimmed, year, month, day);
+    return dateOf({ year, month, day });
+  }
+  return undefined;
+}
+
 /**
  * A WHEN of `--from`/`--to` to an ISO 8601 UTC instant:
- * - `YYYY-MM-DD`: the start (`from`) or the end (`to`, 23:59:59.999) of that day in `timeZone`;
- * - `today`, `yesterday`: the same for that day in `timeZone` at `now`; `now` is `now`;
+ * - a day (calendarDay: `YYYY-MM-DD`, `DD/MM/YYYY`, `today`, `yesterday`, `-7d`): the start (`from`) or
+ *   the end (`to`, 23:59:59.999) of that day in `timeZone`, today being today in `timeZone` at `now`;
+ * - `now` is `now`;
  * - a full ISO 8601 date-time with `Z` or an offset passes through, normalised to UTC; one without
  *   an offset is read as wall-clock time in `timeZone`.
  */
@@ -238,29 +266,26 @@ export function parseWhen(text: string, edge: 'from' | 'to', timeZone: string, n
   const keyword = trimmed.toLowerCase();
   const dayEdge = (date: string) => (edge === 'from' ? startOfDay(date, timeZone) : endOfDay(date, timeZone));
   if (keyword === 'now') return now.toISOString();
-  if (keyword === 'today') return dayEdge(todayIn(timeZone, now));
-  if (keyword === 'yesterday') return dayEdge(addDays(todayIn(timeZone, now), -1));
-  if (DATE.test(trimmed)) return dayEdge(parseDateOnly(trimmed));
+  const day = calendarDay(trimmed, todayIn(timeZone, now));
+  if (day !== undefined) return dayEdge(day);
   const instant = parseDateTime(trimmed, timeZone);
   if (instant !== undefined) return instant;
   throw new InvalidValue(
-    `"${text}" is not a date: use YYYY-MM-DD, an ISO 8601 date-time (2025-01-31T14:00:00-03:00), today or yesterday`,
+    `"${text}" is not a date: use YYYY-MM-DD, DD/MM/YYYY, today, yesterday, -7d (days ago), now or an ISO 8601 date-time (2025-01-31T14:00:00-03:00)`,
   );
 }
 
 /**
- * A calendar day typed relative to `today` (a `YYYY-MM-DD`): the date itself, `today`, `tomorrow`,
- * or `+N` days (`+30d`, `+30`). Whether the day may be in the past is the caller's rule.
+ * A calendar day typed relative to `today` (a `YYYY-MM-DD`), as calendarDay reads it: the date itself
+ * (`YYYY-MM-DD`, `DD/MM/YYYY`), `today`, `tomorrow`, or `+N` days (`+30d`, `+30`). Whether the day may be
+ * in the past is the caller's rule.
  */
 export function parseDay(text: string, today: string): string {
-  const trimmed = text.trim();
-  const keyword = trimmed.toLowerCase();
-  if (keyword === 'today') return today;
-  if (keyword === 'tomorrow') return addDays(today, 1);
-  const ahead = /^\+(\d{1,5})d?$/i.exec(trimmed);
-  if (ahead) return addDays(today, Number(ahead[1]));
-  if (DATE.test(trimmed)) return parseDateOnly(trimmed);
-  throw new InvalidValue(`"${text}" is not a day: use YYYY-MM-DD, today, tomorrow or +N days (+30d)`);
+  const day = calendarDay(text, today);
+  if (day !== undefined) return day;
+  throw new InvalidValue(
+    `"${text}" is not a day: use YYYY-MM-DD, today, tomorrow or +N days (+30d), or DD/MM/YYYY`,
+  );
 }
 
 /** `YYYY-MM` to the first and last instants of that month in `timeZone`. */

@@ -112,8 +112,20 @@ describe('parseWhen — refusals', () => {
     );
   });
 
+  it('reads days as people write them: DD/MM/YYYY, -N days, yesterday, tomorrow (the one day parser)', () => {
+    // now is 2025-03-10T15:00Z, 12:00 in São Paulo: today there is 2025-03-10.
+    expect(parseWhen('31/01/2025', 'from', SP, now)).toBe('2025-01-31T03:00:00.000Z');
+    expect(parseWhen('1/2/2025', 'to', SP, now)).toBe('2025-02-02T02:59:59.999Z');
+    expect(parseWhen('-7d', 'from', SP, now)).toBe('2025-03-03T03:00:00.000Z');
+    expect(parseWhen('-7', 'from', SP, now)).toBe('2025-03-03T03:00:00.000Z');
+    expect(parseWhen('yesterday', 'to', SP, now)).toBe('2025-03-10T02:59:59.999Z');
+    expect(parseWhen('tomorrow', 'from', SP, now)).toBe('2025-03-11T03:00:00.000Z');
+    expect(reasonOf(() => parseWhen('30/02/2025', 'from', SP, now))).toMatch(/February 2025 has 28 days/);
+    expect(reasonOf(() => parseWhen('01/13/2025', 'from', SP, now))).toMatch(/month 13 does not exist/);
+  });
+
   it('refuses other text with the accepted forms', () => {
-    for (const text of ['tomorrow', '31/01/2025', '2025-1-31', '', '2025-01-31T', '20250131']) {
+    for (const text of ['next week', '31-01-2025', '2025-1-31', '', '2025-01-31T', '20250131', '-7w']) {
       expect(reasonOf(() => parseWhen(text, 'from', SP, now))).toMatch(/use YYYY-MM-DD|YYYY-MM-DD/);
     }
   });
@@ -179,7 +191,10 @@ describe('parseDateOnly, todayIn, addDays', () => {
     expect(parseDay('+0d', '2026-11-20')).toBe('2026-11-20');
     expect(parseDay('+1D', '2024-02-28')).toBe('2024-02-29');
     expect(reasonOf(() => parseDay('2026-02-30', '2026-01-01'))).toMatch(/February 2026 has 28 days/);
-    for (const text of ['-1d', '+1w', 'next week', '10/12/2026', '+d', '']) {
+    // The same day parser as --from/--to: DD/MM/YYYY and days back are days too (the caller refuses the past).
+    expect(parseDay('10/12/2026', '2026-11-20')).toBe('2026-12-10');
+    expect(parseDay('-1d', '2026-11-20')).toBe('2026-11-19');
+    for (const text of ['+1w', 'next week', '10-12-2026', '+d', '']) {
       expect(reasonOf(() => parseDay(text, '2026-11-20'))).toMatch(
         /is not a day: use YYYY-MM-DD, today, tomorrow or \+N days/,
       );

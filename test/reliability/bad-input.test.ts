@@ -58,15 +58,15 @@ const CASES: Case[] = [
   ['letters as QR amount', ['pay', 'qr', DYNAMIC_CODE, '--amount', 'dez', '-y'], '--amount'],
   // Dates (WHEN, --due, --month)
   ['impossible --from', ['statement', '--from', '2025-02-30', '--to', '2025-03-01'], '--from'],
-  ['--from alone', ['statement', '--from', '2025-03-01'], '--from'],
+  ['--from alone, a day to come', ['statement', '--from', 'tomorrow'], '--from'],
   ['--to alone', ['statement', '--to', '2025-03-01'], '--from'],
   ['--from after --to', ['statement', '--from', '2025-03-10', '--to', '2025-03-01'], '--from'],
-  ['word that is not a day', ['statement', '--from', 'tomorrow', '--to', 'today'], '--from'],
+  ['tomorrow, after today', ['statement', '--from', 'tomorrow', '--to', 'today'], '--from'],
   ['impossible ISO time', ['statement', '--from', '2025-03-01T25:00:00Z', '--to', 'today'], '--from'],
   ['month 13', ['statement', '--month', '2025-13'], '--month'],
   ['--month with --from', ['statement', '--month', '2025-03', '--from', 'today', '--to', 'today'], '--month'],
   ['past due date', [...DUEDATE, '--due', '2020-01-01'], '--due'],
-  ['Brazilian date format', [...DUEDATE, '--due', '10/03/2030'], '--due'],
+  ['Brazilian date that does not exist', [...DUEDATE, '--due', '31/02/2030'], '--due'],
   ['impossible due date', [...DUEDATE, '--due', '2030-02-30'], '--due'],
   // Durations
   ['zero timeout', ['keys', '--timeout', '0s'], '--timeout'],

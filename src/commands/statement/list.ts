@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { readStatement, type StatementEntry, type StatementPage } from '../../api/resources/statement.js';
 import type { Deps } from '../../context.js';
+import { formatDateTime } from '../../domain/when.js';
 import { counted } from '../../domain/words.js';
 import { jsonDocument, money, outputMode } from '../../output/format.js';
 import { createListWriter } from '../../output/records.js';
@@ -64,6 +65,14 @@ function nextCommand(options: StatementOptions, deps: Deps, limit: number, offse
   return nextPageCommand(words, deps.globals, { limit, defaultLimit: DEFAULT_PAGE, offset });
 }
 
+/** `no entries from 2026-11-23 00:00 to 2026-11-24 18:03 (America/Sao_Paulo)`: an empty page, said. */
+function nothingIn(range: DateRange | undefined, timeZone: string, total: number, offset: number): string {
+  if (total > 0) return `no entries at --offset ${offset}: the statement has ${total}`;
+  if (!range) return 'no entries in the statement';
+  const at = (iso: string) => formatDateTime(iso, timeZone);
+  return `no entries from ${at(range.dateFrom)} to ${at(range.dateTo)} (${timeZone})`;
+}
+
 export async function runStatement(options: StatementOptions, deps: Deps): Promise<void> {
   const settings = await deps.settings();
   const timeZone = settings.timeZone.value;
@@ -82,6 +91,10 @@ export async function runStatement(options: StatementOptions, deps: Deps): Promi
     if (mode.format === 'json') {
       // One page is the API's own object (contract §3).
       stdout.write(jsonDocument(page, mode.pretty));
+    } else if (mode.format === 'table' && mode.human && page.results.length === 0) {
+      // Nothing to box: say what was read, and the totals of nothing.
+      stderr.write(`${nothingIn(range, timeZone, page.total, offset)}\n${totals.line(true)}\n`);
+      return;
     } else {
       const writer = createListWriter(stdout, { ...mode, columns, listField: 'results', raw: (e) => e });
       await writer.begin(page.total);
@@ -122,13 +135,19 @@ export async function runStatement(options: StatementOptions, deps: Deps): Promi
     onRecord: (entry) => totals.add(entry),
   });
   if (mode.format === 'table' && totals.count > 0) stderr.write(`${totals.line(mode.human)}\n`);
+  else if (mode.format === 'table' && mode.human) {
+    stderr.write(`${nothingIn(range && pinned, timeZone, 0, offset)}\n${totals.line(true)}\n`);
+  }
   finishExport(deps, summary, 'statement', '; run it again to be sure nothing was missed');
 }
 
 export function register(command: Command, deps: Deps): void {
   command
-    .option('--from <when>', 'start: YYYY-MM-DD (start of day), ISO 8601, today or yesterday; needs --to')
-    .option('--to <when>', 'end: YYYY-MM-DD (end of day), ISO 8601, today or yesterday; needs --from')
+    .option(
+      '--from <when>',
+      'start: YYYY-MM-DD or DD/MM/YYYY (start of day), today, yesterday, -7d, ISO 8601; alone: until now',
+    )
+    .option('--to <when>', 'end: the same forms (end of day), or now; needs --from')
     .option('--month <yyyy-mm>', 'a whole month in the profile time zone (instead of --from/--to)')
     .option(
       '--limit <n>',

@@ -25,8 +25,8 @@ export interface DateRange {
 }
 
 /**
- * `--from`/`--to`/`--month` → the API's dateFrom/dateTo (contract §2). Every refusal is a usage error
- * naming its flag, raised before any request is made.
+ * `--from`/`--to`/`--month` → the API's dateFrom/dateTo (contract §2); `--from` alone runs until `now`.
+ * Every refusal is a usage error naming its flag, raised before any request is made.
  */
 export function resolveRange(options: RangeFlags, timeZone: string, now: Date): DateRange | undefined {
   const { from, to, month } = options;
@@ -40,9 +40,15 @@ export function resolveRange(options: RangeFlags, timeZone: string, now: Date): 
   if (from === undefined && to === undefined) return undefined;
   if (from === undefined)
     throw usageError('--from', 'is required with --to (the API takes both dates or neither)');
-  if (to === undefined)
-    throw usageError('--to', 'is required with --from (the API takes both dates or neither)');
   const dateFrom = asUsage('--from', () => parseWhen(from, 'from', timeZone, now));
+  if (to === undefined) {
+    // `--from D` alone: from D until now.
+    const dateTo = now.toISOString();
+    if (Date.parse(dateFrom) > Date.parse(dateTo)) {
+      throw usageError('--from', `${from} (${dateFrom}) is in the future: it is ${dateTo} now`);
+    }
+    return { dateFrom, dateTo };
+  }
   const dateTo = asUsage('--to', () => parseWhen(to, 'to', timeZone, now));
   if (Date.parse(dateFrom) > Date.parse(dateTo)) {
     throw usageError('--from', `${from} (${dateFrom}) is later than --to ${to} (${dateTo})`);

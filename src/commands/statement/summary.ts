@@ -170,8 +170,11 @@ function summaryFlags(self: Command): Record<string, unknown> {
 
 export function register(command: Command, deps: Deps): void {
   command
-    .option('--from <when>', 'start: YYYY-MM-DD, ISO 8601, today or yesterday; needs --to')
-    .option('--to <when>', 'end: YYYY-MM-DD, ISO 8601, today or yesterday; needs --from')
+    .option(
+      '--from <when>',
+      'start: YYYY-MM-DD or DD/MM/YYYY, today, yesterday, -7d, ISO 8601; alone: until now',
+    )
+    .option('--to <when>', 'end: the same forms, or now; needs --from')
     .option('--month <yyyy-mm>', 'a whole month in the profile time zone (default: the current month)')
     .option('--by <period>', 'day, week (ISO, Monday first) or month (default: by the range length)')
     .action(async (_options, self: Command) => {

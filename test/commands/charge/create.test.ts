@@ -815,7 +815,7 @@ describe('pix charge duedate', () => {
     [[...base, '--amount', '4,99'], '--amount'],
     [[...base, '--due', '2026-11-19'], '--due'],
     [[...base, '--due', '2026-02-30'], '--due'],
-    [[...base, '--due', '10/12/2026'], '--due'],
+    [[...base, '--due', '10/12/26'], '--due'], // DD/MM/YYYY is a day (domain/when.ts calendarDay); a 2-digit year is not
     [[...base, '--debtor-cpf', '529.982.247-26'], '--debtor-cpf'],
     [[...base, '--debtor-email', 'ana@'], '--debtor-email'],
     [[...base, '--debtor-state', 'São Paulo'], '--debtor-state'],

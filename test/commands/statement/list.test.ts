@@ -217,8 +217,37 @@ describe('pix statement: dates', () => {
     );
   });
 
+  it('--from alone is from that day until now; DD/MM/YYYY and -7d are days, as in charge', async () => {
+    intercept(
+      { dateFrom: '2025-03-03T03:00:00.000Z', dateTo: NOW.toISOString(), limit: '10', offset: '0' },
+      { total: 1, results: [income(1)] },
+    );
+    const relative = await pix(['statement', '--from', '-7d']);
+    expect(relative.code, relative.stderr).toBe(0);
+    intercept(
+      { dateFrom: '2026-11-23T03:00:00.000Z', dateTo: '2026-11-24T02:59:59.999Z', limit: '10', offset: '0' },
+      { total: 1, results: [income(1)] },
+    );
+    const brazilian = await pix(['statement', '--from', '23/11/2026', '--to', '23/11/2026']);
+    expect(brazilian.code, brazilian.stderr).toBe(0);
+  });
+
+  it('an empty range on a terminal: no boxed table; "no entries from … to …" and the zero totals line', async () => {
+    intercept(
+      { dateFrom: '2025-03-10T03:00:00.000Z', dateTo: '2025-03-11T02:59:59.999Z', limit: '10', offset: '0' },
+      { total: 0, results: [] },
+    );
+    const result = await pix(['statement', '--from', 'today', '--to', 'today'], { tty: true });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'no entries from 2025-03-10 00:00 to 2025-03-10 23:59 (America/Sao_Paulo)\n' +
+        '0 entries: in R$ 0,00, out R$ 0,00, fees R$ 0,00, net R$ 0,00\n',
+    );
+  });
+
   it.each([
-    [['--from', '2025-01-01'], '--to'],
+    [['--from', 'tomorrow'], '--from'],
     [['--to', '2025-01-01'], '--from'],
     [['--from', '2025-02-01', '--to', '2025-01-01'], '--from'],
     [['--from', '2025-02-30', '--to', '2025-03-01'], '--from'],
