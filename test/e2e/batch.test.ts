@@ -87,9 +87,8 @@ describe('pix pay batch, built binary against the sandbox server', () => {
     const result = await s.pix(['pay', 'batch', path, '--yes']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/line 4 \(id s1-000003-err-cpf-check-digits\): key: /);
-    expect(result.stderr).toMatch(
-      /error: FILE: the batch file is not valid: \d+ problems?; nothing was sent/,
-    );
+    expect(result.stderr).toContain(`error: ${path}: the batch file is not valid: `);
+    expect(result.stderr).toMatch(/the batch file is not valid: \d+ problems?; nothing was sent/);
     expect(server!.requests).toHaveLength(0);
   });
 

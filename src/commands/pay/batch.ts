@@ -65,6 +65,7 @@ import {
   journaledTransfer,
   maskedDocument,
   type PayContext,
+  refuseUnconfirmable,
   startPayment,
 } from './shared.js';
 
@@ -113,19 +114,28 @@ export interface BatchItem {
 async function readBatchText(options: PayBatchOptions, deps: Deps): Promise<string> {
   if (options.file === '-') {
     const text = (await deps.io.stdin.readAll()).toString('utf8');
-    if (text.trim() === '') throw usageError('FILE', 'nothing on stdin: pipe a batch file, or give its path');
+    if (text.trim() === '')
+      throw usageError('stdin', 'nothing on stdin: pipe a batch file, or give its path');
     return text;
   }
   try {
     return await readFile(options.file, 'utf8');
   } catch (error) {
     const system = describeSystemError(error);
-    throw usageError('FILE', system ? `cannot read ${options.file}: ${system.message}` : String(error));
+    throw usageError(
+      fileName(options.file),
+      system ? system.message.replace(` ${options.file}:`, ' it:') : String(error),
+    );
   }
 }
 
+/** The batch file as errors name it: its path as given, `stdin` for `-`. */
+function fileName(file: string): string {
+  return file === '-' ? 'stdin' : file;
+}
+
 /** Up to 20 problems on stderr (the file's own text sanitized), then exit 2: nothing was sent. */
-function refuseFile(deps: Deps, problems: BatchProblem[], what: string, hint: string): never {
+function refuseFile(deps: Deps, file: string, problems: BatchProblem[], what: string, hint: string): never {
   for (const problem of problems.slice(0, SHOWN_PROBLEMS)) {
     deps.io.stderr.write(`  ${safeText(formatProblem(problem), 300)}\n`);
   }
@@ -133,7 +143,7 @@ function refuseFile(deps: Deps, problems: BatchProblem[], what: string, hint: st
     deps.io.stderr.write(`  … and ${problems.length - SHOWN_PROBLEMS} more\n`);
   }
   const count = `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
-  throw usageError('FILE', `${what}: ${count}; nothing was sent`, hint);
+  throw usageError(fileName(file), `${what}: ${count}; nothing was sent`, hint);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -156,12 +166,22 @@ async function eachBounded<T>(
 // ---------------------------------------------------------------------------------------------
 // Consulting
 
+/**
+ * Why the server refused a row, as main.ts words an error: pix's words, the status, then the server's
+ * own reason, sanitized (it is the server's text, shown to a person and written to the report).
+ */
+export function refusalOf(error: PixError): string {
+  const status = error.status === undefined ? '' : ` (${error.status})`;
+  const reason = error.serverMessage ? `: ${safeText(error.serverMessage, 200)}` : '';
+  return `${error.message}${status}${reason}`;
+}
+
 function notPayable(item: BatchItem, error: unknown): void {
   if (!(error instanceof PixError)) throw error;
   // A refusal of the consultation (404, 400, 422, an expired code): this row cannot be paid as written.
   if (error.kind === 'not_found' || error.kind === 'rejected') {
     item.state = 'not_payable';
-    item.error = error.message;
+    item.error = refusalOf(error);
     return;
   }
   // Auth, a signal, or anything else stops the whole batch: nothing has been sent yet.
@@ -386,6 +406,7 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
       run.stopped ??= `row ${item.row.id} has an unknown outcome`;
     } else if (error.kind === 'rejected' || error.kind === 'not_found') {
       item.state = 'rejected';
+      item.error = refusalOf(error);
     } else {
       // Nothing was applied (429, a refused login, a request that never left): a rerun pays it.
       item.state = 'not_sent';
@@ -510,14 +531,20 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   const format: BatchFormat = options.format ?? batchFormatFor(options.file);
   const parsed = parseBatchFile(text, format);
   if (!parsed.ok) {
-    refuseFile(deps, parsed.problems, `the batch file is not valid`, 'fix the lines above and run it again');
+    refuseFile(
+      deps,
+      options.file,
+      parsed.problems,
+      `the batch file is not valid`,
+      'fix the lines above and run it again',
+    );
   }
   for (const warning of parsed.warnings.slice(0, SHOWN_PROBLEMS)) {
     stderr.write(`warning: ${safeText(formatProblem(warning), 300)}\n`);
   }
   const ctx = await startPayment(
     deps,
-    { dryRun: options.dryRun, allowDuplicate: options.allowDuplicate },
+    { dryRun: options.dryRun, allowDuplicate: options.allowDuplicate, confirmLater: true },
     askedAbout(parsed.rows),
   );
   const { account } = ctx;
@@ -568,6 +595,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   if (changed.length > 0) {
     refuseFile(
       deps,
+      options.file,
       changed,
       'rows already paid on this account ask another payment now',
       'a row id is paid once: give the new payment a new id (the old row stays paid)',
@@ -579,11 +607,15 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
     );
   }
   const open = () => items.filter((item) => item.state === 'planned');
+  // Rows left to pay need a confirmation (or --yes) before any is consulted; a batch all paid before
+  // asks nothing, so it runs without a terminal and reports (exit 0).
+  if (open().length > 0) refuseUnconfirmable(deps, ctx.flags);
   const offline = checkBatchLimits(
     open().map((item) => ({ id: item.row.id, line: item.row.line, amount: item.amount })),
     limits,
   );
-  if (offline.length > 0) refuseFile(deps, offline, 'the batch is over a limit', 'see pix config max-amount');
+  if (offline.length > 0)
+    refuseFile(deps, options.file, offline, 'the batch is over a limit', 'see pix config max-amount');
 
   // 3. Consult.
   const toConsult = open();
@@ -616,7 +648,13 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
     limits,
   );
   if (planned.length > 0) {
-    refuseFile(deps, planned, 'the batch is over a limit once consulted', 'see pix config max-amount');
+    refuseFile(
+      deps,
+      options.file,
+      planned,
+      'the batch is over a limit once consulted',
+      'see pix config max-amount',
+    );
   }
   const total = payable.reduce((sum, item) => sum + item.amount!, 0);
   const receivers = receiverCount(payable);

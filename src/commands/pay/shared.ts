@@ -29,6 +29,11 @@ import { safeText } from '../../output/sanitize.js';
 export interface PayFlags {
   dryRun: boolean;
   allowDuplicate: boolean;
+  /**
+   * The caller refuses an unconfirmable run itself (refuseUnconfirmable), once it knows there is
+   * something to pay: a batch whose rows are all paid already asks nothing, so it needs no terminal.
+   */
+  confirmLater?: boolean;
 }
 
 /** One line of the details shown before paying: a label for people, a key for TSV. */
@@ -85,6 +90,20 @@ export async function accountOf(deps: Deps, settings: Settings): Promise<Account
 }
 
 /**
+ * Exit 2 when the payment would need a confirmation that cannot be asked: no terminal (or --no-input),
+ * no --yes, not a dry run.
+ */
+export function refuseUnconfirmable(deps: Deps, flags: PayFlags): void {
+  if (!flags.dryRun && !deps.globals.yes && !deps.prompter.canPrompt()) {
+    throw usageError(
+      undefined,
+      'cannot ask for confirmation: not a terminal (or --no-input); nothing was sent',
+      'pass --yes (-y) to pay without asking, or --dry-run to only look',
+    );
+  }
+}
+
+/**
  * Starts a payment command. Without a terminal to confirm on and without --yes, fails (exit 2)
  * before anything is sent, the consultation included: it could not be confirmed anyway. A dry run
  * needs no confirmation. A damaged journal stops it here too (exit 8): the damaged line may be the
@@ -95,13 +114,7 @@ export async function startPayment(
   flags: PayFlags,
   only?: (entry: JournalEntry) => boolean,
 ): Promise<PayContext> {
-  if (!flags.dryRun && !deps.globals.yes && !deps.prompter.canPrompt()) {
-    throw usageError(
-      undefined,
-      'cannot ask for confirmation: not a terminal (or --no-input); nothing was sent',
-      'pass --yes (-y) to pay without asking, or --dry-run to only look',
-    );
-  }
+  if (!flags.confirmLater) refuseUnconfirmable(deps, flags);
   const settings = await deps.settings();
   const journal = await journalOf(deps, only);
   journal.checkSound();

@@ -53,6 +53,37 @@ describe('pix pay batch (in-process)', () => {
     expect(server!.requests).toHaveLength(0);
   });
 
+  it('a batch paid in full, run again without --yes and without a terminal: nothing to confirm, exit 0', async () => {
+    const { file, pix, count } = await setup(3);
+    const first = await pix(['pay', 'batch', file, '--yes']);
+    expect(first.code, first.stderr).toBe(0);
+    const requests = server!.requests.length;
+    const again = await pix(['pay', 'batch', file, '-o', 'ndjson']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toMatch(/cannot ask for confirmation/);
+    const states = again.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).state);
+    expect(states).toEqual(['already_paid', 'already_paid', 'already_paid']);
+    expect(count('transfer')).toBe(3);
+    expect(server!.requests).toHaveLength(requests); // nothing consulted, nothing sent
+  });
+
+  it('errors about the file name the file, not FILE', async () => {
+    const { dir, pix } = await setup(1);
+    const missing = join(dir, 'nowhere.csv');
+    const unreadable = await pix(['pay', 'batch', missing, '--yes']);
+    expect(unreadable.code).toBe(2);
+    expect(unreadable.stderr).toMatch(new RegExp(`^error: ${missing}: cannot open it: `));
+    const bad = join(dir, 'bad.csv');
+    writeFileSync(bad, 'id,key,amount\nr1,not a key,abc\n');
+    const invalid = await pix(['pay', 'batch', bad, '--yes']);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain(`error: ${bad}: the batch file is not valid: `);
+    expect(invalid.stderr).not.toContain('FILE');
+  });
+
   it('--max-total and the profile max-amount refuse the batch (exit 2) before any transfer', async () => {
     const { file, pix, count, sample } = await setup(6);
     const total = await pix(['pay', 'batch', file, '--yes', '--max-total', '1']);
@@ -86,10 +117,13 @@ describe('pix pay batch (in-process)', () => {
       expect(record.endToEndId).toMatch(/^E\d{8}/);
       expect(typeof record.amount).toBe('number');
     }
-    expect(records.filter((r) => r.state === 'not_payable').map((r) => r.id)).toEqual([
+    const refused = records.filter((r) => r.state === 'not_payable');
+    expect(refused.map((r) => r.id)).toEqual([
       's3-000003-err-key-not-found',
       's3-000008-err-code-key-not-found',
     ]);
+    // Each says why in the server's own words, after pix's and the status.
+    for (const record of refused) expect(record.error).toMatch(/^.+: not found \(404\): \S.+/);
     expect(result.stderr).toMatch(/batch: 8 paid, 2 not payable/);
   });
 
