@@ -58,11 +58,16 @@ export async function runKeys(options: KeysOptions, deps: Deps): Promise<void> {
     }
     const shownTo = offset + page.result.length;
     if (page.result.length > 0 && shownTo < page.total) {
-      const next = nextPageCommand(['keys'], deps.globals, {
-        limit: options.limit ?? DEFAULT_PAGE,
-        defaultLimit: DEFAULT_PAGE,
-        offset: shownTo,
-      });
+      const next = nextPageCommand(
+        ['keys'],
+        deps.globals,
+        {
+          limit: options.limit ?? DEFAULT_PAGE,
+          defaultLimit: DEFAULT_PAGE,
+          offset: shownTo,
+        },
+        deps.env,
+      );
       stderr.write(`showing ${offset + 1}-${shownTo} of ${page.total} keys; next page: ${next}\n`);
     }
     return;

@@ -2,7 +2,7 @@
  * What the list commands (`pix statement`, `pix keys`) share about pages: the largest `--limit` pix asks
  * for, and the command line of the next page, which keeps every flag the user gave.
  */
-import { DEFAULT_TIMEOUT_MS, type GlobalOptions } from '../../context.js';
+import { DEFAULT_TIMEOUT_MS, type Env, type GlobalOptions } from '../../context.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { fromDomain } from './flags.js';
 
@@ -46,8 +46,20 @@ function durationWord(milliseconds: number): string {
 }
 
 /**
+ * The words that run pix again where the person is: `npx pix` when npm ran this one for `npx pix` or
+ * `npm exec pix` (npm sets npm_command=exec in what it runs; both are `npx pix` again, which works inside
+ * a clone or a project that has pix as a dependency, where a bare `pix` is not on PATH), else `pix`.
+ * Other ways in (`npm run`, `node bin/pix.js`) cannot be told apart from an installed pix by what the
+ * process sees, so they get `pix`.
+ */
+export function invokedAs(env: Env): string[] {
+  return env.npm_command === 'exec' ? ['npx', 'pix'] : ['pix'];
+}
+
+/**
  * The global flags the user gave that shape a list page: the profile, the base URL, the output format,
- * the timeout, verbosity and colour. (Flags for confirmations and prompts do nothing to a list.)
+ * the timeout, verbosity, colour, `--wide` and `--no-pager`. (Flags for confirmations and prompts do
+ * nothing to a list; `--output-file` is left out: the same file again would replace the page before.)
  */
 function globalWords(globals: GlobalOptions): string[] {
   const words: string[] = [];
@@ -58,20 +70,23 @@ function globalWords(globals: GlobalOptions): string[] {
   if (globals.timeoutMs !== DEFAULT_TIMEOUT_MS) words.push('--timeout', durationWord(globals.timeoutMs));
   if (globals.verbose) words.push('-v');
   if (!globals.color) words.push('--no-color');
+  if (globals.wide) words.push('--wide');
+  if (!globals.pager) words.push('--no-pager');
   return words;
 }
 
 /**
- * The shell command of the next page: `pix`, the command's own words and flags (`statement --month
- * 2025-01`), then the global flags the user gave, `--limit` unless it is the default, and `--offset`.
- * Every word is shell-quoted, so the line can be pasted as it is.
+ * The shell command of the next page: pix as it was invoked (`pix`, `npx pix`: invokedAs), the command's
+ * own words and flags (`statement --month 2025-01`), then the global flags the user gave, `--limit` unless
+ * it is the default, and `--offset`. Every word is shell-quoted, so the line can be pasted as it is.
  */
 export function nextPageCommand(
   command: string[],
   globals: GlobalOptions,
   page: { limit: number; defaultLimit: number; offset: number },
+  env: Env,
 ): string {
-  const words = ['pix', ...command, ...globalWords(globals)];
+  const words = [...invokedAs(env), ...command, ...globalWords(globals)];
   if (page.limit !== page.defaultLimit) words.push('--limit', String(page.limit));
   words.push('--offset', String(page.offset));
   return words.map(shellWord).join(' ');

@@ -56,13 +56,24 @@ export class Totals {
   }
 }
 
-/** The command that shows the next page, with the user's own range flags and global flags. */
-function nextCommand(options: StatementOptions, deps: Deps, limit: number, offset: number): string {
+/**
+ * The command that shows the next page, with the user's own range flags and global flags. `--from`
+ * alone ran until now: the next page is given the same end (`--to` the instant read), so entries that
+ * arrive meanwhile do not shift it.
+ */
+function nextCommand(
+  options: StatementOptions,
+  range: DateRange | undefined,
+  deps: Deps,
+  limit: number,
+  offset: number,
+): string {
   const words = ['statement'];
   if (options.month !== undefined) words.push('--month', options.month);
   if (options.from !== undefined) words.push('--from', options.from);
   if (options.to !== undefined) words.push('--to', options.to);
-  return nextPageCommand(words, deps.globals, { limit, defaultLimit: DEFAULT_PAGE, offset });
+  else if (options.from !== undefined && range) words.push('--to', range.dateTo);
+  return nextPageCommand(words, deps.globals, { limit, defaultLimit: DEFAULT_PAGE, offset }, deps.env);
 }
 
 /** `no entries from 2026-11-23 00:00 to 2026-11-24 18:03 (America/Sao_Paulo)`: an empty page, said. */
@@ -108,7 +119,7 @@ export async function runStatement(options: StatementOptions, deps: Deps): Promi
     const shownTo = offset + page.results.length;
     if (page.results.length > 0 && shownTo < page.total) {
       stderr.write(
-        `showing ${offset + 1}-${shownTo} of ${page.total}; next: ${nextCommand(options, deps, limit, shownTo)}\n`,
+        `showing ${offset + 1}-${shownTo} of ${page.total}; next: ${nextCommand(options, range, deps, limit, shownTo)}\n`,
       );
     }
     return;

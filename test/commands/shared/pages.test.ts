@@ -72,6 +72,31 @@ describe('next-page hints keep every flag the user gave', () => {
     expect(nextOf(result.stderr)).toBe('pix statement --from 2020-01-01 --to today --json --offset 10');
   });
 
+  it('statement on a terminal: --wide and --no-pager are kept; --from alone is given the end it read', async () => {
+    const test = createTestIO({ tty: true, columns: 80 });
+    const code = await run(['statement', '--from', '2020-01-01', '--wide', '--no-pager', '--limit', '5'], {
+      io: test.io,
+      env,
+    });
+    expect(code, test.stderr()).toBe(0);
+    const next = nextOf(test.stderr());
+    expect(next).toMatch(
+      /^pix statement --from 2020-01-01 --to \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z --wide --no-pager --limit 5 --offset 5$/,
+    );
+    const again = await pix(bashWords(next));
+    expect(again.code, again.stderr).toBe(0);
+    expect(nextOf(again.stderr)).toBe(next.replace('--offset 5', '--offset 10'));
+  });
+
+  it('run through npx (npm_command=exec), the hint says `npx pix`: a bare pix is not on PATH in a clone', async () => {
+    const test = createTestIO();
+    const code = await run(['keys', '--limit', '1'], { io: test.io, env: { ...env, npm_command: 'exec' } });
+    expect(code, test.stderr()).toBe(0);
+    expect(nextOf(test.stderr())).toBe('npx pix keys --limit 1 --offset 1');
+    const installed = await pix(['keys', '--limit', '1']);
+    expect(nextOf(installed.stderr)).toBe('pix keys --limit 1 --offset 1');
+  });
+
   it('keys: --limit, --json and -p are kept', async () => {
     const result = await pix(['keys', '--limit', '1', '--json', '-p', 'sandbox']);
     expect(result.code, result.stderr).toBe(0);
@@ -88,7 +113,7 @@ describe('next-page hints keep every flag the user gave', () => {
       output: 'ndjson' as const,
       verbose: true,
     };
-    expect(nextPageCommand(['keys'], globals, { limit: 10, defaultLimit: 10, offset: 20 })).toBe(
+    expect(nextPageCommand(['keys'], globals, { limit: 10, defaultLimit: 10, offset: 20 }, {})).toBe(
       "pix keys -p 'ana'\\''s' --base-url https://api.example.com/v1 -o ndjson -v --offset 20",
     );
     expect(
@@ -100,6 +125,7 @@ describe('next-page hints keep every flag the user gave', () => {
           defaultLimit: 10,
           offset: 50,
         },
+        {},
       ),
     ).toBe(
       'pix statement --month 2025-01 --base-url https://api.example.com/v1 --json -v --limit 50 --offset 50',
