@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxServer } from '../../src/sandbox/server.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { serveSandbox } from '../helpers/served.js';
+import { runOnPty } from '../helpers/terminal.js';
 
 const STATEMENT = '/api/financial/v1/account/transactions';
 
@@ -34,6 +35,31 @@ function parseCsv(text: string): string[][] {
   if (field !== '' || row.length > 0) rows.push([...row, field]);
   return rows;
 }
+
+describe('pix statement on a terminal (pty), embedded sandbox: dates as people write them', () => {
+  it('an empty range: no empty box; "no entries from … to …" and the zero totals line', async () => {
+    const result = await runOnPty(['statement', '--from', '01/01/2001', '--to', '02/01/2001'], {
+      env: { PIX_CONFIG_DIR: tempConfigDir() }, // the default zone, America/Sao_Paulo
+      columns: 80,
+      rows: 24,
+    });
+    expect(result.code, result.raw).toBe(0);
+    const shown = result.lines.filter(Boolean);
+    expect(shown.join('\n')).not.toMatch(/[┌│└]/);
+    expect(shown).toContain('no entries from 2001-01-01 00:00 to 2001-01-02 23:59 (America/Sao_Paulo)');
+    expect(shown).toContain('0 entries: in R$ 0,00, out R$ 0,00, fees R$ 0,00, net R$ 0,00');
+  });
+
+  it('--from -7d alone: from seven days ago until now, a table with its totals line', async () => {
+    const result = await runOnPty(['statement', '--from', '-7d', '--limit', '3'], {
+      env: { PIX_CONFIG_DIR: tempConfigDir() },
+      columns: 80,
+      rows: 24,
+    });
+    expect(result.code, result.raw).toBe(0);
+    expect(result.lines.join('\n')).toMatch(/\d+ entr(y|ies): in R\$/);
+  });
+});
 
 describe('pix statement, built binary, embedded sandbox', () => {
   it('prints the default statement with no configuration at all', async () => {
@@ -68,7 +94,7 @@ describe('pix statement, built binary against `sandbox serve`', () => {
   const seen = () => server.requests.filter((request) => request.path === STATEMENT).length;
 
   it.each([
-    [['--from', '2025-01-01'], '--to'],
+    [['--from', '+1d'], '--from'], // --from alone runs until now: a day to come is refused
     [['--to', '2025-01-31'], '--from'],
     [['--from', '2025-02-01', '--to', '2025-01-01'], '--from'],
     [['--from', '2025-02-30', '--to', '2025-03-31'], '--from'],
