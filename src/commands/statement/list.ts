@@ -178,6 +178,8 @@ export function register(command: Command, deps: Deps): void {
     [
       'pix statement',
       'pix statement --from yesterday --to today',
+      'pix statement --from -7d',
+      'pix statement --from 01/11/2026 --to 30/11/2026',
       'pix statement --from 2025-01-01 --to 2025-01-31 --limit 50',
       'pix statement --month 2025-01 --all -o csv > january.csv',
       'pix statement --all -o ndjson | jq -c "select(.type == \\"INCOME\\")"',
