@@ -3,7 +3,7 @@ import { readStatement, type StatementEntry, type StatementPage } from '../../ap
 import type { Deps } from '../../context.js';
 import { formatDateTime } from '../../domain/when.js';
 import { counted } from '../../domain/words.js';
-import { jsonDocument, money, outputMode } from '../../output/format.js';
+import { jsonDocument, money, type OutputMode, outputMode } from '../../output/format.js';
 import { createListWriter } from '../../output/records.js';
 import * as z from '../../zod.js';
 import { ALL_CONCURRENCY, ALL_PAGE_SIZE, DEFAULT_PAGE, exportAll, finishExport } from '../shared/export.js';
@@ -84,6 +84,27 @@ function nothingIn(range: DateRange | undefined, timeZone: string, total: number
   return `no entries from ${at(range.dateFrom)} to ${at(range.dateTo)} (${timeZone})`;
 }
 
+/** The table of `--all` on a terminal, but nothing at all when no row came: an empty range is said instead. */
+function noEmptyBox(mode: OutputMode): OutputMode['openTable'] {
+  return (columns, style) => {
+    const table = mode.openTable(columns, style);
+    let rows = 0;
+    return {
+      row: (cells) => {
+        rows++;
+        return table.row(cells);
+      },
+      get held() {
+        return table.held;
+      },
+      get hidden() {
+        return table.hidden;
+      },
+      end: () => (rows === 0 ? '' : table.end()),
+    };
+  };
+}
+
 export async function runStatement(options: StatementOptions, deps: Deps): Promise<void> {
   const settings = await deps.settings();
   const timeZone = settings.timeZone.value;
@@ -142,7 +163,7 @@ export async function runStatement(options: StatementOptions, deps: Deps): Promi
     concurrency: options.concurrency ?? ALL_CONCURRENCY,
     startOffset: offset,
     idOf: (entry) => entry.id,
-    writer: { ...mode, columns, raw: (entry) => entry },
+    writer: { ...mode, columns, raw: (entry) => entry, openTable: noEmptyBox(mode) },
     onRecord: (entry) => totals.add(entry),
   });
   if (mode.format === 'table' && totals.count > 0) stderr.write(`${totals.line(mode.human)}\n`);

@@ -246,6 +246,20 @@ describe('pix statement: dates', () => {
     );
   });
 
+  it('an empty range with --all on a terminal: no box either, the same line and zero totals', async () => {
+    intercept(
+      { dateFrom: '2025-03-10T03:00:00.000Z', dateTo: NOW.toISOString(), limit: '100', offset: '0' },
+      { total: 0, results: [] },
+    );
+    const result = await pix(['statement', '--from', 'today', '--all'], { tty: true });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'no entries from 2025-03-10 00:00 to 2025-03-10 12:00 (America/Sao_Paulo)\n' +
+        '0 entries: in R$ 0,00, out R$ 0,00, fees R$ 0,00, net R$ 0,00\n',
+    );
+  });
+
   it.each([
     [['--from', 'tomorrow'], '--from'],
     [['--to', '2025-01-01'], '--from'],
