@@ -1,0 +1,101 @@
+/**
+ * Text wrapped at word boundaries to a number of terminal columns: the one way pix wraps prose for
+ * people — table cells of detail views (table.ts `wrap`) and what is said on a terminal's stderr
+ * (writer.ts), so a note never breaks inside a word ("every colum/n").
+ */
+import { cutToWidth, displayWidth } from './width.js';
+
+/**
+ * `text` (one line, no control characters) as lines of at most `width` columns, broken at spaces; a
+ * word wider than a whole line is split where the line ends (an id, a URL). Never returns no line.
+ */
+export function wordLines(text: string, width: number): string[] {
+  if (width <= 0 || displayWidth(text) <= width) return [text];
+  const lines: string[] = [];
+  let line = '';
+  let used = 0;
+  for (const word of text.split(' ')) {
+    let rest = word;
+    let size = displayWidth(rest);
+    if (used > 0 && used + 1 + size <= width) {
+      line += ` ${rest}`;
+      used += 1 + size;
+      continue;
+    }
+    if (used > 0) {
+      lines.push(line);
+      line = '';
+      used = 0;
+    }
+    while (size > width) {
+      // cutToWidth keeps whole graphemes and ends in `…`: take what it kept, without the `…`.
+      const head = cutToWidth(rest, width + 1).slice(0, -1) || Array.from(rest)[0]!;
+      lines.push(head);
+      rest = rest.slice(head.length);
+      size = displayWidth(rest);
+    }
+    line = rest;
+    used = size;
+  }
+  lines.push(line);
+  return lines;
+}
+
+/**
+ * Continuing a terminal line that already holds `start` columns with `piece` (no newline): `piece`
+ * broken at spaces so no word is split by the terminal's own wrapping; returns the text and the
+ * column the cursor ends at. A word wider than the terminal is left to the terminal.
+ */
+function continueLine(piece: string, start: number, width: number): { text: string; column: number } {
+  const whole = displayWidth(piece);
+  if (start + whole <= width) return { text: piece, column: start + whole };
+  let text = '';
+  let column = start;
+  piece.split(' ').forEach((word, index) => {
+    const size = displayWidth(word);
+    if (index > 0) {
+      if (column > 0 && column + 1 + size > width) {
+        text += '\n';
+        column = 0;
+      } else {
+        text += ' ';
+        column += 1;
+      }
+    }
+    text += word;
+    column += size;
+    if (column > width) column = ((column - 1) % width) + 1; // the terminal wrapped a long word
+  });
+  return { text, column };
+}
+
+/**
+ * A wrapper for what is written, chunk by chunk, to a terminal of `width()` columns: each line broken at
+ * word boundaries. Chunks that move the cursor themselves (a `\r` progress line, escape sequences) pass
+ * unchanged.
+ */
+export function createWordWrapper(width: () => number): (chunk: string) => string {
+  let column = 0;
+  return (chunk) => {
+    if (/[\r\u001b]/.test(chunk)) {
+      const last = chunk.lastIndexOf('\n');
+      column = last === -1 ? column : 0;
+      if (/[\r\u001b]/.test(chunk.slice(last + 1))) column = 0;
+      else if (last !== -1) column = displayWidth(chunk.slice(last + 1));
+      return chunk;
+    }
+    const columns = width();
+    const pieces = chunk.split('\n');
+    let text = '';
+    pieces.forEach((piece, index) => {
+      if (index > 0) {
+        text += '\n';
+        column = 0;
+      }
+      const wrapped = continueLine(piece, column, columns);
+      text += wrapped.text;
+      column = wrapped.column;
+    });
+    return text;
+  };
+}
