@@ -71,12 +71,14 @@ function continueLine(piece: string, start: number, width: number): { text: stri
 
 /**
  * A wrapper for what is written, chunk by chunk, to a terminal of `width()` columns: each line broken at
- * word boundaries. Chunks that move the cursor themselves (a `\r` progress line, escape sequences) pass
- * unchanged.
+ * word boundaries. Chunks that move the cursor themselves (a `\r` progress line, escape sequences) and
+ * JSON documents pass unchanged.
  */
 export function createWordWrapper(width: () => number): (chunk: string) => string {
   let column = 0;
   return (chunk) => {
+    // A JSON document (a `--json` error) is data, kept whole however a person sees it.
+    if (column === 0 && /^[{[]/.test(chunk)) return chunk;
     if (/[\r\u001b]/.test(chunk)) {
       const last = chunk.lastIndexOf('\n');
       column = last === -1 ? column : 0;

@@ -52,7 +52,9 @@ describe('notes on stderr for people', () => {
     });
     expect(result.code).not.toBe(0);
     const first = result.stderr.split('\n')[0]!;
-    expect(first).toMatch(/^error: --key-id: ".*" \(81 characters\) is not a UUID \(see the Id column of `pix keys`\)$/);
+    expect(first).toMatch(
+      /^error: --key-id: ".*" \(81 characters\) is not a UUID \(see the Id column of `pix keys`\)$/,
+    );
     expect(first.length).toBeGreaterThan(80);
   });
 });

@@ -34,6 +34,9 @@ describe('wrapping at word boundaries', () => {
     const wrap = createWordWrapper(() => 20);
     expect(wrap('hint: ')).toBe('hint: ');
     expect(wrap('one two three four five')).toBe('one two three\nfour five');
+    const json = '{"error":{"kind":"usage","message":"a long message of many words"}}\n';
+    expect(wrap('\n')).toBe('\n');
+    expect(wrap(json)).toBe(json); // a --json error on a terminal stays one JSON line
     expect(wrap('\r\u001b[2Kelapsed 1s, remaining 59s, a long progress')).toBe(
       '\r\u001b[2Kelapsed 1s, remaining 59s, a long progress',
     );
