@@ -71,33 +71,19 @@ function continueLine(piece: string, start: number, width: number): { text: stri
 
 /**
  * A wrapper for what is written, chunk by chunk, to a terminal of `width()` columns: each line broken at
- * word boundaries. Chunks that move the cursor themselves (a `\r` progress line, escape sequences) and
+ * word boundaries. Each chunk is taken to start a line: what pix says is written a line (or a question)
+ * at a time, and after a question the person's answer and Enter brought the cursor back to the start,
+ * unseen by this. Chunks that move the cursor themselves (a `\r` progress line, escape sequences) and
  * JSON documents pass unchanged.
  */
 export function createWordWrapper(width: () => number): (chunk: string) => string {
-  let column = 0;
   return (chunk) => {
     // A JSON document (a `--json` error) is data, kept whole however a person sees it.
-    if (column === 0 && /^[{[]/.test(chunk)) return chunk;
-    if (/[\r\u001b]/.test(chunk)) {
-      const last = chunk.lastIndexOf('\n');
-      column = last === -1 ? column : 0;
-      if (/[\r\u001b]/.test(chunk.slice(last + 1))) column = 0;
-      else if (last !== -1) column = displayWidth(chunk.slice(last + 1));
-      return chunk;
-    }
+    if (/^[{[]/.test(chunk) || /[\r\u001b]/.test(chunk)) return chunk;
     const columns = width();
-    const pieces = chunk.split('\n');
-    let text = '';
-    pieces.forEach((piece, index) => {
-      if (index > 0) {
-        text += '\n';
-        column = 0;
-      }
-      const wrapped = continueLine(piece, column, columns);
-      text += wrapped.text;
-      column = wrapped.column;
-    });
-    return text;
+    return chunk
+      .split('\n')
+      .map((line) => continueLine(line, 0, columns).text)
+      .join('\n');
   };
 }

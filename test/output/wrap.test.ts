@@ -30,12 +30,11 @@ describe('wrapping at word boundaries', () => {
     expect(raw.join(' ')).not.toBe(NOTE);
   });
 
-  it('a line continued over several writes wraps by where the cursor is; \\r progress lines pass unchanged', () => {
+  it('each write starts a line (after a question the answer and Enter did); \\r progress lines and JSON pass unchanged', () => {
     const wrap = createWordWrapper(() => 20);
-    expect(wrap('hint: ')).toBe('hint: ');
-    expect(wrap('one two three four five')).toBe('one two three\nfour five');
+    expect(wrap('Pay R$ 10,50? [y/N] ')).toBe('Pay R$ 10,50? [y/N] ');
+    expect(wrap('payment cancelled; nothing was sent\n')).toBe('payment cancelled;\nnothing was sent\n');
     const json = '{"error":{"kind":"usage","message":"a long message of many words"}}\n';
-    expect(wrap('\n')).toBe('\n');
     expect(wrap(json)).toBe(json); // a --json error on a terminal stays one JSON line
     expect(wrap('\r\u001b[2Kelapsed 1s, remaining 59s, a long progress')).toBe(
       '\r\u001b[2Kelapsed 1s, remaining 59s, a long progress',
