@@ -29,6 +29,7 @@ interface ErrorReport {
 interface CommanderKit {
   CommanderError: typeof import('commander').CommanderError;
   usageHint: typeof import('./program.js').usageHint;
+  explainUnknownOption: typeof import('./program.js').explainUnknownOption;
 }
 
 function toReport(error: unknown, commander: CommanderKit | undefined): ErrorReport {
@@ -241,11 +242,9 @@ export async function run(argv: readonly string[], overrides?: Partial<DepsOverr
   try {
     let failure: { error: unknown } | undefined;
     try {
-      const [{ CommanderError }, { createProgram, loadCommands, usageHint }] = await Promise.all([
-        import('commander'),
-        import('./program.js'),
-      ]);
-      commander = { CommanderError, usageHint };
+      const [{ CommanderError }, { createProgram, explainUnknownOption, loadCommands, usageHint }] =
+        await Promise.all([import('commander'), import('./program.js')]);
+      commander = { CommanderError, usageHint, explainUnknownOption };
       const program = createProgram(deps);
       await loadCommands(program, deps, argv);
       await program.parseAsync([...argv], { from: 'user' });
@@ -255,6 +254,9 @@ export async function run(argv: readonly string[], overrides?: Partial<DepsOverr
       } else if (commander && error instanceof commander.CommanderError && error.code === 'commander.help') {
         exitCode = EXIT_CODES.usage; // a group run without its subcommand: the help was shown on stderr
       } else {
+        if (commander && error instanceof commander.CommanderError) {
+          await commander.explainUnknownOption(error, deps);
+        }
         failure = { error };
       }
     }

@@ -481,6 +481,39 @@ function hintFor(command: Command, error: CommanderError): string | undefined {
   return undefined;
 }
 
+/** The command each usage error was raised by (for explainUnknownOption). */
+const RAISED_BY = new WeakMap<CommanderError, Command>();
+
+/**
+ * An unknown flag that is a flag of another verb of the same noun (`charge immediate --fine`, a flag of
+ * `charge duedate`): says so, instead of Commander's guess by spelling ("did you mean --wide?"). The
+ * other verbs' modules are loaded only here, on the way to a usage error, so a run that parses pays
+ * nothing for it.
+ */
+export async function explainUnknownOption(error: CommanderError, deps: Deps): Promise<void> {
+  const command = RAISED_BY.get(error);
+  const parent = command?.parent;
+  if (error.code !== 'commander.unknownOption' || !command || !parent?.parent) return;
+  const flag = /'([^'=]*)/.exec(error.message)?.[1];
+  if (!flag) return;
+  const owners: string[] = [];
+  for (const sibling of parent.commands) {
+    const load = ENTRY_OF.get(sibling)?.load;
+    if (sibling === command || !load) continue;
+    const probe = new Command(sibling.name());
+    (await load()).register(probe, deps);
+    if (probe.options.some((option) => option.long === flag || option.short === flag)) {
+      owners.push(`\`${fullName(parent)} ${sibling.name()}\``);
+    }
+  }
+  if (owners.length === 0) return;
+  // One line, and our hint in place of Commander's spelling guess.
+  error.message = error.message.split('\n')[0]!;
+  Object.assign(error, {
+    pixHint: `${flag} is a flag of ${owners.join(' and ')}, not of \`${fullName(command)}\``,
+  });
+}
+
 type MandatoryCheck = { missingMandatoryOptionValue(option: Option): void };
 
 /**
@@ -493,6 +526,7 @@ function teachUsageErrors(program: Command): void {
   const missing = new Map<Command, Option>();
   const visit = (command: Command): void => {
     command.exitOverride((error) => {
+      RAISED_BY.set(error, command);
       if (error.exitCode !== 0 && error.code !== 'commander.help') {
         const hint = hintFor(command, error);
         if (hint !== undefined) Object.assign(error, { pixHint: hint });

@@ -165,6 +165,17 @@ describe('help shows what a subcommand inherits and goes as deep as asked', () =
     expect(inherited).not.toContain('--limit');
   });
 
+  it("pix journal resolve --help: the noun's own flags (--limit, --all, --unresolved) are not listed as global", async () => {
+    const result = await pix(['journal', 'resolve', '--help']);
+    expect(result.code).toBe(0);
+    const [own, inherited] = result.stdout.split('\nGlobal options (valid on every command):\n');
+    expect(own).toContain('--paid');
+    expect(inherited).toMatch(/^ {2}--json {2,}one JSON document on stdout$/m);
+    for (const flag of ['--limit', '--all', '--unresolved']) expect(result.stdout).not.toContain(flag);
+    // `pix journal --help` still lists them, as its own.
+    expect((await pix(['journal', '--help'])).stdout.split('\nGlobal options')[0]).toContain('--unresolved');
+  });
+
   it.each([
     [['charge', 'immediate']],
     [['charge', 'duedate']],

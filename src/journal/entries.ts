@@ -100,6 +100,8 @@ export interface ChargeCreated {
   createdAt?: string;
   expiresAt?: string;
   dueDate?: string;
+  /** The PIX key the charge is for, as the server named it (the journal start has only its id). */
+  pixKey?: string;
 }
 
 /** The statement entry found to have paid a charge (domain/matching.ts). */
@@ -181,7 +183,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 function createdOf(value: unknown): ChargeCreated | undefined {
   if (!isRecord(value)) return undefined;
   const created: ChargeCreated = {};
-  for (const field of ['txid', 'emv', 'createdAt', 'expiresAt', 'dueDate'] as const) {
+  for (const field of ['txid', 'emv', 'createdAt', 'expiresAt', 'dueDate', 'pixKey'] as const) {
     const given = str(value[field]);
     if (given !== undefined) created[field] = given;
   }

@@ -41,6 +41,8 @@ export interface LedgerRecord {
   dueDate?: string | undefined;
   terms?: DueDateModifiers | undefined;
   keyId?: string | undefined;
+  /** The key itself, when the server named it at creation. */
+  pixKey?: string | undefined;
   /** The payer's CPF/CNPJ (digits) it was made out to. */
   payerDocument?: string | undefined;
   profile: string;
@@ -77,6 +79,7 @@ export function chargeLedger(entries: readonly JournalEntry[], now: Date): Ledge
       dueDate: created.dueDate ?? entry.charge.dueDate,
       terms: entry.charge.terms,
       keyId: entry.charge.keyId,
+      pixKey: created.pixKey,
       payerDocument: entry.charge.payerDocument,
       profile: entry.profile,
       host: entry.host,

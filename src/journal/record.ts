@@ -173,6 +173,7 @@ interface CreatedCharge {
   id: string;
   amount: number;
   pixKeyId?: string | undefined;
+  pixKey?: string | undefined;
   status: string;
   emvqrcps?: string;
   transactionIdentification?: string | undefined;
@@ -188,6 +189,7 @@ function createdOf(charge: CreatedCharge): ChargeCreated {
   if (charge.createdAt !== undefined) created.createdAt = charge.createdAt;
   if (charge.expiresAt !== undefined) created.expiresAt = charge.expiresAt;
   if (charge.dueDate !== undefined) created.dueDate = charge.dueDate;
+  if (charge.pixKey !== undefined) created.pixKey = charge.pixKey;
   return created;
 }
 

@@ -8,6 +8,8 @@ import type { ReadStream } from 'node:tty';
 export interface OutStream {
   readonly isTTY: boolean;
   readonly columns: number;
+  /** Lines of the terminal, when it says (a terminal); undefined: no height limit (a file, a pipe). */
+  readonly rows?: number | undefined;
   /**
    * Returns false when the stream's buffer is full; await `drained()` before writing more. `done` is
    * called once the chunk was handed to the operating system, or with the error that stopped it (ENOSPC,
@@ -46,6 +48,7 @@ type NodeWritable = NodeJS.WritableStream & {
   readonly writableNeedDrain: boolean;
   readonly isTTY?: boolean;
   readonly columns?: number;
+  readonly rows?: number;
 };
 
 const watched = new WeakSet<object>();
@@ -72,6 +75,9 @@ export function nodeOut(get: () => NodeWritable): OutStream {
       // A terminal that does not say its size (a pty never sized: some CI wrappers, serial consoles) reports
       // 0; every table, chart and QR code is then laid out for 80 columns rather than squeezed into none.
       return get().columns || 80;
+    },
+    get rows() {
+      return get().rows || undefined;
     },
     write: (chunk, done) => stream().write(chunk, done),
     drained: () => {

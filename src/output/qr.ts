@@ -87,6 +87,43 @@ export async function drawQr(text: string, theme: QrTheme): Promise<string> {
   return renderQr(await qrModules(text), theme);
 }
 
+/** Where a drawing goes: a terminal's columns and, when it says, its lines. */
+export interface QrScreen {
+  columns: number;
+  rows?: number | undefined;
+}
+
+/** Columns and lines the drawing of a symbol of `size` modules takes, quiet zone included. */
+export function qrDrawingSize(size: number): { columns: number; lines: number } {
+  const modules = size + 2 * QUIET_ZONE;
+  return { columns: modules, lines: Math.ceil(modules / 2) };
+}
+
+/**
+ * The QR code of `text` for a terminal of `screen`, `below` lines of it taken by what is written after the
+ * drawing (at least the shell's prompt): the drawing when the whole of it fits, quiet zone included, so
+ * no finder pattern scrolls away or wraps; otherwise one line saying so and pointing to `pngHint` (the
+ * command that writes it as a PNG), never a broken drawing.
+ */
+export async function qrForTerminal(
+  text: string,
+  theme: QrTheme,
+  screen: QrScreen,
+  pngHint: string,
+  below = 1,
+): Promise<{ drawn: true; text: string } | { drawn: false; text: string }> {
+  const modules = await qrModules(text);
+  const { columns, lines } = qrDrawingSize(modules.length);
+  const fits = columns <= screen.columns && (screen.rows === undefined || lines + below <= screen.rows);
+  if (fits) return { drawn: true, text: renderQr(modules, theme) };
+  const need = `${columns}×${lines + below}`;
+  const have = `${screen.columns}×${screen.rows ?? '?'}`;
+  return {
+    drawn: false,
+    text: `the QR code needs a ${need} terminal, this one is ${have}: copy the code above, or write the QR as a PNG with ${pngHint}\n`,
+  };
+}
+
 /** The QR code as a PNG data URL (the API's qrCodeDataUrl): the sandbox's charges and `pix charge show --qr-png`. */
 export async function qrPngDataUrl(text: string): Promise<string> {
   return (await loadQrcode()).toDataURL(text, { type: 'image/png', errorCorrectionLevel: 'M', margin: 2 });

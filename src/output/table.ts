@@ -1,5 +1,6 @@
 import { escapeUnsafe, safeText } from './sanitize.js';
 import { cutToWidth, displayWidth } from './width.js';
+import { wordLines } from './wrap.js';
 
 /**
  * One table cell: plain text (sanitized by the renderer: server text can never carry an escape
@@ -27,6 +28,12 @@ export interface TableColumn {
    * among equals), then the next, until the rest fits.
    */
   priority?: number;
+  /**
+   * Long text (a detail view's names and meanings): wrapped inside its cell at word boundaries, over as
+   * many lines as it needs, rather than cut with `…`. A table with such a column fits the terminal even
+   * with `--wide` (which then only keeps every column), since nothing of its text is lost.
+   */
+  wrap?: boolean;
 }
 
 export interface TableOptions {
@@ -87,6 +94,9 @@ function prepare(cell: Cell): Prepared {
   return { text, width: displayWidth(text), paint: typeof cell === 'string' ? undefined : cell.paint };
 }
 
+/** The priority wrapped columns share when shortened: before any other. */
+const WRAPPED = 1_000_000;
+
 function kindOf(column: TableColumn): ColumnKind {
   return column.kind ?? 'text';
 }
@@ -103,7 +113,12 @@ function minWidth(column: TableColumn, natural: number): number {
 function shorten(columns: TableColumn[], widths: number[], mins: number[], excess: number): number {
   const stage = (kind: ColumnKind) => (kind === 'id' ? 0 : kind === 'text' ? 1 : kind === 'enum' ? 2 : 3);
   const order = columns
-    .map((column, index) => ({ index, stage: stage(kindOf(column)), priority: column.priority ?? 1 }))
+    // Wrapped columns lose nothing when narrower: shortened first, together, the widest first.
+    .map((column, index) => ({
+      index,
+      stage: stage(kindOf(column)),
+      priority: column.wrap ? WRAPPED : (column.priority ?? 1),
+    }))
     .filter((entry) => entry.stage < 3)
     .sort((a, b) => a.stage - b.stage || b.priority - a.priority);
   let left = excess;
@@ -152,7 +167,11 @@ export function layoutColumns(columns: TableColumn[], natural: number[], options
   const style = options.style ?? 'boxed';
   let shown = columns.map((_column, index) => index);
   const limit = options.width;
-  if (options.wide || limit === undefined) return { shown, widths: shown.map((index) => natural[index]!) };
+  // `--wide` keeps every column; with a wrapped column it still fits the width, wrapping instead of cutting.
+  const keepAll = options.wide && columns.some((column) => column.wrap);
+  if ((options.wide && !keepAll) || limit === undefined) {
+    return { shown, widths: shown.map((index) => natural[index]!) };
+  }
   for (;;) {
     const widths = shown.map((index) => natural[index]!);
     const mins = shown.map((index) => minWidth(columns[index]!, natural[index]!));
@@ -166,7 +185,7 @@ export function layoutColumns(columns: TableColumn[], natural: number[], options
             excess,
           )
         : 0;
-    if (left <= 0 || shown.length === 1) return { shown, widths };
+    if (left <= 0 || shown.length === 1 || keepAll) return { shown, widths };
     let drop = 0;
     for (let at = 1; at < shown.length; at++) {
       if ((columns[shown[at]!]!.priority ?? 1) >= (columns[shown[drop]!]!.priority ?? 1)) drop = at;
@@ -194,7 +213,8 @@ export function createTable(columns: TableColumn[], options: TableOptions): Tabl
   let sample: Prepared[][] | undefined = [];
   let layout: Layout | undefined;
   let mins: number[] = [];
-  const cut = !options.wide && options.width !== undefined;
+  const cut =
+    options.width !== undefined && (!options.wide || columns.some((column) => column.wrap === true));
 
   const line = (kind: keyof typeof BOX) => {
     const [left, join, right] = BOX[kind];
@@ -224,21 +244,27 @@ export function createTable(columns: TableColumn[], options: TableOptions): Tabl
         );
       }
     }
-    const texts = cells.map((cell, at) => {
+    // Each cell as its lines: one, cut to its column, or several for a wrapped column's long text.
+    const cellLines = cells.map((cell, at) => {
       const width = widths[at]!;
-      let { text } = cell;
-      let shownWidth = cell.width;
-      if (cut && shownWidth > width) {
-        text = cutToWidth(text, width);
-        shownWidth = displayWidth(text);
-      }
-      const painted = cell.paint && !header ? cell.paint(text) : text;
-      const pad = ' '.repeat(Math.max(0, width - shownWidth));
-      const kind = kindOf(columns[shown[at]!]!);
-      return kind === 'money' || kind === 'number' ? `${pad}${painted}` : `${painted}${pad}`;
+      if (!cut || cell.width <= width) return [cell.text];
+      if (columns[shown[at]!]!.wrap) return wordLines(cell.text, width);
+      return [cutToWidth(cell.text, width)];
     });
-    if (style === 'plain') return `${texts.join('  ').trimEnd()}\n`;
-    return `│ ${texts.join(' │ ')} │\n`;
+    const height = Math.max(1, ...cellLines.map((lines) => lines.length));
+    let text = '';
+    for (let at = 0; at < height; at++) {
+      const texts = cells.map((cell, index) => {
+        const width = widths[index]!;
+        const part = cellLines[index]![at] ?? '';
+        const painted = cell.paint && !header && part !== '' ? cell.paint(part) : part;
+        const pad = ' '.repeat(Math.max(0, width - displayWidth(part)));
+        const kind = kindOf(columns[shown[index]!]!);
+        return kind === 'money' || kind === 'number' ? `${pad}${painted}` : `${painted}${pad}`;
+      });
+      text += style === 'plain' ? `${texts.join('  ').trimEnd()}\n` : `│ ${texts.join(' │ ')} │\n`;
+    }
+    return text;
   };
 
   const lay = (): string => {

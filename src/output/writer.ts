@@ -19,6 +19,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { describeSystemError, PixError, usageError } from '../errors.js';
 import type { IOStreams, OutStream } from './iostreams.js';
+import { createWordWrapper } from './wrap.js';
 
 /** Data is handed to the destination in chunks of about this size. */
 const CHUNK = 64 * 1024;
@@ -249,6 +250,9 @@ export function createOutputWriter(
     get columns() {
       return io.stdout.columns;
     },
+    get rows() {
+      return io.stdout.rows;
+    },
     write(chunk) {
       if (failure !== undefined || closed) return false;
       if (typeof chunk !== 'string') {
@@ -274,6 +278,7 @@ export function createOutputWriter(
     },
   };
 
+  const wrapForPeople = createWordWrapper(() => io.stderr.columns);
   const stderr: OutStream = {
     get isTTY() {
       // Inside the pager stderr is no terminal: no progress lines, no cursor movement.
@@ -282,10 +287,16 @@ export function createOutputWriter(
     get columns() {
       return io.stderr.columns;
     },
+    get rows() {
+      return io.stderr.rows;
+    },
     write(chunk, done) {
       // What was said on stdout before comes first: both may be the same terminal.
       push();
       if (paging() && io.stderr.isTTY) return pager!.input.write(chunk, () => done?.());
+      // Said to a person on a terminal: broken at word boundaries to its width (scripts reading a
+      // piped stderr get every `error:` line whole).
+      if (io.stderr.isTTY && typeof chunk === 'string') return io.stderr.write(wrapForPeople(chunk), done);
       return io.stderr.write(chunk, done);
     },
     drained: () => io.stderr.drained(),

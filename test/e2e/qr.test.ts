@@ -8,6 +8,14 @@ import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { readQrFromScreen } from '../helpers/qr.js';
 import { runOnPty } from '../helpers/terminal.js';
 
+/** The lines of the note about the QR, from its first line to the blank line or the end, joined by spaces. */
+function noteOf(lines: string[]): string {
+  const start = lines.findIndex((line) => line.startsWith('the QR code needs'));
+  expect(start, lines.join('\n')).toBeGreaterThan(-1);
+  const end = lines.indexOf('', start);
+  return lines.slice(start, end === -1 ? undefined : end).join(' ');
+}
+
 const CHARGE = ['charge', 'immediate', '--amount', '12,34', '--key-id', SEEDED_KEYS.email.id];
 
 describe('the QR code of a charge on a real terminal, light and dark themes', () => {
@@ -50,5 +58,28 @@ describe('the QR code of a charge on a real terminal, light and dark themes', ()
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(new RegExp(`^error: ${name}: "sepia" is not a QR theme`));
     expect(sandbox.requests).toHaveLength(0);
+  });
+
+  it("at 80×24 a charge's code (45 modules + quiet zone: 53×27) does not fit: the code and one line pointing to --qr-png, no broken drawing", async () => {
+    const result = await runOnPty(CHARGE, { env, columns: 80, rows: 24 });
+    expect(result.code).toBe(0);
+    expect(result.lines.filter((line) => /[▀▄█]/.test(line))).toEqual([]);
+    expect(noteOf(result.lines)).toMatch(
+      /^the QR code needs a 53×28 terminal, this one is 80×24: .* with `pix charge show \S+ --qr-png qr\.png`$/,
+    );
+    expect(result.raw).toMatch(/Pix copy and paste:\r?\n0002/);
+    // The same charge on a taller terminal: drawn whole, and a phone reads it.
+    const tall = await runOnPty(CHARGE, { env, columns: 80, rows: 28 });
+    expect(readQrFromScreen(tall.screen, 80, 'dark'), tall.lines.join('\n')).toBeDefined();
+  });
+
+  it('at 50 columns the code is not drawn (it would wrap into garbage): one line pointing to --qr-png', async () => {
+    const result = await runOnPty(CHARGE, { env, columns: 50, rows: 60 });
+    expect(result.code).toBe(0);
+    expect(result.lines.filter((line) => /[▀▄█]/.test(line))).toEqual([]);
+    // One line of text, wrapped by the terminal note writer at word boundaries to the 50 columns.
+    expect(noteOf(result.lines)).toMatch(
+      /^the QR code needs a 53×28 terminal, this one is 50×60: .*--qr-png qr\.png`$/,
+    );
   });
 });

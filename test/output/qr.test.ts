@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { encodeBrCode } from '../../src/domain/brcode.js';
 import { PixError } from '../../src/errors.js';
-import { drawQr, parseQrTheme, QUIET_ZONE, qrThemeOf } from '../../src/output/qr.js';
+import {
+  drawQr,
+  parseQrTheme,
+  QUIET_ZONE,
+  qrDrawingSize,
+  qrForTerminal,
+  qrModules,
+  qrThemeOf,
+} from '../../src/output/qr.js';
 import { reasonOf } from '../helpers/domain.js';
 import { readQrFromScreen } from '../helpers/qr.js';
 import { renderTerminal } from '../helpers/terminal.js';
@@ -69,5 +77,43 @@ describe('the terminal QR code', () => {
     expect(error).toBeInstanceOf(PixError);
     expect((error as PixError).kind).toBe('usage');
     expect((error as PixError).message).toMatch(/^PIX_QR_THEME: "sepia" is not a QR theme/);
+  });
+});
+
+describe('the smallest symbol, and a drawing only where it fits', () => {
+  it('error correction L: the symbol is the smallest version the qrcode encoder can fit the code in', async () => {
+    const qrcode = await import('qrcode');
+    const create = (qrcode.create ??
+      (qrcode as unknown as { default: typeof qrcode }).default.create) as typeof qrcode.create;
+    const size = (await qrModules(CODE)).length;
+    const version = (size - 17) / 4;
+    expect(() => create(CODE, { errorCorrectionLevel: 'L', version: version - 1 })).toThrow();
+    expect(create(CODE, { errorCorrectionLevel: 'L', version }).modules.size).toBe(size);
+  });
+
+  it('drawn when the whole drawing and the line below it fit; else one line pointing to the PNG, no drawing', async () => {
+    const size = (await qrModules(CODE)).length;
+    const { columns, lines } = qrDrawingSize(size);
+    expect(columns).toBe(size + 2 * QUIET_ZONE);
+    const fit = await qrForTerminal(
+      CODE,
+      'dark',
+      { columns, rows: lines + 1 },
+      '`pix charge show X --qr-png qr.png`',
+    );
+    expect(fit.drawn).toBe(true);
+    expect(fit.text).toBe(await drawQr(CODE, 'dark'));
+    for (const screen of [
+      { columns: columns - 1, rows: 100 },
+      { columns: 200, rows: lines },
+    ]) {
+      const note = await qrForTerminal(CODE, 'dark', screen, '`pix charge show X --qr-png qr.png`');
+      expect(note.drawn).toBe(false);
+      expect(note.text).not.toMatch(/[▀▄█]/);
+      expect(note.text.trimEnd().split('\n')).toHaveLength(1);
+      expect(note.text).toContain('--qr-png qr.png');
+    }
+    // A pipe or a file says no height: only the width counts.
+    expect((await qrForTerminal(CODE, 'dark', { columns }, 'x')).drawn).toBe(true);
   });
 });

@@ -134,3 +134,33 @@ describe('table layout', () => {
     expect(text).toBe('Id  abc\n');
   });
 });
+
+describe('wrapped columns (detail views): long text wrapped in its cell at word boundaries, never cut', () => {
+  const columns = [
+    { header: 'Field', kind: 'enum' as const },
+    { header: 'Meaning', wrap: true },
+  ];
+  const meaning = 'dynamic: the code is meant to be paid once, and its details come from a URL';
+
+  it.each([false, true])(
+    'at 40 columns (--wide %s): several lines in the cell, the whole text, within the width',
+    (wide) => {
+      const text = renderTable(columns, [['01', meaning]], { width: 40, wide });
+      const lines = text.trimEnd().split('\n');
+      expect(lines.every((line) => displayWidth(line) <= 40)).toBe(true);
+      const cells = lines.slice(3, -1).map((line) => line.split('│')[2]!.trim());
+      expect(cells.length).toBeGreaterThan(1);
+      expect(cells.join(' ')).toBe(meaning);
+      expect(text).not.toContain('…');
+    },
+  );
+
+  it('without wrap the same cell is cut with …, as before', () => {
+    const text = renderTable([columns[0]!, { header: 'Meaning' }], [['01', meaning]], {
+      width: 40,
+      wide: false,
+    });
+    expect(text).toContain('…');
+    expect(text.trimEnd().split('\n')).toHaveLength(5);
+  });
+});

@@ -226,10 +226,12 @@ export function asApiCharge(record: LedgerRecord): Charge {
   return {
     id: record.id,
     amount: centavosToApi(record.amountCentavos),
-    status: record.status.toUpperCase(),
+    // The ledger's word, as `charge list` shows it (paid, probable, expired…), not the API's PAID.
+    status: record.status,
     type: record.type === 'immediate' ? 'IMMEDIATE_QRCODE' : 'DUEDATE_QRCODE',
     emvqrcps: record.emv ?? '',
     ...(record.keyId === undefined ? {} : { pixKeyId: record.keyId }),
+    ...(record.pixKey === undefined ? {} : { pixKey: record.pixKey }),
     ...(record.txid === undefined ? {} : { transactionIdentification: record.txid }),
     createdAt: record.createdAt,
     ...(record.expiresAt === undefined ? {} : { expiresAt: record.expiresAt }),

@@ -18,8 +18,9 @@ import { formatDate, formatDateTime } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import { jsonDocument, money, outputMode, stderrPalette } from '../../output/format.js';
 import type { OutStream } from '../../output/iostreams.js';
-import { drawQr, parseQrTheme, QR_THEMES, type QrTheme, qrThemeOf } from '../../output/qr.js';
+import { parseQrTheme, QR_THEMES, type QrTheme, qrForTerminal, qrThemeOf } from '../../output/qr.js';
 import { type Column, createListWriter } from '../../output/records.js';
+import { safeText } from '../../output/sanitize.js';
 import { renderTable } from '../../output/table.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
@@ -293,7 +294,14 @@ async function writeCharge(
     const width = out.isTTY ? out.columns : undefined;
     out.write(renderChargeForPeople(charge, timeZone, colors.bold, { width, wide: deps.globals.wide }));
     if (options.qr && out.isTTY) {
-      out.write(`\n${await drawQr(charge.emvqrcps, qrThemeOf(options.qrTheme, deps.env))}`);
+      const qr = await qrForTerminal(
+        charge.emvqrcps,
+        qrThemeOf(options.qrTheme, deps.env),
+        { columns: out.columns, rows: out.rows },
+        `\`pix charge show ${safeText(charge.id, 64)} --qr-png qr.png\``,
+      );
+      if (qr.drawn) out.write(`\n${qr.text}`);
+      else deps.io.stderr.write(`\n${qr.text}`);
     }
     return;
   }

@@ -155,10 +155,17 @@ export async function waitForCharge(
   const live = stderr.isTTY;
   if (target.match) return { record: target };
   if (live && showQr && target.emv) {
-    const { drawQr, qrThemeOf } = await import('../../output/qr.js');
-    stderr.write(
-      `${await drawQr(target.emv, qrThemeOf(undefined, deps.env))}Pix copy and paste:\n${escapeUnsafe(target.emv)}\n\n`,
+    const { qrForTerminal, qrThemeOf } = await import('../../output/qr.js');
+    // The code first, then its drawing (or, when the drawing does not fit, a line saying so): the drawing
+    // and the live line below it stay on the screen together.
+    const qr = await qrForTerminal(
+      target.emv,
+      qrThemeOf(undefined, deps.env),
+      { columns: stderr.columns, rows: stderr.rows },
+      `\`pix charge show ${escapeUnsafe(target.id)} --qr-png qr.png\``,
+      2,
     );
+    stderr.write(`Pix copy and paste:\n${escapeUnsafe(target.emv)}\n\n${qr.text}`);
   }
   const client = await deps.api();
   const start = deps.clock.now().getTime();

@@ -41,9 +41,9 @@ function fieldColumns(templates: Set<string>, human: boolean): Column<ExplainedF
   const none = () => undefined;
   return [
     { header: 'Field', kind: 'enum', human: (row) => row.path, machine: none },
-    { header: 'Name', priority: 2, human: (row) => row.name, machine: none },
+    { header: 'Name', priority: 2, wrap: true, human: (row) => row.name, machine: none },
     { header: 'Value', human: (row) => (templates.has(row.path) ? '' : row.value), machine: none },
-    { header: 'Meaning', priority: 3, human: (row) => row.meaning, machine: none },
+    { header: 'Meaning', priority: 3, wrap: true, human: (row) => row.meaning, machine: none },
   ];
 }
 

@@ -103,7 +103,8 @@ export function columns(mode: OutputMode): Column<JournalEntry>[] {
       human: (entry) => formatDateTime(entry.at, timeZone),
       machine: (entry) => entry.at,
     },
-    { header: 'Kind', kind: 'enum', priority: 3, human: kindWords, machine: (entry) => entry.kind },
+    // Kind outranks Reference: without it a charge and a payment look alike.
+    { header: 'Kind', kind: 'enum', human: kindWords, machine: (entry) => entry.kind },
     {
       header: 'State',
       kind: 'enum',

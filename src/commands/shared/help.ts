@@ -80,6 +80,13 @@ export function configureHelp(program: Command): void {
         ? `${command.name()} ${usage}`
         : Help.prototype.subcommandTerm.call(this, command);
     },
+    // Only the program's own flags are global: a noun's flags (`pix journal --limit`) are not its verbs'.
+    visibleGlobalOptions(command) {
+      let root = command;
+      while (root.parent) root = root.parent;
+      const global = new Set(root.options);
+      return Help.prototype.visibleGlobalOptions.call(this, command).filter((option) => global.has(option));
+    },
     styleTitle: (title) => (title === 'Global Options:' ? GLOBAL_FLAGS_HEADING : title),
   });
 }

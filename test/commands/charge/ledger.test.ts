@@ -13,6 +13,7 @@ import { run } from '../../../src/main.js';
 import { SEEDED_KEYS } from '../../../src/sandbox/seed.js';
 import { type SandboxServer, startSandboxServer } from '../../../src/sandbox/server.js';
 import { createTestIO } from '../../helpers/io.js';
+import { renderTerminal } from '../../helpers/terminal.js';
 
 const KEY = SEEDED_KEYS.email.id;
 let dir: string;
@@ -35,8 +36,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function pix(args: string[], signal?: AbortSignal) {
-  const test = createTestIO();
+async function pix(args: string[], signal?: AbortSignal, tty = false) {
+  const test = createTestIO({ tty, columns: 80 });
   const code = await run(args, {
     io: test.io,
     env: { PIX_CONFIG_DIR: dir, HOME: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'test-token-follow' },
@@ -113,6 +114,38 @@ describe('the charge ledger', () => {
     const bad = await pix(['charge', 'list', '--status', 'nope']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^error: --status: "nope" is not a status/);
+  });
+});
+
+describe('charge show for people: the words charge list and creation use', () => {
+  /** The labelled fields a person reads on an 80-column terminal. */
+  async function fields(args: string[]): Promise<Map<string, string>> {
+    const result = await pix(args, undefined, true);
+    expect(result.code, result.stderr).toBe(0);
+    const plain = result.stdout.replaceAll(/\u001b\[[0-9;]*m/g, '').replaceAll('\n', '\r\n');
+    const { lines } = await renderTerminal(plain, 80, 24);
+    return new Map(
+      lines.map((line) => /^(\w+) +(.*)$/.exec(line)).flatMap((m) => (m ? [[m[1]!, m[2]!]] : [])),
+    );
+  }
+
+  it('Status as charge list prints it (lower case, before and after a payment), Key as creation showed it, not its UUID', async () => {
+    const charge = await immediate('10,50');
+    const created = await fields(['charge', 'immediate', '--amount', '11', '--key-id', KEY, '--no-qr']);
+    expect(created.get('Key')).toBe(SEEDED_KEYS.email.key);
+    const shown = await fields(['charge', 'show', charge.id, '--no-qr']);
+    expect(shown.get('Key')).toBe(SEEDED_KEYS.email.key);
+    const before = (await pix(['charge', 'list', '--offline'])).stdout.split('\n');
+    const row = before.find((line) => line.startsWith(charge.id))!.split('\t');
+    expect((await fields(['charge', 'show', charge.id, '--no-qr', '--offline'])).get('Status')).toBe(row[1]);
+    expect(shown.get('Status')).toMatch(/^[a-z]+$/);
+    later(30_000);
+    expect((await pix(['sandbox', 'pay', '--state', join(dir, 'sandbox.json'), charge.id])).code).toBe(0);
+    later(1000);
+    const after = (await pix(['charge', 'list'])).stdout.split('\n');
+    const listed = after.find((line) => line.startsWith(charge.id))!.split('\t')[1];
+    expect(listed).not.toBe(row[1]);
+    expect((await fields(['charge', 'show', charge.id, '--no-qr'])).get('Status')).toBe(listed);
   });
 });
 

@@ -6,6 +6,7 @@ import { openJournal } from '../../../src/journal/store.js';
 import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
+import { renderTerminal } from '../../helpers/terminal.js';
 
 const T0 = new Date('2026-03-10T12:00:00Z');
 let dir: string;
@@ -155,6 +156,21 @@ describe('pix journal', () => {
     expect(wide.stdout).toContain('Loja \\u001b[2J\\u001b[HFake\\u202e');
   });
 
+  it('at 80 columns Kind is kept (it outranks Reference): a charge and a payment do not look alike', async () => {
+    seed();
+    const narrow = await pix(['journal'], { tty: true, columns: 80 });
+    expect(narrow.code).toBe(0);
+    const { lines } = await renderTerminal(narrow.stdout.replaceAll('\n', '\r\n'), 80, 24);
+    const header = lines[1]!.split('│').map((cell) => cell.trim());
+    expect(header).toContain('Kind');
+    expect(header).not.toContain('Reference');
+    const kind = header.indexOf('Kind');
+    const kinds = lines.slice(3, -1).map((line) => line.split('│')[kind]!.trim());
+    expect(new Set(kinds).size, lines.join('\n')).toBeGreaterThan(1);
+    expect(narrow.stderr).toMatch(/Reference/);
+    expect(narrow.stderr).not.toMatch(/Kind/);
+  });
+
   it('piped: tab-separated rows, full ids, ISO times, plain decimals; --unresolved and --limit', async () => {
     const { unknown, charge } = seed();
     const all = await pix(['journal']);
@@ -259,6 +275,7 @@ describe('pix journal', () => {
     journal.finish(charge.id, { state: 'unknown' });
     const result = await pix(['journal', 'resolve', charge.id, '--paid']);
     expect(result.stderr).toContain('resolved: created; it counts as done');
-    expect((await pix(['journal'], { tty: true })).stdout).toContain('created');
+    // 120 columns: at 80 the Resolution column now gives way to Kind (issue 25: Kind outranks the rest).
+    expect((await pix(['journal'], { tty: true, columns: 120 })).stdout).toContain('created');
   });
 });

@@ -37,7 +37,7 @@ describe('pix pay batch (in-process)', () => {
     const { file, pix, count } = await setup(6);
     const no = await pix(['pay', 'batch', file], { tty: true, answers: ['n'] });
     expect(no.code, no.stderr).toBe(8);
-    expect(no.stderr).toMatch(/6 rows to pay, R\$ [\d.,]+, 6 receivers/);
+    expect(no.stderr).toMatch(/6 rows to pay, R\$ [\d.,]+, 6\s+receivers/); // wrapped at 80 columns
     expect(count('transfer')).toBe(0);
     const yes = await pix(['pay', 'batch', file], { tty: true, answers: ['y'] });
     expect(yes.code, yes.stderr).toBe(0);
