@@ -51,7 +51,10 @@ function continueLine(piece: string, start: number, width: number): { text: stri
   if (start + whole <= width) return { text: piece, column: start + whole };
   let text = '';
   let column = start;
-  piece.split(' ').forEach((word, index) => {
+  // A `command` in backticks is one word: a newline inside it would be copied with it.
+  const words = piece.replace(/`[^`]*`/g, (span) => span.replaceAll(' ', HELD_SPACE)).split(' ');
+  words.forEach((held, index) => {
+    const word = held.replaceAll(HELD_SPACE, ' ');
     const size = displayWidth(word);
     if (index > 0) {
       if (column > 0 && column + 1 + size > width) {
@@ -83,7 +86,19 @@ export function createWordWrapper(width: () => number): (chunk: string) => strin
     const columns = width();
     return chunk
       .split('\n')
-      .map((line) => continueLine(line, 0, columns).text)
+      .map((line) => (holdsCommand(line) ? line : continueLine(line, 0, columns).text))
       .join('\n');
   };
 }
+
+/**
+ * A line that gives a command to copy outside backticks (a next-page hint: `…; next page: pix …`) is left
+ * to the terminal's own wrapping: a newline put inside it would be copied with it, and the paste would run
+ * half a command. Prose is wrapped; commands are not (a command in backticks moves to the next line whole).
+ */
+function holdsCommand(line: string): boolean {
+  return /(^|[\s'"(])(npx )?pix [a-z-]/.test(line.replace(/`[^`]*`/g, ''));
+}
+
+/** Stands for a space inside a backtick span while a line is split into words. */
+const HELD_SPACE = '\u0000';

@@ -41,3 +41,18 @@ describe('wrapping at word boundaries', () => {
     );
   });
 });
+
+describe('a command to copy is never broken by a newline', () => {
+  const wrap = createWordWrapper(() => 40);
+  it('a command in backticks moves to the next line whole', () => {
+    const out = wrap('write the QR as a PNG with `pix charge show 1a2b3c4d --qr-png qr.png`');
+    expect(out.split('\n')).toContain('`pix charge show 1a2b3c4d --qr-png qr.png`');
+    expect(out.split('\n').every((line) => line.split('`').length !== 2)).toBe(true);
+  });
+  it('a line giving a bare command (a next-page hint) is left to the terminal', () => {
+    const hint = 'showing 5 of 120; next page: pix statement --from 2020-01-01 --wide --limit 5 --offset 5';
+    expect(wrap(hint)).toBe(hint);
+    // Prose without a command is still wrapped between words.
+    expect(wrap('every column of the table fits the terminal once the text is wrapped')).toContain('\n');
+  });
+});
