@@ -66,19 +66,23 @@ export interface Blocker {
   why: 'unresolved' | 'paid';
 }
 
+/** Whether two payments go to the same key, or by the same code, whatever the amount. */
+function sameReceiver(earlier: PaymentIdentity | undefined, identity: PaymentIdentity): boolean {
+  if (earlier === undefined || earlier.method !== identity.method) return false;
+  const [was, is] =
+    identity.method === 'key' ? [earlier.key, identity.key] : [earlier.emvHash, identity.emvHash];
+  return was !== undefined && was === is;
+}
+
+/** A dynamic code is one payment whatever the amount, and however long ago it was paid. */
+function eitherDynamic(entry: JournalEntry, query: DuplicateQuery): boolean {
+  return query.method === 'qr' && (query.dynamic === true || entry.payment?.dynamic === true);
+}
+
+/** The same payment: the same receiver and, but for a dynamic code, the same amount. */
 function samePayee(entry: JournalEntry, query: DuplicateQuery): boolean {
-  const earlier = entry.payment;
-  if (!earlier || earlier.method !== query.method) return false;
-  if (query.method === 'qr') {
-    if (earlier.emvHash === undefined || earlier.emvHash !== query.emvHash) return false;
-    // A dynamic code is one payment whatever the amount; a static one is told apart by its amount.
-    return (
-      query.dynamic === true || earlier.dynamic === true || entry.amountCentavos === query.amountCentavos
-    );
-  }
-  return (
-    earlier.key !== undefined && earlier.key === query.key && entry.amountCentavos === query.amountCentavos
-  );
+  if (!sameReceiver(entry.payment, query)) return false;
+  return eitherDynamic(entry, query) || entry.amountCentavos === query.amountCentavos;
 }
 
 /** What an entry's state says to the rules: nothing (failed), or why it blocks. */
@@ -99,8 +103,7 @@ function blocks(
   const why = blockingState(entry);
   if (why === undefined || !sameApi(entry, account) || !samePayee(entry, query)) return undefined;
   if (why === 'unresolved') return why;
-  const dynamic = query.method === 'qr' && (query.dynamic === true || entry.payment?.dynamic === true);
-  if (dynamic) return why;
+  if (eitherDynamic(entry, query)) return why;
   const age = now.getTime() - Date.parse(entry.at);
   return age < DUPLICATE_WINDOW_MS ? why : undefined;
 }
@@ -194,11 +197,7 @@ export function sameRowPayment(
   identity: PaymentIdentity,
   amount: Centavos | undefined,
 ): boolean {
-  const earlier = entry.payment;
-  if (earlier === undefined || earlier.method !== identity.method) return false;
-  const samePayee =
-    identity.method === 'key' ? earlier.key === identity.key : earlier.emvHash === identity.emvHash;
-  return samePayee && (amount === undefined || entry.amountCentavos === amount);
+  return sameReceiver(entry.payment, identity) && (amount === undefined || entry.amountCentavos === amount);
 }
 
 export type Lookup =

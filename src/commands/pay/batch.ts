@@ -272,14 +272,15 @@ function identityOf(batch: string, row: BatchRow): PaymentIdentity {
 }
 
 /**
- * A row held by an earlier attempt with no known outcome, and how the operator settles it. Without
- * `look` the statement window is given in UTC (with its offset, so it is still exact).
+ * What a file's rows ask of the journal. `asked`: the entries a batch holds in memory — its row ids' and
+ * its payees' — since the rules (rules.ts) look at no others, and a long journal then costs a row nothing
+ * more. `ownRow`: an entry that is a row of this file, left out of the duplicate guard (rows of one file
+ * with distinct ids are the operator's intent).
  */
-/**
- * The journal entries a batch asks about — its row ids' and its payees' — the only ones it holds in
- * memory: the rules (rules.ts) look at no others, and a long journal then costs a row nothing more.
- */
-function askedAbout(rows: readonly BatchRow[]): (entry: JournalEntry) => boolean {
+function journalQuestions(rows: readonly BatchRow[]): {
+  asked: (entry: JournalEntry) => boolean;
+  ownRow: NonNullable<Scope['skip']>;
+} {
   const ids = new Set<string>();
   const keys = new Set<string>();
   const codes = new Set<string>();
@@ -288,14 +289,24 @@ function askedAbout(rows: readonly BatchRow[]): (entry: JournalEntry) => boolean
     if (target.kind === 'key') keys.add(target.key);
     else codes.add(target.emvHash);
   }
-  return ({ payment }) => {
-    if (payment === undefined) return false;
-    if (payment.batchRow !== undefined && ids.has(payment.batchRow.row)) return true;
-    if (payment.method === 'key') return payment.key !== undefined && keys.has(payment.key);
-    return payment.emvHash !== undefined && codes.has(payment.emvHash);
+  const ownRow = ({ payment }: JournalEntry) =>
+    payment?.batchRow !== undefined && ids.has(payment.batchRow.row);
+  return {
+    ownRow,
+    asked: (entry) => {
+      const { payment } = entry;
+      if (payment === undefined) return false;
+      if (ownRow(entry)) return true;
+      if (payment.method === 'key') return payment.key !== undefined && keys.has(payment.key);
+      return payment.emvHash !== undefined && codes.has(payment.emvHash);
+    },
   };
 }
 
+/**
+ * A row held by an earlier attempt with no known outcome, and how the operator settles it. Without
+ * `look` the statement window is given in UTC (with its offset, so it is still exact).
+ */
 function heldMessage(entry: JournalEntry, look: LookFor = {}): string {
   return `sent before (journal entry ${shortId(entry.id)}) with no known outcome; ${recoveryHint(entry, look)}`;
 }
@@ -542,10 +553,11 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   for (const warning of parsed.warnings.slice(0, SHOWN_PROBLEMS)) {
     stderr.write(`warning: ${safeText(formatProblem(warning), 300)}\n`);
   }
+  const questions = journalQuestions(parsed.rows);
   const ctx = await startPayment(
     deps,
     { dryRun: options.dryRun, allowDuplicate: options.allowDuplicate, confirmLater: true },
-    askedAbout(parsed.rows),
+    questions.asked,
   );
   const { account } = ctx;
   const { profile, host } = account;
@@ -563,12 +575,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   // 2. The journal, of this account: rows paid before are skipped, rows sent with no known outcome are
   // held, and a row id whose earlier payment differs from the row now refuses the file.
   const batch = createHash('sha256').update(text).digest('hex').slice(0, 16);
-  const rowIds = new Set(parsed.rows.map((row) => row.id));
-  const run: Run = {
-    ctx,
-    batch,
-    ownRows: (entry) => entry.payment?.batchRow !== undefined && rowIds.has(entry.payment.batchRow.row),
-  };
+  const run: Run = { ctx, batch, ownRows: questions.ownRow };
   const changed: BatchProblem[] = [];
   for (const item of items) {
     const blocker = ctx.journal.rowBlocker(item.row.id, account);
