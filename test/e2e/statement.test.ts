@@ -77,6 +77,31 @@ describe('pix statement, built binary, embedded sandbox', () => {
     expect(result.stderr).toContain('sandbox: simulated account');
     expect(result.stderr).toMatch(/next: pix statement --offset 10/);
   });
+
+  it('filters: --all --type outcome --min 50 -o ndjson is exactly the unfiltered export, filtered', async () => {
+    const env = { PIX_CONFIG_DIR: tempConfigDir() };
+    const every = await runCli(['statement', '--all', '-o', 'ndjson'], { env });
+    expect(every.code, every.stderr).toBe(0);
+    const entries = every.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; type: string; amount: number });
+    const expected = entries.filter((e) => e.type === 'OUTCOME' && Math.abs(e.amount) >= 50).map((e) => e.id);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(entries.length);
+    const filtered = await runCli(
+      ['statement', '--all', '--type', 'outcome', '--min', '50', '-o', 'ndjson'],
+      {
+        env,
+      },
+    );
+    expect(filtered.code, filtered.stderr).toBe(0);
+    const ids = filtered.stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { id: string }).id);
+    expect(ids).toEqual(expected);
+  });
 });
 
 describe('pix statement, built binary against `sandbox serve`', () => {

@@ -24,6 +24,8 @@ export interface ExportOptions<T> {
   concurrency: number;
   startOffset: number;
   idOf(record: T): string;
+  /** Which records are written (a client-side filter); every one when absent. Duplicates are dropped first. */
+  keep?: ((record: T) => boolean) | undefined;
   /** How records are written (OutputMode plus columns and the raw API object); the list is `results`. */
   writer: Omit<ListWriterOptions<T>, 'listField'>;
   /** Sees each record as it is written (the statement's totals). */
@@ -56,8 +58,9 @@ export async function exportAll<T>(deps: Deps, options: ExportOptions<T>): Promi
     let next = await pages.next();
     for (; !next.done; next = await pages.next()) {
       if (deps.signal.aborted) throw interruptedError(stopSignalOf(deps.signal), options.subject);
-      if (options.onRecord) for (const record of next.value) options.onRecord(record);
-      await writer.writeMany(next.value);
+      const records = options.keep ? next.value.filter(options.keep) : next.value;
+      if (options.onRecord) for (const record of records) options.onRecord(record);
+      await writer.writeMany(records);
     }
     progress.done();
     await writer.end();

@@ -12,7 +12,7 @@ import * as z from '../../zod.js';
 import { DEFAULT_PAGE } from '../shared/export.js';
 import { durationFlag, integerFlag, parseOptions } from '../shared/flags.js';
 import { MAX_PAGE } from '../shared/pages.js';
-import { humanColumns, machineColumns } from './shared.js';
+import { type EntryKeep, humanColumns, machineColumns } from './shared.js';
 
 const followOptionsSchema = z.object({
   interval: z.optional(durationFlag),
@@ -163,13 +163,14 @@ export function liveRows(columns: Column<StatementEntry>[], width: number) {
 async function entryPrinter(
   deps: Deps,
   mode: OutputMode,
+  keep: EntryKeep,
 ): Promise<(entries: StatementEntry[]) => Promise<void>> {
   const { stdout } = deps.io;
   if (mode.human) {
     const rows = liveRows(humanColumns(mode), stdout.columns);
     stdout.write(rows.header());
     return async (entries) => {
-      for (const entry of entries) stdout.write(rows.row(entry));
+      for (const entry of entries) if (!keep || keep(entry)) stdout.write(rows.row(entry));
     };
   }
   const writer: ListWriter<StatementEntry> = createListWriter(stdout, {
@@ -180,7 +181,7 @@ async function entryPrinter(
   });
   await writer.begin(0); // the CSV header
   return async (entries) => {
-    for (const entry of entries) await writer.write(entry);
+    for (const entry of entries) if (!keep || keep(entry)) await writer.write(entry);
   };
 }
 
@@ -205,15 +206,19 @@ function pause(deps: Deps, ms: number): Promise<boolean> {
  * complete (unavailable, 429 after its own Retry-After waits) is said on stderr and tried again later,
  * each time waiting twice as long up to a minute; any other error ends it with its exit code.
  */
-export async function runStatementFollow(options: FollowOptions, deps: Deps): Promise<void> {
-  await follow(options, deps);
+export async function runStatementFollow(
+  options: FollowOptions,
+  deps: Deps,
+  keep: EntryKeep = undefined,
+): Promise<void> {
+  await follow(options, deps, keep);
   if (deps.signal.aborted && deps.globals.outputFile === undefined) {
     // Ctrl-C is how a live view ends, not a failure: nothing is said, and the exit code is the signal's.
     throw new PixError('interrupted', '', { signal: stopSignalOf(deps.signal) });
   }
 }
 
-async function follow(options: FollowOptions, deps: Deps): Promise<void> {
+async function follow(options: FollowOptions, deps: Deps, keep: EntryKeep): Promise<void> {
   const settings = await deps.settings();
   const mode = await outputMode(deps, settings.timeZone.value);
   if (mode.format === 'json') {
@@ -229,8 +234,9 @@ async function follow(options: FollowOptions, deps: Deps): Promise<void> {
     const first = await readStatement(client, { limit: Math.max(FOLLOW_PAGE, limit), offset: 0 });
     // Everything on the newest page counts as seen, printed or not: only later entries are "new".
     for (const entry of [...first.results].reverse()) seen.add(entry.id);
-    const newest = oldestFirst(first.results.slice(0, limit));
-    const print = await entryPrinter(deps, mode);
+    // With filters, the newest entries that match (the page read is the newest FOLLOW_PAGE at least).
+    const newest = oldestFirst((keep ? first.results.filter(keep) : first.results).slice(0, limit));
+    const print = await entryPrinter(deps, mode, keep);
     await print(newest);
     if (stderr.isTTY) stderr.write(`following the statement every ${interval / 1000} s; Ctrl-C to stop\n`);
     let wait = interval;

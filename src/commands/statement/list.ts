@@ -11,7 +11,17 @@ import { integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { limitFlag, MAX_PAGE, nextPageCommand } from '../shared/pages.js';
 import { addFollowOptions, parseFollow, runStatementFollow } from './follow.js';
-import { centavosOf, type DateRange, humanColumns, machineColumns, resolveRange } from './shared.js';
+import {
+  addFilterOptions,
+  centavosOf,
+  type DateRange,
+  type EntryKeep,
+  entryFilterOf,
+  FILTER_FLAGS,
+  humanColumns,
+  machineColumns,
+  resolveRange,
+} from './shared.js';
 
 /**
  * `--all` without --to pins dateTo to the moment the export started; the API takes dateFrom and dateTo
@@ -67,12 +77,17 @@ function nextCommand(
   deps: Deps,
   limit: number,
   offset: number,
+  filterFlags: Record<string, unknown>,
 ): string {
   const words = ['statement'];
   if (options.month !== undefined) words.push('--month', options.month);
   if (options.from !== undefined) words.push('--from', options.from);
   if (options.to !== undefined) words.push('--to', options.to);
   else if (options.from !== undefined && range) words.push('--to', range.dateTo);
+  for (const key of FILTER_FLAGS) {
+    const value = filterFlags[key];
+    if (typeof value === 'string') words.push(`--${key}`, value);
+  }
   return nextPageCommand(words, deps.globals, { limit, defaultLimit: DEFAULT_PAGE, offset }, deps.env);
 }
 
@@ -105,7 +120,16 @@ function noEmptyBox(mode: OutputMode): OutputMode['openTable'] {
   };
 }
 
-export async function runStatement(options: StatementOptions, deps: Deps): Promise<void> {
+/**
+ * `pix statement`: one page, or with `--all` every page. `keep` is the filter flags' predicate (shared.ts),
+ * applied to the entries each page brings; `filterFlags` are those flags as typed, for the next-page hint.
+ */
+export async function runStatement(
+  options: StatementOptions,
+  deps: Deps,
+  keep: EntryKeep = undefined,
+  filterFlags: Record<string, unknown> = {},
+): Promise<void> {
   const settings = await deps.settings();
   const timeZone = settings.timeZone.value;
   const startedAt = deps.clock.now();
@@ -120,28 +144,35 @@ export async function runStatement(options: StatementOptions, deps: Deps): Promi
   if (!options.all) {
     const limit = options.limit ?? DEFAULT_PAGE;
     const page: StatementPage = await readStatement(client, { ...range, limit, offset });
+    const shown = keep ? page.results.filter(keep) : page.results;
+    const read = page.results.length;
+    const next =
+      offset + read < page.total ? nextCommand(options, range, deps, limit, offset + read, filterFlags) : '';
     if (mode.format === 'json') {
-      // One page is the API's own object (contract §3).
-      stdout.write(jsonDocument(page, mode.pretty));
-    } else if (mode.format === 'table' && mode.human && page.results.length === 0) {
+      // One page is the API's own object (contract §3); filtered, its results are the entries kept.
+      stdout.write(jsonDocument(keep ? { ...page, results: shown } : page, mode.pretty));
+    } else if (mode.format === 'table' && mode.human && shown.length === 0) {
       // Nothing to box: say what was read, and the totals of nothing.
-      stderr.write(`${nothingIn(range, timeZone, page.total, offset)}\n${totals.line(true)}\n`);
+      const nothing =
+        read > 0
+          ? `no entries match the filters among entries ${offset + 1}-${offset + read} of ${page.total}`
+          : nothingIn(range, timeZone, page.total, offset);
+      stderr.write(`${nothing}\n${totals.line(true)}\n`);
+      if (next !== '') stderr.write(`next: ${next}\n`);
       return;
     } else {
       const writer = createListWriter(stdout, { ...mode, columns, listField: 'results', raw: (e) => e });
       await writer.begin(page.total);
-      for (const entry of page.results) {
+      for (const entry of shown) {
         totals.add(entry);
         await writer.write(entry);
       }
       await writer.end();
     }
-    if (mode.format === 'table' && page.results.length > 0) stderr.write(`${totals.line(mode.human)}\n`);
-    const shownTo = offset + page.results.length;
-    if (page.results.length > 0 && shownTo < page.total) {
-      stderr.write(
-        `showing ${offset + 1}-${shownTo} of ${page.total}; next: ${nextCommand(options, range, deps, limit, shownTo)}\n`,
-      );
+    if (mode.format === 'table' && shown.length > 0) stderr.write(`${totals.line(mode.human)}\n`);
+    if (read > 0 && next !== '') {
+      const matched = keep ? ` (${shown.length} matched the filters)` : '';
+      stderr.write(`showing ${offset + 1}-${offset + read} of ${page.total}${matched}; next: ${next}\n`);
     }
     return;
   }
@@ -163,12 +194,16 @@ export async function runStatement(options: StatementOptions, deps: Deps): Promi
     concurrency: options.concurrency ?? ALL_CONCURRENCY,
     startOffset: offset,
     idOf: (entry) => entry.id,
+    keep,
     writer: { ...mode, columns, raw: (entry) => entry, openTable: noEmptyBox(mode) },
     onRecord: (entry) => totals.add(entry),
   });
   if (mode.format === 'table' && totals.count > 0) stderr.write(`${totals.line(mode.human)}\n`);
   else if (mode.format === 'table' && mode.human) {
-    stderr.write(`${nothingIn(range && pinned, timeZone, 0, offset)}\n${totals.line(true)}\n`);
+    const nothing = nothingIn(range && pinned, timeZone, 0, offset);
+    stderr.write(
+      `${keep ? nothing.replace('no entries', 'no entries match the filters') : nothing}\n${totals.line(true)}\n`,
+    );
   }
   finishExport(deps, summary, 'statement', '; run it again to be sure nothing was missed');
 }
@@ -189,10 +224,13 @@ export function register(command: Command, deps: Deps): void {
     .option('--all', 'every entry, pages fetched concurrently; use with -o ndjson or -o csv to export')
     .addOption(new Option('--concurrency <n>', 'pages in flight with --all').hideHelp())
     .action(async (_options, self: Command) => {
-      const follow = parseFollow(self.opts());
-      if (follow) return runStatementFollow(follow, deps);
-      await runStatement(parseOptions(statementOptionsSchema, self.opts()), deps);
+      const raw = self.opts();
+      const keep = entryFilterOf(raw);
+      const follow = parseFollow(raw);
+      if (follow) return runStatementFollow(follow, deps, keep);
+      await runStatement(parseOptions(statementOptionsSchema, raw), deps, keep, raw);
     });
+  addFilterOptions(command);
   addFollowOptions(command);
   addExamples(
     command,
@@ -200,6 +238,8 @@ export function register(command: Command, deps: Deps): void {
       'pix statement',
       'pix statement --from yesterday --to today',
       'pix statement --from -7d',
+      'pix statement --from -30d --type income --min 100',
+      'pix statement --all --counterparty "maria" -o csv > maria.csv',
       'pix statement --from 01/11/2026 --to 30/11/2026',
       'pix statement --from 2025-01-01 --to 2025-01-31 --limit 50',
       'pix statement --month 2025-01 --all -o csv > january.csv',

@@ -2,14 +2,25 @@
  * What the statement's verbs share (`pix statement`, `statement follow`, `statement summary`): the date range
  * their flags name, and the columns an entry is shown in.
  */
+import type { Command } from 'commander';
 import type { Party, StatementEntry } from '../../api/resources/statement.js';
 import { maskDocument } from '../../domain/documents.js';
+import {
+  checkBounds,
+  ENTRY_TYPES,
+  entryPredicate,
+  parseCounterparty,
+  parseEntryType,
+} from '../../domain/entryfilter.js';
+import { InvalidValue } from '../../domain/invalid.js';
 import { centavosFromApi } from '../../domain/money.js';
 import { formatDateTime, parseMonth, parseWhen } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import { money, type OutputMode } from '../../output/format.js';
 import type { Column } from '../../output/records.js';
 import { asUsage } from '../../usage.js';
+import * as z from '../../zod.js';
+import { amountFlag, fromDomain, parseOptions } from '../shared/flags.js';
 
 /** The range flags, as typed. */
 export interface RangeFlags {
@@ -126,4 +137,56 @@ export function machineColumns(): Column<StatementEntry>[] {
     { header: 'status', human: none, machine: (e) => e.status },
     { header: 'id', human: none, machine: (e) => e.id },
   ];
+}
+
+const filterSchema = z.object({
+  type: z.optional(fromDomain(parseEntryType)),
+  counterparty: z.optional(fromDomain(parseCounterparty)),
+  min: z.optional(amountFlag),
+  max: z.optional(amountFlag),
+});
+
+/** The filter flags as typed, for a next-page hint that repeats them. */
+export const FILTER_FLAGS = ['type', 'counterparty', 'min', 'max'] as const;
+
+/** Which entries are shown: every one (undefined), or those the filter flags keep. */
+export type EntryKeep = ((entry: StatementEntry) => boolean) | undefined;
+
+/**
+ * The filter flags (`--type`, `--counterparty`, `--min`, `--max`) of Commander's raw options → the
+ * predicate, refusing a bad value naming its flag (exit 2, before anything is read).
+ */
+export function entryFilterOf(raw: Record<string, unknown>): EntryKeep {
+  const filter = parseOptions(filterSchema, {
+    type: raw.type,
+    counterparty: raw.counterparty,
+    min: raw.min,
+    max: raw.max,
+  });
+  try {
+    checkBounds(filter.min, filter.max);
+  } catch (error) {
+    if (error instanceof InvalidValue) throw usageError('--max', error.message);
+    throw error;
+  }
+  const matches = entryPredicate(filter);
+  if (!matches) return undefined;
+  return (entry) => {
+    const party = counterpartyOf(entry);
+    return matches({
+      type: entry.type,
+      amount: centavosOf(entry.amount),
+      name: party?.name,
+      document: party?.documentNumber,
+    });
+  };
+}
+
+/** The filter flags, for `pix statement` (pages, `--all`, `--follow`). */
+export function addFilterOptions(command: Command): void {
+  command
+    .option('--type <type>', `only ${ENTRY_TYPES}`)
+    .option('--counterparty <text>', "only entries whose counterparty's name (or document digits) holds TEXT")
+    .option('--min <amount>', 'only entries of at least this amount (either sign)')
+    .option('--max <amount>', 'only entries of at most this amount (either sign)');
 }
