@@ -86,3 +86,12 @@ export function createTestIO(options: TestIOOptions = {}): TestIO {
     readLines,
   };
 }
+
+/** The `id` of each line of an ndjson output, in order. */
+export function ndjsonIds(ndjson: string): string[] {
+  return ndjson
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => (JSON.parse(line) as { id: string }).id);
+}

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { FOLLOW_PAGE } from '../../../src/commands/statement/follow.js';
 import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
-import { createTestIO } from '../../helpers/io.js';
+import { createTestIO, ndjsonIds as ids } from '../../helpers/io.js';
 import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
 
 const PATH = '/api/financial/v1/account/transactions';
@@ -49,13 +49,6 @@ async function pix(argv: string[], options: { tty?: boolean } = {}) {
   const code = await run(argv, { io: test.io, env, dispatcher: mock.agent, clock: { now: () => NOW } });
   return { code, stdout: test.stdout(), stderr: test.stderr() };
 }
-
-const ids = (ndjson: string) =>
-  ndjson
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line).id);
 
 describe('pix statement filters', () => {
   it.each([

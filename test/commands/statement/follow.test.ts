@@ -3,7 +3,7 @@ import { FOLLOW_PAGE, oldestFirst } from '../../../src/commands/statement/follow
 import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { type FakeServer, startFakeServer } from '../../helpers/fake-server.js';
-import { createTestIO } from '../../helpers/io.js';
+import { createTestIO, ndjsonIds as ids } from '../../helpers/io.js';
 import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
 
 const PATH = '/api/financial/v1/account/transactions';
@@ -62,13 +62,6 @@ async function follow(
   });
   return { code, stdout: test.stdout(), stderr: test.stderr(), sleeps };
 }
-
-const ids = (ndjson: string) =>
-  ndjson
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line).id);
 
 describe('pix statement --follow', () => {
   it('prints the newest --limit entries oldest first, then only new entries, every 5 s, and Ctrl-C exits 130', async () => {
