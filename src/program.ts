@@ -120,7 +120,7 @@ export const COMMANDS: Entry[] = [
   },
   {
     name: 'profile',
-    summary: 'List profiles and switch the current one',
+    summary: 'List profiles, switch the current one, delete one',
     examples: {
       examples: ['pix profile list', 'pix profile use prod', 'pix profile use sandbox'],
       exits: ['usage'],
@@ -136,6 +136,12 @@ export const COMMANDS: Entry[] = [
         summary: 'make a profile the current one (sandbox is built in)',
         usage: '<name>',
         load: () => import('./commands/profile/use.js'),
+      },
+      {
+        name: 'delete',
+        summary: 'remove a profile and its stored credentials (not the one in use)',
+        usage: '<name>',
+        load: () => import('./commands/profile/delete.js'),
       },
     ],
   },

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openConfigStore } from '../../src/config/store.js';
 import { JOURNAL_FILE } from '../../src/journal/entries.js';
 import { run } from '../../src/main.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
@@ -101,6 +102,30 @@ describe('the journal knows the account (finding 1)', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(transfers(staging)).toBe(3);
     expect(transfers(production)).toBe(3);
+  });
+
+  it('a profile deleted and made again (same name, same API) still sees its paid rows: nothing is paid twice', async () => {
+    const dir = tempConfigDir();
+    const file = batchFile(dir, 3);
+    const api = await serve(dir, 'api');
+    const env = { PIX_CONFIG_DIR: dir };
+    const makeOps = () =>
+      openConfigStore(env).setProfile('ops', { 'base-url': api.url, token: 't', tokenBaseUrl: api.url });
+    await makeOps();
+    expect((await pix(['pay', 'batch', file, '--yes', '-p', 'ops'], env)).code).toBe(0);
+    expect(transfers(api)).toBe(3);
+    const deleted = await pix(['profile', 'delete', 'ops', '--yes'], env);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(openConfigStore(env).listProfiles()).toEqual([]);
+    await makeOps();
+    const again = await pix(['pay', 'batch', file, '--yes', '-p', 'ops', '-o', 'ndjson'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(records(again.stdout).map((row) => row.state)).toEqual([
+      'already_paid',
+      'already_paid',
+      'already_paid',
+    ]);
+    expect(transfers(api)).toBe(3);
   });
 
   it('a pay key on the sandbox does not hold or block the same payment on another API', async () => {

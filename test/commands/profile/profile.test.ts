@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../../src/config/store.js';
 import { run } from '../../../src/main.js';
@@ -10,8 +12,11 @@ beforeEach(() => {
   dir = tempConfigDir();
 });
 
-async function pix(argv: string[], options: { env?: Record<string, string>; tty?: boolean } = {}) {
-  const test = createTestIO({ tty: options.tty ?? false });
+async function pix(
+  argv: string[],
+  options: { env?: Record<string, string>; tty?: boolean; answers?: string[] } = {},
+) {
+  const test = createTestIO({ tty: options.tty ?? false, answers: options.answers ?? [] });
   const code = await run(argv, { io: test.io, env: { PIX_CONFIG_DIR: dir, ...options.env } });
   return { code, stdout: test.stdout(), stderr: test.stderr() };
 }
@@ -89,5 +94,64 @@ describe('pix profile', () => {
     await seed();
     const result = await pix(['profile', 'use', 'staging'], { env: { PIX_PROFILE: 'prod' } });
     expect(result.stderr).toContain('warning: PIX_PROFILE=prod still overrides it');
+  });
+});
+
+describe('pix profile delete', () => {
+  const configText = () => readFileSync(join(dir, 'config.json'), 'utf8');
+
+  it('--yes removes the profile and its token from disk; the others stay', async () => {
+    await seed();
+    await pix(['profile', 'use', 'staging']);
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+    await store.update((document) => {
+      document.profiles.prod!.token = 'secret-token-of-prod-4f1c';
+    });
+    expect(configText()).toContain('secret-token-of-prod-4f1c');
+    const result = await pix(['profile', 'delete', 'prod', '--yes']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('Deleted profile prod and its stored credentials\n');
+    expect(configText()).not.toContain('secret-token-of-prod-4f1c');
+    expect(configText()).not.toContain('api.example.test');
+    expect(store.listProfiles()).toEqual(['staging']);
+    expect(store.currentProfile()).toBe('staging');
+  });
+
+  it('on a terminal it asks; "n" deletes nothing (exit 8, declined), "y" deletes', async () => {
+    await seed();
+    await pix(['profile', 'use', 'staging']);
+    const no = await pix(['profile', 'delete', 'prod'], { tty: true, answers: ['n'] });
+    expect(no.code).toBe(8);
+    expect(no.stderr).toContain('Delete profile prod and its stored credentials? [y/N]');
+    expect(openConfigStore({ PIX_CONFIG_DIR: dir }).listProfiles()).toEqual(['prod', 'staging']);
+    const yes = await pix(['profile', 'delete', 'prod'], { tty: true, answers: ['y'] });
+    expect(yes.code, yes.stderr).toBe(0);
+    expect(openConfigStore({ PIX_CONFIG_DIR: dir }).listProfiles()).toEqual(['staging']);
+  });
+
+  it.each([
+    [['profile', 'delete', 'prod'], {}, 'NAME: "prod" is the profile in use'],
+    [
+      ['profile', 'delete', 'staging'],
+      { PIX_PROFILE: 'staging' },
+      'NAME: "staging" is the profile in use (PIX_PROFILE)',
+    ],
+    [['profile', 'delete', 'staging'], {}, 'cannot ask for confirmation'],
+    [['profile', 'delete', 'sandbox', '--yes'], {}, 'NAME: the built-in sandbox profile cannot be deleted'],
+    [['profile', 'delete', 'nope', '--yes'], {}, 'NAME: no profile named "nope"'],
+  ])('%j is refused with exit 2 and deletes nothing', async (argv, env, message) => {
+    await seed();
+    const before = configText();
+    const result = await pix(argv, { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(configText()).toBe(before);
+  });
+
+  it('the saved choice is forgotten when it named the deleted profile (PIX_PROFILE chose another)', async () => {
+    await seed();
+    const result = await pix(['profile', 'delete', 'prod', '--yes'], { env: { PIX_PROFILE: 'staging' } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(openConfigStore({ PIX_CONFIG_DIR: dir }).currentProfile()).toBeUndefined();
   });
 });
