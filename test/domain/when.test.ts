@@ -89,6 +89,22 @@ describe('parseWhen — date-times', () => {
   });
 });
 
+describe('parseWhen — days as people write them', () => {
+  const now = new Date('2025-03-10T15:00:00Z');
+
+  it('reads days as people write them: DD/MM/YYYY, -N days, yesterday, tomorrow (the one day parser)', () => {
+    // now is 2025-03-10T15:00Z, 12:00 in São Paulo: today there is 2025-03-10.
+    expect(parseWhen('31/01/2025', 'from', SP, now)).toBe('2025-01-31T03:00:00.000Z');
+    expect(parseWhen('1/2/2025', 'to', SP, now)).toBe('2025-02-02T02:59:59.999Z');
+    expect(parseWhen('-7d', 'from', SP, now)).toBe('2025-03-03T03:00:00.000Z');
+    expect(parseWhen('-7', 'from', SP, now)).toBe('2025-03-03T03:00:00.000Z');
+    expect(parseWhen('yesterday', 'to', SP, now)).toBe('2025-03-10T02:59:59.999Z');
+    expect(parseWhen('tomorrow', 'from', SP, now)).toBe('2025-03-11T03:00:00.000Z');
+    expect(reasonOf(() => parseWhen('30/02/2025', 'from', SP, now))).toMatch(/February 2025 has 28 days/);
+    expect(reasonOf(() => parseWhen('01/13/2025', 'from', SP, now))).toMatch(/month 13 does not exist/);
+  });
+});
+
 describe('parseWhen — refusals', () => {
   const now = new Date('2025-03-10T15:00:00Z');
 
@@ -110,18 +126,6 @@ describe('parseWhen — refusals', () => {
     expect(reasonOf(() => parseWhen('2025-01-31T12:00:00+19:00', 'to', SP, now))).toMatch(
       /offset .* out of range/,
     );
-  });
-
-  it('reads days as people write them: DD/MM/YYYY, -N days, yesterday, tomorrow (the one day parser)', () => {
-    // now is 2025-03-10T15:00Z, 12:00 in São Paulo: today there is 2025-03-10.
-    expect(parseWhen('31/01/2025', 'from', SP, now)).toBe('2025-01-31T03:00:00.000Z');
-    expect(parseWhen('1/2/2025', 'to', SP, now)).toBe('2025-02-02T02:59:59.999Z');
-    expect(parseWhen('-7d', 'from', SP, now)).toBe('2025-03-03T03:00:00.000Z');
-    expect(parseWhen('-7', 'from', SP, now)).toBe('2025-03-03T03:00:00.000Z');
-    expect(parseWhen('yesterday', 'to', SP, now)).toBe('2025-03-10T02:59:59.999Z');
-    expect(parseWhen('tomorrow', 'from', SP, now)).toBe('2025-03-11T03:00:00.000Z');
-    expect(reasonOf(() => parseWhen('30/02/2025', 'from', SP, now))).toMatch(/February 2025 has 28 days/);
-    expect(reasonOf(() => parseWhen('01/13/2025', 'from', SP, now))).toMatch(/month 13 does not exist/);
   });
 
   it('refuses other text with the accepted forms', () => {

@@ -163,14 +163,13 @@ export function liveRows(columns: Column<StatementEntry>[], width: number) {
 async function entryPrinter(
   deps: Deps,
   mode: OutputMode,
-  keep: EntryKeep,
 ): Promise<(entries: StatementEntry[]) => Promise<void>> {
   const { stdout } = deps.io;
   if (mode.human) {
     const rows = liveRows(humanColumns(mode), stdout.columns);
     stdout.write(rows.header());
     return async (entries) => {
-      for (const entry of entries) if (!keep || keep(entry)) stdout.write(rows.row(entry));
+      for (const entry of entries) stdout.write(rows.row(entry));
     };
   }
   const writer: ListWriter<StatementEntry> = createListWriter(stdout, {
@@ -181,7 +180,7 @@ async function entryPrinter(
   });
   await writer.begin(0); // the CSV header
   return async (entries) => {
-    for (const entry of entries) if (!keep || keep(entry)) await writer.write(entry);
+    for (const entry of entries) await writer.write(entry);
   };
 }
 
@@ -234,9 +233,10 @@ async function follow(options: FollowOptions, deps: Deps, keep: EntryKeep): Prom
     const first = await readStatement(client, { limit: Math.max(FOLLOW_PAGE, limit), offset: 0 });
     // Everything on the newest page counts as seen, printed or not: only later entries are "new".
     for (const entry of [...first.results].reverse()) seen.add(entry.id);
-    // With filters, the newest entries that match (the page read is the newest FOLLOW_PAGE at least).
-    const newest = oldestFirst((keep ? first.results.filter(keep) : first.results).slice(0, limit));
-    const print = await entryPrinter(deps, mode, keep);
+    // With filters, only what they keep is shown: the newest --limit of those, then the new ones.
+    const kept = (entries: StatementEntry[]) => (keep ? entries.filter(keep) : entries);
+    const newest = oldestFirst(kept(first.results).slice(0, limit));
+    const print = await entryPrinter(deps, mode);
     await print(newest);
     if (stderr.isTTY) stderr.write(`following the statement every ${interval / 1000} s; Ctrl-C to stop\n`);
     let wait = interval;
@@ -246,7 +246,7 @@ async function follow(options: FollowOptions, deps: Deps, keep: EntryKeep): Prom
       if (!(await pause(deps, Math.max(0, wait - elapsed)))) return;
       started = deps.clock.now().getTime();
       try {
-        await print(oldestFirst((await newEntries(client, seen)).reverse()));
+        await print(oldestFirst(kept(await newEntries(client, seen)).reverse()));
         wait = interval;
       } catch (error) {
         if (stopped()) return;

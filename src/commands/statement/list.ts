@@ -91,12 +91,22 @@ function nextCommand(
   return nextPageCommand(words, deps.globals, { limit, defaultLimit: DEFAULT_PAGE, offset }, deps.env);
 }
 
-/** `no entries from 2026-11-23 00:00 to 2026-11-24 18:03 (America/Sao_Paulo)`: an empty page, said. */
-function nothingIn(range: DateRange | undefined, timeZone: string, total: number, offset: number): string {
+/**
+ * `no entries from 2026-11-23 00:00 to 2026-11-24 18:03 (America/Sao_Paulo)`: an empty result, said.
+ * `read` entries came and the filters (`filtered`) kept none of them, or none came.
+ */
+function nothingIn(
+  range: DateRange | undefined,
+  timeZone: string,
+  page: { total: number; offset: number; read: number; filtered: boolean },
+): string {
+  const { total, offset, read, filtered } = page;
+  const none = filtered ? 'no entries match the filters' : 'no entries';
+  if (read > 0) return `${none} among entries ${offset + 1}-${offset + read} of ${total}`;
   if (total > 0) return `no entries at --offset ${offset}: the statement has ${total}`;
-  if (!range) return 'no entries in the statement';
+  if (!range) return `${none} in the statement`;
   const at = (iso: string) => formatDateTime(iso, timeZone);
-  return `no entries from ${at(range.dateFrom)} to ${at(range.dateTo)} (${timeZone})`;
+  return `${none} from ${at(range.dateFrom)} to ${at(range.dateTo)} (${timeZone})`;
 }
 
 /** The table of `--all` on a terminal, but nothing at all when no row came: an empty range is said instead. */
@@ -153,10 +163,7 @@ export async function runStatement(
       stdout.write(jsonDocument(keep ? { ...page, results: shown } : page, mode.pretty));
     } else if (mode.format === 'table' && mode.human && shown.length === 0) {
       // Nothing to box: say what was read, and the totals of nothing.
-      const nothing =
-        read > 0
-          ? `no entries match the filters among entries ${offset + 1}-${offset + read} of ${page.total}`
-          : nothingIn(range, timeZone, page.total, offset);
+      const nothing = nothingIn(range, timeZone, { total: page.total, offset, read, filtered: !!keep });
       stderr.write(`${nothing}\n${totals.line(true)}\n`);
       if (next !== '') stderr.write(`next: ${next}\n`);
       return;
@@ -200,10 +207,8 @@ export async function runStatement(
   });
   if (mode.format === 'table' && totals.count > 0) stderr.write(`${totals.line(mode.human)}\n`);
   else if (mode.format === 'table' && mode.human) {
-    const nothing = nothingIn(range && pinned, timeZone, 0, offset);
-    stderr.write(
-      `${keep ? nothing.replace('no entries', 'no entries match the filters') : nothing}\n${totals.line(true)}\n`,
-    );
+    const nothing = nothingIn(range && pinned, timeZone, { total: 0, offset, read: 0, filtered: !!keep });
+    stderr.write(`${nothing}\n${totals.line(true)}\n`);
   }
   finishExport(deps, summary, 'statement', '; run it again to be sure nothing was missed');
 }

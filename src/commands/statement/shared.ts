@@ -12,7 +12,6 @@ import {
   parseCounterparty,
   parseEntryType,
 } from '../../domain/entryfilter.js';
-import { InvalidValue } from '../../domain/invalid.js';
 import { centavosFromApi } from '../../domain/money.js';
 import { formatDateTime, parseMonth, parseWhen } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
@@ -147,7 +146,7 @@ const filterSchema = z.object({
 });
 
 /** The filter flags as typed, for a next-page hint that repeats them. */
-export const FILTER_FLAGS = ['type', 'counterparty', 'min', 'max'] as const;
+export const FILTER_FLAGS = Object.keys(filterSchema.shape);
 
 /** Which entries are shown: every one (undefined), or those the filter flags keep. */
 export type EntryKeep = ((entry: StatementEntry) => boolean) | undefined;
@@ -157,18 +156,9 @@ export type EntryKeep = ((entry: StatementEntry) => boolean) | undefined;
  * predicate, refusing a bad value naming its flag (exit 2, before anything is read).
  */
 export function entryFilterOf(raw: Record<string, unknown>): EntryKeep {
-  const filter = parseOptions(filterSchema, {
-    type: raw.type,
-    counterparty: raw.counterparty,
-    min: raw.min,
-    max: raw.max,
-  });
-  try {
-    checkBounds(filter.min, filter.max);
-  } catch (error) {
-    if (error instanceof InvalidValue) throw usageError('--max', error.message);
-    throw error;
-  }
+  // The schema keeps only its own keys of Commander's options.
+  const filter = parseOptions(filterSchema, raw);
+  asUsage('--max', () => checkBounds(filter.min, filter.max));
   const matches = entryPredicate(filter);
   if (!matches) return undefined;
   return (entry) => {
