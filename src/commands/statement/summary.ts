@@ -21,7 +21,7 @@ import * as z from '../../zod.js';
 import { ALL_CONCURRENCY, ALL_PAGE_SIZE, finishExport } from '../shared/export.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { type DateRange, resolveRange } from './shared.js';
+import { type DateRange, FILTER_FLAGS, resolveRange } from './shared.js';
 
 const summaryOptionsSchema = z.object({
   from: z.optional(z.string()),
@@ -151,8 +151,11 @@ export async function runStatementSummary(options: SummaryOptions, deps: Deps): 
   await writer.end();
 }
 
-/** Flags of `pix statement` itself that mean nothing to the summary. */
-const STATEMENT_ONLY = ['limit', 'offset', 'all', 'concurrency', 'follow', 'interval'] as const;
+/**
+ * Flags of `pix statement` itself that mean nothing to the summary: paging, following, and the filters
+ * (a summary of every entry must not pass for a filtered one).
+ */
+const STATEMENT_ONLY = ['limit', 'offset', 'all', 'concurrency', 'follow', 'interval', ...FILTER_FLAGS];
 
 /**
  * The summary's flags. Commander hands `--from`/`--to`/`--month` typed after `summary` to `statement`

@@ -172,6 +172,8 @@ describe('pix statement summary', () => {
     [['--from', 'tomorrow'], '--from'], // --from alone runs until now: a day still to come is refused
     [['--month', '2025-13'], '--month'],
     [['--limit', '5'], '--limit'],
+    [['--type', 'income'], '--type'], // the statement's filters: a summary of all would pass for a filtered one
+    [['--min', '10'], '--min'],
     [['--from', '1700-01-01', '--to', '2025-01-01', '--by', 'day'], '--by'],
   ])('refuses %j with one line naming %s, exit 2, nothing sent', async (argv, flag) => {
     const result = await pix(['statement', 'summary', ...argv]);
