@@ -343,6 +343,13 @@ async function main() {
             seconds(report.sequential.cpuMs),
             megabytes(report.sequential.peakRssMb),
           ],
+          ...['csv', 'xlsx'].map((format) => [
+            line.name,
+            `pix statement --all -o ${format}`,
+            seconds(report[format].ms),
+            seconds(report[format].cpuMs),
+            megabytes(report[format].peakRssMb),
+          ]),
         ]),
         [2, 3, 4],
       );
@@ -362,6 +369,8 @@ async function main() {
             unit: '×',
           },
           { what: 'export peak RSS ≤ 150 MB', value: report.pix.peakRssMb, limit: 150, unit: ' MB' },
+          { what: "-o xlsx ≤ 3× -o csv's time", value: report.xlsxRatio, limit: 3, unit: '×' },
+          { what: '-o xlsx peak RSS ≤ 150 MB', value: report.xlsx.peakRssMb, limit: 150, unit: ' MB' },
         );
       }
     }

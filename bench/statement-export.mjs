@@ -4,6 +4,7 @@
 // over a seeded statement, both with the same realistic token (lib.mjs benchToken: an ~880-character JWT, which
 // the client's secret scrubber has to look for), both writing ndjson to a pipe that this script counts. It
 // reports the wall time, the CPU time (user + system) and the peak RSS of each child, from its own getrusage.
+// It also times `-o csv` and `-o xlsx` of the same export: a workbook may take at most 3× the CSV's time.
 //
 // Latency: a real API is latency-bound (tens of ms per page over the internet); the sandbox on loopback answers
 // in well under a millisecond and shares this machine's cores with the client, which would measure CPU
@@ -102,6 +103,8 @@ export async function measureStatementExport({
 
     const pixRuns = [];
     const loopRuns = [];
+    const csvRuns = [];
+    const xlsxRuns = [];
     for (let i = 0; i < runs; i++) {
       log(`run ${i + 1}/${runs}: pix statement --all -o ndjson…`);
       const pix = await measured(
@@ -120,6 +123,15 @@ export async function measureStatementExport({
       if (loop.lines !== total)
         throw new Error(`the loop wrote ${loop.lines} lines, the statement has ${total}`);
       loopRuns.push(loop);
+      // The spreadsheet formats, written to the same pipe: a workbook may cost at most 3× the CSV's time.
+      log(`run ${i + 1}/${runs}: pix statement --all -o csv, then -o xlsx…`);
+      const all = ['statement', '--all', '--concurrency', String(concurrency)];
+      const csv = await measured(node, [BIN, ...all, '-o', 'csv'], client);
+      if (csv.lines !== total + 1) throw new Error(`pix wrote ${csv.lines} CSV lines for ${total} entries`);
+      csvRuns.push(csv);
+      const xlsx = await measured(node, [BIN, ...all, '-o', 'xlsx'], client);
+      if (xlsx.bytes < total) throw new Error(`pix wrote a ${xlsx.bytes}-byte workbook for ${total} entries`);
+      xlsxRuns.push(xlsx);
     }
     const summarise = (list) => ({
       ms: median(list.map((r) => r.ms)),
@@ -130,6 +142,8 @@ export async function measureStatementExport({
     });
     const pix = summarise(pixRuns);
     const sequential = summarise(loopRuns);
+    const csv = summarise(csvRuns);
+    const xlsx = summarise(xlsxRuns);
     return {
       entries: total,
       pageSize: PAGE_SIZE,
@@ -142,6 +156,9 @@ export async function measureStatementExport({
       sequential,
       ratio: sequential.ms / pix.ms,
       cpuRatio: pix.cpuMs / sequential.cpuMs,
+      csv,
+      xlsx,
+      xlsxRatio: xlsx.ms / csv.ms,
     };
   } finally {
     await server?.stop();
@@ -163,6 +180,10 @@ export function formatReport(report) {
     `  ${report.ratio.toFixed(2)}× faster (target ≥ 3×: ${verdict(report.ratio >= 3)}); ` +
       `CPU ${report.cpuRatio.toFixed(2)}× the loop's (target ≤ 1.5×: ${verdict(report.cpuRatio <= 1.5)}); ` +
       `peak RSS ${mb(report.pix.peakRssMb)} (target ≤ 150 MB: ${verdict(report.pix.peakRssMb <= 150)})`,
+    row('pix statement --all -o csv', report.csv),
+    row('pix statement --all -o xlsx', report.xlsx),
+    `  xlsx ${report.xlsxRatio.toFixed(2)}× the CSV's time (target ≤ 3×: ${verdict(report.xlsxRatio <= 3)}); ` +
+      `peak RSS ${mb(report.xlsx.peakRssMb)} (target ≤ 150 MB: ${verdict(report.xlsx.peakRssMb <= 150)})`,
   ].join('\n');
 }
 

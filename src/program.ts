@@ -46,7 +46,7 @@ interface Entry {
   paged?: boolean | ((options: Record<string, unknown>) => boolean);
 }
 
-const LIST_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv'];
+const LIST_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'xlsx'];
 
 export const COMMANDS: Entry[] = [
   // In the order of the contract's §1.
@@ -554,7 +554,7 @@ function teachUsageErrors(program: Command): void {
   });
 }
 
-const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv'];
+const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'xlsx'];
 /** Shell completion of durations (`30` → `30s 30m 30h 30d`) and of profile names. */
 const DURATION_UNITS = { units: ['s', 'm', 'h', 'd'] } as const;
 const PROFILES = { dynamic: 'profiles' } as const;
@@ -568,11 +568,16 @@ function commandName(command: Command): string {
 
 /**
  * Points the writer at its destination once the flags are known: `--output-file`, or the pager when the
- * command's output can be long, stdout is a terminal and neither `--no-pager` nor PIX_PAGER= says no.
+ * command's output can be long, stdout is a terminal and neither `--no-pager` nor PIX_PAGER= says no. A
+ * workbook is never written to a terminal.
  */
 async function openOutput(deps: Deps, paged: boolean): Promise<void> {
   const { outputFile, pager } = deps.globals;
   if (outputFile !== undefined) return deps.output.open({ file: outputFile });
+  if (deps.globals.output === 'xlsx' && deps.io.stdout.isTTY) {
+    const { usageError } = await import('./errors.js');
+    throw usageError('-o', 'xlsx is a binary workbook, not for a terminal', 'add --output-file FILE.xlsx');
+  }
   if (!paged || !pager || !deps.io.stdout.isTTY) return;
   const { preparePager } = await import('./output/pager.js');
   await deps.output.open({ pager: await preparePager(deps.env) });

@@ -78,6 +78,14 @@ function wallToUtcMs(w: Wall): number {
   return d.getTime();
 }
 
+/**
+ * The wall clock of `timeZone` at instant `ms`, as the UTC milliseconds of those same fields: what a
+ * spreadsheet's zone-less date cell holds (output/xlsx.ts).
+ */
+export function wallClockMs(ms: number, timeZone: string): number {
+  return wallToUtcMs(wallAt(ms, timeZone));
+}
+
 /** Offset of `timeZone` from UTC at instant `ms`, in milliseconds (-3 h for São Paulo today). */
 function offsetAt(ms: number, timeZone: string): number {
   const w = wallAt(ms, timeZone);

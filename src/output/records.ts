@@ -3,6 +3,7 @@ import type { OutStream } from './iostreams.js';
 import { escapeUnsafe, jsonSafe, spreadsheetSafe } from './sanitize.js';
 import type { Cell, TableColumn, TableStream } from './table.js';
 import type { RecordTally } from './writer.js';
+import type { SheetWriter } from './xlsx.js';
 
 /**
  * One column of a list, shown for people (`human`) or written for machines (`machine`: TSV and CSV).
@@ -37,6 +38,10 @@ export interface ListWriterOptions<T> {
   openTable(columns: TableColumn[]): TableStream;
   /** Counts the records as they are handed to `out` (deps.output.records), for partial counts. */
   tally?: RecordTally | undefined;
+  /** The account's time zone: `-o xlsx` writes instants as date cells on its wall clock. */
+  timeZone: string;
+  /** `-o xlsx`: the sheet's name (`pix` when not given). */
+  sheet?: string;
 }
 
 /**
@@ -63,6 +68,7 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
   const { format, columns, tally } = options;
   let first = true;
   let table: TableStream | undefined;
+  let sheet: SheetWriter | undefined;
   let counted = 0;
   let records = 0;
   const emit = async (text: string) => {
@@ -94,6 +100,9 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
         for (const record of batch) text += `${JSON.stringify(options.raw(record))}\n`;
         text = jsonSafe(text);
         break;
+      case 'xlsx':
+        await sheet!.rows(batch.map((record) => columns.map((column) => column.machine(record))));
+        break;
       case 'csv':
         for (const record of batch) {
           text += `${columns.map((column) => csvField(column.machine(record))).join(',')}\r\n`;
@@ -121,6 +130,15 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
         );
       } else if (format === 'csv') {
         await emit(`${columns.map((column) => csvField(column.header)).join(',')}\r\n`);
+      } else if (format === 'xlsx') {
+        // The workbook writer (and fflate) load only here: no other format pays for them.
+        const { createSheetWriter } = await import('./xlsx.js');
+        sheet = createSheetWriter(
+          async (chunk) => {
+            if (!out.write(chunk)) await out.drained();
+          },
+          { sheetName: options.sheet ?? 'pix', columns, timeZone: options.timeZone },
+        );
       }
     },
     write: (record) => writeMany([record]),
@@ -128,6 +146,7 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
     async end() {
       if (format === 'json') await emit(options.pretty ? `${first ? '' : '\n  '}]\n}\n` : ']}\n');
       else if (table) await emit(table.end());
+      else if (sheet) await sheet.end();
       count();
       tally?.done();
     },

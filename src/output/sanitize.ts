@@ -72,3 +72,17 @@ export function spreadsheetSafe(text: string): string {
   if (!FORMULA_START.test(text) || NUMERIC.test(text)) return text;
   return `'${text}`;
 }
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const XML_SPECIAL = /[<>&"]/g;
+const XML_ENTITY: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' };
+
+/**
+ * Text for an XML file (a workbook's cells): unsafe characters escaped and visible as everywhere (XML 1.0
+ * forbids most controls anyway), a lone surrogate — which no XML may hold — as U+FFFD, `<>&"` as entities,
+ * at most `max` characters.
+ */
+export function xmlSafe(text: string, max: number): string {
+  const shown = truncate(escapeUnsafe(text).replace(LONE_SURROGATE, '\uFFFD'), max);
+  return shown.replace(XML_SPECIAL, (char) => XML_ENTITY[char]!);
+}

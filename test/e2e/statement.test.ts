@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxServer } from '../../src/sandbox/server.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { serveSandbox } from '../helpers/served.js';
 import { runOnPty } from '../helpers/terminal.js';
+import { readWorkbook } from '../helpers/xlsx.js';
 
 const STATEMENT = '/api/financial/v1/account/transactions';
 
@@ -179,6 +182,24 @@ describe('pix statement, built binary against `sandbox serve`', () => {
       expect(row[2]).toMatch(/^-?\d+\.\d{2}$/);
       expect(Math.round(Number(row[2]) * 100)).toBe(Math.round(document.results[index]!.amount * 100));
     });
+  });
+
+  it('-o xlsx --output-file: the same entries as -o csv, amounts as numbers, read back by exceljs', async () => {
+    const csv = await runCli(['statement', '--all', '--limit', '7', '-o', 'csv'], { env });
+    expect(csv.code, csv.stderr).toBe(0);
+    const [, ...rows] = parseCsv(csv.stdout);
+    const file = join(tempConfigDir(), 'statement.xlsx');
+    const xlsx = await runCli(['statement', '--all', '--limit', '7', '-o', 'xlsx', '--output-file', file], {
+      env,
+    });
+    expect(xlsx.code, xlsx.stderr).toBe(0);
+    const sheet = await readWorkbook(readFileSync(file));
+    const data = sheet.rows.slice(1);
+    expect(data.map((row) => row[9]!.value)).toEqual(rows.map((row) => row[9]));
+    expect(data.map((row) => Math.round((row[2]!.value as number) * 100))).toEqual(
+      rows.map((row) => Math.round(Number(row[2]) * 100)),
+    );
+    expect(data.every((row) => row[0]!.value instanceof Date)).toBe(true);
   });
 
   it('100,000 seeded entries: --all -o ndjson yields exactly total lines, unique ids', async () => {

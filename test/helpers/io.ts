@@ -24,13 +24,15 @@ export interface TestIO {
   io: IOStreams;
   /** Everything written to stdout so far, as text. */
   stdout(): string;
+  /** Everything written to stdout so far, as bytes (a workbook). */
+  stdoutBytes(): Buffer;
   /** Everything written to stderr so far, as text. */
   stderr(): string;
   /** The readLine() calls made (prompts), with whether echo was off and where the answer came from. */
   readLines: Array<{ hidden: boolean; from: 'stdin' | 'terminal' }>;
 }
 
-function captureOut(isTTY: boolean, columns: number): { stream: OutStream; text(): string } {
+function captureOut(isTTY: boolean, columns: number): { stream: OutStream; text(): string; bytes(): Buffer } {
   const chunks: Buffer[] = [];
   return {
     stream: {
@@ -45,6 +47,7 @@ function captureOut(isTTY: boolean, columns: number): { stream: OutStream; text(
       drained: () => Promise.resolve(),
     },
     text: () => Buffer.concat(chunks).toString('utf8'),
+    bytes: () => Buffer.concat(chunks),
   };
 }
 
@@ -82,6 +85,7 @@ export function createTestIO(options: TestIOOptions = {}): TestIO {
   return {
     io: { stdout: stdout.stream, stderr: stderr.stream, stdin, terminal: () => terminal },
     stdout: stdout.text,
+    stdoutBytes: stdout.bytes,
     stderr: stderr.text,
     readLines,
   };

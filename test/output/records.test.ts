@@ -29,6 +29,7 @@ async function write(
   const test = createTestIO();
   const writer = createListWriter(test.io.stdout, {
     openTable: (tableColumns) => createTable(tableColumns, { width: 80, wide: false }),
+    timeZone: 'America/Sao_Paulo',
     format,
     human,
     pretty,
@@ -88,6 +89,7 @@ describe('list writer', () => {
     const test = createTestIO();
     const writer = createListWriter(test.io.stdout, {
       openTable: (tableColumns) => createTable(tableColumns, { width: 80, wide: false }),
+      timeZone: 'America/Sao_Paulo',
       format: 'json',
       human: false,
       pretty: true,

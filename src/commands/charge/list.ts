@@ -107,6 +107,7 @@ export async function runList(options: ListOptions, deps: Deps): Promise<void> {
     ...mode,
     columns: columns(timeZone, mode.colors),
     listField: 'results',
+    sheet: 'Charges',
     raw: (record: LedgerRecord) => ledgerJson(record, looked.has(record.id) ? look?.checkedAt : undefined),
   });
   await writer.begin(matching.length);

@@ -30,6 +30,7 @@ export async function runJournalList(options: JournalListOptions, deps: Deps): P
     ...mode,
     columns: columns(mode),
     listField: 'results',
+    sheet: 'Journal',
     raw: publicEntry,
   });
   await writer.begin(matching.length);

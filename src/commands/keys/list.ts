@@ -50,6 +50,7 @@ export async function runKeys(options: KeysOptions, deps: Deps): Promise<void> {
         ...mode,
         columns: columns(mode.timeZone),
         listField: 'result',
+        sheet: 'Keys',
         raw: (key) => key,
       });
       await writer.begin(page.total);
@@ -83,7 +84,7 @@ export async function runKeys(options: KeysOptions, deps: Deps): Promise<void> {
     concurrency: ALL_CONCURRENCY,
     startOffset: offset,
     idOf: (key) => key.id,
-    writer: { ...mode, columns: columns(mode.timeZone), raw: (key) => key },
+    writer: { ...mode, columns: columns(mode.timeZone), raw: (key) => key, sheet: 'Keys' },
   });
   finishExport(deps, summary, 'key list');
 }

@@ -521,6 +521,8 @@ async function writeRecords(ctx: PayContext, items: readonly BatchItem[]): Promi
     raw: rawRecord,
     openTable: ctx.mode.openTable,
     tally: ctx.deps.output.records(items.length),
+    timeZone: ctx.mode.timeZone,
+    sheet: 'Batch',
   });
   await writer.begin(items.length);
   for (const item of items) await writer.write(item);

@@ -223,6 +223,12 @@ async function follow(options: FollowOptions, deps: Deps, keep: EntryKeep): Prom
   if (mode.format === 'json') {
     throw usageError('--follow', 'cannot write one JSON document (it would never end); use -o ndjson');
   }
+  if (mode.format === 'xlsx') {
+    throw usageError(
+      '--follow',
+      'cannot write a workbook (it would never be complete); use -o csv or ndjson',
+    );
+  }
   const interval = options.interval?.milliseconds ?? DEFAULT_INTERVAL_MS;
   const { stderr } = deps.io;
   const client = await deps.api();

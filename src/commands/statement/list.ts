@@ -168,7 +168,13 @@ export async function runStatement(
       if (next !== '') stderr.write(`next: ${next}\n`);
       return;
     } else {
-      const writer = createListWriter(stdout, { ...mode, columns, listField: 'results', raw: (e) => e });
+      const writer = createListWriter(stdout, {
+        ...mode,
+        columns,
+        listField: 'results',
+        raw: (e) => e,
+        sheet: 'Statement',
+      });
       await writer.begin(page.total);
       for (const entry of shown) {
         totals.add(entry);
@@ -202,7 +208,7 @@ export async function runStatement(
     startOffset: offset,
     idOf: (entry) => entry.id,
     keep,
-    writer: { ...mode, columns, raw: (entry) => entry, openTable: noEmptyBox(mode) },
+    writer: { ...mode, columns, raw: (entry) => entry, openTable: noEmptyBox(mode), sheet: 'Statement' },
     onRecord: (entry) => totals.add(entry),
   });
   if (mode.format === 'table' && totals.count > 0) stderr.write(`${totals.line(mode.human)}\n`);

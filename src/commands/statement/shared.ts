@@ -118,23 +118,23 @@ export function humanColumns(mode: OutputMode): Column<StatementEntry>[] {
 }
 
 /**
- * The columns of the piped TSV and of CSV: ISO times, plain decimals with a dot, the counterparty
- * flattened. Documents are written in full: these are exports for reconciliation (the table masks them).
+ * The columns of the piped TSV, of CSV and of xlsx (typed by `kind`): ISO times, plain decimals with a
+ * dot, the counterparty flattened. Documents are written in full: these are exports for reconciliation (the table masks them).
  */
 export function machineColumns(): Column<StatementEntry>[] {
   const party = (e: StatementEntry) => counterpartyOf(e);
   const none = () => '';
   return [
-    { header: 'confirmedAt', human: none, machine: (e) => e.confirmedAt },
-    { header: 'type', human: none, machine: (e) => e.type },
-    { header: 'amount', human: none, machine: (e) => money(centavosOf(e.amount), false) },
-    { header: 'fee', human: none, machine: (e) => money(centavosOf(e.fee), false) },
+    { header: 'confirmedAt', kind: 'date', human: none, machine: (e) => e.confirmedAt },
+    { header: 'type', kind: 'enum', human: none, machine: (e) => e.type },
+    { header: 'amount', kind: 'money', human: none, machine: (e) => money(centavosOf(e.amount), false) },
+    { header: 'fee', kind: 'money', human: none, machine: (e) => money(centavosOf(e.fee), false) },
     { header: 'method', human: none, machine: (e) => e.method },
     { header: 'counterpartyName', human: none, machine: (e) => party(e)?.name },
     { header: 'counterpartyDocument', human: none, machine: (e) => party(e)?.documentNumber },
     { header: 'counterpartyBank', human: none, machine: (e) => party(e)?.bank },
-    { header: 'status', human: none, machine: (e) => e.status },
-    { header: 'id', human: none, machine: (e) => e.id },
+    { header: 'status', kind: 'enum', human: none, machine: (e) => e.status },
+    { header: 'id', kind: 'id', human: none, machine: (e) => e.id },
   ];
 }
 

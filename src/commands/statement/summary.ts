@@ -71,17 +71,17 @@ function machineSums(sums: Sums): Record<'count' | 'income' | 'outcome' | 'fees'
 
 const machineRow = (row: PeriodSums) => ({ period: row.period, ...machineSums(row) });
 
-/** TSV (piped) and CSV columns: the period and plain decimals with a dot. */
+/** TSV (piped), CSV and xlsx columns: the period and plain decimals with a dot. */
 function columns(): Column<PeriodSums>[] {
   const none = () => '';
   const plain = (pick: (row: PeriodSums) => number) => (row: PeriodSums) => money(pick(row), false);
   return [
     { header: 'period', human: none, machine: (row) => row.period },
-    { header: 'count', human: none, machine: (row) => row.count },
-    { header: 'income', human: none, machine: plain((row) => row.income) },
-    { header: 'outcome', human: none, machine: plain((row) => row.outcome) },
-    { header: 'fees', human: none, machine: plain((row) => row.fees) },
-    { header: 'net', human: none, machine: plain((row) => row.net) },
+    { header: 'count', kind: 'number', human: none, machine: (row) => row.count },
+    { header: 'income', kind: 'money', human: none, machine: plain((row) => row.income) },
+    { header: 'outcome', kind: 'money', human: none, machine: plain((row) => row.outcome) },
+    { header: 'fees', kind: 'money', human: none, machine: plain((row) => row.fees) },
+    { header: 'net', kind: 'money', human: none, machine: plain((row) => row.net) },
   ];
 }
 
@@ -144,6 +144,7 @@ export async function runStatementSummary(options: SummaryOptions, deps: Deps): 
     ...mode,
     columns: columns(),
     listField: 'periods',
+    sheet: 'Summary',
     raw: machineRow,
   });
   await writer.begin(periods.length);

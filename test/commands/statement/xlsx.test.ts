@@ -1,0 +1,174 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { run } from '../../../src/main.js';
+import { tempConfigDir } from '../../helpers/cli.js';
+import { createTestIO } from '../../helpers/io.js';
+import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { readWorkbook } from '../../helpers/xlsx.js';
+
+const PATH = '/api/financial/v1/account/transactions';
+const NOW = new Date('2025-03-10T15:00:00.000Z');
+const PINNED = { dateFrom: '2000-01-01T00:00:00.000Z', dateTo: NOW.toISOString() };
+
+const income = {
+  id: 'in-1',
+  type: 'INCOME',
+  amount: 1234.56,
+  fee: 0,
+  status: 'CONFIRMED',
+  method: 'PIX',
+  confirmedAt: '2025-03-09T13:04:05.000Z',
+  creditor: { name: '=HYPERLINK("http://x","pague")', bank: '001', documentNumber: '01234567890' },
+};
+const outcome = {
+  ...income,
+  id: 'out-2',
+  type: 'OUTCOME',
+  amount: -0.1,
+  fee: 1.5,
+  creditor: undefined,
+  debtor: { name: 'Mercado\u001b[2J Bom', bank: '237', documentNumber: '04252011000110' },
+};
+
+const mock = mockAgentPerTest();
+let env: Record<string, string>;
+let dir: string;
+beforeEach(() => {
+  dir = tempConfigDir();
+  env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-xlsx' };
+});
+
+function intercept(query: Record<string, string>, body: unknown) {
+  mock.agent
+    .get(ORIGIN)
+    .intercept({ path: PATH, method: 'GET', query })
+    .reply(200, body as object, { headers: { 'content-type': 'application/json' } });
+}
+
+async function pix(argv: string[], options: { tty?: boolean } = {}) {
+  const test = createTestIO({ tty: options.tty ?? false, columns: 80 });
+  const code = await run(argv, { io: test.io, env, dispatcher: mock.agent, clock: { now: () => NOW } });
+  return { code, stdout: test.stdoutBytes(), stderr: test.stderr() };
+}
+
+describe('-o xlsx', () => {
+  it('statement --all: one typed row per entry, across pages', async () => {
+    intercept({ ...PINNED, limit: '1', offset: '0' }, { total: 2, results: [income] });
+    intercept({ ...PINNED, limit: '1', offset: '1' }, { total: 2, results: [outcome] });
+    const result = await pix(['statement', '--all', '--limit', '1', '-o', 'xlsx']);
+    expect(result.code, result.stderr).toBe(0);
+    const sheet = await readWorkbook(result.stdout);
+    expect(sheet.name).toBe('Statement');
+    expect(sheet.rows[0]!.map((cell) => cell.value)).toEqual([
+      'confirmedAt',
+      'type',
+      'amount',
+      'fee',
+      'method',
+      'counterpartyName',
+      'counterpartyDocument',
+      'counterpartyBank',
+      'status',
+      'id',
+    ]);
+    const values = sheet.rows.slice(1).map((row) => row.map((cell) => cell.value));
+    expect(values).toEqual([
+      [
+        new Date('2025-03-09T10:04:05.000Z'), // 13:04 UTC on São Paulo's clock
+        'INCOME',
+        1234.56,
+        0,
+        'PIX',
+        '=HYPERLINK("http://x","pague")',
+        '01234567890',
+        '001',
+        'CONFIRMED',
+        'in-1',
+      ],
+      [
+        new Date('2025-03-09T10:04:05.000Z'),
+        'OUTCOME',
+        -0.1,
+        1.5,
+        'PIX',
+        'Mercado\\u001b[2J Bom',
+        '04252011000110',
+        '237',
+        'CONFIRMED',
+        'out-2',
+      ],
+    ]);
+    expect(sheet.rows[1]![2]!.numFmt).toBe('"R$ "#,##0.00');
+    expect(sheet.rows.flat().every((cell) => cell.formula === undefined)).toBe(true);
+  });
+
+  it('statement: one page, and the filters, as any list format', async () => {
+    intercept({ limit: '10', offset: '0' }, { total: 2, results: [income, outcome] });
+    const result = await pix(['statement', '--type', 'outcome', '-o', 'xlsx']);
+    expect(result.code, result.stderr).toBe(0);
+    const sheet = await readWorkbook(result.stdout);
+    expect(sheet.rows.slice(1).map((row) => row[9]!.value)).toEqual(['out-2']);
+  });
+
+  it('--output-file: the workbook is written whole to FILE', async () => {
+    intercept({ limit: '10', offset: '0' }, { total: 2, results: [income, outcome] });
+    const file = join(dir, 'statement.xlsx');
+    const result = await pix(['statement', '-o', 'xlsx', '--output-file', file], { tty: true });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toHaveLength(0);
+    const sheet = await readWorkbook(readFileSync(file));
+    expect(sheet.rows).toHaveLength(3);
+  });
+
+  it('a terminal gets a refusal, not binary, and nothing is read', async () => {
+    const result = await pix(['statement', '-o', 'xlsx'], { tty: true });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toHaveLength(0);
+    expect(result.stderr).toMatch(/^error: -o: xlsx is a binary workbook, not for a terminal\n/);
+    expect(result.stderr).toContain('--output-file FILE.xlsx');
+    expect(mock.agent.pendingInterceptors()).toEqual([]);
+  });
+
+  it('--follow refuses a workbook, which would never be complete', async () => {
+    const result = await pix(['statement', '--follow', '-o', 'xlsx']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--follow: cannot write a workbook');
+  });
+
+  it('statement summary: periods as numbers in R$', async () => {
+    const february = { dateFrom: '2025-02-01T03:00:00.000Z', dateTo: '2025-03-01T02:59:59.999Z' };
+    const inFebruary = { confirmedAt: '2025-02-09T13:04:05.000Z' };
+    intercept(
+      { ...february, limit: '100', offset: '0' },
+      {
+        total: 2,
+        results: [
+          { ...income, ...inFebruary },
+          { ...outcome, ...inFebruary },
+        ],
+      },
+    );
+    const result = await pix(['statement', 'summary', '--month', '2025-02', '--by', 'month', '-o', 'xlsx']);
+    expect(result.code, result.stderr).toBe(0);
+    const sheet = await readWorkbook(result.stdout);
+    expect(sheet.name).toBe('Summary');
+    expect(sheet.rows[0]!.map((cell) => cell.value)).toEqual([
+      'period',
+      'count',
+      'income',
+      'outcome',
+      'fees',
+      'net',
+    ]);
+    expect(sheet.rows[1]!.slice(1).map((cell) => cell.value)).toEqual([2, 1234.56, -0.1, 1.5, 1232.96]);
+  });
+
+  it('journal: an empty journal is a workbook with its header', async () => {
+    const result = await pix(['journal', '-o', 'xlsx']);
+    expect(result.code, result.stderr).toBe(0);
+    const sheet = await readWorkbook(result.stdout);
+    expect(sheet.name).toBe('Journal');
+    expect(sheet.rows).toHaveLength(1);
+  });
+});
