@@ -13,13 +13,17 @@
 
 import { detectDelimiter, readCsvRecords } from './batchcsv.js';
 import { decodeBrCode } from './brcode.js';
+import { columnLetters, parseRef } from './cellref.js';
 import { emvHash } from './digest.js';
 import { parseCpf } from './documents.js';
 import { InvalidValue } from './invalid.js';
 import { type Centavos, formatBRL, parseAmount } from './money.js';
 import { type PixKey, type PixKeyType, parsePixKey } from './pixkey.js';
+import type { SheetCell, SheetCellValue, SheetData } from './xlsxsheet.js';
 
-export type BatchFormat = 'csv' | 'ndjson';
+export type BatchFormat = 'csv' | 'ndjson' | 'xlsx';
+/** The formats read as text (a workbook is bytes: parseBatchSheet). */
+export type TextBatchFormat = Exclude<BatchFormat, 'xlsx'>;
 
 export const BATCH_COLUMNS = ['id', 'key', 'emv', 'amount', 'description'] as const;
 export type BatchColumn = (typeof BATCH_COLUMNS)[number];
@@ -68,6 +72,9 @@ export interface BatchRow {
 export interface BatchProblem {
   /** The line of the row (or of the header); absent for a problem of the whole batch. */
   line?: number;
+  /** In a workbook: `line` is the sheet's row number, and `cell` (`B7`) the cell at fault when one is. */
+  sheet?: boolean;
+  cell?: string;
   /** The row's id, when it has a valid one. */
   id?: string;
   /** The column (or JSON field) at fault, when one is. */
@@ -100,10 +107,11 @@ export type BatchParseResult =
  * sanitizer (`safeText`) before writing it to a terminal.
  */
 export function formatProblem(problem: BatchProblem): string {
+  const place = problem.cell ?? (problem.sheet ? `row ${problem.line}` : `line ${problem.line}`);
   const where =
-    problem.line === undefined
+    problem.line === undefined && problem.cell === undefined
       ? ''
-      : `line ${problem.line}${problem.id === undefined ? '' : ` (id ${problem.id})`}: `;
+      : `${place}${problem.id === undefined ? '' : ` (id ${problem.id})`}: `;
   return `${where}${problem.column === undefined ? '' : `${problem.column}: `}${problem.message}`;
 }
 
@@ -112,13 +120,14 @@ export function formatProblem(problem: BatchProblem): string {
  * `.txt`, `-` for stdin) CSV. A `--format` flag, when given, wins over this.
  */
 export function batchFormatFor(fileName: string): BatchFormat {
-  return /\.(?:ndjson|jsonl)$/i.test(fileName.trim()) ? 'ndjson' : 'csv';
+  const name = fileName.trim();
+  return /\.(?:ndjson|jsonl)$/i.test(name) ? 'ndjson' : /\.xlsx$/i.test(name) ? 'xlsx' : 'csv';
 }
 
 export { emvHash };
 
 /** Reads and checks a whole batch file. Linear in its size; never throws on bad content. */
-export function parseBatchFile(text: string, format: BatchFormat): BatchParseResult {
+export function parseBatchFile(text: string, format: TextBatchFormat): BatchParseResult {
   const checker = new RowChecker();
   if (format === 'csv') readCsv(text, checker);
   else readNdjson(text, checker);
@@ -133,6 +142,8 @@ interface RawRow {
   line: number;
   cells: Partial<Record<BatchColumn, string>>;
   amountNumber?: number;
+  /** A workbook's row: `line` is its row number, and each column's cell (`B7`) names its problems. */
+  refs?: Partial<Record<BatchColumn, string>>;
   /** A comma file's whole amount followed by a field of one or two digits (see `splitDecimal`). */
   split?: SplitDecimal;
 }
@@ -166,23 +177,17 @@ function reason(error: unknown): string {
 }
 
 /**
- * A JSON number amount is read as reais only when JavaScript prints it with at most 2 decimals
+ * A JSON number amount (or a workbook's number cell, `sheet`) is read as reais only when JavaScript prints it with at most 2 decimals
  * (`10`, `10.5`, `1234.56`): that printed text is exactly the number the file's author wrote, so no
  * float is ever rounded into centavos. `10.005`, `0.1 + 0.2` as printed (`0.30000000000000004`) and
  * exponents (`1e21`) are refused with a hint to write the amount as a string.
  */
-function amountText(number: number): string {
+function amountText(number: number, inSheet: boolean): string {
   const text = String(number);
-  if (/e/i.test(text)) {
-    throw new InvalidValue(
-      `the JSON number ${text} is not plain reais: write the amount as a string, e.g. "10.50"`,
-    );
-  }
-  if (/\.\d{3,}$/.test(text)) {
-    throw new InvalidValue(
-      `the JSON number ${text} has more than 2 decimals: write the amount as a string, e.g. "10.50"`,
-    );
-  }
+  const what = inSheet ? `the number ${text}` : `the JSON number ${text}`;
+  const fix = inSheet ? 'round the cell to centavos' : 'write the amount as a string, e.g. "10.50"';
+  if (/e/i.test(text)) throw new InvalidValue(`${what} is not plain reais: ${fix}`);
+  if (/\.\d{3,}$/.test(text)) throw new InvalidValue(`${what} has more than 2 decimals: ${fix}`);
   return text;
 }
 
@@ -223,8 +228,11 @@ class RowChecker {
   private readonly payments = new Map<string, BatchRow | Map<Centavos | undefined, BatchRow>>();
   private sum = 0;
 
+  /** `inSheet`: the lines are a workbook's rows (problems say `row 7`, or the cell). */
+  constructor(private readonly inSheet = false) {}
+
   problem(problem: BatchProblem): void {
-    this.problems.push(problem);
+    this.problems.push(this.inSheet ? { ...problem, sheet: true } : problem);
   }
 
   result(): BatchParseResult {
@@ -243,19 +251,22 @@ class RowChecker {
     const id = broken.has('id') ? undefined : this.checkId(line, cells.id);
     // Problems name the row by its id whenever it has a well-formed one (a duplicate included).
     const named = shownId(cells.id);
-    const at = (column: string | undefined, message: string) =>
+    const at = (column: string | undefined, message: string) => {
+      const cell = raw.refs?.[column as BatchColumn];
       this.problem({
         line,
+        ...(cell === undefined ? {} : { cell }),
         ...(named === undefined ? {} : { id: named }),
         ...(column ? { column } : {}),
         message,
       });
+    };
 
     let amount: Centavos | undefined;
     const amountGiven = cells.amount !== undefined || raw.amountNumber !== undefined || broken.has('amount');
     try {
       if (raw.split !== undefined) at('amount', splitMessage(raw.split));
-      else if (raw.amountNumber !== undefined) amount = parseAmount(amountText(raw.amountNumber));
+      else if (raw.amountNumber !== undefined) amount = parseAmount(amountText(raw.amountNumber, !!raw.refs));
       else if (cells.amount !== undefined) amount = parseAmount(cells.amount);
     } catch (error) {
       at('amount', reason(error));
@@ -540,6 +551,138 @@ function readCsv(text: string, checker: RowChecker): void {
       message: `the file is empty: its first line must be a header, e.g. id,key,amount,description`,
     });
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// xlsx
+
+/**
+ * The first sheet of a workbook (`readFirstSheet`, loaded only for one), read as a CSV is: the first
+ * non-empty row is the header, then one payment per row. A cell holds what was typed or nothing: a formula
+ * (whatever it evaluated to), a merged cell or an error cell is refused naming the cell, since pix pays
+ * only what the operator wrote. A number cell is an amount read exactly (12.5 → R$ 12,50), an id (whole
+ * numbers only) or a description; a key or emv code must be text — as a number a CPF loses its leading 0
+ * and a phone its +.
+ */
+export function parseBatchSheet(sheet: SheetData): BatchParseResult {
+  const checker = new RowChecker(true);
+  let header: Array<BatchColumn | undefined> | undefined;
+  let headerSeen = false;
+  const merged = mergedCells(sheet.merges);
+  for (const { row, cells } of sheet.rows) {
+    const idCell = header === undefined ? undefined : cells.find((cell) => header![cell.column] === 'id');
+    const id = idCell === undefined ? undefined : shownId(sheetText(idCell.value).trim());
+    const problem = (cell: SheetCell, message: string, column?: BatchColumn) =>
+      checker.problem({
+        line: row,
+        cell: cell.ref,
+        ...(id === undefined ? {} : { id }),
+        ...(column ? { column } : {}),
+        message,
+      });
+    const unreadable = (cell: SheetCell, column?: BatchColumn): boolean => {
+      const range = merged.get(cell.ref);
+      if (range !== undefined) problem(cell, `part of the merged cells ${range}: unmerge them`, column);
+      else if (cell.value.kind === 'formula') {
+        problem(cell, `holds a formula (=${cell.value.formula}): type the value itself`, column);
+      } else if (cell.value.kind === 'error') problem(cell, `holds the error ${cell.value.text}`, column);
+      else return false;
+      return true;
+    };
+    if (!headerSeen) {
+      headerSeen = true;
+      if (cells.some((cell) => unreadable(cell))) return checker.result();
+      const width = Math.max(...cells.map((cell) => cell.column)) + 1;
+      const names = Array.from({ length: width }, () => '');
+      for (const cell of cells) names[cell.column] = sheetText(cell.value);
+      const columns = readHeader(row, names, checker);
+      if (columns === undefined) return checker.result();
+      header = names.map((name) => name.trim().toLowerCase() as BatchColumn);
+      continue;
+    }
+    const texts: Partial<Record<BatchColumn, string>> = {};
+    const refs: Partial<Record<BatchColumn, string>> = {};
+    const broken = new Set<BatchColumn>();
+    let amountNumber: number | undefined;
+    let rowProblem = false;
+    for (const cell of cells) {
+      const column = header?.[cell.column];
+      if (column === undefined) {
+        problem(cell, "a value outside the header's columns");
+        rowProblem = true;
+        continue;
+      }
+      refs[column] = cell.ref;
+      if (unreadable(cell, column)) {
+        broken.add(column);
+        continue;
+      }
+      const { value } = cell;
+      if (value.kind === 'number') {
+        if (column === 'amount') amountNumber = Number(value.text);
+        else if (column === 'key' || column === 'emv') {
+          problem(
+            cell,
+            `holds the number ${value.text}: a ${column === 'key' ? 'key' : 'code'} must be a text cell (as a number a CPF loses its leading 0 and a phone its +); format the column as Text`,
+            column,
+          );
+          broken.add(column);
+        } else if (column === 'id' && !Number.isSafeInteger(Number(value.text))) {
+          problem(cell, `holds the number ${value.text}: an id is text or a whole number`, column);
+          broken.add(column);
+        } else texts[column] = String(Number(value.text));
+        continue;
+      }
+      const text = sheetText(value).trim();
+      if (text !== '') texts[column] = text;
+    }
+    if (rowProblem) {
+      checker.rowsRead++;
+      continue;
+    }
+    checker.check(
+      { line: row, cells: texts, refs, ...(amountNumber === undefined ? {} : { amountNumber }) },
+      broken,
+    );
+  }
+  if (!headerSeen) {
+    checker.problem({
+      line: 1,
+      message: `the sheet ${sheet.name} is empty: its first row must be a header, e.g. id, key, amount, description`,
+    });
+  }
+  return checker.result();
+}
+
+function sheetText(value: SheetCellValue): string {
+  switch (value.kind) {
+    case 'text':
+      return value.text;
+    case 'number':
+      return value.text;
+    case 'boolean':
+      return value.value ? 'TRUE' : 'FALSE';
+    case 'error':
+      return value.text;
+    case 'formula':
+      return `=${value.formula}`;
+  }
+}
+
+/** Every cell of the merged ranges → its range (`B7:C7`). */
+function mergedCells(ranges: readonly string[]): Map<string, string> {
+  const cells = new Map<string, string>();
+  for (const range of ranges) {
+    const [from, to] = range.split(':').map(parseRef);
+    if (from === undefined || to === undefined) continue;
+    // A batch sheet is a few columns wide: a range is at most its rows × its columns, bounded anyway.
+    for (let row = from.row; row <= Math.min(to.row, from.row + 100_000); row++) {
+      for (let column = from.column; column <= Math.min(to.column, from.column + 64); column++) {
+        cells.set(`${columnLetters(column)}${row}`, range);
+      }
+    }
+  }
+  return cells;
 }
 
 // ---------------------------------------------------------------------------------------------

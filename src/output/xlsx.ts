@@ -19,6 +19,7 @@
  *   characters a cell holds. A text starting with `=` is text: only a `<f>` element is a formula.
  */
 import { Zip, ZipDeflate } from 'fflate';
+import { columnLetters } from '../domain/cellref.js';
 import { wallClockMs } from '../domain/when.js';
 import { xmlSafe } from './sanitize.js';
 import type { ColumnKind } from './table.js';
@@ -100,15 +101,6 @@ function textCell(ref: string, value: string, style = ''): string {
   const text = xmlSafe(value, MAX_CELL_TEXT);
   const space = /^\s|\s$/.test(text) ? ' xml:space="preserve"' : '';
   return `<c r="${ref}" t="inlineStr"${style}><is><t${space}>${text}</t></is></c>`;
-}
-
-/** A column's letters: 0 → A, 25 → Z, 26 → AA. */
-export function columnLetters(index: number): string {
-  let letters = '';
-  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) {
-    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
-  }
-  return letters;
 }
 
 /** The serial day number Excel stores for a date: days since 1899-12-30, the time as its fraction. */

@@ -12,7 +12,7 @@
  * on purpose: one pix refuses offline (`invalid`), or one the sandbox refuses when paying (`refused`:
  * a key the DICT does not know, a magic amount); its id says which (`…-err-<kind>`).
  */
-import type { BatchFormat } from '../domain/batch.js';
+import type { TextBatchFormat } from '../domain/batch.js';
 import { encodeBrCode } from '../domain/brcode.js';
 import { type Centavos, formatDecimal } from '../domain/money.js';
 import { MAGIC } from './failure.js';
@@ -375,7 +375,7 @@ function csvCell(value: string | number | undefined): string {
 }
 
 /** The file's lines (each ending in `\n`): a CSV header and rows, or one JSON object per row. */
-export function sampleLines(rows: ReadonlyArray<SampleRow>, format: BatchFormat): string[] {
+export function sampleLines(rows: ReadonlyArray<SampleRow>, format: TextBatchFormat): string[] {
   if (format === 'ndjson') {
     return rows.map((row, index) => {
       const { id, key, emv, description } = row;

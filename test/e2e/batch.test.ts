@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE, TORN_MARK } from '../../src/journal/entries.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { readSandboxState } from '../../src/sandbox/store.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
+import { readWorkbook } from '../helpers/xlsx.js';
 
 /**
  * The built binary against the real sandbox server over loopback (latency 0). The server runs in this
@@ -92,6 +94,48 @@ describe('pix pay batch, built binary against the sandbox server', () => {
     const report = JSON.parse(again.stdout);
     expect(report.total).toBe(50);
     expect(new Set(report.results.map((r: { state: string }) => r.state))).toEqual(new Set(['already_paid']));
+  });
+
+  it('FILE.xlsx: a workbook of the same rows pays them with exact centavos; the CSV then finds them paid', async () => {
+    const s = await sandbox();
+    const path = await s.file(12);
+    // The sample's CSV quotes a comma amount ("4130,12"): split outside quotes, then unquote.
+    const [header, ...rows] = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) =>
+        line.split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/).map((cell) => cell.replace(/^"(.*)"$/, '$1')),
+      );
+    const reais = (text: string) => Number(text.replace(',', '.'));
+    // Amounts as number cells, as a person types them into a spreadsheet (1234.56, 12.5).
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('Pagamentos');
+    sheet.addRow(header!);
+    const amount = header!.indexOf('amount');
+    for (const row of rows)
+      sheet.addRow(row.map((cell, i) => (i === amount && cell !== '' ? reais(cell) : cell)));
+    const workbook = join(s.dir, 'payouts.xlsx');
+    await book.xlsx.writeFile(workbook);
+
+    const report = join(s.dir, 'report.xlsx');
+    const paid = await s.pix(['pay', 'batch', workbook, '--yes', '-o', 'xlsx', '--output-file', report]);
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(s.count('transfer')).toBe(12);
+    // Every amount the sheet gives is paid as typed (a dynamic code without one is the server's to fix).
+    const written = rows
+      .filter((row) => row[amount] !== '')
+      .map((row) => Math.round(reais(row[amount]!) * 100));
+    expect(written.length).toBeGreaterThan(6);
+    expect(s.transfers().map((t) => t.amount)).toEqual(expect.arrayContaining(written));
+    const sheetOut = await readWorkbook(readFileSync(report));
+    expect(sheetOut.name).toBe('Batch');
+    expect(sheetOut.rows.slice(1).map((row) => row[1]!.value)).toEqual(Array(12).fill('paid'));
+
+    const again = await s.pix(['pay', 'batch', path, '-o', 'json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(s.count('transfer')).toBe(12);
+    const states = JSON.parse(again.stdout).results.map((r: { state: string }) => r.state);
+    expect(new Set(states)).toEqual(new Set(['already_paid']));
   });
 
   it('a file with one bad row: exit 2 naming its line and id, zero requests', async () => {

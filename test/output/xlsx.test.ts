@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  columnLetters,
-  createSheetWriter,
-  type SheetColumn,
-  type SheetValue,
-} from '../../src/output/xlsx.js';
+import { columnLetters, parseRef } from '../../src/domain/cellref.js';
+import { createSheetWriter, type SheetColumn, type SheetValue } from '../../src/output/xlsx.js';
 import { readWorkbook } from '../helpers/xlsx.js';
 
 const COLUMNS: SheetColumn[] = [
@@ -115,15 +111,11 @@ describe('xlsx: typed cells, read back by exceljs', () => {
     ]);
   });
 
-  it('names columns as a spreadsheet does', () => {
-    expect([0, 25, 26, 51, 52, 701, 702].map(columnLetters)).toEqual([
-      'A',
-      'Z',
-      'AA',
-      'AZ',
-      'BA',
-      'ZZ',
-      'AAA',
-    ]);
+  it('names columns and reads references as a spreadsheet does', () => {
+    const indexes = [0, 25, 26, 51, 52, 701, 702];
+    expect(indexes.map(columnLetters)).toEqual(['A', 'Z', 'AA', 'AZ', 'BA', 'ZZ', 'AAA']);
+    expect(indexes.map((index) => parseRef(`${columnLetters(index)}7`)?.column)).toEqual(indexes);
+    expect(parseRef('AA10')).toEqual({ column: 26, row: 10 });
+    expect(parseRef('b7')).toBeUndefined();
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type BatchFormat, type BatchRow, formatProblem, parseBatchFile } from '../../src/domain/batch.js';
+import {
+  type TextBatchFormat as BatchFormat,
+  type BatchRow,
+  formatProblem,
+  parseBatchFile,
+} from '../../src/domain/batch.js';
 import { planRowAmount } from '../../src/domain/batchplan.js';
 import { decodeBrCode } from '../../src/domain/brcode.js';
 import { centavosFromApi, centavosToApi } from '../../src/domain/money.js';

@@ -21,11 +21,13 @@ import { consultEmv, consultKey, dictEndToEndId, type TransferResult } from '../
 import type { Deps } from '../../context.js';
 import {
   type BatchFormat,
+  type BatchParseResult,
   type BatchProblem,
   type BatchRow,
   batchFormatFor,
   formatProblem,
   parseBatchFile,
+  parseBatchSheet,
 } from '../../domain/batch.js';
 import {
   batchOutcome,
@@ -55,6 +57,7 @@ import {
 import { createProgress } from '../../output/progress.js';
 import { type Column, createListWriter } from '../../output/records.js';
 import { safeText } from '../../output/sanitize.js';
+import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
 import { amountFlag, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
@@ -76,7 +79,7 @@ const SHOWN_PROBLEMS = 20;
 
 const payBatchOptionsSchema = z.object({
   file: z.string().check(z.minLength(1)),
-  format: z.optional(z.enum(['csv', 'ndjson'])),
+  format: z.optional(z.enum(['csv', 'ndjson', 'xlsx'])),
   concurrency: z._default(
     integerFlag(1).check(z.refine((n) => n <= MAX_CONCURRENCY, `at most ${MAX_CONCURRENCY}`)),
     DEFAULT_CONCURRENCY,
@@ -111,15 +114,15 @@ export interface BatchItem {
 // ---------------------------------------------------------------------------------------------
 // Reading the file
 
-async function readBatchText(options: PayBatchOptions, deps: Deps): Promise<string> {
+async function readBatchBytes(options: PayBatchOptions, deps: Deps): Promise<Buffer> {
   if (options.file === '-') {
-    const text = (await deps.io.stdin.readAll()).toString('utf8');
-    if (text.trim() === '')
+    const bytes = await deps.io.stdin.readAll();
+    if (bytes.toString('utf8').trim() === '')
       throw usageError('stdin', 'nothing on stdin: pipe a batch file, or give its path');
-    return text;
+    return bytes;
   }
   try {
-    return await readFile(options.file, 'utf8');
+    return await readFile(options.file);
   } catch (error) {
     const system = describeSystemError(error);
     throw usageError(
@@ -127,6 +130,13 @@ async function readBatchText(options: PayBatchOptions, deps: Deps): Promise<stri
       system ? system.message.replace(` ${options.file}:`, ' it:') : String(error),
     );
   }
+}
+
+/** A workbook's first sheet, read (its reader is loaded only for one); one that is not an xlsx is exit 2. */
+async function parseWorkbook(bytes: Buffer, file: string): Promise<BatchParseResult> {
+  const { readFirstSheet } = await import('../../domain/xlsxsheet.js');
+  const sheet = asUsage(fileName(file), () => readFirstSheet(bytes));
+  return parseBatchSheet(sheet);
 }
 
 /** The batch file as errors name it: its path as given, `stdin` for `-`. */
@@ -540,9 +550,12 @@ function receiverCount(items: readonly BatchItem[]): number {
 export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise<void> {
   const { stderr } = deps.io;
   // 1. Offline: the whole file, then the guards on the amounts it gives.
-  const text = await readBatchText(options, deps);
+  const bytes = await readBatchBytes(options, deps);
   const format: BatchFormat = options.format ?? batchFormatFor(options.file);
-  const parsed = parseBatchFile(text, format);
+  const parsed =
+    format === 'xlsx'
+      ? await parseWorkbook(bytes, options.file)
+      : parseBatchFile(bytes.toString('utf8'), format);
   if (!parsed.ok) {
     refuseFile(
       deps,
@@ -576,7 +589,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
 
   // 2. The journal, of this account: rows paid before are skipped, rows sent with no known outcome are
   // held, and a row id whose earlier payment differs from the row now refuses the file.
-  const batch = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  const batch = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
   const run: Run = { ctx, batch, ownRows: questions.ownRow };
   const changed: BatchProblem[] = [];
   for (const item of items) {
@@ -777,7 +790,10 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
 export function register(command: Command, deps: Deps): void {
   command
     .argument('<FILE>', 'CSV (id,key,amount[,description] or id,emv[,amount]) or NDJSON; - for stdin')
-    .option('--format <format>', 'csv or ndjson (default: by the file name; .ndjson/.jsonl are NDJSON)')
+    .option(
+      '--format <format>',
+      'csv, ndjson or xlsx (default: by the file name; .ndjson/.jsonl are NDJSON, .xlsx a workbook)',
+    )
     .option('--concurrency <n>', `consultations and transfers at a time (default ${DEFAULT_CONCURRENCY})`)
     .option('--max-total <A>', 'refuse the batch if it pays more than this in all')
     .option('--dry-run', 'check and consult every row, show the plan, send nothing')

@@ -1,0 +1,97 @@
+import ExcelJS from 'exceljs';
+import { describe, expect, it } from 'vitest';
+import { formatProblem, parseBatchSheet } from '../../src/domain/batch.js';
+import { InvalidValue } from '../../src/domain/invalid.js';
+import { readFirstSheet } from '../../src/domain/xlsxsheet.js';
+
+/** A workbook as a spreadsheet application writes one (exceljs, not pix's writer). */
+async function workbook(rows: unknown[][], shape?: (sheet: ExcelJS.Worksheet) => void): Promise<Uint8Array> {
+  const book = new ExcelJS.Workbook();
+  const sheet = book.addWorksheet('Pagamentos');
+  for (const row of rows) sheet.addRow(row);
+  shape?.(sheet);
+  // A second sheet: only the first is read.
+  book.addWorksheet('Notas').addRow(['id', 'key', 'amount']);
+  return new Uint8Array(await book.xlsx.writeBuffer());
+}
+
+async function parse(rows: unknown[][], shape?: (sheet: ExcelJS.Worksheet) => void) {
+  return parseBatchSheet(readFirstSheet(await workbook(rows, shape)));
+}
+
+const HEADER = ['id', 'key', 'amount', 'description'];
+
+describe('pay batch FILE.xlsx: the first sheet, read as a CSV is', () => {
+  it('converts number cells to centavos exactly, and reads text cells as in CSV', async () => {
+    const result = await parse([
+      HEADER,
+      ['a', 'maria@example.com', 12.5, 'aluguel'],
+      ['b', 'joao@example.com', 1234.56],
+      ['c', '+5511987654321', 0.1],
+      ['d', '529.982.247-25', '10,50'],
+      ['e', 'loja@example.com', 'R$ 1.234,56'],
+      [17, 'f@example.com', 1],
+    ]);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.rows.map((row) => [row.id, row.amount, row.line])).toEqual([
+      ['a', 1250, 2],
+      ['b', 123456, 3],
+      ['c', 10, 4],
+      ['d', 1050, 5],
+      ['e', 123456, 6],
+      ['17', 100, 7],
+    ]);
+    expect(result.rows[0]!.description).toBe('aluguel');
+    expect(result.rows[2]!.target).toMatchObject({ kind: 'key', keyType: 'PHONE', key: '+5511987654321' });
+  });
+
+  it('refuses a formula, merged cells (once, at the cell that holds the value), an error and a number where a key goes, naming each cell', async () => {
+    const result = await parse(
+      [
+        HEADER,
+        ['a', 'maria@example.com', { formula: 'B9*2', result: 20 }],
+        ['b', 52998224725, 10],
+        ['c', 'joao@example.com', 10.005],
+        ['d', 'x@example.com', 5, 'merged'],
+        ['e', 'y@example.com', { error: '#N/A' }],
+      ],
+      (sheet) => sheet.mergeCells('D5:D6'),
+    );
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems.map(formatProblem)).toEqual([
+      'C2 (id a): amount: holds a formula (=B9*2): type the value itself',
+      'B3 (id b): key: holds the number 52998224725: a key must be a text cell (as a number a CPF loses its leading 0 and a phone its +); format the column as Text',
+      'C4 (id c): amount: the number 10.005 has more than 2 decimals: round the cell to centavos',
+      'D5 (id d): description: part of the merged cells D5:D6: unmerge them',
+      'C6 (id e): amount: holds the error #N/A',
+    ]);
+  });
+
+  it('a header missing a column, an empty sheet, and bytes that are not a workbook', async () => {
+    const missing = await parse([
+      ['id', 'key'],
+      ['a', 'maria@example.com'],
+    ]);
+    expect(missing.ok || missing.problems.map(formatProblem)).toEqual([
+      'row 1: amount: missing column: key payments need an amount',
+    ]);
+    const empty = await parse([]);
+    expect(empty.ok || empty.problems.map(formatProblem)).toEqual([
+      'row 1: the sheet Pagamentos is empty: its first row must be a header, e.g. id, key, amount, description',
+    ]);
+    expect(() => readFirstSheet(new TextEncoder().encode('id,key,amount\n'))).toThrow(InvalidValue);
+    expect(() => readFirstSheet(new TextEncoder().encode('id,key,amount\n'))).toThrow(/not an xlsx workbook/);
+    const zipNotXlsx = (await workbook([HEADER])).slice(0, 200);
+    expect(() => readFirstSheet(zipNotXlsx)).toThrow(InvalidValue);
+  });
+
+  it('reads shared strings, inline strings and rich text as the text they show', async () => {
+    const result = await parse([
+      HEADER,
+      ['a', { richText: [{ text: 'maria@' }, { text: 'example.com', font: { bold: true } }] }, 3, 'r'],
+    ]);
+    expect(result.ok && result.rows[0]!.target).toMatchObject({ key: 'maria@example.com' });
+  });
+});
