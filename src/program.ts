@@ -150,7 +150,7 @@ export const COMMANDS: Entry[] = [
     summary: 'Read the account statement',
     // `pix statement` lists (and follows); its flags are read by `summary` too.
     load: () => import('./commands/statement/list.js'),
-    formats: LIST_FORMATS,
+    formats: [...LIST_FORMATS, 'ofx'],
     // A live view never pages: `--follow` under less would stop at its prompt and hold Ctrl-C.
     paged: (options) => options.follow !== true,
     children: [
@@ -554,7 +554,7 @@ function teachUsageErrors(program: Command): void {
   });
 }
 
-const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'xlsx'];
+const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'xlsx', 'ofx'];
 /** Shell completion of durations (`30` → `30s 30m 30h 30d`) and of profile names. */
 const DURATION_UNITS = { units: ['s', 'm', 'h', 'd'] } as const;
 const PROFILES = { dynamic: 'profiles' } as const;

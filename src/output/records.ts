@@ -42,6 +42,8 @@ export interface ListWriterOptions<T> {
   timeZone: string;
   /** `-o xlsx`: the sheet's name (`pix` when not given). */
   sheet?: string;
+  /** `-o ofx` (the statement's): the document's head, each record's transactions, its tail. */
+  ofx?: { begin(): string; record(record: T): string; end(): string };
 }
 
 /**
@@ -100,6 +102,9 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
         for (const record of batch) text += `${JSON.stringify(options.raw(record))}\n`;
         text = jsonSafe(text);
         break;
+      case 'ofx':
+        for (const record of batch) text += options.ofx!.record(record);
+        break;
       case 'xlsx':
         await sheet!.rows(batch.map((record) => columns.map((column) => column.machine(record))));
         break;
@@ -130,6 +135,8 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
         );
       } else if (format === 'csv') {
         await emit(`${columns.map((column) => csvField(column.header)).join(',')}\r\n`);
+      } else if (format === 'ofx') {
+        await emit(options.ofx!.begin());
       } else if (format === 'xlsx') {
         // The workbook writer (and fflate) load only here: no other format pays for them.
         const { createSheetWriter } = await import('./xlsx.js');
@@ -147,6 +154,7 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
       if (format === 'json') await emit(options.pretty ? `${first ? '' : '\n  '}]\n}\n` : ']}\n');
       else if (table) await emit(table.end());
       else if (sheet) await sheet.end();
+      else if (format === 'ofx') await emit(options.ofx!.end());
       count();
       tally?.done();
     },

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxServer } from '../../src/sandbox/server.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { readOfx } from '../helpers/ofx.js';
 import { serveSandbox } from '../helpers/served.js';
 import { runOnPty } from '../helpers/terminal.js';
 import { readWorkbook } from '../helpers/xlsx.js';
@@ -182,6 +183,18 @@ describe('pix statement, built binary against `sandbox serve`', () => {
       expect(row[2]).toMatch(/^-?\d+\.\d{2}$/);
       expect(Math.round(Number(row[2]) * 100)).toBe(Math.round(document.results[index]!.amount * 100));
     });
+  });
+
+  it('-o ofx: every entry of --all --json, once, with its amount, read by an OFX reader', async () => {
+    const json = await runCli(['statement', '--all', '--json'], { env });
+    const entries = (JSON.parse(json.stdout) as { results: Array<{ id: string; amount: number }> }).results;
+    const result = await runCli(['statement', '--all', '-o', 'ofx'], { env });
+    expect(result.code, result.stderr).toBe(0);
+    const ofx = readOfx(result.stdout);
+    expect(ofx.validation.isValid).toBe(true);
+    const posted = ofx.transactions.filter((t) => t.TRNTYPE !== 'FEE');
+    expect(posted.map((t) => t.FITID)).toEqual(entries.map((e) => e.id));
+    expect(posted.map((t) => t.TRNAMT)).toEqual(entries.map((e) => e.amount.toFixed(2)));
   });
 
   it('-o xlsx --output-file: the same entries as -o csv, amounts as numbers, read back by exceljs', async () => {

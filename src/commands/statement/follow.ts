@@ -223,10 +223,10 @@ async function follow(options: FollowOptions, deps: Deps, keep: EntryKeep): Prom
   if (mode.format === 'json') {
     throw usageError('--follow', 'cannot write one JSON document (it would never end); use -o ndjson');
   }
-  if (mode.format === 'xlsx') {
+  if (mode.format === 'xlsx' || mode.format === 'ofx') {
     throw usageError(
       '--follow',
-      'cannot write a workbook (it would never be complete); use -o csv or ndjson',
+      `cannot write -o ${mode.format}, a document that would never be complete; use -o csv or ndjson`,
     );
   }
   const interval = options.interval?.milliseconds ?? DEFAULT_INTERVAL_MS;

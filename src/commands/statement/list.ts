@@ -20,6 +20,7 @@ import {
   FILTER_FLAGS,
   humanColumns,
   machineColumns,
+  ofxHooks,
   resolveRange,
 } from './shared.js';
 
@@ -168,12 +169,21 @@ export async function runStatement(
       if (next !== '') stderr.write(`next: ${next}\n`);
       return;
     } else {
+      // OFX's period: the range asked, else from the oldest entry shown until now.
+      const oldest = shown.reduce(
+        (min, e) => (e.confirmedAt < min ? e.confirmedAt : min),
+        startedAt.toISOString(),
+      );
+      const period = range ?? { dateFrom: oldest, dateTo: startedAt.toISOString() };
       const writer = createListWriter(stdout, {
         ...mode,
         columns,
         listField: 'results',
         raw: (e) => e,
         sheet: 'Statement',
+        ...(mode.format === 'ofx'
+          ? { ofx: await ofxHooks(period, settings.profile.value, timeZone, startedAt) }
+          : {}),
       });
       await writer.begin(page.total);
       for (const entry of shown) {
@@ -208,7 +218,16 @@ export async function runStatement(
     startOffset: offset,
     idOf: (entry) => entry.id,
     keep,
-    writer: { ...mode, columns, raw: (entry) => entry, openTable: noEmptyBox(mode), sheet: 'Statement' },
+    writer: {
+      ...mode,
+      columns,
+      raw: (entry) => entry,
+      openTable: noEmptyBox(mode),
+      sheet: 'Statement',
+      ...(mode.format === 'ofx'
+        ? { ofx: await ofxHooks(pinned, settings.profile.value, timeZone, startedAt) }
+        : {}),
+    },
     onRecord: (entry) => totals.add(entry),
   });
   if (mode.format === 'table' && totals.count > 0) stderr.write(`${totals.line(mode.human)}\n`);

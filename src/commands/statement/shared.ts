@@ -16,7 +16,7 @@ import { centavosFromApi } from '../../domain/money.js';
 import { formatDateTime, parseMonth, parseWhen } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import { money, type OutputMode } from '../../output/format.js';
-import type { Column } from '../../output/records.js';
+import type { Column, ListWriterOptions } from '../../output/records.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
 import { amountFlag, fromDomain, parseOptions } from '../shared/flags.js';
@@ -136,6 +136,39 @@ export function machineColumns(): Column<StatementEntry>[] {
     { header: 'status', kind: 'enum', human: none, machine: (e) => e.status },
     { header: 'id', kind: 'id', human: none, machine: (e) => e.id },
   ];
+}
+
+/**
+ * `-o ofx`: the list writer's hooks for an OFX document of `period` (output/ofx.ts, loaded only for it),
+ * the account named by the profile.
+ */
+export async function ofxHooks(
+  period: { dateFrom: string; dateTo: string },
+  account: string,
+  timeZone: string,
+  now: Date,
+): Promise<NonNullable<ListWriterOptions<StatementEntry>['ofx']>> {
+  const { ofxBegin, ofxEnd, ofxTransactions } = await import('../../output/ofx.js');
+  return {
+    begin: () => ofxBegin({ ...period, account, timeZone, now }),
+    record: (e) => {
+      const party = counterpartyOf(e);
+      return ofxTransactions(
+        {
+          id: e.id,
+          type: e.type,
+          amountCentavos: centavosOf(e.amount),
+          feeCentavos: centavosOf(e.fee),
+          confirmedAt: e.confirmedAt,
+          status: e.status,
+          name: party?.name,
+          document: party?.documentNumber,
+        },
+        timeZone,
+      );
+    },
+    end: ofxEnd,
+  };
 }
 
 const filterSchema = z.object({

@@ -5,6 +5,7 @@ import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { createTestIO } from '../../helpers/io.js';
 import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { readOfx } from '../../helpers/ofx.js';
 import { readWorkbook } from '../../helpers/xlsx.js';
 
 const PATH = '/api/financial/v1/account/transactions';
@@ -133,7 +134,9 @@ describe('-o xlsx', () => {
   it('--follow refuses a workbook, which would never be complete', async () => {
     const result = await pix(['statement', '--follow', '-o', 'xlsx']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--follow: cannot write a workbook');
+    expect(result.stderr).toContain(
+      '--follow: cannot write -o xlsx, a document that would never be complete',
+    );
   });
 
   it('statement summary: periods as numbers in R$', async () => {
@@ -170,5 +173,55 @@ describe('-o xlsx', () => {
     const sheet = await readWorkbook(result.stdout);
     expect(sheet.name).toBe('Journal');
     expect(sheet.rows).toHaveLength(1);
+  });
+});
+
+describe('-o ofx', () => {
+  it('statement --all: every entry once, its fee apart, the pinned period, the profile as the account', async () => {
+    intercept({ ...PINNED, limit: '1', offset: '0' }, { total: 2, results: [income] });
+    intercept({ ...PINNED, limit: '1', offset: '1' }, { total: 2, results: [outcome] });
+    const result = await pix(['statement', '--all', '--limit', '1', '-o', 'ofx']);
+    expect(result.code, result.stderr).toBe(0);
+    const ofx = readOfx(result.stdout.toString('utf8'));
+    expect(ofx.validation.isValid).toBe(true);
+    expect(ofx.transactions.map((t) => [t.TRNTYPE, t.TRNAMT, t.FITID])).toEqual([
+      ['CREDIT', '1234.56', 'in-1'],
+      ['DEBIT', '-0.10', 'out-2'],
+      ['FEE', '-1.50', 'out-2:fee'],
+    ]);
+    // --all pinned 2000-01-01T00:00Z (21:00 on the 31st in São Paulo) to the start of the export.
+    expect(ofx.period).toEqual(['1999-12-31', '2025-03-10']);
+    expect(ofx.account.ACCTID).toBe('sandbox'); // the profile in use (PIX_BASE_URL only moves its API)
+  });
+
+  it('one page with a range: the range is the period; the filters apply', async () => {
+    const range = { dateFrom: '2025-03-01T03:00:00.000Z', dateTo: '2025-03-10T02:59:59.999Z' };
+    intercept({ ...range, limit: '10', offset: '0' }, { total: 2, results: [income, outcome] });
+    const result = await pix([
+      'statement',
+      '--from',
+      '2025-03-01',
+      '--to',
+      '2025-03-09',
+      '--type',
+      'income',
+      '-o',
+      'ofx',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const ofx = readOfx(result.stdout.toString('utf8'));
+    expect(ofx.transactions.map((t) => t.FITID)).toEqual(['in-1']);
+    expect(ofx.period).toEqual(['2025-03-01', '2025-03-09']);
+  });
+
+  it('only the statement writes OFX: elsewhere it is exit 2 naming the formats, nothing sent', async () => {
+    for (const argv of [['statement', 'summary'], ['keys'], ['journal']]) {
+      const result = await pix([...argv, '-o', 'ofx']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`-o: pix ${argv.join(' ')} has no ofx output`);
+    }
+    const follow = await pix(['statement', '--follow', '-o', 'ofx']);
+    expect(follow.code).toBe(2);
+    expect(follow.stderr).toContain('--follow: cannot write -o ofx');
   });
 });
