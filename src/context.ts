@@ -12,7 +12,7 @@ import type { Output } from './output/writer.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'xlsx' | 'ofx';
+export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'csv-br' | 'xlsx' | 'ofx';
 
 /** The global flags of the contract, valid on every command. */
 export interface GlobalOptions {

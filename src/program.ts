@@ -46,7 +46,7 @@ interface Entry {
   paged?: boolean | ((options: Record<string, unknown>) => boolean);
 }
 
-const LIST_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'xlsx'];
+const LIST_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'csv-br', 'xlsx'];
 
 export const COMMANDS: Entry[] = [
   // In the order of the contract's §1.
@@ -554,7 +554,7 @@ function teachUsageErrors(program: Command): void {
   });
 }
 
-const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'xlsx', 'ofx'];
+const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'csv-br', 'xlsx', 'ofx'];
 /** Shell completion of durations (`30` → `30s 30m 30h 30d`) and of profile names. */
 const DURATION_UNITS = { units: ['s', 'm', 'h', 'd'] } as const;
 const PROFILES = { dynamic: 'profiles' } as const;

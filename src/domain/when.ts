@@ -346,3 +346,16 @@ export function formatMinuteWithOffset(ms: number, timeZone: string): string {
   const abs = Math.abs(offset);
   return `${dateOf(w)}T${pad(w.hour)}:${pad(w.minute)}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
+
+/**
+ * `23/11/2026 18:31:46` on the wall clock of `timeZone`, or `01/12/2026` for a calendar day: how a
+ * spreadsheet in a Brazilian locale reads a date (`-o csv-br`). Undefined for a value that is neither.
+ */
+export function formatDayFirst(value: string, timeZone: string): string | undefined {
+  const day = DATE.exec(value);
+  if (day) return `${day[3]}/${day[2]}/${day[1]}`;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}T/.test(value) || !isValidTimeZone(timeZone)) return undefined;
+  const w = wallAt(ms, timeZone);
+  return `${pad(w.day)}/${pad(w.month)}/${w.year} ${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}`;
+}

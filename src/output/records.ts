@@ -1,7 +1,8 @@
 import type { OutputFormat } from '../context.js';
+import { formatDayFirst } from '../domain/when.js';
 import type { OutStream } from './iostreams.js';
 import { escapeUnsafe, jsonSafe, spreadsheetSafe } from './sanitize.js';
-import type { Cell, TableColumn, TableStream } from './table.js';
+import type { Cell, ColumnKind, TableColumn, TableStream } from './table.js';
 import type { RecordTally } from './writer.js';
 import type { SheetWriter } from './xlsx.js';
 
@@ -47,13 +48,41 @@ export interface ListWriterOptions<T> {
 }
 
 /**
- * RFC 4180: quote a field holding a comma, a quote or a line break; double the quotes inside. A text
- * cell a spreadsheet would run as a formula gets a leading `'` (numbers are left alone).
+ * RFC 4180, exact data for scripts: quote a field holding a comma, a quote or a line break, doubling the
+ * quotes inside; nothing else changes (a phone key `+5511…` round-trips as it is). For a spreadsheet,
+ * `-o csv-br` guards formulas and `-o xlsx` types every cell.
  */
 export function csvField(value: string | number | undefined | null): string {
   if (value === undefined || value === null) return '';
-  const text = typeof value === 'number' ? String(value) : spreadsheetSafe(value);
+  const text = String(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+const DECIMAL = /^-?\d+(?:\.\d+)?$/;
+
+/**
+ * `-o csv-br`, CSV for a spreadsheet in a Brazilian locale (Excel, LibreOffice): `;` between fields, a
+ * money or number column's decimal with a comma (`-1234,56`, read as a number), an instant or a day as
+ * `23/11/2026 18:31:46` / `01/12/2026` on the account's clock (read as a date), text with its controls shown
+ * escaped and the formula guard. The file starts with a UTF-8 BOM (written by `begin`), which is how
+ * Excel knows the accents are UTF-8.
+ */
+export function csvBrField(
+  value: string | number | undefined | null,
+  kind: ColumnKind | undefined,
+  timeZone: string,
+): string {
+  if (value === undefined || value === null) return '';
+  const text = String(value);
+  if ((kind === 'money' || kind === 'number' || typeof value === 'number') && DECIMAL.test(text)) {
+    return text.replace('.', ',');
+  }
+  if (kind === 'date') {
+    const date = formatDayFirst(text, timeZone);
+    if (date !== undefined) return date;
+  }
+  const safe = spreadsheetSafe(escapeUnsafe(text));
+  return /[";\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
 /** A TSV cell: control characters (tabs and newlines included) shown escaped, so columns and lines hold. */
@@ -108,6 +137,11 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
       case 'xlsx':
         await sheet!.rows(batch.map((record) => columns.map((column) => column.machine(record))));
         break;
+      case 'csv-br':
+        for (const record of batch) {
+          text += `${columns.map((column) => csvBrField(column.machine(record), column.kind, options.timeZone)).join(';')}\r\n`;
+        }
+        break;
       case 'csv':
         for (const record of batch) {
           text += `${columns.map((column) => csvField(column.machine(record))).join(',')}\r\n`;
@@ -135,6 +169,10 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
         );
       } else if (format === 'csv') {
         await emit(`${columns.map((column) => csvField(column.header)).join(',')}\r\n`);
+      } else if (format === 'csv-br') {
+        await emit(
+          `\ufeff${columns.map((column) => csvBrField(column.header, 'text', options.timeZone)).join(';')}\r\n`,
+        );
       } else if (format === 'ofx') {
         await emit(options.ofx!.begin());
       } else if (format === 'xlsx') {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeSystemError } from '../../src/errors.js';
-import { csvField } from '../../src/output/records.js';
+import { csvBrField, csvField } from '../../src/output/records.js';
 import {
   escapeUnsafe,
   hasUnsafe,
@@ -74,10 +74,23 @@ describe('CSV formula guard', () => {
       expect(spreadsheetSafe(`${start}1+1`)).toBe(`'${start}1+1`);
     expect(spreadsheetSafe('-10.50')).toBe('-10.50');
     expect(spreadsheetSafe('Ana')).toBe('Ana');
-    expect(csvField('=1+2')).toBe("'=1+2");
+  });
+
+  it('-o csv is exact data (a phone key round-trips); -o csv-br guards formulas and shows controls', () => {
+    expect(csvField('+5511987654321')).toBe('+5511987654321');
+    expect(csvField('=1+2')).toBe('=1+2');
     expect(csvField('-10.50')).toBe('-10.50');
     expect(csvField(-3)).toBe('-3');
-    expect(csvField('=A1,"x"')).toBe('"\'=A1,""x"""');
+    expect(csvField('=A1,"x"')).toBe('"=A1,""x"""');
+    const br = (value: string, kind?: 'money' | 'date') => csvBrField(value, kind, 'America/Sao_Paulo');
+    expect(br('+5511987654321')).toBe("'+5511987654321");
+    expect(br('=A1;"x"')).toBe('"\'=A1;""x"""');
+    expect(br('a\u001bb\r\nc')).toBe('a\\u001bb\\u000d\\u000ac');
+    expect(br('-1234.56', 'money')).toBe('-1234,56');
+    expect(br('-1e9', 'money')).toBe("'-1e9");
+    expect(br('2026-11-23T21:31:46.039Z', 'date')).toBe('23/11/2026 18:31:46');
+    expect(br('2026-12-01', 'date')).toBe('01/12/2026');
+    expect(br('soon', 'date')).toBe('soon');
   });
 });
 

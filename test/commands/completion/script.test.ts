@@ -8,6 +8,9 @@ import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { createTestIO } from '../../helpers/io.js';
 
+/** What `pix statement -o` takes, sorted. */
+const STATEMENT_FORMATS = ['csv', 'csv-br', 'json', 'ndjson', 'ofx', 'table', 'xlsx'];
+
 let dir: string;
 const scripts: Record<string, string> = {};
 /** A directory with a `pix` that prints what the real `pix profile list` prints (piped) for `dir`. */
@@ -108,16 +111,11 @@ describe('pix completion bash (in a real bash)', () => {
   });
 
   it('pix statement -o <TAB> → the output formats, also after --output and --output=', () => {
-    expect(bashComplete('pix', 'statement', '-o', '').sort()).toEqual(['csv', 'json', 'ndjson', 'table']);
+    expect(bashComplete('pix', 'statement', '-o', '').sort()).toEqual(STATEMENT_FORMATS);
     expect(bashComplete('pix', 'statement', '--output', 'n')).toEqual(['ndjson']);
     // bash splits `--output=nd` at "=" (COMP_WORDBREAKS) and replaces only the part after it.
     expect(bashComplete('pix', 'statement', '--output', '=', 'nd')).toEqual(['ndjson']);
-    expect(bashComplete('pix', 'statement', '--output', '=').sort()).toEqual([
-      'csv',
-      'json',
-      'ndjson',
-      'table',
-    ]);
+    expect(bashComplete('pix', 'statement', '--output', '=').sort()).toEqual(STATEMENT_FORMATS);
   });
 
   it('flags of the command and the global ones; --version only at the top', () => {
@@ -225,7 +223,7 @@ describe('pix completion zsh', () => {
   it.skipIf(!zsh)('offers commands, subcommands, formats, profiles and units', () => {
     expect(zshComplete('pix', 'ch')).toEqual(['charge']);
     expect(zshComplete('pix', 'charge', '').sort()).toEqual(['duedate', 'immediate', 'list', 'show', 'wait']);
-    expect(zshComplete('pix', 'statement', '-o', '').sort()).toEqual(['csv', 'json', 'ndjson', 'table']);
+    expect(zshComplete('pix', 'statement', '-o', '').sort()).toEqual(STATEMENT_FORMATS);
     expect(zshComplete('pix', 'statement', '--output=nd')).toEqual(['ndjson']);
     expect(zshComplete('pix', 'statement', '--li')).toEqual(['--limit']);
     expect(zshComplete('pix', 'profile', 'use', '').sort()).toEqual(['prod', 'sandbox', 'staging']);
@@ -266,7 +264,7 @@ describe('pix completion fish', () => {
   it.skipIf(!fish)('offers commands, subcommands, formats, profiles and units, without file names', () => {
     expect(fishComplete('pix ch')).toEqual(['charge']);
     expect(fishComplete('pix charge ').sort()).toEqual(['duedate', 'immediate', 'list', 'show', 'wait']);
-    expect(fishComplete('pix statement -o ').sort()).toEqual(['csv', 'json', 'ndjson', 'table']);
+    expect(fishComplete('pix statement -o ').sort()).toEqual(STATEMENT_FORMATS);
     expect(fishComplete('pix statement --li')).toEqual(['--limit']);
     expect(fishComplete('pix profile use ').sort()).toEqual(['prod', 'sandbox', 'staging']);
     expect(fishComplete('pix -p prod charge ').sort()).toEqual([

@@ -225,3 +225,28 @@ describe('-o ofx', () => {
     expect(follow.stderr).toContain('--follow: cannot write -o ofx');
   });
 });
+
+describe('-o csv-br and -o csv', () => {
+  it('csv-br: one BOM, ; between fields, decimal commas, day-first dates, formulas guarded, across pages', async () => {
+    intercept({ ...PINNED, limit: '1', offset: '0' }, { total: 2, results: [income] });
+    intercept({ ...PINNED, limit: '1', offset: '1' }, { total: 2, results: [outcome] });
+    const result = await pix(['statement', '--all', '--limit', '1', '-o', 'csv-br']);
+    expect(result.code, result.stderr).toBe(0);
+    const text = result.stdout.toString('utf8');
+    expect(text.startsWith('\ufeffconfirmedAt;type;amount;fee;')).toBe(true);
+    expect(text.lastIndexOf('\ufeff')).toBe(0);
+    expect(text.split('\r\n').slice(1, 3)).toEqual([
+      `09/03/2025 10:04:05;INCOME;1234,56;0,00;PIX;"'=HYPERLINK(""http://x"",""pague"")";01234567890;001;CONFIRMED;in-1`,
+      '09/03/2025 10:04:05;OUTCOME;-0,10;1,50;PIX;Mercado\\u001b[2J Bom;04252011000110;237;CONFIRMED;out-2',
+    ]);
+  });
+
+  it('csv: the exact data a script reads back, formula-looking text and all', async () => {
+    intercept({ limit: '10', offset: '0' }, { total: 1, results: [income] });
+    const result = await pix(['statement', '-o', 'csv']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.toString('utf8').split('\r\n')[1]).toBe(
+      '2025-03-09T13:04:05.000Z,INCOME,1234.56,0.00,PIX,"=HYPERLINK(""http://x"",""pague"")",01234567890,001,CONFIRMED,in-1',
+    );
+  });
+});
