@@ -91,6 +91,11 @@ export function isPercentText(value: string | number): boolean {
   return typeof value === 'string' && /%\s*$/.test(value);
 }
 
+/** A value written in reais, `R$ 2,00` or `R$2`: it selects a fixed-amount modality (duedate). */
+export function isMoneyText(value: string | number): boolean {
+  return typeof value === 'string' && /^\s*R\$/i.test(value);
+}
+
 /** A percentage in 0–100, dot or comma, at most 4 decimals (interest per day can be 0.033), `%` optional. */
 export function parsePercent(text: string): number {
   const value = text.trim().replace(/\s*%$/, '');
@@ -106,7 +111,12 @@ export function parsePercent(text: string): number {
  * typed text (a flag) or a JSON number (`--body`). A `2%` given to a modality in reais is refused.
  */
 export function parseModifierValue(modality: string, value: string | number): ModifierValue {
-  if (isPercentModality(modality)) return { kind: 'percent', percent: parsePercent(String(value)) };
+  if (isPercentModality(modality)) {
+    if (isMoneyText(value)) {
+      throw new InvalidValue(`"${value}" is an amount in reais, but ${modality} takes a percentage`);
+    }
+    return { kind: 'percent', percent: parsePercent(String(value)) };
+  }
   if (isPercentText(value)) {
     throw new InvalidValue(`"${value}" is a percentage, but ${modality} takes an amount in reais`);
   }

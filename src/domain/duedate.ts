@@ -29,8 +29,8 @@
  * Days are calendar days in a time zone: the provider's (and the sandbox's) is Brasília; the profile's
  * `time-zone` is passed where it applies (`dueDateAmountsAt`).
  */
-import { MODALITIES } from './modalities.js';
-import { type Centavos, centavosFromApi } from './money.js';
+import { isPercentModality, MODALITIES } from './modalities.js';
+import { type Centavos, centavosFromApi, formatBRL } from './money.js';
 import { addDays, parseDateOnly, todayIn } from './when.js';
 
 /** The time zone of the provider's calendar (and of the sandbox): Brasília. */
@@ -243,4 +243,60 @@ export async function loadBusinessDayTest(): Promise<BusinessDayTest> {
     return answer;
   };
   return businessDayTest;
+}
+
+const PER: Readonly<Record<string, string>> = {
+  VALUE_CALENDAR_DAYS: 'per calendar day late',
+  VALUE_WORKING_DAYS: 'per working day late',
+  PERCENTAGE_PER_DAY_CALENDAR_DAYS: 'per day late (calendar days)',
+  PERCENTAGE_PER_DAYWORKING_DAYS: 'per day late (working days)',
+  PERCENTAGE_PER_MONTH_CALENDAR_DAYS: 'per month late (calendar days)',
+  PERCENTAGE_PER_MONTH_WORKING_DAYS: 'per month late (working days)',
+  PERCENTAGE_PER_YEAR_CALENDAR_DAYS: 'per year late (calendar days)',
+  PERCENTAGE_PER_YEAR_WORKING_DAYS: 'per year late (working days)',
+  AMOUNT_PER_CALENDAR_DAY_ADVANCE: 'per calendar day paid early',
+  AMOUNT_ADVANCE_BUSINESS_DAY: 'per business day paid early',
+  PERCENTAGE_ADVANCE_CURRENT_DAY: 'per calendar day paid early',
+  PERCENTAGE_ADVANCE_BUSINESS_DAY: 'per business day paid early',
+  FIXED_VALUE: 'once, after the due date',
+  PERCENT: 'of the amount, once, after the due date',
+};
+
+/** `R$ 2,00` or `2,5 %`: an amountPerc in the unit its modality gives it. */
+function valueOf(modality: string, amountPerc: number | undefined): string {
+  if (amountPerc === undefined) return '?';
+  if (isPercentModality(modality)) return `${String(amountPerc).replace('.', ',')} %`;
+  return formatBRL(centavosFromApi(amountPerc));
+}
+
+/**
+ * A due-date charge's modifiers in words, each with its unit and the modality sent, for people
+ * (`charge duedate`, `charge show`): `Fine: R$ 2,00 once, after the due date (FIXED_VALUE)`.
+ */
+export function describeModifiers(terms: DueDateModifiers): Array<[string, string]> {
+  const lines: Array<[string, string]> = [];
+  const { amountDiscount: discount } = terms;
+  if (discount) {
+    const dated = discount.discountDateFixed?.map(
+      (d) => `${valueOf(discount.modality, d.amountPerc)} until ${d.date}`,
+    );
+    const text = dated?.length
+      ? dated.join('; ')
+      : `${valueOf(discount.modality, discount.amountPerc)} ${PER[discount.modality] ?? ''}`;
+    lines.push(['Discount', `${text.trim()} (${discount.modality})`]);
+  }
+  const simple: Array<[string, DueDateModifier | undefined, string]> = [
+    ['Abatement', terms.amountAbatement, 'off the amount'],
+    ['Fine', terms.amountFine, ''],
+    ['Interest', terms.amountInterest, ''],
+  ];
+  for (const [label, modifier, fixed] of simple) {
+    if (!modifier) continue;
+    const per = label === 'Abatement' ? fixed : (PER[modifier.modality] ?? '');
+    lines.push([
+      label,
+      `${`${valueOf(modifier.modality, modifier.amountPerc)} ${per}`.trim()} (${modifier.modality})`,
+    ]);
+  }
+  return lines;
 }

@@ -62,6 +62,17 @@ export const PERCENT_MODALITY: Readonly<Record<ModifierName, string>> = {
   interest: 'PERCENTAGE_PER_MONTH_WORKING_DAYS',
 };
 
+/**
+ * The modality a value written in reais (`--interest 'R$ 2,00'`) selects when none is given: the fixed
+ * amount one of each object. Fine and abatement already default to it.
+ */
+export const MONEY_MODALITY: Readonly<Record<ModifierName, string>> = {
+  discount: 'FIXED_VALUE_UNTIL_THE_DATES_INFORMED',
+  abatement: 'FIXED_VALUE',
+  fine: 'FIXED_VALUE',
+  interest: 'VALUE_CALENDAR_DAYS',
+};
+
 /** Whether `modality` is one pix knows for `kind` (the provider's spelling). */
 export function isKnownModality(kind: ModifierName, modality: string): boolean {
   return (MODALITIES[kind] as readonly string[]).includes(modality);

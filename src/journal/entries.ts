@@ -88,6 +88,8 @@ export interface ChargeStart {
   terms?: DueDateModifiers;
   /** The payer's CPF/CNPJ (digits) the charge was made out to: only that payer's entry proves it paid. */
   payerDocument?: string;
+  /** The payer's name as sent, for `pix charge show` (what was sent is what is shown). */
+  payerName?: string;
 }
 
 /** What the server gave for a created charge (the ledger's copy; none of it is a secret). */
@@ -243,10 +245,12 @@ function startEntry(record: Record<string, unknown>, intern: Intern): JournalEnt
     const keyId = str(charge?.keyId);
     const dueDate = str(charge?.dueDate);
     const payerDocument = str(charge?.payerDocument);
+    const payerName = str(charge?.payerName);
     entry.charge = { type };
     if (keyId !== undefined) entry.charge.keyId = keyId;
     if (dueDate !== undefined) entry.charge.dueDate = dueDate;
     if (payerDocument !== undefined) entry.charge.payerDocument = payerDocument;
+    if (payerName !== undefined) entry.charge.payerName = payerName;
     if (isRecord(charge?.terms)) entry.charge.terms = charge.terms as DueDateModifiers;
     return entry;
   }

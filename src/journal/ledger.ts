@@ -45,6 +45,7 @@ export interface LedgerRecord {
   pixKey?: string | undefined;
   /** The payer's CPF/CNPJ (digits) it was made out to. */
   payerDocument?: string | undefined;
+  payerName?: string | undefined;
   profile: string;
   host: string;
   match?: ChargeMatchRecord | undefined;
@@ -81,6 +82,7 @@ export function chargeLedger(entries: readonly JournalEntry[], now: Date): Ledge
       keyId: entry.charge.keyId,
       pixKey: created.pixKey,
       payerDocument: entry.charge.payerDocument,
+      payerName: entry.charge.payerName,
       profile: entry.profile,
       host: entry.host,
       match: entry.match,

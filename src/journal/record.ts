@@ -218,6 +218,7 @@ export async function journaledCharge<T extends CreatedCharge>(
       ...(charge.dueDate === undefined ? {} : { dueDate: charge.dueDate }),
       ...(charge.terms === undefined ? {} : { terms: charge.terms }),
       ...(charge.payerDocument === undefined ? {} : { payerDocument: charge.payerDocument }),
+      ...(charge.payerName === undefined ? {} : { payerName: charge.payerName }),
     },
   });
   const created = await sendJournaled({

@@ -9,6 +9,7 @@ import {
 } from '../../api/resources/charges.js';
 import type { Deps } from '../../context.js';
 import {
+  isMoneyText,
   isPercentText,
   modalityParser,
   modalityWarning,
@@ -27,6 +28,7 @@ import {
   DATED_DISCOUNTS,
   isPercentModality,
   MODALITIES,
+  MONEY_MODALITY,
   type ModifierName,
   PERCENT_MODALITY,
 } from '../../domain/modalities.js';
@@ -272,13 +274,29 @@ function modalityOf(
 ): string {
   const object = API_OBJECT[kind];
   const percent = values.find((value) => isPercentText(value.value));
+  const reais = values.find((value) => isMoneyText(value.value));
+  if (percent && reais) {
+    throw usageError(
+      reais.where,
+      `"${reais.value}" is in reais and "${percent.value}" (${percent.where}) a percentage: one ${kind} has one unit`,
+    );
+  }
   const chosen = pick(
     options[`${kind}Modality`],
     `--${kind}-modality`,
     body[object]?.modality,
     `${object}.modality`,
   );
-  if (chosen === undefined) return percent ? PERCENT_MODALITY[kind] : DEFAULT_MODALITY[kind];
+  if (chosen === undefined) {
+    return percent ? PERCENT_MODALITY[kind] : reais ? MONEY_MODALITY[kind] : DEFAULT_MODALITY[kind];
+  }
+  if (reais && isPercentModality(chosen.value)) {
+    throw usageError(
+      reais.where,
+      `"${reais.value}" is in reais, but ${chosen.where} is ${chosen.value}, which takes a percentage`,
+      `drop the R$, or give a modality in reais (${MONEY_MODALITY[kind]})`,
+    );
+  }
   if (percent && !isPercentModality(chosen.value)) {
     throw usageError(
       percent.where,
@@ -436,10 +454,11 @@ export async function runDueDate(options: DueDateOptions, deps: Deps): Promise<v
       dueDate: request.duedate,
       terms,
       payerDocument: request.debtor.cpf,
+      payerName: request.debtor.name,
     },
     () => createDueDateCharge(client, { pixKeyId, ...request }),
   );
-  await deliverCharge(charge, options, deps);
+  await deliverCharge(charge, options, deps, entry.charge);
   if (options.wait) await waitAfterCreate(entry, options, deps);
 }
 
@@ -457,15 +476,18 @@ export function register(command: Command, deps: Deps): void {
   command
     .option(
       '--discount <date=value>',
-      `discount until DATE (repeatable): 5% or reais by modality; a bare VALUE for the per-day modalities`,
+      `discount until DATE (repeatable): 5% or R$ 5,00 (a bare number: %); a bare VALUE for the per-day modalities`,
       collect,
     )
     .addOption(modalityOption('discount', `discount modality (default ${DEFAULT_MODALITY.discount})`))
-    .option('--abatement <value>', 'abatement: reais (10,00), or a percentage (5%: PERCENT)')
+    .option('--abatement <value>', 'abatement: R$ 10,00 (a bare number: reais), or a percentage (5%)')
     .addOption(modalityOption('abatement', `FIXED_VALUE or PERCENT (default ${DEFAULT_MODALITY.abatement})`))
-    .option('--fine <value>', 'fine after the due date: reais (2,50), or a percentage (2%: PERCENT)')
+    .option('--fine <value>', 'fine after the due date: R$ 2,50 (a bare number: reais), or a percentage (2%)')
     .addOption(modalityOption('fine', `FIXED_VALUE or PERCENT (default ${DEFAULT_MODALITY.fine})`))
-    .option('--interest <value>', 'interest after the due date: % per period (1%), or reais, by modality')
+    .option(
+      '--interest <value>',
+      'interest after the due date: 1% a month (a bare number: %), or R$ 0,10 a day',
+    )
     .addOption(modalityOption('interest', `interest modality (default ${DEFAULT_MODALITY.interest})`))
     .option(
       '--body <file>',

@@ -60,11 +60,13 @@ export async function runImmediate(options: ImmediateOptions, deps: Deps): Promi
       type: 'immediate',
       amountCentavos: input.amount,
       keyId: pixKeyId,
-      ...(input.debtor === undefined ? {} : { payerDocument: input.debtor.taxId }),
+      ...(input.debtor === undefined
+        ? {}
+        : { payerDocument: input.debtor.taxId, payerName: input.debtor.name }),
     },
     () => createImmediateCharge(client, input),
   );
-  await deliverCharge(charge, options, deps);
+  await deliverCharge(charge, options, deps, entry.charge);
   if (options.wait) await waitAfterCreate(entry, options, deps);
 }
 

@@ -12,10 +12,13 @@ import { type Charge, chargeTypeLabel } from '../../api/resources/charges.js';
 import { listKeys, type RegisteredKey } from '../../api/resources/keys.js';
 import type { Deps } from '../../context.js';
 import { MAX_QUESTION, parseInfo, parseQuestion, parseText, parseUuid } from '../../domain/charge-values.js';
+import { formatDocument } from '../../domain/documents.js';
+import { describeModifiers } from '../../domain/duedate.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { centavosFromApi } from '../../domain/money.js';
 import { formatDate, formatDateTime } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
+import type { ChargeStart } from '../../journal/entries.js';
 import { jsonDocument, money, outputMode, stderrPalette } from '../../output/format.js';
 import type { OutStream } from '../../output/iostreams.js';
 import { parseQrTheme, QR_THEMES, type QrTheme, qrForTerminal, qrThemeOf } from '../../output/qr.js';
@@ -244,16 +247,22 @@ export const CHARGE_COLUMNS: Column<Charge>[] = [
   { header: 'emvqrcps', human: (c) => c.emvqrcps, machine: (c) => c.emvqrcps },
 ];
 
+/** What pix sent with a charge that the API's answer does not repeat: the payer and a due-date charge's terms. */
+export type ChargeSent = Pick<ChargeStart, 'payerName' | 'payerDocument' | 'terms'>;
+
 /**
  * The charge for people: labelled fields in the profile's time zone, fitted to `width` columns, then
- * the copy-and-paste code (whole, whatever its length).
+ * the copy-and-paste code (whole, whatever its length). `sent` adds the payer and every term sent, each
+ * with its unit (what is sent is what is shown).
  */
 export function renderChargeForPeople(
   charge: Charge,
   timeZone: string,
   bold: (text: string) => string,
   width: { width: number | undefined; wide: boolean } = { width: undefined, wide: false },
+  sent: ChargeSent = {},
 ): string {
+  const payer = [sent.payerName, sent.payerDocument && formatDocument(sent.payerDocument)].filter(Boolean);
   const rows: Array<[string, string | undefined]> = [
     ['Id', charge.id],
     ['Status', charge.status],
@@ -262,11 +271,16 @@ export function renderChargeForPeople(
     ['Key', charge.pixKey ?? charge.pixKeyId],
     ['Created', charge.createdAt && formatDateTime(charge.createdAt, timeZone)],
     ['Due', charge.dueDate && formatDate(charge.dueDate, timeZone)],
+    ['Payer', payer.length ? payer.join(', ') : undefined],
+    ...(sent.terms ? describeModifiers(sent.terms) : []),
     ['Expires', charge.expiresAt && formatDateTime(charge.expiresAt, timeZone)],
     ['Description', charge.description],
   ];
   const details = renderTable(
-    [{ header: 'Field', kind: 'enum' }, { header: 'Value' }],
+    [
+      { header: 'Field', kind: 'enum' },
+      { header: 'Value', wrap: true },
+    ],
     rows
       .filter((row): row is [string, string] => row[1] !== undefined && row[1] !== '')
       .map(([label, value]) => [{ text: label, paint: bold }, value]),
@@ -281,6 +295,7 @@ async function writeCharge(
   options: ChargeOutputOptions,
   deps: Deps,
   timeZone: string,
+  sent?: ChargeSent,
 ) {
   const mode = await outputMode(deps, timeZone);
   const human = out === deps.io.stdout ? mode.human : mode.format === 'table' && out.isTTY;
@@ -292,7 +307,7 @@ async function writeCharge(
   if (human) {
     const colors = out === deps.io.stdout ? mode.colors : await stderrPalette(deps);
     const width = out.isTTY ? out.columns : undefined;
-    out.write(renderChargeForPeople(charge, timeZone, colors.bold, { width, wide: deps.globals.wide }));
+    out.write(renderChargeForPeople(charge, timeZone, colors.bold, { width, wide: deps.globals.wide }, sent));
     if (options.qr && out.isTTY) {
       const qr = await qrForTerminal(
         charge.emvqrcps,
@@ -322,7 +337,12 @@ async function writeCharge(
  * Shows the created charge and writes its PNG. A PNG that cannot be written once the charge exists is
  * a warning, never a failure: the charge is printed anyway and the exit code stays 0.
  */
-export async function deliverCharge(charge: Charge, options: ChargeOutputOptions, deps: Deps): Promise<void> {
+export async function deliverCharge(
+  charge: Charge,
+  options: ChargeOutputOptions,
+  deps: Deps,
+  sent?: ChargeSent,
+): Promise<void> {
   const { stdout, stderr } = deps.io;
   deps.output.ifLost(`the charge was created: id ${charge.id}`);
   const timeZone = (await deps.settings()).timeZone.value;
@@ -344,5 +364,5 @@ export async function deliverCharge(charge: Charge, options: ChargeOutputOptions
       if (target === '-') out = stderr;
     }
   }
-  await writeCharge(charge, out, options, deps, timeZone);
+  await writeCharge(charge, out, options, deps, timeZone, sent);
 }

@@ -42,7 +42,7 @@ export async function runShow(options: ShowOptions, deps: Deps): Promise<void> {
     const { qrPngDataUrl } = await import('../../output/qr.js');
     charge.qrCodeDataUrl = await qrPngDataUrl(record.emv);
   }
-  await deliverCharge(charge, options, deps);
+  await deliverCharge(charge, options, deps, record);
   if (record.match && deps.io.stdout.isTTY) {
     const word = record.status === 'paid' ? 'paid' : 'probably paid (amount and time only)';
     deps.io.stderr.write(

@@ -584,6 +584,102 @@ describe('pix charge duedate', () => {
     });
   });
 
+  it('a value written in R$ selects the modality in reais, for each of the four', async () => {
+    const seen = interceptCharge(DUEDATE, { status: 201, body: dueCharge });
+    const result = await dueDate(
+      '--discount',
+      '2026-12-01=R$ 5,00',
+      '--abatement',
+      'R$ 2,50',
+      '--fine',
+      'R$2',
+      '--interest',
+      'R$ 0,10',
+      '--json',
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(seen.body).toMatchObject({
+      amountDiscount: {
+        modality: 'FIXED_VALUE_UNTIL_THE_DATES_INFORMED',
+        discountDateFixed: [{ date: '2026-12-01', amountPerc: 5 }],
+      },
+      amountAbatement: { modality: 'FIXED_VALUE', amountPerc: 2.5 },
+      amountFine: { modality: 'FIXED_VALUE', amountPerc: 2 },
+      amountInterest: { modality: 'VALUE_CALENDAR_DAYS', amountPerc: 0.1 },
+    });
+  });
+
+  it.each([
+    [
+      ['--interest', 'R$ 1,00', '--interest-modality', 'PERCENTAGE_PER_MONTH_WORKING_DAYS'],
+      /^error: --interest: "R\$ 1,00" is in reais, but --interest-modality is PERCENTAGE_PER_MONTH_WORKING_DAYS/,
+    ],
+    [
+      ['--discount', '2026-12-01=R$ 5', '--discount', '2026-12-05=2%'],
+      /^error: --discount: "R\$ 5" is in reais and "2%" \(--discount\) a percentage: one discount has one unit/,
+    ],
+  ])('%j: a unit that contradicts → exit 2, nothing sent', async (flags, message) => {
+    const result = await dueDate(...flags);
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toMatch(message);
+  });
+
+  it('on a terminal: the payer and every term sent, each with its unit, at 80 columns', async () => {
+    interceptCharge(DUEDATE, { status: 201, body: dueCharge });
+    const result = await pix(
+      [
+        'charge',
+        'duedate',
+        ...base,
+        '--discount',
+        '2026-12-01=5%',
+        '--discount',
+        '2026-12-05=2,5%',
+        '--abatement',
+        'R$ 2,50',
+        '--fine',
+        '2',
+        '--interest',
+        '1',
+        '--no-qr',
+      ],
+      { tty: true, columns: 80 },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const lines = stripVTControlCharacters(result.stdout)
+
+      .split('\n')
+      .map((line) => line.trimEnd());
+    const row = (label: string) => lines.find((line) => line.startsWith(label))?.replace(/\s+/g, ' ');
+    expect(row('Payer')).toBe('Payer Ana Souza, 529.982.247-25');
+    // Wrapped inside its cell at 80 columns, never cut.
+    const discount = lines.findIndex((line) => line.startsWith('Discount'));
+    expect(`${lines[discount]} ${lines[discount + 1]}`.replace(/\s+/g, ' ')).toBe(
+      'Discount 5 % until 2026-12-01; 2,5 % until 2026-12-05 (PERCENTAGE_DATE_REPORTED)',
+    );
+    expect(row('Abatement')).toBe('Abatement R$ 2,50 off the amount (FIXED_VALUE)');
+    expect(row('Fine')).toBe('Fine R$ 2,00 once, after the due date (FIXED_VALUE)');
+    expect(row('Interest')).toBe(
+      'Interest 1 % per month late (working days) (PERCENTAGE_PER_MONTH_WORKING_DAYS)',
+    );
+    // The detail block fits; the copy-and-paste code after it is printed whole, whatever its length.
+    const block = lines.slice(0, lines.indexOf('Pix copy and paste:'));
+    expect(block.every((line) => Array.from(line).length <= 80)).toBe(true);
+
+    // `charge show` later shows the same terms, from the ledger (the API's charge does not repeat them).
+    const shown = await pix(['charge', 'show', dueCharge.id, '--offline', '--no-qr'], {
+      tty: true,
+      columns: 80,
+    });
+    expect(shown.code, shown.stderr).toBe(0);
+    const again = stripVTControlCharacters(shown.stdout).split('\n');
+    const detail = (text: string) => text.replace(/\s+/g, ' ').trim();
+    for (const label of ['Payer', 'Abatement', 'Fine', 'Interest']) {
+      expect(detail(again.find((line) => line.startsWith(label))!)).toBe(row(label));
+    }
+  });
+
   it.each([
     [
       ['--fine', '2%', '--fine-modality', 'FIXED_VALUE'],

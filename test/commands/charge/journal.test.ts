@@ -110,12 +110,13 @@ describe('charges in the journal', () => {
           dueDate: '2026-12-10',
           terms: {},
           payerDocument: '52998224725',
+          payerName: 'Ana Souza',
         },
       }),
     ]);
   });
 
-  it("keeps an immediate charge's payer document in its start line", async () => {
+  it("keeps an immediate charge's payer document and name in its start line", async () => {
     answer(IMMEDIATE, 201, JSON.stringify(created()));
     const args = [...IMMEDIATE_ARGS, '--payer-name', 'Ana Souza', '--payer-tax-id', '11.222.333/0001-81'];
     const result = await pix(args);
@@ -124,6 +125,7 @@ describe('charges in the journal', () => {
       type: 'immediate',
       keyId: KEY_ID,
       payerDocument: '11222333000181',
+      payerName: 'Ana Souza',
     });
     const start = JSON.parse(readFileSync(join(dir, 'journal.jsonl'), 'utf8').split('\n')[0]!);
     expect(start.charge.payerDocument).toBe('11222333000181');
