@@ -46,6 +46,21 @@ export function parseUuid(text: string): string {
   return value;
 }
 
+/**
+ * A key id as the operator gives it: the whole UUID, or its start as a narrow table shows it (at least 4
+ * characters; a trailing `…` copied along is dropped), resolved against the account's keys later.
+ */
+export function parseKeyIdOrStart(text: string): string {
+  const value = text.trim().replace(/…$/, '');
+  if (UUID_PATTERN.test(value)) return value;
+  if (!/^[0-9a-f][0-9a-f-]{3,35}$/i.test(value)) {
+    throw new InvalidValue(
+      `"${text}" is not a key id: a UUID, or its first characters as \`pix keys\` shows them (at least 4)`,
+    );
+  }
+  return value.toLowerCase();
+}
+
 export function parseText(text: string): string {
   const value = text.trim();
   if (value === '') throw new InvalidValue('must not be empty');

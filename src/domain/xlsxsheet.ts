@@ -1,12 +1,12 @@
 /**
  * The first sheet of an xlsx workbook, read as what each cell holds — for `pix pay batch FILE.xlsx`.
- * Pure (bytes in, cells out), loaded only for a workbook: fflate opens the ZIP, saxes (the strict XML
- * parser jsdom uses) reads the parts. Nothing is evaluated: a formula is reported as a formula, whatever
+ * Pure (bytes in, cells out), loaded only for a workbook: fflate opens the ZIP, sax (in strict mode)
+ * reads the parts. Nothing is evaluated: a formula is reported as a formula, whatever
  * value the spreadsheet cached for it, and a number is kept as the text the file stores (`1234.56`), so
  * the batch reader converts it to centavos without float arithmetic.
  */
 import { unzipSync } from 'fflate';
-import { SaxesParser } from 'saxes';
+import sax from 'sax';
 import { columnLetters, parseRef } from './cellref.js';
 import { InvalidValue } from './invalid.js';
 
@@ -58,20 +58,18 @@ function walk(
     close?: (name: string) => void;
   },
 ): void {
-  const parser = new SaxesParser({ xmlns: false });
+  // Strict, and every element is closed for the handlers (sax closes a self-closing one too).
+  const parser = sax.parser(true, { xmlns: false });
   const local = (name: string) => name.slice(name.indexOf(':') + 1);
-  parser.on('opentag', (tag) => {
+  parser.onopentag = (tag) => {
     const attributes: Record<string, string> = {};
     for (const [name, value] of Object.entries(tag.attributes)) attributes[local(name)] = String(value);
     handlers.open?.(local(tag.name), attributes);
-    if (tag.isSelfClosing) handlers.close?.(local(tag.name));
-  });
-  parser.on('closetag', (tag) => {
-    if (!tag.isSelfClosing) handlers.close?.(local(tag.name));
-  });
+  };
+  parser.onclosetag = (name) => handlers.close?.(local(name));
   if (handlers.text) {
-    parser.on('text', handlers.text);
-    parser.on('cdata', handlers.text);
+    parser.ontext = handlers.text;
+    parser.oncdata = handlers.text;
   }
   try {
     parser.write(text).close();

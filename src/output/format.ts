@@ -79,17 +79,23 @@ export function openTable(
     get hidden() {
       return table.hidden;
     },
+    get shortened() {
+      return table.shortened;
+    },
     end() {
       const text = table.end();
-      const { hidden } = table;
-      if (hidden.length > 0) {
-        // After the caller has written the table's end (it does so at once): the note follows the table.
-        queueMicrotask(() =>
-          deps.io.stderr.write(
-            `${hidden.join(', ')}: left out to fit ${tableWidth(deps)} columns; --wide shows every column\n`,
-          ),
-        );
-      }
+      const { hidden, shortened } = table;
+      const width = tableWidth(deps);
+      const notes = [
+        ...(hidden.length
+          ? [`${hidden.join(', ')}: left out to fit ${width} columns; --wide shows every column`]
+          : []),
+        ...(shortened.length
+          ? [`${shortened.join(', ')}: shortened to fit ${width} columns; --wide shows them whole`]
+          : []),
+      ];
+      // After the caller has written the table's end (it does so at once): the notes follow the table.
+      if (notes.length) queueMicrotask(() => deps.io.stderr.write(`${notes.join('\n')}\n`));
       return text;
     },
   };

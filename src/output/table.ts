@@ -1,5 +1,5 @@
 import { escapeUnsafe, safeText } from './sanitize.js';
-import { cutToWidth, displayWidth } from './width.js';
+import { cutStartToWidth, cutToWidth, displayWidth } from './width.js';
 import { wordLines } from './wrap.js';
 
 /**
@@ -34,6 +34,8 @@ export interface TableColumn {
    * with `--wide` (which then only keeps every column), since nothing of its text is lost.
    */
   wrap?: boolean;
+  /** An id whose start its kind shares (an endToEndId: E, the institution, the date): shortened to its end. */
+  keepEnd?: boolean;
 }
 
 export interface TableOptions {
@@ -55,6 +57,8 @@ export interface TableStream {
   end(): string;
   /** The headers of the columns left out to fit the width (known once the first row was returned). */
   readonly hidden: string[];
+  /** The headers of the id columns shortened to fit (known once the first row was returned). */
+  readonly shortened: string[];
 }
 
 /** Rows gathered before the columns are laid out; every later row is written as it comes. */
@@ -213,6 +217,7 @@ export function createTable(columns: TableColumn[], options: TableOptions): Tabl
   let sample: Prepared[][] | undefined = [];
   let layout: Layout | undefined;
   let mins: number[] = [];
+  let shortened: string[] = [];
   const cut =
     options.width !== undefined && (!options.wide || columns.some((column) => column.wrap === true));
 
@@ -248,8 +253,9 @@ export function createTable(columns: TableColumn[], options: TableOptions): Tabl
     const cellLines = cells.map((cell, at) => {
       const width = widths[at]!;
       if (!cut || cell.width <= width) return [cell.text];
-      if (columns[shown[at]!]!.wrap) return wordLines(cell.text, width);
-      return [cutToWidth(cell.text, width)];
+      const column = columns[shown[at]!]!;
+      if (column.wrap) return wordLines(cell.text, width);
+      return [column.keepEnd ? cutStartToWidth(cell.text, width) : cutToWidth(cell.text, width)];
     });
     const height = Math.max(1, ...cellLines.map((lines) => lines.length));
     let text = '';
@@ -277,6 +283,9 @@ export function createTable(columns: TableColumn[], options: TableOptions): Tabl
     });
     layout = layoutColumns(columns, natural, options);
     mins = layout.shown.map((index) => minWidth(columns[index]!, natural[index]!));
+    shortened = layout.shown
+      .filter((index, at) => kindOf(columns[index]!) === 'id' && layout!.widths[at]! < natural[index]!)
+      .map((index) => columns[index]!.header);
     let text = style === 'boxed' ? `${line('top')}${render(headers, true)}${line('middle')}` : '';
     for (const row of rows) text += render(row);
     return text;
@@ -300,6 +309,9 @@ export function createTable(columns: TableColumn[], options: TableOptions): Tabl
       return layout
         ? columns.filter((_column, index) => !layout!.shown.includes(index)).map((c) => c.header)
         : [];
+    },
+    get shortened() {
+      return shortened;
     },
   };
 }

@@ -59,6 +59,17 @@ export function displayWidth(text: string): number {
  * `text` cut to at most `width` columns, ending in `…` when cut; never splits a grapheme (an accent
  * stays on its letter, an emoji sequence stays whole) nor leaves half of a wide character.
  */
+/** `…` and the end of `text` that fits `width` (an id whose start is shared by all its kind). */
+export function cutStartToWidth(text: string, width: number): string {
+  if (width <= 0) return '';
+  if (displayWidth(text) <= width) return text;
+  const kept = [...graphemes(text)];
+  let used = 0;
+  let from = kept.length;
+  while (from > 0 && used + graphemeWidth(kept[from - 1]!) <= width - 1) used += graphemeWidth(kept[--from]!);
+  return `…${kept.slice(from).join('')}`;
+}
+
 export function cutToWidth(text: string, width: number): string {
   if (width <= 0) return '';
   if (NARROW.test(text)) return text.length <= width ? text : `${text.slice(0, width - 1)}…`;

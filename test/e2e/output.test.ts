@@ -72,6 +72,7 @@ describe('tables on a terminal fit its width (pty)', () => {
     expect(shown).not.toMatch(/│ Method /);
     expect(shown).toMatch(/Method.*left out to fit 80 columns; --wide shows every column/);
     expect(shown).toMatch(/│ [0-9a-f]{7,8}… │/);
+    expect(shown).toMatch(/Id: shortened to fit 80 columns; --wide shows them whole/);
     const wide = await runOnPty(['statement', '--limit', '5', '--no-pager', '--wide'], {
       env,
       columns: 80,

@@ -135,6 +135,36 @@ describe('table layout', () => {
   });
 });
 
+describe('shortened ids say so, and keep the part that tells them apart', () => {
+  it('an id column shortened to fit is named (the note on stderr); one that fits is not', () => {
+    const narrow = createTable(COLUMNS, { width: 80, wide: false });
+    narrow.row(row(1));
+    narrow.end();
+    expect(narrow.shortened).toEqual(['Id']);
+    const wide = createTable(COLUMNS, { width: 200, wide: false });
+    wide.row(row(1));
+    wide.end();
+    expect(wide.shortened).toEqual([]);
+  });
+
+  it('an endToEndId (keepEnd) keeps its end: every one starts E + the institution + the date', () => {
+    const columns: TableColumn[] = [
+      { header: 'id' },
+      { header: 'endToEndId', kind: 'id', keepEnd: true },
+      { header: 'receiver' },
+    ];
+    const ids = ['E99999999202611241000abcdefghijk', 'E99999999202611241000zyxwvutsrqp'];
+    const text = renderTable(
+      columns,
+      ids.map((id, index) => [`row-${index}`, id, 'Maria Oliveira Santos da Silva Pereira de Souza']),
+      { width: 60, wide: false },
+    );
+    expect(text).toMatch(/…[a-k]+ │/);
+    expect(text).toMatch(/…[p-z]+ │/);
+    expect(text).not.toContain('E9999999');
+  });
+});
+
 describe('wrapped columns (detail views): long text wrapped in its cell at word boundaries, never cut', () => {
   const columns = [
     { header: 'Field', kind: 'enum' as const },

@@ -11,11 +11,18 @@ import { paginate } from '../../api/paginate.js';
 import { type Charge, chargeTypeLabel } from '../../api/resources/charges.js';
 import { listKeys, type RegisteredKey } from '../../api/resources/keys.js';
 import type { Deps } from '../../context.js';
-import { MAX_QUESTION, parseInfo, parseQuestion, parseText, parseUuid } from '../../domain/charge-values.js';
+import {
+  MAX_QUESTION,
+  parseInfo,
+  parseKeyIdOrStart,
+  parseQuestion,
+  parseText,
+} from '../../domain/charge-values.js';
 import { formatDocument } from '../../domain/documents.js';
 import { describeModifiers } from '../../domain/duedate.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { centavosFromApi } from '../../domain/money.js';
+import { UUID_PATTERN } from '../../domain/pixkey.js';
 import { formatDate, formatDateTime } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import type { ChargeStart } from '../../journal/entries.js';
@@ -40,7 +47,7 @@ export function parseAt<I, T>(where: string, parse: (input: I) => T, input: I): 
 
 /** Options fields both schemas share (zod), spread into each command's schema. */
 export const sharedChargeShape = {
-  keyId: z.optional(fromDomain(parseUuid)),
+  keyId: z.optional(fromDomain(parseKeyIdOrStart)),
   key: z.optional(fromDomain(parseText)),
   question: z.optional(fromDomain(parseQuestion)),
   info: z._default(z.array(fromDomain(parseInfo)), []),
@@ -67,7 +74,7 @@ export function collect(value: string, previous: string[] = []): string[] {
 
 export function addKeyFlags(command: Command): Command {
   return command
-    .option('--key-id <uuid>', 'id of the PIX key receiving the charge (see `pix keys`)')
+    .option('--key-id <uuid>', 'id of the PIX key receiving the charge, or its start (see `pix keys`)')
     .option('--key <key>', 'the PIX key receiving the charge, looked up among the registered keys');
 }
 
@@ -135,10 +142,25 @@ export interface KeyChoice {
  * Anything else is a usage error (exit 2) listing the keys; no charge is sent.
  */
 export async function resolveChargeKey(choice: KeyChoice, deps: Deps, client: ApiClient): Promise<string> {
-  if (choice.keyId !== undefined) return choice.keyId;
-  if (choice.key === undefined && choice.bodyKeyId !== undefined) return choice.bodyKeyId;
+  if (choice.keyId !== undefined && UUID_PATTERN.test(choice.keyId)) return choice.keyId;
+  if (choice.keyId === undefined && choice.key === undefined && choice.bodyKeyId !== undefined) {
+    return choice.bodyKeyId;
+  }
   const keys = await registeredKeys(client);
   const hint = keys.length ? `this account's keys: ${listing(keys)}` : undefined;
+  if (choice.keyId !== undefined) {
+    // The start of an id, as a narrow `pix keys` shows it (git-style): it must name one key.
+    const start = choice.keyId;
+    const matches = keys.filter((key) => key.id.toLowerCase().startsWith(start));
+    if (matches.length === 1) return matches[0]!.id;
+    if (matches.length === 0)
+      throw usageError('--key-id', `no key of this account has an id starting with ${start}`, hint);
+    throw usageError(
+      '--key-id',
+      `${start} starts ${matches.length} key ids: give more of it`,
+      `they are: ${listing(matches)}`,
+    );
+  }
   if (choice.key !== undefined) {
     const found = keys.find((key) => sameKey(choice.key!, key.key));
     if (!found) throw usageError('--key', `"${choice.key}" is not a PIX key of this account`, hint);

@@ -491,6 +491,8 @@ function reportColumns(ctx: PayContext): Column<BatchItem>[] {
     {
       header: 'endToEndId',
       kind: 'id',
+      // Every endToEndId starts E + the institution's ISPB + the date: the end is what tells them apart.
+      keepEnd: true,
       priority: 3,
       human: (item) => text(item.endToEndId),
       machine: (item) => item.endToEndId,

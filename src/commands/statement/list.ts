@@ -126,6 +126,9 @@ function noEmptyBox(mode: OutputMode): OutputMode['openTable'] {
       get hidden() {
         return table.hidden;
       },
+      get shortened() {
+        return table.shortened;
+      },
       end: () => (rows === 0 ? '' : table.end()),
     };
   };

@@ -231,6 +231,46 @@ describe('pix charge immediate', () => {
     expect(seen.body?.pixKeyId).toBe(key(2).id);
   });
 
+  it('--key-id takes the start of an id as a narrow `pix keys` shows it (git-style), … and all', async () => {
+    const keys = [
+      { ...key(1), id: '5f0b6a52-1111-4222-8333-944455556666' },
+      { ...key(2), id: '9c1d0e77-1111-4222-8333-944455556666' },
+    ];
+    interceptKeys({ limit: '100', offset: '0' }, { total: 2, result: keys });
+    const seen = interceptCharge(IMMEDIATE);
+    const result = await immediate('--amount', '10', '--key-id', '5F0B6A52…', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    expect(seen.body?.pixKeyId).toBe('5f0b6a52-1111-4222-8333-944455556666');
+  });
+
+  it.each([
+    [
+      '5f0b',
+      /^error: --key-id: 5f0b starts 2 key ids: give more of it\nhint: they are: .*5f0b6a52-1.*5f0b6a52-2/,
+    ],
+    ['abcd1234', /^error: --key-id: no key of this account has an id starting with abcd1234\n/],
+  ])(
+    '--key-id %s: ambiguous or unknown start → exit 2 listing the keys, no charge',
+    async (start, message) => {
+      const keys = [
+        { ...key(1), id: '5f0b6a52-1111-4222-8333-944455556666' },
+        { ...key(2), id: '5f0b6a52-2222-4222-8333-944455556666' },
+      ];
+      interceptKeys({ limit: '100', offset: '0' }, { total: 2, result: keys });
+      const result = await immediate('--amount', '10', '--key-id', start);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(message);
+    },
+  );
+
+  it('--key-id that is neither a UUID nor the start of one: exit 2 before anything is read', async () => {
+    const result = await immediate('--amount', '10', '--key-id', 'loja@example.com');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^error: --key-id: "loja@example.com" is not a key id: a UUID, or its first/,
+    );
+  });
+
   it('--key that is not one of the account keys: exit 2 listing them, no charge', async () => {
     interceptKeys({ limit: '100', offset: '0' }, { total: 1, result: [key(1)] });
     const result = await pix(['charge', 'immediate', '--amount', '10', '--key', 'other@example.com']);
