@@ -120,7 +120,7 @@ export const COMMANDS: Entry[] = [
   },
   {
     name: 'profile',
-    summary: 'List profiles, switch the current one, delete one',
+    summary: 'List profiles, switch the current one, rename or delete one',
     examples: {
       examples: ['pix profile list', 'pix profile use prod', 'pix profile use sandbox'],
       exits: ['usage'],
@@ -142,6 +142,12 @@ export const COMMANDS: Entry[] = [
         summary: 'remove a profile and its stored credentials (not the one in use)',
         usage: '<name>',
         load: () => import('./commands/profile/delete.js'),
+      },
+      {
+        name: 'rename',
+        summary: 'give a profile a new name; what it paid stays its own',
+        usage: '<old> <new>',
+        load: () => import('./commands/profile/rename.js'),
       },
     ],
   },

@@ -161,6 +161,7 @@ export function resolveSettings(globals: GlobalOptions, env: Env, store: ConfigS
 
   return {
     profile,
+    formerNames: Array.isArray(data.formerNames) ? data.formerNames.filter((n) => typeof n === 'string') : [],
     baseUrl,
     sandbox,
     credentials,

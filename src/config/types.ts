@@ -59,6 +59,11 @@ export interface ProfileData {
   tokenBaseUrl?: string;
   clientSecret?: string;
   cachedToken?: CachedToken;
+  /**
+   * The names this profile had before `pix profile rename`: the journal records payments by profile
+   * name, so they are still this profile's (never paid twice under a new name).
+   */
+  formerNames?: string[];
 }
 
 export type Credentials =
@@ -70,6 +75,8 @@ export type Credentials =
 /** Everything a command needs to know about where and how to talk, with the source of each value. */
 export interface Settings {
   profile: Sourced<string>;
+  /** The profile's names before a rename: its journal entries carry them. */
+  formerNames: readonly string[];
   baseUrl: Sourced<string>;
   /** True for the built-in sandbox profile: the CLI runs the sandbox server in-process. */
   sandbox: boolean;

@@ -46,6 +46,8 @@ export interface DuplicateQuery extends PaymentIdentity {
  */
 export interface Account {
   profile: string;
+  /** The profile's names before a rename (`pix profile rename`): entries under them are its own. */
+  formerNames?: readonly string[] | undefined;
   baseUrl: string;
   host: string;
 }
@@ -57,7 +59,12 @@ export function sameApi(entry: JournalEntry, account: Account): boolean {
 
 /** Whether the entry was sent from this profile to this profile's API. */
 export function sameAccount(entry: JournalEntry, account: Account): boolean {
-  return entry.profile === account.profile && sameApi(entry, account);
+  return isProfileOf(entry.profile, account) && sameApi(entry, account);
+}
+
+/** Whether `name` is the account's profile, now or before a rename. */
+export function isProfileOf(name: string, account: Pick<Account, 'profile' | 'formerNames'>): boolean {
+  return name === account.profile || (account.formerNames?.includes(name) ?? false);
 }
 
 /** An earlier payment that stops this one, and why: still unresolved, or already paid. */

@@ -36,6 +36,7 @@ function fakeMint(expiresIn = 900) {
 function settingsWith(credentials: Settings['credentials'], profile = 'prod', baseUrl = BASE): Settings {
   return {
     profile: { value: profile, source: 'profile' },
+    formerNames: [],
     baseUrl: { value: baseUrl, source: 'profile' },
     sandbox: credentials.kind === 'sandbox',
     credentials,

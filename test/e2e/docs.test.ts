@@ -88,7 +88,7 @@ const FIXTURES: Fixture[] = [
     setup: 'TOKEN=docs-example-token-0123456789',
   },
   {
-    wanted: (example) => /--profile prod\b|profile (use|delete) prod\b/.test(example),
+    wanted: (example) => /--profile prod\b|profile (use|delete|rename) prod\b/.test(example),
     meaning: 'a profile named prod, logged in with a token; the current profile stays sandbox',
     setup:
       'printf "prod-token-0123456789\\n" | pix login --profile prod --with-token --base-url https://api.example.com 2>/dev/null && pix profile use sandbox 2>/dev/null',

@@ -128,6 +128,26 @@ describe('the journal knows the account (finding 1)', () => {
     expect(transfers(api)).toBe(3);
   });
 
+  it('a renamed profile keeps what it paid under its former name: the batch again pays nothing', async () => {
+    const dir = tempConfigDir();
+    const file = batchFile(dir, 3);
+    const api = await serve(dir, 'api');
+    const env = { PIX_CONFIG_DIR: dir };
+    await openConfigStore(env).setProfile('ops', { 'base-url': api.url, token: 't', tokenBaseUrl: api.url });
+    expect((await pix(['pay', 'batch', file, '--yes', '-p', 'ops'], env)).code).toBe(0);
+    expect(transfers(api)).toBe(3);
+    const renamed = await pix(['profile', 'rename', 'ops', 'loja'], env);
+    expect(renamed.code, renamed.stderr).toBe(0);
+    const again = await pix(['pay', 'batch', file, '--yes', '-p', 'loja', '-o', 'ndjson'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(records(again.stdout).map((row) => row.state)).toEqual([
+      'already_paid',
+      'already_paid',
+      'already_paid',
+    ]);
+    expect(transfers(api)).toBe(3);
+  });
+
   it('a pay key on the sandbox does not hold or block the same payment on another API', async () => {
     const dir = tempConfigDir();
     const args = ['pay', 'key', 'ana@example.com', '--amount', '10', '-y'];

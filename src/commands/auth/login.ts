@@ -204,6 +204,7 @@ async function verifyClientCredentials(
 ): Promise<CachedToken> {
   const settings: Settings = {
     profile: { value: name, source: 'flag' },
+    formerNames: [],
     baseUrl,
     sandbox: false,
     credentials: { kind: 'none' },

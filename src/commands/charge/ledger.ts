@@ -22,6 +22,7 @@ import {
   markAmbiguous,
 } from '../../journal/ledger.js';
 import { journalOf } from '../../journal/record.js';
+import { isProfileOf } from '../../journal/rules.js';
 import { damageWarning, type Journal } from '../../journal/store.js';
 import { safeText } from '../../output/sanitize.js';
 
@@ -43,7 +44,9 @@ export async function openLedger(deps: Deps): Promise<ProfileLedger> {
   const warning = damageWarning(journal);
   if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
   const reload = (now = deps.clock.now()) =>
-    chargeLedger(journal.read(), now).filter((record) => record.profile === profile);
+    chargeLedger(journal.read(), now).filter((record) =>
+      isProfileOf(record.profile, { profile, formerNames: settings.formerNames }),
+    );
   return { journal, profile, records: reload(), reload };
 }
 

@@ -84,6 +84,7 @@ export async function accountOf(deps: Deps, settings: Settings): Promise<Account
   const client = await deps.api();
   return {
     profile: settings.profile.value,
+    formerNames: settings.formerNames,
     baseUrl: settings.baseUrl.value,
     host: new URL(client.baseUrl).host,
   };

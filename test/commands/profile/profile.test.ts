@@ -155,3 +155,44 @@ describe('pix profile delete', () => {
     expect(openConfigStore({ PIX_CONFIG_DIR: dir }).currentProfile()).toBeUndefined();
   });
 });
+
+describe('pix profile rename', () => {
+  const configText = () => readFileSync(join(dir, 'config.json'), 'utf8');
+
+  it('moves settings and secrets to NEW, remembers OLD as a former name, follows the saved choice', async () => {
+    await seed();
+    const result = await pix(['profile', 'rename', 'prod', 'loja']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe(
+      'Renamed profile prod to loja; what it paid and charged as prod stays its own\n',
+    );
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+    expect(store.listProfiles().sort()).toEqual(['loja', 'staging']);
+    expect(store.currentProfile()).toBe('loja');
+    const document = JSON.parse(configText()) as { profiles: Record<string, Record<string, unknown>> };
+    expect(document.profiles.loja).toMatchObject({
+      'base-url': 'https://api.example.test',
+      token: 'x',
+      formerNames: ['prod'],
+    });
+    // Renamed again: every former name is kept (the journal may hold entries under each).
+    expect((await pix(['profile', 'rename', 'loja', 'loja2'])).code).toBe(0);
+    const again = JSON.parse(configText()) as { profiles: Record<string, Record<string, unknown>> };
+    expect(again.profiles.loja2!.formerNames).toEqual(['prod', 'loja']);
+  });
+
+  it.each([
+    [['profile', 'rename', 'sandbox', 'x'], 'OLD: the built-in sandbox profile cannot be renamed'],
+    [['profile', 'rename', 'prod', 'sandbox'], 'NEW: "sandbox" is the built-in profile\'s name'],
+    [['profile', 'rename', 'nope', 'x'], 'OLD: no profile named "nope"'],
+    [['profile', 'rename', 'prod', 'staging'], 'NEW: a profile "staging" exists'],
+    [['profile', 'rename', 'prod', 'bad name'], 'NEW: "bad name" is not a profile name'],
+  ])('%j is refused with exit 2 and changes nothing', async (argv, message) => {
+    await seed();
+    const before = configText();
+    const result = await pix(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(configText()).toBe(before);
+  });
+});
