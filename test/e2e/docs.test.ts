@@ -476,6 +476,7 @@ describe('the README shell examples', () => {
     expect(templates.map((example) => example.command)).toEqual([
       'PIX_CLIENT_SECRET=… pix login --profile prod --client-key my-key --base-url https://api.example.com',
       'pix login --profile prod --client-key my-key --tls-cert client.pem --tls-key client.key',
+      'pix pay batch pagamentos.xlsx --dry-run',
     ]);
   });
 
