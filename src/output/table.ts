@@ -105,8 +105,27 @@ function kindOf(column: TableColumn): ColumnKind {
   return column.kind ?? 'text';
 }
 
-function minWidth(column: TableColumn, natural: number): number {
-  return Math.min(natural, MIN_WIDTH[kindOf(column)]);
+function minWidth(column: TableColumn, natural: number, floor = 0): number {
+  return Math.min(natural, Math.max(MIN_WIDTH[kindOf(column)], floor));
+}
+
+/**
+ * How wide an id column must stay for its ids to be told apart (git-style): the shortest prefix that no two
+ * of them share (their shortest distinct end for `keepEnd`), plus the `…`. The sandbox's keys differ only in
+ * their last characters: their ids are then shown whole.
+ */
+export function distinctWidth(values: readonly string[], keepEnd = false): number {
+  const unique = [...new Set(values)]
+    .map((value) => (keepEnd ? [...value].reverse().join('') : value))
+    .sort();
+  let shared = 0;
+  for (let at = 1; at < unique.length; at++) {
+    const [a, b] = [unique[at - 1]!, unique[at]!];
+    let same = 0;
+    while (same < a.length && same < b.length && a[same] === b[same]) same++;
+    shared = Math.max(shared, same);
+  }
+  return unique.length < 2 ? 0 : shared + 2;
 }
 
 /**
@@ -167,7 +186,12 @@ function overhead(count: number, style: 'boxed' | 'plain'): number {
  * then enums, least important first), and only when even shortened they do not fit, leave out the
  * least important column and try again. `--wide` or no width: every column at its natural width.
  */
-export function layoutColumns(columns: TableColumn[], natural: number[], options: TableOptions): Layout {
+export function layoutColumns(
+  columns: TableColumn[],
+  natural: number[],
+  options: TableOptions,
+  floors: readonly number[] = [],
+): Layout {
   const style = options.style ?? 'boxed';
   let shown = columns.map((_column, index) => index);
   const limit = options.width;
@@ -178,7 +202,7 @@ export function layoutColumns(columns: TableColumn[], natural: number[], options
   }
   for (;;) {
     const widths = shown.map((index) => natural[index]!);
-    const mins = shown.map((index) => minWidth(columns[index]!, natural[index]!));
+    const mins = shown.map((index) => minWidth(columns[index]!, natural[index]!, floors[index]));
     const excess = widths.reduce((sum, width) => sum + width, 0) + overhead(shown.length, style) - limit;
     const left =
       excess > 0
@@ -281,7 +305,17 @@ export function createTable(columns: TableColumn[], options: TableOptions): Tabl
       for (const row of rows) width = Math.max(width, row[index]?.width ?? 0);
       return width;
     });
-    layout = layoutColumns(columns, natural, options);
+    // An id column keeps the characters that tell its sampled ids apart.
+    const floors = columns.map((column, index) =>
+      kindOf(column) === 'id'
+        ? distinctWidth(
+            rows.map((row) => row[index]?.text ?? ''),
+            column.keepEnd,
+          )
+        : 0,
+    );
+    layout = layoutColumns(columns, natural, options, floors);
+    // A later row that needs room may still take it from an id (the width is the promise).
     mins = layout.shown.map((index) => minWidth(columns[index]!, natural[index]!));
     shortened = layout.shown
       .filter((index, at) => kindOf(columns[index]!) === 'id' && layout!.widths[at]! < natural[index]!)

@@ -10,6 +10,7 @@ import type { SandboxServer } from '../../src/sandbox/server.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
 import { serveSandbox } from '../helpers/served.js';
+import { runOnPty } from '../helpers/terminal.js';
 
 // jsqr is CommonJS with `export default`: under NodeNext the callable is `.default` at type level.
 const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ??
@@ -285,5 +286,59 @@ describe('pix charge on the embedded sandbox (nothing configured)', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('sandbox: simulated account');
     expect(JSON.parse(result.stdout)).toMatchObject({ amount: 10.5, status: 'PENDING' });
+  });
+});
+
+describe('pix charge on a terminal of 80 columns (pty), embedded sandbox', () => {
+  it('charge duedate shows every term sent with its unit, wrapped, never cut; charge show the same', async () => {
+    const env = { PIX_CONFIG_DIR: tempConfigDir() };
+    const args = [
+      'charge',
+      'duedate',
+      '--amount',
+      '150',
+      '--due',
+      '+30d',
+      '--key-id',
+      SEEDED_KEYS.email.id,
+      '--debtor-name',
+      'Ana Souza',
+      '--debtor-cpf',
+      '529.982.247-25',
+      '--discount',
+      '+10d=5%',
+      '--discount',
+      '+20d=2,5%',
+      '--fine',
+      'R$ 2,00',
+      '--interest',
+      '1%',
+      '--no-qr',
+    ];
+    const created = await runOnPty(args, { env, columns: 80, rows: 40 });
+    expect(created.code, created.lines.join('\n')).toBe(0);
+    const screen = created.lines.map((line) => line.replace(/\s+/g, ' ').trim()).join('\n');
+    expect(screen).toMatch(/^Payer Ana Souza, 529\.982\.247-25$/m);
+    expect(screen).toMatch(/^Fine R\$ 2,00 once, after the due date \(FIXED_VALUE\)$/m);
+    expect(screen).toMatch(
+      /^Interest 1 % per month late \(working days\) \(PERCENTAGE_PER_MONTH_WORKING_DAYS\)$/m,
+    );
+    // Too long for 80 columns: wrapped inside its cell onto the next line, not cut.
+    expect(screen).toMatch(
+      /^Discount 5 % until \d{4}-\d{2}-\d{2}; 2,5 % until \d{4}-\d{2}-\d{2}\n\(PERCENTAGE_DATE_REPORTED\)$/m,
+    );
+    expect(created.lines.every((line) => line.length <= 80 && !line.endsWith('…'))).toBe(true);
+    const id = /^Id ([0-9a-f-]{36})$/m.exec(screen)?.[1];
+    expect(id, screen).toBeDefined();
+    const shown = await runOnPty(['charge', 'show', id!.slice(0, 8), '--offline', '--no-qr'], {
+      env,
+      columns: 80,
+    });
+    expect(shown.code, shown.lines.join('\n')).toBe(0);
+    const again = shown.lines.map((line) => line.replace(/\s+/g, ' ').trim());
+    for (const label of ['Payer', 'Fine', 'Interest', 'Discount', 'Expires']) {
+      const line = (lines: string[]) => lines.find((l) => l.startsWith(`${label} `));
+      expect(line(again), label).toBe(line(screen.split('\n')));
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   createTable,
+  distinctWidth,
   LAYOUT_SAMPLE,
   layoutColumns,
   renderTable,
@@ -145,6 +146,21 @@ describe('shortened ids say so, and keep the part that tells them apart', () => 
     wide.row(row(1));
     wide.end();
     expect(wide.shortened).toEqual([]);
+  });
+
+  it('ids that share a long start (the sandbox keys) keep enough to be told apart, here whole', () => {
+    expect(distinctWidth(['5f0b6a52-aaaa', '9c1d0e77-bbbb'])).toBe(2);
+    expect(distinctWidth(['5f0b6a52-7a8e-01', '5f0b6a52-7a8e-02'])).toBe(17);
+    expect(distinctWidth(['E999-abc', 'E999-xyz'], true)).toBe(2);
+    expect(distinctWidth(['only-one'])).toBe(0);
+    const columns: TableColumn[] = [{ header: 'Key' }, { header: 'Id', kind: 'id' }];
+    const ids = [1, 2, 3, 4].map((n) => `5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e0${n}`);
+    const text = renderTable(
+      columns,
+      ids.map((id) => ['loja-com-um-nome-bem-comprido@sandbox.pix.local', id]),
+      { width: 70, wide: false },
+    );
+    for (const id of ids) expect(text).toContain(id);
   });
 
   it('an endToEndId (keepEnd) keeps its end: every one starts E + the institution + the date', () => {
