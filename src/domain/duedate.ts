@@ -263,7 +263,7 @@ const PER: Readonly<Record<string, string>> = {
 };
 
 /** `R$ 2,00` or `2,5 %`: an amountPerc in the unit its modality gives it. */
-function valueOf(modality: string, amountPerc: number | undefined): string {
+function inUnit(modality: string, amountPerc: number | undefined): string {
   if (amountPerc === undefined) return '?';
   if (isPercentModality(modality)) return `${String(amountPerc).replace('.', ',')} %`;
   return formatBRL(centavosFromApi(amountPerc));
@@ -278,11 +278,11 @@ export function describeModifiers(terms: DueDateModifiers): Array<[string, strin
   const { amountDiscount: discount } = terms;
   if (discount) {
     const dated = discount.discountDateFixed?.map(
-      (d) => `${valueOf(discount.modality, d.amountPerc)} until ${d.date}`,
+      (d) => `${inUnit(discount.modality, d.amountPerc)} until ${d.date}`,
     );
     const text = dated?.length
       ? dated.join('; ')
-      : `${valueOf(discount.modality, discount.amountPerc)} ${PER[discount.modality] ?? ''}`;
+      : `${inUnit(discount.modality, discount.amountPerc)} ${PER[discount.modality] ?? ''}`;
     lines.push(['Discount', `${text.trim()} (${discount.modality})`]);
   }
   const simple: Array<[string, DueDateModifier | undefined, string]> = [
@@ -295,7 +295,7 @@ export function describeModifiers(terms: DueDateModifiers): Array<[string, strin
     const per = label === 'Abatement' ? fixed : (PER[modifier.modality] ?? '');
     lines.push([
       label,
-      `${`${valueOf(modifier.modality, modifier.amountPerc)} ${per}`.trim()} (${modifier.modality})`,
+      `${`${inUnit(modifier.modality, modifier.amountPerc)} ${per}`.trim()} (${modifier.modality})`,
     ]);
   }
   return lines;
