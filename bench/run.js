@@ -343,9 +343,11 @@ async function main() {
             seconds(report.sequential.cpuMs),
             megabytes(report.sequential.peakRssMb),
           ],
-          ...['csv', 'xlsx'].map((format) => [
+          ...['csv', 'xlsx', 'jq'].map((format) => [
             line.name,
-            `pix statement --all -o ${format}`,
+            format === 'jq'
+              ? "pix statement --all --jq '.results|length'"
+              : `pix statement --all -o ${format}`,
             seconds(report[format].ms),
             seconds(report[format].cpuMs),
             megabytes(report[format].peakRssMb),
@@ -371,6 +373,12 @@ async function main() {
           { what: 'export peak RSS ≤ 150 MB', value: report.pix.peakRssMb, limit: 150, unit: ' MB' },
           { what: "-o xlsx ≤ 3× -o csv's time", value: report.xlsxRatio, limit: 3, unit: '×' },
           { what: '-o xlsx peak RSS ≤ 150 MB', value: report.xlsx.peakRssMb, limit: 150, unit: ' MB' },
+          {
+            what: '--jq over 100,000 entries peak RSS ≤ 300 MB',
+            value: report.jq.peakRssMb,
+            limit: 300,
+            unit: ' MB',
+          },
         );
       }
     }

@@ -105,6 +105,7 @@ export async function measureStatementExport({
     const loopRuns = [];
     const csvRuns = [];
     const xlsxRuns = [];
+    const jqRuns = [];
     for (let i = 0; i < runs; i++) {
       log(`run ${i + 1}/${runs}: pix statement --all -o ndjson…`);
       const pix = await measured(
@@ -132,6 +133,11 @@ export async function measureStatementExport({
       const xlsx = await measured(node, [BIN, ...all, '-o', 'xlsx'], client);
       if (xlsx.bytes < total) throw new Error(`pix wrote a ${xlsx.bytes}-byte workbook for ${total} entries`);
       xlsxRuns.push(xlsx);
+      // --jq over the whole {total, results} document, held in memory for jq.
+      log(`run ${i + 1}/${runs}: pix statement --all --jq '.results|length'…`);
+      const jq = await measured(node, [BIN, ...all, '--jq', '.results|length'], client);
+      if (jq.lines !== 1) throw new Error(`--jq printed ${jq.lines} lines, not 1`);
+      jqRuns.push(jq);
     }
     const summarise = (list) => ({
       ms: median(list.map((r) => r.ms)),
@@ -144,6 +150,7 @@ export async function measureStatementExport({
     const sequential = summarise(loopRuns);
     const csv = summarise(csvRuns);
     const xlsx = summarise(xlsxRuns);
+    const jq = summarise(jqRuns);
     return {
       entries: total,
       pageSize: PAGE_SIZE,
@@ -159,6 +166,7 @@ export async function measureStatementExport({
       csv,
       xlsx,
       xlsxRatio: xlsx.ms / csv.ms,
+      jq,
     };
   } finally {
     await server?.stop();
@@ -184,6 +192,8 @@ export function formatReport(report) {
     row('pix statement --all -o xlsx', report.xlsx),
     `  xlsx ${report.xlsxRatio.toFixed(2)}× the CSV's time (target ≤ 3×: ${verdict(report.xlsxRatio <= 3)}); ` +
       `peak RSS ${mb(report.xlsx.peakRssMb)} (target ≤ 150 MB: ${verdict(report.xlsx.peakRssMb <= 150)})`,
+    row("pix statement --all --jq '.results|length'", report.jq),
+    `  --jq peak RSS ${mb(report.jq.peakRssMb)} (target ≤ 300 MB: ${verdict(report.jq.peakRssMb <= 300)})`,
   ].join('\n');
 }
 

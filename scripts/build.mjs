@@ -22,7 +22,16 @@
 //
 //   node scripts/build.mjs            build dist/
 //   node scripts/build.mjs --analyze  and print what each output file is made of
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { analyzeMetafile, build } from 'esbuild';
 import { commanderChildProcessLazy } from './build/commander-child-process-lazy.mjs';
@@ -83,6 +92,11 @@ try {
     legalComments: 'none',
   });
   rewriteOutputs(staging, dropUnusedBanner, compileCommonJsWrappersEagerly);
+  // jq compiled to WebAssembly (`--jq`, src/output/jq.ts reads it beside the chunks): an asset, not code.
+  copyFileSync(
+    createRequire(join(root, 'package.json')).resolve('jq-wasm/jq.wasm'),
+    join(staging, 'jq.wasm'),
+  );
 } catch (error) {
   rmSync(staging, { recursive: true, force: true });
   throw error;

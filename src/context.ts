@@ -31,6 +31,8 @@ export interface GlobalOptions {
   pager: boolean;
   /** `--output-file FILE`: stdout's data goes to FILE, written whole or not at all. */
   outputFile: string | undefined;
+  /** `--jq EXPR`: the JSON output goes through jq (output/jq.ts); implies `--json`. */
+  jq: string | undefined;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -49,6 +51,7 @@ export function defaultGlobals(): GlobalOptions {
     wide: false,
     pager: true,
     outputFile: undefined,
+    jq: undefined,
   };
 }
 

@@ -589,6 +589,42 @@ async function openOutput(deps: Deps, paged: boolean): Promise<void> {
   await deps.output.open({ pager: await preparePager(deps.env) });
 }
 
+/**
+ * `--jq`: checks the expression before the command runs (a syntax error is exit 2, nothing sent), then
+ * keeps what the command writes to stdout (its JSON document, compact) and, once it succeeded, writes
+ * jq's results to the real stdout instead. On a terminal each result line has its unsafe characters
+ * shown escaped (output/sanitize.ts); piped, raw strings stay exact for the script.
+ */
+async function captureForJq(deps: Deps, expression: string): Promise<() => Promise<void>> {
+  const [{ loadJqFilter }, { escapeUnsafe }] = await Promise.all([
+    import('./output/jq.js'),
+    import('./output/sanitize.js'),
+  ]);
+  const filter = await loadJqFilter(expression);
+  const out = deps.io.stdout;
+  const parts: Array<string | Uint8Array> = [];
+  deps.io = {
+    ...deps.io,
+    stdout: {
+      isTTY: false,
+      columns: out.columns,
+      write(chunk, done) {
+        parts.push(chunk);
+        if (done) queueMicrotask(() => done());
+        return true;
+      },
+      drained: () => Promise.resolve(),
+    },
+  };
+  return async () => {
+    const text = Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
+    deps.io = { ...deps.io, stdout: out };
+    const result = filter.run(text.toString('utf8'));
+    const shown = out.isTTY ? result.split('\n').map(escapeUnsafe).join('\n') : result;
+    if (!out.write(shown)) await out.drained();
+  };
+}
+
 export function createProgram(deps: Deps): Command {
   const program = new Command('pix');
   configureHelp(program);
@@ -599,6 +635,7 @@ export function createProgram(deps: Deps): Command {
     .option('--base-url <url>', 'API base URL (PIX_BASE_URL)')
     .option('--json', 'one JSON document on stdout')
     .addOption(new Option('-o, --output <format>', 'output format of list commands').choices(OUTPUT_FORMATS))
+    .option('--jq <expression>', 'filter the JSON output with jq (no jq needed): strings raw, others compact')
     .option('--output-file <file>', 'write the output to FILE: complete, or FILE is left untouched')
     .option('--wide', 'tables show every column in full, whatever the terminal width')
     .option('--no-pager', 'no pager for long output (also PIX_PAGER=)')
@@ -640,6 +677,7 @@ export function createProgram(deps: Deps): Command {
       'pending',
     ],
   );
+  let afterAction: (() => Promise<void>) | undefined;
   program.hook('preAction', async (_program, action) => {
     const { parseGlobalOptions } = await import('./factory.js');
     const entry = entryOf(action);
@@ -649,6 +687,11 @@ export function createProgram(deps: Deps): Command {
     });
     const paged = entry?.paged;
     await openOutput(deps, typeof paged === 'function' ? paged(action.opts()) : paged === true);
+    if (deps.globals.jq !== undefined) afterAction = await captureForJq(deps, deps.globals.jq);
+  });
+  // Runs only when the action succeeded (a failure skips it, and the captured output with it).
+  program.hook('postAction', async () => {
+    await afterAction?.();
   });
   return program;
 }

@@ -144,6 +144,14 @@ describe('start-up: what the built binary loads', () => {
       // stand-ins in their place: scripts/build.mjs).
       for (const name of ['http', 'assert', 'process']) expect(loaded.builtins, name).toContain(name);
       expect(loaded.packages).not.toContain('qrcode');
+      // jq (--jq) and the workbook writer (-o xlsx) load only when asked for.
+      for (const name of ['jq-wasm', 'fflate', 'sax']) expect(loaded.packages, name).not.toContain(name);
+      const withJq = await loadedBy(['keys', '--jq', '.total'], {
+        PIX_BASE_URL: server.url,
+        PIX_TOKEN: 'startup',
+      });
+      expect(withJq.stdout).toBe(`${page.total}\n`);
+      expect(withJq.packages).toContain('jq-wasm');
       // Built-ins pix itself keeps out, each a few ms: node:fs is never imported as an ES module (its facade
       // would load the file-stream modules: scripts/build/node-fs-without-stream-getters.mjs), node:os only
       // without HOME, node:module only where the compile cache is, node:v8 only where llhttp needs

@@ -35,6 +35,22 @@ export function parseGlobalOptions(raw: Record<string, unknown>, command?: Comma
   }
   globals.json = raw.json === true || raw.output === 'json';
   if (globals.json) globals.output = 'json';
+  if (typeof raw.jq === 'string') {
+    if (raw.jq.trim() === '') throw usageError('--jq', 'needs an expression, e.g. .total');
+    if (command && !command.formats.includes('json')) {
+      throw usageError(
+        '--jq',
+        `${command.command} has no JSON output`,
+        `its formats: ${command.formats.join(', ')}`,
+      );
+    }
+    if (typeof raw.output === 'string' && raw.output !== 'json') {
+      throw usageError('--jq', `cannot be combined with -o ${raw.output} (--jq reads the JSON output)`);
+    }
+    globals.jq = raw.jq;
+    globals.json = true;
+    globals.output = 'json';
+  }
   globals.wide = raw.wide === true;
   globals.pager = raw.pager !== false;
   if (typeof raw.outputFile === 'string') {

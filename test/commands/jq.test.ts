@@ -1,0 +1,121 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { run } from '../../src/main.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { createTestIO } from '../helpers/io.js';
+import { mockAgentPerTest, ORIGIN } from '../helpers/mock-agent.js';
+
+const KEYS = '/api/financial/v1/pix/keys';
+const STATEMENT = '/api/financial/v1/account/transactions';
+const NOW = new Date('2025-03-10T15:00:00.000Z');
+const PINNED = { dateFrom: '2000-01-01T00:00:00.000Z', dateTo: NOW.toISOString() };
+
+const key = (index: number, value = `k${index}@example.com`) => ({
+  id: `id-${index}`,
+  key: value,
+  keyType: 'EMAIL',
+  createdAt: '2026-11-20T15:04:05Z',
+});
+const entry = (index: number, amount: number) => ({
+  id: `e-${index}`,
+  type: amount < 0 ? 'OUTCOME' : 'INCOME',
+  amount,
+  fee: 0,
+  status: 'CONFIRMED',
+  confirmedAt: '2025-03-09T13:04:05.000Z',
+});
+
+const mock = mockAgentPerTest();
+let env: Record<string, string>;
+beforeEach(() => {
+  // No jq anywhere: pix brings its own.
+  env = {
+    PIX_CONFIG_DIR: tempConfigDir(),
+    PIX_BASE_URL: ORIGIN,
+    PIX_TOKEN: 'test-token-jq',
+    PATH: '/nonexistent',
+  };
+});
+
+function intercept(path: string, query: Record<string, string>, body: unknown) {
+  mock.agent
+    .get(ORIGIN)
+    .intercept({ path, method: 'GET', query })
+    .reply(200, body as object, { headers: { 'content-type': 'application/json' } });
+}
+
+async function pix(argv: string[], options: { tty?: boolean } = {}) {
+  const test = createTestIO({ tty: options.tty ?? false });
+  const code = await run(argv, { io: test.io, env, dispatcher: mock.agent, clock: { now: () => NOW } });
+  return { code, stdout: test.stdout(), stderr: test.stderr() };
+}
+
+describe('--jq: jq built in', () => {
+  it('strings print raw, one per line; numbers and objects as compact JSON', async () => {
+    intercept(KEYS, { limit: '10', offset: '0' }, { total: 2, result: [key(1), key(2)] });
+    const ids = await pix(['keys', '--jq', '.result[].id']);
+    expect(ids.code, ids.stderr).toBe(0);
+    expect(ids.stdout).toBe('id-1\nid-2\n');
+    intercept(KEYS, { limit: '10', offset: '0' }, { total: 2, result: [key(1), key(2)] });
+    const shaped = await pix(['keys', '--jq', '.total, {first: .result[0].key}']);
+    expect(shaped.stdout).toBe('2\n{"first":"k1@example.com"}\n');
+  });
+
+  it('--all: the expression sees the whole {total, results} document', async () => {
+    intercept(
+      STATEMENT,
+      { ...PINNED, limit: '2', offset: '0' },
+      { total: 3, results: [entry(1, 10), entry(2, -5)] },
+    );
+    intercept(STATEMENT, { ...PINNED, limit: '1', offset: '2' }, { total: 3, results: [entry(3, 2.5)] });
+    const result = await pix([
+      'statement',
+      '--all',
+      '--limit',
+      '2',
+      '--jq',
+      '([.results[] | select(.type == "INCOME") | .amount] | add), (.results | length)',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('12.5\n3\n');
+  });
+
+  it('a syntax error is exit 2 in one line, before anything is sent', async () => {
+    const result = await pix(['keys', '--jq', '.result[', '--no-color']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(result.stderr).error.message).toMatch(/^--jq: syntax error/);
+    expect(mock.agent.pendingInterceptors()).toEqual([]);
+    const unknown = await pix(['keys', '--jq', 'nosuchfunction(1)']);
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stderr).error.message).toBe('--jq: nosuchfunction/1 is not defined');
+  });
+
+  it('an error of the expression on the data is exit 2, and the document is not printed', async () => {
+    intercept(KEYS, { limit: '10', offset: '0' }, { total: 1, result: [key(1)] });
+    const result = await pix(['keys', '--jq', '.result[0].key.nope']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(JSON.parse(result.stderr).error.message).toBe('--jq: Cannot index string with string ("nope")');
+  });
+
+  it('on a terminal, a raw string from the server has its controls shown escaped', async () => {
+    intercept(
+      KEYS,
+      { limit: '10', offset: '0' },
+      { total: 1, result: [key(1, 'evil\u001b[2J@example.com')] },
+    );
+    const result = await pix(['keys', '--jq', '.result[0].key'], { tty: true });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('evil\\u001b[2J@example.com\n');
+  });
+
+  it('refused with another format; the next-page hint keeps it', async () => {
+    const csv = await pix(['keys', '--jq', '.total', '-o', 'csv']);
+    expect(csv.code).toBe(2);
+    expect(csv.stderr).toContain('--jq: cannot be combined with -o csv');
+    intercept(KEYS, { limit: '1', offset: '0' }, { total: 2, result: [key(1)] });
+    const page = await pix(['keys', '--limit', '1', '--jq', '.result[].id'], { tty: true });
+    expect(page.stderr).toContain("next page: pix keys --jq '.result[].id' --limit 1 --offset 1");
+  });
+});
