@@ -152,6 +152,13 @@ export const COMMANDS: Entry[] = [
     ],
   },
   {
+    name: 'api',
+    summary: 'An authenticated request to any path of the API (it cannot move money)',
+    usage: '[options] <path>',
+    load: () => import('./commands/api.js'),
+    formats: ['json'],
+  },
+  {
     name: 'statement',
     summary: 'Read the account statement',
     // `pix statement` lists (and follows); its flags are read by `summary` too.

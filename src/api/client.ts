@@ -14,14 +14,14 @@ import { type AttemptOutcome, isRetryable, MAX_RETRIES, parseRetryAfter, retryDe
 import { createSecretScanner, redactParsed } from './secrets.js';
 import type { ApiTransport } from './transport.js';
 
-export type EndpointName = 'auth' | 'statement' | 'keys' | 'charge' | 'emv' | 'dict' | 'transfer';
+export type EndpointName = 'auth' | 'statement' | 'keys' | 'charge' | 'emv' | 'dict' | 'transfer' | 'api';
 
 /** One API endpoint, declared once in src/api/resources/. */
 export interface Endpoint<T> {
   name: EndpointName;
   /** What failed, in the user's words: "listing PIX keys". */
   what: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
   path: string;
   /**
    * `safe`: reads and consultations, retried on network errors, 429, 502, 503, 504.
@@ -32,6 +32,8 @@ export interface Endpoint<T> {
   schema: () => z.ZodMiniType<T>;
   /** False only for the token endpoint (whose answer is itself a credential). */
   authenticated?: boolean;
+  /** `pix api`: a 2xx answer with no body (HEAD, 204) is `null`, not an unreadable answer. */
+  emptyOk?: boolean;
   /**
    * Writes only: what a 2xx answer that passed the schema proves (api/outcomes.ts). A refusal becomes a
    * `rejected` error (exit 5), an answer that proves nothing an `unknown_outcome` (exit 7).
@@ -51,6 +53,10 @@ export interface RequestInput {
    * stops it. A second Ctrl-C still ends pix at once. Nothing starts after the signal either way.
    */
   finishOnSignal?: boolean;
+  /** `pix api -H`: headers besides pix's own (never a credential: domain/apipath.ts). */
+  headers?: Record<string, string>;
+  /** `pix api -i`: the final answer's status and its headers as --verbose shows them (allowlisted, redacted). */
+  seen?: (status: number, headers: string[]) => void;
 }
 
 /**
@@ -231,14 +237,18 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
       log(`> ${name}: ${REDACTED_HEADERS.has(name.toLowerCase()) ? '[redacted]' : value}`);
     }
   };
+  /** A response's headers as people may see them: the allowlisted ones, secrets redacted; others `[not shown]`. */
+  const shownHeaders = (headers: Record<string, string | string[] | undefined>): string[] =>
+    Object.entries(headers)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => {
+        const shown = SHOWN_RESPONSE_HEADERS.has(name.toLowerCase())
+          ? safeText(secrets.redact(String(value)))
+          : '[not shown]';
+        return `${safeText(name, 64)}: ${shown}`;
+      });
   const logResponseHeaders = (headers: Record<string, string | string[] | undefined>) => {
-    for (const [name, value] of Object.entries(headers)) {
-      if (value === undefined) continue;
-      const shown = SHOWN_RESPONSE_HEADERS.has(name.toLowerCase())
-        ? safeText(secrets.redact(String(value)))
-        : '[not shown]';
-      log(`< ${safeText(name, 64)}: ${shown}`);
-    }
+    for (const line of shownHeaders(headers)) log(`< ${line}`);
   };
 
   // Ctrl-C cancels the requests in flight (those not finishing on a signal) through ONE listener on the
@@ -259,14 +269,15 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
   };
 
   async function send(
-    method: 'GET' | 'POST',
+    method: Endpoint<unknown>['method'],
     path: string,
     token: string | undefined,
     body: unknown,
     finishOnSignal = false,
+    extra: Record<string, string> = {},
   ): Promise<RawResponse> {
     const sender = await getTransport();
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'pix-cli' };
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'pix-cli', ...extra };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
     const url = `${origin.origin}${path}`;
@@ -446,6 +457,9 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
       // An HTML page from a proxy (a 502, a 301): say so in one line instead of quoting the page.
       throw httpError(endpoint.what, status, parsed.ok ? body : undefined, write);
     }
+    if (!parsed.ok && endpoint.emptyOk && response.body.ok && response.body.text.trim() === '') {
+      return { value: null as T };
+    }
     if (!parsed.ok) throw unreadable(endpoint, status, parsed.reason, undefined);
     let result: z.core.util.SafeParseResult<T>;
     try {
@@ -473,7 +487,14 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
       for (let retry = 0; ; retry++) {
         let response: RawResponse;
         try {
-          response = await send(endpoint.method, path, token, input.body, input.finishOnSignal);
+          response = await send(
+            endpoint.method,
+            path,
+            token,
+            input.body,
+            input.finishOnSignal,
+            input.headers,
+          );
         } catch (error) {
           if (!(error instanceof NetworkFailure)) throw error;
           const outcome: AttemptOutcome = { kind: 'network' };
@@ -509,7 +530,10 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
           if (!write || error instanceof PixError) throw error;
           throw unreadable(endpoint, response.status, String((error as Error)?.message ?? error), undefined);
         }
-        if (handled) return handled.value;
+        if (handled) {
+          input.seen?.(response.status, shownHeaders(response.headers));
+          return handled.value;
+        }
       }
     },
     async mintToken(clientKey, clientSecret) {

@@ -31,7 +31,7 @@ export interface TransportRequest {
   origin: string;
   /** The path with its query string. */
   path: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
   /** Header names in lower case. */
   headers: Record<string, string>;
   body: string | null;

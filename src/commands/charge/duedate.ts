@@ -37,13 +37,12 @@ import { parseDateOnly, parseDay, todayIn } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import { journaledCharge } from '../../journal/record.js';
 import * as z from '../../zod.js';
-import { fromDomain, fromDomainNumber, integerFlag, parseOptions } from '../shared/flags.js';
+import { collect, fromDomain, fromDomainNumber, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples, completionValues } from '../shared/help.js';
 import {
   addCommonTailFlags,
   addKeyFlags,
   checkQrPngTarget,
-  collect,
   deliverCharge,
   parseAt,
   refineSharedChargeOptions,

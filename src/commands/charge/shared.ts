@@ -34,7 +34,7 @@ import { safeText } from '../../output/sanitize.js';
 import { renderTable } from '../../output/table.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
-import { fromDomain } from '../shared/flags.js';
+import { collect, fromDomain } from '../shared/flags.js';
 import { completionValues } from '../shared/help.js';
 
 /** Runs a parser on a value that came from `where` (a flag, or `--body: field`), naming it on failure. */
@@ -65,11 +65,6 @@ export function refineSharedChargeOptions(
   if (options.keyId !== undefined && options.key !== undefined) {
     context.addIssue({ code: 'custom', path: ['key'], message: 'give either --key-id or --key, not both' });
   }
-}
-
-/** Commander's accumulator of a repeatable flag. */
-export function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
 }
 
 export function addKeyFlags(command: Command): Command {

@@ -67,3 +67,8 @@ export function integerFlag(min: number) {
     return value;
   });
 }
+
+/** Commander's accumulator of a repeatable flag. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
