@@ -624,9 +624,12 @@ async function captureForJq(deps: Deps, expression: string): Promise<() => Promi
     },
   };
   return async () => {
-    const text = Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
+    // One string, once: the parts are let go before jq parses it (jq holds its own copy, parsed).
+    const decoder = new TextDecoder();
+    const text = parts.map((part) => (typeof part === 'string' ? part : decoder.decode(part))).join('');
+    parts.length = 0;
     deps.io = { ...deps.io, stdout: out };
-    const result = filter.run(text.toString('utf8'));
+    const result = filter.run(text);
     const shown = out.isTTY ? result.split('\n').map(escapeUnsafe).join('\n') : result;
     if (!out.write(shown)) await out.drained();
   };
