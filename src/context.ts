@@ -33,6 +33,9 @@ export interface GlobalOptions {
   outputFile: string | undefined;
   /** `--jq EXPR`: the JSON output goes through jq (output/jq.ts); implies `--json`. */
   jq: string | undefined;
+  /** `--fields a,b.c`: only those fields of each record (output/fields.ts), written as `fieldsFormat`. */
+  fields: string[] | undefined;
+  fieldsFormat: 'json' | 'ndjson' | 'csv' | undefined;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -52,6 +55,8 @@ export function defaultGlobals(): GlobalOptions {
     pager: true,
     outputFile: undefined,
     jq: undefined,
+    fields: undefined,
+    fieldsFormat: undefined,
   };
 }
 

@@ -39,6 +39,8 @@ interface Entry {
   examples?: { examples: string[]; exits: ErrorKind[] };
   /** The `-o` formats it writes (its subcommands too); default table and json. Others are exit 2. */
   formats?: readonly OutputFormat[];
+  /** `--fields` picks from its records (reads only: lists and details). */
+  fields?: boolean;
   /**
    * Its output can be long: on a terminal it goes through the pager. Never for commands that prompt, nor
    * for a live view (a function of the command's own flags says when its output is one).
@@ -157,6 +159,7 @@ export const COMMANDS: Entry[] = [
     usage: '[options] <path>',
     load: () => import('./commands/api.js'),
     formats: ['json'],
+    fields: true,
   },
   {
     name: 'statement',
@@ -164,6 +167,7 @@ export const COMMANDS: Entry[] = [
     // `pix statement` lists (and follows); its flags are read by `summary` too.
     load: () => import('./commands/statement/list.js'),
     formats: [...LIST_FORMATS, 'ofx'],
+    fields: true,
     // A live view never pages: `--follow` under less would stop at its prompt and hold Ctrl-C.
     paged: (options) => options.follow !== true,
     children: [
@@ -173,6 +177,7 @@ export const COMMANDS: Entry[] = [
         usage: '[options]',
         load: () => import('./commands/statement/summary.js'),
         formats: LIST_FORMATS,
+        fields: true,
         paged: true,
       },
     ],
@@ -182,6 +187,7 @@ export const COMMANDS: Entry[] = [
     summary: "List the account's registered PIX keys",
     load: () => import('./commands/keys/list.js'),
     formats: LIST_FORMATS,
+    fields: true,
     paged: true,
   },
   {
@@ -213,6 +219,7 @@ export const COMMANDS: Entry[] = [
         summary: 'The charges pix created (the local ledger), newest first',
         load: () => import('./commands/charge/list.js'),
         formats: LIST_FORMATS,
+        fields: true,
         paged: true,
       },
       {
@@ -220,6 +227,7 @@ export const COMMANDS: Entry[] = [
         summary: 'A charge of the ledger again: its code, QR and payment',
         load: () => import('./commands/charge/show.js'),
         formats: LIST_FORMATS,
+        fields: true,
       },
       {
         name: 'wait',
@@ -261,6 +269,7 @@ export const COMMANDS: Entry[] = [
     // `pix journal` lists; its flags are the noun's, so this module is loaded with each verb too.
     load: () => import('./commands/journal/list.js'),
     formats: LIST_FORMATS,
+    fields: true,
     paged: true,
     children: [
       {
@@ -269,6 +278,7 @@ export const COMMANDS: Entry[] = [
         usage: '<ID>',
         load: () => import('./commands/journal/show.js'),
         formats: LIST_FORMATS,
+        fields: true,
         paged: true,
       },
       {
@@ -304,6 +314,7 @@ export const COMMANDS: Entry[] = [
         usage: '[options] <EMV>',
         load: () => import('./commands/emv/decode.js'),
         formats: LIST_FORMATS,
+        fields: true,
         paged: true,
       },
     ],
@@ -597,17 +608,14 @@ async function openOutput(deps: Deps, paged: boolean): Promise<void> {
 }
 
 /**
- * `--jq`: checks the expression before the command runs (a syntax error is exit 2, nothing sent), then
- * keeps what the command writes to stdout (its JSON document, compact) and, once it succeeded, writes
- * jq's results to the real stdout instead. On a terminal each result line has its unsafe characters
- * shown escaped (output/sanitize.ts); piped, raw strings stay exact for the script.
+ * `--jq` and `--fields`: the expression is checked before the command runs (a syntax error is exit 2,
+ * nothing sent); then what the command writes to stdout (its JSON document, compact) is kept and, once it
+ * succeeded, cut to the fields (output/fields.ts) and written as asked, or run through jq. On a terminal
+ * jq's lines have their unsafe characters shown escaped (output/sanitize.ts); piped, raw strings stay exact.
  */
-async function captureForJq(deps: Deps, expression: string): Promise<() => Promise<void>> {
-  const [{ loadJqFilter }, { escapeUnsafe }] = await Promise.all([
-    import('./output/jq.js'),
-    import('./output/sanitize.js'),
-  ]);
-  const filter = await loadJqFilter(expression);
+async function captureOutput(deps: Deps): Promise<() => Promise<void>> {
+  const { jq, fields, fieldsFormat } = deps.globals;
+  const filter = jq === undefined ? undefined : await (await import('./output/jq.js')).loadJqFilter(jq);
   const out = deps.io.stdout;
   const parts: Array<string | Uint8Array> = [];
   deps.io = {
@@ -624,14 +632,32 @@ async function captureForJq(deps: Deps, expression: string): Promise<() => Promi
     },
   };
   return async () => {
-    // One string, once: the parts are let go before jq parses it (jq holds its own copy, parsed).
+    // One string, once: the parts are let go before it is parsed (jq holds its own copy, parsed).
     const decoder = new TextDecoder();
-    const text = parts.map((part) => (typeof part === 'string' ? part : decoder.decode(part))).join('');
+    let text = parts.map((part) => (typeof part === 'string' ? part : decoder.decode(part))).join('');
     parts.length = 0;
     deps.io = { ...deps.io, stdout: out };
-    const result = filter.run(text);
-    const shown = out.isTTY ? result.split('\n').map(escapeUnsafe).join('\n') : result;
-    if (!out.write(shown)) await out.drained();
+    const [{ escapeUnsafe, jsonSafe }, { asUsage }] = await Promise.all([
+      import('./output/sanitize.js'),
+      import('./usage.js'),
+    ]);
+    const write = async (shown: string) => {
+      if (!out.write(shown)) await out.drained();
+    };
+    if (fields !== undefined) {
+      const { fieldsCsv, pickFields } = await import('./output/fields.js');
+      const picked = asUsage('--fields', () => pickFields(JSON.parse(text), fields));
+      if (filter === undefined) {
+        if (fieldsFormat === 'csv') return write(fieldsCsv(picked.records, fields));
+        if (fieldsFormat === 'ndjson') {
+          return write(jsonSafe(picked.records.map((record) => `${JSON.stringify(record)}\n`).join('')));
+        }
+        return write(jsonSafe(`${JSON.stringify(picked.document, null, out.isTTY ? 2 : undefined)}\n`));
+      }
+      text = JSON.stringify(picked.document);
+    }
+    const result = filter!.run(text);
+    return write(out.isTTY ? result.split('\n').map(escapeUnsafe).join('\n') : result);
   };
 }
 
@@ -646,6 +672,7 @@ export function createProgram(deps: Deps): Command {
     .option('--json', 'one JSON document on stdout')
     .addOption(new Option('-o, --output <format>', 'output format of list commands').choices(OUTPUT_FORMATS))
     .option('--jq <expression>', 'filter the JSON output with jq (no jq needed): strings raw, others compact')
+    .option('--fields <fields>', 'only these fields of each record, in order (id,amount,creditor.name)')
     .option('--output-file <file>', 'write the output to FILE: complete, or FILE is left untouched')
     .option('--wide', 'tables show every column in full, whatever the terminal width')
     .option('--no-pager', 'no pager for long output (also PIX_PAGER=)')
@@ -694,10 +721,12 @@ export function createProgram(deps: Deps): Command {
     deps.globals = parseGlobalOptions(action.optsWithGlobals(), {
       command: commandName(action),
       formats: entry?.formats ?? ['table', 'json'],
+      fields: entry?.fields === true,
     });
     const paged = entry?.paged;
     await openOutput(deps, typeof paged === 'function' ? paged(action.opts()) : paged === true);
-    if (deps.globals.jq !== undefined) afterAction = await captureForJq(deps, deps.globals.jq);
+    if (deps.globals.jq !== undefined || deps.globals.fields !== undefined)
+      afterAction = await captureOutput(deps);
   });
   // Runs only when the action succeeded (a failure skips it, and the captured output with it).
   program.hook('postAction', async () => {

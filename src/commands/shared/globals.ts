@@ -1,5 +1,6 @@
 import { defaultGlobals, type GlobalOptions, type OutputFormat } from '../../context.js';
 import { parseDuration } from '../../domain/duration.js';
+import { InvalidValue } from '../../domain/invalid.js';
 import { usageError } from '../../errors.js';
 import { asUsage } from '../../usage.js';
 
@@ -9,6 +10,8 @@ export interface CommandOutput {
   command: string;
   /** The `-o` formats it writes. */
   formats: readonly OutputFormat[];
+  /** Whether `--fields` can pick from its records (lists and details, never a command that moves money). */
+  fields?: boolean;
 }
 
 /**
@@ -51,6 +54,19 @@ export function parseGlobalOptions(raw: Record<string, unknown>, command?: Comma
     globals.json = true;
     globals.output = 'json';
   }
+  if (typeof raw.fields === 'string') {
+    const fields = asUsage('--fields', () => parseFields(String(raw.fields)));
+    const wanted = globals.output ?? 'table';
+    if (wanted !== 'json' && wanted !== 'ndjson' && wanted !== 'csv') {
+      throw usageError('--fields', 'goes with --json, --jq, -o ndjson or -o csv');
+    }
+    if (command && !command.fields)
+      throw usageError('--fields', `${command.command} has no records to pick from`);
+    globals.fields = fields;
+    globals.fieldsFormat = wanted;
+    // The command writes its JSON document; output/fields.ts cuts it and writes what was asked.
+    globals.output = 'json';
+  }
   globals.wide = raw.wide === true;
   globals.pager = raw.pager !== false;
   if (typeof raw.outputFile === 'string') {
@@ -66,4 +82,15 @@ export function parseGlobalOptions(raw: Record<string, unknown>, command?: Comma
     globals.timeoutMs = asUsage('--timeout', () => parseDuration(timeout).milliseconds);
   }
   return globals;
+}
+
+/** `--fields a,b.c` → the paths (nested ones dotted); a malformed one is refused. */
+function parseFields(text: string): string[] {
+  const fields = text.split(',').map((field) => field.trim());
+  for (const field of fields) {
+    if (!/^[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*$/.test(field)) {
+      throw new InvalidValue(`"${field}" is not a field name (a, b, or a nested one: creditor.name)`);
+    }
+  }
+  return fields;
 }

@@ -119,3 +119,77 @@ describe('--jq: jq built in', () => {
     expect(page.stderr).toContain("next page: pix keys --jq '.result[].id' --limit 1 --offset 1");
   });
 });
+
+describe('--fields: only those fields, in that order', () => {
+  const party = (id: string, name: string) => ({
+    ...entry(1, 10),
+    id,
+    creditor: { name, bank: '001', documentNumber: '52998224725' },
+  });
+
+  it('a list as --json, -o ndjson and -o csv, nested fields by dotted path', async () => {
+    const page = { total: 2, results: [party('a', 'Ana'), party('b', 'Bia, "B"')] };
+    intercept(STATEMENT, { limit: '10', offset: '0' }, page);
+    const json = await pix(['statement', '--json', '--fields', 'id,creditor.name']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({
+      total: 2,
+      results: [
+        { id: 'a', creditor: { name: 'Ana' } },
+        { id: 'b', creditor: { name: 'Bia, "B"' } },
+      ],
+    });
+    intercept(STATEMENT, { limit: '10', offset: '0' }, page);
+    const ndjson = await pix(['statement', '-o', 'ndjson', '--fields', 'creditor.name,amount']);
+    expect(ndjson.stdout).toBe(
+      '{"creditor":{"name":"Ana"},"amount":10}\n{"creditor":{"name":"Bia, \\"B\\""},"amount":10}\n',
+    );
+    intercept(STATEMENT, { limit: '10', offset: '0' }, page);
+    const csv = await pix(['statement', '-o', 'csv', '--fields', 'id,creditor.name']);
+    expect(csv.stdout).toBe('id,creditor.name\r\na,Ana\r\nb,"Bia, ""B"""\r\n');
+  });
+
+  it('a detail (pix api), and with --jq after the cut', async () => {
+    mock.agent
+      .get(ORIGIN)
+      .intercept({ path: '/api/financial/v1/pix/dict/consult', method: 'POST' })
+      .reply(
+        200,
+        { key: 'ana@example.com', owner: { name: 'Ana', documentNumber: '***' }, endtoEndId: 'E1' },
+        {
+          headers: { 'content-type': 'application/json' },
+        },
+      );
+    const result = await pix([
+      'api',
+      '/pix/dict/consult',
+      '-f',
+      'key=ana@example.com',
+      '--fields',
+      'owner.name,endtoEndId',
+      '--jq',
+      'keys',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('["endtoEndId","owner"]\n');
+  });
+
+  it('an unknown field is exit 2 listing the valid ones; --fields alone, or on a payment, is refused', async () => {
+    intercept(KEYS, { limit: '10', offset: '0' }, { total: 1, result: [key(1)] });
+    const unknown = await pix(['keys', '--json', '--fields', 'key,nope']);
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stderr).error.message).toBe(
+      '--fields: no field nope (fields: id, key, keyType, createdAt)',
+    );
+    const alone = await pix(['keys', '--fields', 'key']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--fields: goes with --json, --jq, -o ndjson or -o csv');
+    const payment = await pix(['pay', 'key', 'ana@example.com', '--amount', '1', '--json', '--fields', 'id']);
+    expect(payment.code).toBe(2);
+    expect(JSON.parse(payment.stderr).error.message).toBe(
+      '--fields: pix pay key has no records to pick from',
+    );
+    const malformed = await pix(['keys', '--json', '--fields', 'a,,b']);
+    expect(malformed.code).toBe(2);
+  });
+});
