@@ -25,6 +25,7 @@
 import {
   copyFileSync,
   existsSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -33,6 +34,7 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { analyzeMetafile, build } from 'esbuild';
 import { commanderChildProcessLazy } from './build/commander-child-process-lazy.mjs';
 import { compileCommonJsWrappersEagerly } from './build/commonjs-wrappers-eager.mjs';
@@ -56,6 +58,33 @@ function rewriteOutputs(dir, ...rewrites) {
     const text = readFileSync(file, 'utf8');
     const rewritten = rewrites.reduce((current, rewrite) => rewrite(current, name), text);
     if (rewritten !== text) writeFileSync(file, rewritten);
+  }
+}
+
+/**
+ * The man pages (src/manpages.ts), made from the command tree by a throwaway bundle of it, so they are never
+ * a hand-kept copy of `--help`: dist/man/pix.1 and one page per command (package.json's `man` lists them).
+ */
+async function writeManPages(into) {
+  const scratch = join(root, `.man-${process.pid}`);
+  try {
+    await build({
+      absWorkingDir: root,
+      entryPoints: ['src/manpages.ts'],
+      outfile: join(scratch, 'manpages.mjs'),
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      banner: { js: REQUIRE_BANNER },
+      define: { __PIX_VERSION__: JSON.stringify(pkg.version) },
+      logLevel: 'warning',
+    });
+    const { manPages } = await import(pathToFileURL(join(scratch, 'manpages.mjs')).href);
+    mkdirSync(into, { recursive: true });
+    for (const [name, text] of await manPages(pkg.version)) writeFileSync(join(into, name), text);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 
@@ -97,6 +126,7 @@ try {
     createRequire(join(root, 'package.json')).resolve('jq-wasm/jq.wasm'),
     join(staging, 'jq.wasm'),
   );
+  await writeManPages(join(staging, 'man'));
 } catch (error) {
   rmSync(staging, { recursive: true, force: true });
   throw error;

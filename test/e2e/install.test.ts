@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -52,6 +52,24 @@ describe('npm install -g . (README, Install)', () => {
     expect(statement.code).toBe(0);
     expect(JSON.parse(statement.stdout).results).toHaveLength(2);
   });
+
+  it("installs the man pages: `man pix-statement` reads the command's own help", async (context) => {
+    const manDir = join(prefix, 'share', 'man', 'man1');
+    expect(readdirSync(manDir)).toEqual(expect.arrayContaining(['pix.1', 'pix-statement.1', 'pix-api.1']));
+    if (spawnSync('man', ['--version']).status !== 0) return context.skip('no `man` on this machine');
+    const shown = await runProcess('man', ['pix-statement'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        MANPATH: join(prefix, 'share', 'man'),
+        MANPAGER: 'cat',
+        MANWIDTH: '80',
+      },
+    });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/NAME\s+pix-statement - Read the account statement/);
+    expect(shown.stdout).toContain('--counterparty <text>');
+    expect(shown.stdout).toContain('Exit codes:');
+  });
 });
 
 describe('npm pack: what the tarball holds', () => {
@@ -64,6 +82,20 @@ describe('npm pack: what the tarball holds', () => {
     expect(files.has('dist/version.js')).toBe(true);
     expect(files.has('README.md')).toBe(true);
     expect(files.has('THIRD_PARTY_NOTICES.md')).toBe(true);
+    // One man page per command, made from the command tree by the build (scripts/build.mjs).
+    for (const page of [
+      'pix.1',
+      'pix-statement.1',
+      'pix-statement-summary.1',
+      'pix-pay-batch.1',
+      'pix-api.1',
+    ]) {
+      expect(files.has(`dist/man/${page}`), page).toBe(true);
+    }
+    // package.json's `man` (what npm installs) names every page the build made, and no other.
+    const made = readdirSync(join(root, 'dist', 'man')).map((page) => `./dist/man/${page}`);
+    const listed = (pkg as unknown as { man: string[] }).man;
+    expect([...listed].sort(), 'package.json "man": list every page of dist/man').toEqual(made.sort());
     const outside = [...files.keys()].filter(
       (file) =>
         !/^(bin|dist)\//.test(file) &&
