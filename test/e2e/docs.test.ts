@@ -477,6 +477,7 @@ describe('the README shell examples', () => {
       'PIX_CLIENT_SECRET=… pix login --profile prod --client-key my-key --base-url https://api.example.com',
       'pix login --profile prod --client-key my-key --tls-cert client.pem --tls-key client.key',
       'pix pay batch pagamentos.xlsx --dry-run',
+      'man pix-statement',
     ]);
   });
 
