@@ -4,6 +4,7 @@ import {
   addHelpCommand,
   completionValues,
   configureHelp,
+  setFieldNames,
   setUsage,
 } from './commands/shared/help.js';
 import type { Deps, OutputFormat } from './context.js';
@@ -39,14 +40,66 @@ interface Entry {
   examples?: { examples: string[]; exits: ErrorKind[] };
   /** The `-o` formats it writes (its subcommands too); default table and json. Others are exit 2. */
   formats?: readonly OutputFormat[];
-  /** `--fields` picks from its records (reads only: lists and details). */
-  fields?: boolean;
+  /**
+   * `--fields` picks from its records (reads only: lists and details); the names are what shell
+   * completion offers (`true`: the records' own, e.g. `pix api`'s, nothing to offer).
+   */
+  fields?: readonly string[] | true;
   /**
    * Its output can be long: on a terminal it goes through the pager. Never for commands that prompt, nor
    * for a live view (a function of the command's own flags says when its output is one).
    */
   paged?: boolean | ((options: Record<string, unknown>) => boolean);
 }
+
+const PARTY = ['name', 'bank', 'documentNumber'];
+/** What `--fields` completes with, per command: the fields of its records as `--json` shows them. */
+const FIELDS = {
+  statement: [
+    'id',
+    'type',
+    'amount',
+    'fee',
+    'status',
+    'method',
+    'confirmedAt',
+    ...PARTY.map((field) => `creditor.${field}`),
+    ...PARTY.map((field) => `debtor.${field}`),
+  ],
+  summary: ['period', 'count', 'income', 'outcome', 'fees', 'net'],
+  keys: ['id', 'key', 'keyType', 'createdAt'],
+  charges: [
+    'id',
+    'journalId',
+    'type',
+    'status',
+    'amount',
+    'txid',
+    'createdAt',
+    'expiresAt',
+    'dueDate',
+    'paid.entryId',
+    'paid.amount',
+    'paid.match',
+  ],
+  journal: [
+    'id',
+    'kind',
+    'state',
+    'at',
+    'amount',
+    'amountCentavos',
+    'receiver',
+    'endToEndId',
+    'resolution',
+    'method',
+    'key',
+    'transferId',
+    'chargeId',
+    'status',
+  ],
+  emv: ['path', 'name', 'value', 'meaning'],
+} as const;
 
 const LIST_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'csv-br', 'xlsx'];
 
@@ -167,7 +220,7 @@ export const COMMANDS: Entry[] = [
     // `pix statement` lists (and follows); its flags are read by `summary` too.
     load: () => import('./commands/statement/list.js'),
     formats: [...LIST_FORMATS, 'ofx'],
-    fields: true,
+    fields: FIELDS.statement,
     // A live view never pages: `--follow` under less would stop at its prompt and hold Ctrl-C.
     paged: (options) => options.follow !== true,
     children: [
@@ -177,7 +230,7 @@ export const COMMANDS: Entry[] = [
         usage: '[options]',
         load: () => import('./commands/statement/summary.js'),
         formats: LIST_FORMATS,
-        fields: true,
+        fields: FIELDS.summary,
         paged: true,
       },
     ],
@@ -187,7 +240,7 @@ export const COMMANDS: Entry[] = [
     summary: "List the account's registered PIX keys",
     load: () => import('./commands/keys/list.js'),
     formats: LIST_FORMATS,
-    fields: true,
+    fields: FIELDS.keys,
     paged: true,
   },
   {
@@ -219,7 +272,7 @@ export const COMMANDS: Entry[] = [
         summary: 'The charges pix created (the local ledger), newest first',
         load: () => import('./commands/charge/list.js'),
         formats: LIST_FORMATS,
-        fields: true,
+        fields: FIELDS.charges,
         paged: true,
       },
       {
@@ -227,7 +280,7 @@ export const COMMANDS: Entry[] = [
         summary: 'A charge of the ledger again: its code, QR and payment',
         load: () => import('./commands/charge/show.js'),
         formats: LIST_FORMATS,
-        fields: true,
+        fields: FIELDS.charges,
       },
       {
         name: 'wait',
@@ -269,7 +322,7 @@ export const COMMANDS: Entry[] = [
     // `pix journal` lists; its flags are the noun's, so this module is loaded with each verb too.
     load: () => import('./commands/journal/list.js'),
     formats: LIST_FORMATS,
-    fields: true,
+    fields: FIELDS.journal,
     paged: true,
     children: [
       {
@@ -278,7 +331,7 @@ export const COMMANDS: Entry[] = [
         usage: '<ID>',
         load: () => import('./commands/journal/show.js'),
         formats: LIST_FORMATS,
-        fields: true,
+        fields: FIELDS.journal,
         paged: true,
       },
       {
@@ -314,7 +367,7 @@ export const COMMANDS: Entry[] = [
         usage: '[options] <EMV>',
         load: () => import('./commands/emv/decode.js'),
         formats: LIST_FORMATS,
-        fields: true,
+        fields: FIELDS.emv,
         paged: true,
       },
     ],
@@ -430,6 +483,7 @@ function addEntries(parent: Command, entries: Entry[]): Map<Entry, Command> {
     if (entry.usage !== undefined) setUsage(command, entry.usage);
     ENTRY_OF.set(command, entry);
     if (entry.examples) addExamples(command, entry.examples.examples, entry.examples.exits);
+    if (Array.isArray(entry.fields)) setFieldNames(command, entry.fields);
     made.set(entry, command);
     if (entry.children) {
       for (const [child, childCommand] of addEntries(command, entry.children)) made.set(child, childCommand);
@@ -721,7 +775,7 @@ export function createProgram(deps: Deps): Command {
     deps.globals = parseGlobalOptions(action.optsWithGlobals(), {
       command: commandName(action),
       formats: entry?.formats ?? ['table', 'json'],
-      fields: entry?.fields === true,
+      fields: entry?.fields !== undefined,
     });
     const paged = entry?.paged;
     await openOutput(deps, typeof paged === 'function' ? paged(action.opts()) : paged === true);

@@ -13,7 +13,7 @@ import { Argument, type Command, type Option } from 'commander';
 import type { Deps } from '../../context.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples, type CompletionValues, completionValuesOf } from '../shared/help.js';
+import { addExamples, type CompletionValues, completionValuesOf, fieldNamesOf } from '../shared/help.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -94,11 +94,18 @@ export function completionModel(program: Command): CompletionNode[] {
     const globals = inherited.filter((option) => !names(option).some((name) => ownNames.has(name)));
     // Commander's implicit `help` command is left out: -h/--help is offered instead.
     const subcommands = help.visibleCommands(command).filter((sub) => sub.name() !== 'help');
+    // `--fields` offers the fields of this command's records (program.ts), where it has any.
+    const fields = fieldNamesOf(command);
+    const options = [...own, ...globals].map((option) =>
+      option.long === '--fields' && fields
+        ? { ...option, inherited: false, value: { kind: 'words' as const, words: [...fields] } }
+        : option,
+    );
     nodes.push({
       path,
       description: oneLine(command.description()),
       subcommands: subcommands.map((sub) => ({ name: sub.name(), description: oneLine(sub.description()) })),
-      options: [...own, ...globals],
+      options,
       args: command.registeredArguments.map((argument: Argument) =>
         sourceOf(argument.argChoices, completionValuesOf(argument)),
       ),

@@ -114,3 +114,14 @@ export function addHelpCommand(program: Command): void {
       at.help();
     });
 }
+
+const FIELD_NAMES = Symbol.for('pix.fieldNames');
+
+/** What shell completion offers after `--fields` for `command` (program.ts: the fields of its records). */
+export function setFieldNames(command: Command, fields: readonly string[]): void {
+  (command as unknown as Record<symbol, readonly string[]>)[FIELD_NAMES] = fields;
+}
+
+export function fieldNamesOf(command: Command): readonly string[] | undefined {
+  return (command as unknown as Record<symbol, readonly string[] | undefined>)[FIELD_NAMES];
+}

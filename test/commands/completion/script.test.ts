@@ -118,6 +118,15 @@ describe('pix completion bash (in a real bash)', () => {
     expect(bashComplete('pix', 'statement', '--output', '=').sort()).toEqual(STATEMENT_FORMATS);
   });
 
+  it('--fields <TAB> → the fields of the command\'s records', () => {
+    expect(bashComplete('pix', 'keys', '--fields', '').sort()).toEqual(['createdAt', 'id', 'key', 'keyType']);
+    expect(bashComplete('pix', 'statement', '--fields', 'cred')).toEqual([
+      'creditor.name',
+      'creditor.bank',
+      'creditor.documentNumber',
+    ]);
+  });
+
   it('flags of the command and the global ones; --version only at the top', () => {
     const offered = bashComplete('pix', 'statement', '--');
     expect(offered).toEqual(
@@ -224,6 +233,7 @@ describe('pix completion zsh', () => {
     expect(zshComplete('pix', 'ch')).toEqual(['charge']);
     expect(zshComplete('pix', 'charge', '').sort()).toEqual(['duedate', 'immediate', 'list', 'show', 'wait']);
     expect(zshComplete('pix', 'statement', '-o', '').sort()).toEqual(STATEMENT_FORMATS);
+    expect(zshComplete('pix', 'keys', '--fields', '').sort()).toEqual(['createdAt', 'id', 'key', 'keyType']);
     expect(zshComplete('pix', 'statement', '--output=nd')).toEqual(['ndjson']);
     expect(zshComplete('pix', 'statement', '--li')).toEqual(['--limit']);
     expect(zshComplete('pix', 'profile', 'use', '').sort()).toEqual(['prod', 'sandbox', 'staging']);
@@ -265,6 +275,7 @@ describe('pix completion fish', () => {
     expect(fishComplete('pix ch')).toEqual(['charge']);
     expect(fishComplete('pix charge ').sort()).toEqual(['duedate', 'immediate', 'list', 'show', 'wait']);
     expect(fishComplete('pix statement -o ').sort()).toEqual(STATEMENT_FORMATS);
+    expect(fishComplete('pix keys --fields ').sort()).toEqual(['createdAt', 'id', 'key', 'keyType']);
     expect(fishComplete('pix statement --li')).toEqual(['--limit']);
     expect(fishComplete('pix profile use ').sort()).toEqual(['prod', 'sandbox', 'staging']);
     expect(fishComplete('pix -p prod charge ').sort()).toEqual([
