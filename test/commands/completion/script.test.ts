@@ -118,7 +118,7 @@ describe('pix completion bash (in a real bash)', () => {
     expect(bashComplete('pix', 'statement', '--output', '=').sort()).toEqual(STATEMENT_FORMATS);
   });
 
-  it('--fields <TAB> → the fields of the command\'s records', () => {
+  it("--fields <TAB> → the fields of the command's records", () => {
     expect(bashComplete('pix', 'keys', '--fields', '').sort()).toEqual(['createdAt', 'id', 'key', 'keyType']);
     expect(bashComplete('pix', 'statement', '--fields', 'cred')).toEqual([
       'creditor.name',
