@@ -210,7 +210,7 @@ export const COMMANDS: Entry[] = [
     name: 'api',
     summary: 'An authenticated request to any path of the API (it cannot move money)',
     usage: '[options] <path>',
-    load: () => import('./commands/api.js'),
+    load: () => import('./commands/api/request.js'),
     formats: ['json'],
     fields: true,
   },

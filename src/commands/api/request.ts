@@ -10,8 +10,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { Endpoint } from '../api/client.js';
-import type { Deps } from '../context.js';
+import type { Endpoint } from '../../api/client.js';
+import type { Deps } from '../../context.js';
 import {
   API_BASE,
   type ApiPath,
@@ -19,13 +19,13 @@ import {
   apiRetrySafe,
   parseApiPath,
   parseHeader,
-} from '../domain/apipath.js';
-import { InvalidValue } from '../domain/invalid.js';
-import { PixError, usageError } from '../errors.js';
-import { jsonDocument } from '../output/format.js';
-import * as z from '../zod.js';
-import { collect, fromDomain, parseOptions } from './shared/flags.js';
-import { addExamples } from './shared/help.js';
+} from '../../domain/apipath.js';
+import { InvalidValue } from '../../domain/invalid.js';
+import { PixError, usageError } from '../../errors.js';
+import { jsonDocument } from '../../output/format.js';
+import * as z from '../../zod.js';
+import { collect, fromDomain, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 type Method = (typeof METHODS)[number];
