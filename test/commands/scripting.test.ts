@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/main.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
-import { mockAgentPerTest, ORIGIN } from '../helpers/mock-agent.js';
+import { mockAgentPerTest, ORIGIN, replyJson } from '../helpers/mock-agent.js';
 
 const KEYS = '/api/financial/v1/pix/keys';
 const STATEMENT = '/api/financial/v1/account/transactions';
@@ -37,10 +37,7 @@ beforeEach(() => {
 });
 
 function intercept(path: string, query: Record<string, string>, body: unknown) {
-  mock.agent
-    .get(ORIGIN)
-    .intercept({ path, method: 'GET', query })
-    .reply(200, body as object, { headers: { 'content-type': 'application/json' } });
+  replyJson(mock, path, query, body);
 }
 
 async function pix(argv: string[], options: { tty?: boolean } = {}) {

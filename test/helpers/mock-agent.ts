@@ -33,3 +33,17 @@ export function mockAgentPerTest(): { readonly agent: MockAgent } {
     },
   };
 }
+
+/** Answers one GET of `path` with `query` (exactly) with a JSON `body`, on the current test's agent. */
+export function replyJson(
+  mock: { readonly agent: MockAgent },
+  path: string,
+  query: Record<string, string>,
+  body: unknown,
+  status = 200,
+): void {
+  mock.agent
+    .get(ORIGIN)
+    .intercept({ path, method: 'GET', query })
+    .reply(status, body as object, { headers: { 'content-type': 'application/json' } });
+}

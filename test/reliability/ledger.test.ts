@@ -104,7 +104,13 @@ describe('the journal knows the account (finding 1)', () => {
     expect(transfers(production)).toBe(3);
   });
 
-  it('a profile deleted and made again (same name, same API) still sees its paid rows: nothing is paid twice', async () => {
+  /**
+   * Pays a 3-row batch as profile `ops`, lets `change` do something to the profile (it returns the profile
+   * to pay from next), pays the same file again: every row already_paid, still 3 transfers.
+   */
+  async function paysNothingTwiceAfter(
+    change: (env: { PIX_CONFIG_DIR: string }, makeOps: () => Promise<void>) => Promise<string>,
+  ) {
     const dir = tempConfigDir();
     const file = batchFile(dir, 3);
     const api = await serve(dir, 'api');
@@ -114,11 +120,8 @@ describe('the journal knows the account (finding 1)', () => {
     await makeOps();
     expect((await pix(['pay', 'batch', file, '--yes', '-p', 'ops'], env)).code).toBe(0);
     expect(transfers(api)).toBe(3);
-    const deleted = await pix(['profile', 'delete', 'ops', '--yes'], env);
-    expect(deleted.code, deleted.stderr).toBe(0);
-    expect(openConfigStore(env).listProfiles()).toEqual([]);
-    await makeOps();
-    const again = await pix(['pay', 'batch', file, '--yes', '-p', 'ops', '-o', 'ndjson'], env);
+    const profile = await change(env, makeOps);
+    const again = await pix(['pay', 'batch', file, '--yes', '-p', profile, '-o', 'ndjson'], env);
     expect(again.code, again.stderr).toBe(0);
     expect(records(again.stdout).map((row) => row.state)).toEqual([
       'already_paid',
@@ -126,26 +129,24 @@ describe('the journal knows the account (finding 1)', () => {
       'already_paid',
     ]);
     expect(transfers(api)).toBe(3);
+  }
+
+  it('a profile deleted and made again (same name, same API) still sees its paid rows: nothing is paid twice', async () => {
+    await paysNothingTwiceAfter(async (env, makeOps) => {
+      const deleted = await pix(['profile', 'delete', 'ops', '--yes'], env);
+      expect(deleted.code, deleted.stderr).toBe(0);
+      expect(openConfigStore(env).listProfiles()).toEqual([]);
+      await makeOps();
+      return 'ops';
+    });
   });
 
   it('a renamed profile keeps what it paid under its former name: the batch again pays nothing', async () => {
-    const dir = tempConfigDir();
-    const file = batchFile(dir, 3);
-    const api = await serve(dir, 'api');
-    const env = { PIX_CONFIG_DIR: dir };
-    await openConfigStore(env).setProfile('ops', { 'base-url': api.url, token: 't', tokenBaseUrl: api.url });
-    expect((await pix(['pay', 'batch', file, '--yes', '-p', 'ops'], env)).code).toBe(0);
-    expect(transfers(api)).toBe(3);
-    const renamed = await pix(['profile', 'rename', 'ops', 'loja'], env);
-    expect(renamed.code, renamed.stderr).toBe(0);
-    const again = await pix(['pay', 'batch', file, '--yes', '-p', 'loja', '-o', 'ndjson'], env);
-    expect(again.code, again.stderr).toBe(0);
-    expect(records(again.stdout).map((row) => row.state)).toEqual([
-      'already_paid',
-      'already_paid',
-      'already_paid',
-    ]);
-    expect(transfers(api)).toBe(3);
+    await paysNothingTwiceAfter(async (env) => {
+      const renamed = await pix(['profile', 'rename', 'ops', 'loja'], env);
+      expect(renamed.code, renamed.stderr).toBe(0);
+      return 'loja';
+    });
   });
 
   it('a pay key on the sandbox does not hold or block the same payment on another API', async () => {

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { createTestIO } from '../../helpers/io.js';
-import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { mockAgentPerTest, ORIGIN, replyJson } from '../../helpers/mock-agent.js';
 import { readOfx } from '../../helpers/ofx.js';
 import { readWorkbook } from '../../helpers/xlsx.js';
 
@@ -41,10 +41,7 @@ beforeEach(() => {
 });
 
 function intercept(query: Record<string, string>, body: unknown) {
-  mock.agent
-    .get(ORIGIN)
-    .intercept({ path: PATH, method: 'GET', query })
-    .reply(200, body as object, { headers: { 'content-type': 'application/json' } });
+  replyJson(mock, PATH, query, body);
 }
 
 async function pix(argv: string[], options: { tty?: boolean } = {}) {

@@ -3,7 +3,7 @@ import { FOLLOW_PAGE } from '../../../src/commands/statement/follow.js';
 import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { createTestIO, ndjsonIds as ids } from '../../helpers/io.js';
-import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { mockAgentPerTest, ORIGIN, replyJson } from '../../helpers/mock-agent.js';
 
 const PATH = '/api/financial/v1/account/transactions';
 const NOW = new Date('2025-03-10T15:00:00.000Z');
@@ -38,10 +38,7 @@ beforeEach(() => {
 });
 
 function intercept(query: Record<string, string>, body: unknown) {
-  mock.agent
-    .get(ORIGIN)
-    .intercept({ path: PATH, method: 'GET', query })
-    .reply(200, body as object, { headers: { 'content-type': 'application/json' } });
+  replyJson(mock, PATH, query, body);
 }
 
 async function pix(argv: string[], options: { tty?: boolean } = {}) {
