@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/main.js';
 import { tempConfigDir } from '../helpers/cli.js';
@@ -71,6 +73,30 @@ describe('pix api', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('Ana\n');
     expect(body).toEqual({ key: 'ana@example.com', n: 2, ok: true });
+  });
+
+  it('--input sends a JSON body as given (from stdin); -F @file reads a value from a file', async () => {
+    const bodies: unknown[] = [];
+    mock.agent
+      .get(ORIGIN)
+      .intercept({ path: `${BASE}/pix/emv/consult`, method: 'POST' })
+      .reply((options) => {
+        bodies.push(JSON.parse(String(options.body)));
+        return { statusCode: 200, data: '{"ok":true}', responseOptions: JSON_HEADERS };
+      })
+      .times(2);
+    const fromStdin = await pix(['api', '/pix/emv/consult', '--input', '-'], {
+      stdin: '{"emv": "000201…", "n": 1}',
+    });
+    expect(fromStdin.code, fromStdin.stderr).toBe(0);
+    const file = join(env.PIX_CONFIG_DIR!, 'code.txt');
+    writeFileSync(file, '00020126580014br.gov.bcb.pix\n');
+    const fromFile = await pix(['api', '/pix/emv/consult', '-F', `emv=@${file}`]);
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(bodies).toEqual([{ emv: '000201…', n: 1 }, { emv: '00020126580014br.gov.bcb.pix' }]);
+    const notJson = await pix(['api', '/pix/emv/consult', '--input', '-'], { stdin: 'not json' });
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain('--input: - is not JSON');
   });
 
   it('--paginate follows limit/offset to total; --slurp makes one array; both with --jq', async () => {
