@@ -125,6 +125,20 @@ export function noticesText(packages) {
       lines.push('', `${file}:`, '', fence, text, fence);
     }
   }
+  // What no package.json declares: jq.wasm (copied beside the chunks for --jq) is jq and Oniguruma compiled
+  // by jq-wasm, whose own license is listed above; their notices come from their repositories.
+  const wasm = readFileSync(join(root, 'scripts', 'notices', 'jq-wasm-contents.txt'), 'utf8').trimEnd();
+  const fence = fenceFor(wasm);
+  lines.push(
+    '',
+    '## jq 1.8.2 and Oniguruma, inside dist/jq.wasm',
+    '',
+    'License: MIT (jq), BSD-2-Clause (Oniguruma), and the notices jq carries',
+    '',
+    fence,
+    wasm,
+    fence,
+  );
   return `${lines.join('\n')}\n`;
 }
 
