@@ -215,6 +215,32 @@ export const COMMANDS: Entry[] = [
     fields: true,
   },
   {
+    name: 'listen',
+    summary: 'Events from the statement, signed and delivered at least once (the webhooks the API lacks)',
+    usage: '[options]',
+    load: () => import('./commands/listen/start.js'),
+    formats: ['table', 'ndjson'],
+  },
+  {
+    name: 'events',
+    summary: 'The events pix listen made: list them, resend the failed ones',
+    children: [
+      {
+        name: 'list',
+        summary: 'recent events and their delivery (--failed: the dead letters)',
+        usage: '[options]',
+        load: () => import('./commands/events/list.js'),
+        formats: LIST_FORMATS,
+      },
+      {
+        name: 'resend',
+        summary: 'deliver events again, now',
+        usage: '[options] [id]',
+        load: () => import('./commands/events/resend.js'),
+      },
+    ],
+  },
+  {
     name: 'statement',
     summary: 'Read the account statement',
     // `pix statement` lists (and follows); its flags are read by `summary` too.

@@ -40,6 +40,14 @@ const NOT_RUN = new Map<string, string>([
     'needs input: asks for the secret at a terminal',
   ],
   ['pix sandbox serve --port 8080', 'a server: runs until Ctrl-C (test/sandbox covers serve)'],
+  [
+    'pix listen --forward-to http://127.0.0.1:3000/pix --backfill 1h',
+    'runs until Ctrl-C, delivering to a receiver (test/e2e/listen.test.ts)',
+  ],
+  [
+    'pix events resend evt_1a2b3c --forward-to http://127.0.0.1:3000/pix',
+    'needs an event of pix listen and a receiver (test/e2e/listen.test.ts resends a dead letter)',
+  ],
   ['pix statement --follow -o ndjson', 'runs until Ctrl-C (test/e2e/statement-follow.test.ts covers it)'],
   [
     'pix sandbox serve --faults statement:503x2,transfer:timeout',

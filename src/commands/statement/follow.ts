@@ -87,7 +87,10 @@ class RecentIds {
  * The entries not seen before, newest first as the API lists them: the newest page, then the next
  * while every entry of a page is new (a burst larger than a page), until the end of the statement.
  */
-async function newEntries(client: ApiClient, seen: RecentIds): Promise<StatementEntry[]> {
+export async function newEntries(
+  client: ApiClient,
+  seen: { has(id: string): boolean; add(id: string): void },
+): Promise<StatementEntry[]> {
   const fresh: StatementEntry[] = [];
   for (let offset = 0; ; ) {
     const page = await readStatement(client, { limit: FOLLOW_PAGE, offset });
@@ -185,7 +188,7 @@ async function entryPrinter(
 }
 
 /** Waits `ms` (deps.sleep); false when Ctrl-C (deps.signal) came first or meanwhile. */
-function pause(deps: Deps, ms: number): Promise<boolean> {
+export function pause(deps: Deps, ms: number): Promise<boolean> {
   const { signal } = deps;
   if (signal.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {

@@ -1,0 +1,98 @@
+/**
+ * `pix events resend ID|--all-failed`: delivers events again, now, to `--forward-to` or `--exec`, signed as
+ * `pix listen` signs; each attempt is logged. A delivered resend marks the event delivered.
+ */
+import type { Command } from 'commander';
+import type { Deps } from '../../context.js';
+import { type LogLine, parseLog, replay } from '../../domain/events.js';
+import { PixError, usageError } from '../../errors.js';
+import { appendPrivateLine, readPrivateFile } from '../../storage/files.js';
+import * as z from '../../zod.js';
+import { eventFiles, executor, forwarder, signingSecret } from '../listen/start.js';
+import { parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+
+const resendOptionsSchema = z.object({
+  id: z.optional(z.string().check(z.minLength(1))),
+  allFailed: z._default(z.boolean(), false),
+  forwardTo: z.optional(z.string().check(z.minLength(1))),
+  exec: z.optional(z.string().check(z.minLength(1))),
+});
+
+export type EventsResendOptions = z.output<typeof resendOptionsSchema>;
+
+export async function runEventsResend(options: EventsResendOptions, deps: Deps): Promise<void> {
+  if ((options.id === undefined) === !options.allFailed)
+    throw usageError('ID', 'give an event id, or --all-failed');
+  if ((options.forwardTo === undefined) === (options.exec === undefined)) {
+    throw usageError('--forward-to', 'give where to deliver: --forward-to URL or --exec COMMAND');
+  }
+  const files = await eventFiles(deps);
+  const { events } = replay(parseLog(readPrivateFile(files.log) ?? ''));
+  const chosen = options.allFailed
+    ? [...events.values()].filter((state) => state.state === 'dead')
+    : [...events.values()].filter((state) => state.event.id.startsWith(options.id!));
+  if (!options.allFailed && chosen.length !== 1) {
+    throw usageError(
+      'ID',
+      chosen.length === 0 ? `no event ${options.id}` : `${options.id} starts ${chosen.length} event ids`,
+    );
+  }
+  let url: URL | undefined;
+  if (options.forwardTo !== undefined) {
+    try {
+      url = new URL(options.forwardTo);
+    } catch {
+      throw usageError('--forward-to', `"${options.forwardTo}" is not a URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw usageError('--forward-to', 'http or https only');
+  }
+  const sink = url
+    ? forwarder(url, signingSecret(files.secret), () => deps.clock.now())
+    : executor(options.exec!);
+  const write = (line: LogLine) => appendPrivateLine(files.log, JSON.stringify(line));
+  let failed = 0;
+  for (const state of chosen) {
+    const at = deps.clock.now().toISOString();
+    write({ t: 'resend', id: state.event.id, at });
+    const result = await sink.deliver(state.event);
+    write({
+      t: 'attempt',
+      id: state.event.id,
+      at,
+      ok: result.ok,
+      ...(result.status === undefined ? {} : { status: result.status }),
+      ...(result.error === undefined ? {} : { error: result.error }),
+    });
+    if (result.ok) write({ t: 'delivered', id: state.event.id, at });
+    else failed++;
+    deps.io.stderr.write(
+      `${state.event.id}: ${result.ok ? 'delivered' : `failed (${result.status ?? result.error})`}\n`,
+    );
+  }
+  if (failed > 0) {
+    throw new PixError('unavailable', `${failed} of ${chosen.length} events not delivered`, {
+      hint: 'they stay owed: the next pix listen delivers them, or resend again',
+    });
+  }
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .argument('[id]', 'the event id (or its start), from pix events list')
+    .option('--all-failed', 'every dead letter')
+    .option('--forward-to <url>', 'POST the events to URL, signed')
+    .option('--exec <command>', "run COMMAND once per event with the event's JSON on stdin")
+    .action(async (id: string | undefined, _options, self: Command) => {
+      await runEventsResend(parseOptions(resendOptionsSchema, { ...self.opts(), id }), deps);
+    });
+  addExamples(
+    command,
+    [
+      'pix events resend evt_1a2b3c --forward-to http://127.0.0.1:3000/pix',
+      'pix events resend --all-failed --exec ./handle-event.sh',
+    ],
+    ['usage', 'unavailable'],
+  );
+}

@@ -1,0 +1,297 @@
+/**
+ * `pix listen`: the webhooks the API does not have. It polls the statement (as `statement --follow` does)
+ * and makes an event of every new entry (`entry.income`, `entry.outcome`), then delivers it: POSTed to
+ * `--forward-to URL` signed as Stripe signs (`Pix-Signature`), piped to `--exec CMD`, or printed.
+ *
+ * Every event and every attempt is a line of the account's event log (domain/events.ts) before and after
+ * it is delivered, so a stop or a kill loses nothing: the next `pix listen` delivers what is owed, and
+ * repeats at most the deliveries that were in flight. A failed delivery is retried (1 s doubling to
+ * 5 minutes) while newer events keep flowing; after `--max-attempts` it is a dead letter
+ * (`pix events list --failed`, `pix events resend`).
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import type { StatementEntry } from '../../api/resources/statement.js';
+import { configDir } from '../../config/store.js';
+import type { Deps } from '../../context.js';
+import {
+  entryEvent,
+  type LogLine,
+  type PixEvent,
+  parseLog,
+  replay,
+  retryDelayMs,
+  signature,
+} from '../../domain/events.js';
+import { InvalidValue } from '../../domain/invalid.js';
+import { usageError } from '../../errors.js';
+import { safeText } from '../../output/sanitize.js';
+import {
+  appendPrivateLine,
+  ensurePrivateDir,
+  readPrivateFile,
+  writeFileAtomic,
+} from '../../storage/files.js';
+import * as z from '../../zod.js';
+import { durationFlag, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import { newEntries, oldestFirst, pause } from '../statement/follow.js';
+
+const DELIVERY_TIMEOUT_MS = 10_000;
+
+function parseTarget(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new InvalidValue(`"${text}" is not a URL (http://… or https://…)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InvalidValue(`"${text}" is not http or https`);
+  }
+  return url;
+}
+
+const listenOptionsSchema = z.object({
+  forwardTo: z.optional(fromDomain(parseTarget)),
+  exec: z.optional(z.string().check(z.minLength(1))),
+  interval: z.optional(durationFlag),
+  backfill: z.optional(durationFlag),
+  maxAttempts: z._default(integerFlag(1), 8),
+  printSecret: z._default(z.boolean(), false),
+  rotateSecret: z._default(z.boolean(), false),
+});
+
+export type ListenOptions = z.output<typeof listenOptionsSchema>;
+
+/** Where one account's events live: the log and the signing secret, per profile and API. */
+export async function eventFiles(
+  deps: Deps,
+): Promise<{ log: string; secret: string; profile: string; baseUrl: string }> {
+  const settings = await deps.settings();
+  const { createHash } = await import('node:crypto');
+  const profile = settings.profile.value;
+  const baseUrl = settings.baseUrl.value;
+  const account = createHash('sha256').update(`${profile}\n${baseUrl}`).digest('hex').slice(0, 16);
+  const dir = join(configDir(deps.env), 'events');
+  ensurePrivateDir(dir);
+  return { log: join(dir, `${account}.jsonl`), secret: join(dir, `${account}.secret`), profile, baseUrl };
+}
+
+/** The profile's signing secret (`whsec_…`, made on first use, 0600), or a new one with `rotate`. */
+export function signingSecret(path: string, rotate = false): string {
+  const existing = rotate ? undefined : readPrivateFile(path)?.trim();
+  if (existing) return existing;
+  const secret = `whsec_${randomBytes(24).toString('hex')}`;
+  writeFileAtomic(path, `${secret}\n`);
+  return secret;
+}
+
+export interface Delivery {
+  /** Delivers one event; resolves with what happened (a receiver's non-2xx is a failure, not a throw). */
+  deliver(event: PixEvent): Promise<{ ok: boolean; status?: number; error?: string }>;
+}
+
+/** POST to the URL, signed; redirects are not followed; the API token is never part of it. */
+export function forwarder(url: URL, secret: string, now: () => Date): Delivery {
+  return {
+    async deliver(event) {
+      const body = JSON.stringify(event);
+      const t = Math.floor(now().getTime() / 1000);
+      const { request } = await import(url.protocol === 'https:' ? 'node:https' : 'node:http');
+      return new Promise((resolve) => {
+        const req = request(
+          url,
+          {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              'user-agent': 'pix-cli',
+              'pix-signature': signature(secret, body, t),
+              'pix-event-id': event.id,
+              'pix-event-type': event.type,
+            },
+            timeout: DELIVERY_TIMEOUT_MS,
+          },
+          (response: import('node:http').IncomingMessage) => {
+            response.resume();
+            const status = response.statusCode ?? 0;
+            response.on('end', () => resolve({ ok: status >= 200 && status < 300, status }));
+          },
+        );
+        req.on('timeout', () => req.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`)));
+        req.on('error', (error: NodeJS.ErrnoException) =>
+          resolve({ ok: false, error: error.code ?? error.message }),
+        );
+        req.end(body);
+      });
+    },
+  };
+}
+
+/** One run of `sh -c CMD` per event, the event's JSON on its stdin; exit 0 is delivered. */
+export function executor(command: string): Delivery {
+  return {
+    deliver(event) {
+      return new Promise((resolve) => {
+        const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'inherit', 'inherit'] });
+        const timer = setTimeout(() => child.kill('SIGKILL'), DELIVERY_TIMEOUT_MS * 6);
+        child.on('error', (error) => resolve({ ok: false, error: error.message }));
+        child.on('close', (code) => {
+          clearTimeout(timer);
+          resolve(code === 0 ? { ok: true } : { ok: false, error: `exit ${code}` });
+        });
+        child.stdin.on('error', () => {});
+        child.stdin.end(JSON.stringify(event));
+      });
+    },
+  };
+}
+
+/** Printed: one JSON line per event (piped), or a short line for a person on a terminal. */
+function printer(deps: Deps): Delivery {
+  const out = deps.io.stdout;
+  return {
+    async deliver(event) {
+      const entry = event.data as Partial<StatementEntry> & { amount?: number };
+      const party =
+        (entry.type === 'OUTCOME' ? entry.debtor : entry.creditor) ?? entry.creditor ?? entry.debtor;
+      const text = out.isTTY
+        ? `${event.created.slice(11, 19)}  ${event.type.padEnd(13)} ${String(entry.amount ?? '').padStart(10)}  ${safeText(party?.name ?? '', 40)}  ${event.id}\n`
+        : `${JSON.stringify(event)}\n`;
+      if (!out.write(text)) await out.drained();
+      return { ok: true };
+    },
+  };
+}
+
+export async function runListen(options: ListenOptions, deps: Deps): Promise<void> {
+  if (options.forwardTo && options.exec)
+    throw usageError('--exec', 'cannot go with --forward-to: one destination');
+  const files = await eventFiles(deps);
+  if (options.printSecret || options.rotateSecret) {
+    const secret = signingSecret(files.secret, options.rotateSecret);
+    deps.io.stdout.write(`${secret}\n`);
+    return;
+  }
+  const { stderr } = deps.io;
+  const interval = options.interval?.milliseconds ?? 5_000;
+  const secret = signingSecret(files.secret);
+  const sink = options.forwardTo
+    ? forwarder(options.forwardTo, secret, () => deps.clock.now())
+    : options.exec
+      ? executor(options.exec)
+      : printer(deps);
+  const write = (line: LogLine) => appendPrivateLine(files.log, JSON.stringify(line));
+  const firstRun = readPrivateFile(files.log) === undefined;
+  const { events, seen } = replay(parseLog(readPrivateFile(files.log) ?? ''));
+  const client = await deps.api();
+  const context = { baseUrl: files.baseUrl, profile: files.profile, now: deps.clock.now() };
+
+  if (firstRun) {
+    // What is on the statement now is not news, except the --backfill window's entries.
+    const from = options.backfill
+      ? deps.clock.now().getTime() - options.backfill.milliseconds
+      : Number.POSITIVE_INFINITY;
+    const before = await newEntries(client, seen);
+    const backfilled = before.filter((entry) => Date.parse(entry.confirmedAt) >= from);
+    const old = before.filter((entry) => !backfilled.includes(entry));
+    write({ t: 'seen', ids: old.map((entry) => entry.id) });
+    for (const entry of oldestFirst(backfilled)) record(entry);
+  }
+  if (stderr.isTTY) {
+    const where = options.forwardTo ? `to ${options.forwardTo.href}` : options.exec ? 'to --exec' : 'here';
+    stderr.write(
+      `listening to the statement every ${interval / 1000} s, delivering ${where}; Ctrl-C to stop\n`,
+    );
+  }
+
+  function record(entry: StatementEntry): void {
+    const event = entryEvent(entry as unknown as StatementEntry & Record<string, unknown>, {
+      ...context,
+      now: deps.clock.now(),
+    });
+    if (events.has(event.id)) return;
+    write({ t: 'event', event });
+    events.set(event.id, { event, attempts: 0, state: 'pending', nextAt: 0 });
+  }
+
+  /** Delivers every pending event that is due, in the order made; a failure waits while later ones go. */
+  async function deliverDue(): Promise<void> {
+    for (const state of events.values()) {
+      if (state.state !== 'pending' || state.nextAt > deps.clock.now().getTime()) continue;
+      if (deps.signal.aborted) return;
+      const result = await sink.deliver(state.event);
+      state.attempts++;
+      const at = deps.clock.now().toISOString();
+      write({
+        t: 'attempt',
+        id: state.event.id,
+        at,
+        ok: result.ok,
+        ...(result.status === undefined ? {} : { status: result.status }),
+        ...(result.error === undefined ? {} : { error: result.error }),
+      });
+      if (result.ok) {
+        state.state = 'delivered';
+        write({ t: 'delivered', id: state.event.id, at });
+      } else if (state.attempts >= options.maxAttempts) {
+        state.state = 'dead';
+        write({ t: 'dead', id: state.event.id, at });
+        stderr.write(
+          `warning: event ${state.event.id} is a dead letter after ${state.attempts} attempts (pix events resend ${state.event.id})\n`,
+        );
+      } else {
+        state.nextAt = deps.clock.now().getTime() + retryDelayMs(state.attempts + 1, deps.random());
+        const why =
+          result.status === undefined ? safeText(result.error ?? 'failed', 80) : `status ${result.status}`;
+        stderr.write(
+          `warning: delivering ${state.event.id} failed (${why}); attempt ${state.attempts} of ${options.maxAttempts}\n`,
+        );
+      }
+    }
+  }
+
+  const stopped = () => deps.signal.aborted;
+  try {
+    for (;;) {
+      await deliverDue();
+      if (!(await pause(deps, interval))) break;
+      try {
+        for (const entry of oldestFirst((await newEntries(client, seen)).reverse())) record(entry);
+      } catch (error) {
+        if (stopped()) break;
+        const message = error instanceof Error ? error.message : String(error);
+        stderr.write(`warning: reading the statement: ${safeText(message, 200)}; trying again\n`);
+      }
+    }
+  } catch (error) {
+    if (!stopped()) throw error;
+  }
+  // Stopped (Ctrl-C, SIGTERM): the delivery in flight was finished; what is owed stays in the log for the
+  // next run, and nothing more is started.
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .option('--forward-to <url>', 'POST each event (JSON, signed: Pix-Signature) to URL')
+    .option('--exec <command>', "run COMMAND once per event with the event's JSON on its stdin")
+    .option(
+      '--interval <duration>',
+      'time between polls of the statement (default 5s; durations are whole seconds)',
+    )
+    .option('--backfill <duration>', 'on the first run, also the entries of this window before it (24h)')
+    .option('--max-attempts <n>', 'deliveries of one event before it is a dead letter (default 8)')
+    .option('--print-secret', 'print the signing secret of this profile and exit')
+    .option('--rotate-secret', 'make a new signing secret, print it and exit')
+    .action(async (_options, self: Command) => {
+      await runListen(parseOptions(listenOptionsSchema, self.opts()), deps);
+    });
+  addExamples(
+    command,
+    ['pix listen --print-secret', 'pix listen --forward-to http://127.0.0.1:3000/pix --backfill 1h'],
+    ['usage', 'auth', 'unavailable'],
+  );
+}

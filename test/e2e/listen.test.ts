@@ -1,0 +1,222 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import Stripe from 'stripe';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, NODE, runCli, tempConfigDir } from '../helpers/cli.js';
+
+/**
+ * `pix listen`, the built binary, on the embedded sandbox of a config dir (money comes in through
+ * `pix sandbox pay` from another process, as a customer would pay), delivering to a real receiver on
+ * loopback.
+ */
+interface Received {
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+const servers: Server[] = [];
+const children: ChildProcess[] = [];
+afterEach(async () => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+/** A receiver answering with `status(n)` for its n-th request (1-based); `hang` never answers that one. */
+async function receiver(status: (n: number) => number | 'hang' = () => 200) {
+  const got: Received[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body });
+      const answer = status(got.length);
+      if (answer === 'hang') return;
+      res.statusCode = answer;
+      res.end('ok');
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { got, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/pix` };
+}
+
+function listen(dir: string, args: string[]): ChildProcess {
+  const child = spawn(NODE, [BIN, 'listen', '--interval', '1s', ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: dir, PIX_CONFIG_DIR: dir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.resume();
+  child.stderr!.resume();
+  children.push(child);
+  return child;
+}
+
+/** A customer pays a new charge of `amount` on the sandbox of `dir`: an INCOME entry. */
+async function customerPays(dir: string, amount: string): Promise<void> {
+  const env = { PIX_CONFIG_DIR: dir };
+  const charge = await runCli(['charge', 'immediate', '--amount', amount], { env });
+  expect(charge.code, charge.stderr).toBe(0);
+  const paid = await runCli(['sandbox', 'pay', charge.stdout.split('\t')[0]!], { env });
+  expect(paid.code, paid.stderr).toBe(0);
+}
+
+async function until(what: () => boolean, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!what()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const stopped = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.on('exit', (code) => resolve(code));
+  });
+
+async function secretOf(dir: string): Promise<string> {
+  const printed = await runCli(['listen', '--print-secret'], { env: { PIX_CONFIG_DIR: dir } });
+  expect(printed.code, printed.stderr).toBe(0);
+  return printed.stdout.trim();
+}
+
+const ids = (got: Received[]) => got.map((request) => String(request.headers['pix-event-id']));
+
+describe('pix listen → a receiver on loopback', () => {
+  it("a paid charge is an entry.income, signed as Stripe signs (Stripe's own constructEvent agrees)", async () => {
+    const dir = tempConfigDir();
+    const target = await receiver();
+    const secret = await secretOf(dir);
+    expect(secret).toMatch(/^whsec_[0-9a-f]{48}$/);
+    listen(dir, ['--forward-to', target.url]);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await customerPays(dir, '12,34');
+    await until(() => target.got.length >= 1);
+    const [request] = target.got;
+    expect(request!.headers['pix-event-type']).toBe('entry.income');
+    const event = JSON.parse(request!.body) as {
+      id: string;
+      type: string;
+      data: { amount: number; type: string };
+    };
+    expect(event).toMatchObject({ type: 'entry.income', data: { amount: 12.34, type: 'INCOME' } });
+    expect(request!.headers['pix-event-id']).toBe(event.id);
+    // The scheme: t=<unix seconds>,v1=HMAC-SHA256(secret, "<t>.<body>").
+    const header = String(request!.headers['pix-signature']);
+    const t = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+    expect(t, header).not.toBeNull();
+    expect(t![2]).toBe(createHmac('sha256', secret).update(`${t![1]}.${request!.body}`).digest('hex'));
+    expect(Stripe.webhooks.constructEvent(request!.body, header, secret).id).toBe(event.id);
+    // The receiver never sees the API's credentials.
+    expect(request!.headers.authorization).toBeUndefined();
+  });
+
+  it('stopped, two payments made, started again: both delivered, no event id twice', async () => {
+    const dir = tempConfigDir();
+    const target = await receiver();
+    const first = listen(dir, ['--forward-to', target.url]);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await customerPays(dir, '5,00');
+    await until(() => target.got.length === 1);
+    first.kill('SIGTERM');
+    expect(await stopped(first)).toBe(0);
+    await customerPays(dir, '6,00');
+    await customerPays(dir, '7,00');
+    listen(dir, ['--forward-to', target.url]);
+    await until(() => target.got.length >= 3);
+    await new Promise((resolve) => setTimeout(resolve, 2500)); // a few more polls: nothing else comes
+    const amounts = target.got.map(
+      (request) => (JSON.parse(request.body) as { data: { amount: number } }).data.amount,
+    );
+    expect(amounts.sort()).toEqual([5, 6, 7]);
+    expect(new Set(ids(target.got)).size).toBe(3);
+  });
+
+  it('SIGKILLed while a delivery is in flight, started again: the event is delivered (at least once)', async () => {
+    const dir = tempConfigDir();
+    const target = await receiver((n) => (n === 1 ? 'hang' : 200));
+    const first = listen(dir, ['--forward-to', target.url]);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await customerPays(dir, '8,00');
+    await until(() => target.got.length === 1);
+    first.kill('SIGKILL');
+    await stopped(first);
+    listen(dir, ['--forward-to', target.url]);
+    await until(() => target.got.length >= 2);
+    expect(ids(target.got)[1]).toBe(ids(target.got)[0]);
+  });
+
+  it('a receiver answering 500 twice: retried, then delivered once with a 2xx; the log says so', async () => {
+    const dir = tempConfigDir();
+    const target = await receiver((n) => (n <= 2 ? 500 : 204));
+    listen(dir, ['--forward-to', target.url]);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await customerPays(dir, '9,00');
+    await until(() => target.got.length >= 3);
+    expect(new Set(ids(target.got)).size).toBe(1);
+    const listed = await runCli(['events', 'list', '--json'], { env: { PIX_CONFIG_DIR: dir } });
+    const [event] = JSON.parse(listed.stdout).results as Array<{
+      delivery: { state: string; attempts: number };
+    }>;
+    expect(event!.delivery).toMatchObject({ state: 'delivered', attempts: 3 });
+  });
+
+  it('a receiver that never recovers: a dead letter after --max-attempts, listed, then resent', async () => {
+    const dir = tempConfigDir();
+    const down = await receiver(() => 503);
+    listen(dir, ['--forward-to', down.url, '--max-attempts', '2']);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await customerPays(dir, '11,00');
+    await until(() => down.got.length >= 2);
+    const env = { PIX_CONFIG_DIR: dir };
+    await until(() => readFileSync(join(dir, 'events', readEventsDir(dir)), 'utf8').includes('"t":"dead"'));
+    const failed = await runCli(['events', 'list', '--failed', '--json'], { env });
+    const dead = JSON.parse(failed.stdout).results as Array<{ id: string; delivery: { state: string } }>;
+    expect(dead.map((event) => event.delivery.state)).toEqual(['dead']);
+    const up = await receiver();
+    const resent = await runCli(['events', 'resend', '--all-failed', '--forward-to', up.url], { env });
+    expect(resent.code, resent.stderr).toBe(0);
+    expect(ids(up.got)).toEqual([dead[0]!.id]);
+    const after = await runCli(['events', 'list', '--failed', '--json'], { env });
+    expect(JSON.parse(after.stdout).results).toEqual([]);
+  });
+
+  it('--exec runs once per event with its JSON on stdin; --backfill delivers the window before the start', async () => {
+    const dir = tempConfigDir();
+    const out = join(dir, 'events.ndjson');
+    // The sandbox account has 36 entries over the 60 days before it was made: a 90-day backfill has them all.
+    listen(dir, ['--exec', `cat >> '${out}'; echo >> '${out}'`, '--backfill', '90d']);
+    const lines = () => {
+      try {
+        return readFileSync(out, 'utf8').trim().split('\n').filter(Boolean);
+      } catch {
+        return [];
+      }
+    };
+    await until(() => lines().length >= 36, 30_000);
+    const events = lines().map((line) => JSON.parse(line) as { id: string; type: string });
+    expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
+    expect(new Set(events.map((event) => event.type))).toEqual(new Set(['entry.income', 'entry.outcome']));
+  });
+
+  it('bad input is one line and exit 2 before anything runs', async () => {
+    const env = { PIX_CONFIG_DIR: tempConfigDir() };
+    for (const [args, message] of [
+      [['--forward-to', 'ftp://x'], '--forward-to: "ftp://x" is not http or https'],
+      [['--interval', '0s'], '--interval: "0s" must be longer than zero'],
+      [['--forward-to', 'http://127.0.0.1:9', '--exec', 'cat'], '--exec: cannot go with --forward-to'],
+    ] as const) {
+      const result = await runCli(['listen', ...args], { env });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(message);
+    }
+  });
+});
+
+function readEventsDir(dir: string): string {
+  return readdirSync(join(dir, 'events')).find((name) => name.endsWith('.jsonl'))!;
+}
