@@ -9,7 +9,14 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 
-export type EventType = 'entry.income' | 'entry.outcome';
+export type EventType =
+  | 'entry.income'
+  | 'entry.outcome'
+  | 'charge.paid'
+  | 'charge.expired'
+  | 'payment.sent'
+  | 'payment.unknown'
+  | 'payment.resolved';
 
 export interface PixEvent {
   id: string;
@@ -17,7 +24,10 @@ export interface PixEvent {
   /** ISO 8601: when pix made the event. */
   created: string;
   profile: string;
-  /** The statement entry as `pix statement --json` shows it. */
+  /**
+   * The statement entry as `pix statement --json` shows it; the charge as `pix charge show --json`; the
+   * payment as `pix journal show --json`.
+   */
   data: Record<string, unknown>;
 }
 
@@ -53,6 +63,25 @@ export function entryEvent(
     created: context.now.toISOString(),
     profile: context.profile,
     data: entry,
+  };
+}
+
+/**
+ * An event of a fact pix records itself (a charge paid or expired, a payment sent, unknown or resolved):
+ * its id from the source record and the transition, so it is made once whatever restarts.
+ */
+export function recordEvent(
+  type: Exclude<EventType, 'entry.income' | 'entry.outcome'>,
+  sourceId: string,
+  data: Record<string, unknown>,
+  context: { baseUrl: string; profile: string; now: Date },
+): PixEvent {
+  return {
+    id: eventId(context.baseUrl, type, sourceId),
+    type,
+    created: context.now.toISOString(),
+    profile: context.profile,
+    data,
   };
 }
 

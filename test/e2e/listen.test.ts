@@ -25,15 +25,18 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
-/** A receiver answering with `status(n)` for its n-th request (1-based); `hang` never answers that one. */
-async function receiver(status: (n: number) => number | 'hang' = () => 200) {
+/**
+ * A receiver answering with `status(n, id)` for its n-th request (1-based), `id` the request's
+ * Pix-Event-Id; `hang` never answers that one.
+ */
+async function receiver(status: (n: number, id: string) => number | 'hang' = () => 200) {
   const got: Received[] = [];
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
       got.push({ headers: req.headers, body });
-      const answer = status(got.length);
+      const answer = status(got.length, String(req.headers['pix-event-id']));
       if (answer === 'hang') return;
       res.statusCode = answer;
       res.end('ok');
@@ -56,12 +59,14 @@ function listen(dir: string, args: string[]): ChildProcess {
 }
 
 /** A customer pays a new charge of `amount` on the sandbox of `dir`: an INCOME entry. */
-async function customerPays(dir: string, amount: string): Promise<void> {
+async function customerPays(dir: string, amount: string): Promise<string> {
   const env = { PIX_CONFIG_DIR: dir };
   const charge = await runCli(['charge', 'immediate', '--amount', amount], { env });
   expect(charge.code, charge.stderr).toBe(0);
-  const paid = await runCli(['sandbox', 'pay', charge.stdout.split('\t')[0]!], { env });
+  const id = charge.stdout.split('\t')[0]!;
+  const paid = await runCli(['sandbox', 'pay', id], { env });
   expect(paid.code, paid.stderr).toBe(0);
+  return id;
 }
 
 async function until(what: () => boolean, ms = 15_000): Promise<void> {
@@ -115,25 +120,53 @@ describe('pix listen → a receiver on loopback', () => {
     expect(request!.headers.authorization).toBeUndefined();
   });
 
+  it('a paid charge: charge.paid and entry.income within two polls; a payment sent: payment.sent', async () => {
+    const dir = tempConfigDir();
+    const target = await receiver();
+    listen(dir, ['--forward-to', target.url]);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const types = () => target.got.map((request) => String(request.headers['pix-event-type']));
+    const started = Date.now();
+    const chargeId = await customerPays(dir, '15,00');
+    await until(() => types().includes('charge.paid') && types().includes('entry.income'), 6000);
+    expect(Date.now() - started).toBeLessThan(6000);
+    const paid = target.got.find((request) => request.headers['pix-event-type'] === 'charge.paid')!;
+    const charge = JSON.parse(paid.body) as { data: { id: string; status: string; paid: { match: string } } };
+    expect(charge.data).toMatchObject({
+      id: chargeId,
+      status: 'probable',
+      paid: { match: 'amount-and-time' },
+    });
+    const payment = await runCli(['pay', 'key', 'ana@example.com', '--amount', '3', '-y'], {
+      env: { PIX_CONFIG_DIR: dir },
+    });
+    expect(payment.code, payment.stderr).toBe(0);
+    await until(() => types().includes('payment.sent'));
+    expect(new Set(ids(target.got)).size).toBe(target.got.length);
+  });
+
   it('stopped, two payments made, started again: both delivered, no event id twice', async () => {
     const dir = tempConfigDir();
     const target = await receiver();
     const first = listen(dir, ['--forward-to', target.url]);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await customerPays(dir, '5,00');
-    await until(() => target.got.length === 1);
+    // Each payment of a charge is two events: entry.income and charge.paid.
+    await until(() => target.got.length === 2);
     first.kill('SIGTERM');
     expect(await stopped(first)).toBe(0);
     await customerPays(dir, '6,00');
     await customerPays(dir, '7,00');
     listen(dir, ['--forward-to', target.url]);
-    await until(() => target.got.length >= 3);
+    await until(() => target.got.length >= 6);
     await new Promise((resolve) => setTimeout(resolve, 2500)); // a few more polls: nothing else comes
-    const amounts = target.got.map(
+    const incomes = target.got.filter((request) => request.headers['pix-event-type'] === 'entry.income');
+    const amounts = incomes.map(
       (request) => (JSON.parse(request.body) as { data: { amount: number } }).data.amount,
     );
     expect(amounts.sort()).toEqual([5, 6, 7]);
-    expect(new Set(ids(target.got)).size).toBe(3);
+    expect(target.got).toHaveLength(6);
+    expect(new Set(ids(target.got)).size).toBe(6);
   });
 
   it('SIGKILLed while a delivery is in flight, started again: the event is delivered (at least once)', async () => {
@@ -143,44 +176,51 @@ describe('pix listen → a receiver on loopback', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await customerPays(dir, '8,00');
     await until(() => target.got.length === 1);
+    const inFlight = ids(target.got)[0]!;
     first.kill('SIGKILL');
     await stopped(first);
     listen(dir, ['--forward-to', target.url]);
-    await until(() => target.got.length >= 2);
-    expect(ids(target.got)[1]).toBe(ids(target.got)[0]);
+    await until(() => ids(target.got).slice(1).includes(inFlight));
   });
 
   it('a receiver answering 500 twice: retried, then delivered once with a 2xx; the log says so', async () => {
     const dir = tempConfigDir();
-    const target = await receiver((n) => (n <= 2 ? 500 : 204));
+    const tries = new Map<string, number>();
+    const target = await receiver((_n, id) => {
+      tries.set(id, (tries.get(id) ?? 0) + 1);
+      return tries.get(id)! <= 2 ? 500 : 204;
+    });
     listen(dir, ['--forward-to', target.url]);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await customerPays(dir, '9,00');
-    await until(() => target.got.length >= 3);
-    expect(new Set(ids(target.got)).size).toBe(1);
+    await until(() => target.got.length >= 6);
+    // entry.income and charge.paid: each 500, 500, then 204.
+    expect([...tries.values()]).toEqual([3, 3]);
     const listed = await runCli(['events', 'list', '--json'], { env: { PIX_CONFIG_DIR: dir } });
-    const [event] = JSON.parse(listed.stdout).results as Array<{
-      delivery: { state: string; attempts: number };
-    }>;
-    expect(event!.delivery).toMatchObject({ state: 'delivered', attempts: 3 });
+    const events = JSON.parse(listed.stdout).results as Array<{ delivery: unknown }>;
+    expect(events.map((event) => event.delivery)).toEqual([
+      { state: 'delivered', attempts: 3, lastError: null },
+      { state: 'delivered', attempts: 3, lastError: null },
+    ]);
   });
 
-  it('a receiver that never recovers: a dead letter after --max-attempts, listed, then resent', async () => {
+  it('a receiver that never recovers: dead letters after --max-attempts, listed, then resent', async () => {
     const dir = tempConfigDir();
     const down = await receiver(() => 503);
     listen(dir, ['--forward-to', down.url, '--max-attempts', '2']);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await customerPays(dir, '11,00');
-    await until(() => down.got.length >= 2);
     const env = { PIX_CONFIG_DIR: dir };
-    await until(() => readFileSync(join(dir, 'events', readEventsDir(dir)), 'utf8').includes('"t":"dead"'));
+    const deadLines = () =>
+      readFileSync(join(dir, 'events', readEventsDir(dir)), 'utf8').split('"t":"dead"').length - 1;
+    await until(() => deadLines() === 2);
     const failed = await runCli(['events', 'list', '--failed', '--json'], { env });
     const dead = JSON.parse(failed.stdout).results as Array<{ id: string; delivery: { state: string } }>;
-    expect(dead.map((event) => event.delivery.state)).toEqual(['dead']);
+    expect(dead.map((event) => event.delivery.state)).toEqual(['dead', 'dead']);
     const up = await receiver();
     const resent = await runCli(['events', 'resend', '--all-failed', '--forward-to', up.url], { env });
     expect(resent.code, resent.stderr).toBe(0);
-    expect(ids(up.got)).toEqual([dead[0]!.id]);
+    expect(ids(up.got).sort()).toEqual(dead.map((event) => event.id).sort());
     const after = await runCli(['events', 'list', '--failed', '--json'], { env });
     expect(JSON.parse(after.stdout).results).toEqual([]);
   });

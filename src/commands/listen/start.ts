@@ -21,12 +21,15 @@ import {
   type LogLine,
   type PixEvent,
   parseLog,
+  recordEvent,
   replay,
   retryDelayMs,
   signature,
 } from '../../domain/events.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { usageError } from '../../errors.js';
+import { journalOf } from '../../journal/record.js';
+import { sameAccount } from '../../journal/rules.js';
 import { safeText } from '../../output/sanitize.js';
 import {
   appendPrivateLine,
@@ -35,6 +38,8 @@ import {
   writeFileAtomic,
 } from '../../storage/files.js';
 import * as z from '../../zod.js';
+import { ledgerJson, openLedger, refreshLedger } from '../charge/ledger.js';
+import { publicEntry } from '../journal/shared.js';
 import { durationFlag, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { newEntries, oldestFirst, pause } from '../statement/follow.js';
@@ -188,18 +193,74 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
   const firstRun = readPrivateFile(files.log) === undefined;
   const { events, seen } = replay(parseLog(readPrivateFile(files.log) ?? ''));
   const client = await deps.api();
+  const settings = await deps.settings();
   const context = { baseUrl: files.baseUrl, profile: files.profile, now: deps.clock.now() };
+  const account = {
+    profile: files.profile,
+    formerNames: settings.formerNames,
+    baseUrl: files.baseUrl,
+    host: new URL(client.baseUrl).host,
+  };
+  const journal = await journalOf(deps);
+  const ledger = await openLedger(deps);
+
+  /**
+   * The facts pix records itself, as events: this account's payments sent, unknown or resolved (the
+   * journal), and its charges paid or expired (the charge ledger, after a look at the statement for the
+   * pending ones). Each with the time it happened, for --backfill.
+   */
+  async function recordedFacts(): Promise<Array<{ event: PixEvent; at: number }>> {
+    const now = { ...context, now: deps.clock.now() };
+    const facts: Array<{ event: PixEvent; at: number }> = [];
+    for (const entry of journal.read()) {
+      if (entry.kind !== 'payment' || !sameAccount(entry, account)) continue;
+      const data = publicEntry(entry);
+      const at = Date.parse(entry.finishedAt ?? entry.at);
+      if (entry.state === 'done') facts.push({ event: recordEvent('payment.sent', entry.id, data, now), at });
+      if (entry.state === 'unknown')
+        facts.push({ event: recordEvent('payment.unknown', entry.id, data, now), at });
+      if (entry.resolution !== undefined) {
+        const resolvedAt = Date.parse(entry.resolvedAt ?? entry.at);
+        facts.push({ event: recordEvent('payment.resolved', entry.id, data, now), at: resolvedAt });
+      }
+    }
+    const records = ledger.reload();
+    const pending = records.filter((record) => record.status === 'pending' || record.status === 'ambiguous');
+    const look = pending.length ? await refreshLedger(ledger, pending, false, deps) : undefined;
+    for (const record of look?.records ?? records) {
+      if (record.status === 'paid' || record.status === 'probable') {
+        const at = Date.parse(record.matchedAt ?? record.createdAt);
+        facts.push({ event: recordEvent('charge.paid', record.id, ledgerJson(record), now), at });
+      } else if (record.status === 'expired') {
+        const at = Date.parse(record.expiresAt ?? record.createdAt);
+        facts.push({ event: recordEvent('charge.expired', record.id, ledgerJson(record), now), at });
+      }
+    }
+    return facts.sort((a, b) => a.at - b.at);
+  }
+
+  function recordFact(event: PixEvent): void {
+    if (events.has(event.id) || seen.has(event.id)) return;
+    write({ t: 'event', event });
+    events.set(event.id, { event, attempts: 0, state: 'pending', nextAt: 0 });
+  }
 
   if (firstRun) {
-    // What is on the statement now is not news, except the --backfill window's entries.
+    // What is on the statement and in pix's records now is not news, except the --backfill window's.
     const from = options.backfill
       ? deps.clock.now().getTime() - options.backfill.milliseconds
       : Number.POSITIVE_INFINITY;
     const before = await newEntries(client, seen);
     const backfilled = before.filter((entry) => Date.parse(entry.confirmedAt) >= from);
-    const old = before.filter((entry) => !backfilled.includes(entry));
-    write({ t: 'seen', ids: old.map((entry) => entry.id) });
+    const facts = await recordedFacts();
+    const old = [
+      ...before.filter((entry) => !backfilled.includes(entry)).map((entry) => entry.id),
+      ...facts.filter((fact) => fact.at < from).map((fact) => fact.event.id),
+    ];
+    write({ t: 'seen', ids: old });
+    for (const id of old) seen.add(id);
     for (const entry of oldestFirst(backfilled)) record(entry);
+    for (const fact of facts) recordFact(fact.event);
   }
   if (stderr.isTTY) {
     const where = options.forwardTo ? `to ${options.forwardTo.href}` : options.exec ? 'to --exec' : 'here';
@@ -261,6 +322,7 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
       if (!(await pause(deps, interval))) break;
       try {
         for (const entry of oldestFirst((await newEntries(client, seen)).reverse())) record(entry);
+        for (const fact of await recordedFacts()) recordFact(fact.event);
       } catch (error) {
         if (stopped()) break;
         const message = error instanceof Error ? error.message : String(error);
