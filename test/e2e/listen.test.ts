@@ -183,6 +183,23 @@ describe('pix listen → a receiver on loopback', () => {
     await until(() => ids(target.got).slice(1).includes(inFlight));
   });
 
+  it('SIGTERM while a receiver hangs: exit 0 after the 5 s grace, the event still owed and delivered next time', async () => {
+    const dir = tempConfigDir();
+    const target = await receiver((n) => (n === 1 ? 'hang' : 200));
+    const first = listen(dir, ['--forward-to', target.url]);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await customerPays(dir, '14,00');
+    await until(() => target.got.length === 1);
+    const inFlight = ids(target.got)[0]!;
+    const stopping = Date.now();
+    first.kill('SIGTERM');
+    expect(await stopped(first)).toBe(0);
+    expect(Date.now() - stopping).toBeGreaterThan(4_000);
+    expect(Date.now() - stopping).toBeLessThan(9_000);
+    listen(dir, ['--forward-to', target.url]);
+    await until(() => ids(target.got).slice(1).includes(inFlight));
+  });
+
   it('a receiver answering 500 twice: retried, then delivered once with a 2xx; the log says so', async () => {
     const dir = tempConfigDir();
     const tries = new Map<string, number>();

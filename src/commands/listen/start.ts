@@ -45,6 +45,8 @@ import { addExamples } from '../shared/help.js';
 import { newEntries, oldestFirst, pause } from '../statement/follow.js';
 
 const DELIVERY_TIMEOUT_MS = 10_000;
+/** After Ctrl-C or SIGTERM, how long a delivery in flight may take to be answered. */
+const STOP_GRACE_MS = 5_000;
 
 function parseTarget(text: string): URL {
   let url: URL;
@@ -96,13 +98,13 @@ export function signingSecret(path: string, rotate = false): string {
 
 export interface Delivery {
   /** Delivers one event; resolves with what happened (a receiver's non-2xx is a failure, not a throw). */
-  deliver(event: PixEvent): Promise<{ ok: boolean; status?: number; error?: string }>;
+  deliver(event: PixEvent, signal?: AbortSignal): Promise<{ ok: boolean; status?: number; error?: string }>;
 }
 
 /** POST to the URL, signed; redirects are not followed; the API token is never part of it. */
 export function forwarder(url: URL, secret: string, now: () => Date): Delivery {
   return {
-    async deliver(event) {
+    async deliver(event, signal) {
       const body = JSON.stringify(event);
       const t = Math.floor(now().getTime() / 1000);
       const { request } = await import(url.protocol === 'https:' ? 'node:https' : 'node:http');
@@ -119,6 +121,7 @@ export function forwarder(url: URL, secret: string, now: () => Date): Delivery {
               'pix-event-type': event.type,
             },
             timeout: DELIVERY_TIMEOUT_MS,
+            ...(signal ? { signal } : {}),
           },
           (response: import('node:http').IncomingMessage) => {
             response.resume();
@@ -139,9 +142,12 @@ export function forwarder(url: URL, secret: string, now: () => Date): Delivery {
 /** One run of `sh -c CMD` per event, the event's JSON on its stdin; exit 0 is delivered. */
 export function executor(command: string): Delivery {
   return {
-    deliver(event) {
+    deliver(event, signal) {
       return new Promise((resolve) => {
-        const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'inherit', 'inherit'] });
+        const child = spawn('/bin/sh', ['-c', command], {
+          stdio: ['pipe', 'inherit', 'inherit'],
+          ...(signal ? { signal } : {}),
+        });
         const timer = setTimeout(() => child.kill('SIGKILL'), DELIVERY_TIMEOUT_MS * 6);
         child.on('error', (error) => resolve({ ok: false, error: error.message }));
         child.on('close', (code) => {
@@ -279,12 +285,40 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
     events.set(event.id, { event, attempts: 0, state: 'pending', nextAt: 0 });
   }
 
+  /**
+   * A delivery's outcome, or undefined when pix was stopped (Ctrl-C, SIGTERM) and the delivery in flight
+   * got no answer within STOP_GRACE_MS after that.
+   */
+  function withinGrace<T>(delivery: Promise<T>, cancel: () => void): Promise<T | undefined> {
+    return new Promise((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const onStop = () => {
+        timer = setTimeout(() => {
+          cancel();
+          resolve(undefined);
+        }, STOP_GRACE_MS);
+      };
+      if (deps.signal.aborted) onStop();
+      else deps.signal.addEventListener('abort', onStop, { once: true });
+      void delivery.then((value) => {
+        clearTimeout(timer);
+        deps.signal.removeEventListener('abort', onStop);
+        resolve(value);
+      });
+    });
+  }
+
   /** Delivers every pending event that is due, in the order made; a failure waits while later ones go. */
   async function deliverDue(): Promise<void> {
     for (const state of events.values()) {
       if (state.state !== 'pending' || state.nextAt > deps.clock.now().getTime()) continue;
       if (deps.signal.aborted) return;
-      const result = await sink.deliver(state.event);
+      const controller = new AbortController();
+      const result = await withinGrace(sink.deliver(state.event, controller.signal), () =>
+        controller.abort(),
+      );
+      // Stopped and not answered within the grace: owed still (the next run delivers it), nothing logged.
+      if (result === undefined) return;
       state.attempts++;
       const at = deps.clock.now().toISOString();
       write({
