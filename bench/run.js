@@ -11,14 +11,16 @@
 //   (medians of 3 alternating runs of each);
 // - the 100,000-row table on a terminal (bench/statement-table.mjs), cut at a cap;
 // - `pix pay batch` (bench/pay-batch.mjs): 1,000 rows at 20 ms of latency, on an empty journal and on one of
-//   100,000 lines already present; and at scale, 20,000 rows against 2,000 (no latency, --concurrency 16).
+//   100,000 lines already present; and at scale, 20,000 rows against 2,000 (no latency, --concurrency 16);
+// - `pix listen` (bench/listen.mjs): CPU per idle poll, a burst of 1,000 new entries delivered to a receiver,
+//   RSS after 120 quiet polls against 20.
 //
 // Then every target with PASS/FAIL per line. Public tools only: Node spawning processes, util-linux `script`.
 //
 //   npm run bench               15 measured runs after 2 warm-ups; 100,000 entries/rows
 //   npm run bench -- --quick    5 runs after 1 warm-up, 20,000 entries/rows, 200 batch rows (a smoke check)
 //   npm run bench -- --runs 30  as many start-up runs as you like
-//   npm run bench -- --no-export --no-table --no-batch --no-node24    leave parts out
+//   npm run bench -- --no-export --no-table --no-batch --no-listen --no-node24    leave parts out
 //
 // Start-up commands are run round-robin over both lines (one run of each, then the next round), so a burst of
 // load on the machine hits every row alike and the same-run ratios stay meaningful on a busy box.
@@ -28,6 +30,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeLine } from '../scripts/node-line.mjs';
 import { BIN, benchToken, cleanEnv, median, root, serveSandbox, USAGE_HOOK, usageIn } from './lib.mjs';
+import { measureListen } from './listen.mjs';
 import { measurePayBatch } from './pay-batch.mjs';
 import { measureStatementExport } from './statement-export.mjs';
 import { measureStatementTable } from './statement-table.mjs';
@@ -41,6 +44,8 @@ const RUNS = runsIndex === -1 ? (quick ? 5 : 15) : Number(args[runsIndex + 1]);
 const WARMUPS = quick ? 1 : 2;
 const ENTRIES = quick ? 20_000 : 100_000;
 const BATCH_ROWS = quick ? 200 : 1000;
+/** Quiet polls of the listener whose RSS is compared with 20 polls (bench/listen.mjs: 1 s each). */
+const LISTEN_POLLS = quick ? 30 : 120;
 /** The journal already present for the second batch line, and the two sizes of the scale line. */
 const BATCH_JOURNAL_LINES = quick ? 20_000 : 100_000;
 const SCALE_ROWS = quick ? [200, 2_000] : [2_000, 20_000];
@@ -518,6 +523,54 @@ async function main() {
       printTable(['node', 'rows', 'time', 'CPU', 'peak RSS'], scaleRows, [2, 3, 4]);
       const reasons = new Set(batchReports.filter((report) => report.na).map((report) => report.na));
       for (const reason of reasons) console.log(`n/a: ${reason}`);
+    }
+
+    if (!args.includes('--no-listen')) {
+      const listenRows = [];
+      for (const line of measurable) {
+        log(`pix listen on ${line.name}:`);
+        const report = await measureListen({ node: line.path, polls: LISTEN_POLLS, log });
+        listenRows.push([
+          line.name,
+          `${report.cpuPerPollMs.toFixed(2)} ms`,
+          `${(report.burst.ms / 1000).toFixed(2)} s (${report.burst.delivered})`,
+          megabytes(report.burst.peakRssMb),
+          `${report.rss.growthMb.toFixed(1)} MB`,
+        ]);
+        targets.get(line).push(
+          { what: 'pix listen: CPU per idle poll ≤ 5 ms', value: report.cpuPerPollMs, limit: 5, unit: ' ms' },
+          {
+            what: 'pix listen: a burst of 1,000 entries delivered ≤ 10 s',
+            value: report.burst.delivered >= 1000 ? report.burst.ms / 1000 : Number.POSITIVE_INFINITY,
+            limit: 10,
+            unit: ' s',
+          },
+          {
+            what: 'pix listen: burst peak RSS ≤ 120 MB',
+            value: report.burst.peakRssMb,
+            limit: 120,
+            unit: ' MB',
+          },
+          {
+            what: `pix listen: RSS growth over ${LISTEN_POLLS} quiet polls ≤ 10 MB`,
+            value: report.rss.growthMb,
+            limit: 10,
+            unit: ' MB',
+          },
+        );
+      }
+      console.log(`\npix listen against pix sandbox serve, delivering to a node:http receiver\n`);
+      printTable(
+        [
+          'node',
+          'CPU per idle poll',
+          'burst of 1,000',
+          'burst peak RSS',
+          `RSS growth, ${LISTEN_POLLS} polls`,
+        ],
+        listenRows,
+        [1, 2, 3, 4],
+      );
     }
 
     console.log('\ntargets\n');
