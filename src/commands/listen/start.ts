@@ -30,7 +30,7 @@ import { InvalidValue } from '../../domain/invalid.js';
 import { usageError } from '../../errors.js';
 import { journalOf } from '../../journal/record.js';
 import { sameAccount } from '../../journal/rules.js';
-import { safeText } from '../../output/sanitize.js';
+import { jsonSafe, safeText } from '../../output/sanitize.js';
 import {
   appendPrivateLine,
   ensurePrivateDir,
@@ -171,7 +171,7 @@ function printer(deps: Deps): Delivery {
         (entry.type === 'OUTCOME' ? entry.debtor : entry.creditor) ?? entry.creditor ?? entry.debtor;
       const text = out.isTTY
         ? `${event.created.slice(11, 19)}  ${event.type.padEnd(13)} ${String(entry.amount ?? '').padStart(10)}  ${safeText(party?.name ?? '', 40)}  ${event.id}\n`
-        : `${JSON.stringify(event)}\n`;
+        : jsonSafe(`${JSON.stringify(event)}\n`);
       if (!out.write(text)) await out.drained();
       return { ok: true };
     },
@@ -196,8 +196,9 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
       ? executor(options.exec)
       : printer(deps);
   const write = (line: LogLine) => appendPrivateLine(files.log, JSON.stringify(line));
-  const firstRun = readPrivateFile(files.log) === undefined;
-  const { events, seen } = replay(parseLog(readPrivateFile(files.log) ?? ''));
+  const logged = readPrivateFile(files.log);
+  const firstRun = logged === undefined;
+  const { events, seen } = replay(parseLog(logged ?? ''));
   const client = await deps.api();
   const settings = await deps.settings();
   const context = { baseUrl: files.baseUrl, profile: files.profile, now: deps.clock.now() };
