@@ -97,6 +97,23 @@ export function retryDelayMs(attempt: number, random: number): number {
   return Math.round(base * (0.8 + 0.4 * random));
 }
 
+/** What one delivery adds to the log: its attempt, and `delivered` when it succeeded. */
+export function attemptLines(
+  id: string,
+  at: string,
+  result: { ok: boolean; status?: number | undefined; error?: string | undefined },
+): LogLine[] {
+  const attempt: LogLine = {
+    t: 'attempt',
+    id,
+    at,
+    ok: result.ok,
+    ...(result.status === undefined ? {} : { status: result.status }),
+    ...(result.error === undefined ? {} : { error: result.error }),
+  };
+  return result.ok ? [attempt, { t: 'delivered', id, at }] : [attempt];
+}
+
 /** The log's lines (a torn or unreadable line is skipped: its event is made again from the statement). */
 export function parseLog(text: string): LogLine[] {
   const lines: LogLine[] = [];

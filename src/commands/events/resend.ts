@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
-import { type LogLine, parseLog, replay } from '../../domain/events.js';
+import { attemptLines, type LogLine, parseLog, replay } from '../../domain/events.js';
 import { PixError, usageError } from '../../errors.js';
 import { appendPrivateLine, readPrivateFile } from '../../storage/files.js';
 import * as z from '../../zod.js';
@@ -57,16 +57,8 @@ export async function runEventsResend(options: EventsResendOptions, deps: Deps):
     const at = deps.clock.now().toISOString();
     write({ t: 'resend', id: state.event.id, at });
     const result = await sink.deliver(state.event);
-    write({
-      t: 'attempt',
-      id: state.event.id,
-      at,
-      ok: result.ok,
-      ...(result.status === undefined ? {} : { status: result.status }),
-      ...(result.error === undefined ? {} : { error: result.error }),
-    });
-    if (result.ok) write({ t: 'delivered', id: state.event.id, at });
-    else failed++;
+    for (const line of attemptLines(state.event.id, at, result)) write(line);
+    if (!result.ok) failed++;
     deps.io.stderr.write(
       `${state.event.id}: ${result.ok ? 'delivered' : `failed (${result.status ?? result.error})`}\n`,
     );

@@ -17,6 +17,7 @@ import type { StatementEntry } from '../../api/resources/statement.js';
 import { configDir } from '../../config/store.js';
 import type { Deps } from '../../context.js';
 import {
+  attemptLines,
   entryEvent,
   type LogLine,
   type PixEvent,
@@ -322,17 +323,9 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
       if (result === undefined) return;
       state.attempts++;
       const at = deps.clock.now().toISOString();
-      write({
-        t: 'attempt',
-        id: state.event.id,
-        at,
-        ok: result.ok,
-        ...(result.status === undefined ? {} : { status: result.status }),
-        ...(result.error === undefined ? {} : { error: result.error }),
-      });
+      for (const line of attemptLines(state.event.id, at, result)) write(line);
       if (result.ok) {
         state.state = 'delivered';
-        write({ t: 'delivered', id: state.event.id, at });
       } else if (state.attempts >= options.maxAttempts) {
         state.state = 'dead';
         write({ t: 'dead', id: state.event.id, at });
