@@ -224,6 +224,10 @@ export const COMMANDS: Entry[] = [
   {
     name: 'events',
     summary: 'The events pix listen made: list them, resend the failed ones',
+    examples: {
+      examples: ['pix events list', 'pix events list --failed --json'],
+      exits: ['usage', 'unavailable'],
+    },
     children: [
       {
         name: 'list',
