@@ -75,6 +75,25 @@ describe('pix api', () => {
     expect(body).toEqual({ key: 'ana@example.com', n: 2, ok: true });
   });
 
+  it('a field named query is a field of the body like any other; on a GET, -f fields are the query', async () => {
+    let body: unknown;
+    mock.agent
+      .get(ORIGIN)
+      .intercept({ path: `${BASE}/pix/dict/consult`, method: 'POST' })
+      .reply((options) => {
+        body = JSON.parse(String(options.body));
+        return { statusCode: 200, data: '{}', responseOptions: JSON_HEADERS };
+      });
+    expect((await pix(['api', '/pix/dict/consult', '-f', 'query=x'])).code).toBe(0);
+    expect(body).toEqual({ query: 'x' });
+    mock.agent
+      .get(ORIGIN)
+      .intercept({ path: `${BASE}/account/transactions`, method: 'GET', query: { limit: '3', offset: '6' } })
+      .reply(200, { total: 0, results: [] }, JSON_HEADERS);
+    const get = await pix(['api', '/account/transactions?limit=3', '-X', 'GET', '-F', 'offset=6']);
+    expect(get.code, get.stderr).toBe(0);
+  });
+
   it('--input sends a JSON body as given (from stdin); -F @file reads a value from a file', async () => {
     const bodies: unknown[] = [];
     mock.agent

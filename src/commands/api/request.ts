@@ -78,18 +78,18 @@ async function readInput(file: string, flag: string, deps: Deps): Promise<string
   }
 }
 
-/** The request's body (or, for GET and HEAD, its query), from the flags. */
+/** What the flags add to the request: a JSON body, or (for GET and HEAD, from -f/-F) query fields. */
 async function bodyOf(
   options: ApiOptions,
   method: Method,
   deps: Deps,
-): Promise<Record<string, unknown> | unknown> {
+): Promise<{ body?: unknown; query?: Record<string, unknown> }> {
   if (options.input !== undefined) {
     if (options.rawField.length || options.field.length)
       throw usageError('--input', 'cannot be combined with -f/-F');
     const text = await readInput(options.input, '--input', deps);
     try {
-      return JSON.parse(text);
+      return { body: JSON.parse(text) };
     } catch {
       throw usageError('--input', `${options.input} is not JSON`);
     }
@@ -97,9 +97,8 @@ async function bodyOf(
   const fields: Record<string, unknown> = {};
   for (const [key, value] of options.rawField) fields[key] = value;
   for (const [key, value] of options.field) fields[key] = await typedValue(value, deps);
-  if (Object.keys(fields).length === 0) return undefined;
-  if (method === 'GET' || method === 'HEAD') return { query: fields };
-  return fields;
+  if (Object.keys(fields).length === 0) return {};
+  return method === 'GET' || method === 'HEAD' ? { query: fields } : { body: fields };
 }
 
 /** The array of a page (`results` for the statement, `result` for keys) and its `total`. */
@@ -127,9 +126,8 @@ export async function runApi(options: ApiOptions, deps: Deps): Promise<void> {
     throw usageError('--include', 'cannot go with --jq (jq reads JSON)');
   const body = await bodyOf(options, method, deps);
   const query: Record<string, string> = Object.fromEntries(target.query);
-  const extraQuery = (body as { query?: Record<string, unknown> } | undefined)?.query;
-  if (extraQuery) for (const [key, value] of Object.entries(extraQuery)) query[key] = String(value);
-  const sendBody = extraQuery ? undefined : body;
+  for (const [key, value] of Object.entries(body.query ?? {})) query[key] = String(value);
+  const sendBody = body.body;
   const endpoint: Endpoint<unknown> = {
     name: 'api',
     what: `${method} ${target.path}`,
