@@ -199,7 +199,13 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
   const write = (line: LogLine) => appendPrivateLine(files.log, JSON.stringify(line));
   const logged = readPrivateFile(files.log);
   const firstRun = logged === undefined;
-  const { events, seen } = replay(parseLog(logged ?? ''));
+  const replayed = replay(parseLog(logged ?? ''));
+  const { seen } = replayed;
+  // Only what is owed stays in memory: a delivered or dead event is remembered by its id alone, so a
+  // listener running for months holds ids, not events.
+  const events = new Map([...replayed.events].filter(([, state]) => state.state === 'pending'));
+  const ended = new Set([...replayed.events.keys()].filter((id) => !events.has(id)));
+  const known = (id: string) => events.has(id) || ended.has(id);
   const client = await deps.api();
   const settings = await deps.settings();
   const context = { baseUrl: files.baseUrl, profile: files.profile, now: deps.clock.now() };
@@ -248,7 +254,7 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
   }
 
   function recordFact(event: PixEvent): void {
-    if (events.has(event.id) || seen.has(event.id)) return;
+    if (known(event.id) || seen.has(event.id)) return;
     write({ t: 'event', event });
     events.set(event.id, { event, attempts: 0, state: 'pending', nextAt: 0 });
   }
@@ -282,7 +288,7 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
       ...context,
       now: deps.clock.now(),
     });
-    if (events.has(event.id)) return;
+    if (known(event.id)) return;
     write({ t: 'event', event });
     events.set(event.id, { event, attempts: 0, state: 'pending', nextAt: 0 });
   }
@@ -313,7 +319,7 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
   /** Delivers every pending event that is due, in the order made; a failure waits while later ones go. */
   async function deliverDue(): Promise<void> {
     for (const state of events.values()) {
-      if (state.state !== 'pending' || state.nextAt > deps.clock.now().getTime()) continue;
+      if (state.nextAt > deps.clock.now().getTime()) continue;
       if (deps.signal.aborted) return;
       const controller = new AbortController();
       const result = await withinGrace(sink.deliver(state.event, controller.signal), () =>
@@ -325,9 +331,11 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
       const at = deps.clock.now().toISOString();
       for (const line of attemptLines(state.event.id, at, result)) write(line);
       if (result.ok) {
-        state.state = 'delivered';
+        events.delete(state.event.id);
+        ended.add(state.event.id);
       } else if (state.attempts >= options.maxAttempts) {
-        state.state = 'dead';
+        events.delete(state.event.id);
+        ended.add(state.event.id);
         write({ t: 'dead', id: state.event.id, at });
         stderr.write(
           `warning: event ${state.event.id} is a dead letter after ${state.attempts} attempts (pix events resend ${state.event.id})\n`,
