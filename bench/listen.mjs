@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BIN, benchToken, cleanEnv, flag, serveSandbox, USAGE_HOOK, usageIn } from './lib.mjs';
+import { writeHistory } from './pay-batch.mjs';
 
 function runQuiet(node, args, env) {
   return new Promise((resolve, reject) => {
@@ -73,6 +74,14 @@ export async function measureListen({ node = process.execPath, polls = 600, log 
     const short = await listener(node, client('idle-short'), url, 5);
     const long = await listener(node, client('idle-long'), url, 25);
     const cpuPerPoll = (long.cpuMs - short.cpuMs) / 20;
+    // The same with a journal of 100,000 lines (a year of batches): each poll reads what was appended and
+    // walks the payments and charges it holds.
+    log('idle polls with a 100,000-line journal…');
+    writeHistory(join(scratch, 'journal-short'), 100_000, server.url);
+    writeHistory(join(scratch, 'journal-long'), 100_000, server.url);
+    const shortJ = await listener(node, client('journal-short'), url, 5);
+    const longJ = await listener(node, client('journal-long'), url, 25);
+    const cpuPerPollJournal = (longJ.cpuMs - shortJ.cpuMs) / 20;
 
     log('a burst of 1,000 new entries…');
     const burstEnv = client('burst');
@@ -99,6 +108,7 @@ export async function measureListen({ node = process.execPath, polls = 600, log 
     const many = await listener(node, client('rss-many'), url, polls);
     return {
       cpuPerPollMs: cpuPerPoll,
+      cpuPerPollJournalMs: cpuPerPollJournal,
       burst,
       rss: { polls, fewMb: few.peakRssMb, manyMb: many.peakRssMb, growthMb: many.peakRssMb - few.peakRssMb },
     };
@@ -114,6 +124,7 @@ export function formatListenReport(report) {
   return [
     'pix listen against pix sandbox serve (no latency), delivering to a node:http receiver',
     `  CPU per idle poll            ${report.cpuPerPollMs.toFixed(2)} ms (target ≤ 5 ms: ${verdict(report.cpuPerPollMs <= 5)})`,
+    `  the same, 100,000-line journal ${report.cpuPerPollJournalMs.toFixed(2)} ms`,
     `  burst of 1,000 new entries   ${report.burst.delivered} delivered in ${(report.burst.ms / 1000).toFixed(2)} s (target ≤ 10 s: ${verdict(report.burst.delivered >= 1000 && report.burst.ms <= 10_000)}), peak RSS ${report.burst.peakRssMb.toFixed(1)} MB (target ≤ 120 MB: ${verdict(report.burst.peakRssMb <= 120)})`,
     `  RSS after ${report.rss.polls} quiet polls  ${report.rss.manyMb.toFixed(1)} MB against ${report.rss.fewMb.toFixed(1)} MB after 20 (growth ${report.rss.growthMb.toFixed(1)} MB; target ≤ 10 MB: ${verdict(report.rss.growthMb <= 10)})`,
   ].join('\n');

@@ -34,7 +34,7 @@ async function missing(env) {
  * A journal of `lines` lines (half start lines, half outcomes) of paid batch rows on the account at
  * `baseUrl`, with ids and keys no row of the bench's file has: what earlier batches leave behind.
  */
-function writeHistory(dir, lines, baseUrl) {
+export function writeHistory(dir, lines, baseUrl) {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const host = new URL(baseUrl).host;
   const at = new Date(Date.now() - 86_400_000).toISOString();

@@ -11,6 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { StatementEntry } from '../../api/resources/statement.js';
@@ -217,6 +218,11 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
   };
   const journal = await journalOf(deps);
   const ledger = await openLedger(deps);
+  /** The state each journal entry and charge had at the last poll (its facts were made then). */
+  const lastState = new Map<string, string>();
+  /** A charge was pending or ambiguous at the last poll: the ledger is read again even if the journal is not. */
+  let chargesOpen = true;
+  let journalSize = -1;
 
   /**
    * The facts pix records itself, as events: this account's payments sent, unknown or resolved (the
@@ -226,7 +232,16 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
   async function recordedFacts(): Promise<Array<{ event: PixEvent; at: number }>> {
     const now = { ...context, now: deps.clock.now() };
     const facts: Array<{ event: PixEvent; at: number }> = [];
-    for (const entry of journal.read()) {
+    // The journal only grows: when its size is what it was, no entry changed, and nothing is walked.
+    const size = statSync(journal.path, { throwIfNoEntry: false })?.size ?? 0;
+    const changed = size !== journalSize;
+    journalSize = size;
+    for (const entry of changed ? journal.read() : []) {
+      // A record whose state has not changed since the last poll has no new fact: a journal of 100,000
+      // lines costs a comparison each, not an event made (and hashed) each, every poll.
+      const state = `${entry.state}|${entry.resolution === undefined ? '' : 'r'}`;
+      if (lastState.get(entry.id) === state) continue;
+      lastState.set(entry.id, state);
       if (entry.kind !== 'payment' || !sameAccount(entry, account)) continue;
       const data = publicEntry(entry);
       const at = Date.parse(entry.finishedAt ?? entry.at);
@@ -238,10 +253,15 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
         facts.push({ event: recordEvent('payment.resolved', entry.id, data, now), at: resolvedAt });
       }
     }
+    // The charges change only with the journal, or with time while one is pending (it may expire).
+    if (!changed && !chargesOpen) return facts.sort((a, b) => a.at - b.at);
     const records = ledger.reload();
     const pending = records.filter((record) => record.status === 'pending' || record.status === 'ambiguous');
+    chargesOpen = pending.length > 0;
     const look = pending.length ? await refreshLedger(ledger, pending, false, deps) : undefined;
     for (const record of look?.records ?? records) {
+      if (lastState.get(`charge:${record.id}`) === record.status) continue;
+      lastState.set(`charge:${record.id}`, record.status);
       if (record.status === 'paid' || record.status === 'probable') {
         const at = Date.parse(record.matchedAt ?? record.createdAt);
         facts.push({ event: recordEvent('charge.paid', record.id, ledgerJson(record), now), at });
