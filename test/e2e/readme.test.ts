@@ -3,7 +3,7 @@
  * lines of a ```console session) is pasted whole into bash on a pseudo-terminal (a question gets its `y`),
  * in a fresh HOME and PIX_CONFIG_DIR, that is, a fresh embedded sandbox, with `pix` and `npx pix` the built
  * binary. Blocks share nothing: a block defines every variable and file it uses (`set -u` catches one that
- * does not). The block runs under `set -Eeuo pipefail`, so every line must exit 0. No request leaves the
+ * does not). The block runs under `set -euo pipefail`, so every line must exit 0. No request leaves the
  * machine: HTTPS_PROXY points at a closed loopback port (pix never proxies loopback).
  *
  * Not run: a line whose comment says `# template: …` (a form to fill in with your own account or files,
@@ -125,8 +125,8 @@ const runs = (line: Line) => !line.template && !NOT_RUN.has(line.command);
 function blockScript(block: Block): string {
   const body = block.lines.filter(runs).map((line) => `__line=${line.at}\n${line.text}`);
   return [
-    'set -Eeuo pipefail',
-    `trap 'echo "README.md:$__line exited $?" >&2' ERR`,
+    'set -euo pipefail',
+    `trap 'code=$?; [ "$code" = 0 ] || echo "README.md:$__line exited $code" >&2' EXIT`,
     'cd "$HOME"',
     ...body,
   ].join('\n');
