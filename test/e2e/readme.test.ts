@@ -12,6 +12,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,16 +44,6 @@ const NOT_RUN = new Map<string, string>([
     'waits for a payer nobody plays here (test/e2e/charge-wait.test.ts)',
   ],
   ['pix sandbox serve --port 8080', 'a server until Ctrl-C (test/sandbox covers serve)'],
-  [
-    'pix sandbox serve --port 8080 &',
-    'a server on a fixed port for the rest of a shell session (test/e2e/sandbox-curl.test.ts serves one)',
-  ],
-  [
-    'export PIX_BASE_URL=http://127.0.0.1:8080 PIX_TOKEN=ci-token',
-    'points at the served sandbox of the line above, not run',
-  ],
-  ['pix statement --all -o ndjson > statement.ndjson', 'reads the served sandbox of the lines above'],
-  ['kill %1', 'stops the server the session started in the background'],
   ['pix listen', 'a listener until Ctrl-C (test/e2e/listen.test.ts)'],
   ['pix listen --forward-to http://127.0.0.1:3000/pix', 'a listener until Ctrl-C (test/e2e/listen.test.ts)'],
   ['pix listen --exec ./on-event.sh --backfill 24h', 'a listener until Ctrl-C (test/e2e/listen.test.ts)'],
@@ -126,7 +117,8 @@ function blockScript(block: Block): string {
   const body = block.lines.filter(runs).map((line) => `__line=${line.at}\n${line.text}`);
   return [
     'set -euo pipefail',
-    `trap 'code=$?; [ "$code" = 0 ] || echo "README.md:$__line exited $code" >&2' EXIT`,
+    // On the way out, say where it stopped, and stop what the block left in the background (a server).
+    `trap 'code=$?; [ "$code" = 0 ] || echo "README.md:$__line exited $code" >&2; kill $(jobs -p) 2>/dev/null || true; exit "$code"' EXIT`,
     'cd "$HOME"',
     ...body,
   ].join('\n');
@@ -138,7 +130,15 @@ const hasJq = spawnSync('jq', ['--version']).status === 0;
 /** Blocks with a line that runs; without jq installed, those that pipe into it are left out (and said so). */
 const withLines = shellBlocks.filter((block) => block.lines.some(runs));
 const usesJq = (block: Block) => block.lines.some((line) => runs(line) && /\|\s*jq\b/.test(line.text));
-const runnable = withLines.filter((block) => hasJq || !usesJq(block));
+/** The block that serves the sandbox on port 8080 runs only when the port is free (else it is said so). */
+const servesOn8080 = (block: Block) =>
+  block.lines.some((line) => line.command.includes('serve --port 8080 &'));
+const portFree = await new Promise<boolean>((resolve) => {
+  const probe = createServer()
+    .once('error', () => resolve(false))
+    .listen(8080, '127.0.0.1', () => probe.close(() => resolve(true)));
+});
+const runnable = withLines.filter((block) => (hasJq || !usesJq(block)) && (portFree || !servesOn8080(block)));
 const results = new Map<Block, PtyResult & { home: string }>();
 let root: string;
 
@@ -218,7 +218,11 @@ describe('the README shell examples', () => {
     }
     expect(failures, failures.join('\n\n')).toEqual([]);
     const left = withLines.length - runnable.length;
-    if (left > 0) context.skip(`jq is not installed: ${left} README blocks that pipe into jq were not run`);
+    if (left > 0) {
+      context.skip(
+        `${left} README blocks not run: ${hasJq ? '' : 'jq is not installed; '}${portFree ? '' : 'port 8080 is taken'}`,
+      );
+    }
   });
 
   it('blocks that claim a result really give it', () => {
@@ -234,6 +238,10 @@ describe('the README shell examples', () => {
     );
     const statement = ran('pix statement --month 2025-01 --all -o xlsx --output-file janeiro.xlsx');
     expect(readFileSync(join(statement.home, 'janeiro.ofx'), 'utf8')).toContain('<OFX>');
+    if (portFree) {
+      const served = ran('pix sandbox serve --port 8080 &').home; // the fresh account's 36 entries, read over HTTP
+      expect(readFileSync(join(served, 'statement.ndjson'), 'utf8').trimEnd().split('\n')).toHaveLength(36);
+    }
     const completion = ran('source <(pix completion bash)').home;
     expect(readFileSync(join(completion, '.zfunc', '_pix'), 'utf8')).toMatch(/^#compdef pix/);
     expect(readFileSync(join(completion, '.config', 'fish', 'completions', 'pix.fish'), 'utf8')).toContain(
