@@ -3,7 +3,8 @@
  * lines of a ```console session) is pasted whole into bash on a pseudo-terminal (a question gets its `y`),
  * in a fresh HOME and PIX_CONFIG_DIR, that is, a fresh embedded sandbox, with `pix` and `npx pix` the built
  * binary. Blocks share nothing: a block defines every variable and file it uses (`set -u` catches one that
- * does not). The block runs under `set -euo pipefail`, so every line must exit 0. No request leaves the
+ * does not). The block runs under `set -euo pipefail`, so every line must exit 0, and none may show an
+ * empty statement or ledger (`no entries …`: a range a fresh sandbox has nothing in). No request leaves the
  * machine: HTTPS_PROXY points at a closed loopback port (pix never proxies loopback).
  *
  * Not run: a line whose comment says `# template: …` (a form to fill in with your own account or files,
@@ -58,6 +59,9 @@ const TEMPLATES = [
   'pix pay batch pagamentos.xlsx --dry-run',
   'man pix-statement',
 ];
+
+/** What pix says for an empty list: an example showing it on a fresh sandbox shows nothing (a month with no entries). */
+const EMPTY = /\bno entries\b|\bno charges in the ledger\b/;
 
 const SHELL = new Set(['sh', 'bash', 'shell', 'console']);
 /** Fenced blocks that are not shell (shown output, a file's content, code): never run. */
@@ -210,11 +214,11 @@ describe('the README shell examples', () => {
     const failures: string[] = [];
     for (const block of runnable) {
       const ran = results.get(block)!;
-      if (ran.code === 0) continue;
+      const empty = ran.lines.find((line) => EMPTY.test(line));
+      if (ran.code === 0 && empty === undefined) continue;
       const shown = ran.lines.filter((line) => line.trim() !== '').slice(-10);
-      failures.push(
-        `README.md:${block.at} (\`\`\`${block.lang})\n  exit ${ran.code}\n    ${shown.join('\n    ')}`,
-      );
+      const what = ran.code === 0 ? `showed nothing to see: ${empty}` : `exit ${ran.code}`;
+      failures.push(`README.md:${block.at} (\`\`\`${block.lang})\n  ${what}\n    ${shown.join('\n    ')}`);
     }
     expect(failures, failures.join('\n\n')).toEqual([]);
     const left = withLines.length - runnable.length;
@@ -226,18 +230,25 @@ describe('the README shell examples', () => {
   });
 
   it('blocks that claim a result really give it', () => {
-    const ran = (first: string) => {
-      const block = runnable.find((candidate) => candidate.lines[0]?.command === first);
-      expect(block, `still a README block starting with: ${first}`).toBeDefined();
+    const ran = (command: string) => {
+      const block = runnable.find((candidate) => candidate.lines.some((line) => line.command === command));
+      expect(block, `still a README line: ${command}`).toBeDefined();
       const result = results.get(block!)!;
       return { screen: result.lines.join('\n'), home: result.home };
     };
     if (hasJq) expect(ran('pix keys').screen).toContain('loja@sandbox.pix.local');
-    expect(ran('pix sandbox batch-file --rows 50 > payouts.csv').screen).toMatch(
+    expect(ran('pix pay batch payouts.csv --dry-run').screen).toMatch(
       /batch: 50 paid; R\$ [\d.,]+ paid in this run/,
     );
-    const statement = ran('pix statement --month 2025-01 --all -o xlsx --output-file janeiro.xlsx');
-    expect(readFileSync(join(statement.home, 'janeiro.ofx'), 'utf8')).toContain('<OFX>');
+    const rows = (home: string, file: string) =>
+      readFileSync(join(home, file), 'utf8').trimEnd().split('\n').length;
+    expect(rows(ran('pix statement --from -60d --limit 20').home, 'statement.csv')).toBeGreaterThan(10); // a header and the entries
+    const exports = ran('pix statement --from -30d --all -o xlsx --output-file extrato.xlsx').home;
+    expect(readFileSync(join(exports, 'extrato.xlsx')).subarray(0, 2).toString()).toBe('PK');
+    expect(readFileSync(join(exports, 'extrato.ofx'), 'utf8').match(/<STMTTRN>/g)?.length).toBeGreaterThan(
+      10,
+    );
+    expect(rows(exports, 'extrato.csv')).toBeGreaterThan(10);
     if (portFree) {
       const served = ran('pix sandbox serve --port 8080 &').home; // the fresh account's 36 entries, read over HTTP
       expect(readFileSync(join(served, 'statement.ndjson'), 'utf8').trimEnd().split('\n')).toHaveLength(36);
