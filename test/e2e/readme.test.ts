@@ -1,7 +1,7 @@
 /**
  * The README's shell examples run as a reader copies them. Each block (```sh, ```bash, ```shell, or the `$ `
  * lines of a ```console session) is pasted whole into bash on a pseudo-terminal (a question gets its `y`),
- * in a fresh HOME and PIX_CONFIG_DIR, that is, a fresh embedded sandbox, with `pix` and `npx pix` the built
+ * in a fresh HOME (so ~/.config/pix is new: a fresh embedded sandbox), with `pix` and `npx pix` the built
  * binary. Blocks share nothing: a block defines every variable and file it uses (`set -u` catches one that
  * does not). The block runs under `set -euo pipefail`, so every line must exit 0, and none may show an
  * empty statement or ledger (`no entries …`: a range a fresh sandbox has nothing in). No request leaves the
@@ -166,7 +166,6 @@ beforeAll(async () => {
         PATH: `${binDir}:${process.env.PATH ?? ''}`,
         HOME: home,
         SHELL: '/bin/bash',
-        PIX_CONFIG_DIR: join(home, 'pix-config'),
         LANG: 'C.UTF-8',
         CI: 'true',
         // Nothing leaves the machine: every non-loopback request goes to a closed port.
