@@ -11,18 +11,16 @@
  * visibly so), and the few lines of NOT_RUN, each with its reason. Both lists are checked whole, so a new
  * line that cannot run must be marked and counted here.
  */
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, NODE, pool } from '../helpers/cli.js';
+import { exampleBin, pool } from '../helpers/cli.js';
 import { type PtyResult, runOnPty } from '../helpers/terminal.js';
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
-const JQ = fileURLToPath(new URL('../helpers/jq.mjs', import.meta.url));
 
 /** README lines shown but not run (besides `# template:` lines), by command without its comment, each with its reason. */
 const NOT_RUN = new Map<string, string>([
@@ -146,20 +144,7 @@ let root: string;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'pix-readme-'));
-  const binDir = join(root, 'bin');
-  mkdirSync(binDir);
-  writeFileSync(join(binDir, 'pix'), `#!/bin/sh\nexec "${NODE}" "${BIN}" "$@"\n`);
-  writeFileSync(
-    join(binDir, 'npx'),
-    '#!/bin/sh\n[ "$1" = pix ] || { echo "npx: only pix here" >&2; exit 127; }\nshift\nexec pix "$@"\n',
-  );
-  chmodSync(join(binDir, 'pix'), 0o755);
-  chmodSync(join(binDir, 'npx'), 0o755);
-  if (spawnSync('jq', ['--version']).status !== 0) {
-    // No jq here: jq 1.8 itself, as WebAssembly (what --jq runs), so the blocks that pipe into jq still run.
-    writeFileSync(join(binDir, 'jq'), `#!/bin/sh\nexec "${NODE}" "${JQ}" "$@"\n`);
-    chmodSync(join(binDir, 'jq'), 0o755);
-  }
+  const binDir = exampleBin(join(root, 'bin'));
   const parallel = Math.max(2, Math.min(8, cpus().length));
   await pool(runnable, parallel, async (block) => {
     const home = mkdtempSync(join(root, 'home-'));
