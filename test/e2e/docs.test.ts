@@ -6,12 +6,9 @@
  * Examples name things a reader would have at hand ("$CODE", customers.json, a profile called prod).
  * FIXTURES provides them, only to the examples that mention them, and says what each stands for.
  *
- * The README's shell examples are run too, each line as a person would paste it: on a pseudo-terminal
- * (so a question gets its `y`), in a fresh HOME and PIX_CONFIG_DIR, with the same fixtures. A line marked
- * `# template: …` is a form to fill in (a real account, your own files) and is not run; README_NOT_RUN
- * names the few others, each with its reason.
+ * The README's shell blocks are run by test/e2e/readme.test.ts, without fixtures: a README block defines
+ * what it uses.
  */
-import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,11 +17,9 @@ import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeps } from '../../src/deps.js';
 import { createProgram, loadCommands } from '../../src/program.js';
-import { BIN, type CliResult, NODE, runProcess } from '../helpers/cli.js';
+import { type CliResult, exampleBin, pool, runProcess } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
-import { runOnPty } from '../helpers/terminal.js';
 
-const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 const CI_DOC = fileURLToPath(new URL('../../docs/ci.md', import.meta.url));
 
 /**
@@ -54,38 +49,6 @@ const NOT_RUN = new Map<string, string>([
     'pix sandbox serve --faults statement:503x2,transfer:timeout',
     'a server: runs until Ctrl-C (test/reliability/faults.test.ts covers --faults)',
   ],
-]);
-
-/** README lines that are shown but not run (besides `# template:` lines), each with its reason. */
-const README_NOT_RUN = new Map<string, string>([
-  [
-    'npm install && npx pix statement',
-    'the set-up promise: .ci/run and scripts/check-install.mjs run it on a clean clone',
-  ],
-  ['npm install && npm test', 'the set-up promise: .ci/run runs it on a clean clone'],
-  ['npm install -g .', 'installs globally: scripts/check-install.mjs installs the packed tarball'],
-  ['pix statement --follow', 'a live view until Ctrl-C (test/e2e/statement-follow.test.ts)'],
-  [
-    'pix statement --follow -o ndjson | jq -c .',
-    'a live view until Ctrl-C (test/e2e/statement-follow.test.ts)',
-  ],
-  [
-    'pix statement --follow --limit 0 --interval 10s',
-    'a live view until Ctrl-C (test/e2e/statement-follow.test.ts)',
-  ],
-  [
-    'pix charge immediate --amount 10 --wait',
-    'waits for a payer nobody plays here (test/e2e/charge-wait.test.ts)',
-  ],
-  ['pix sandbox serve --port 8080', 'a server until Ctrl-C (test/sandbox covers serve)'],
-  [
-    'pix sandbox serve --port 8080 &',
-    'a server in the background of a shell session (test/e2e/sandbox-curl.test.ts)',
-  ],
-  ['kill %1', 'stops the server the session started in the background (the line above)'],
-  ['pix listen', 'a listener until Ctrl-C (test/e2e/listen.test.ts)'],
-  ['pix listen --forward-to http://127.0.0.1:3000/pix', 'a listener until Ctrl-C (test/e2e/listen.test.ts)'],
-  ['pix listen --exec ./on-event.sh --backfill 24h', 'a listener until Ctrl-C (test/e2e/listen.test.ts)'],
 ]);
 
 /** A static BR Code without an amount (the payer chooses it); its key is a random key (EVP). */
@@ -123,11 +86,6 @@ const FIXTURES: Fixture[] = [
     wanted: mentions('CHARGE_ID'),
     meaning: 'CHARGE_ID: the id of a charge created on the sandbox',
     setup: 'CHARGE_ID=$(pix charge immediate --amount 10 | cut -f1)',
-  },
-  {
-    wanted: mentions('ID'),
-    meaning: 'ID: a charge a sandbox customer has paid',
-    setup: 'ID=$(pix charge immediate --amount 10 | cut -f1) && pix sandbox pay "$ID" >/dev/null',
   },
   {
     wanted: mentions('STATIC_CODE'),
@@ -195,7 +153,6 @@ interface Ran extends CliResult {
 
 let root: string;
 let binDir: string;
-const hasJq = spawnSync('jq', ['--version']).status === 0;
 
 /** Runs `script` with bash in a fresh directory that is also HOME, with a fresh PIX_CONFIG_DIR. */
 async function runBash(script: string, files: Record<string, string> = {}, timeoutMs = 30_000): Promise<Ran> {
@@ -225,16 +182,6 @@ function exampleScript(example: string): { script: string; files: Record<string,
   );
   const files = Object.assign({}, ...used.map((fixture) => fixture.files ?? {}));
   return { script: ['set -o pipefail', ...setup, example].join('\n'), files };
-}
-
-/** Runs `work` over `items` with at most `limit` at a time. */
-async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  const queue = [...items];
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-    }),
-  );
 }
 
 /** The `Examples:` block of one help text: `  $ ` starts an example, deeper-indented lines continue it. */
@@ -276,80 +223,6 @@ function ciScript(): string {
   return script;
 }
 
-/** A README example: one line of a ```sh block (continuations joined), or a ```console session's `$` lines. */
-interface ReadmeExample {
-  /** Where it starts in README.md (1-based). */
-  line: number;
-  script: string;
-  /** The command without its trailing comment: what README_NOT_RUN is keyed by. */
-  command: string;
-  template: boolean;
-}
-
-const commandOf = (text: string) => text.replace(/\s+#\s.*$/, '').trim();
-
-function readmeExamples(): ReadmeExample[] {
-  const lines = readFileSync(README, 'utf8').split('\n');
-  const found: ReadmeExample[] = [];
-  let fence: string | undefined;
-  let session: ReadmeExample | undefined;
-  for (let at = 0; at < lines.length; at++) {
-    const line = lines[at]!;
-    if (fence === undefined) {
-      fence = /^```(\w*)/.exec(line)?.[1];
-      continue;
-    }
-    if (line.startsWith('```')) {
-      if (session) found.push(session);
-      fence = undefined;
-      session = undefined;
-      continue;
-    }
-    if (fence === 'console' && line.startsWith('$ ')) {
-      session ??= { line: at + 1, script: 'set -e', command: '', template: false };
-      session.script += `\n${line.slice(2)}`;
-      session.command += `${session.command ? '; ' : ''}${commandOf(line.slice(2))}`;
-    }
-    if (fence !== 'sh' || line.trim() === '' || line.startsWith('#')) continue;
-    let text = line;
-    const start = at;
-    while (/\\\s*$/.test(lines[at]!.replace(/\s+#\s.*$/, '')) && at + 1 < lines.length)
-      text += `\n${lines[++at]}`;
-    found.push({
-      line: start + 1,
-      script: text,
-      command: commandOf(text),
-      template: /#\s*template:/.test(text),
-    });
-  }
-  return found;
-}
-
-const readme = new Map<ReadmeExample, Awaited<ReturnType<typeof runOnPty>>>();
-
-/** Runs a README example as a person pastes it: on a terminal, answering `y` to its question. */
-async function runReadmeExample(example: ReadmeExample): Promise<void> {
-  const dir = mkdtempSync(join(root, 'readme-'));
-  mkdirSync(join(dir, '.config', 'fish', 'completions'), { recursive: true });
-  const { script, files } = exampleScript(example.script);
-  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
-  const result = await runOnPty([], {
-    env: {
-      PATH: `${binDir}:${process.env.PATH ?? ''}`,
-      HOME: dir,
-      SHELL: '/bin/bash',
-      PIX_CONFIG_DIR: join(dir, 'pix-config'),
-      LANG: 'C.UTF-8',
-    },
-    columns: 100,
-    rows: 40,
-    shell: `cd "$HOME" || exit 98\n${script}`,
-    steps: [{ after: '[y/N]', send: 'y\r' }],
-    timeoutMs: 60_000,
-  });
-  readme.set(example, result);
-}
-
 /** Every distinct example, with the commands whose help shows it. */
 const examples = new Map<string, string[]>();
 const results = new Map<string, Ran>();
@@ -357,29 +230,19 @@ let ci: { script: string; ran: Ran };
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'pix-docs-'));
-  binDir = join(root, 'bin');
-  mkdirSync(binDir);
-  writeFileSync(join(binDir, 'pix'), `#!/bin/sh\nexec "${NODE}" "${BIN}" "$@"\n`);
+  binDir = exampleBin(join(root, 'bin'));
   // pbpaste (macOS) prints the clipboard; here the clipboard holds $CODE.
   writeFileSync(join(binDir, 'pbpaste'), '#!/bin/sh\nprintf \'%s\\n\' "$CODE"\n');
-  chmodSync(join(binDir, 'pix'), 0o755);
   chmodSync(join(binDir, 'pbpaste'), 0o755);
 
   for (const [command, help] of await helpTexts()) {
     for (const example of parseExamples(help))
       examples.set(example, [...(examples.get(example) ?? []), command]);
   }
-  const runnable = [...examples.keys()].filter(
-    (example) => !NOT_RUN.has(example) && (hasJq || !/\bjq\b/.test(example)),
-  );
+  const runnable = [...examples.keys()].filter((example) => !NOT_RUN.has(example));
   const parallel = Math.max(2, Math.min(8, cpus().length));
   const script = ciScript();
-  const fromReadme = readmeExamples().filter(
-    (example) =>
-      !example.template && !README_NOT_RUN.has(example.command) && (hasJq || !/\bjq\b/.test(example.script)),
-  );
   await Promise.all([
-    pool(fromReadme, parallel, runReadmeExample),
     pool(runnable, parallel, async (example) => {
       const { script: full, files } = exampleScript(example);
       results.set(example, await runBash(full, files));
@@ -407,12 +270,11 @@ describe('the examples of --help', () => {
     for (const example of NOT_RUN.keys()) expect([...examples.keys()], example).toContain(example);
   });
 
-  it('every other example exits 0 against the sandbox', (context) => {
+  it('every other example exits 0 against the sandbox', () => {
     const failures: string[] = [];
     for (const [example, commands] of examples) {
       if (NOT_RUN.has(example)) continue;
-      const ran = results.get(example);
-      if (ran === undefined) continue; // needs jq, which is missing (reported below)
+      const ran = results.get(example)!;
       if (ran.code !== 0) {
         failures.push(
           `${commands.join(', ')} --help: ${example}\n  exit ${ran.code}\n  stderr: ${ran.stderr.trim().replaceAll('\n', '\n          ')}`,
@@ -420,16 +282,11 @@ describe('the examples of --help', () => {
       }
     }
     expect(failures, failures.join('\n\n')).toEqual([]);
-    const skipped = [...examples.keys()].filter((example) => !NOT_RUN.has(example) && !results.has(example));
-    if (skipped.length > 0) {
-      context.skip(`jq is not installed: ${skipped.length} examples that use jq were not run`);
-    }
   });
 
   it('examples that write files or print results really did', () => {
     const check = (example: string, assert: (ran: Ran) => void) => {
       expect(examples.has(example), `still an example: ${example}`).toBe(true);
-      if (!hasJq && /\bjq\b/.test(example)) return;
       assert(results.get(example)!);
     };
     check('pix statement --all -o csv > statement.csv', (ran) => {
@@ -468,55 +325,5 @@ describe('the "Use in CI" script (docs/ci.md)', () => {
     expect(outcome[0]).toContain(',OUTCOME,-12.34,');
     expect(rows.some((row) => row.includes(',INCOME,12.34,'))).toBe(true);
     expect(rows.some((row) => row.includes(',INCOME,50.00,'))).toBe(true);
-  });
-});
-
-describe('the README shell examples', () => {
-  const all = readmeExamples();
-
-  it('are found: every ```sh line and the console session', () => {
-    expect(all.length).toBeGreaterThan(60);
-    expect(all.some((example) => example.script.startsWith('set -e\npix sandbox batch-file'))).toBe(true);
-  });
-
-  it('the lines not run are few, and each still in the README', () => {
-    const commands = all.map((example) => example.command);
-    for (const command of README_NOT_RUN.keys()) expect(commands, command).toContain(command);
-    // A template says what to fill in; a new line that cannot run must be marked and counted here.
-    const templates = all.filter((example) => example.template);
-    for (const example of templates) expect(example.script).toMatch(/#\s*template: \S/);
-    expect(templates.map((example) => example.command)).toEqual([
-      'PIX_CLIENT_SECRET=… pix login --profile prod --client-key my-key --base-url https://api.example.com',
-      'pix login --profile prod --client-key my-key --tls-cert client.pem --tls-key client.key',
-      'pix pay batch pagamentos.xlsx --dry-run',
-      'man pix-statement',
-    ]);
-  });
-
-  it('every other line runs as written against the embedded sandbox (exit 0, on a terminal)', (context) => {
-    const failures: string[] = [];
-    for (const [example, ran] of readme) {
-      if (ran.code !== 0) {
-        const shown = ran.lines
-          .filter((line) => line.trim() !== '')
-          .slice(-8)
-          .join('\n    ');
-        failures.push(`README.md:${example.line}: ${example.command}\n  exit ${ran.code}\n    ${shown}`);
-      }
-    }
-    expect(failures, failures.join('\n\n')).toEqual([]);
-    if (!hasJq) context.skip('jq is not installed: the README lines that use jq were not run');
-  });
-
-  it('lines that claim a result really give it', () => {
-    const ran = (command: string) => {
-      const example = [...readme.keys()].find((candidate) => candidate.command === command);
-      expect(example, `still a README line: ${command}`).toBeDefined();
-      return readme.get(example!)!;
-    };
-    expect(ran('pix keys').lines.join('\n')).toContain('loja@sandbox.pix.local');
-    const session = [...readme.keys()].find((example) => example.script.startsWith('set -e\n'));
-    const screen = readme.get(session!)!.lines.join('\n');
-    expect(screen).toMatch(/batch: 50 paid; R\$ [\d.,]+ paid in this run/);
   });
 });

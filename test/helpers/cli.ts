@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +53,9 @@ export function runProcess(command: string, args: string[], options: ProcessOpti
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    // A child that exits before reading its stdin (most do: they never read it) closes the pipe first: that
+    // EPIPE is the child's choice, not a failure of the test.
+    child.stdin.on('error', () => {});
     child.stdin.end(options.stdin ?? '');
   });
 }
@@ -70,4 +73,33 @@ export function runCli(
     ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
+}
+
+/** Runs `work` over `items` with at most `limit` at a time. */
+export async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+    }),
+  );
+}
+
+/**
+ * A directory to put first on PATH when running documented examples: `pix` and `npx pix` run the built
+ * binary, and, on a machine without jq, `jq` is jq 1.8 itself as WebAssembly (test/helpers/jq.mjs, what
+ * --jq runs), so an example piping into jq runs everywhere.
+ */
+export function exampleBin(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const command = (name: string, script: string) => {
+    writeFileSync(join(dir, name), `#!/bin/sh\n${script}\n`);
+    chmodSync(join(dir, name), 0o755);
+  };
+  command('pix', `exec "${NODE}" "${BIN}" "$@"`);
+  command('npx', '[ "$1" = pix ] || { echo "npx: only pix here" >&2; exit 127; }\nshift\nexec pix "$@"');
+  if (spawnSync('jq', ['--version']).status !== 0) {
+    command('jq', `exec "${NODE}" "${fileURLToPath(new URL('./jq.mjs', import.meta.url))}" "$@"`);
+  }
+  return dir;
 }
