@@ -50,6 +50,7 @@ import { type LookFor, recoveryHint } from '../../journal/record.js';
 import {
   type Blocker,
   type DuplicateQuery,
+  recordedAccount,
   rowPaidElsewhere,
   type Scope,
   sameRowPayment,
@@ -384,9 +385,7 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
   const payment = identityOf(run.batch, item.row);
   const entry = journal.begin({
     kind: 'payment',
-    profile: account.profile,
-    host: account.host,
-    baseUrl: account.baseUrl,
+    ...recordedAccount(account),
     amountCentavos: amount,
     ...(item.receiver === undefined ? {} : { receiver: item.receiver }),
     endToEndId: item.endToEndId!,

@@ -21,10 +21,11 @@ import { formatDateTime } from '../../domain/when.js';
 import { describeSystemError, PixError, usageError } from '../../errors.js';
 import { type JournalEntry, type PaymentIdentity, shortId } from '../../journal/entries.js';
 import { journalOf, recoveryHint, sendJournaled } from '../../journal/record.js';
-import type { Account, Blocker, DuplicateQuery } from '../../journal/rules.js';
+import { type Account, type Blocker, type DuplicateQuery, recordedAccount } from '../../journal/rules.js';
 import type { Journal } from '../../journal/store.js';
 import { jsonDocument, type OutputMode, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
+import { accountOf } from '../shared/account.js';
 
 export interface PayFlags {
   dryRun: boolean;
@@ -79,17 +80,6 @@ export interface PayContext {
   flags: PayFlags;
 }
 
-/** The account of the resolved profile: its name, its API's base URL and the host requests go to. */
-export async function accountOf(deps: Deps, settings: Settings): Promise<Account> {
-  const client = await deps.api();
-  return {
-    profile: settings.profile.value,
-    formerNames: settings.formerNames,
-    baseUrl: settings.baseUrl.value,
-    host: new URL(client.baseUrl).host,
-  };
-}
-
 /**
  * Exit 2 when the payment would need a confirmation that cannot be asked: no terminal (or --no-input),
  * no --yes, not a dry run.
@@ -122,7 +112,7 @@ export async function startPayment(
   return {
     deps,
     settings,
-    account: await accountOf(deps, settings),
+    account: await accountOf(deps),
     mode: await outputMode(deps, settings.timeZone.value),
     journal,
     flags,
@@ -376,7 +366,7 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
   const amount = plan.amount;
   if (amount === undefined) throw new Error('pay: no amount outside a dry run');
 
-  const { profile, host, baseUrl } = ctx.account;
+  const { profile, host } = ctx.account;
   stderr.write(`paying from profile "${profile}" via ${host}${ctx.settings.sandbox ? ' (sandbox)' : ''}\n`);
   if (!deps.globals.yes) {
     const yes = await ask(() => deps.prompter.confirm(confirmationQuestion(plan, amount)));
@@ -386,9 +376,7 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
   const query: DuplicateQuery = { ...plan.identity, amountCentavos: amount };
   const entry = journal.begin({
     kind: 'payment',
-    profile,
-    host,
-    baseUrl,
+    ...recordedAccount(ctx.account),
     amountCentavos: amount,
     receiver: plan.receiver.name,
     endToEndId: plan.endToEndId,

@@ -45,12 +45,13 @@ describe('pix pay batch (in-process)', () => {
     expect(yes.stdout).toContain('paid');
   });
 
-  it('without a terminal and without --yes: exit 2 before any request', async () => {
+  it('without a terminal and without --yes: exit 2 before anything is consulted or sent', async () => {
     const { file, pix } = await setup(3);
     const result = await pix(['pay', 'batch', file]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/cannot ask for confirmation/);
-    expect(server!.requests).toHaveLength(0);
+    // Only the account's key list was read (which account the journal must ask: accounts.ts).
+    expect(server!.requests.map((request) => request.endpoint)).toEqual(['keys']);
   });
 
   it('a batch paid in full, run again without --yes and without a terminal: nothing to confirm, exit 0', async () => {
