@@ -4,13 +4,14 @@ import type { Deps } from '../../context.js';
 import type { Centavos } from '../../domain/money.js';
 import { type PixKey, parsePixKey } from '../../domain/pixkey.js';
 import * as z from '../../zod.js';
-import { amountFlag, fromDomain, parseOptions } from '../shared/flags.js';
+import { amountFlag, duplicateWindowFlag, fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import {
   checkDuplicate,
   checkMaxAmount,
   confirmAndPay,
   type DetailRow,
+  DUPLICATE_WINDOW_OPTION,
   institution,
   maskedDocument,
   moneyRow,
@@ -23,6 +24,7 @@ const payKeyOptionsSchema = z.object({
   amount: amountFlag,
   dryRun: z._default(z.boolean(), false),
   allowDuplicate: z._default(z.boolean(), false),
+  duplicateWindow: z.optional(duplicateWindowFlag),
 });
 
 export type PayKeyOptions = z.output<typeof payKeyOptionsSchema>;
@@ -54,7 +56,7 @@ function details(key: PixKey, consult: DictConsultation, amount: Centavos): Deta
 
 export async function runPayKey(options: PayKeyOptions, deps: Deps): Promise<void> {
   // 1. Offline: the key and the amount were checked by the schema; the guards need no server.
-  const ctx = await startPayment(deps, options);
+  const ctx = await startPayment(deps, { ...options, duplicateWindowMs: options.duplicateWindow });
   const identity = { method: 'key' as const, key: options.key.key };
   checkMaxAmount(ctx, options.amount);
   checkDuplicate(ctx, { ...identity, amountCentavos: options.amount });
@@ -74,7 +76,13 @@ export async function runPayKey(options: PayKeyOptions, deps: Deps): Promise<voi
       institution: institution(consult.account?.participant),
     },
     details: details(options.key, consult, options.amount),
-    identity,
+    // Known by its receiver too, as the consultation answered: the same person by another key is the
+    // same payment.
+    identity: {
+      ...identity,
+      ...(consult.owner.documentNumber ? { document: consult.owner.documentNumber } : {}),
+      ...(consult.account?.participant ? { participant: consult.account.participant } : {}),
+    },
   });
 }
 
@@ -85,8 +93,9 @@ export function register(command: Command, deps: Deps): void {
     .option('--dry-run', 'consult and show, send nothing')
     .option(
       '--allow-duplicate',
-      'pay even if the same key and amount were paid in the last 10 minutes (not while one is unresolved)',
+      'pay even if the journal or the statement shows the same payment made already (not while one is unresolved)',
     )
+    .option(...DUPLICATE_WINDOW_OPTION)
     .action(async (key: string, _options, self: Command) => {
       await runPayKey(parseOptions(payKeyOptionsSchema, { ...self.opts(), key }, { key: 'KEY' }), deps);
     });
