@@ -6,7 +6,7 @@ import { run } from '../../../src/main.js';
 import { sampleLines, sampleRows } from '../../../src/sandbox/batchfile.js';
 import { type SandboxServer, startSandboxServer } from '../../../src/sandbox/server.js';
 import { tempConfigDir } from '../../helpers/cli.js';
-import { type FakeServer, startFakeServer } from '../../helpers/fake-server.js';
+import { accountReads, type FakeServer, startFakeServer } from '../../helpers/fake-server.js';
 import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
 
 /** pix pay batch in-process, against the real sandbox server on a loopback port. */
@@ -225,6 +225,8 @@ describe('pix pay batch: the description column', () => {
   async function fakeSetup() {
     let transfers = 0;
     fake = await startFakeServer((request) => {
+      const read = accountReads(request);
+      if (read) return read;
       if (request.path.endsWith('/pix/dict/consult')) {
         const { key } = JSON.parse(request.body) as { key: string };
         return {

@@ -16,7 +16,7 @@ const TRANSFER_PATH = `${PREFIX}/pix-cash-out/transfer`;
 const E2E = 'E1234567820260310120000abcdefghijk';
 const NOW = new Date('2026-03-10T12:00:00Z');
 
-const mock = mockAgentPerTest();
+const mock = mockAgentPerTest({ emptyStatement: true });
 let env: Record<string, string>;
 let configDir: string;
 
