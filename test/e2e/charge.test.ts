@@ -8,7 +8,7 @@ import { todayIn } from '../../src/domain/when.js';
 import { SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import type { SandboxServer } from '../../src/sandbox/server.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
+import { accountReads, type FakeServer, startFakeServer } from '../helpers/fake-server.js';
 import { serveSandbox } from '../helpers/served.js';
 import { runOnPty } from '../helpers/terminal.js';
 
@@ -265,7 +265,7 @@ describe('pix charge against a misbehaving server: never retried', () => {
     ],
     ['answers 429', 6, { kind: 'json', status: 429, body: { message: 'Muitas requisições' } } as const],
   ])('the charge endpoint %s → exit %i after exactly ONE request', async (_what, exit, behaviour) => {
-    server = await startFakeServer(() => behaviour);
+    server = await startFakeServer((request) => accountReads(request) ?? behaviour);
     const env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: server.url, PIX_TOKEN: 't' };
     const result = await runCli(
       ['charge', 'immediate', '--amount', '10', '--key-id', KEY_ID, '--timeout', '1s'],
@@ -280,9 +280,13 @@ describe('pix charge against a misbehaving server: never retried', () => {
   });
 
   it('the due-date endpoint hanging → exit 7 after one request', async () => {
-    server = await startFakeServer(() => ({ kind: 'hang' }));
+    server = await startFakeServer((request) => accountReads(request) ?? { kind: 'hang' });
     const env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: server.url, PIX_TOKEN: 't' };
-    const result = await runCli(['charge', 'duedate', ...dueFlags, '--timeout', '1s'], { env });
+    // By key id: the fake server lists no `loja@…` key.
+    const flags = dueFlags.map((flag) =>
+      flag === '--key' ? '--key-id' : flag === SEEDED_KEYS.email.key ? KEY_ID : flag,
+    );
+    const result = await runCli(['charge', 'duedate', ...flags, '--timeout', '1s'], { env });
     expect(result.code).toBe(7);
     expect(server.requestsTo(DUEDATE)).toHaveLength(1);
   });

@@ -1,4 +1,10 @@
-import { accountReads, type Behaviour, type FakeServer, type SeenRequest, startFakeServer } from './fake-server.js';
+import {
+  accountReads,
+  type Behaviour,
+  type FakeServer,
+  type SeenRequest,
+  startFakeServer,
+} from './fake-server.js';
 
 /**
  * An independent fake of the provider's API on a loopback port (not the sandbox): the token endpoint,
