@@ -5,28 +5,34 @@
  *
  * Formats: CSV with a header (RFC 4180; `,` or, when the header has only semicolons, `;`), or NDJSON
  * (one JSON object per line). Columns (any order, any case): `id`, `key` or `emv`, `amount`,
- * `description`. The rules of each are in `checkRow` below and in the README ("Batch payouts").
+ * `description`, and `key_type` (or `keyType`) to name a key's type instead of having it detected. The
+ * rules of each are in `RowChecker.check` below and in the README ("Batch payouts").
  *
  * A batch file never pays an amount the operator did not write: in a comma file, a whole amount
- * followed by a field of one or two digits (`10,50` left unquoted) is refused as ambiguous.
+ * followed by a field of one to three digits (`10,50` or `10,500` left unquoted) is refused as ambiguous.
  */
 
 import { detectDelimiter, readCsvRecords } from './batchcsv.js';
 import { decodeBrCode } from './brcode.js';
 import { columnLetters, parseRef } from './cellref.js';
 import { emvHash } from './digest.js';
-import { parseCpf } from './documents.js';
 import { InvalidValue } from './invalid.js';
 import { type Centavos, formatBRL, parseAmount } from './money.js';
-import { type PixKey, type PixKeyType, parsePixKey } from './pixkey.js';
+import { type PixKeyType, parseKeyType, parsePixKey } from './pixkey.js';
 import type { SheetCell, SheetCellValue, SheetData } from './xlsxsheet.js';
 
 export type BatchFormat = 'csv' | 'ndjson' | 'xlsx';
 /** The formats read as text (a workbook is bytes: parseBatchSheet). */
 export type TextBatchFormat = Exclude<BatchFormat, 'xlsx'>;
 
-export const BATCH_COLUMNS = ['id', 'key', 'emv', 'amount', 'description'] as const;
+export const BATCH_COLUMNS = ['id', 'key', 'key_type', 'emv', 'amount', 'description'] as const;
 export type BatchColumn = (typeof BATCH_COLUMNS)[number];
+
+/** A header's (or JSON field's) name as a column: any case, and `keyType` as the API spells it. */
+function columnName(field: string): string {
+  const name = field.trim().toLowerCase();
+  return name === 'keytype' ? 'key_type' : name;
+}
 
 /** At most 64 letters, digits, `.`, `_` and `-`: safe in a file name, a URL, a log and a spreadsheet. */
 export const BATCH_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -191,26 +197,6 @@ function amountText(number: number, inSheet: boolean): string {
   return text;
 }
 
-/**
- * The key parser, without its one guess: 11 digits that are not a valid CPF but are a valid mobile
- * number are a PHONE for `pix pay key` (where a person sees the owner before saying yes). In a batch
- * file, where a typo in a CPF column would pay whoever owns that phone, 11 digits without `+` or an
- * area code in parentheses are always a CPF, and a wrong one is a problem.
- */
-function batchKey(text: string): PixKey {
-  const key = parsePixKey(text);
-  if (key.type === 'PHONE' && !/[+(]/.test(text) && text.replace(/\D/g, '').length === 11) {
-    try {
-      return { type: 'CPF', key: parseCpf(text) };
-    } catch (error) {
-      throw new InvalidValue(
-        `${reason(error)} (in a batch file 11 digits are a CPF: write a phone key with +55)`,
-      );
-    }
-  }
-  return key;
-}
-
 const NONE: ReadonlySet<BatchColumn> = new Set();
 
 function shownId(text: string | undefined): string | undefined {
@@ -278,9 +264,20 @@ class RowChecker {
     if (hasKey && hasEmv) {
       at('key', 'a row pays either a key or an emv code, not both');
     } else if (hasKey) {
-      if (cells.key !== undefined) {
+      let type: PixKeyType | undefined;
+      let typeOk = true;
+      if (cells.key_type !== undefined) {
         try {
-          const key = batchKey(cells.key);
+          type = parseKeyType(cells.key_type);
+        } catch (error) {
+          at('key_type', reason(error));
+          typeOk = false;
+        }
+      }
+      if (cells.key !== undefined && typeOk) {
+        try {
+          // domain/pixkey.ts: one rule with `pix pay key` (11 digits are a CPF, a wrong one refused).
+          const key = parsePixKey(cells.key, type);
           target = { kind: 'key', key: key.key, keyType: key.type };
         } catch (error) {
           at('key', reason(error));
@@ -289,6 +286,7 @@ class RowChecker {
       if (!amountGiven) at('amount', 'required for a key payment');
     } else if (hasEmv) {
       if (cells.emv !== undefined) target = this.checkEmv(cells.emv, line, amountGiven, at);
+      if (cells.key_type !== undefined) at('key_type', 'names the type of a key; an emv row has none');
       if (cells.description !== undefined) {
         at('description', 'only key payments take a description (the API refuses one for a QR code)');
       }
@@ -433,7 +431,7 @@ function readHeader(line: number, fields: string[], checker: RowChecker): Array<
   const columns: BatchColumn[] = [];
   const seen = new Set<string>();
   fields.forEach((field, index) => {
-    const name = field.trim().toLowerCase();
+    const name = columnName(field);
     if (name === '') {
       checker.problem({
         line,
@@ -454,6 +452,13 @@ function readHeader(line: number, fields: string[], checker: RowChecker): Array<
       line,
       column: 'key',
       message: 'missing column: the header needs key or emv (or both)',
+    });
+  }
+  if (seen.has('key_type') && !seen.has('key')) {
+    checker.problem({
+      line,
+      column: 'key_type',
+      message: 'names the type of a key: the header needs key too',
     });
   }
   if (seen.has('key') && !seen.has('amount')) {
@@ -597,7 +602,7 @@ export function parseBatchSheet(sheet: SheetData): BatchParseResult {
       for (const cell of cells) names[cell.column] = sheetText(cell.value);
       const columns = readHeader(row, names, checker);
       if (columns === undefined) return checker.result();
-      header = names.map((name) => name.trim().toLowerCase() as BatchColumn);
+      header = names.map((name) => columnName(name) as BatchColumn);
       continue;
     }
     const texts: Partial<Record<BatchColumn, string>> = {};
@@ -725,7 +730,7 @@ function readJsonRow(line: number, source: string, checker: RowChecker): void {
   const seen = new Set<BatchColumn>();
   const problems: BatchProblem[] = [];
   for (const [field, content] of Object.entries(value)) {
-    const name = field.trim().toLowerCase();
+    const name = columnName(field);
     if (!isColumn(name)) {
       problems.push({ line, column: field, message: `unknown field (fields: ${COLUMN_LIST})` });
       continue;

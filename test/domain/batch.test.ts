@@ -184,10 +184,10 @@ describe('parseBatchFile — CSV header problems', () => {
   it('reports unknown, repeated, unnamed and missing columns, all at once, and checks no row', () => {
     const result = csv(`Id,key,valor,KEY,,notes\n1,${EVP},10,x,y,z`);
     expect(problemsOf(result)).toEqual([
-      'line 1: valor: unknown column (columns: id, key, emv, amount, description)',
+      'line 1: valor: unknown column (columns: id, key, key_type, emv, amount, description)',
       'line 1: key: the column appears twice in the header',
-      'line 1: column 5 of the header has no name (columns: id, key, emv, amount, description)',
-      'line 1: notes: unknown column (columns: id, key, emv, amount, description)',
+      'line 1: column 5 of the header has no name (columns: id, key, key_type, emv, amount, description)',
+      'line 1: notes: unknown column (columns: id, key, key_type, emv, amount, description)',
       'line 1: amount: missing column: key payments need an amount',
     ]);
     expect(result).toMatchObject({ ok: false, rowsRead: 0 });
@@ -246,11 +246,41 @@ describe('parseBatchFile — CSV row problems', () => {
     expect(result).toMatchObject({ rowsRead: 11 });
   });
 
+  it('a key_type (or keyType) column names the type of a key row: 11 digits read as a phone when it says phone', () => {
+    const rows = rowsOf(
+      csv(`id,key,key_type,amount\na,55956510081,phone,1\nb,52998224725,,2\nc,52998224725,CPF,3`),
+    );
+    expect(rows.map((row) => row.target)).toEqual([
+      { kind: 'key', key: '+5555956510081', keyType: 'PHONE' },
+      { kind: 'key', key: '52998224725', keyType: 'CPF' },
+      { kind: 'key', key: '52998224725', keyType: 'CPF' },
+    ]);
+    const json = parseBatchFile('{"id":"a","key":"55956510081","keyType":"phone","amount":"1"}', 'ndjson');
+    expect(json.ok && json.rows[0]!.target).toEqual({ kind: 'key', key: '+5555956510081', keyType: 'PHONE' });
+    expect(
+      problemsOf(
+        csv(
+          `id,key,key_type,amount\na,ana@example.com,cpf,1\nb,ana@example.com,pix,1\nc,52998224725,phone,1`,
+        ),
+      ),
+    ).toEqual([
+      'line 2 (id a): key: "ana@example.com" is not a CPF: only digits, dots and a dash are allowed',
+      'line 3 (id b): key_type: "pix" is not a key type (cpf, cnpj, phone, email, evp)',
+      'line 4 (id c): key: "52998224725" is not a Brazilian mobile number (area code, then 9 digits starting with 9)',
+    ]);
+    expect(problemsOf(csv(`id,emv,key_type\na,${FIXED_CODE},cpf`))).toEqual([
+      'line 1: key_type: names the type of a key: the header needs key too',
+    ]);
+    expect(problemsOf(csv(`id,key,emv,key_type,amount\na,,${FIXED_CODE},cpf,`))).toEqual([
+      'line 2 (id a): key_type: names the type of a key; an emv row has none',
+    ]);
+  });
+
   it('takes 11 digits for a CPF, never for a phone: a CPF typo must not pay a phone key', () => {
     // 55956510081 is not a valid CPF but is a valid mobile number (area code 55).
     expect(problemsOf(csv(`id,key,amount\na,55956510081,1\nb,559.565.100-81,1`))).toEqual([
-      'line 2 (id a): key: "55956510081" is not a valid CPF: check digits do not match (in a batch file 11 digits are a CPF: write a phone key with +55)',
-      'line 3 (id b): key: "559.565.100-81" is not a valid CPF: check digits do not match (in a batch file 11 digits are a CPF: write a phone key with +55)',
+      'line 2 (id a): key: "55956510081" is not a valid CPF: check digits do not match; a phone is written +55… (+5555956510081)',
+      'line 3 (id b): key: "559.565.100-81" is not a valid CPF: check digits do not match',
     ]);
     const rows = rowsOf(csv(`id,key,amount\na,+55 55 95651-0081,1\nb,(55) 95651-0081,1\nc,5555956510081,1`));
     expect(rows.map((row) => row.target)).toEqual([
@@ -456,7 +486,7 @@ describe('parseBatchFile — NDJSON', () => {
     ).toEqual([
       expect.stringMatching(/^line 1: not JSON: /),
       'line 2: each line must be one JSON object, e.g. {"id":"a1","key":"…","amount":"10.50"}',
-      'line 3 (id b): note: unknown field (fields: id, key, emv, amount, description)',
+      'line 3 (id b): note: unknown field (fields: id, key, key_type, emv, amount, description)',
       'line 4 (id c): id: the field appears twice',
       'line 5 (id d): key: must be a JSON string ("12345678909"): a number would lose leading zeros',
       'line 6: id: must be a JSON string ("7"): a number would lose leading zeros',
