@@ -184,3 +184,18 @@ export function parsePixKey(text: string, type?: PixKeyType): PixKey {
     `"${text}" is not a PIX key: expected a CPF, a CNPJ, a +55 phone, an e-mail or a random key (UUID)`,
   );
 }
+
+/**
+ * Whether a key consultation's `key` is the key asked: the DICT may spell it its own way (a CPF with its
+ * mask, an e-mail's capitals), so it is read as the type asked and compared normalised. Nothing, or a key
+ * that is not one of that type, does not answer for it.
+ */
+export function answersForKey(asked: PixKey, answered: unknown): boolean {
+  if (typeof answered !== 'string' || answered.trim() === '') return false;
+  try {
+    return parsePixKey(answered, asked.type).key === asked.key;
+  } catch (error) {
+    if (error instanceof InvalidValue) return false;
+    throw error;
+  }
+}

@@ -1,6 +1,6 @@
 import { getPixKeyInfo } from '@brazilian-utils/brazilian-utils/get-pix-key-info';
 import { describe, expect, it } from 'vitest';
-import { parseEmail, parseKeyType, parsePixKey } from '../../src/domain/pixkey.js';
+import { answersForKey, parseEmail, parseKeyType, parsePixKey } from '../../src/domain/pixkey.js';
 import { reasonOf } from '../helpers/domain.js';
 
 describe('parsePixKey — each kind', () => {
@@ -153,5 +153,24 @@ describe('parsePixKey — area code 55', () => {
   it('keeps 55 as an area code when the number has 11 digits', () => {
     expect(parsePixKey('(55) 99123-4567')).toEqual({ type: 'PHONE', key: '+5555991234567' });
     expect(parsePixKey('+55 55 99123-4567')).toEqual({ type: 'PHONE', key: '+5555991234567' });
+  });
+});
+
+describe('answersForKey: a consultation answers for the key asked', () => {
+  it('in the DICT spelling of the type asked; not another key, nothing, or a key of another type', () => {
+    const cpf = parsePixKey('52998224725');
+    expect(answersForKey(cpf, '529.982.247-25')).toBe(true);
+    expect(answersForKey(cpf, '52998224725')).toBe(true);
+    expect(answersForKey(cpf, '12345678909')).toBe(false);
+    expect(answersForKey(cpf, undefined)).toBe(false);
+    expect(answersForKey(cpf, '')).toBe(false);
+    expect(answersForKey(cpf, 52998224725)).toBe(false);
+    const email = parsePixKey('ana@example.com');
+    expect(answersForKey(email, 'ANA@Example.com')).toBe(true);
+    expect(answersForKey(email, 'outra@example.com')).toBe(false);
+    const phone = parsePixKey('+5511912345678');
+    expect(answersForKey(phone, '+55 11 91234-5678')).toBe(true);
+    expect(answersForKey(phone, '11912345678')).toBe(true);
+    expect(answersForKey(phone, '+5511912345679')).toBe(false);
   });
 });

@@ -3,6 +3,7 @@ import { consultKey, type DictConsultation, dictEndToEndId } from '../../api/res
 import type { Deps } from '../../context.js';
 import type { Centavos } from '../../domain/money.js';
 import { KEY_TYPE_NAMES, type PixKey, parseKeyType, parsePixKey } from '../../domain/pixkey.js';
+import { PixError } from '../../errors.js';
 import * as z from '../../zod.js';
 import { amountFlag, fromDomain, fromDomainOptions, parseOptions } from '../shared/flags.js';
 import { addExamples, completionValues } from '../shared/help.js';
@@ -12,6 +13,7 @@ import {
   confirmAndPay,
   type DetailRow,
   institution,
+  keyAnswerProblem,
   maskedDocument,
   moneyRow,
   startPayment,
@@ -71,6 +73,8 @@ export async function runPayKey(options: PayKeyOptions, deps: Deps): Promise<voi
 
   // 2. Consult the key (DICT).
   const consult = await consultKey(await deps.api(), options.key.key);
+  const other = keyAnswerProblem(options.key, consult);
+  if (other) throw new PixError('declined', `${other}; nothing was sent`);
 
   // 3. Show, confirm, journal, transfer {endToEndId, amount}.
   await confirmAndPay(ctx, {
