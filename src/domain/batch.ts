@@ -150,11 +150,11 @@ interface RawRow {
   amountNumber?: number;
   /** A workbook's row: `line` is its row number, and each column's cell (`B7`) names its problems. */
   refs?: Partial<Record<BatchColumn, string>>;
-  /** A comma file's whole amount followed by a field of one or two digits (see `splitDecimal`). */
+  /** A comma file's whole amount followed by a field of one to three digits (see `splitDecimal`). */
   split?: SplitDecimal;
 }
 
-/** `10` in the amount column and `50` in the next: maybe an unquoted `10,50` cut in two by the comma. */
+/** `10` in the amount column and `50` in the next: maybe an unquoted `10,50` (or `10,500`) cut in two by the comma. */
 interface SplitDecimal {
   amount: string;
   column: BatchColumn;
@@ -162,15 +162,20 @@ interface SplitDecimal {
 }
 
 /**
- * The amount as the row would read if it were `10,50` split by the comma: the problem names both
- * readings and what to write for each, since only the operator knows which was meant.
+ * The amount as the row would read if it were `10,50` (or `10,500`) split by the comma: the problem names
+ * both readings and what to write for each, since only the operator knows which was meant.
  */
 function splitMessage({ amount, column, digits }: SplitDecimal): string {
   const reais = amount.replace(/^R\$\s*/i, '').replaceAll('.', '');
+  // Two digits or fewer read as centavos; three as centavos mistyped or a thousands separator.
+  const whole =
+    digits.length < 3
+      ? `"${amount},${digits}" in double quotes (or ${reais}.${digits})`
+      : `the amount you mean in double quotes ("${reais},${digits.slice(0, 2)}" or "${reais}.${digits},00")`;
   return (
     `"${amount}" then "${digits}" in the next field: an unquoted ${amount},${digits} split in two by the ` +
-    `comma, or ${amount} and ${column} "${digits}"? Write "${amount},${digits}" in double quotes ` +
-    `(or ${reais}.${digits}), or ${reais}.00 if the ${column} is ${digits}; or use ; between fields`
+    `comma, or ${amount} and ${column} "${digits}"? Write ${whole}, or ${reais}.00 if the ${column} is ` +
+    `${digits} (or "${digits}" in double quotes); or use ; between fields`
   );
 }
 
@@ -469,26 +474,28 @@ function readHeader(line: number, fields: string[], checker: RowChecker): Array<
 
 /** An amount with no decimals: `10`, `R$ 10`, `1.234` (what is left of `10,50` or `1.234,56` cut at the comma). */
 const WHOLE_AMOUNT = /^(?:R\$\s*)?(?:\d+|\d{1,3}(?:\.\d{3})+)$/i;
-/** What is left after the comma: one or two digits, as centavos are written. */
-const CENTAVOS = /^\d{1,2}$/;
+/** What is left after the comma: one to three digits (centavos, or a third decimal or thousands). */
+const AFTER_COMMA = /^\d{1,3}$/;
 
 /**
- * In a comma file, a whole amount followed by a field of one or two digits: the row as written pays the
- * whole amount, but `10,50` without quotes reads exactly so (the operator left out the last column, and
- * the comma filled it). Only the operator knows which was meant, so the row is refused. A semicolon file
- * has no such split; `10.00,50`, `10,Rent` and `10,500` are not centavos cut off.
+ * In a comma file, an unquoted whole amount followed by an unquoted field of one to three digits, whatever
+ * the column after the amount: the row as written pays the whole amount, but `10,50` or `10,500` without
+ * quotes reads exactly so (the operator left out a column, and the comma filled it). Only the operator
+ * knows which was meant, so the row is refused. A semicolon file has no such split; nor do `10.00,50`,
+ * `10,Rent`, `10,5000`, or a field in double quotes (delimited on purpose).
  */
 function splitDecimal(
   delimiter: ',' | ';',
   header: readonly BatchColumn[],
   fields: readonly string[],
+  quoted: readonly boolean[],
 ): SplitDecimal | undefined {
   if (delimiter !== ',') return undefined;
   const at = header.indexOf('amount');
-  if (at === -1 || at + 1 >= header.length) return undefined;
+  if (at === -1 || at + 1 >= header.length || quoted[at] || quoted[at + 1]) return undefined;
   const amount = fields[at]!.trim();
   const digits = fields[at + 1]!.trim();
-  if (!WHOLE_AMOUNT.test(amount) || !CENTAVOS.test(digits)) return undefined;
+  if (!WHOLE_AMOUNT.test(amount) || !AFTER_COMMA.test(digits)) return undefined;
   return { amount, column: header[at + 1]!, digits };
 }
 
@@ -541,7 +548,7 @@ function readCsv(text: string, checker: RowChecker): void {
       const value = fields[index]!.trim();
       if (value !== '') cells[header[index]!] = value;
     }
-    const split = splitDecimal(delimiter, header, fields);
+    const split = splitDecimal(delimiter, header, fields, record.quoted);
     if (split === undefined) {
       checker.check({ line, cells });
       return;

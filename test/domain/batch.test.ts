@@ -332,10 +332,10 @@ describe('parseBatchFile — CSV row problems', () => {
     ]);
   });
 
-  // Issue 23, finding 4: `a1,ana@example.com,10,50` under `id,key,amount,description` paid R$ 10,00 (the
-  // 50 became the description), exit 0. A whole amount followed by a field of one or two digits could be
-  // an unquoted 10,50 split by the comma: refused, naming line and id, before anything is sent.
-  it('refuses a whole amount followed by a field of one or two digits in a comma file as ambiguous', () => {
+  // `a1,ana@example.com,10,50` under `id,key,amount,description` paid R$ 10,00 (the 50 became the
+  // description), and `10,500` did the same with "500": a whole amount followed by a field of one to three
+  // digits could be an unquoted 10,50 or 10,500 split by the comma: refused, naming line and id.
+  it('refuses a whole amount followed by a field of one to three digits in a comma file as ambiguous', () => {
     const result = csv(
       [
         'id,key,amount,description',
@@ -350,13 +350,14 @@ describe('parseBatchFile — CSV row problems', () => {
       ].join('\n'),
     );
     expect(problemsOf(result)).toEqual([
-      'line 2 (id a1): amount: "10" then "50" in the next field: an unquoted 10,50 split in two by the comma, or 10 and description "50"? Write "10,50" in double quotes (or 10.50), or 10.00 if the description is 50; or use ; between fields',
-      'line 3 (id a2): amount: "R$ 7" then "5" in the next field: an unquoted R$ 7,5 split in two by the comma, or R$ 7 and description "5"? Write "R$ 7,5" in double quotes (or 7.5), or 7.00 if the description is 5; or use ; between fields',
-      'line 4 (id a3): amount: "1.234" then "56" in the next field: an unquoted 1.234,56 split in two by the comma, or 1.234 and description "56"? Write "1.234,56" in double quotes (or 1234.56), or 1234.00 if the description is 56; or use ; between fields',
+      'line 2 (id a1): amount: "10" then "50" in the next field: an unquoted 10,50 split in two by the comma, or 10 and description "50"? Write "10,50" in double quotes (or 10.50), or 10.00 if the description is 50 (or "50" in double quotes); or use ; between fields',
+      'line 3 (id a2): amount: "R$ 7" then "5" in the next field: an unquoted R$ 7,5 split in two by the comma, or R$ 7 and description "5"? Write "R$ 7,5" in double quotes (or 7.5), or 7.00 if the description is 5 (or "5" in double quotes); or use ; between fields',
+      'line 4 (id a3): amount: "1.234" then "56" in the next field: an unquoted 1.234,56 split in two by the comma, or 1.234 and description "56"? Write "1.234,56" in double quotes (or 1234.56), or 1234.00 if the description is 56 (or "56" in double quotes); or use ; between fields',
+      'line 8 (id a7): amount: "10" then "500" in the next field: an unquoted 10,500 split in two by the comma, or 10 and description "500"? Write the amount you mean in double quotes ("10,50" or "10.500,00"), or 10.00 if the description is 500 (or "500" in double quotes); or use ; between fields',
     ]);
   });
 
-  it('pays what the row says when the split is not possible: text, decimals, quotes, three digits', () => {
+  it('pays what the row says when the split is not possible: text, decimals, quotes, four digits', () => {
     const rows = rowsOf(
       csv(
         [
@@ -364,8 +365,10 @@ describe('parseBatchFile — CSV row problems', () => {
           'a4,ana@example.com,10,Rent',
           'a5,ana@example.com,10.00,50',
           'a6,ana@example.com,"10,50",',
-          'a7,ana@example.com,10,500',
+          'a7,ana@example.com,10,"500"',
           'a8,ana@example.com,10,',
+          'a9,ana@example.com,"10",500',
+          'b1,ana@example.com,10,5000',
         ].join('\n'),
       ),
     );
@@ -375,6 +378,8 @@ describe('parseBatchFile — CSV row problems', () => {
       ['a6', 10_50, undefined],
       ['a7', 10_00, '500'],
       ['a8', 10_00, undefined],
+      ['a9', 10_00, '500'],
+      ['b1', 10_00, '5000'],
     ]);
     // A semicolon file has no such split: 10;50 is 10 and a description.
     const [row] = rowsOf(csv('id;key;amount;description\na1;ana@example.com;10;50'));
@@ -383,7 +388,14 @@ describe('parseBatchFile — CSV row problems', () => {
 
   it('names the column the digits fell into, whatever the header order', () => {
     expect(problemsOf(csv(`id,amount,key\na1,10,50`))).toEqual([
-      'line 2 (id a1): amount: "10" then "50" in the next field: an unquoted 10,50 split in two by the comma, or 10 and key "50"? Write "10,50" in double quotes (or 10.50), or 10.00 if the key is 50; or use ; between fields',
+      'line 2 (id a1): amount: "10" then "50" in the next field: an unquoted 10,50 split in two by the comma, or 10 and key "50"? Write "10,50" in double quotes (or 10.50), or 10.00 if the key is 50 (or "50" in double quotes); or use ; between fields',
+    ]);
+    expect(problemsOf(csv(`key,amount,id\nana@example.com,10,500`))).toEqual([
+      'line 2: amount: "10" then "500" in the next field: an unquoted 10,500 split in two by the comma, or 10 and id "500"? Write the amount you mean in double quotes ("10,50" or "10.500,00"), or 10.00 if the id is 500 (or "500" in double quotes); or use ; between fields',
+    ]);
+    // The amount last: the split makes a field too many, refused as such.
+    expect(problemsOf(csv(`id,key,amount\na1,ana@example.com,10,500`))).toEqual([
+      'line 2 (id a1): 4 fields, the header has 3: a value with a comma (like 10,50) must be in double quotes, or use ; between fields',
     ]);
   });
 

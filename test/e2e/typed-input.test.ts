@@ -5,9 +5,10 @@ import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 
 /**
- * Keys as people type them, refused when they could be two things (domain/pixkey.ts): the built binary
- * against `pix sandbox serve` on loopback, whose request log proves what was (not) sent. 11987654375 is
- * not a valid CPF but is a valid mobile number, which the sandbox's DICT gives an owner.
+ * Values as people type them, refused when they could be two things: keys (domain/pixkey.ts) and a batch
+ * file's amounts (domain/batch.ts). The built binary against `pix sandbox serve` on loopback, whose
+ * request log proves what was (not) sent. 11987654375 is not a valid CPF but is a valid mobile number,
+ * which the sandbox's DICT gives an owner.
  */
 const NOT_A_CPF = '11987654375';
 
@@ -73,6 +74,27 @@ describe('11 digits that are not a valid CPF are refused, in pay key and batch f
     writeFileSync(typed, `id,key,key_type,amount\nr1,${NOT_A_CPF},phone,5\n`);
     const paid = await pix(['pay', 'batch', typed, '-y', '-o', 'json']);
     expect(paid.code, paid.stderr).toBe(0);
+    expect(count('transfer')).toBe(1);
+  });
+});
+
+describe('an unquoted amount followed by one to three digits in a comma file is ambiguous', () => {
+  it('10,500 before a description: exit 2 naming the line, nothing consulted; quoted, it pays R$ 10,00', async () => {
+    const { dir, pix, count } = await sandbox();
+    const file = join(dir, 'payouts.csv');
+    writeFileSync(file, 'id,key,amount,description\nr1,ana@example.com,10,500\n');
+    const bad = await pix(['pay', 'batch', file, '-y']);
+    expect(bad.code, bad.stderr).toBe(2);
+    expect(bad.stderr).toContain(
+      'line 2 (id r1): amount: "10" then "500" in the next field: an unquoted 10,500 split in two by the comma',
+    );
+    expect(count('dict')).toBe(0);
+    expect(count('transfer')).toBe(0);
+
+    writeFileSync(file, 'id,key,amount,description\nr1,ana@example.com,10,"500"\n');
+    const paid = await pix(['pay', 'batch', file, '-y', '-o', 'json']);
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(JSON.parse(paid.stdout).results[0]).toMatchObject({ amount: 10, description: '500' });
     expect(count('transfer')).toBe(1);
   });
 });
