@@ -165,7 +165,7 @@ describe('pix api', () => {
     [['api', '/pix-cash-out/transfer', '-f', 'amount=10'], 'pix pay key|qr|batch'],
     [['api', '/pix-cash-in/immediate', '--input', '-'], 'pix charge immediate'],
     [['api', '/pix-cash-in/duedate', '-X', 'POST'], 'pix charge duedate'],
-    [['api', '/pix/keys/..%2F..%2Fpix-cash-out/transfer', '-X', 'post'], 'pix pay key|qr|batch'],
+    [['api', '/pix/keys/..%2F..%2Fpix-cash-out/transfer', '-X', 'post'], 'the segment ".." is not plain'],
     [['api', '/auth/token'], 'pix login'],
     [['api', '/pix/keys', '-H', 'Authorization: Bearer other'], '--header: Authorization cannot be set'],
     [

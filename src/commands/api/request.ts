@@ -1,8 +1,9 @@
 /**
  * `pix api PATH`: an authenticated request to any path under the API's base, through the one client (the
  * same token minting, timeout, retries, --verbose redaction and secret scan), printing the answer's JSON.
- * It cannot move money: POSTs to the transfer and charge endpoints are refused before anything is sent
- * (domain/apipath.ts), because money goes through `pix pay` and `pix charge`, their guards and the journal.
+ * It cannot move money: it reads (GET, HEAD, no body), and its one write is POST to the two consultations;
+ * anything else is refused before anything is sent (domain/apipath.ts, a list of what is allowed), because
+ * money goes through `pix pay` and `pix charge`, their guards and the journal.
  *
  * `-f k=v` (string) and `-F k=v` (typed) build the JSON body, or the query of a GET; `--input` sends a
  * JSON body; `-H` adds a header; `-i` prints the status and the allowlisted headers first; `--paginate`
@@ -118,13 +119,19 @@ export async function runApi(options: ApiOptions, deps: Deps): Promise<void> {
   const method: Method =
     options.method ?? (options.input || options.rawField.length || options.field.length ? 'POST' : 'GET');
   const target: ApiPath = options.path;
-  const refusal = apiRefusal(method, target);
-  if (refusal) throw usageError('PATH', `${method} ${API_BASE}${target.path} is not sent: ${refusal}`);
+  // The allowlist (domain/apipath.ts) is asked before anything is read or sent; again once the body is
+  // known, since a GET or HEAD may carry none.
+  const refuse = (hasBody: boolean) => {
+    const refusal = apiRefusal(method, target, hasBody);
+    if (refusal) throw usageError('PATH', `${method} ${API_BASE}${target.path} is not sent: ${refusal}`);
+  };
+  refuse(options.input !== undefined);
   if (options.slurp && !options.paginate) throw usageError('--slurp', 'goes with --paginate');
   if (options.paginate && method !== 'GET') throw usageError('--paginate', 'follows the pages of a GET');
   if (options.include && deps.globals.jq !== undefined)
     throw usageError('--include', 'cannot go with --jq (jq reads JSON)');
   const body = await bodyOf(options, method, deps);
+  refuse(body.body !== undefined);
   const query: Record<string, string> = Object.fromEntries(target.query);
   for (const [key, value] of Object.entries(body.query ?? {})) query[key] = String(value);
   const sendBody = body.body;
