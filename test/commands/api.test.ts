@@ -158,7 +158,9 @@ describe('pix api', () => {
       .reply(200, { total: 5, result: [] }, JSON_HEADERS);
     const result = await pix(['api', '/pix/keys', '--paginate']);
     expect(result.code).toBe(6);
-    expect(result.stderr).toContain('the page at offset 0 was empty, yet total is 5');
+    expect(result.stderr).toContain(
+      'error: --paginate: /pix/keys is incomplete: received 0 of 5 records the server announced',
+    );
   });
 
   it.each([

@@ -22,7 +22,7 @@ import {
   parseHeader,
 } from '../../domain/apipath.js';
 import { InvalidValue } from '../../domain/invalid.js';
-import { PixError, usageError } from '../../errors.js';
+import { incompleteList, PixError, usageError } from '../../errors.js';
 import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { collect, fromDomain, parseOptions } from '../shared/flags.js';
@@ -172,25 +172,36 @@ export async function runApi(options: ApiOptions, deps: Deps): Promise<void> {
     if (method !== 'HEAD') stdout.write(jsonDocument(value, pretty));
     return;
   }
-  let offset = Number(query.offset ?? 0);
+  const start = Number(query.offset ?? 0);
+  let offset = start;
   const limit = query.limit ?? '100';
   const pages: unknown[] = [];
+  // Records told apart by their id (both lists have one), else by their JSON: a page of records already
+  // received is no progress, whatever its length.
+  const seen = new Set<string>();
+  const identity = (item: unknown) =>
+    typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string'
+      ? `id ${(item as { id: string }).id}`
+      : `json ${JSON.stringify(item)}`;
   for (;;) {
     const value = await request({ ...query, limit, offset: String(offset) });
     const page = pageOf(value);
     if (!page)
       throw usageError('--paginate', `${target.path} does not answer pages ({"total", "results"|"result"})`);
+    const before = seen.size;
+    for (const item of page.items) seen.add(identity(item));
     if (options.slurp) pages.push(value);
     else stdout.write(jsonDocument(value, false));
     offset += page.items.length;
     if (offset >= page.total) break;
-    if (page.items.length === 0) {
-      throw new PixError(
-        'unavailable',
-        `--paginate: the page at offset ${offset} was empty, yet total is ${page.total}`,
-        {
-          hint: 'the list changed or the server pages differently; nothing more was read',
-        },
+    // The first page that brings nothing new before the total ends it (contract §4: exit 6), as every
+    // pager of pix does (commands/shared/export.ts).
+    if (seen.size === before) {
+      if (options.slurp) stdout.write(jsonDocument(pages, pretty));
+      throw incompleteList(
+        `--paginate: ${target.path}`,
+        { received: seen.size, expected: page.total - start },
+        'the server stopped handing out records before its own total; the pages received were printed',
       );
     }
   }
