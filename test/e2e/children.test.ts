@@ -4,12 +4,14 @@
  * `pix sandbox serve` or a loopback server that plants escape sequences in its names.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
-import { BIN, NODE, runCli, tempConfigDir } from '../helpers/cli.js';
+import { deferEach } from '../helpers/cleanup.js';
+import { BIN, NODE, runCli } from '../helpers/cli.js';
+import { dictAnswer } from '../helpers/fake-pix-api.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
 import { runOnPty } from '../helpers/terminal.js';
 
@@ -21,22 +23,12 @@ const SECRETS: Record<string, string> = {
   PIX_WEBHOOK_SECRET: 'whsec_children_3Fg8',
 };
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'pix-children-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const { defer, dir: tempDir } = deferEach();
 
 async function served(): Promise<{ dir: string; server: SandboxServer; env: Record<string, string> }> {
-  const dir = tempConfigDir();
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir();
   const server = await startSandboxServer({ port: 0, stateFile: join(dir, 'sandbox-state.json') });
-  cleanups.push(() => server.close());
+  defer(() => server.close());
   return {
     dir,
     server,
@@ -84,7 +76,7 @@ describe("the processes pix starts get the user's environment without pix's secr
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    cleanups.push(() => child.kill('SIGKILL'));
+    defer(() => child.kill('SIGKILL'));
     await until(() => existsSync(dump) || child.exitCode !== null);
     child.kill('SIGTERM');
     expect(await exited, stderr).toBe(0);
@@ -133,23 +125,12 @@ async function hostileApi(): Promise<{ server: FakeServer; env: Record<string, s
     }
     if (request.path.endsWith('/pix/dict/consult')) {
       const { key } = JSON.parse(request.body) as { key: string };
-      return {
-        kind: 'json',
-        status: 200,
-        body: {
-          key,
-          keyType: 'EMAIL',
-          endtoEndId: 'E12345678202603101200children01',
-          owner: { name: HOSTILE, type: 'NATURAL_PERSON', documentNumber: '***' },
-        },
-      };
+      return dictAnswer(key, HOSTILE, 'E12345678202603101200children01');
     }
     return { kind: 'json', status: 404, body: { message: 'no' } };
   });
-  cleanups.push(() => server.close());
-  const dir = tempConfigDir();
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return { server, env: { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: TOKEN } };
+  defer(() => server.close());
+  return { server, env: { PIX_CONFIG_DIR: tempDir(), PIX_BASE_URL: server.url, PIX_TOKEN: TOKEN } };
 }
 
 function expectNothingActs(raw: string): void {

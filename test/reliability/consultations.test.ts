@@ -4,12 +4,14 @@
  * consultation answers for another key. The built binary runs against it; the server's request log proves
  * that no transfer left.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeBrCode } from '../../src/domain/brcode.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { type Behaviour, type FakeServer, startFakeServer } from '../helpers/fake-server.js';
+import { deferEach } from '../helpers/cleanup.js';
+import { runCli } from '../helpers/cli.js';
+import { dictAnswer } from '../helpers/fake-pix-api.js';
+import { type Behaviour, startFakeServer } from '../helpers/fake-server.js';
 
 const E2E = 'E12345678202603101200consults001';
 /** A static code that fixes its own amount: R$ 10,00. */
@@ -20,20 +22,13 @@ const CODE_OF_10 = encodeBrCode({
   merchantCity: 'SAO PAULO',
 });
 
-let server: FakeServer | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
+const { defer, dir: tempDir } = deferEach();
 
 const json = (body: unknown): Behaviour => ({ kind: 'json', status: 200, body });
 
 /** `dictKey(asked)`: the key the key consultation answers for. */
 async function lyingApi(options: { final?: number; dictKey?: (asked: string) => string | undefined }) {
-  server = await startFakeServer((request) => {
+  const server = await startFakeServer((request) => {
     const body = request.body ? (JSON.parse(request.body) as Record<string, string>) : {};
     if (request.path.endsWith('/pix/emv/consult')) {
       return json({
@@ -44,26 +39,21 @@ async function lyingApi(options: { final?: number; dictKey?: (asked: string) => 
       });
     }
     if (request.path.endsWith('/pix/dict/consult')) {
-      const key = options.dictKey ? options.dictKey(body.key!) : body.key;
-      return json({
-        ...(key === undefined ? {} : { key }),
-        keyType: 'EMAIL',
-        endtoEndId: E2E,
-        owner: { name: 'Ana Souza', type: 'NATURAL_PERSON', documentNumber: '***.456.789-**' },
-      });
+      return dictAnswer(options.dictKey ? options.dictKey(body.key!) : body.key, 'Ana Souza', E2E);
     }
     return json({ id: 't-1', endToEndId: body.endToEndId, status: 'PENDING' });
   });
-  dir = tempConfigDir();
+  defer(() => server.close());
+  const dir = tempDir();
   const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'consults-token' };
   const pix = (args: string[]) => runCli(args, { env });
-  const transfers = () => server!.requestsTo('/pix-cash-out/transfer').length;
-  return { pix, transfers, dir };
+  const transfers = () => server.requestsTo('/pix-cash-out/transfer').length;
+  return { server, pix, transfers, dir };
 }
 
 describe("pay qr and pay batch: a consultation asking another amount than the code's own", () => {
   it('pay qr: exit 8 naming both amounts, with --yes and with --dry-run; no transfer', async () => {
-    const { pix, transfers } = await lyingApi({ final: 1000 });
+    const { server, pix, transfers } = await lyingApi({ final: 1000 });
     for (const flag of ['--yes', '--dry-run']) {
       const result = await pix(['pay', 'qr', CODE_OF_10, flag]);
       expect(result.code, result.stderr).toBe(8);
@@ -71,7 +61,7 @@ describe("pay qr and pay batch: a consultation asking another amount than the co
         'error: the consultation asks R$ 1.000,00, the code says R$ 10,00; nothing was sent',
       );
     }
-    expect(server!.requestsTo('/pix/emv/consult')).toHaveLength(2);
+    expect(server.requestsTo('/pix/emv/consult')).toHaveLength(2);
     expect(transfers()).toBe(0);
   });
 
@@ -105,8 +95,6 @@ describe('pay key and pay batch: a key consultation answering for another key', 
       'error: the consultation answers for the key outra@example.com, not ana@example.com, the key asked; nothing was sent',
     );
     expect(other.transfers()).toBe(0);
-    await server!.close();
-    rmSync(other.dir, { recursive: true, force: true });
 
     const none = await lyingApi({ dictKey: () => undefined });
     const silent = await none.pix(['pay', 'key', 'ana@example.com', '--amount', '5', '--yes']);
@@ -129,7 +117,7 @@ describe('pay key and pay batch: a key consultation answering for another key', 
   });
 
   it('pay batch: a row whose consultation answers for another key is not_payable; the others are paid', async () => {
-    const { pix, transfers, dir } = await lyingApi({
+    const { server, pix, transfers, dir } = await lyingApi({
       dictKey: (asked) => (asked === 'ana@example.com' ? 'outra@example.com' : asked),
     });
     const file = join(dir, 'keys.csv');
@@ -145,6 +133,6 @@ describe('pay key and pay batch: a key consultation answering for another key', 
       'the consultation answers for the key outra@example.com, not ana@example.com, the key asked',
     );
     expect(transfers()).toBe(1);
-    expect(JSON.parse(server!.requestsTo('/pix-cash-out/transfer')[0]!.body)).toMatchObject({ amount: 6 });
+    expect(JSON.parse(server.requestsTo('/pix-cash-out/transfer')[0]!.body)).toMatchObject({ amount: 6 });
   });
 });

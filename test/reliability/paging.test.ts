@@ -5,9 +5,9 @@
  * server — instead of one per page up to the total (some 58,000 requests in 15 s before).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, NODE, runCli, tempConfigDir } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { deferEach } from '../helpers/cleanup.js';
+import { BIN, NODE, runCli } from '../helpers/cli.js';
 import {
   type Behaviour,
   type FakeServer,
@@ -46,10 +46,7 @@ function lyingPage<T>(request: SeenRequest, lie: Lie, make: (n: number) => T): T
   return offset === 0 ? Array.from({ length: limit }, (_, n) => make(n)) : [];
 }
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { defer, dir: tempDir } = deferEach();
 
 async function liar(lie: Lie, extra?: (request: SeenRequest) => Behaviour | undefined) {
   const server: FakeServer = await startFakeServer((request) => {
@@ -63,9 +60,8 @@ async function liar(lie: Lie, extra?: (request: SeenRequest) => Behaviour | unde
     }
     return { kind: 'json', status: 404, body: { message: 'no' } };
   });
-  cleanups.push(() => server.close());
-  const dir = tempConfigDir();
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  defer(() => server.close());
+  const dir = tempDir();
   const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'paging-token' };
   const pix = (args: string[]) => runCli(args, { env, timeoutMs: 30_000 });
   return { server, env, pix };
@@ -170,7 +166,7 @@ describe('statement --follow stops each poll at the first page with nothing new'
         stdio: ['ignore', 'ignore', 'pipe'],
       },
     );
-    cleanups.push(() => child.kill('SIGKILL'));
+    defer(() => child.kill('SIGKILL'));
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
