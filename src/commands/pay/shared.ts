@@ -5,7 +5,7 @@
  * (names, statuses, ids) goes through the one sanitizer (output/sanitize.ts).
  */
 import { transferAnomalies } from '../../api/outcomes.js';
-import { sendTransfer, type TransferResult } from '../../api/resources/payments.js';
+import { type DictConsultation, sendTransfer, type TransferResult } from '../../api/resources/payments.js';
 import type { Settings } from '../../config/types.js';
 import type { Deps } from '../../context.js';
 import { institutionName } from '../../domain/banks.js';
@@ -17,6 +17,7 @@ import {
   formatBRL,
   formatDecimal,
 } from '../../domain/money.js';
+import { answersForKey, type PixKey } from '../../domain/pixkey.js';
 import { formatDateTime } from '../../domain/when.js';
 import { describeSystemError, PixError, usageError } from '../../errors.js';
 import { type JournalEntry, type PaymentIdentity, shortId } from '../../journal/entries.js';
@@ -199,6 +200,18 @@ export function checkNotExpired(ctx: PayContext, expiration: string | null | und
     `the code expired at ${formatDateTime(expiration, ctx.settings.timeZone.value)}; nothing was sent`,
     { hint: 'ask the receiver for a new code' },
   );
+}
+
+/**
+ * Why a key consultation does not answer for the key asked, or undefined. A consultation of another key
+ * names another receiver than the one asked for: nothing is sent (`pay key` exit 8, a batch row
+ * `not_payable`), whatever its owner's name looks like.
+ */
+export function keyAnswerProblem(asked: PixKey, consult: DictConsultation): string | undefined {
+  if (answersForKey(asked, consult.key)) return undefined;
+  return typeof consult.key === 'string' && consult.key.trim() !== ''
+    ? `the consultation answers for the key ${safeText(consult.key, 80)}, not ${asked.key}, the key asked`
+    : `the consultation does not say which key it answers for (asked ${asked.key})`;
 }
 
 // ---------------------------------------------------------------------------------------------
