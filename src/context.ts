@@ -12,6 +12,34 @@ import type { Output } from './output/writer.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
+/**
+ * The `PIX_*` variables a process pix starts may see: settings that are never a credential. Every other
+ * `PIX_*` variable is left out, by a list of what is allowed rather than of what is not, so a credential
+ * pix reads now (`PIX_TOKEN`, `PIX_CLIENT_KEY`, `PIX_CLIENT_SECRET`) or later (a `PIX_LEDGER_URL` with a
+ * password in it) never reaches a pager or an `--exec` command.
+ */
+const CHILD_PIX_VARIABLES: ReadonlySet<string> = new Set([
+  'PIX_PROFILE',
+  'PIX_BASE_URL',
+  'PIX_CONFIG_DIR',
+  'PIX_PAGER',
+  'PIX_QR_THEME',
+]);
+
+/**
+ * The environment of every child process pix spawns (the pager, `pix listen --exec`): the user's, without
+ * pix's secrets (contract §5, architecture rule 10). One function, so no spawn site forgets it.
+ */
+export function childEnv(env: Env): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (name.toUpperCase().startsWith('PIX_') && !CHILD_PIX_VARIABLES.has(name)) continue;
+    result[name] = value;
+  }
+  return result;
+}
+
 export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'csv-br' | 'xlsx' | 'ofx';
 
 /** The global flags of the contract, valid on every command. */

@@ -86,6 +86,22 @@ export function interruptedError(signal: StopSignal, what: string, hint?: string
   });
 }
 
+/**
+ * Exit 6 for a list read short of the total its server announced (a page that brought nothing new before
+ * it): `<what> is incomplete: received N of M records the server announced`. Every pager says it so.
+ */
+export function incompleteList(
+  what: string,
+  short: { received: number; expected: number },
+  hint: string,
+): PixError {
+  return new PixError(
+    'unavailable',
+    `${what} is incomplete: received ${short.received} of ${short.expected} records the server announced`,
+    { hint },
+  );
+}
+
 /** The signal an aborted `deps.signal` carries (main.ts aborts with the signal's name). */
 export function stopSignalOf(signal: AbortSignal): StopSignal {
   return signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';

@@ -732,7 +732,7 @@ async function captureOutput(deps: Deps): Promise<() => Promise<void>> {
       const { fieldsCsv, pickFields } = await import('./output/fields.js');
       const picked = asUsage('--fields', () => pickFields(JSON.parse(text), fields));
       if (filter === undefined) {
-        if (fieldsFormat === 'csv') return write(fieldsCsv(picked.records, fields));
+        if (fieldsFormat === 'csv') return write(fieldsCsv(picked.records, fields, out.isTTY));
         if (fieldsFormat === 'ndjson') {
           return write(jsonSafe(picked.records.map((record) => `${JSON.stringify(record)}\n`).join('')));
         }

@@ -42,6 +42,11 @@ export interface Pagination<T> {
  * a time and yields them in order, dropping ids already seen. When the server returns fewer records
  * than asked (a cap lower than our page size), it adapts: the first page sets the real page size, and a
  * later short page is completed with follow-up requests.
+ *
+ * It stops at the first page that brings nothing new (empty, or only ids already seen) before the
+ * announced total, launching nothing more: a server whose total is a lie gets a handful of requests, not
+ * one per page up to its total. The summary then shows the shortfall (`shortfall`: exit 6, "received N
+ * of M").
  */
 export async function paginate<T>(
   fetchPage: (offset: number, limit: number) => Promise<Page<T>>,
@@ -133,11 +138,14 @@ async function* remainingPages<T>(
       // The page stays in the queue (and counts against the window) until it has arrived.
       const page = await queue[0]!;
       queue.shift();
+      const kept = fresh(page.items);
+      // Nothing new before the total: the pages in flight are let go, and nothing more is asked.
+      if (kept.length === 0) return summary;
       launch();
       summary.finalTotal = page.total;
       fetched += page.items.length;
       options.onProgress?.(fetched, end);
-      yield fresh(page.items);
+      yield kept;
     }
     // The list grew while it was read: records pushed past the first total (new ones at the top shift
     // the rest down) are fetched too, up to the total announced last, once: a list that keeps growing
@@ -146,11 +154,12 @@ async function* remainingPages<T>(
     for (let offset = Math.max(end, start + first.items.length); offset < grownTo; ) {
       const page = await fetchRange(offset, Math.min(pageSize, grownTo - offset));
       summary.finalTotal = page.total;
-      if (page.items.length === 0) break;
+      const kept = fresh(page.items);
+      if (kept.length === 0) break;
       offset += page.items.length;
       fetched += page.items.length;
       options.onProgress?.(fetched, grownTo);
-      yield fresh(page.items);
+      yield kept;
     }
   } finally {
     // A failed page or a consumer that stopped reading: launch nothing more.

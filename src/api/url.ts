@@ -59,6 +59,22 @@ export function localhostLookup(
 }
 
 /**
+ * https://, or plain http:// to a loopback host only: what pix sends to a URL (the API's base URL, where
+ * tokens go; `pix listen --forward-to`, where events with full CPFs and CNPJs go) never crosses a network
+ * in clear. Throws InvalidValue with the reason.
+ */
+export function checkTransport(url: URL): void {
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new InvalidValue(`"${url.protocol}" is not supported; use https://`);
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new InvalidValue(
+      `plain http:// is only allowed to loopback addresses (127.0.0.1, localhost, [::1]); use https://${url.host}`,
+    );
+  }
+}
+
+/**
  * Checks a base URL and returns its canonical form (lower-case host, no final dot on the host, no default
  * port, no trailing slash), the form stored secrets and records are compared by: `https://API.example.com.:443/`
  * and `https://api.example.com` are one API. Which ACCOUNT a base URL reaches is another question, answered
@@ -71,14 +87,7 @@ export function normalizeBaseUrl(text: string): string {
   } catch {
     throw new InvalidValue(`"${text}" is not a valid URL (e.g. https://api.example.com)`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new InvalidValue(`"${url.protocol}" is not supported; use https://`);
-  }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    throw new InvalidValue(
-      `plain http:// is only allowed to loopback addresses (127.0.0.1, localhost, [::1]); use https://${url.host}`,
-    );
-  }
+  checkTransport(url);
   if (url.username || url.password) throw new InvalidValue('must not contain a user name or password');
   if (url.search || url.hash) throw new InvalidValue('must not have a query or a fragment');
   // A fully qualified name's final dot names the same host (RFC 1034 §3.1); `new URL` keeps it.

@@ -2,11 +2,14 @@
  * `pix api PATH`: the path checked before anything is sent, and the path sent rebuilt from what was
  * checked, so no spelling reaches the server that the check did not see. Pure.
  *
- * The path is relative to the API's base (`/api/financial/v1`; giving that prefix too is the same). It
- * is percent-decoded until it stops changing (`%252e` is `%2e` is `.`), `\` is `/`, `.` and `..` are
- * resolved (past the base is refused), and segments are compared in lower case. What `pix api` may not
- * do is decided on those segments: money moves only through `pix pay` and `pix charge`, whose journal
- * and guards `pix api` would skip.
+ * The path is relative to the API's base (`/api/financial/v1`; giving that prefix too is the same, twice
+ * is refused). It is percent-decoded until it stops changing (`%252e` is `%2e` is `.`) and `\` is `/`;
+ * then every segment must be plain ASCII letters, digits, `-`, `_` and `.`, neither only dots nor ending
+ * in one: a server may read `pix-cash-out;x`, `pix-cash-out.`, `pix-cash-out%20` or `pıx-cash-out` as
+ * `pix-cash-out`, so what pix cannot read exactly is not sent. What `pix api` may do is then a list of
+ * what is allowed, never of what is forbidden: reads (GET, HEAD, with no body) anywhere but the token
+ * endpoint, and one write, POST to the two consultations. Money moves only through `pix pay` and `pix
+ * charge`, whose journal and guards `pix api` would skip.
  */
 import { InvalidValue } from './invalid.js';
 
@@ -22,6 +25,8 @@ export interface ApiPath {
 }
 
 const BASE_SEGMENTS = API_BASE.split('/').filter(Boolean);
+/** A segment pix can read exactly as any server reads it (the dot rules are checked apart). */
+const PLAIN_SEGMENT = /^[A-Za-z0-9._-]+$/;
 
 function decodeUntilStable(text: string): string {
   let current = text;
@@ -51,34 +56,42 @@ export function parseApiPath(input: string): ApiPath {
   if (/[\u0000-\u001f\u007f#]/.test(decoded)) {
     throw new InvalidValue(`"${input}" holds a control character or a #`);
   }
-  const segments: string[] = [];
-  for (const segment of decoded.split('/')) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') {
-      if (segments.length === 0) throw new InvalidValue(`"${input}" goes above the API's base (${API_BASE})`);
-      segments.pop();
-    } else segments.push(segment);
+  const segments = decoded.split('/').filter((segment) => segment !== '');
+  for (const segment of segments) {
+    if (!PLAIN_SEGMENT.test(segment) || /^\.+$/.test(segment) || segment.endsWith('.')) {
+      throw new InvalidValue(
+        `"${input}": the segment "${segment}" is not plain: only ASCII letters, digits, -, _ and . (not only dots, not ending in one)`,
+      );
+    }
   }
-  // The base given too: `/api/financial/v1/pix/keys` is `/pix/keys`.
-  const lower = segments.map((segment) => segment.toLowerCase());
-  if (BASE_SEGMENTS.every((segment, index) => lower[index] === segment))
-    segments.splice(0, BASE_SEGMENTS.length);
+  // The base given too: `/api/financial/v1/pix/keys` is `/pix/keys`; given twice, it names no endpoint.
+  const startsWithBase = () =>
+    BASE_SEGMENTS.every((segment, index) => segments[index]?.toLowerCase() === segment);
+  if (startsWithBase()) segments.splice(0, BASE_SEGMENTS.length);
+  if (startsWithBase()) throw new InvalidValue(`"${input}" gives the API's base (${API_BASE}) twice`);
   if (segments.length === 0) throw new InvalidValue(`"${input}" names no endpoint, e.g. /pix/keys`);
   return { segments, path: `/${segments.map(encodeURIComponent).join('/')}`, query };
 }
 
 const READS = new Set(['GET', 'HEAD']);
+/** The only writes `pix api` sends: the consultations (API §4.4, §4.6), which change nothing. */
+const WRITABLE = new Set(['pix/emv/consult', 'pix/dict/consult']);
 
 /**
- * Why `pix api` will not send `method` to `path` (one sentence naming what to use), or undefined. Money
- * endpoints (everything under `pix-cash-out` and `pix-cash-in`) take only GET and HEAD; the token
- * endpoint nothing.
+ * Why `pix api` will not send `method` to `path` with or without a body (one sentence naming what to
+ * use), or undefined. Allowed: GET and HEAD without a body, anywhere but the token endpoint; POST to the
+ * two consultations. Everything else is refused, the money endpoints naming the command that moves it.
  */
-export function apiRefusal(method: string, path: ApiPath): string | undefined {
+export function apiRefusal(method: string, path: ApiPath, hasBody = false): string | undefined {
   const [first, second] = path.segments.map((segment) => segment.toLowerCase());
   if (first === 'auth')
     return '`pix login` gets tokens: pix api sends the stored credentials itself and never asks for one';
-  if (READS.has(method)) return undefined;
+  if (READS.has(method)) {
+    return hasBody
+      ? `a ${method} carries no body: only the consultations are sent one, with POST`
+      : undefined;
+  }
+  if (method === 'POST' && WRITABLE.has(path.segments.join('/'))) return undefined;
   if (first === 'pix-cash-out') {
     return 'money moves only through `pix pay key|qr|batch`, with their checks, confirmation and journal';
   }
@@ -87,17 +100,19 @@ export function apiRefusal(method: string, path: ApiPath): string | undefined {
       second === 'duedate' ? 'duedate' : second === 'immediate' ? 'immediate' : 'immediate|duedate';
     return `charges are created only with \`pix charge ${command}\`, which keeps them in the journal`;
   }
-  return undefined;
+  return `pix api reads (GET, HEAD); its only write is POST to ${[...WRITABLE].map((p) => `/${p}`).join(' or ')}`;
 }
 
 /** Reads and the two consultations may be sent again after a failure (as the commands do); nothing else. */
 export function apiRetrySafe(method: string, path: ApiPath): boolean {
   if (READS.has(method)) return true;
-  const lower = path.segments.map((segment) => segment.toLowerCase()).join('/');
-  return method === 'POST' && (lower === 'pix/emv/consult' || lower === 'pix/dict/consult');
+  return method === 'POST' && WRITABLE.has(path.segments.join('/'));
 }
 
-/** Request headers `-H` may not set: the credential pix sends itself, and ways to change the method. */
+/**
+ * Request headers `-H` may not set: the credential pix sends itself, the framing, and every way a proxy
+ * or a framework lets a header change the method or the path a request is routed by.
+ */
 const FORBIDDEN_HEADERS = new Set([
   'authorization',
   'proxy-authorization',
@@ -105,10 +120,12 @@ const FORBIDDEN_HEADERS = new Set([
   'host',
   'content-length',
   'transfer-encoding',
-  'x-http-method-override',
-  'x-http-method',
   'x-method-override',
+  'x-original-url',
+  'x-rewrite-url',
+  'forwarded',
 ]);
+const FORBIDDEN_HEADER_PREFIXES = ['x-http-method', 'x-forwarded-'];
 
 /** `-H 'Name: value'` → [name, value]; a forbidden or malformed header is refused. */
 export function parseHeader(text: string): [string, string] {
@@ -118,8 +135,11 @@ export function parseHeader(text: string): [string, string] {
   if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name) || /[\r\n\u0000]/.test(value)) {
     throw new InvalidValue(`"${text}" is not a header: write 'Name: value'`);
   }
-  if (FORBIDDEN_HEADERS.has(name.toLowerCase())) {
-    throw new InvalidValue(`${name} cannot be set: pix sends the credentials and chooses the method itself`);
+  const lower = name.toLowerCase();
+  if (FORBIDDEN_HEADERS.has(lower) || FORBIDDEN_HEADER_PREFIXES.some((prefix) => lower.startsWith(prefix))) {
+    throw new InvalidValue(
+      `${name} cannot be set: pix sends the credentials and chooses the method and the path itself`,
+    );
   }
   return [name.toLowerCase(), value];
 }

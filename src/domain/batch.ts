@@ -5,28 +5,34 @@
  *
  * Formats: CSV with a header (RFC 4180; `,` or, when the header has only semicolons, `;`), or NDJSON
  * (one JSON object per line). Columns (any order, any case): `id`, `key` or `emv`, `amount`,
- * `description`. The rules of each are in `checkRow` below and in the README ("Batch payouts").
+ * `description`, and `key_type` (or `keyType`) to name a key's type instead of having it detected. The
+ * rules of each are in `RowChecker.check` below and in the README ("Batch payouts").
  *
  * A batch file never pays an amount the operator did not write: in a comma file, a whole amount
- * followed by a field of one or two digits (`10,50` left unquoted) is refused as ambiguous.
+ * followed by a field of one to three digits (`10,50` or `10,500` left unquoted) is refused as ambiguous.
  */
 
 import { detectDelimiter, readCsvRecords } from './batchcsv.js';
 import { decodeBrCode } from './brcode.js';
 import { columnLetters, parseRef } from './cellref.js';
 import { emvHash } from './digest.js';
-import { parseCpf } from './documents.js';
 import { InvalidValue } from './invalid.js';
 import { type Centavos, formatBRL, parseAmount } from './money.js';
-import { type PixKey, type PixKeyType, parsePixKey } from './pixkey.js';
+import { type PixKeyType, parseKeyType, parsePixKey } from './pixkey.js';
 import type { SheetCell, SheetCellValue, SheetData } from './xlsxsheet.js';
 
 export type BatchFormat = 'csv' | 'ndjson' | 'xlsx';
 /** The formats read as text (a workbook is bytes: parseBatchSheet). */
 export type TextBatchFormat = Exclude<BatchFormat, 'xlsx'>;
 
-export const BATCH_COLUMNS = ['id', 'key', 'emv', 'amount', 'description'] as const;
+export const BATCH_COLUMNS = ['id', 'key', 'key_type', 'emv', 'amount', 'description'] as const;
 export type BatchColumn = (typeof BATCH_COLUMNS)[number];
+
+/** A header's (or JSON field's) name as a column: any case, and `keyType` as the API spells it. */
+function columnName(field: string): string {
+  const name = field.trim().toLowerCase();
+  return name === 'keytype' ? 'key_type' : name;
+}
 
 /** At most 64 letters, digits, `.`, `_` and `-`: safe in a file name, a URL, a log and a spreadsheet. */
 export const BATCH_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -144,11 +150,11 @@ interface RawRow {
   amountNumber?: number;
   /** A workbook's row: `line` is its row number, and each column's cell (`B7`) names its problems. */
   refs?: Partial<Record<BatchColumn, string>>;
-  /** A comma file's whole amount followed by a field of one or two digits (see `splitDecimal`). */
+  /** A comma file's whole amount followed by a field of one to three digits (see `splitDecimal`). */
   split?: SplitDecimal;
 }
 
-/** `10` in the amount column and `50` in the next: maybe an unquoted `10,50` cut in two by the comma. */
+/** `10` in the amount column and `50` in the next: maybe an unquoted `10,50` (or `10,500`) cut in two by the comma. */
 interface SplitDecimal {
   amount: string;
   column: BatchColumn;
@@ -156,15 +162,20 @@ interface SplitDecimal {
 }
 
 /**
- * The amount as the row would read if it were `10,50` split by the comma: the problem names both
- * readings and what to write for each, since only the operator knows which was meant.
+ * The amount as the row would read if it were `10,50` (or `10,500`) split by the comma: the problem names
+ * both readings and what to write for each, since only the operator knows which was meant.
  */
 function splitMessage({ amount, column, digits }: SplitDecimal): string {
   const reais = amount.replace(/^R\$\s*/i, '').replaceAll('.', '');
+  // Two digits or fewer read as centavos; three as centavos mistyped or a thousands separator.
+  const whole =
+    digits.length < 3
+      ? `"${amount},${digits}" in double quotes (or ${reais}.${digits})`
+      : `the amount you mean in double quotes ("${reais},${digits.slice(0, 2)}" or "${reais}.${digits},00")`;
   return (
     `"${amount}" then "${digits}" in the next field: an unquoted ${amount},${digits} split in two by the ` +
-    `comma, or ${amount} and ${column} "${digits}"? Write "${amount},${digits}" in double quotes ` +
-    `(or ${reais}.${digits}), or ${reais}.00 if the ${column} is ${digits}; or use ; between fields`
+    `comma, or ${amount} and ${column} "${digits}"? Write ${whole}, or ${reais}.00 if the ${column} is ` +
+    `${digits} (or "${digits}" in double quotes); or use ; between fields`
   );
 }
 
@@ -189,26 +200,6 @@ function amountText(number: number, inSheet: boolean): string {
   if (/e/i.test(text)) throw new InvalidValue(`${what} is not plain reais: ${fix}`);
   if (/\.\d{3,}$/.test(text)) throw new InvalidValue(`${what} has more than 2 decimals: ${fix}`);
   return text;
-}
-
-/**
- * The key parser, without its one guess: 11 digits that are not a valid CPF but are a valid mobile
- * number are a PHONE for `pix pay key` (where a person sees the owner before saying yes). In a batch
- * file, where a typo in a CPF column would pay whoever owns that phone, 11 digits without `+` or an
- * area code in parentheses are always a CPF, and a wrong one is a problem.
- */
-function batchKey(text: string): PixKey {
-  const key = parsePixKey(text);
-  if (key.type === 'PHONE' && !/[+(]/.test(text) && text.replace(/\D/g, '').length === 11) {
-    try {
-      return { type: 'CPF', key: parseCpf(text) };
-    } catch (error) {
-      throw new InvalidValue(
-        `${reason(error)} (in a batch file 11 digits are a CPF: write a phone key with +55)`,
-      );
-    }
-  }
-  return key;
 }
 
 const NONE: ReadonlySet<BatchColumn> = new Set();
@@ -278,9 +269,20 @@ class RowChecker {
     if (hasKey && hasEmv) {
       at('key', 'a row pays either a key or an emv code, not both');
     } else if (hasKey) {
-      if (cells.key !== undefined) {
+      let type: PixKeyType | undefined;
+      let typeOk = true;
+      if (cells.key_type !== undefined) {
         try {
-          const key = batchKey(cells.key);
+          type = parseKeyType(cells.key_type);
+        } catch (error) {
+          at('key_type', reason(error));
+          typeOk = false;
+        }
+      }
+      if (cells.key !== undefined && typeOk) {
+        try {
+          // domain/pixkey.ts: one rule with `pix pay key` (11 digits are a CPF, a wrong one refused).
+          const key = parsePixKey(cells.key, type);
           target = { kind: 'key', key: key.key, keyType: key.type };
         } catch (error) {
           at('key', reason(error));
@@ -289,6 +291,7 @@ class RowChecker {
       if (!amountGiven) at('amount', 'required for a key payment');
     } else if (hasEmv) {
       if (cells.emv !== undefined) target = this.checkEmv(cells.emv, line, amountGiven, at);
+      if (cells.key_type !== undefined) at('key_type', 'names the type of a key; an emv row has none');
       if (cells.description !== undefined) {
         at('description', 'only key payments take a description (the API refuses one for a QR code)');
       }
@@ -433,7 +436,7 @@ function readHeader(line: number, fields: string[], checker: RowChecker): Array<
   const columns: BatchColumn[] = [];
   const seen = new Set<string>();
   fields.forEach((field, index) => {
-    const name = field.trim().toLowerCase();
+    const name = columnName(field);
     if (name === '') {
       checker.problem({
         line,
@@ -456,6 +459,13 @@ function readHeader(line: number, fields: string[], checker: RowChecker): Array<
       message: 'missing column: the header needs key or emv (or both)',
     });
   }
+  if (seen.has('key_type') && !seen.has('key')) {
+    checker.problem({
+      line,
+      column: 'key_type',
+      message: 'names the type of a key: the header needs key too',
+    });
+  }
   if (seen.has('key') && !seen.has('amount')) {
     checker.problem({ line, column: 'amount', message: 'missing column: key payments need an amount' });
   }
@@ -464,26 +474,28 @@ function readHeader(line: number, fields: string[], checker: RowChecker): Array<
 
 /** An amount with no decimals: `10`, `R$ 10`, `1.234` (what is left of `10,50` or `1.234,56` cut at the comma). */
 const WHOLE_AMOUNT = /^(?:R\$\s*)?(?:\d+|\d{1,3}(?:\.\d{3})+)$/i;
-/** What is left after the comma: one or two digits, as centavos are written. */
-const CENTAVOS = /^\d{1,2}$/;
+/** What is left after the comma: one to three digits (centavos, or a third decimal or thousands). */
+const AFTER_COMMA = /^\d{1,3}$/;
 
 /**
- * In a comma file, a whole amount followed by a field of one or two digits: the row as written pays the
- * whole amount, but `10,50` without quotes reads exactly so (the operator left out the last column, and
- * the comma filled it). Only the operator knows which was meant, so the row is refused. A semicolon file
- * has no such split; `10.00,50`, `10,Rent` and `10,500` are not centavos cut off.
+ * In a comma file, an unquoted whole amount followed by an unquoted field of one to three digits, whatever
+ * the column after the amount: the row as written pays the whole amount, but `10,50` or `10,500` without
+ * quotes reads exactly so (the operator left out a column, and the comma filled it). Only the operator
+ * knows which was meant, so the row is refused. A semicolon file has no such split; nor do `10.00,50`,
+ * `10,Rent`, `10,5000`, or a field in double quotes (delimited on purpose).
  */
 function splitDecimal(
   delimiter: ',' | ';',
   header: readonly BatchColumn[],
   fields: readonly string[],
+  quoted: readonly boolean[],
 ): SplitDecimal | undefined {
   if (delimiter !== ',') return undefined;
   const at = header.indexOf('amount');
-  if (at === -1 || at + 1 >= header.length) return undefined;
+  if (at === -1 || at + 1 >= header.length || quoted[at] || quoted[at + 1]) return undefined;
   const amount = fields[at]!.trim();
   const digits = fields[at + 1]!.trim();
-  if (!WHOLE_AMOUNT.test(amount) || !CENTAVOS.test(digits)) return undefined;
+  if (!WHOLE_AMOUNT.test(amount) || !AFTER_COMMA.test(digits)) return undefined;
   return { amount, column: header[at + 1]!, digits };
 }
 
@@ -536,7 +548,7 @@ function readCsv(text: string, checker: RowChecker): void {
       const value = fields[index]!.trim();
       if (value !== '') cells[header[index]!] = value;
     }
-    const split = splitDecimal(delimiter, header, fields);
+    const split = splitDecimal(delimiter, header, fields, record.quoted);
     if (split === undefined) {
       checker.check({ line, cells });
       return;
@@ -597,7 +609,7 @@ export function parseBatchSheet(sheet: SheetData): BatchParseResult {
       for (const cell of cells) names[cell.column] = sheetText(cell.value);
       const columns = readHeader(row, names, checker);
       if (columns === undefined) return checker.result();
-      header = names.map((name) => name.trim().toLowerCase() as BatchColumn);
+      header = names.map((name) => columnName(name) as BatchColumn);
       continue;
     }
     const texts: Partial<Record<BatchColumn, string>> = {};
@@ -725,7 +737,7 @@ function readJsonRow(line: number, source: string, checker: RowChecker): void {
   const seen = new Set<BatchColumn>();
   const problems: BatchProblem[] = [];
   for (const [field, content] of Object.entries(value)) {
-    const name = field.trim().toLowerCase();
+    const name = columnName(field);
     if (!isColumn(name)) {
       problems.push({ line, column: field, message: `unknown field (fields: ${COLUMN_LIST})` });
       continue;

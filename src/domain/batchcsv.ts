@@ -13,6 +13,8 @@ export interface CsvRecord {
   line: number;
   /** The fields as written, unquoted, not trimmed. */
   fields: string[];
+  /** Which fields were written in double quotes (by index): a quoted field was delimited on purpose. */
+  quoted: boolean[];
   /** What is wrong with the record's quoting, when something is. */
   error?: string;
 }
@@ -63,7 +65,7 @@ export function readCsvRecords(text: string, delimiter: ',' | ';', visit: (recor
   let i = n > 0 && text.charCodeAt(0) === BOM ? 1 : 0;
   let line = 1;
   while (i < n) {
-    const record: CsvRecord = { line, fields: [] };
+    const record: CsvRecord = { line, fields: [], quoted: [] };
     for (;;) {
       if (i < n && text.charCodeAt(i) === QUOTE) {
         // A quoted field: up to the quote that is not doubled.
@@ -93,6 +95,7 @@ export function readCsvRecords(text: string, delimiter: ',' | ';', visit: (recor
         if (!closed) {
           record.error ??= `a quoted field opened on line ${openedLine} is never closed`;
           record.fields.push(value);
+          record.quoted.push(true);
           break;
         }
         const next = i < n ? text.charCodeAt(i) : LF;
@@ -110,6 +113,7 @@ export function readCsvRecords(text: string, delimiter: ',' | ';', visit: (recor
           i = j;
         }
         record.fields.push(value);
+        record.quoted.push(true);
       } else {
         let j = i;
         while (j < n) {
@@ -120,6 +124,7 @@ export function readCsvRecords(text: string, delimiter: ',' | ';', visit: (recor
         const end =
           j > i && text.charCodeAt(j - 1) === CR && (j >= n || text.charCodeAt(j) === LF) ? j - 1 : j;
         record.fields.push(text.slice(i, end));
+        record.quoted.push(false);
         i = j;
       }
       // After a field: a delimiter (another field follows), or the end of the record.

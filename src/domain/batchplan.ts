@@ -27,14 +27,47 @@ export type RowAmount =
     }
   | { payable: false; reason: string };
 
+/** The amount the payer saw before the consultation, and where: the code's own (field 54) or a file's. */
+export interface ShownAmount {
+  amount: Centavos;
+  source: 'the code' | 'the file';
+}
+
+export type FixedAmount =
+  | { ok: true; amount: Centavos }
+  /** `none`: the consultation gives no amount; `disagrees`: another amount than the one shown. */
+  | { ok: false; why: 'none' | 'disagrees'; reason: string };
+
+/**
+ * Contract §7.3, one rule for `pay qr` and `pay batch`: a code that does not let the payer choose pays
+ * the consultation's final amount, and only when that is the amount the payer saw offline, when one was
+ * shown (the code's own amount, or a batch file's): a code of R$ 10,00 whose consultation asks
+ * R$ 1.000,00 is not paid, whatever the server says, because what is paid is what the person saw.
+ */
+export function fixedAmount(final: Centavos | undefined, shown?: ShownAmount): FixedAmount {
+  if (final === undefined || final <= 0) {
+    return {
+      ok: false,
+      why: 'none',
+      reason: 'the consultation gives no amount to pay and does not let the payer choose one',
+    };
+  }
+  if (shown !== undefined && shown.amount !== final) {
+    return {
+      ok: false,
+      why: 'disagrees',
+      reason: `the consultation asks ${formatBRL(final)}, ${shown.source} says ${formatBRL(shown.amount)}`,
+    };
+  }
+  return { ok: true, amount: final };
+}
+
 /**
  * Contract §7.3 for a batch row, where nobody is asked:
  * - a key pays the file's amount, sent with the transfer;
  * - a code that lets the payer choose pays the file's amount (or the code's own), sent with the
  *   transfer; none → not payable;
- * - any other code pays the consultation's final amount, not sent; it must be the amount the file or
- *   the code showed offline when one did (a charge that now asks for more is not paid behind the
- *   operator's back) → otherwise not payable, and so is a consultation that gives no amount.
+ * - any other code pays the consultation's final amount, not sent, as `fixedAmount` rules.
  * `consult` is required for an emv row.
  */
 export function planRowAmount(row: BatchRow, consult?: ConsultedAmount): RowAmount {
@@ -52,21 +85,14 @@ export function planRowAmount(row: BatchRow, consult?: ConsultedAmount): RowAmou
     }
     return { payable: true, amount: row.amount, sendAmount: true };
   }
-  const final = consult.final;
-  if (final === undefined || final <= 0) {
-    return {
-      payable: false,
-      reason: 'the consultation gives no amount to pay and does not let the payer choose one',
-    };
-  }
-  if (row.amount !== undefined && row.amount !== final) {
-    const source = row.target.fixedAmount === undefined ? 'the file says' : 'the code says';
-    return {
-      payable: false,
-      reason: `the consultation asks ${formatBRL(final)}, ${source} ${formatBRL(row.amount)}`,
-    };
-  }
-  return { payable: true, amount: final, sendAmount: false };
+  const source = row.target.fixedAmount === undefined ? 'the file' : 'the code';
+  const fixed = fixedAmount(
+    consult.final,
+    row.amount === undefined ? undefined : { amount: row.amount, source },
+  );
+  return fixed.ok
+    ? { payable: true, amount: fixed.amount, sendAmount: false }
+    : { payable: false, reason: fixed.reason };
 }
 
 // ---------------------------------------------------------------------------------------------

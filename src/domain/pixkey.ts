@@ -4,7 +4,6 @@
  * and the reasons are ours, because its getPixKeyInfo answers only `null` for a bad key and the
  * command line must say why ("check digits do not match", "not a mobile number").
  */
-import { isValidCpf } from '@brazilian-utils/brazilian-utils/is-valid-cpf';
 import { isValidEmail } from '@brazilian-utils/brazilian-utils/is-valid-email';
 import { isValidMobilePhone } from '@brazilian-utils/brazilian-utils/is-valid-mobile-phone';
 import { parseCnpj, parseCpf } from './documents.js';
@@ -49,6 +48,21 @@ export function parseEmail(text: string): string {
   return email;
 }
 
+/**
+ * 11 bare digits: a CPF, or refused with the CPF's own reason and how a phone is written; never taken for
+ * the mobile number they may also be.
+ */
+function cpfOrRefusal(text: string, digits: string): PixKey {
+  try {
+    return { type: 'CPF', key: parseCpf(text) };
+  } catch (error) {
+    // Written with a CPF's dots, it was meant as a CPF: only the CPF's reason.
+    if (!(error instanceof InvalidValue) || text.includes('.')) throw error;
+    const phone = isValidMobilePhone(digits) ? ` (+55${digits})` : '';
+    throw new InvalidValue(`${error.message}; a phone is written +55…${phone}`);
+  }
+}
+
 function phoneKey(text: string, digits: string): PixKey {
   // `+55 11 91234-5678`, `5511912345678`, `0055…` → national 11 digits. (11 digits starting with 55
   // are area code 55 itself, e.g. 55 99123-4567 in Rio Grande do Sul.)
@@ -69,57 +83,92 @@ function phoneKey(text: string, digits: string): PixKey {
   return { type: 'PHONE', key: `+55${national}` };
 }
 
+/** The key types `--key-type` and a batch file's `key_type` column name, as typed (lower case). */
+export const KEY_TYPE_NAMES = ['cpf', 'cnpj', 'phone', 'email', 'evp'] as const;
+
+/** `cpf`, `Phone`, `EVP`… → the DICT's type; anything else is refused naming the five. */
+export function parseKeyType(text: string): PixKeyType {
+  const name = text.trim().toLowerCase();
+  if (!(KEY_TYPE_NAMES as readonly string[]).includes(name)) {
+    throw new InvalidValue(`"${text}" is not a key type (${KEY_TYPE_NAMES.join(', ')})`);
+  }
+  return name.toUpperCase() as PixKeyType;
+}
+
+/** A phone key as people type it (`+55 11 91234-5678`, `(11) 91234-5678`, `11912345678`, `5511…`). */
+function typedPhone(text: string): PixKey {
+  const trimmed = text.trim();
+  const plus = trimmed.startsWith('+');
+  const rest = plus ? trimmed.slice(1) : trimmed;
+  if (rest === '' || !DIGITS_AND_MASK.test(rest)) throw new InvalidValue(`"${text}" is not a phone number`);
+  const digits = rest.replace(/\D/g, '');
+  if (plus && !digits.startsWith('55')) {
+    throw new InvalidValue(`"${text}" is not a Brazilian number: PIX phone keys start with +55`);
+  }
+  return phoneKey(text, digits);
+}
+
+function typedEmail(text: string): PixKey {
+  const email = parseEmail(text).toLowerCase();
+  if (email.length > MAX_EMAIL_LENGTH) {
+    throw new InvalidValue(
+      `"${text}" is longer than the ${MAX_EMAIL_LENGTH} characters of an e-mail PIX key`,
+    );
+  }
+  return { type: 'EMAIL', key: email };
+}
+
+/** A key of a type the user named (`--key-type`, a batch file's `key_type`): no guessing at all. */
+function keyOfType(text: string, type: PixKeyType): PixKey {
+  switch (type) {
+    case 'CPF':
+      return { type, key: parseCpf(text) };
+    case 'CNPJ':
+      return { type, key: parseCnpj(text) };
+    case 'PHONE':
+      return typedPhone(text);
+    case 'EMAIL':
+      return typedEmail(text);
+    case 'EVP':
+      if (!UUID_PATTERN.test(text.trim())) {
+        throw new InvalidValue(`"${text}" is not a random key: expected a UUID, 8-4-4-4-12 hex digits`);
+      }
+      return { type, key: text.trim().toLowerCase() };
+  }
+}
+
 /**
- * Detects and validates a PIX key:
+ * Detects and validates a PIX key, as people type keys, and refuses a key that could be two things
+ * (`type`, when the user named one, skips the detection):
  * - contains `@` → EMAIL (lower-cased entirely: the DICT's e-mail format admits no capitals);
  * - a UUID (8-4-4-4-12 hex) → EVP, lower-cased;
  * - starts with `+` or has a `(`area code`)` → PHONE; only `+55` numbers are PIX keys;
  * - 14 letters/digits (with or without `.`, `/`, `-`) → CNPJ, numeric or alphanumeric;
- * - 11 digits are ambiguous (a CPF and a mobile number both have 11). Rule: a valid CPF (check digits
- *   match) is a CPF; otherwise a valid mobile number is a PHONE; otherwise the CPF's reason is given.
- *   Writing `+55` or `(11)` forces PHONE. The chance a mobile number also passes as a CPF is about 1
- *   in 100, so people paying a phone key should type it with `+55`;
+ * - 11 digits otherwise are a CPF, and one whose check digits fail is refused, never taken for the mobile
+ *   number it may also be: a typo in a CPF would pay whoever owns that phone. A phone is written `+55…`
+ *   or `(11) …`, or its type named. The same rule for `pix pay key`, batch files and workbooks;
  * - 12–13 digits after `55` or `0055` → PHONE without the `+` (14 digits stay a CNPJ).
  */
-export function parsePixKey(text: string): PixKey {
+export function parsePixKey(text: string, type?: PixKeyType): PixKey {
   const trimmed = text.trim();
   if (trimmed === '')
     throw new InvalidValue('a PIX key is required (CPF, CNPJ, +55 phone, e-mail or random key)');
+  if (type !== undefined) return keyOfType(text, type);
 
-  if (trimmed.includes('@')) {
-    const email = parseEmail(trimmed).toLowerCase();
-    if (email.length > MAX_EMAIL_LENGTH) {
-      throw new InvalidValue(
-        `"${text}" is longer than the ${MAX_EMAIL_LENGTH} characters of an e-mail PIX key`,
-      );
-    }
-    return { type: 'EMAIL', key: email };
-  }
+  if (trimmed.includes('@')) return typedEmail(text);
 
   if (UUID_PATTERN.test(trimmed)) return { type: 'EVP', key: trimmed.toLowerCase() };
   if (/^[0-9a-f]{32}$/i.test(trimmed)) {
     throw new InvalidValue(`"${text}" looks like a random key without its dashes (write it as 8-4-4-4-12)`);
   }
 
-  if (trimmed.startsWith('+')) {
-    const rest = trimmed.slice(1);
-    if (!DIGITS_AND_MASK.test(rest)) throw new InvalidValue(`"${text}" is not a phone number`);
-    const digits = rest.replace(/\D/g, '');
-    if (!digits.startsWith('55')) {
-      throw new InvalidValue(`"${text}" is not a Brazilian number: PIX phone keys start with +55`);
-    }
-    return phoneKey(text, digits);
-  }
+  if (trimmed.startsWith('+')) return typedPhone(text);
 
   if (DIGITS_AND_MASK.test(trimmed)) {
     const digits = trimmed.replace(/\D/g, '');
     if (trimmed.includes('(')) return phoneKey(text, digits);
     if (digits.length === 14) return { type: 'CNPJ', key: parseCnpj(trimmed) };
-    if (digits.length === 11) {
-      if (isValidCpf(digits)) return { type: 'CPF', key: digits };
-      if (isValidMobilePhone(digits)) return { type: 'PHONE', key: `+55${digits}` };
-      parseCpf(trimmed); // throws the CPF's own reason (check digits, repeated digits)
-    }
+    if (digits.length === 11) return cpfOrRefusal(text, digits);
     if (/^(?:00)?55\d{10,11}$/.test(digits)) return phoneKey(text, digits);
     if (digits.length === 10) return phoneKey(text, digits);
     throw new InvalidValue(
@@ -134,4 +183,19 @@ export function parsePixKey(text: string): PixKey {
   throw new InvalidValue(
     `"${text}" is not a PIX key: expected a CPF, a CNPJ, a +55 phone, an e-mail or a random key (UUID)`,
   );
+}
+
+/**
+ * Whether a key consultation's `key` is the key asked: the DICT may spell it its own way (a CPF with its
+ * mask, an e-mail's capitals), so it is read as the type asked and compared normalised. Nothing, or a key
+ * that is not one of that type, does not answer for it.
+ */
+export function answersForKey(asked: PixKey, answered: unknown): boolean {
+  if (typeof answered !== 'string' || answered.trim() === '') return false;
+  try {
+    return parsePixKey(answered, asked.type).key === asked.key;
+  } catch (error) {
+    if (error instanceof InvalidValue) return false;
+    throw error;
+  }
 }

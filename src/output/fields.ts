@@ -76,9 +76,12 @@ export function pickFields(document: Json, fields: readonly string[]): Picked {
   return { document: { ...(document as Record<string, Json>), [listField]: picked }, records: picked };
 }
 
-/** `--fields` with `-o csv`: a header of the paths, one row a record; a nested object or array as JSON. */
-export function fieldsCsv(records: readonly Json[], fields: readonly string[]): string {
-  let text = `${fields.map(csvField).join(',')}\r\n`;
+/**
+ * `--fields` with `-o csv`: a header of the paths, one row a record; a nested object or array as JSON.
+ * `terminal`: escaped for a person, as csvField does.
+ */
+export function fieldsCsv(records: readonly Json[], fields: readonly string[], terminal = false): string {
+  let text = `${fields.map((field) => csvField(field, terminal)).join(',')}\r\n`;
   for (const record of records) {
     text += `${fields
       .map((field) => {
@@ -86,6 +89,7 @@ export function fieldsCsv(records: readonly Json[], fields: readonly string[]): 
         if (value === undefined || value === null) return '';
         return csvField(
           typeof value === 'object' ? JSON.stringify(value) : (value as string | number | boolean).toString(),
+          terminal,
         );
       })
       .join(',')}\r\n`;

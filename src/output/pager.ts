@@ -8,7 +8,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { Env } from '../context.js';
+import { childEnv, type Env } from '../context.js';
 import { nodeOut } from './iostreams.js';
 import type { Pager } from './writer.js';
 
@@ -44,10 +44,9 @@ export function pagerCommand(env: Env): PagerCommand | undefined {
   return less ? { file: less, args: ['-FRX'] } : undefined;
 }
 
-/** The pager's environment: the user's, with gh's defaults for less and lv. */
+/** The pager's environment: a child's (no secrets: context.ts childEnv), with gh's defaults for less and lv. */
 export function pagerEnv(env: Env): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) result[name] = value;
+  const result = childEnv(env);
   result.LESS ??= 'FRX';
   result.LV ??= '-c';
   return result;

@@ -50,11 +50,13 @@ export interface ListWriterOptions<T> {
 /**
  * RFC 4180, exact data for scripts: quote a field holding a comma, a quote or a line break, doubling the
  * quotes inside; nothing else changes (a phone key `+5511…` round-trips as it is). For a spreadsheet,
- * `-o csv-br` guards formulas and `-o xlsx` types every cell.
+ * `-o csv-br` guards formulas and `-o xlsx` types every cell. `terminal`: stdout is a terminal, so a person
+ * reads it: control and bidi characters are shown escaped, as every other format shows them (piped or to
+ * a file, the data stays exact).
  */
-export function csvField(value: string | number | undefined | null): string {
+export function csvField(value: string | number | undefined | null, terminal = false): string {
   if (value === undefined || value === null) return '';
-  const text = String(value);
+  const text = terminal ? escapeUnsafe(String(value)) : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -97,6 +99,8 @@ function tsvField(value: string | number | undefined | null): string {
  */
 export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T>): ListWriter<T> {
   const { format, columns, tally } = options;
+  // Read once: the writer's stdout is a terminal (not a file, not a pipe) for the whole command.
+  const terminal = out.isTTY;
   let first = true;
   let table: TableStream | undefined;
   let sheet: SheetWriter | undefined;
@@ -144,7 +148,7 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
         break;
       case 'csv':
         for (const record of batch) {
-          text += `${columns.map((column) => csvField(column.machine(record))).join(',')}\r\n`;
+          text += `${columns.map((column) => csvField(column.machine(record), terminal)).join(',')}\r\n`;
         }
         break;
       default:
@@ -168,7 +172,7 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
             : `{"total":${total},"${options.listField}":[`,
         );
       } else if (format === 'csv') {
-        await emit(`${columns.map((column) => csvField(column.header)).join(',')}\r\n`);
+        await emit(`${columns.map((column) => csvField(column.header, terminal)).join(',')}\r\n`);
       } else if (format === 'csv-br') {
         await emit(
           `\ufeff${columns.map((column) => csvBrField(column.header, 'text', options.timeZone)).join(';')}\r\n`,

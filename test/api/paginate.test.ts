@@ -115,6 +115,27 @@ describe('paginate', () => {
     expect(shortfall(summary)).toEqual({ received: 500, expected: 1000 });
   });
 
+  it.each([
+    ['empty pages', (_offset: number) => [] as Row[]],
+    ['the first page again', (_offset: number) => rows(100)],
+  ])(
+    'a total that lies (a million), then %s: stops at the first page with nothing new',
+    async (_name, after) => {
+      let calls = 0;
+      const fetchPage = async (offset: number, limit: number): Promise<Page<Row>> => {
+        calls++;
+        return { total: 1_000_000, items: offset === 0 ? rows(limit) : after(offset).slice(0, limit) };
+      };
+      const { out, summary } = await collect(
+        await paginate(fetchPage, { pageSize: 100, concurrency: 4, idOf: (row) => row.id }),
+      );
+      expect(out).toHaveLength(100);
+      expect(shortfall(summary)).toEqual({ received: 100, expected: 1_000_000 });
+      // The first page, and the pages already in flight when the first empty one was read (the window).
+      expect(calls).toBeLessThanOrEqual(1 + 4 * 2);
+    },
+  );
+
   it('repeated ids do not count: a server repeating a page instead of the next is short', async () => {
     const data = rows(30);
     const fetchPage = async (offset: number, limit: number): Promise<Page<Row>> => ({

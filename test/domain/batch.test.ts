@@ -184,10 +184,10 @@ describe('parseBatchFile — CSV header problems', () => {
   it('reports unknown, repeated, unnamed and missing columns, all at once, and checks no row', () => {
     const result = csv(`Id,key,valor,KEY,,notes\n1,${EVP},10,x,y,z`);
     expect(problemsOf(result)).toEqual([
-      'line 1: valor: unknown column (columns: id, key, emv, amount, description)',
+      'line 1: valor: unknown column (columns: id, key, key_type, emv, amount, description)',
       'line 1: key: the column appears twice in the header',
-      'line 1: column 5 of the header has no name (columns: id, key, emv, amount, description)',
-      'line 1: notes: unknown column (columns: id, key, emv, amount, description)',
+      'line 1: column 5 of the header has no name (columns: id, key, key_type, emv, amount, description)',
+      'line 1: notes: unknown column (columns: id, key, key_type, emv, amount, description)',
       'line 1: amount: missing column: key payments need an amount',
     ]);
     expect(result).toMatchObject({ ok: false, rowsRead: 0 });
@@ -246,11 +246,41 @@ describe('parseBatchFile — CSV row problems', () => {
     expect(result).toMatchObject({ rowsRead: 11 });
   });
 
+  it('a key_type (or keyType) column names the type of a key row: 11 digits read as a phone when it says phone', () => {
+    const rows = rowsOf(
+      csv(`id,key,key_type,amount\na,55956510081,phone,1\nb,52998224725,,2\nc,52998224725,CPF,3`),
+    );
+    expect(rows.map((row) => row.target)).toEqual([
+      { kind: 'key', key: '+5555956510081', keyType: 'PHONE' },
+      { kind: 'key', key: '52998224725', keyType: 'CPF' },
+      { kind: 'key', key: '52998224725', keyType: 'CPF' },
+    ]);
+    const json = parseBatchFile('{"id":"a","key":"55956510081","keyType":"phone","amount":"1"}', 'ndjson');
+    expect(json.ok && json.rows[0]!.target).toEqual({ kind: 'key', key: '+5555956510081', keyType: 'PHONE' });
+    expect(
+      problemsOf(
+        csv(
+          `id,key,key_type,amount\na,ana@example.com,cpf,1\nb,ana@example.com,pix,1\nc,52998224725,phone,1`,
+        ),
+      ),
+    ).toEqual([
+      'line 2 (id a): key: "ana@example.com" is not a CPF: only digits, dots and a dash are allowed',
+      'line 3 (id b): key_type: "pix" is not a key type (cpf, cnpj, phone, email, evp)',
+      'line 4 (id c): key: "52998224725" is not a Brazilian mobile number (area code, then 9 digits starting with 9)',
+    ]);
+    expect(problemsOf(csv(`id,emv,key_type\na,${FIXED_CODE},cpf`))).toEqual([
+      'line 1: key_type: names the type of a key: the header needs key too',
+    ]);
+    expect(problemsOf(csv(`id,key,emv,key_type,amount\na,,${FIXED_CODE},cpf,`))).toEqual([
+      'line 2 (id a): key_type: names the type of a key; an emv row has none',
+    ]);
+  });
+
   it('takes 11 digits for a CPF, never for a phone: a CPF typo must not pay a phone key', () => {
     // 55956510081 is not a valid CPF but is a valid mobile number (area code 55).
     expect(problemsOf(csv(`id,key,amount\na,55956510081,1\nb,559.565.100-81,1`))).toEqual([
-      'line 2 (id a): key: "55956510081" is not a valid CPF: check digits do not match (in a batch file 11 digits are a CPF: write a phone key with +55)',
-      'line 3 (id b): key: "559.565.100-81" is not a valid CPF: check digits do not match (in a batch file 11 digits are a CPF: write a phone key with +55)',
+      'line 2 (id a): key: "55956510081" is not a valid CPF: check digits do not match; a phone is written +55… (+5555956510081)',
+      'line 3 (id b): key: "559.565.100-81" is not a valid CPF: check digits do not match',
     ]);
     const rows = rowsOf(csv(`id,key,amount\na,+55 55 95651-0081,1\nb,(55) 95651-0081,1\nc,5555956510081,1`));
     expect(rows.map((row) => row.target)).toEqual([
@@ -302,10 +332,10 @@ describe('parseBatchFile — CSV row problems', () => {
     ]);
   });
 
-  // Issue 23, finding 4: `a1,ana@example.com,10,50` under `id,key,amount,description` paid R$ 10,00 (the
-  // 50 became the description), exit 0. A whole amount followed by a field of one or two digits could be
-  // an unquoted 10,50 split by the comma: refused, naming line and id, before anything is sent.
-  it('refuses a whole amount followed by a field of one or two digits in a comma file as ambiguous', () => {
+  // `a1,ana@example.com,10,50` under `id,key,amount,description` paid R$ 10,00 (the 50 became the
+  // description), and `10,500` did the same with "500": a whole amount followed by a field of one to three
+  // digits could be an unquoted 10,50 or 10,500 split by the comma: refused, naming line and id.
+  it('refuses a whole amount followed by a field of one to three digits in a comma file as ambiguous', () => {
     const result = csv(
       [
         'id,key,amount,description',
@@ -320,13 +350,14 @@ describe('parseBatchFile — CSV row problems', () => {
       ].join('\n'),
     );
     expect(problemsOf(result)).toEqual([
-      'line 2 (id a1): amount: "10" then "50" in the next field: an unquoted 10,50 split in two by the comma, or 10 and description "50"? Write "10,50" in double quotes (or 10.50), or 10.00 if the description is 50; or use ; between fields',
-      'line 3 (id a2): amount: "R$ 7" then "5" in the next field: an unquoted R$ 7,5 split in two by the comma, or R$ 7 and description "5"? Write "R$ 7,5" in double quotes (or 7.5), or 7.00 if the description is 5; or use ; between fields',
-      'line 4 (id a3): amount: "1.234" then "56" in the next field: an unquoted 1.234,56 split in two by the comma, or 1.234 and description "56"? Write "1.234,56" in double quotes (or 1234.56), or 1234.00 if the description is 56; or use ; between fields',
+      'line 2 (id a1): amount: "10" then "50" in the next field: an unquoted 10,50 split in two by the comma, or 10 and description "50"? Write "10,50" in double quotes (or 10.50), or 10.00 if the description is 50 (or "50" in double quotes); or use ; between fields',
+      'line 3 (id a2): amount: "R$ 7" then "5" in the next field: an unquoted R$ 7,5 split in two by the comma, or R$ 7 and description "5"? Write "R$ 7,5" in double quotes (or 7.5), or 7.00 if the description is 5 (or "5" in double quotes); or use ; between fields',
+      'line 4 (id a3): amount: "1.234" then "56" in the next field: an unquoted 1.234,56 split in two by the comma, or 1.234 and description "56"? Write "1.234,56" in double quotes (or 1234.56), or 1234.00 if the description is 56 (or "56" in double quotes); or use ; between fields',
+      'line 8 (id a7): amount: "10" then "500" in the next field: an unquoted 10,500 split in two by the comma, or 10 and description "500"? Write the amount you mean in double quotes ("10,50" or "10.500,00"), or 10.00 if the description is 500 (or "500" in double quotes); or use ; between fields',
     ]);
   });
 
-  it('pays what the row says when the split is not possible: text, decimals, quotes, three digits', () => {
+  it('pays what the row says when the split is not possible: text, decimals, quotes, four digits', () => {
     const rows = rowsOf(
       csv(
         [
@@ -334,8 +365,10 @@ describe('parseBatchFile — CSV row problems', () => {
           'a4,ana@example.com,10,Rent',
           'a5,ana@example.com,10.00,50',
           'a6,ana@example.com,"10,50",',
-          'a7,ana@example.com,10,500',
+          'a7,ana@example.com,10,"500"',
           'a8,ana@example.com,10,',
+          'a9,ana@example.com,"10",500',
+          'b1,ana@example.com,10,5000',
         ].join('\n'),
       ),
     );
@@ -345,6 +378,8 @@ describe('parseBatchFile — CSV row problems', () => {
       ['a6', 10_50, undefined],
       ['a7', 10_00, '500'],
       ['a8', 10_00, undefined],
+      ['a9', 10_00, '500'],
+      ['b1', 10_00, '5000'],
     ]);
     // A semicolon file has no such split: 10;50 is 10 and a description.
     const [row] = rowsOf(csv('id;key;amount;description\na1;ana@example.com;10;50'));
@@ -353,7 +388,14 @@ describe('parseBatchFile — CSV row problems', () => {
 
   it('names the column the digits fell into, whatever the header order', () => {
     expect(problemsOf(csv(`id,amount,key\na1,10,50`))).toEqual([
-      'line 2 (id a1): amount: "10" then "50" in the next field: an unquoted 10,50 split in two by the comma, or 10 and key "50"? Write "10,50" in double quotes (or 10.50), or 10.00 if the key is 50; or use ; between fields',
+      'line 2 (id a1): amount: "10" then "50" in the next field: an unquoted 10,50 split in two by the comma, or 10 and key "50"? Write "10,50" in double quotes (or 10.50), or 10.00 if the key is 50 (or "50" in double quotes); or use ; between fields',
+    ]);
+    expect(problemsOf(csv(`key,amount,id\nana@example.com,10,500`))).toEqual([
+      'line 2: amount: "10" then "500" in the next field: an unquoted 10,500 split in two by the comma, or 10 and id "500"? Write the amount you mean in double quotes ("10,50" or "10.500,00"), or 10.00 if the id is 500 (or "500" in double quotes); or use ; between fields',
+    ]);
+    // The amount last: the split makes a field too many, refused as such.
+    expect(problemsOf(csv(`id,key,amount\na1,ana@example.com,10,500`))).toEqual([
+      'line 2 (id a1): 4 fields, the header has 3: a value with a comma (like 10,50) must be in double quotes, or use ; between fields',
     ]);
   });
 
@@ -456,7 +498,7 @@ describe('parseBatchFile — NDJSON', () => {
     ).toEqual([
       expect.stringMatching(/^line 1: not JSON: /),
       'line 2: each line must be one JSON object, e.g. {"id":"a1","key":"…","amount":"10.50"}',
-      'line 3 (id b): note: unknown field (fields: id, key, emv, amount, description)',
+      'line 3 (id b): note: unknown field (fields: id, key, key_type, emv, amount, description)',
       'line 4 (id c): id: the field appears twice',
       'line 5 (id d): key: must be a JSON string ("12345678909"): a number would lose leading zeros',
       'line 6: id: must be a JSON string ("7"): a number would lose leading zeros',

@@ -1,13 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { type CsvRecord, detectDelimiter, readCsvRecords } from '../../src/domain/batchcsv.js';
 
-function records(text: string, delimiter: ',' | ';' = ','): CsvRecord[] {
-  const out: CsvRecord[] = [];
-  readCsvRecords(text, delimiter, (record) => out.push(record));
+/** The records without `quoted`, which its own test checks. */
+function records(text: string, delimiter: ',' | ';' = ','): Omit<CsvRecord, 'quoted'>[] {
+  const out: Omit<CsvRecord, 'quoted'>[] = [];
+  readCsvRecords(text, delimiter, ({ quoted, ...record }) => {
+    expect(quoted).toHaveLength(record.fields.length);
+    out.push(record);
+  });
   return out;
 }
 
 describe('readCsvRecords', () => {
+  it('says which fields were written in double quotes', () => {
+    const quoted: boolean[][] = [];
+    readCsvRecords('a,"b",c\n"10",50,"x""y"z\n', ',', (record) => quoted.push(record.quoted));
+    expect(quoted).toEqual([
+      [false, true, false],
+      [true, false, true],
+    ]);
+  });
+
   it('splits records on LF and on CRLF, and fields on the delimiter', () => {
     expect(records('a,b\n1,2\n')).toEqual([
       { line: 1, fields: ['a', 'b'] },

@@ -7,6 +7,7 @@ import {
   checkBatchLimits,
   countStates,
   describeStates,
+  fixedAmount,
   planRowAmount,
   ROW_STATES,
   type RowState,
@@ -84,6 +85,22 @@ describe('planRowAmount', () => {
 
   it('needs the consultation of an emv row', () => {
     expect(() => planRowAmount(emvRow({ amount: 1 }))).toThrow(/needs its consultation/);
+  });
+});
+
+describe('fixedAmount: the one rule of pay qr and pay batch for a code the payer cannot change', () => {
+  it('pays the final amount when it is the one shown, or when none was shown; says why not otherwise', () => {
+    expect(fixedAmount(10_00, { amount: 10_00, source: 'the code' })).toEqual({ ok: true, amount: 10_00 });
+    expect(fixedAmount(10_00)).toEqual({ ok: true, amount: 10_00 });
+    expect(fixedAmount(1000_00, { amount: 10_00, source: 'the code' })).toEqual({
+      ok: false,
+      why: 'disagrees',
+      reason: 'the consultation asks R$ 1.000,00, the code says R$ 10,00',
+    });
+    expect(fixedAmount(undefined, { amount: 10_00, source: 'the code' })).toMatchObject({
+      ok: false,
+      why: 'none',
+    });
   });
 });
 

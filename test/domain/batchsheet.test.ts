@@ -94,4 +94,20 @@ describe('pay batch FILE.xlsx: the first sheet, read as a CSV is', () => {
     ]);
     expect(result.ok && result.rows[0]!.target).toMatchObject({ key: 'maria@example.com' });
   });
+
+  it('11 digits that are not a valid CPF are refused as in a CSV, unless a keyType column names the phone', async () => {
+    const refused = await parse([HEADER, ['a', '11987654375', 5]]);
+    expect(refused.ok || refused.problems.map(formatProblem)).toEqual([
+      'B2 (id a): key: "11987654375" is not a valid CPF: check digits do not match; a phone is written +55… (+5511987654375)',
+    ]);
+    const typed = await parse([
+      ['id', 'key', 'keyType', 'amount'],
+      ['a', '11987654375', 'phone', 5],
+    ]);
+    expect(typed.ok && typed.rows[0]!.target).toEqual({
+      kind: 'key',
+      key: '+5511987654375',
+      keyType: 'PHONE',
+    });
+  });
 });

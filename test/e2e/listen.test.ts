@@ -263,7 +263,7 @@ describe('pix listen → a receiver on loopback', () => {
   it('bad input is one line and exit 2 before anything runs', async () => {
     const env = { PIX_CONFIG_DIR: tempConfigDir() };
     for (const [args, message] of [
-      [['--forward-to', 'ftp://x'], '--forward-to: "ftp://x" is not http or https'],
+      [['--forward-to', 'ftp://x'], '--forward-to: "ftp:" is not supported; use https://'],
       [['--interval', '0s'], '--interval: "0s" must be longer than zero'],
       [['--forward-to', 'http://127.0.0.1:9', '--exec', 'cat'], '--exec: cannot go with --forward-to'],
     ] as const) {

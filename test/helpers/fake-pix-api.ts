@@ -38,6 +38,24 @@ export interface FakePixApi {
 
 const json = (status: number, body: unknown): Behaviour => ({ kind: 'json', status, body });
 
+/**
+ * A key consultation's answer (API §2.7) for a loopback server of a test: for `key` (undefined: the field
+ * left out), its owner a person named `owner`.
+ */
+export function dictAnswer(
+  key: unknown,
+  owner: string,
+  endtoEndId: string,
+  documentNumber = '***.456.789-**',
+): Behaviour {
+  return json(200, {
+    ...(key === undefined ? {} : { key }),
+    keyType: 'EMAIL',
+    endtoEndId,
+    owner: { name: owner, type: 'NATURAL_PERSON', documentNumber },
+  });
+}
+
 export async function startFakePixApi(): Promise<FakePixApi> {
   const valid = new Set<string>([STATIC_TOKEN]);
   const revocations: Array<{ suffix: string; count: number }> = [];

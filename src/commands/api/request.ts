@@ -1,8 +1,9 @@
 /**
  * `pix api PATH`: an authenticated request to any path under the API's base, through the one client (the
  * same token minting, timeout, retries, --verbose redaction and secret scan), printing the answer's JSON.
- * It cannot move money: POSTs to the transfer and charge endpoints are refused before anything is sent
- * (domain/apipath.ts), because money goes through `pix pay` and `pix charge`, their guards and the journal.
+ * It cannot move money: it reads (GET, HEAD, no body), and its one write is POST to the two consultations;
+ * anything else is refused before anything is sent (domain/apipath.ts, a list of what is allowed), because
+ * money goes through `pix pay` and `pix charge`, their guards and the journal.
  *
  * `-f k=v` (string) and `-F k=v` (typed) build the JSON body, or the query of a GET; `--input` sends a
  * JSON body; `-H` adds a header; `-i` prints the status and the allowlisted headers first; `--paginate`
@@ -21,7 +22,7 @@ import {
   parseHeader,
 } from '../../domain/apipath.js';
 import { InvalidValue } from '../../domain/invalid.js';
-import { PixError, usageError } from '../../errors.js';
+import { incompleteList, PixError, usageError } from '../../errors.js';
 import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { collect, fromDomain, parseOptions } from '../shared/flags.js';
@@ -118,13 +119,19 @@ export async function runApi(options: ApiOptions, deps: Deps): Promise<void> {
   const method: Method =
     options.method ?? (options.input || options.rawField.length || options.field.length ? 'POST' : 'GET');
   const target: ApiPath = options.path;
-  const refusal = apiRefusal(method, target);
-  if (refusal) throw usageError('PATH', `${method} ${API_BASE}${target.path} is not sent: ${refusal}`);
+  // The allowlist (domain/apipath.ts) is asked before anything is read or sent; again once the body is
+  // known, since a GET or HEAD may carry none.
+  const refuse = (hasBody: boolean) => {
+    const refusal = apiRefusal(method, target, hasBody);
+    if (refusal) throw usageError('PATH', `${method} ${API_BASE}${target.path} is not sent: ${refusal}`);
+  };
+  refuse(options.input !== undefined);
   if (options.slurp && !options.paginate) throw usageError('--slurp', 'goes with --paginate');
   if (options.paginate && method !== 'GET') throw usageError('--paginate', 'follows the pages of a GET');
   if (options.include && deps.globals.jq !== undefined)
     throw usageError('--include', 'cannot go with --jq (jq reads JSON)');
   const body = await bodyOf(options, method, deps);
+  refuse(body.body !== undefined);
   const query: Record<string, string> = Object.fromEntries(target.query);
   for (const [key, value] of Object.entries(body.query ?? {})) query[key] = String(value);
   const sendBody = body.body;
@@ -165,25 +172,36 @@ export async function runApi(options: ApiOptions, deps: Deps): Promise<void> {
     if (method !== 'HEAD') stdout.write(jsonDocument(value, pretty));
     return;
   }
-  let offset = Number(query.offset ?? 0);
+  const start = Number(query.offset ?? 0);
+  let offset = start;
   const limit = query.limit ?? '100';
   const pages: unknown[] = [];
+  // Records told apart by their id (both lists have one), else by their JSON: a page of records already
+  // received is no progress, whatever its length.
+  const seen = new Set<string>();
+  const identity = (item: unknown) =>
+    typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string'
+      ? `id ${(item as { id: string }).id}`
+      : `json ${JSON.stringify(item)}`;
   for (;;) {
     const value = await request({ ...query, limit, offset: String(offset) });
     const page = pageOf(value);
     if (!page)
       throw usageError('--paginate', `${target.path} does not answer pages ({"total", "results"|"result"})`);
+    const before = seen.size;
+    for (const item of page.items) seen.add(identity(item));
     if (options.slurp) pages.push(value);
     else stdout.write(jsonDocument(value, false));
     offset += page.items.length;
     if (offset >= page.total) break;
-    if (page.items.length === 0) {
-      throw new PixError(
-        'unavailable',
-        `--paginate: the page at offset ${offset} was empty, yet total is ${page.total}`,
-        {
-          hint: 'the list changed or the server pages differently; nothing more was read',
-        },
+    // The first page that brings nothing new before the total ends it (contract §4: exit 6), as every
+    // pager of pix does (commands/shared/export.ts).
+    if (seen.size === before) {
+      if (options.slurp) stdout.write(jsonDocument(pages, pretty));
+      throw incompleteList(
+        `--paginate: ${target.path}`,
+        { received: seen.size, expected: page.total - start },
+        'the server stopped handing out records before its own total; the pages received were printed',
       );
     }
   }

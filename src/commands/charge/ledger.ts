@@ -12,7 +12,7 @@ import { loadBusinessDayTest } from '../../domain/duedate.js';
 import { type ChargeMatch, matchCharges, matchWindow } from '../../domain/matching.js';
 import { centavosToApi } from '../../domain/money.js';
 import { formatDateTime } from '../../domain/when.js';
-import { PixError, usageError } from '../../errors.js';
+import { incompleteList, PixError, usageError } from '../../errors.js';
 import { shortId } from '../../journal/entries.js';
 import {
   asLedgerCharge,
@@ -85,7 +85,12 @@ function readTo(targets: readonly LedgerRecord[], from: number, now: number): nu
   return to + DAY_MS;
 }
 
-/** Reads newest-first pages into `seen` until a page holds an entry already seen, or the last page. */
+/**
+ * Reads newest-first pages into `seen` until a page holds an entry seen by an earlier look, or the total.
+ * A page that brings nothing new before the total (empty, or only entries read in this look) ends it with
+ * exit 6, "received N of M" (errors.ts incompleteList): matching on a statement read short could take a
+ * charge for unpaid, and a server whose total is a lie must not be read page after page up to it.
+ */
 async function readNewest(
   client: ApiClient,
   seen: Map<string, StatementEntry>,
@@ -95,15 +100,27 @@ async function readNewest(
   const dateFrom = new Date(from).toISOString();
   const dateTo = new Date(to).toISOString();
   const known = seen.size > 0;
-  for (let offset = 0; ; offset += PAGE_SIZE) {
+  for (let offset = 0; ; ) {
     const page = await readStatement(client, { dateFrom, dateTo, limit: PAGE_SIZE, offset });
     let reachedKnown = false;
+    let added = 0;
     for (const entry of page.results) {
       if (seen.has(entry.id)) reachedKnown = true;
-      else seen.set(entry.id, entry);
+      else {
+        seen.set(entry.id, entry);
+        added++;
+      }
     }
-    if ((known && reachedKnown) || page.results.length < PAGE_SIZE || offset + PAGE_SIZE >= page.total)
-      return;
+    // A short page is the server's own page size, not the end: the offset moves by what it gave.
+    offset += page.results.length;
+    if ((known && reachedKnown) || offset >= page.total) return;
+    if (added === 0) {
+      throw incompleteList(
+        'the statement',
+        { received: seen.size, expected: page.total },
+        'run it again later',
+      );
+    }
   }
 }
 

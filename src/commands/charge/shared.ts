@@ -7,7 +7,7 @@ import { stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import type { ApiClient } from '../../api/client.js';
-import { paginate } from '../../api/paginate.js';
+import { paginate, shortfall } from '../../api/paginate.js';
 import { type Charge, chargeTypeLabel } from '../../api/resources/charges.js';
 import { listKeys, type RegisteredKey } from '../../api/resources/keys.js';
 import type { Deps } from '../../context.js';
@@ -24,7 +24,7 @@ import { InvalidValue } from '../../domain/invalid.js';
 import { centavosFromApi } from '../../domain/money.js';
 import { UUID_PATTERN } from '../../domain/pixkey.js';
 import { formatDate, formatDateTime } from '../../domain/when.js';
-import { usageError } from '../../errors.js';
+import { incompleteList, usageError } from '../../errors.js';
 import type { ChargeStart } from '../../journal/entries.js';
 import { jsonDocument, money, outputMode, stderrPalette } from '../../output/format.js';
 import type { OutStream } from '../../output/iostreams.js';
@@ -106,7 +106,11 @@ async function registeredKeys(client: ApiClient): Promise<RegisteredKey[]> {
     { pageSize: 100, concurrency: 4, idOf: (key) => key.id },
   );
   const keys: RegisteredKey[] = [];
-  for await (const page of pages) keys.push(...page);
+  let next = await pages.next();
+  for (; !next.done; next = await pages.next()) keys.push(...next.value);
+  // A key list read short could make one key look like the account's only one: nothing is created.
+  const short = shortfall(next.value);
+  if (short) throw incompleteList('the key list', short, 'nothing was created; run it again later');
   return keys;
 }
 

@@ -8,14 +8,14 @@ import { attemptLines, type LogLine, parseLog, replay } from '../../domain/event
 import { PixError, usageError } from '../../errors.js';
 import { appendPrivateLine, readPrivateFile } from '../../storage/files.js';
 import * as z from '../../zod.js';
-import { eventFiles, executor, forwarder, signingSecret } from '../listen/start.js';
-import { parseOptions } from '../shared/flags.js';
+import { eventFiles, executor, forwarder, parseForwardTarget, signingSecret } from '../listen/start.js';
+import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 
 const resendOptionsSchema = z.object({
   id: z.optional(z.string().check(z.minLength(1))),
   allFailed: z._default(z.boolean(), false),
-  forwardTo: z.optional(z.string().check(z.minLength(1))),
+  forwardTo: z.optional(fromDomain(parseForwardTarget)),
   exec: z.optional(z.string().check(z.minLength(1))),
 });
 
@@ -38,19 +38,10 @@ export async function runEventsResend(options: EventsResendOptions, deps: Deps):
       chosen.length === 0 ? `no event ${options.id}` : `${options.id} starts ${chosen.length} event ids`,
     );
   }
-  let url: URL | undefined;
-  if (options.forwardTo !== undefined) {
-    try {
-      url = new URL(options.forwardTo);
-    } catch {
-      throw usageError('--forward-to', `"${options.forwardTo}" is not a URL`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw usageError('--forward-to', 'http or https only');
-  }
+  const url = options.forwardTo;
   const sink = url
     ? forwarder(url, signingSecret(files.secret), () => deps.clock.now())
-    : executor(options.exec!);
+    : executor(options.exec!, deps.env);
   const write = (line: LogLine) => appendPrivateLine(files.log, JSON.stringify(line));
   let failed = 0;
   for (const state of chosen) {

@@ -15,8 +15,9 @@ import { renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { StatementEntry } from '../../api/resources/statement.js';
+import { checkTransport, isLocalhostName, localhostLookup } from '../../api/url.js';
 import { configDir } from '../../config/store.js';
-import type { Deps } from '../../context.js';
+import { childEnv, type Deps, type Env } from '../../context.js';
 import {
   attemptLines,
   entryEvent,
@@ -51,21 +52,23 @@ const DELIVERY_TIMEOUT_MS = 10_000;
 /** After Ctrl-C or SIGTERM, how long a delivery in flight may take to be answered. */
 const STOP_GRACE_MS = 5_000;
 
-function parseTarget(text: string): URL {
+/**
+ * `--forward-to URL` (listen and events resend): https://, or http:// to loopback only, the base URL's rule
+ * (api/url.ts): an event carries full CPFs and CNPJs, which never cross a network in clear.
+ */
+export function parseForwardTarget(text: string): URL {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new InvalidValue(`"${text}" is not a URL (http://… or https://…)`);
+    throw new InvalidValue(`"${text}" is not a URL (https://…, or http:// to this machine)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InvalidValue(`"${text}" is not http or https`);
-  }
+  checkTransport(url);
   return url;
 }
 
 const listenOptionsSchema = z.object({
-  forwardTo: z.optional(fromDomain(parseTarget)),
+  forwardTo: z.optional(fromDomain(parseForwardTarget)),
   exec: z.optional(z.string().check(z.minLength(1))),
   interval: z.optional(durationFlag),
   backfill: z.optional(durationFlag),
@@ -140,6 +143,8 @@ export function forwarder(url: URL, secret: string, now: () => Date): Delivery {
               'pix-event-type': event.type,
             },
             timeout: DELIVERY_TIMEOUT_MS,
+            // A localhost name let through as loopback is resolved to loopback by pix, never by DNS.
+            ...(isLocalhostName(url.hostname) ? { lookup: localhostLookup } : {}),
             ...(signal ? { signal } : {}),
           },
           (response: import('node:http').IncomingMessage) => {
@@ -158,13 +163,17 @@ export function forwarder(url: URL, secret: string, now: () => Date): Delivery {
   };
 }
 
-/** One run of `sh -c CMD` per event, the event's JSON on its stdin; exit 0 is delivered. */
-export function executor(command: string): Delivery {
+/**
+ * One run of `sh -c CMD` per event, the event's JSON on its stdin; exit 0 is delivered. The command's
+ * environment is the user's without pix's secrets (context.ts childEnv).
+ */
+export function executor(command: string, env: Env): Delivery {
   return {
     deliver(event, signal) {
       return new Promise((resolve) => {
         const child = spawn('/bin/sh', ['-c', command], {
           stdio: ['pipe', 'inherit', 'inherit'],
+          env: childEnv(env),
           ...(signal ? { signal } : {}),
         });
         const timer = setTimeout(() => child.kill('SIGKILL'), DELIVERY_TIMEOUT_MS * 6);
@@ -212,7 +221,7 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
   const sink = options.forwardTo
     ? forwarder(options.forwardTo, secret, () => deps.clock.now())
     : options.exec
-      ? executor(options.exec)
+      ? executor(options.exec, deps.env)
       : printer(deps);
   const write = (line: LogLine) => appendPrivateLine(files.log, JSON.stringify(line));
   const logged = readPrivateFile(files.log);

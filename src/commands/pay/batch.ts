@@ -69,6 +69,7 @@ import {
   describeDebit,
   institution,
   journaledTransfer,
+  keyAnswerProblem,
   maskedDocument,
   type PayContext,
   refuseUnconfirmable,
@@ -213,6 +214,12 @@ async function consultRow(ctx: PayContext, item: BatchItem): Promise<void> {
   try {
     if (target.kind === 'key') {
       const consult = await consultKey(client, target.key);
+      const other = keyAnswerProblem({ type: target.keyType, key: target.key }, consult);
+      if (other) {
+        item.state = 'not_payable';
+        item.error = other;
+        return;
+      }
       item.endToEndId = dictEndToEndId(consult);
       item.receiver = consult.owner.name;
       item.document = maskedDocument(consult.owner.documentNumber);

@@ -1,11 +1,18 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { consultKey, type DictConsultation, dictEndToEndId } from '../../api/resources/payments.js';
 import type { Deps } from '../../context.js';
 import type { Centavos } from '../../domain/money.js';
-import { type PixKey, parsePixKey } from '../../domain/pixkey.js';
+import { KEY_TYPE_NAMES, type PixKey, parseKeyType, parsePixKey } from '../../domain/pixkey.js';
+import { PixError } from '../../errors.js';
 import * as z from '../../zod.js';
-import { amountFlag, duplicateWindowFlag, fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import {
+  amountFlag,
+  duplicateWindowFlag,
+  fromDomain,
+  fromDomainOptions,
+  parseOptions,
+} from '../shared/flags.js';
+import { addExamples, completionValues } from '../shared/help.js';
 import {
   checkDuplicate,
   checkMaxAmount,
@@ -13,6 +20,7 @@ import {
   type DetailRow,
   DUPLICATE_WINDOW_OPTION,
   institution,
+  keyAnswerProblem,
   maskedDocument,
   moneyRow,
   startPayment,
@@ -20,14 +28,24 @@ import {
 } from './shared.js';
 
 const payKeyOptionsSchema = z.object({
-  key: fromDomain(parsePixKey),
+  key: z.string(),
+  keyType: z.optional(fromDomain(parseKeyType)),
   amount: amountFlag,
   dryRun: z._default(z.boolean(), false),
   allowDuplicate: z._default(z.boolean(), false),
   duplicateWindow: z.optional(duplicateWindowFlag),
 });
 
-export type PayKeyOptions = z.output<typeof payKeyOptionsSchema>;
+/** The key is read with its named type, if any (`--key-type`): one parse, so one rule (domain/pixkey.ts). */
+const payKeySchema = z.pipe(
+  payKeyOptionsSchema,
+  fromDomainOptions('key', ({ key, keyType, ...rest }: z.output<typeof payKeyOptionsSchema>) => ({
+    ...rest,
+    key: parsePixKey(key, keyType),
+  })),
+);
+
+export type PayKeyOptions = z.output<typeof payKeySchema>;
 
 const OWNER_TYPES: Record<string, string> = { NATURAL_PERSON: 'person', LEGAL_PERSON: 'company' };
 
@@ -63,6 +81,8 @@ export async function runPayKey(options: PayKeyOptions, deps: Deps): Promise<voi
 
   // 2. Consult the key (DICT).
   const consult = await consultKey(await deps.api(), options.key.key);
+  const other = keyAnswerProblem(options.key, consult);
+  if (other) throw new PixError('declined', `${other}; nothing was sent`);
 
   // 3. Show, confirm, journal, transfer {endToEndId, amount}.
   await confirmAndPay(ctx, {
@@ -90,6 +110,12 @@ export function register(command: Command, deps: Deps): void {
   command
     .argument('<KEY>', 'CPF, CNPJ, +55 phone, e-mail or random key (EVP)')
     .requiredOption('--amount <A>', 'amount in reais, e.g. 10.50')
+    .addOption(
+      completionValues(
+        new Option('--key-type <type>', `the key's type, not detected: ${KEY_TYPE_NAMES.join('|')}`),
+        KEY_TYPE_NAMES,
+      ),
+    )
     .option('--dry-run', 'consult and show, send nothing')
     .option(
       '--allow-duplicate',
@@ -97,7 +123,7 @@ export function register(command: Command, deps: Deps): void {
     )
     .option(...DUPLICATE_WINDOW_OPTION)
     .action(async (key: string, _options, self: Command) => {
-      await runPayKey(parseOptions(payKeyOptionsSchema, { ...self.opts(), key }, { key: 'KEY' }), deps);
+      await runPayKey(parseOptions(payKeySchema, { ...self.opts(), key }, { key: 'KEY' }), deps);
     });
   addExamples(
     command,
@@ -105,6 +131,7 @@ export function register(command: Command, deps: Deps): void {
       'pix pay key ana@example.com --amount 10,50 --yes           # -y: no y/N question',
       "pix pay key '+55 11 91234-5678' --amount 25 --dry-run",
       'pix pay key 123e4567-e89b-12d3-a456-426614174000 --amount 99.90 --yes --json',
+      'pix pay key 11912345678 --key-type phone --amount 5 --dry-run   # 11 digits are a CPF unless typed',
     ],
     ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
   );

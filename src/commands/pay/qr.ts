@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { consultEmv, type EmvConsultation } from '../../api/resources/payments.js';
 import type { Deps } from '../../context.js';
+import { fixedAmount } from '../../domain/batchplan.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { type Centavos, centavosFromApi, formatBRL, parseAmount } from '../../domain/money.js';
 import { parsePixKey } from '../../domain/pixkey.js';
@@ -62,13 +63,16 @@ async function askAmount(ctx: PayContext, suggested: Centavos | undefined): Prom
 }
 
 /**
- * Contract §7.3: what this payment pays, and whether the transfer carries it. `beforeAsking` runs just
- * before the amount is asked (it shows who gets paid first).
+ * Contract §7.3: what this payment pays, and whether the transfer carries it. `codeAmount` is the code's
+ * own amount (field 54), which a fixed-amount consultation must agree with (domain/batchplan.ts
+ * fixedAmount, the rule `pay batch` applies to its rows). `beforeAsking` runs just before the amount is
+ * asked (it shows who gets paid first).
  */
 async function resolveAmount(
   ctx: PayContext,
   consult: EmvConsultation,
   flag: Centavos | undefined,
+  codeAmount: Centavos | undefined,
   beforeAsking: () => void,
 ): Promise<{ amount: Centavos | undefined; sendAmount: boolean }> {
   const final = fromApi(consult.amount?.final);
@@ -93,13 +97,16 @@ async function resolveAmount(
       `this code's amount is fixed${fixed}; --amount is accepted only when the code lets the payer change it`,
     );
   }
-  if (final === undefined || final <= 0) {
-    throw new PixError(
-      'rejected',
-      'the consultation gives no amount to pay and does not let the payer choose one; nothing was sent',
-    );
-  }
-  return { amount: final, sendAmount: false };
+  const fixed = fixedAmount(
+    final,
+    codeAmount === undefined ? undefined : { amount: codeAmount, source: 'the code' },
+  );
+  if (fixed.ok) return { amount: fixed.amount, sendAmount: false };
+  if (fixed.why === 'none') throw new PixError('rejected', `${fixed.reason}; nothing was sent`);
+  // The person saw the code's amount: another one from the server is a guard's stop (exit 8), not a refusal.
+  throw new PixError('declined', `${fixed.reason}; nothing was sent`, {
+    hint: 'pix pays only the amount the code shows: ask the receiver for a new code',
+  });
 }
 
 function details(ctx: PayContext, consult: EmvConsultation, amount: Centavos | undefined): DetailRow[] {
@@ -165,7 +172,7 @@ export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void>
   };
   // Who gets paid is shown before the amount is asked: a person chooses an amount knowing the receiver.
   let detailsShown = false;
-  const { amount, sendAmount } = await resolveAmount(ctx, consult, options.amount, () => {
+  const { amount, sendAmount } = await resolveAmount(ctx, consult, options.amount, decoded.amount, () => {
     showDetailsFirst(ctx, { details: details(ctx, consult, undefined), receiver });
     detailsShown = true;
   });

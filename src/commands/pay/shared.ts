@@ -6,7 +6,7 @@
  */
 import { transferAnomalies } from '../../api/outcomes.js';
 import { paginate } from '../../api/paginate.js';
-import { sendTransfer, type TransferResult } from '../../api/resources/payments.js';
+import { type DictConsultation, sendTransfer, type TransferResult } from '../../api/resources/payments.js';
 import { readStatement } from '../../api/resources/statement.js';
 import type { Settings } from '../../config/types.js';
 import type { Deps } from '../../context.js';
@@ -19,6 +19,7 @@ import {
   formatBRL,
   formatDecimal,
 } from '../../domain/money.js';
+import { answersForKey, type PixKey } from '../../domain/pixkey.js';
 import { type Debit, duplicateDebit, type PaidTo, unexplainedDebits } from '../../domain/statementguard.js';
 import { formatDateTime } from '../../domain/when.js';
 import { describeSystemError, PixError, usageError } from '../../errors.js';
@@ -221,6 +222,18 @@ export function checkNotExpired(ctx: PayContext, expiration: string | null | und
     `the code expired at ${formatDateTime(expiration, ctx.settings.timeZone.value)}; nothing was sent`,
     { hint: 'ask the receiver for a new code' },
   );
+}
+
+/**
+ * Why a key consultation does not answer for the key asked, or undefined. A consultation of another key
+ * names another receiver than the one asked for: nothing is sent (`pay key` exit 8, a batch row
+ * `not_payable`), whatever its owner's name looks like.
+ */
+export function keyAnswerProblem(asked: PixKey, consult: DictConsultation): string | undefined {
+  if (answersForKey(asked, consult.key)) return undefined;
+  return typeof consult.key === 'string' && consult.key.trim() !== ''
+    ? `the consultation answers for the key ${safeText(consult.key, 80)}, not ${asked.key}, the key asked`
+    : `the consultation does not say which key it answers for (asked ${asked.key})`;
 }
 
 // ---------------------------------------------------------------------------------------------

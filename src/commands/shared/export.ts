@@ -2,7 +2,7 @@ import type { Page, PaginateSummary } from '../../api/paginate.js';
 import { paginate, shortfall } from '../../api/paginate.js';
 import type { Deps } from '../../context.js';
 import { counted } from '../../domain/words.js';
-import { interruptedError, PixError, stopSignalOf } from '../../errors.js';
+import { incompleteList, interruptedError, stopSignalOf } from '../../errors.js';
 import { createProgress } from '../../output/progress.js';
 import { createListWriter, type ListWriterOptions } from '../../output/records.js';
 
@@ -90,14 +90,11 @@ export function finishExport(deps: Deps, summary: PaginateSummary, subject: stri
   }
   const short = shortfall(summary);
   if (short === undefined) return;
-  throw new PixError(
-    'unavailable',
-    `the ${subject} export is incomplete: received ${short.received} of ${short.expected} records the server announced`,
-    {
-      hint:
-        summary.finalTotal === summary.total
-          ? 'the server stopped handing out records before its own total; the ones received were written; run it again later'
-          : 'the list changed while it was read, so records were skipped; the ones received were written; run it again',
-    },
+  throw incompleteList(
+    `the ${subject} export`,
+    short,
+    summary.finalTotal === summary.total
+      ? 'the server stopped handing out records before its own total; the ones received were written; run it again later'
+      : 'the list changed while it was read, so records were skipped; the ones received were written; run it again',
   );
 }

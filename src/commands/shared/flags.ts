@@ -28,18 +28,35 @@ export function parseOptions<S extends z.ZodMiniType>(
   throw usageError(flag, issue.message, hint);
 }
 
-/** A domain parser's refusal (InvalidValue) as a zod issue of the flag, its hint kept for parseOptions. */
-function domainTransform<I, T>(parse: (input: I) => T) {
+/**
+ * A domain parser's refusal (InvalidValue) as a zod issue of the flag, its hint kept for parseOptions.
+ * `path`: the option the issue names, when the parser reads the whole options object.
+ */
+function domainTransform<I, T>(parse: (input: I) => T, path?: string[]) {
   return z.transform((input: I, context): T => {
     try {
       return parse(input);
     } catch (error) {
       if (!(error instanceof InvalidValue)) throw error;
       const params = error.hint === undefined ? {} : { params: { hint: error.hint } };
-      context.issues.push({ code: 'custom', message: error.message, input, ...params });
+      context.issues.push({
+        code: 'custom',
+        message: error.message,
+        input,
+        ...(path ? { path } : {}),
+        ...params,
+      });
       return z.NEVER;
     }
   });
+}
+
+/**
+ * A domain parser over options already parsed (a value read with the help of another flag, such as a key
+ * with `--key-type`): its refusal is the issue of the option `key` names.
+ */
+export function fromDomainOptions<I, T>(key: string, parse: (options: I) => T) {
+  return domainTransform(parse, [key]);
 }
 
 /**

@@ -6,6 +6,7 @@ import { run } from '../../../src/main.js';
 import { sampleLines, sampleRows } from '../../../src/sandbox/batchfile.js';
 import { type SandboxServer, startSandboxServer } from '../../../src/sandbox/server.js';
 import { tempConfigDir } from '../../helpers/cli.js';
+import { dictAnswer } from '../../helpers/fake-pix-api.js';
 import { accountReads, type FakeServer, startFakeServer } from '../../helpers/fake-server.js';
 import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
 
@@ -189,24 +190,37 @@ describe('pix pay batch (in-process)', () => {
     expect(server!.requests).toHaveLength(0);
   });
 
-  it('refuses an unquoted 10,50 that fell into the description (exit 2, nothing sent); 10,Rent pays R$ 10,00', async () => {
+  it('refuses an unquoted 10,50 or 10,500 that fell into the description (exit 2, nothing sent); 10,Rent and 10,"500" pay R$ 10,00', async () => {
     const { dir, pix, count } = await setup(1);
     const split = join(dir, 'split.csv');
-    writeFileSync(split, 'id,key,amount,description\na1,ana@example.com,10,50\n');
-    const refused = await pix(['pay', 'batch', split, '--yes']);
-    expect(refused.code, refused.stderr).toBe(2);
-    expect(refused.stderr).toContain(
-      'line 2 (id a1): amount: "10" then "50" in the next field: an unquoted 10,50 split in two by the comma',
-    );
-    expect(refused.stderr).toMatch(/nothing was sent/);
+    for (const digits of ['50', '500']) {
+      writeFileSync(split, `id,key,amount,description\na1,ana@example.com,10,${digits}\n`);
+      const refused = await pix(['pay', 'batch', split, '--yes']);
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain(
+        `line 2 (id a1): amount: "10" then "${digits}" in the next field: an unquoted 10,${digits} split in two by the comma`,
+      );
+      expect(refused.stderr).toMatch(/nothing was sent/);
+    }
     expect(server!.requests).toHaveLength(0);
 
     const text = join(dir, 'text.csv');
-    writeFileSync(text, 'id,key,amount,description\na1,ana@example.com,10,Rent\n');
+    writeFileSync(
+      text,
+      'id,key,amount,description\na1,ana@example.com,10,Rent\na2,ana@example.com,10,"500"\n',
+    );
     const paid = await pix(['pay', 'batch', text, '--yes', '-o', 'ndjson']);
     expect(paid.code, paid.stderr).toBe(0);
-    expect(JSON.parse(paid.stdout)).toMatchObject({ id: 'a1', state: 'paid', amount: 10 });
-    expect(count('transfer')).toBe(1);
+    expect(
+      paid.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toMatchObject([
+      { id: 'a1', state: 'paid', amount: 10, description: 'Rent' },
+      { id: 'a2', state: 'paid', amount: 10, description: '500' },
+    ]);
+    expect(count('transfer')).toBe(2);
   });
 });
 
@@ -229,16 +243,12 @@ describe('pix pay batch: the description column', () => {
       if (read) return read;
       if (request.path.endsWith('/pix/dict/consult')) {
         const { key } = JSON.parse(request.body) as { key: string };
-        return {
-          kind: 'json',
-          status: 200,
-          body: {
-            key,
-            keyType: 'EMAIL',
-            endtoEndId: `E9999999920261123120000000${key.slice(0, 3)}`,
-            owner: { name: `Owner of ${key}`, type: 'NATURAL_PERSON', documentNumber: '12345678909' },
-          },
-        };
+        return dictAnswer(
+          key,
+          `Owner of ${key}`,
+          `E9999999920261123120000000${key.slice(0, 3)}`,
+          '12345678909',
+        );
       }
       transfers++;
       const { endToEndId, amount } = JSON.parse(request.body) as { endToEndId: string; amount: number };

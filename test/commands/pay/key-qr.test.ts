@@ -126,7 +126,11 @@ describe('pix pay key', () => {
   });
 
   it('accepts the endToEndId spelling too, and a phone typed with a mask is sent in E.164', async () => {
-    const consults = post(DICT_PATH, 200, dictConsult({ endtoEndId: undefined, endToEndId: E2E }));
+    const consults = post(
+      DICT_PATH,
+      200,
+      dictConsult({ key: '+5511912345678', keyType: 'PHONE', endtoEndId: undefined, endToEndId: E2E }),
+    );
     const transfers = post(TRANSFER_PATH, 201, transferResult);
     const result = await pix(['pay', 'key', '(11) 91234-5678', '--amount', '1', '-y']);
     expect(result.code).toBe(0);
