@@ -49,6 +49,7 @@ import { type JournalEntry, type PaymentIdentity, shortId } from '../../journal/
 import { type LookFor, recoveryHint } from '../../journal/record.js';
 import {
   type Blocker,
+  DUPLICATE_WINDOW_MS,
   type DuplicateQuery,
   recordedAccount,
   rowPaidElsewhere,
@@ -79,6 +80,8 @@ import {
 
 export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 16;
+/** Entries of a row's amount a batch holds: those started within the duplicate window, and more. */
+const RECENT_MS = 2 * DUPLICATE_WINDOW_MS;
 /** How many file problems (or unpayable rows) are listed on stderr. */
 const SHOWN_PROBLEMS = 20;
 
@@ -307,11 +310,15 @@ function identityOf(batch: string, row: BatchRow, payee: BatchItem['payee'] = {}
 
 /**
  * What a file's rows ask of the journal. `asked`: the entries a batch holds in memory — its row ids', its
- * payees' and its amounts' (a receiver is also known by document) — since the rules (rules.ts) look at no others, and a long journal then costs a row nothing
+ * payees', and the recent ones of its amounts (a receiver is also known by its document, whatever key
+ * named it, within the duplicate window) — since the rules (rules.ts) look at no others, and a long journal then costs a row nothing
  * more. `ownRow`: an entry that is a row of this file, left out of the duplicate guard (rows of one file
  * with distinct ids are the operator's intent).
  */
-function journalQuestions(rows: readonly BatchRow[]): {
+function journalQuestions(
+  rows: readonly BatchRow[],
+  now: Date,
+): {
   asked: (entry: JournalEntry) => boolean;
   ownRow: NonNullable<Scope['skip']>;
 } {
@@ -319,6 +326,7 @@ function journalQuestions(rows: readonly BatchRow[]): {
   const keys = new Set<string>();
   const codes = new Set<string>();
   const amounts = new Set<number>();
+  const recent = now.getTime() - RECENT_MS;
   for (const { id, target, amount } of rows) {
     ids.add(id);
     if (target.kind === 'key') keys.add(target.key);
@@ -332,7 +340,8 @@ function journalQuestions(rows: readonly BatchRow[]): {
     asked: (entry) => {
       const { payment } = entry;
       if (payment === undefined) return false;
-      if (ownRow(entry) || amounts.has(entry.amountCentavos)) return true;
+      if (ownRow(entry)) return true;
+      if (amounts.has(entry.amountCentavos) && Date.parse(entry.at) >= recent) return true;
       if (payment.method === 'key') return payment.key !== undefined && keys.has(payment.key);
       return payment.emvHash !== undefined && codes.has(payment.emvHash);
     },
@@ -594,7 +603,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   for (const warning of parsed.warnings.slice(0, SHOWN_PROBLEMS)) {
     stderr.write(`warning: ${safeText(formatProblem(warning), 300)}\n`);
   }
-  const questions = journalQuestions(parsed.rows);
+  const questions = journalQuestions(parsed.rows, deps.clock.now());
   const ctx = await startPayment(
     deps,
     {

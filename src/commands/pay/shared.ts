@@ -98,8 +98,12 @@ export interface PayContext {
   mode: OutputMode;
   journal: Journal;
   flags: PayFlags;
-  /** The statement's debits no journal payment explains: read once, by the first payment that asks. */
-  unexplained?: Promise<Debit[]>;
+  /** The statement's debits of the window: read once, by the first payment that asks. */
+  debits?: Promise<Debit[]>;
+  /** Whether `journal` holds every entry (a batch holds only those its rows ask about). */
+  whole: boolean;
+  /** The journal payments that may explain debits, by amount (read once per amount). */
+  explained?: Map<Centavos, Promise<PaidTo[]>>;
   /** Journal entries a `--allow-duplicate` warning named already. */
   warned?: Set<string>;
 }
@@ -131,12 +135,7 @@ export async function startPayment(
 ): Promise<PayContext> {
   if (!flags.confirmLater) refuseUnconfirmable(deps, flags);
   const settings = await deps.settings();
-  // The statement guard asks the journal for this account's recent payments: a batch holds those too.
-  const since = deps.clock.now().getTime() - windowOf(flags) - EXPLAIN_SLACK_MS;
-  const journal = await journalOf(
-    deps,
-    only && ((entry) => only(entry) || (entry.kind === 'payment' && Date.parse(entry.at) >= since)),
-  );
+  const journal = await journalOf(deps, only);
   journal.checkSound();
   return {
     deps,
@@ -145,6 +144,7 @@ export async function startPayment(
     mode: await outputMode(deps, settings.timeZone.value),
     journal,
     flags,
+    whole: only === undefined,
   };
 }
 
@@ -248,15 +248,13 @@ function windowOf(flags: PayFlags): number {
 }
 
 /**
- * The account's debits of the window that no payment of this journal explains (domain/statementguard.ts):
- * one statement read per command (every page of the window), in the account's time (the sandbox's clock).
+ * The account's debits of the window (domain/statementguard.ts): one statement read per command (every
+ * page of the window), in the account's time (the sandbox's clock).
  */
-async function readUnexplained(ctx: PayContext): Promise<Debit[]> {
-  const { deps, account, journal } = ctx;
-  const client = await deps.api();
-  const windowMs = windowOf(ctx.flags);
+async function readDebits(ctx: PayContext): Promise<Debit[]> {
+  const client = await ctx.deps.api();
   const to = client.clock.now();
-  const from = new Date(to.getTime() - windowMs);
+  const from = new Date(to.getTime() - windowOf(ctx.flags));
   const { pages } = await paginate(
     async (offset, limit) => {
       const page = await readStatement(client, {
@@ -283,22 +281,24 @@ async function readUnexplained(ctx: PayContext): Promise<Debit[]> {
       });
     }
   }
-  const since = deps.clock.now().getTime() - windowMs - EXPLAIN_SLACK_MS;
-  const explained = journal
+  return debits;
+}
+
+/**
+ * This account's payments of `amount` that may explain a debit of the window: not refused, started since
+ * a little before it (a transfer settles after it is sent). Asked only for the amount of a debit that looks
+ * like the payment, so a batch holding few entries of a long journal reads it again only then.
+ */
+async function explanations(ctx: PayContext, amount: Centavos): Promise<PaidTo[]> {
+  const { deps, account } = ctx;
+  const since = deps.clock.now().getTime() - windowOf(ctx.flags) - EXPLAIN_SLACK_MS;
+  const mine = (entry: JournalEntry) =>
+    entry.kind === 'payment' && entry.amountCentavos === amount && Date.parse(entry.at) >= since;
+  const journal = ctx.whole ? ctx.journal : await journalOf(deps, mine);
+  return journal
     .read()
-    .filter(
-      (entry) =>
-        entry.kind === 'payment' &&
-        effectiveState(entry) !== 'failed' &&
-        ofAccount(entry, account) &&
-        Date.parse(entry.at) >= since,
-    )
-    .map((entry) => ({
-      amount: entry.amountCentavos,
-      document: entry.payment?.document,
-      name: entry.receiver,
-    }));
-  return unexplainedDebits(debits, explained);
+    .filter((entry) => mine(entry) && effectiveState(entry) !== 'failed' && ofAccount(entry, account))
+    .map((entry) => ({ amount, document: entry.payment?.document, name: entry.receiver }));
 }
 
 /**
@@ -345,7 +345,7 @@ export async function checkStatement(ctx: PayContext, payment: PaidTo): Promise<
  */
 export async function statementDuplicate(ctx: PayContext, payment: PaidTo): Promise<Debit | undefined> {
   if (windowOf(ctx.flags) === 0) return undefined;
-  ctx.unexplained ??= readUnexplained(ctx).catch((error: unknown) => {
+  ctx.debits ??= readDebits(ctx).catch((error: unknown) => {
     if (error instanceof PixError && error.kind === 'unavailable') {
       throw new PixError(
         'unavailable',
@@ -355,7 +355,15 @@ export async function statementDuplicate(ctx: PayContext, payment: PaidTo): Prom
     }
     throw error;
   });
-  return duplicateDebit(await ctx.unexplained, payment);
+  const alike = (await ctx.debits).filter((debit) => debit.amount === payment.amount);
+  if (duplicateDebit(alike, payment) === undefined) return undefined;
+  ctx.explained ??= new Map();
+  let explained = ctx.explained.get(payment.amount);
+  if (explained === undefined) {
+    explained = explanations(ctx, payment.amount);
+    ctx.explained.set(payment.amount, explained);
+  }
+  return duplicateDebit(unexplainedDebits(alike, await explained), payment);
 }
 
 /** `R$ 50,00 to NAME (doc ***.456.789-**) at 2026-03-10 09:00 (statement entry 1a2b3c4d)`. */
