@@ -4,27 +4,11 @@
  * Every journal, charge-ledger and event-log question is asked of it, never of a profile's name or a URL's
  * spelling. The ONE place an Account is made.
  */
-import { paginate } from '../../api/paginate.js';
-import { listKeys } from '../../api/resources/keys.js';
+import { everyKey } from '../../api/resources/keys.js';
 import type { Settings } from '../../config/types.js';
 import type { Deps } from '../../context.js';
 import { credentialFingerprint, type LearnedAccount, openAccounts } from '../../journal/accounts.js';
 import type { Account } from '../../journal/rules.js';
-
-/** The ids of every key the account lists (all pages). */
-async function listedKeyIds(deps: Deps): Promise<string[]> {
-  const client = await deps.api();
-  const { pages } = await paginate(
-    async (offset, limit) => {
-      const page = await listKeys(client, { limit, offset });
-      return { total: page.total, items: page.result };
-    },
-    { pageSize: 100, concurrency: 2, idOf: (key) => key.id },
-  );
-  const ids: string[] = [];
-  for await (const page of pages) for (const key of page) ids.push(key.id);
-  return ids;
-}
 
 /**
  * What the credentials are remembered by (a digest: never a secret). The embedded sandbox has none, and a
@@ -60,7 +44,8 @@ export async function accountOf(deps: Deps): Promise<Account> {
   let learned: LearnedAccount | undefined =
     fingerprint === undefined ? undefined : accounts.cached(fingerprint, now);
   if (learned === undefined) {
-    const keyIds = await listedKeyIds(deps);
+    const keys = await everyKey(client, 'nothing was sent; run it again later');
+    const keyIds = keys.map((key) => key.id);
     const credentialId =
       settings.credentials.kind === 'client' ? settings.credentials.clientKey.value : undefined;
     learned = await accounts.learn({ keyIds, baseUrl, host, credentialId, fingerprint, now });
