@@ -5,8 +5,9 @@
  * so a 100,000-entry account costs a few hundred bytes on disk. StatementView merges them with the
  * account's own activity.
  */
-import { randomUUID } from 'node:crypto';
+
 import { SANDBOX_DEFAULT_KEY } from '../config/types.js';
+import { randomUUID } from './body.js';
 import type { GeneratedStatement, KeyRecord, Party, SandboxState, StoredEntry } from './model.js';
 
 export const SANDBOX_ISPB = '99999999';
