@@ -6,7 +6,7 @@ import { answerRequest } from '../src/sandbox/answer.js';
 import { inProcessTransport } from '../src/sandbox/embedded.js';
 import { StateStore } from '../src/sandbox/store.js';
 import { tempConfigDir } from './helpers/cli.js';
-import { type FakeServer, startFakeServer } from './helpers/fake-server.js';
+import { accountReads, type FakeServer, startFakeServer } from './helpers/fake-server.js';
 import { createTestIO } from './helpers/io.js';
 
 let server: FakeServer | undefined;
@@ -19,6 +19,9 @@ afterEach(async () => {
 async function interruptedRun(args: string[], signal: 'SIGINT' | 'SIGTERM', dir = tempConfigDir()) {
   const controller = new AbortController();
   server = await startFakeServer((request) => {
+    // A payment reads its account's keys and statement first: answered, so the signal meets the transfer.
+    const read = args[0] === 'pay' ? accountReads(request) : undefined;
+    if (read) return read;
     if (request.path.endsWith('/pix/dict/consult')) {
       return {
         kind: 'json',

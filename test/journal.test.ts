@@ -48,8 +48,9 @@ function clockAt(date: Date) {
   };
 }
 
-const keyStart = (key = 'ana@example.com', amountCentavos = 1050): StartFields => ({
+const keyStart = (key = 'ana@example.com', amountCentavos = 1050): StartFields & { account: string } => ({
   kind: 'payment',
+  account: 'acct_prod',
   profile: 'prod',
   host: 'api.example.test',
   amountCentavos,
@@ -67,8 +68,14 @@ const entry = (over: Partial<JournalEntry> = {}): JournalEntry => ({
   ...over,
 });
 
-/** The account of keyStart's lines (they predate baseUrl, so their host is compared). */
-const ACCOUNT: Account = { profile: 'prod', baseUrl: 'https://api.example.test', host: 'api.example.test' };
+/** The account of keyStart's lines; lines of older versions (no account) are its own by their host. */
+const ACCOUNT: Account = {
+  id: 'acct_prod',
+  profile: 'prod',
+  baseUrl: 'https://api.example.test',
+  host: 'api.example.test',
+  legacy: [{ baseUrl: 'https://api.example.test', host: 'api.example.test' }],
+};
 const block = (entries: readonly JournalEntry[], query: DuplicateQuery, now: Date) =>
   findBlocking(entries, query, now, ACCOUNT);
 
@@ -233,7 +240,9 @@ describe('journal file', () => {
     // And the rules apply to them: the old unknown QR payment blocks the same code, on the API of their
     // host (the first format has no base URL), and on no other.
     const query: DuplicateQuery = { method: 'qr', emvHash: 'h1', dynamic: true, amountCentavos: 99 };
-    expect(findBlocking(entries, query, later(DAY), { ...ACCOUNT, host: 'h' })).toMatchObject({
+    expect(
+      findBlocking(entries, query, later(DAY), { ...ACCOUNT, legacy: [{ baseUrl: 'https://h', host: 'h' }] }),
+    ).toMatchObject({
       why: 'unresolved',
     });
     expect(findBlocking(entries, query, later(DAY), ACCOUNT)).toBeUndefined();
@@ -244,6 +253,7 @@ describe('journal file', () => {
     const journal = openJournal(dir, clockAt(T0));
     const start = journal.begin({
       kind: 'charge',
+      account: 'acct_p',
       profile: 'p',
       host: 'h',
       amountCentavos: 500,
@@ -289,7 +299,7 @@ describe('journal file', () => {
       import { openJournal } from ${JSON.stringify(module)};
       const j = openJournal(process.argv[1], { now: () => new Date() });
       for (let i = 0; i < 150; i++) {
-        const s = j.begin({ kind: 'payment', profile: 'p', host: 'h', amountCentavos: i + 1, endToEndId: 'E' + i, payment: { method: 'key', key: 'k' + process.pid + '-' + i + 'x'.repeat(300) } });
+        const s = j.begin({ kind: 'payment', account: 'a', profile: 'p', host: 'h', amountCentavos: i + 1, endToEndId: 'E' + i, payment: { method: 'key', key: 'k' + process.pid + '-' + i + 'x'.repeat(300) } });
         j.finish(s.id, { state: 'done', transferId: 't' + i });
       }`;
     const tsx = fileURLToPath(new URL('../node_modules/tsx/dist/cli.mjs', import.meta.url));

@@ -75,8 +75,10 @@ export function checkTransport(url: URL): void {
 }
 
 /**
- * Checks a base URL and returns its canonical form (lower-case host, no default port, no trailing
- * slash), the form stored secrets are compared by. Throws InvalidValue with the reason.
+ * Checks a base URL and returns its canonical form (lower-case host, no final dot on the host, no default
+ * port, no trailing slash), the form stored secrets and records are compared by: `https://API.example.com.:443/`
+ * and `https://api.example.com` are one API. Which ACCOUNT a base URL reaches is another question, answered
+ * by the API itself (commands/shared/account.ts). Throws InvalidValue with the reason.
  */
 export function normalizeBaseUrl(text: string): string {
   let url: URL;
@@ -88,5 +90,9 @@ export function normalizeBaseUrl(text: string): string {
   checkTransport(url);
   if (url.username || url.password) throw new InvalidValue('must not contain a user name or password');
   if (url.search || url.hash) throw new InvalidValue('must not have a query or a fragment');
-  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  // A fully qualified name's final dot names the same host (RFC 1034 §3.1); `new URL` keeps it.
+  const hostname = url.hostname.replace(/\.$/, '');
+  if (hostname === '') throw new InvalidValue('has no host name');
+  const host = url.port === '' ? hostname : `${hostname}:${url.port}`;
+  return `${url.protocol}//${host}${url.pathname.replace(/\/+$/, '')}`;
 }

@@ -98,3 +98,25 @@ export function maskDocument(doc: string): string {
   if (/^[0-9A-Z]{12}\d{2}$/.test(value)) return formatCnpj(value, { version: 2, obfuscate: true });
   return doc;
 }
+
+/** How many characters two documents must both show, and agree on, to be one person's. */
+const MIN_SHOWN_IN_COMMON = 6;
+
+/**
+ * Whether two CPFs/CNPJs can be the same person's, as far as their masks let one see: the EMV consultation
+ * masks the receiver's document (`***.456.789-**`), the key consultation and the statement give it whole.
+ * Equal length once bare, every position both show equal, and at least 6 of them shown by both: a mask
+ * that hides more than that proves nothing.
+ */
+export function documentsAgree(a: string | undefined, b: string | undefined): boolean {
+  if (a === undefined || b === undefined) return false;
+  const [x, y] = [strip(a).toUpperCase(), strip(b).toUpperCase()];
+  if (x.length !== y.length || x.length === 0) return false;
+  let shown = 0;
+  for (let i = 0; i < x.length; i++) {
+    if (x[i] === '*' || y[i] === '*') continue;
+    if (x[i] !== y[i]) return false;
+    shown++;
+  }
+  return shown >= MIN_SHOWN_IN_COMMON;
+}

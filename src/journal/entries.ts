@@ -52,11 +52,24 @@ export interface PaymentIdentity {
   dynamic?: boolean;
   /** Set for a row of a batch: a row once paid is never paid again. */
   batchRow?: BatchRow;
+  /**
+   * The receiver's CPF/CNPJ as the consultation answered it: whole from a key consultation, masked from a
+   * code's (compared as far as the masks show).
+   */
+  document?: string;
+  /** The receiver's institution (ISPB) as the consultation answered it. */
+  participant?: string;
 }
 
 /** What is known when an entry starts, before the request is sent. */
 export interface StartFields {
   kind: EntryKind;
+  /**
+   * The account, as the API identifies it (journal/accounts.ts): every rule asks its question of it. Lines
+   * written before it was recorded are attached by their base URL or host (rules.ts ofAccount).
+   */
+  account?: string;
+  /** The profile that sent it: for people; the rules never ask (a profile is a name, not an account). */
   profile: string;
   /** The API host the request goes to. */
   host: string;
@@ -229,6 +242,8 @@ function startEntry(record: Record<string, unknown>, intern: Intern): JournalEnt
   };
   const baseUrl = intern(str(record.baseUrl));
   if (baseUrl !== undefined) entry.baseUrl = baseUrl;
+  const account = intern(str(record.account));
+  if (account !== undefined) entry.account = account;
   if (typeof record.pid === 'number' && Number.isSafeInteger(record.pid)) entry.pid = record.pid;
   const receiver = intern(str(record.receiver));
   const endToEndId = str(record.endToEndId);
@@ -263,6 +278,10 @@ function startEntry(record: Record<string, unknown>, intern: Intern): JournalEnt
   const emvHash = str(source?.emvHash);
   if (key !== undefined) payment.key = key;
   if (emvHash !== undefined) payment.emvHash = emvHash;
+  const document = str(source?.document);
+  const participant = intern(str(source?.participant));
+  if (document !== undefined) payment.document = document;
+  if (participant !== undefined) payment.participant = participant;
   if (typeof source?.dynamic === 'boolean') payment.dynamic = source.dynamic;
   const batchRow = source?.batchRow as Record<string, unknown> | undefined;
   if (typeof batchRow?.batch === 'string' && typeof batchRow.row === 'string') {
@@ -441,13 +460,14 @@ export function createJournalParser(
 
 /** The start line of an entry, as written to the file. */
 export function startLine(entry: JournalEntry): Record<string, unknown> {
-  const { id, at, kind, state, profile, host, baseUrl, pid, amountCentavos } = entry;
+  const { id, at, kind, state, account, profile, host, baseUrl, pid, amountCentavos } = entry;
   const { receiver, endToEndId, payment, charge } = entry;
   return {
     id,
     at,
     kind,
     state,
+    ...(account === undefined ? {} : { account }),
     profile,
     host,
     ...(baseUrl === undefined ? {} : { baseUrl }),

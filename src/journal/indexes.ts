@@ -4,14 +4,21 @@
  * them once per row. Entries are indexed by what the rules (rules.ts) compare — the batch row id, and
  * who gets paid — and the index holds the entries themselves, which later lines update in place.
  */
+import type { Centavos } from '../domain/money.js';
 import type { JournalEntry, PaymentIdentity } from './entries.js';
 
 export interface JournalIndex {
   add(entry: JournalEntry): void;
   /** The payments of batch rows with this row id, oldest first. */
   byRow(row: string): readonly JournalEntry[];
-  /** The payments to the same key or code, oldest first. */
-  byPayee(identity: PaymentIdentity): readonly JournalEntry[];
+  /**
+   * The payments that may be to the same payee (rules.ts samePayee), oldest first: to the same key or
+   * code, or of the same amount (a receiver is also known by document and institution, which a mask keeps
+   * from being a key of a map).
+   */
+  byPayee(identity: PaymentIdentity, amount: Centavos): readonly JournalEntry[];
+  /** The payments of this amount, oldest first. */
+  byAmount(amount: Centavos): readonly JournalEntry[];
 }
 
 const NONE: readonly JournalEntry[] = Object.freeze([]);
@@ -40,18 +47,23 @@ export function createJournalIndex(): JournalIndex {
   // Keys and codes apart: a code's digest is never a key, and no key string has to be built per entry.
   const keys = new Multimap();
   const codes = new Multimap();
+  const amounts = new Multimap();
   return {
     add(entry) {
       const { payment } = entry;
       if (entry.kind !== 'payment' || payment === undefined) return;
       if (payment.batchRow !== undefined) rows.add(payment.batchRow.row, entry);
-      if (payment.method === 'key' && payment.key !== undefined) keys.add(payment.key, entry);
-      if (payment.method === 'qr' && payment.emvHash !== undefined) codes.add(payment.emvHash, entry);
+      if (payment.key !== undefined) keys.add(payment.key, entry);
+      if (payment.emvHash !== undefined) codes.add(payment.emvHash, entry);
+      amounts.add(String(entry.amountCentavos), entry);
     },
     byRow: (row) => rows.get(row),
-    byPayee(identity) {
-      if (identity.method === 'key') return identity.key === undefined ? NONE : keys.get(identity.key);
-      return identity.emvHash === undefined ? NONE : codes.get(identity.emvHash);
+    byPayee(identity, amount) {
+      const found = new Set<JournalEntry>(amounts.get(String(amount)));
+      if (identity.emvHash !== undefined) for (const entry of codes.get(identity.emvHash)) found.add(entry);
+      if (identity.key !== undefined) for (const entry of keys.get(identity.key)) found.add(entry);
+      return [...found].sort((a, b) => a.seq - b.seq);
     },
+    byAmount: (amount) => amounts.get(String(amount)),
   };
 }

@@ -46,8 +46,11 @@ export interface LedgerRecord {
   /** The payer's CPF/CNPJ (digits) it was made out to. */
   payerDocument?: string | undefined;
   payerName?: string | undefined;
+  /** The account it was created on (undefined on lines of older versions: ofAccount attaches them). */
+  account?: string | undefined;
   profile: string;
   host: string;
+  baseUrl?: string | undefined;
   match?: ChargeMatchRecord | undefined;
   matchedAt?: string | undefined;
   /** Set by markAmbiguous: the entries that could have paid it, and the charges that could take them. */
@@ -83,8 +86,10 @@ export function chargeLedger(entries: readonly JournalEntry[], now: Date): Ledge
       pixKey: created.pixKey,
       payerDocument: entry.charge.payerDocument,
       payerName: entry.charge.payerName,
+      account: entry.account,
       profile: entry.profile,
       host: entry.host,
+      baseUrl: entry.baseUrl,
       match: entry.match,
       matchedAt: entry.matchedAt,
     });

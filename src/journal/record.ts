@@ -18,6 +18,7 @@ import {
   type JournalEntry,
   shortId,
 } from './entries.js';
+import { type Account, recordedAccount } from './rules.js';
 import { type Journal, openJournal } from './store.js';
 
 /** The journal of the command's config directory (`only`: the entries to hold, store.ts openJournal). */
@@ -200,17 +201,16 @@ function createdOf(charge: CreatedCharge): ChargeCreated {
  */
 export async function journaledCharge<T extends CreatedCharge>(
   deps: Deps,
+  account: Account,
   charge: ChargeRequest,
   send: () => Promise<T>,
 ): Promise<{ charge: T; entry: JournalEntry }> {
-  const [journal, settings, client] = await Promise.all([journalOf(deps), deps.settings(), deps.api()]);
+  const journal = await journalOf(deps);
   // A damaged line may be this charge's record: a charge created twice is a customer asked twice.
   journal.checkSound();
   const entry = journal.begin({
     kind: 'charge',
-    profile: settings.profile.value,
-    host: new URL(client.baseUrl).host,
-    baseUrl: settings.baseUrl.value,
+    ...recordedAccount(account),
     amountCentavos: charge.amountCentavos,
     charge: {
       type: charge.type,

@@ -8,10 +8,15 @@
  * - A `done` payment blocks the same dynamic code forever, and the same key (or static code) and amount
  *   for 10 minutes; a batch row once paid is never paid again.
  * - A `failed` payment (refused, or never sent) blocks nothing.
- * - Every question is asked of one account (Account): a payment made on another API never blocks or
- *   pays one here, so a sandbox rehearsal does not mark the real batch paid.
+ * - Every question is asked of one account (Account), as the API identifies it: a payment made on
+ *   another account never blocks or pays one here (a sandbox rehearsal does not mark the real batch
+ *   paid), and one made on this account counts whichever profile, spelling of the URL or machine's
+ *   record made it.
  */
+
+import { documentsAgree } from '../domain/documents.js';
 import type { Centavos } from '../domain/money.js';
+import type { LegacyClaim } from './accounts.js';
 import type { EntryState, JournalEntry, PaymentIdentity } from './entries.js';
 
 /** The same key (or static code) and amount within this window of a `done` payment is a duplicate. */
@@ -40,31 +45,37 @@ export interface DuplicateQuery extends PaymentIdentity {
 }
 
 /**
- * The account a command pays from: its profile and the profile's API. There is no account id in the
- * API, so the API's normalised base URL stands for it (the embedded sandbox has its own,
- * `http://127.0.0.1:0`); `host` is what lines written before the base URL was recorded are compared by.
+ * The account a command pays from, as the API identifies it (journal/accounts.ts): its id, and what a new
+ * record also names for people (the profile, the base URL, the host). Records written before accounts
+ * were known carry only a base URL or a host: those of the URLs the account claimed (`legacy`) are its own.
  */
 export interface Account {
+  id: string;
   profile: string;
-  /** The profile's names before a rename (`pix profile rename`): entries under them are its own. */
-  formerNames?: readonly string[] | undefined;
   baseUrl: string;
   host: string;
+  legacy: readonly LegacyClaim[];
 }
 
-/** Whether the entry was sent to this account's API (whichever profile sent it). */
-export function sameApi(entry: JournalEntry, account: Account): boolean {
-  return entry.baseUrl === undefined ? entry.host === account.host : entry.baseUrl === account.baseUrl;
+/** What a new journal entry records of the account it was made on. */
+export function recordedAccount(account: Account): {
+  account: string;
+  profile: string;
+  host: string;
+  baseUrl: string;
+} {
+  return { account: account.id, profile: account.profile, host: account.host, baseUrl: account.baseUrl };
 }
 
-/** Whether the entry was sent from this profile to this profile's API. */
-export function sameAccount(entry: JournalEntry, account: Account): boolean {
-  return isProfileOf(entry.profile, account) && sameApi(entry, account);
-}
-
-/** Whether `name` is the account's profile, now or before a rename. */
-export function isProfileOf(name: string, account: Pick<Account, 'profile' | 'formerNames'>): boolean {
-  return name === account.profile || (account.formerNames?.includes(name) ?? false);
+/** Whether a record (a journal entry, a charge of the ledger) belongs to this account. */
+export function ofAccount(
+  record: { account?: string | undefined; baseUrl?: string | undefined; host: string },
+  account: Account,
+): boolean {
+  if (record.account !== undefined) return record.account === account.id;
+  return account.legacy.some((claim) =>
+    record.baseUrl === undefined ? record.host === claim.host : record.baseUrl === claim.baseUrl,
+  );
 }
 
 /** An earlier payment that stops this one, and why: still unresolved, or already paid. */
@@ -73,12 +84,31 @@ export interface Blocker {
   why: 'unresolved' | 'paid';
 }
 
-/** Whether two payments go to the same key, or by the same code, whatever the amount. */
-function sameReceiver(earlier: PaymentIdentity | undefined, identity: PaymentIdentity): boolean {
+/** Whether two payments name the same key, or the same code, as they were given (a batch row's target). */
+function sameTarget(earlier: PaymentIdentity | undefined, identity: PaymentIdentity): boolean {
   if (earlier === undefined || earlier.method !== identity.method) return false;
   const [was, is] =
     identity.method === 'key' ? [earlier.key, identity.key] : [earlier.emvHash, identity.emvHash];
   return was !== undefined && was === is;
+}
+
+/** The same code, whatever the amount. */
+function sameCode(earlier: PaymentIdentity, identity: PaymentIdentity): boolean {
+  return earlier.emvHash !== undefined && earlier.emvHash === identity.emvHash;
+}
+
+/**
+ * The same receiver, as the consultations answered: the same key (a static code's own key included), or
+ * the same document (as far as the masks show: domain/documents.ts) at the same institution. A key, a
+ * static code of it, that code with another txid or another merchant name: one receiver.
+ */
+export function sameRecipient(earlier: PaymentIdentity, identity: PaymentIdentity): boolean {
+  if (earlier.key !== undefined && earlier.key === identity.key) return true;
+  return (
+    earlier.participant !== undefined &&
+    earlier.participant === identity.participant &&
+    documentsAgree(earlier.document, identity.document)
+  );
 }
 
 /** A dynamic code is one payment whatever the amount, and however long ago it was paid. */
@@ -86,10 +116,16 @@ function eitherDynamic(entry: JournalEntry, query: DuplicateQuery): boolean {
   return query.method === 'qr' && (query.dynamic === true || entry.payment?.dynamic === true);
 }
 
-/** The same payment: the same receiver and, but for a dynamic code, the same amount. */
+/**
+ * The same payment: the same dynamic code, whatever the amount; else the same amount to the same code or
+ * receiver. Two dynamic codes are two charges, even of one merchant and amount: the server pays each once.
+ */
 function samePayee(entry: JournalEntry, query: DuplicateQuery): boolean {
-  if (!sameReceiver(entry.payment, query)) return false;
-  return eitherDynamic(entry, query) || entry.amountCentavos === query.amountCentavos;
+  const earlier = entry.payment;
+  if (earlier === undefined) return false;
+  if (eitherDynamic(entry, query)) return sameCode(earlier, query);
+  if (entry.amountCentavos !== query.amountCentavos) return false;
+  return sameCode(earlier, query) || sameRecipient(earlier, query);
 }
 
 /** What an entry's state says to the rules: nothing (failed), or why it blocks. */
@@ -100,7 +136,7 @@ function blockingState(entry: JournalEntry): Blocker['why'] | undefined {
   return state === 'done' ? 'paid' : 'unresolved';
 }
 
-/** Why `entry` stops the payment `query` at `now`, if it does (the same API, whichever profile). */
+/** Why `entry` stops the payment `query` at `now`, if it does (the same account, whichever profile). */
 function blocks(
   entry: JournalEntry,
   query: DuplicateQuery,
@@ -108,7 +144,7 @@ function blocks(
   account: Account,
 ): Blocker['why'] | undefined {
   const why = blockingState(entry);
-  if (why === undefined || !sameApi(entry, account) || !samePayee(entry, query)) return undefined;
+  if (why === undefined || !ofAccount(entry, account) || !samePayee(entry, query)) return undefined;
   if (why === 'unresolved') return why;
   if (eitherDynamic(entry, query)) return why;
   const age = now.getTime() - Date.parse(entry.at);
@@ -149,8 +185,8 @@ function latestBlocker(
 
 /**
  * The duplicate guard, one for all money (pay key, pay qr, each batch row): the earlier payment to the
- * same payee on the same API that stops `query`, if any. `candidates` are the payments to the same key
- * or code (the index's byPayee), oldest first.
+ * same payee on the same account that stops `query`, if any. `candidates` are the payments that may be
+ * to the same payee (the index's byPayee: the same key, code or amount), oldest first.
  */
 export function findBlocking(
   candidates: readonly JournalEntry[],
@@ -164,10 +200,9 @@ export function findBlocking(
 
 /**
  * What stops a batch row id from being paid (pix pay batch), from the payments of that row id (the
- * index's byRow), oldest first: a row sent with no known outcome to the same API is held until
- * `pix journal resolve`, whichever profile sent it; a row id paid from this profile on this API is
- * never paid again, whatever file it came from. A row id paid on another account is not paid here
- * (rowPaidElsewhere names it).
+ * index's byRow), oldest first: a row of this account sent with no known outcome is held until
+ * `pix journal resolve`, and one paid is never paid again, whatever file, profile or spelling of the URL
+ * it came from. A row id paid on another account is not paid here (rowPaidElsewhere names it).
  */
 export function rowBlocker(
   candidates: readonly JournalEntry[],
@@ -176,8 +211,7 @@ export function rowBlocker(
 ): Blocker | undefined {
   return latestBlocker(candidates, scope, (entry) => {
     const why = blockingState(entry);
-    if (why === 'unresolved') return sameApi(entry, account) ? why : undefined;
-    return why === 'paid' && sameAccount(entry, account) ? why : undefined;
+    return why !== undefined && ofAccount(entry, account) ? why : undefined;
   });
 }
 
@@ -188,7 +222,7 @@ export function rowPaidElsewhere(
 ): JournalEntry | undefined {
   for (let index = candidates.length - 1; index >= 0; index--) {
     const entry = candidates[index]!;
-    if (blockingState(entry) === 'paid' && !sameAccount(entry, account)) return entry;
+    if (blockingState(entry) === 'paid' && !ofAccount(entry, account)) return entry;
   }
   return undefined;
 }
@@ -204,7 +238,7 @@ export function sameRowPayment(
   identity: PaymentIdentity,
   amount: Centavos | undefined,
 ): boolean {
-  return sameReceiver(entry.payment, identity) && (amount === undefined || entry.amountCentavos === amount);
+  return sameTarget(entry.payment, identity) && (amount === undefined || entry.amountCentavos === amount);
 }
 
 export type Lookup =

@@ -51,7 +51,7 @@ export interface Journal {
    */
   checkSound(): void;
   /** Appends the `sending` line (on disk before this returns) and returns the entry. */
-  begin(fields: StartFields): JournalEntry;
+  begin(fields: StartFields & { account: string }): JournalEntry;
   /** Appends the outcome of entry `id`. */
   finish(id: string, outcome: FinishFields): void;
   /** Appends the operator's finding about entry `id`. */
@@ -194,7 +194,13 @@ export function openJournal(
     findBlocking(query, account, scope = {}) {
       const loaded = load();
       if (loaded === undefined) return undefined;
-      return findBlocking(loaded.index.byPayee(query), query, clock.now(), account, seqOf(loaded, scope));
+      return findBlocking(
+        loaded.index.byPayee(query, query.amountCentavos),
+        query,
+        clock.now(),
+        account,
+        seqOf(loaded, scope),
+      );
     },
     rowBlocker(row, account, scope = {}) {
       const loaded = load();

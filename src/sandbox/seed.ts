@@ -5,7 +5,9 @@
  * so a 100,000-entry account costs a few hundred bytes on disk. StatementView merges them with the
  * account's own activity.
  */
+
 import { SANDBOX_DEFAULT_KEY } from '../config/types.js';
+import { randomUUID } from './body.js';
 import type { GeneratedStatement, KeyRecord, Party, SandboxState, StoredEntry } from './model.js';
 
 export const SANDBOX_ISPB = '99999999';
@@ -14,21 +16,22 @@ export const DEFAULT_GENERATED_ENTRIES = 36;
 const GENERATED_SEED = 20240601;
 const DAY_MS = 86_400_000;
 
+/**
+ * The account's four keys. Their ids are made for each new state (initialState): the ids of its keys are
+ * how pix tells accounts apart (journal/accounts.ts), and two sandbox states are two accounts — a rehearsal
+ * on the embedded sandbox is not a payment on `pix sandbox serve --state ci.json`.
+ */
 export const SEEDED_KEYS = {
-  email: { id: '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e01', key: SANDBOX_DEFAULT_KEY, keyType: 'EMAIL' },
-  evp: {
-    id: '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e02',
-    key: '7d9f0335-8dcc-4054-9bf9-0dbd61b36906',
-    keyType: 'EVP',
-  },
-  cpf: { id: '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e03', key: '12345678909', keyType: 'CPF' },
-  phone: { id: '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e04', key: '+5511912345678', keyType: 'PHONE' },
+  email: { key: SANDBOX_DEFAULT_KEY, keyType: 'EMAIL' },
+  evp: { key: '7d9f0335-8dcc-4054-9bf9-0dbd61b36906', keyType: 'EVP' },
+  cpf: { key: '12345678909', keyType: 'CPF' },
+  phone: { key: '+5511912345678', keyType: 'PHONE' },
 } as const;
 
 export function initialState(now: Date): SandboxState {
   const created = now.getTime();
   const keys: KeyRecord[] = Object.values(SEEDED_KEYS).map((seed, index) => ({
-    id: seed.id,
+    id: randomUUID(),
     key: seed.key,
     keyType: seed.keyType,
     createdAt: new Date(created - (90 - index) * DAY_MS).toISOString(),

@@ -9,6 +9,11 @@ describe('normalizeBaseUrl', () => {
     ['http://127.1.2.3', 'http://127.1.2.3'],
     ['http://localhost:3000/', 'http://localhost:3000'],
     ['http://[::1]:9000', 'http://[::1]:9000'],
+    // One host, however it is spelled: case, a final dot, the default port.
+    ['https://api.example.com.', 'https://api.example.com'],
+    ['HTTPS://Api.Example.COM.:443/v1/', 'https://api.example.com/v1'],
+    ['http://localhost.:3000', 'http://localhost:3000'],
+    ['http://LOCALHOST:80/', 'http://localhost'],
   ])('%s → %s', (input, output) => {
     expect(normalizeBaseUrl(input)).toBe(output);
   });

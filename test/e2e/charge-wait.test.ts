@@ -44,7 +44,7 @@ describe('pix charge wait, built binary against the sandbox server', () => {
 
   it('exits 0 with the payment soon after `pix sandbox pay`', async () => {
     const created = await runCli(
-      ['charge', 'immediate', '--amount', '10,50', '--key-id', SEEDED_KEYS.email.id, '--json', '--no-qr'],
+      ['charge', 'immediate', '--amount', '10,50', '--key', SEEDED_KEYS.email.key, '--json', '--no-qr'],
       { env },
     );
     expect(created.code, created.stderr).toBe(0);
@@ -77,8 +77,8 @@ describe('pix charge wait, built binary against the sandbox server', () => {
         '10',
         '--expires-in',
         '1h',
-        '--key-id',
-        SEEDED_KEYS.email.id,
+        '--key',
+        SEEDED_KEYS.email.key,
         '--json',
         '--no-qr',
       ],
@@ -100,8 +100,8 @@ describe('pix charge wait, built binary against the sandbox server', () => {
         'immediate',
         '--amount',
         '7',
-        '--key-id',
-        SEEDED_KEYS.email.id,
+        '--key',
+        SEEDED_KEYS.email.key,
         '--wait',
         '--interval',
         '1s',

@@ -8,7 +8,7 @@ import { todayIn } from '../../src/domain/when.js';
 import { SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import type { SandboxServer } from '../../src/sandbox/server.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
+import { accountReads, type FakeServer, startFakeServer } from '../helpers/fake-server.js';
 import { serveSandbox } from '../helpers/served.js';
 import { runOnPty } from '../helpers/terminal.js';
 
@@ -18,7 +18,8 @@ const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ??
 
 const IMMEDIATE = '/api/financial/v1/pix-cash-in/immediate';
 const DUEDATE = '/api/financial/v1/pix-cash-in/duedate';
-const KEY_ID = SEEDED_KEYS.email.id;
+/** A key id in the right form that no sandbox has: for requests refused before, or by, the server. */
+const KEY_ID = '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e01';
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** Every field of API §2.2 (description and dueDate only when they apply). */
 const CHARGE_FIELDS = [
@@ -43,8 +44,8 @@ const dueFlags = [
   '150',
   '--due',
   today,
-  '--key-id',
-  KEY_ID,
+  '--key',
+  SEEDED_KEYS.email.key,
   '--debtor-name',
   'Ana',
   '--debtor-cpf',
@@ -60,9 +61,13 @@ describe('pix charge, built binary against the sandbox server', () => {
   let sandbox: SandboxServer;
   let dir: string;
   let env: Record<string, string>;
+  /** The served state's own email key id (each state makes its own). */
+  let keyId: string;
 
   beforeEach(async () => {
-    ({ server: sandbox, dir, env } = await serveSandbox());
+    let keyIds: { email: string };
+    ({ server: sandbox, dir, env, keyIds } = await serveSandbox());
+    keyId = keyIds.email;
   });
   afterEach(async () => {
     await sandbox.close();
@@ -73,7 +78,7 @@ describe('pix charge, built binary against the sandbox server', () => {
   it('a charge of 10,50: a code with a valid CRC, and a PNG that decodes to the same code', async () => {
     const file = join(dir, 'charge.png');
     const result = await runCli(
-      ['charge', 'immediate', '--amount', '10,50', '--key-id', KEY_ID, '--qr-png', file],
+      ['charge', 'immediate', '--amount', '10,50', '--key-id', keyId, '--qr-png', file],
       {
         env,
       },
@@ -96,7 +101,7 @@ describe('pix charge, built binary against the sandbox server', () => {
   });
 
   it('--json: the API charge object, every field of API §2.2', async () => {
-    const result = await runCli(['charge', 'immediate', '--amount', '10.50', '--key-id', KEY_ID, '--json'], {
+    const result = await runCli(['charge', 'immediate', '--amount', '10.50', '--key-id', keyId, '--json'], {
       env,
     });
     expect(result.code).toBe(0);
@@ -106,7 +111,7 @@ describe('pix charge, built binary against the sandbox server', () => {
       amount: 10.5,
       type: 'IMMEDIATE_QRCODE',
       status: 'PENDING',
-      pixKeyId: KEY_ID,
+      pixKeyId: keyId,
     });
     expect(charge).not.toHaveProperty('dueDate');
   });
@@ -146,7 +151,7 @@ describe('pix charge, built binary against the sandbox server', () => {
       amount: 150,
       dueDate: today,
       description: 'Mensalidade',
-      pixKeyId: KEY_ID,
+      pixKeyId: keyId,
     });
     expect(['DUEDATE_QRCODE', 'DUE_DATE']).toContain(charge.type);
     decodeBrCode(charge.emvqrcps);
@@ -217,11 +222,16 @@ describe('pix charge, built binary against the sandbox server', () => {
       ['--amount', '10', '--key-id', '00000000-0000-4000-8000-000000000404'],
       'Chave PIX não encontrada',
     ],
-    ['the magic amount 403,00 (403)', 3, ['--amount', '403,00', '--key-id', KEY_ID], 'IP não autorizado'],
+    [
+      'the magic amount 403,00 (403)',
+      3,
+      ['--amount', '403,00', '--key', SEEDED_KEYS.email.key],
+      'IP não autorizado',
+    ],
     [
       'an amount above the sandbox maximum (422)',
       5,
-      ['--amount', '1000000001', '--key-id', KEY_ID],
+      ['--amount', '1000000001', '--key', SEEDED_KEYS.email.key],
       'Valor da cobrança inválido',
     ],
   ])('%s → exit %i with the server message, sent once', async (_what, exit, args, message) => {
@@ -255,7 +265,7 @@ describe('pix charge against a misbehaving server: never retried', () => {
     ],
     ['answers 429', 6, { kind: 'json', status: 429, body: { message: 'Muitas requisições' } } as const],
   ])('the charge endpoint %s → exit %i after exactly ONE request', async (_what, exit, behaviour) => {
-    server = await startFakeServer(() => behaviour);
+    server = await startFakeServer((request) => accountReads(request) ?? behaviour);
     const env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: server.url, PIX_TOKEN: 't' };
     const result = await runCli(
       ['charge', 'immediate', '--amount', '10', '--key-id', KEY_ID, '--timeout', '1s'],
@@ -270,9 +280,13 @@ describe('pix charge against a misbehaving server: never retried', () => {
   });
 
   it('the due-date endpoint hanging → exit 7 after one request', async () => {
-    server = await startFakeServer(() => ({ kind: 'hang' }));
+    server = await startFakeServer((request) => accountReads(request) ?? { kind: 'hang' });
     const env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: server.url, PIX_TOKEN: 't' };
-    const result = await runCli(['charge', 'duedate', ...dueFlags, '--timeout', '1s'], { env });
+    // By key id: the fake server lists no `loja@…` key.
+    const flags = dueFlags.map((flag) =>
+      flag === '--key' ? '--key-id' : flag === SEEDED_KEYS.email.key ? KEY_ID : flag,
+    );
+    const result = await runCli(['charge', 'duedate', ...flags, '--timeout', '1s'], { env });
     expect(result.code).toBe(7);
     expect(server.requestsTo(DUEDATE)).toHaveLength(1);
   });
@@ -280,9 +294,12 @@ describe('pix charge against a misbehaving server: never retried', () => {
 
 describe('pix charge on the embedded sandbox (nothing configured)', () => {
   it('says it is the sandbox, and prints the charge', async () => {
-    const result = await runCli(['charge', 'immediate', '--amount', '10,50', '--key-id', KEY_ID, '--json'], {
-      env: { PIX_CONFIG_DIR: tempConfigDir() },
-    });
+    const result = await runCli(
+      ['charge', 'immediate', '--amount', '10,50', '--key', SEEDED_KEYS.email.key, '--json'],
+      {
+        env: { PIX_CONFIG_DIR: tempConfigDir() },
+      },
+    );
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('sandbox: simulated account');
     expect(JSON.parse(result.stdout)).toMatchObject({ amount: 10.5, status: 'PENDING' });
@@ -299,8 +316,8 @@ describe('pix charge on a terminal of 80 columns (pty), embedded sandbox', () =>
       '150',
       '--due',
       '+30d',
-      '--key-id',
-      SEEDED_KEYS.email.id,
+      '--key',
+      SEEDED_KEYS.email.key,
       '--debtor-name',
       'Ana Souza',
       '--debtor-cpf',

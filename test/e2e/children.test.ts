@@ -12,7 +12,7 @@ import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server
 import { deferEach } from '../helpers/cleanup.js';
 import { BIN, NODE, runCli } from '../helpers/cli.js';
 import { dictAnswer } from '../helpers/fake-pix-api.js';
-import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
+import { accountReads, type FakeServer, startFakeServer } from '../helpers/fake-server.js';
 import { runOnPty } from '../helpers/terminal.js';
 
 const TOKEN = 'tok_children_5Xq9RtLm2Vw8';
@@ -102,6 +102,7 @@ const HOSTILE = `Loja${CLEAR}${TITLE}${RLO}Real`;
 
 async function hostileApi(): Promise<{ server: FakeServer; env: Record<string, string> }> {
   const server = await startFakeServer((request) => {
+    if (request.path.includes('/pix/keys')) return accountReads(request)!;
     if (request.path.includes('/account/transactions')) {
       return {
         kind: 'json',

@@ -9,6 +9,7 @@ function journalDir(): string {
   const journal = openJournal(dir, { now: () => new Date('2026-03-10T09:00:00Z') });
   const payment = journal.begin({
     kind: 'payment',
+    account: 'acct_test',
     profile: 'prod',
     host: 'api.example.test',
     amountCentavos: 100_000,
@@ -19,6 +20,7 @@ function journalDir(): string {
   journal.finish(payment.id, { state: 'done', transferId: 't1' });
   const charge = journal.begin({
     kind: 'charge',
+    account: 'acct_test',
     profile: 'prod',
     host: 'api.example.test',
     amountCentavos: 500,

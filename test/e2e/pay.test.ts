@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE } from '../../src/journal/entries.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startFakeServer } from '../helpers/fake-server.js';
+import { accountReads, startFakeServer } from '../helpers/fake-server.js';
 
 /**
  * The built binary against the real sandbox server over loopback. The server runs in this process so
@@ -150,19 +150,21 @@ describe('pix pay, built binary against the sandbox server', () => {
 
 describe('pix pay, built binary against a misbehaving loopback server', () => {
   it('a connection reset after the transfer was sent → exit 7 after exactly one transfer request', async () => {
-    const fake = await startFakeServer((request) =>
-      request.path.endsWith('/pix/dict/consult')
-        ? {
-            kind: 'json',
-            status: 200,
-            body: {
-              key: 'ana@example.com',
-              keyType: 'EMAIL',
-              endtoEndId: 'E12345678202603101200abcdefghijk',
-              owner: { name: 'Ana Souza', documentNumber: '12345678909' },
-            },
-          }
-        : { kind: 'reset' },
+    const fake = await startFakeServer(
+      (request) =>
+        accountReads(request) ??
+        (request.path.endsWith('/pix/dict/consult')
+          ? {
+              kind: 'json',
+              status: 200,
+              body: {
+                key: 'ana@example.com',
+                keyType: 'EMAIL',
+                endtoEndId: 'E12345678202603101200abcdefghijk',
+                owner: { name: 'Ana Souza', documentNumber: '12345678909' },
+              },
+            }
+          : { kind: 'reset' }),
     );
     try {
       const dir = tempConfigDir();

@@ -16,7 +16,7 @@ function noteOf(lines: string[]): string {
   return lines.slice(start, end === -1 ? undefined : end).join(' ');
 }
 
-const CHARGE = ['charge', 'immediate', '--amount', '12,34', '--key-id', SEEDED_KEYS.email.id];
+const CHARGE = ['charge', 'immediate', '--amount', '12,34', '--key', SEEDED_KEYS.email.key];
 
 describe('the QR code of a charge on a real terminal, light and dark themes', () => {
   let sandbox: SandboxServer;

@@ -6,7 +6,6 @@ import { BIN, NODE, tempConfigDir } from '../helpers/cli.js';
 
 const run = promisify(execFile);
 const API = '/api/financial/v1';
-const EMAIL_KEY_ID = '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e01';
 
 let server: ChildProcess;
 let base = '';
@@ -77,6 +76,9 @@ describe('pix sandbox serve, driven by plain curl', () => {
   });
 
   it('creates both kinds of charge, consults the code and the key, and transfers', async () => {
+    // Each state makes its own key ids: the email key's, from the key list.
+    const listed = await curl('GET', '/pix/keys');
+    const EMAIL_KEY_ID = listed.body.result.find((key: { keyType: string }) => key.keyType === 'EMAIL').id;
     const immediate = await curl('POST', '/pix-cash-in/immediate', {
       pixKeyId: EMAIL_KEY_ID,
       amount: 12.34,
@@ -138,7 +140,9 @@ describe('pix sandbox serve, driven by plain curl', () => {
       '00020101021226360014br.gov.bcb.pix2514example.test/x52040000530398654041.005802BR5905Teste6009SAO PAULO62070503***6304';
     const { crc16 } = await import('../../src/domain/brcode.js');
     expect((await curl('POST', '/pix/emv/consult', { emv: unknown + crc16(unknown) })).status).toBe(404);
-    const small = await curl('POST', '/pix-cash-in/immediate', { pixKeyId: EMAIL_KEY_ID, amount: 4.99 });
+    const listed = await curl('GET', '/pix/keys');
+    const pixKeyId = listed.body.result[0].id;
+    const small = await curl('POST', '/pix-cash-in/immediate', { pixKeyId, amount: 4.99 });
     expect(small.status).toBe(422);
     expect(typeof small.body.message).toBe('string');
   });

@@ -9,7 +9,7 @@ import { serveSandbox } from '../helpers/served.js';
 import { runOnPty } from '../helpers/terminal.js';
 
 const STATEMENT = '/api/financial/v1/account/transactions';
-const KEY_ID = '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e01';
+const KEY = 'loja@sandbox.pix.local';
 
 let server: SandboxServer;
 let env: Record<string, string>;
@@ -32,7 +32,7 @@ async function until(condition: () => boolean, what: string, timeoutMs = 10_000)
 
 /** A customer pays a new charge of `amount` through the sandbox's own `pix sandbox pay`. */
 async function incomingPayment(amount: string): Promise<string> {
-  const charge = await runCli(['charge', 'immediate', '--amount', amount, '--key-id', KEY_ID, '--json'], {
+  const charge = await runCli(['charge', 'immediate', '--amount', amount, '--key', KEY, '--json'], {
     env,
   });
   expect(charge.code, charge.stderr).toBe(0);

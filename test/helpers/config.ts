@@ -1,4 +1,6 @@
+import { normalizeBaseUrl } from '../../src/api/url.js';
 import type { CachedToken, ConfigDocument, ConfigStore, ProfileData } from '../../src/config/types.js';
+import { credentialFingerprint, openAccounts } from '../../src/journal/accounts.js';
 
 /** An in-memory ConfigStore for unit tests of code that reads and writes profiles. */
 export function createMemoryStore(
@@ -41,4 +43,25 @@ export function createMemoryStore(
     },
   };
   return store;
+}
+
+/**
+ * Remembers that the environment's PIX_TOKEN reaches an account at its PIX_BASE_URL, as a pix that used
+ * these credentials before would (journal/accounts.ts): the command under test then asks the API for no
+ * key list, and a test's interceptors stay those of the command. Seen "at the end of time", so whatever a
+ * test's clock says, it is less than a day ago. Returns the account's id.
+ */
+export async function rememberAccount(
+  env: Record<string, string | undefined>,
+  keyIds: readonly string[] = ['test-account-key'],
+): Promise<string> {
+  const baseUrl = normalizeBaseUrl(env.PIX_BASE_URL!);
+  const learned = await openAccounts(env.PIX_CONFIG_DIR!).learn({
+    keyIds,
+    baseUrl,
+    host: new URL(baseUrl).host,
+    fingerprint: credentialFingerprint(baseUrl, 'token', env.PIX_TOKEN!),
+    now: new Date('9999-12-31T00:00:00Z'),
+  });
+  return learned.id;
 }

@@ -1,4 +1,10 @@
-import { type Behaviour, type FakeServer, type SeenRequest, startFakeServer } from './fake-server.js';
+import {
+  accountReads,
+  type Behaviour,
+  type FakeServer,
+  type SeenRequest,
+  startFakeServer,
+} from './fake-server.js';
 
 /**
  * An independent fake of the provider's API on a loopback port (not the sandbox): the token endpoint,
@@ -117,6 +123,10 @@ export async function startFakePixApi(): Promise<FakePixApi> {
         return api.transferAnswer(request, body, count);
       case `${P}/pix-cash-in/immediate`:
         return api.chargeAnswer(request, body);
+      case `${P}/pix/keys`:
+      case `${P}/account/transactions`:
+        // Which account (one key) and what it paid elsewhere (nothing): the payments' own reads.
+        return accountReads(request)!;
       default:
         return json(404, { message: `no ${path} here` });
     }

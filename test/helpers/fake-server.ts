@@ -84,3 +84,25 @@ export async function startFakeServer(
       }),
   };
 }
+
+/**
+ * What an account's reads answer on a fake server that is about something else: the key list (one key,
+ * so pix knows the account: journal/accounts.ts) and an empty statement (nothing paid elsewhere for the
+ * statement guard). A respond function calls it first: `(request) => accountReads(request) ?? …`.
+ */
+export function accountReads(request: SeenRequest): Behaviour | undefined {
+  if (request.method !== 'GET') return undefined;
+  const path = request.path.split('?')[0]!;
+  if (path.endsWith('/pix/keys')) {
+    const key = {
+      id: 'fake-account-key',
+      key: 'conta@example.test',
+      keyType: 'EMAIL',
+      createdAt: '2026-01-01T00:00:00Z',
+    };
+    return { kind: 'json', status: 200, body: { total: 1, result: [key] } };
+  }
+  if (path.endsWith('/account/transactions'))
+    return { kind: 'json', status: 200, body: { total: 0, results: [] } };
+  return undefined;
+}

@@ -6,14 +6,14 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/main.js';
-import { SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import { DYNAMIC_CODE } from '../helpers/brcodes.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
 import { createTestIO } from '../helpers/io.js';
 import { expectOneLineError, PAYEE } from '../helpers/reliability.js';
 
-const KEY_ID = SEEDED_KEYS.email.id;
+// Any key id: every command here is refused before anything is sent.
+const KEY_ID = '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e01';
 const IN_30_DAYS = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
 const IMMEDIATE = ['charge', 'immediate', '--amount', '10', '--key-id', KEY_ID, '--no-qr'];
 const DUEDATE = [

@@ -20,7 +20,7 @@ import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 import { PAYEE } from '../helpers/reliability.js';
 
 const STATE = 'sandbox-state.json';
-const CHARGE = ['charge', 'immediate', '--key-id', SEEDED_KEYS.email.id, '--no-qr', '--json', '--amount'];
+const CHARGE = ['charge', 'immediate', '--key', SEEDED_KEYS.email.key, '--no-qr', '--json', '--amount'];
 
 function start(
   args: string[],

@@ -11,7 +11,7 @@ import { encodeBrCode } from '../../src/domain/brcode.js';
 import { deferEach } from '../helpers/cleanup.js';
 import { runCli } from '../helpers/cli.js';
 import { dictAnswer } from '../helpers/fake-pix-api.js';
-import { type Behaviour, startFakeServer } from '../helpers/fake-server.js';
+import { accountReads, type Behaviour, startFakeServer } from '../helpers/fake-server.js';
 
 const E2E = 'E12345678202603101200consults001';
 /** A static code that fixes its own amount: R$ 10,00. */
@@ -29,6 +29,8 @@ const json = (body: unknown): Behaviour => ({ kind: 'json', status: 200, body })
 /** `dictKey(asked)`: the key the key consultation answers for. */
 async function lyingApi(options: { final?: number; dictKey?: (asked: string) => string | undefined }) {
   const server = await startFakeServer((request) => {
+    const read = accountReads(request);
+    if (read) return read;
     const body = request.body ? (JSON.parse(request.body) as Record<string, string>) : {};
     if (request.path.endsWith('/pix/emv/consult')) {
       return json({

@@ -49,7 +49,7 @@ const ROWS: Row[] = [
   {
     name: 'charge immediate',
     endpoint: 'charge',
-    argv: ['charge', 'immediate', '--amount', '10', '--key-id', SEEDED_KEYS.email.id, '--no-qr'],
+    argv: ['charge', 'immediate', '--amount', '10', '--key', SEEDED_KEYS.email.key, '--no-qr'],
     write: true,
   },
   {
@@ -62,8 +62,8 @@ const ROWS: Row[] = [
       '150,00',
       '--due',
       IN_30_DAYS,
-      '--key-id',
-      SEEDED_KEYS.email.id,
+      '--key',
+      SEEDED_KEYS.email.key,
       '--debtor-name',
       'Fulano de Tal',
       '--debtor-cpf',
@@ -195,7 +195,7 @@ describe('fault suite: the built binary', () => {
     { spec: 'keys:reset', argv: ['keys'], exit: 6 },
     {
       spec: 'charge:html502',
-      argv: ['charge', 'immediate', '--amount', '10', '--key-id', SEEDED_KEYS.email.id, '--no-qr'],
+      argv: ['charge', 'immediate', '--amount', '10', '--key', SEEDED_KEYS.email.key, '--no-qr'],
       exit: 7,
     },
     { spec: 'emv:badjson', argv: ['pay', 'qr', DYNAMIC_CODE, '--dry-run'], exit: 6 },

@@ -231,7 +231,7 @@ describe('a damaged journal is loud (finding 3)', () => {
     // pay key too, and charges: every command that moves money or creates something.
     expect((await pix(['pay', 'key', 'zed@example.com', '--amount', '1', '-y'], env)).code).toBe(8);
     const charge = await pix(
-      ['charge', 'immediate', '--amount', '5', '--no-qr', '--key-id', '5f0b6a52-7a8e-4c1f-9d3b-1a2b3c4d5e01'],
+      ['charge', 'immediate', '--amount', '5', '--no-qr', '--key', 'loja@sandbox.pix.local'],
       env,
     );
     expect(charge.code, charge.stderr).toBe(8);

@@ -132,16 +132,7 @@ describe('money suite: through a real charge on the sandbox', () => {
       while (sample.centavos < 5_00 || sample.centavos > 1_000_000_000_00) sample = randomAmountText(rand);
       const test = createTestIO();
       const code = await run(
-        [
-          'charge',
-          'immediate',
-          '--amount',
-          sample.text,
-          '--key-id',
-          SEEDED_KEYS.email.id,
-          '--no-qr',
-          '--json',
-        ],
+        ['charge', 'immediate', '--amount', sample.text, '--key', SEEDED_KEYS.email.key, '--no-qr', '--json'],
         { io: test.io, env },
       );
       expect(code, `${sample.text}: ${test.stderr()}`).toBe(0);

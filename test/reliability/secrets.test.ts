@@ -148,7 +148,7 @@ function expectPrivateStore(dir: string): void {
 /** Everything a signed-in user does, plain, --json and --verbose. */
 function everyday(): string[][] {
   const from = ['--from', 'today', '--to', 'today'];
-  const charge = ['charge', 'immediate', '--amount', '10', '--key-id', SEEDED_KEYS.email.id, '--no-qr'];
+  const charge = ['charge', 'immediate', '--amount', '10', '--key', SEEDED_KEYS.email.key, '--no-qr'];
   const base = [
     ['auth', 'status'],
     ['auth', 'status', '--json'],

@@ -12,7 +12,6 @@ import {
   SANDBOX_CLIENT_SECRET,
   type SandboxAnswer,
 } from '../../src/sandbox/answer.js';
-import { SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import { StateStore } from '../../src/sandbox/store.js';
 
 /** answerRequest alone: no socket, a state file in a temporary directory, a fixed clock. */
@@ -110,9 +109,10 @@ describe('answerRequest', () => {
   it("passes the route's own refusals through (a statement without an account: 404; a bad charge: 422)", async () => {
     const noAccount = await ask('GET', '/account/transactions', { token: NO_ACCOUNT_TOKEN });
     expect([noAccount.status, json(noAccount).code]).toEqual([404, 'ACCOUNT_NOT_FOUND']);
+    const pixKeyId = (await store.read()).keys[0]!.id;
     const charge = await ask('POST', '/pix-cash-in/immediate', {
       token: 't',
-      body: JSON.stringify({ pixKeyId: SEEDED_KEYS.email.id, amount: 1 }),
+      body: JSON.stringify({ pixKeyId, amount: 1 }),
     });
     expect([charge.status, json(charge).code]).toEqual([422, 'INVALID_AMOUNT']);
   });

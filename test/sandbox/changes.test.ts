@@ -37,7 +37,7 @@ function charged(): SandboxState {
   createImmediate(
     state,
     new Date(START),
-    validateImmediate({ pixKeyId: SEEDED_KEYS.email.id, amount: 10, description: 'a' }),
+    validateImmediate({ pixKeyId: state.keys[0]!.id, amount: 10, description: 'a' }),
   );
   insertEntry(state.activity, entry('e1', '2025-03-10T12:00:00.000Z'));
   insertEntry(state.activity, entry('e2', '2025-03-10T10:00:00.000Z'));
@@ -169,7 +169,7 @@ describe('the state log replays to the state the mutations made', () => {
       const store = new StateStore(file, { clock, compactAtBytes });
       const other = new StateStore(file, { clock, compactAtBytes });
       const isBusinessDay = await loadBusinessDayTest();
-      const keyIds = Object.values(SEEDED_KEYS).map((key) => key.id);
+      const keyIds = (await store.read()).keys.map((key) => key.id);
       const outsideKeys = ['52998224725', randomUUID(), 'ana@example.com', '+5511987654321'];
       const ops: Array<(state: SandboxState, now: Date) => unknown> = [
         (state, now) =>

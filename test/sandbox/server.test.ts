@@ -6,15 +6,14 @@ import { PNG } from 'pngjs';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { crc16, decodeBrCode, encodeBrCode } from '../../src/domain/brcode.js';
-import { SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import { sandboxKeyIds } from '../helpers/served.js';
 
 // jsqr is CommonJS with `export default`: under NodeNext the callable is `.default` at type level.
 const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ??
   jsQRModule) as unknown as typeof jsQRModule.default;
 
 const API = '/api/financial/v1';
-const EMAIL_KEY_ID = SEEDED_KEYS.email.id;
 const E2E = /^E\d{8}\d{12}[A-Za-z0-9]{11}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -29,6 +28,8 @@ interface Answer {
 let dir: string;
 let server: SandboxServer;
 let realNow: number;
+/** The ids of this state's keys (each state makes its own). */
+let keyIds: Awaited<ReturnType<typeof sandboxKeyIds>>;
 
 async function call(
   method: 'GET' | 'POST',
@@ -63,6 +64,7 @@ async function start(faults?: string): Promise<void> {
     clock: () => new Date(realNow),
     ...(faults ? { faults } : {}),
   });
+  keyIds = faults ? keyIds : await sandboxKeyIds(server.url);
 }
 
 function expectError(answer: Answer, status: number, code?: string): void {
@@ -74,12 +76,12 @@ function expectError(answer: Answer, status: number, code?: string): void {
 }
 
 function immediate(extra: Record<string, unknown> = {}) {
-  return post(`${API}/pix-cash-in/immediate`, { pixKeyId: EMAIL_KEY_ID, amount: 12.5, ...extra });
+  return post(`${API}/pix-cash-in/immediate`, { pixKeyId: keyIds.email, amount: 12.5, ...extra });
 }
 
 function duedate(extra: Record<string, unknown> = {}) {
   return post(`${API}/pix-cash-in/duedate`, {
-    pixKeyId: SEEDED_KEYS.cpf.id,
+    pixKeyId: keyIds.cpf,
     amount: 100,
     duedate: '2025-03-14',
     debtor: {
@@ -237,14 +239,14 @@ describe('keys (GET /pix/keys)', () => {
       'PHONE',
     ]);
     expect(answer.json.result[0]).toEqual({
-      id: EMAIL_KEY_ID,
+      id: keyIds.email,
       key: 'loja@sandbox.pix.local',
       keyType: 'EMAIL',
       createdAt: expect.stringMatching(ISO),
     });
     const page = await get(`${API}/pix/keys?limit=2&offset=3`);
     expect(page.json.total).toBe(4);
-    expect(page.json.result.map((key: { id: string }) => key.id)).toEqual([SEEDED_KEYS.phone.id]);
+    expect(page.json.result.map((key: { id: string }) => key.id)).toEqual([keyIds.phone]);
   });
 
   it('answers 400 for invalid parameters', async () => {
@@ -268,7 +270,7 @@ describe('immediate charge (POST /pix-cash-in/immediate)', () => {
       amount: 12.5,
       status: 'PENDING',
       pixKey: 'loja@sandbox.pix.local',
-      pixKeyId: EMAIL_KEY_ID,
+      pixKeyId: keyIds.email,
       type: 'IMMEDIATE_QRCODE',
       emvqrcps: expect.any(String),
       transactionId: expect.any(Number),
@@ -339,7 +341,7 @@ describe('due-date charge (POST /pix-cash-in/duedate)', () => {
       status: 'PENDING',
       type: 'DUEDATE_QRCODE',
       pixKey: '12345678909',
-      pixKeyId: SEEDED_KEYS.cpf.id,
+      pixKeyId: keyIds.cpf,
       dueDate: '2025-03-14',
       // Payable through 2025-04-13 (Brasília), expires at 00:00 of 04-14 in Brasília.
       expiresAt: '2025-04-14T03:00:00.000Z',

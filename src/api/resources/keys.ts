@@ -1,5 +1,7 @@
+import { incompleteList } from '../../errors.js';
 import * as z from '../../zod.js';
 import type { ApiClient, Endpoint } from '../client.js';
+import { paginate, shortfall } from '../paginate.js';
 
 /** API §2.9. keyType stays an open string: the API lists more types than its example shows. */
 export const registeredKeySchema = z.looseObject({
@@ -29,4 +31,24 @@ export const keysEndpoint: Endpoint<KeyPage> = {
 
 export function listKeys(client: ApiClient, page: { limit: number; offset: number }): Promise<KeyPage> {
   return client.request(keysEndpoint, { query: { limit: page.limit, offset: page.offset } });
+}
+
+/**
+ * Every key of the account (all pages). A list read short is refused (exit 6): it could make one key look
+ * like the account's only one, or the account another one; `consequence` says what was not done.
+ */
+export async function everyKey(client: ApiClient, consequence: string): Promise<RegisteredKey[]> {
+  const { pages } = await paginate(
+    async (offset, limit) => {
+      const page = await listKeys(client, { limit, offset });
+      return { total: page.total, items: page.result };
+    },
+    { pageSize: 100, concurrency: 4, idOf: (key) => key.id },
+  );
+  const keys: RegisteredKey[] = [];
+  let next = await pages.next();
+  for (; !next.done; next = await pages.next()) keys.push(...next.value);
+  const short = shortfall(next.value);
+  if (short) throw incompleteList('the key list', short, consequence);
+  return keys;
 }

@@ -37,6 +37,7 @@ import { parseDateOnly, parseDay, todayIn } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import { journaledCharge } from '../../journal/record.js';
 import * as z from '../../zod.js';
+import { accountOf } from '../shared/account.js';
 import { collect, fromDomain, fromDomainNumber, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples, completionValues } from '../shared/help.js';
 import {
@@ -446,6 +447,7 @@ export async function runDueDate(options: DueDateOptions, deps: Deps): Promise<v
   ) as DueDateModifiers;
   const { charge, entry } = await journaledCharge(
     deps,
+    await accountOf(deps),
     {
       type: 'duedate',
       amountCentavos: request.amount,

@@ -5,6 +5,7 @@ import { parseChargeAmount, parseExpiresIn, parseText } from '../../domain/charg
 import { parseTaxId } from '../../domain/documents.js';
 import { journaledCharge } from '../../journal/record.js';
 import * as z from '../../zod.js';
+import { accountOf } from '../shared/account.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples, completionValues } from '../shared/help.js';
 import {
@@ -56,6 +57,7 @@ export async function runImmediate(options: ImmediateOptions, deps: Deps): Promi
   if (options.info.length) input.additionalInformation = options.info;
   const { charge, entry } = await journaledCharge(
     deps,
+    await accountOf(deps),
     {
       type: 'immediate',
       amountCentavos: input.amount,

@@ -1,8 +1,8 @@
 /**
- * What `pix charge list`, `show` and `wait` share: the current profile's charge ledger (journal/ledger.ts),
- * one look at the statement for the payments of its charges, and how one of its records is shown. The
- * ledger is per profile, not per host: the embedded sandbox answers as sandbox.localhost, or from a new
- * loopback port each run with PIX_SANDBOX_FAULTS.
+ * What `pix charge list`, `show` and `wait` share: the account's charge ledger (journal/ledger.ts), one
+ * look at the statement for the payments of its charges, and how one of its records is shown. The ledger
+ * is the account's, as the API identifies it (commands/shared/account.ts): two profiles of one account
+ * share its charges (one payment is never claimed by both), and another account's charges are not here.
  */
 import type { ApiClient } from '../../api/client.js';
 import type { Charge } from '../../api/resources/charges.js';
@@ -22,13 +22,15 @@ import {
   markAmbiguous,
 } from '../../journal/ledger.js';
 import { journalOf } from '../../journal/record.js';
-import { isProfileOf } from '../../journal/rules.js';
+import { type Account, ofAccount } from '../../journal/rules.js';
 import { damageWarning, type Journal } from '../../journal/store.js';
 import { safeText } from '../../output/sanitize.js';
+import { accountOf } from '../shared/account.js';
 
 export interface ProfileLedger {
   journal: Journal;
   profile: string;
+  account: Account;
   /** The profile's charges, oldest first. */
   records: LedgerRecord[];
   /**
@@ -39,15 +41,12 @@ export interface ProfileLedger {
 }
 
 export async function openLedger(deps: Deps): Promise<ProfileLedger> {
-  const [journal, settings] = await Promise.all([journalOf(deps), deps.settings()]);
-  const profile = settings.profile.value;
+  const [journal, account] = await Promise.all([journalOf(deps), accountOf(deps)]);
   const warning = damageWarning(journal);
   if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
   const reload = (now = deps.clock.now()) =>
-    chargeLedger(journal.read(), now).filter((record) =>
-      isProfileOf(record.profile, { profile, formerNames: settings.formerNames }),
-    );
-  return { journal, profile, records: reload(), reload };
+    chargeLedger(journal.read(), now).filter((record) => ofAccount(record, account));
+  return { journal, profile: account.profile, account, records: reload(), reload };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,9 +7,8 @@ import { stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import type { ApiClient } from '../../api/client.js';
-import { paginate, shortfall } from '../../api/paginate.js';
 import { type Charge, chargeTypeLabel } from '../../api/resources/charges.js';
-import { listKeys, type RegisteredKey } from '../../api/resources/keys.js';
+import { everyKey, type RegisteredKey } from '../../api/resources/keys.js';
 import type { Deps } from '../../context.js';
 import {
   MAX_QUESTION,
@@ -24,7 +23,7 @@ import { InvalidValue } from '../../domain/invalid.js';
 import { centavosFromApi } from '../../domain/money.js';
 import { UUID_PATTERN } from '../../domain/pixkey.js';
 import { formatDate, formatDateTime } from '../../domain/when.js';
-import { incompleteList, usageError } from '../../errors.js';
+import { usageError } from '../../errors.js';
 import type { ChargeStart } from '../../journal/entries.js';
 import { jsonDocument, money, outputMode, stderrPalette } from '../../output/format.js';
 import type { OutStream } from '../../output/iostreams.js';
@@ -97,23 +96,6 @@ export function addCommonTailFlags(command: Command): Command {
 // ---------------------------------------------------------------------------------------------
 // The PIX key
 
-async function registeredKeys(client: ApiClient): Promise<RegisteredKey[]> {
-  const { pages } = await paginate(
-    async (offset, limit) => {
-      const page = await listKeys(client, { limit, offset });
-      return { total: page.total, items: page.result };
-    },
-    { pageSize: 100, concurrency: 4, idOf: (key) => key.id },
-  );
-  const keys: RegisteredKey[] = [];
-  let next = await pages.next();
-  for (; !next.done; next = await pages.next()) keys.push(...next.value);
-  // A key list read short could make one key look like the account's only one: nothing is created.
-  const short = shortfall(next.value);
-  if (short) throw incompleteList('the key list', short, 'nothing was created; run it again later');
-  return keys;
-}
-
 /** The same key typed differently: e-mail in any case, CPF/CNPJ/phone with punctuation. */
 function sameKey(typed: string, registered: string): boolean {
   if (typed === registered) return true;
@@ -145,7 +127,7 @@ export async function resolveChargeKey(choice: KeyChoice, deps: Deps, client: Ap
   if (choice.keyId === undefined && choice.key === undefined && choice.bodyKeyId !== undefined) {
     return choice.bodyKeyId;
   }
-  const keys = await registeredKeys(client);
+  const keys = await everyKey(client, 'nothing was created; run it again later');
   const hint = keys.length ? `this account's keys: ${listing(keys)}` : undefined;
   if (choice.keyId !== undefined) {
     // The start of an id, as a narrow `pix keys` shows it (git-style): it must name one key.

@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { StatementEntry } from '../../api/resources/statement.js';
@@ -32,7 +32,7 @@ import {
 import { InvalidValue } from '../../domain/invalid.js';
 import { usageError } from '../../errors.js';
 import { journalOf } from '../../journal/record.js';
-import { sameAccount } from '../../journal/rules.js';
+import { type Account, ofAccount } from '../../journal/rules.js';
 import { jsonSafe, safeText } from '../../output/sanitize.js';
 import {
   appendPrivateLine,
@@ -43,6 +43,7 @@ import {
 import * as z from '../../zod.js';
 import { ledgerJson, openLedger, refreshLedger } from '../charge/ledger.js';
 import { publicEntry } from '../journal/shared.js';
+import { accountOf } from '../shared/account.js';
 import { durationFlag, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { newEntries, oldestFirst, pause } from '../statement/follow.js';
@@ -78,18 +79,34 @@ const listenOptionsSchema = z.object({
 
 export type ListenOptions = z.output<typeof listenOptionsSchema>;
 
-/** Where one account's events live: the log and the signing secret, per profile and API. */
+/**
+ * Where one account's events live: the log and the signing secret of the account as the API identifies it
+ * (commands/shared/account.ts), so a renamed profile, a second profile or another spelling of the URL keeps
+ * them. The files of earlier versions, named after a profile and its base URL, become the account's the
+ * first time it is listened to through that profile.
+ */
 export async function eventFiles(
   deps: Deps,
-): Promise<{ log: string; secret: string; profile: string; baseUrl: string }> {
-  const settings = await deps.settings();
+): Promise<{ log: string; secret: string; profile: string; baseUrl: string; account: Account }> {
+  const [settings, account] = await Promise.all([deps.settings(), accountOf(deps)]);
   const { createHash } = await import('node:crypto');
-  const profile = settings.profile.value;
-  const baseUrl = settings.baseUrl.value;
-  const account = createHash('sha256').update(`${profile}\n${baseUrl}`).digest('hex').slice(0, 16);
   const dir = join(configDir(deps.env), 'events');
   ensurePrivateDir(dir);
-  return { log: join(dir, `${account}.jsonl`), secret: join(dir, `${account}.secret`), profile, baseUrl };
+  const files = { log: join(dir, `${account.id}.jsonl`), secret: join(dir, `${account.id}.secret`) };
+  const names = [settings.profile.value, ...settings.formerNames];
+  for (const name of names) {
+    const legacy = createHash('sha256').update(`${name}\n${account.baseUrl}`).digest('hex').slice(0, 16);
+    adoptFile(join(dir, `${legacy}.jsonl`), files.log);
+    adoptFile(join(dir, `${legacy}.secret`), files.secret);
+  }
+  return { ...files, profile: account.profile, baseUrl: account.baseUrl, account };
+}
+
+/** Moves an earlier version's file to its account's name, unless the account has one already. */
+function adoptFile(from: string, to: string): void {
+  const exists = (path: string) => statSync(path, { throwIfNoEntry: false }) !== undefined;
+  if (exists(to) || !exists(from)) return;
+  renameSync(from, to);
 }
 
 /** The profile's signing secret (`whsec_…`, made on first use, 0600), or a new one with `rotate`. */
@@ -217,14 +234,8 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
   const ended = new Set([...replayed.events.keys()].filter((id) => !events.has(id)));
   const known = (id: string) => events.has(id) || ended.has(id);
   const client = await deps.api();
-  const settings = await deps.settings();
   const context = { baseUrl: files.baseUrl, profile: files.profile, now: deps.clock.now() };
-  const account = {
-    profile: files.profile,
-    formerNames: settings.formerNames,
-    baseUrl: files.baseUrl,
-    host: new URL(client.baseUrl).host,
-  };
+  const { account } = files;
   const journal = await journalOf(deps);
   const ledger = await openLedger(deps);
   /** The state each journal entry and charge had at the last poll (its facts were made then). */
@@ -251,7 +262,7 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
       const state = `${entry.state}|${entry.resolution === undefined ? '' : 'r'}`;
       if (lastState.get(entry.id) === state) continue;
       lastState.set(entry.id, state);
-      if (entry.kind !== 'payment' || !sameAccount(entry, account)) continue;
+      if (entry.kind !== 'payment' || !ofAccount(entry, account)) continue;
       const data = publicEntry(entry);
       const at = Date.parse(entry.finishedAt ?? entry.at);
       if (entry.state === 'done') facts.push({ event: recordEvent('payment.sent', entry.id, data, now), at });

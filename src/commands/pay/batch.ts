@@ -49,7 +49,9 @@ import { type JournalEntry, type PaymentIdentity, shortId } from '../../journal/
 import { type LookFor, recoveryHint } from '../../journal/record.js';
 import {
   type Blocker,
+  DUPLICATE_WINDOW_MS,
   type DuplicateQuery,
+  recordedAccount,
   rowPaidElsewhere,
   type Scope,
   sameRowPayment,
@@ -59,11 +61,13 @@ import { type Column, createListWriter } from '../../output/records.js';
 import { safeText } from '../../output/sanitize.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
-import { amountFlag, integerFlag, parseOptions } from '../shared/flags.js';
+import { amountFlag, duplicateWindowFlag, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import {
   ask,
   checkNotExpired,
+  DUPLICATE_WINDOW_OPTION,
+  describeDebit,
   institution,
   journaledTransfer,
   keyAnswerProblem,
@@ -71,10 +75,13 @@ import {
   type PayContext,
   refuseUnconfirmable,
   startPayment,
+  statementDuplicate,
 } from './shared.js';
 
 export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 16;
+/** Entries of a row's amount a batch holds: those started within the duplicate window, and more. */
+const RECENT_MS = 2 * DUPLICATE_WINDOW_MS;
 /** How many file problems (or unpayable rows) are listed on stderr. */
 const SHOWN_PROBLEMS = 20;
 
@@ -88,6 +95,7 @@ const payBatchOptionsSchema = z.object({
   maxTotal: z.optional(amountFlag),
   dryRun: z._default(z.boolean(), false),
   allowDuplicate: z._default(z.boolean(), false),
+  duplicateWindow: z.optional(duplicateWindowFlag),
 });
 
 export type PayBatchOptions = z.output<typeof payBatchOptionsSchema>;
@@ -110,6 +118,8 @@ export interface BatchItem {
   earlier?: JournalEntry;
   /** A payment of the same row id on another account (not this row's: named when the ids collide). */
   elsewhere?: JournalEntry;
+  /** The receiver as the consultation answered (the whole document where it gave it): the guards' payee. */
+  payee?: Pick<PaymentIdentity, 'document' | 'participant'>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -217,6 +227,7 @@ async function consultRow(ctx: PayContext, item: BatchItem): Promise<void> {
       item.receiver = consult.owner.name;
       item.document = maskedDocument(consult.owner.documentNumber);
       item.institution = institution(consult.account?.participant);
+      item.payee = payeeOf(consult.owner.documentNumber, consult.account?.participant);
       setAmount(item, planRowAmount(item.row));
       return;
     }
@@ -225,6 +236,7 @@ async function consultRow(ctx: PayContext, item: BatchItem): Promise<void> {
     item.receiver = consult.receiver.name;
     item.document = maskedDocument(consult.receiver.documentNumber);
     item.institution = institution(consult.receiver.participant);
+    item.payee = payeeOf(consult.receiver.documentNumber, consult.receiver.participant);
     checkNotExpired(ctx, consult.calendar?.expirationDate);
     const final = consult.amount?.final;
     setAmount(
@@ -239,6 +251,13 @@ async function consultRow(ctx: PayContext, item: BatchItem): Promise<void> {
   } catch (error) {
     notPayable(item, error);
   }
+}
+
+function payeeOf(
+  document: string | null | undefined,
+  participant: string | null | undefined,
+): BatchItem['payee'] {
+  return { ...(document ? { document } : {}), ...(participant ? { participant } : {}) };
 }
 
 function setAmount(item: BatchItem, planned: ReturnType<typeof planRowAmount>): void {
@@ -281,30 +300,38 @@ function journalFault(run: Run, item: BatchItem, error: unknown): void {
   run.stopped ??= system.message;
 }
 
-function identityOf(batch: string, row: BatchRow): PaymentIdentity {
+/** Who a row pays: its key or code, and once consulted, its receiver's document and institution. */
+function identityOf(batch: string, row: BatchRow, payee: BatchItem['payee'] = {}): PaymentIdentity {
   const batchRow = { batch, row: row.id };
   return row.target.kind === 'key'
-    ? { method: 'key', key: row.target.key, batchRow }
-    : { method: 'qr', emvHash: row.target.emvHash, dynamic: row.target.dynamic, batchRow };
+    ? { method: 'key', key: row.target.key, batchRow, ...payee }
+    : { method: 'qr', emvHash: row.target.emvHash, dynamic: row.target.dynamic, batchRow, ...payee };
 }
 
 /**
- * What a file's rows ask of the journal. `asked`: the entries a batch holds in memory — its row ids' and
- * its payees' — since the rules (rules.ts) look at no others, and a long journal then costs a row nothing
+ * What a file's rows ask of the journal. `asked`: the entries a batch holds in memory — its row ids', its
+ * payees', and the recent ones of its amounts (a receiver is also known by its document, whatever key
+ * named it, within the duplicate window) — since the rules (rules.ts) look at no others, and a long journal then costs a row nothing
  * more. `ownRow`: an entry that is a row of this file, left out of the duplicate guard (rows of one file
  * with distinct ids are the operator's intent).
  */
-function journalQuestions(rows: readonly BatchRow[]): {
+function journalQuestions(
+  rows: readonly BatchRow[],
+  now: Date,
+): {
   asked: (entry: JournalEntry) => boolean;
   ownRow: NonNullable<Scope['skip']>;
 } {
   const ids = new Set<string>();
   const keys = new Set<string>();
   const codes = new Set<string>();
-  for (const { id, target } of rows) {
+  const amounts = new Set<number>();
+  const recent = now.getTime() - RECENT_MS;
+  for (const { id, target, amount } of rows) {
     ids.add(id);
     if (target.kind === 'key') keys.add(target.key);
     else codes.add(target.emvHash);
+    if (amount !== undefined) amounts.add(amount);
   }
   const ownRow = ({ payment }: JournalEntry) =>
     payment?.batchRow !== undefined && ids.has(payment.batchRow.row);
@@ -314,6 +341,7 @@ function journalQuestions(rows: readonly BatchRow[]): {
       const { payment } = entry;
       if (payment === undefined) return false;
       if (ownRow(entry)) return true;
+      if (amounts.has(entry.amountCentavos) && Date.parse(entry.at) >= recent) return true;
       if (payment.method === 'key') return payment.key !== undefined && keys.has(payment.key);
       return payment.emvHash !== undefined && codes.has(payment.emvHash);
     },
@@ -388,12 +416,10 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
   const { ctx } = run;
   const { journal, account } = ctx;
   const amount = item.amount!;
-  const payment = identityOf(run.batch, item.row);
+  const payment = identityOf(run.batch, item.row, item.payee);
   const entry = journal.begin({
     kind: 'payment',
-    profile: account.profile,
-    host: account.host,
-    baseUrl: account.baseUrl,
+    ...recordedAccount(account),
     amountCentavos: amount,
     ...(item.receiver === undefined ? {} : { receiver: item.receiver }),
     endToEndId: item.endToEndId!,
@@ -577,10 +603,15 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   for (const warning of parsed.warnings.slice(0, SHOWN_PROBLEMS)) {
     stderr.write(`warning: ${safeText(formatProblem(warning), 300)}\n`);
   }
-  const questions = journalQuestions(parsed.rows);
+  const questions = journalQuestions(parsed.rows, deps.clock.now());
   const ctx = await startPayment(
     deps,
-    { dryRun: options.dryRun, allowDuplicate: options.allowDuplicate, confirmLater: true },
+    {
+      dryRun: options.dryRun,
+      allowDuplicate: options.allowDuplicate,
+      duplicateWindowMs: options.duplicateWindow,
+      confirmLater: true,
+    },
     questions.asked,
   );
   const { account } = ctx;
@@ -667,11 +698,25 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
       signal: stopSignalOf(deps.signal),
     });
   }
-  // The duplicate guard, as for pay key and pay qr, once every amount is known.
+  // The duplicate guards, as for pay key and pay qr, once every amount and receiver is known: the
+  // journal's, then the statement's (read once for the whole file).
   for (const item of open()) {
-    const query = { ...identityOf(batch, item.row), amountCentavos: item.amount! };
+    const query = { ...identityOf(batch, item.row, item.payee), amountCentavos: item.amount! };
     const earlier = blockerOf(run, item, query);
     if (earlier) applyBlocker(run, item, earlier.blocker, earlier.byRow);
+  }
+  for (const item of open()) {
+    const paidTo = { amount: item.amount!, document: item.payee?.document, name: item.receiver };
+    const debit = await statementDuplicate(ctx, paidTo);
+    if (debit === undefined) continue;
+    if (ctx.flags.allowDuplicate) {
+      stderr.write(
+        `warning: row ${safeText(item.row.id, 80)}: paying again (--allow-duplicate): the statement shows ${describeDebit(ctx, debit)}\n`,
+      );
+      continue;
+    }
+    item.state = 'duplicate';
+    item.error = `the statement shows ${describeDebit(ctx, debit)}, which no payment in this journal explains: it may be this row paid from another machine or app; pass --allow-duplicate to pay it anyway`;
   }
   const payable = open();
   const planned = checkBatchLimits(
@@ -808,8 +853,9 @@ export function register(command: Command, deps: Deps): void {
     .option('--dry-run', 'check and consult every row, show the plan, send nothing')
     .option(
       '--allow-duplicate',
-      'pay rows that repeat a payment made outside this file within 10 minutes (held as duplicate otherwise)',
+      'pay rows that repeat a payment made outside this file (the journal within 10 minutes, the statement within --duplicate-window)',
     )
+    .option(...DUPLICATE_WINDOW_OPTION)
     .action(async (file: string, _options, self: Command) => {
       await runPayBatch(
         parseOptions(payBatchOptionsSchema, { ...self.opts(), file }, { file: 'FILE' }),

@@ -5,13 +5,20 @@ import type { Centavos } from '../../domain/money.js';
 import { KEY_TYPE_NAMES, type PixKey, parseKeyType, parsePixKey } from '../../domain/pixkey.js';
 import { PixError } from '../../errors.js';
 import * as z from '../../zod.js';
-import { amountFlag, fromDomain, fromDomainOptions, parseOptions } from '../shared/flags.js';
+import {
+  amountFlag,
+  duplicateWindowFlag,
+  fromDomain,
+  fromDomainOptions,
+  parseOptions,
+} from '../shared/flags.js';
 import { addExamples, completionValues } from '../shared/help.js';
 import {
   checkDuplicate,
   checkMaxAmount,
   confirmAndPay,
   type DetailRow,
+  DUPLICATE_WINDOW_OPTION,
   institution,
   keyAnswerProblem,
   maskedDocument,
@@ -26,6 +33,7 @@ const payKeyOptionsSchema = z.object({
   amount: amountFlag,
   dryRun: z._default(z.boolean(), false),
   allowDuplicate: z._default(z.boolean(), false),
+  duplicateWindow: z.optional(duplicateWindowFlag),
 });
 
 /** The key is read with its named type, if any (`--key-type`): one parse, so one rule (domain/pixkey.ts). */
@@ -66,7 +74,7 @@ function details(key: PixKey, consult: DictConsultation, amount: Centavos): Deta
 
 export async function runPayKey(options: PayKeyOptions, deps: Deps): Promise<void> {
   // 1. Offline: the key and the amount were checked by the schema; the guards need no server.
-  const ctx = await startPayment(deps, options);
+  const ctx = await startPayment(deps, { ...options, duplicateWindowMs: options.duplicateWindow });
   const identity = { method: 'key' as const, key: options.key.key };
   checkMaxAmount(ctx, options.amount);
   checkDuplicate(ctx, { ...identity, amountCentavos: options.amount });
@@ -88,7 +96,13 @@ export async function runPayKey(options: PayKeyOptions, deps: Deps): Promise<voi
       institution: institution(consult.account?.participant),
     },
     details: details(options.key, consult, options.amount),
-    identity,
+    // Known by its receiver too, as the consultation answered: the same person by another key is the
+    // same payment.
+    identity: {
+      ...identity,
+      ...(consult.owner.documentNumber ? { document: consult.owner.documentNumber } : {}),
+      ...(consult.account?.participant ? { participant: consult.account.participant } : {}),
+    },
   });
 }
 
@@ -105,8 +119,9 @@ export function register(command: Command, deps: Deps): void {
     .option('--dry-run', 'consult and show, send nothing')
     .option(
       '--allow-duplicate',
-      'pay even if the same key and amount were paid in the last 10 minutes (not while one is unresolved)',
+      'pay even if the journal or the statement shows the same payment made already (not while one is unresolved)',
     )
+    .option(...DUPLICATE_WINDOW_OPTION)
     .action(async (key: string, _options, self: Command) => {
       await runPayKey(parseOptions(payKeySchema, { ...self.opts(), key }, { key: 'KEY' }), deps);
     });

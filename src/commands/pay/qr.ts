@@ -4,12 +4,13 @@ import type { Deps } from '../../context.js';
 import { fixedAmount } from '../../domain/batchplan.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { type Centavos, centavosFromApi, formatBRL, parseAmount } from '../../domain/money.js';
+import { parsePixKey } from '../../domain/pixkey.js';
 import { PixError, usageError } from '../../errors.js';
 import { hashEmv } from '../../journal/entries.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { decodeEmvOrFail, readEmvArgument, reportBrokenRules } from '../emv/shared.js';
-import { amountFlag, parseOptions } from '../shared/flags.js';
+import { amountFlag, duplicateWindowFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import {
   ask,
@@ -18,6 +19,7 @@ import {
   checkNotExpired,
   confirmAndPay,
   type DetailRow,
+  DUPLICATE_WINDOW_OPTION,
   institution,
   maskedDocument,
   moneyRow,
@@ -33,6 +35,7 @@ const payQrOptionsSchema = z.object({
   amount: z.optional(amountFlag),
   dryRun: z._default(z.boolean(), false),
   allowDuplicate: z._default(z.boolean(), false),
+  duplicateWindow: z.optional(duplicateWindowFlag),
 });
 
 export type PayQrOptions = z.output<typeof payQrOptionsSchema>;
@@ -137,13 +140,23 @@ function details(ctx: PayContext, consult: EmvConsultation, amount: Centavos | u
   return rows;
 }
 
+/** The key a static code names, as `pix pay key` would write it; none when it is not one pix reads. */
+function keyOfCode(key: string | undefined): { key?: string } {
+  if (key === undefined) return {};
+  try {
+    return { key: parsePixKey(key).key };
+  } catch {
+    return {};
+  }
+}
+
 export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void> {
   // 1. Offline: a broken code is refused before anything is sent (exit 2).
   const emv = (await readEmvArgument(options.emv, deps)).trim();
   const decoded = decodeEmvOrFail(emv);
   // The same warnings as `pix emv decode` (a lower-case CRC, …): the code is paid as written.
   reportBrokenRules(decoded, false, deps);
-  const ctx = await startPayment(deps, options);
+  const ctx = await startPayment(deps, { ...options, duplicateWindowMs: options.duplicateWindow });
   const emvHash = hashEmv(emv);
   const looksDynamic = decoded.kind === 'dynamic' || decoded.pointOfInitiation === '12';
   if (looksDynamic) checkDuplicate(ctx, { method: 'qr', emvHash, dynamic: true, amountCentavos: 0 });
@@ -177,7 +190,16 @@ export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void>
     sendAmount,
     receiver,
     details: details(ctx, consult, amount),
-    identity: { method: 'qr', emvHash, dynamic },
+    // Known by its receiver too (a static code's key, the document and institution the consultation
+    // gave), so the same payment by key, by another code or another txid of it is one payment.
+    identity: {
+      method: 'qr',
+      emvHash,
+      dynamic,
+      ...keyOfCode(decoded.pixKey),
+      ...(consult.receiver.documentNumber ? { document: consult.receiver.documentNumber } : {}),
+      ...(consult.receiver.participant ? { participant: consult.receiver.participant } : {}),
+    },
     detailsShown,
   });
 }
@@ -189,8 +211,9 @@ export function register(command: Command, deps: Deps): void {
     .option('--dry-run', 'consult and show, send nothing')
     .option(
       '--allow-duplicate',
-      'pay even if the journal shows this code already paid (not while a payment of it is unresolved)',
+      'pay even if the journal or the statement shows this payment made already (not while one is unresolved)',
     )
+    .option(...DUPLICATE_WINDOW_OPTION)
     .action(async (emv: string, _options, self: Command) => {
       await runPayQr(parseOptions(payQrOptionsSchema, { ...self.opts(), emv }, { emv: 'EMV' }), deps);
     });

@@ -5,7 +5,9 @@
  * (names, statuses, ids) goes through the one sanitizer (output/sanitize.ts).
  */
 import { transferAnomalies } from '../../api/outcomes.js';
+import { paginate } from '../../api/paginate.js';
 import { type DictConsultation, sendTransfer, type TransferResult } from '../../api/resources/payments.js';
+import { readStatement } from '../../api/resources/statement.js';
 import type { Settings } from '../../config/types.js';
 import type { Deps } from '../../context.js';
 import { institutionName } from '../../domain/banks.js';
@@ -18,18 +20,36 @@ import {
   formatDecimal,
 } from '../../domain/money.js';
 import { answersForKey, type PixKey } from '../../domain/pixkey.js';
+import { type Debit, duplicateDebit, type PaidTo, unexplainedDebits } from '../../domain/statementguard.js';
 import { formatDateTime } from '../../domain/when.js';
 import { describeSystemError, PixError, usageError } from '../../errors.js';
 import { type JournalEntry, type PaymentIdentity, shortId } from '../../journal/entries.js';
 import { journalOf, recoveryHint, sendJournaled } from '../../journal/record.js';
-import type { Account, Blocker, DuplicateQuery } from '../../journal/rules.js';
+import {
+  type Account,
+  type Blocker,
+  type DuplicateQuery,
+  effectiveState,
+  ofAccount,
+  recordedAccount,
+} from '../../journal/rules.js';
 import type { Journal } from '../../journal/store.js';
 import { jsonDocument, type OutputMode, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
+import { accountOf } from '../shared/account.js';
+import { DEFAULT_DUPLICATE_WINDOW_MS } from '../shared/flags.js';
+
+/** `--duplicate-window DUR`, as pay key, qr and batch declare it. */
+export const DUPLICATE_WINDOW_OPTION = [
+  '--duplicate-window <DUR>',
+  'how far back the statement is looked at for this payment made elsewhere (default 24h; 0: not at all)',
+] as const;
 
 export interface PayFlags {
   dryRun: boolean;
   allowDuplicate: boolean;
+  /** How far back the statement guard looks (`--duplicate-window`); 0 turns it off. */
+  duplicateWindowMs?: number | undefined;
   /**
    * The caller refuses an unconfirmable run itself (refuseUnconfirmable), once it knows there is
    * something to pay: a batch whose rows are all paid already asks nothing, so it needs no terminal.
@@ -78,17 +98,14 @@ export interface PayContext {
   mode: OutputMode;
   journal: Journal;
   flags: PayFlags;
-}
-
-/** The account of the resolved profile: its name, its API's base URL and the host requests go to. */
-export async function accountOf(deps: Deps, settings: Settings): Promise<Account> {
-  const client = await deps.api();
-  return {
-    profile: settings.profile.value,
-    formerNames: settings.formerNames,
-    baseUrl: settings.baseUrl.value,
-    host: new URL(client.baseUrl).host,
-  };
+  /** The statement's debits of the window: read once, by the first payment that asks. */
+  debits?: Promise<Debit[]>;
+  /** Whether `journal` holds every entry (a batch holds only those its rows ask about). */
+  whole: boolean;
+  /** The journal payments that may explain debits, by amount (read once per amount). */
+  explained?: Map<Centavos, Promise<PaidTo[]>>;
+  /** Journal entries a `--allow-duplicate` warning named already. */
+  warned?: Set<string>;
 }
 
 /**
@@ -123,10 +140,11 @@ export async function startPayment(
   return {
     deps,
     settings,
-    account: await accountOf(deps, settings),
+    account: await accountOf(deps),
     mode: await outputMode(deps, settings.timeZone.value),
     journal,
     flags,
+    whole: only === undefined,
   };
 }
 
@@ -173,6 +191,10 @@ export function checkDuplicate(ctx: PayContext, query: DuplicateQuery): void {
   const blocker = ctx.journal.findBlocking(query, ctx.account);
   if (!blocker) return;
   if (blocker.why === 'unresolved' || !ctx.flags.allowDuplicate) throw blockedError(ctx, blocker);
+  // Asked again once the consultation named the receiver: the warning is said once.
+  ctx.warned ??= new Set();
+  if (ctx.warned.has(blocker.entry.id)) return;
+  ctx.warned.add(blocker.entry.id);
   ctx.deps.io.stderr.write(
     `warning: paying again (--allow-duplicate): ${describeEntry(ctx, blocker.entry, 'paid')}\n`,
   );
@@ -212,6 +234,151 @@ export function keyAnswerProblem(asked: PixKey, consult: DictConsultation): stri
   return typeof consult.key === 'string' && consult.key.trim() !== ''
     ? `the consultation answers for the key ${safeText(consult.key, 80)}, not ${asked.key}, the key asked`
     : `the consultation does not say which key it answers for (asked ${asked.key})`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The statement guard
+
+/** Journal payments started this long before the window still explain its debits (they settle later). */
+const EXPLAIN_SLACK_MS = 60 * 60_000;
+const STATEMENT_PAGE = 1000;
+
+function windowOf(flags: PayFlags): number {
+  return flags.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS;
+}
+
+/**
+ * The account's debits of the window (domain/statementguard.ts): one statement read per command (every
+ * page of the window), in the account's time (the sandbox's clock).
+ */
+async function readDebits(ctx: PayContext): Promise<Debit[]> {
+  const client = await ctx.deps.api();
+  const to = client.clock.now();
+  const from = new Date(to.getTime() - windowOf(ctx.flags));
+  const { pages } = await paginate(
+    async (offset, limit) => {
+      const page = await readStatement(client, {
+        limit,
+        offset,
+        dateFrom: from.toISOString(),
+        dateTo: to.toISOString(),
+      });
+      return { total: page.total, items: page.results };
+    },
+    { pageSize: STATEMENT_PAGE, concurrency: 2, idOf: (entry) => entry.id },
+  );
+  const debits: Debit[] = [];
+  for await (const page of pages) {
+    for (const entry of page) {
+      if (entry.type !== 'OUTCOME' && entry.amount >= 0) continue;
+      const party = entry.debtor ?? entry.creditor ?? undefined;
+      debits.push({
+        id: entry.id,
+        at: entry.confirmedAt,
+        amount: Math.abs(centavosFromApi(entry.amount)) as Centavos,
+        document: party?.documentNumber,
+        name: party?.name,
+      });
+    }
+  }
+  return debits;
+}
+
+/**
+ * This account's payments of `amount` that may explain a debit of the window: not refused, started since
+ * a little before it (a transfer settles after it is sent). Asked only for the amount of a debit that looks
+ * like the payment, so a batch holding few entries of a long journal reads it again only then.
+ */
+async function explanations(ctx: PayContext, amount: Centavos): Promise<PaidTo[]> {
+  const { deps, account } = ctx;
+  const since = deps.clock.now().getTime() - windowOf(ctx.flags) - EXPLAIN_SLACK_MS;
+  const mine = (entry: JournalEntry) =>
+    entry.kind === 'payment' && entry.amountCentavos === amount && Date.parse(entry.at) >= since;
+  const journal = ctx.whole ? ctx.journal : await journalOf(deps, mine);
+  return journal
+    .read()
+    .filter((entry) => mine(entry) && effectiveState(entry) !== 'failed' && ofAccount(entry, account))
+    .map((entry) => ({ amount, document: entry.payment?.document, name: entry.receiver }));
+}
+
+/**
+ * The guards that need the receiver as the consultation answered it: the journal's (the same receiver by
+ * key, code or document and institution, whatever key or code names them now) and the statement's.
+ */
+export async function checkReceiver(
+  ctx: PayContext,
+  plan: Pick<PaymentPlan, 'identity' | 'receiver'>,
+  amount: Centavos,
+): Promise<void> {
+  checkDuplicate(ctx, { ...plan.identity, amountCentavos: amount });
+  await checkStatement(ctx, { amount, document: plan.identity.document, name: plan.receiver.name });
+}
+
+/**
+ * The statement as the last guard (exit 8): a debit of the same amount to the same receiver, in the last
+ * `--duplicate-window` (24 h), that no payment of this journal explains — the same payment made from
+ * another machine, profile or the bank's app. `--allow-duplicate` pays it anyway, with a warning.
+ * The statement is read once per command; a statement that cannot be read stops the payment (exit 6).
+ */
+export async function checkStatement(ctx: PayContext, payment: PaidTo): Promise<void> {
+  const debit = await statementDuplicate(ctx, payment);
+  if (debit === undefined) return;
+  const words = describeDebit(ctx, debit);
+  if (ctx.flags.allowDuplicate) {
+    ctx.deps.io.stderr.write(`warning: paying again (--allow-duplicate): the statement shows ${words}\n`);
+    return;
+  }
+  const would = ctx.flags.dryRun ? 'would be refused: ' : '';
+  throw new PixError(
+    'declined',
+    `${would}the statement shows ${words}, which no payment in this journal explains: it may be this payment, made from another machine, profile or app; nothing was sent`,
+    {
+      hint: `look at \`${debitCommand(ctx, debit)}\`; pass --allow-duplicate to pay it anyway`,
+    },
+  );
+}
+
+/**
+ * The latest debit of the statement's window that may be `payment` made elsewhere, if any (none when
+ * `--duplicate-window 0`). The statement is read once per command, by the first payment that asks; one
+ * that cannot be read stops the payment (exit 6, nothing sent).
+ */
+export async function statementDuplicate(ctx: PayContext, payment: PaidTo): Promise<Debit | undefined> {
+  if (windowOf(ctx.flags) === 0) return undefined;
+  ctx.debits ??= readDebits(ctx).catch((error: unknown) => {
+    if (error instanceof PixError && error.kind === 'unavailable') {
+      throw new PixError(
+        'unavailable',
+        `the statement could not be read to look for this payment made elsewhere (${error.message}); nothing was sent`,
+        { hint: 'run it again; --duplicate-window 0 pays without looking' },
+      );
+    }
+    throw error;
+  });
+  const alike = (await ctx.debits).filter((debit) => debit.amount === payment.amount);
+  if (duplicateDebit(alike, payment) === undefined) return undefined;
+  ctx.explained ??= new Map();
+  let explained = ctx.explained.get(payment.amount);
+  if (explained === undefined) {
+    explained = explanations(ctx, payment.amount);
+    ctx.explained.set(payment.amount, explained);
+  }
+  return duplicateDebit(unexplainedDebits(alike, await explained), payment);
+}
+
+/** `R$ 50,00 to NAME (doc ***.456.789-**) at 2026-03-10 09:00 (statement entry 1a2b3c4d)`. */
+export function describeDebit(ctx: PayContext, debit: Debit): string {
+  const to = debit.name ? ` to ${safeText(debit.name, 80)}` : '';
+  const doc = debit.document ? ` (${safeText(maskedDocument(debit.document) ?? '', 40)})` : '';
+  const when = formatDateTime(debit.at, ctx.settings.timeZone.value);
+  return `${formatBRL(debit.amount)}${to}${doc} paid at ${when} (statement entry ${safeText(debit.id, 40)})`;
+}
+
+/** The statement command that shows the debit: its day, its receiver's document, its amount. */
+function debitCommand(ctx: PayContext, debit: Debit): string {
+  const amount = formatDecimal(debit.amount);
+  const who = debit.document ? ` --counterparty ${debit.document.replace(/[^0-9A-Za-z*]/g, '')}` : '';
+  return `pix statement -p ${ctx.account.profile} --from -1d --all${who} --min ${amount} --max ${amount}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -378,6 +545,7 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
   const { deps, mode, journal } = ctx;
   const { stdout, stderr } = deps.io;
   if (mode.human && !plan.detailsShown) stdout.write(renderDetails(plan.details, mode));
+  if (plan.amount !== undefined) await checkReceiver(ctx, plan, plan.amount);
 
   if (ctx.flags.dryRun) {
     if (mode.format === 'json')
@@ -389,7 +557,7 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
   const amount = plan.amount;
   if (amount === undefined) throw new Error('pay: no amount outside a dry run');
 
-  const { profile, host, baseUrl } = ctx.account;
+  const { profile, host } = ctx.account;
   stderr.write(`paying from profile "${profile}" via ${host}${ctx.settings.sandbox ? ' (sandbox)' : ''}\n`);
   if (!deps.globals.yes) {
     const yes = await ask(() => deps.prompter.confirm(confirmationQuestion(plan, amount)));
@@ -399,9 +567,7 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
   const query: DuplicateQuery = { ...plan.identity, amountCentavos: amount };
   const entry = journal.begin({
     kind: 'payment',
-    profile,
-    host,
-    baseUrl,
+    ...recordedAccount(ctx.account),
     amountCentavos: amount,
     receiver: plan.receiver.name,
     endToEndId: plan.endToEndId,

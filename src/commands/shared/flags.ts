@@ -75,6 +75,12 @@ export function fromDomainNumber<T>(parse: (value: number) => T) {
 export const amountFlag = fromDomain(parseAmount);
 export const durationFlag = fromDomain(parseDuration);
 
+/** How far back the statement guard looks (pay key|qr|batch): a duration, or `0` to look nowhere. */
+export const DEFAULT_DUPLICATE_WINDOW_MS = 24 * 3_600_000;
+export const duplicateWindowFlag = fromDomain((text) =>
+  text.trim() === '0' ? 0 : parseDuration(text).milliseconds,
+);
+
 /** A whole number typed as text, at least `min`. */
 export function integerFlag(min: number) {
   return fromDomain((text) => {

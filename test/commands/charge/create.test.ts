@@ -7,6 +7,7 @@ import { openConfigStore } from '../../../src/config/store.js';
 import { encodeBrCode } from '../../../src/domain/brcode.js';
 import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
+import { rememberAccount } from '../../helpers/config.js';
 import { createTestIO } from '../../helpers/io.js';
 import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
 
@@ -54,8 +55,9 @@ const key = (index: number, value = `k${index}@example.com`) => ({
 const mock = mockAgentPerTest();
 let env: Record<string, string>;
 
-beforeEach(() => {
+beforeEach(async () => {
   env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-charge' };
+  await rememberAccount(env);
 });
 
 const JSON_HEADERS = { headers: { 'content-type': 'application/json' } };

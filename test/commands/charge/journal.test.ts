@@ -9,6 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { parseJournal } from '../../../src/journal/entries.js';
 import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
+import { rememberAccount } from '../../helpers/config.js';
 import { createTestIO } from '../../helpers/io.js';
 import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
 
@@ -29,8 +30,11 @@ const created = (over: Record<string, unknown> = {}) => ({
 const mock = mockAgentPerTest();
 let dir: string;
 
-beforeEach(() => {
+const TOKEN = 'test-token-charge-journal';
+
+beforeEach(async () => {
   dir = tempConfigDir();
+  await rememberAccount({ PIX_CONFIG_DIR: dir, PIX_BASE_URL: ORIGIN, PIX_TOKEN: TOKEN });
 });
 
 function answer(path: string, status: number, body: string) {
@@ -44,7 +48,7 @@ async function pix(argv: string[]) {
   const test = createTestIO();
   const code = await run(argv, {
     io: test.io,
-    env: { PIX_CONFIG_DIR: dir, PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-charge-journal' },
+    env: { PIX_CONFIG_DIR: dir, PIX_BASE_URL: ORIGIN, PIX_TOKEN: TOKEN },
     dispatcher: mock.agent,
     clock: { now: () => NOW },
   });

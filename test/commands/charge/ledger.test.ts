@@ -15,7 +15,7 @@ import { type SandboxServer, startSandboxServer } from '../../../src/sandbox/ser
 import { createTestIO } from '../../helpers/io.js';
 import { renderTerminal } from '../../helpers/terminal.js';
 
-const KEY = SEEDED_KEYS.email.id;
+const KEY = SEEDED_KEYS.email.key;
 let dir: string;
 let now: Date;
 /** Run at each sleep of a wait (after `now` moved on). */
@@ -53,16 +53,7 @@ async function pix(args: string[], signal?: AbortSignal, tty = false) {
 }
 
 async function immediate(amount: string): Promise<{ id: string; emvqrcps: string }> {
-  const created = await pix([
-    'charge',
-    'immediate',
-    '--amount',
-    amount,
-    '--json',
-    '--no-qr',
-    '--key-id',
-    KEY,
-  ]);
+  const created = await pix(['charge', 'immediate', '--amount', amount, '--json', '--no-qr', '--key', KEY]);
   expect(created.code, created.stderr).toBe(0);
   return JSON.parse(created.stdout);
 }
@@ -131,7 +122,7 @@ describe('charge show for people: the words charge list and creation use', () =>
 
   it('Status as charge list prints it (lower case, before and after a payment), Key as creation showed it, not its UUID', async () => {
     const charge = await immediate('10,50');
-    const created = await fields(['charge', 'immediate', '--amount', '11', '--key-id', KEY, '--no-qr']);
+    const created = await fields(['charge', 'immediate', '--amount', '11', '--key', KEY, '--no-qr']);
     expect(created.get('Key')).toBe(SEEDED_KEYS.email.key);
     const shown = await fields(['charge', 'show', charge.id, '--no-qr']);
     expect(shown.get('Key')).toBe(SEEDED_KEYS.email.key);
@@ -207,18 +198,7 @@ describe('the sandbox clock drives the ledger', () => {
   it('charge wait on a charge expired in sandbox time exits 5 at once', async () => {
     // Before: it waited its whole --timeout by this machine's clock and exited 9.
     const created = await pix([
-      ...[
-        'charge',
-        'immediate',
-        '--amount',
-        '10',
-        '--expires-in',
-        '1h',
-        '--json',
-        '--no-qr',
-        '--key-id',
-        KEY,
-      ],
+      ...['charge', 'immediate', '--amount', '10', '--expires-in', '1h', '--json', '--no-qr', '--key', KEY],
     ]);
     const { id } = JSON.parse(created.stdout);
     expect((await pix(['sandbox', 'clock', '--advance', '2d', '--state', state()])).code).toBe(0);
@@ -236,7 +216,7 @@ describe('the sandbox clock drives the ledger', () => {
     const created = await pix([
       ...['charge', 'duedate', '--amount', '100', '--due', due, '--fine', '2'],
       ...['--debtor-name', 'Ana', '--debtor-cpf', '52998224725', '--expire-after-days', '30'],
-      ...['--json', '--no-qr', '--key-id', KEY],
+      ...['--json', '--no-qr', '--key', KEY],
     ]);
     expect(created.code, created.stderr).toBe(0);
     const { id } = JSON.parse(created.stdout);
@@ -297,7 +277,7 @@ describe('pix charge wait', () => {
       '1m',
       '--json',
       '--no-qr',
-      '--key-id',
+      '--key',
       KEY,
     ]);
     const { id } = JSON.parse(created.stdout);
@@ -341,7 +321,7 @@ describe('pix charge wait', () => {
     // Before: a plain `pay key` of the same amount to the account marked the charge paid.
     const created = await pix([
       ...['charge', 'immediate', '--amount', '30', '--payer-name', 'Ana Souza'],
-      ...['--payer-tax-id', '529.982.247-25', '--json', '--no-qr', '--key-id', KEY],
+      ...['--payer-tax-id', '529.982.247-25', '--json', '--no-qr', '--key', KEY],
     ]);
     expect(created.code, created.stderr).toBe(0);
     const { id } = JSON.parse(created.stdout);
@@ -376,7 +356,7 @@ describe('pix charge wait', () => {
         'VALUE_CALENDAR_DAYS',
         '--json',
         '--no-qr',
-        '--key-id',
+        '--key',
         KEY,
       ],
     ]);
@@ -414,7 +394,7 @@ describe('pix charge wait', () => {
       '--wait',
       '--json',
       '--no-qr',
-      '--key-id',
+      '--key',
       KEY,
     ]);
     expect(result.code, result.stderr).toBe(0);

@@ -48,6 +48,7 @@ function seed() {
   const journal = openJournal(dir, { now: () => now });
   const unknown = journal.begin({
     kind: 'payment',
+    account: 'acct_test',
     profile: 'prod',
     host: 'api.example.test',
     amountCentavos: 100_000,
@@ -59,6 +60,7 @@ function seed() {
   now = new Date('2026-03-10T11:00:00Z');
   const charge = journal.begin({
     kind: 'charge',
+    account: 'acct_test',
     profile: 'prod',
     host: 'api.example.test',
     amountCentavos: 500,
@@ -267,6 +269,7 @@ describe('pix journal', () => {
     const journal = openJournal(dir, { now: () => T0 });
     const charge = journal.begin({
       kind: 'charge',
+      account: 'acct_p',
       profile: 'p',
       host: 'h',
       amountCentavos: 500,

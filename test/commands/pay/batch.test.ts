@@ -7,7 +7,7 @@ import { sampleLines, sampleRows } from '../../../src/sandbox/batchfile.js';
 import { type SandboxServer, startSandboxServer } from '../../../src/sandbox/server.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { dictAnswer } from '../../helpers/fake-pix-api.js';
-import { type FakeServer, startFakeServer } from '../../helpers/fake-server.js';
+import { accountReads, type FakeServer, startFakeServer } from '../../helpers/fake-server.js';
 import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
 
 /** pix pay batch in-process, against the real sandbox server on a loopback port. */
@@ -46,12 +46,13 @@ describe('pix pay batch (in-process)', () => {
     expect(yes.stdout).toContain('paid');
   });
 
-  it('without a terminal and without --yes: exit 2 before any request', async () => {
+  it('without a terminal and without --yes: exit 2 before anything is consulted or sent', async () => {
     const { file, pix } = await setup(3);
     const result = await pix(['pay', 'batch', file]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/cannot ask for confirmation/);
-    expect(server!.requests).toHaveLength(0);
+    // Only the account's key list was read (which account the journal must ask: accounts.ts).
+    expect(server!.requests.map((request) => request.endpoint)).toEqual(['keys']);
   });
 
   it('a batch paid in full, run again without --yes and without a terminal: nothing to confirm, exit 0', async () => {
@@ -238,6 +239,8 @@ describe('pix pay batch: the description column', () => {
   async function fakeSetup() {
     let transfers = 0;
     fake = await startFakeServer((request) => {
+      const read = accountReads(request);
+      if (read) return read;
       if (request.path.endsWith('/pix/dict/consult')) {
         const { key } = JSON.parse(request.body) as { key: string };
         return dictAnswer(

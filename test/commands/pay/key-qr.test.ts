@@ -5,6 +5,7 @@ import { JOURNAL_FILE } from '../../../src/journal/entries.js';
 import { run } from '../../../src/main.js';
 import { DYNAMIC_CODE, STATIC_CODE } from '../../helpers/brcodes.js';
 import { tempConfigDir } from '../../helpers/cli.js';
+import { rememberAccount } from '../../helpers/config.js';
 import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
 import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
 
@@ -15,13 +16,14 @@ const TRANSFER_PATH = `${PREFIX}/pix-cash-out/transfer`;
 const E2E = 'E1234567820260310120000abcdefghijk';
 const NOW = new Date('2026-03-10T12:00:00Z');
 
-const mock = mockAgentPerTest();
+const mock = mockAgentPerTest({ emptyStatement: true });
 let env: Record<string, string>;
 let configDir: string;
 
-beforeEach(() => {
+beforeEach(async () => {
   configDir = tempConfigDir();
   env = { PIX_CONFIG_DIR: configDir, PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-pay' };
+  await rememberAccount(env);
 });
 
 /** Intercepts one POST and records the JSON bodies it received. */

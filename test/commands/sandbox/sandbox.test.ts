@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../../src/main.js';
-import { SEEDED_KEYS } from '../../../src/sandbox/seed.js';
 import { startSandboxServer } from '../../../src/sandbox/server.js';
 import { readSandboxState } from '../../../src/sandbox/store.js';
 import { createTestIO } from '../../helpers/io.js';
+import { sandboxKeyIds } from '../../helpers/served.js';
 
 let dir: string;
 let now: Date;
@@ -37,11 +37,12 @@ const stateFile = () => join(dir, 'sandbox-state.json');
 async function createCharge(): Promise<string> {
   const server = await startSandboxServer({ stateFile: stateFile(), clock: () => now });
   try {
+    const { evp } = await sandboxKeyIds(server.url);
     const res = await request(`${server.url}/api/financial/v1/pix-cash-in/immediate`, {
       method: 'POST',
       headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
       body: JSON.stringify({
-        pixKeyId: SEEDED_KEYS.evp.id,
+        pixKeyId: evp,
         amount: 42,
         expiration: { value: 1, unit: 'hours' },
       }),

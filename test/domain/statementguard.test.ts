@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { documentsAgree } from '../../src/domain/documents.js';
+import type { Centavos } from '../../src/domain/money.js';
+import { type Debit, duplicateDebit, unexplainedDebits } from '../../src/domain/statementguard.js';
+import { learn, newAccountId } from '../../src/journal/accounts.js';
+
+const c = (n: number) => n as Centavos;
+const debit = (id: string, amount: number, document?: string, name?: string): Debit => ({
+  id,
+  at: `2026-03-10T10:00:0${id.length % 10}Z`,
+  amount: c(amount),
+  document,
+  name,
+});
+
+describe('documentsAgree: one person, as far as the masks show', () => {
+  it.each([
+    ['52998224725', '529.982.247-25', true],
+    ['***.982.247-**', '52998224725', true],
+    ['***.982.247-**', '***.982.247-**', true],
+    ['***.982.247-**', '52998224700', true], // the mask hides the check digits
+    ['***.982.248-**', '52998224725', false],
+    ['**.222.333/0001-**', '11222333000181', true],
+    ['***.***.***-**', '52998224725', false], // shows nothing: proves nothing
+    ['52998224725', '11222333000181', false],
+  ])('%s and %s → %s', (a, b, same) => {
+    expect(documentsAgree(a, b)).toBe(same);
+  });
+});
+
+describe('the statement guard', () => {
+  it('each journal payment explains one debit of its amount and receiver; the rest are unexplained', () => {
+    const debits = [
+      debit('d1', 5000, '52998224725', 'Ana'),
+      debit('d22', 5000, '52998224725', 'Ana'),
+      debit('d333', 700, undefined, 'Bia'),
+    ];
+    const left = unexplainedDebits(debits, [{ amount: c(5000), document: '***.982.247-**' }]);
+    expect(left.map((d) => d.id)).toEqual(['d22', 'd333']);
+    expect(duplicateDebit(left, { amount: c(5000), document: '52998224725' })?.id).toBe('d22');
+    // Known by name where no document is known; another amount or person is not the same payment.
+    expect(duplicateDebit(left, { amount: c(700), name: ' bia ' })?.id).toBe('d333');
+    expect(duplicateDebit(left, { amount: c(701), name: 'Bia' })).toBeUndefined();
+    expect(duplicateDebit(left, { amount: c(5000), document: '11222333000181' })).toBeUndefined();
+    expect(
+      unexplainedDebits(debits, [
+        { amount: c(5000), document: '52998224725' },
+        { amount: c(5000), document: '52998224725' },
+        { amount: c(700), name: 'BIA' },
+      ]),
+    ).toEqual([]);
+  });
+});
+
+describe('accounts: known by their keys', () => {
+  const now = new Date('2026-03-10T10:00:00Z');
+  const facts = (keyIds: string[], baseUrl = 'https://api.example.test') => ({
+    keyIds,
+    baseUrl,
+    host: new URL(baseUrl).host,
+    now,
+  });
+  it('the same keys (or one of them) are one account, whatever URL; other keys another', () => {
+    const registry = { version: 1 as const, accounts: {}, credentials: {} };
+    const first = learn(registry, facts(['k2', 'k1']));
+    expect(first.id).toBe(newAccountId({ keyIds: ['k1'], baseUrl: '' }));
+    // A key added later joins the account that lists it beside a known one.
+    expect(learn(registry, facts(['k1', 'k3'], 'https://other.example.test')).id).toBe(first.id);
+    expect(learn(registry, facts(['k3'])).id).toBe(first.id);
+    expect(learn(registry, facts(['k9'])).id).not.toBe(first.id);
+    // Only the first account learned on a URL takes the records written before accounts were known.
+    expect(first.record.legacy).toEqual([
+      { baseUrl: 'https://api.example.test', host: 'api.example.test' },
+      { baseUrl: 'https://other.example.test', host: 'other.example.test' },
+    ]);
+    expect(learn(registry, facts(['k9'])).record.legacy).toEqual([]);
+  });
+  it('an account with no key is known by its URL and client key, never by a profile name', () => {
+    const a = newAccountId({ keyIds: [], baseUrl: 'https://x.test', credentialId: 'ck-1' });
+    expect(newAccountId({ keyIds: [], baseUrl: 'https://x.test', credentialId: 'ck-2' })).not.toBe(a);
+    expect(newAccountId({ keyIds: [], baseUrl: 'https://x.test', credentialId: 'ck-1' })).toBe(a);
+  });
+});
