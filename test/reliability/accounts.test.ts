@@ -255,6 +255,25 @@ describe('the statement is the last guard before a payment', () => {
   });
 });
 
+describe('what the guards cost', () => {
+  it('one statement read per command, and the key list only when the credentials are new', async () => {
+    const dir = tempConfigDir();
+    const { server } = await serve(dir);
+    const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 't' };
+    const reads = () => {
+      const counts = { keys: 0, statement: 0 };
+      for (const request of server.requests.splice(0)) {
+        if (request.endpoint === 'keys' || request.endpoint === 'statement') counts[request.endpoint]++;
+      }
+      return counts;
+    };
+    expect((await pix(['pay', 'batch', batchFile(dir, 20), '--yes'], env)).code).toBe(0);
+    expect(reads()).toEqual({ keys: 1, statement: 1 });
+    expect((await pix(['pay', 'key', 'ana@example.com', '--amount', '3', '--yes'], env)).code).toBe(0);
+    expect(reads()).toEqual({ keys: 0, statement: 1 });
+  });
+});
+
 describe('a payment is known by its receiver and amount, not by the text of its code', () => {
   it('by key, by its static code, by that code with another txid or merchant name: one payment', async () => {
     const dir = tempConfigDir();

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { deferEach } from '../helpers/cleanup.js';
 import { BIN, NODE, runCli } from '../helpers/cli.js';
 import {
+  accountReads,
   type Behaviour,
   type FakeServer,
   type SeenRequest,
@@ -139,10 +140,13 @@ describe('the look at the statement of charge show (the ledger)', () => {
       createdAt: '2026-03-10T11:00:00.000Z',
       expiresAt: '2099-03-10T13:00:00.000Z',
     };
+    // The key list is told honestly (which account: journal/accounts.ts); the statement repeats its pages.
     const { server, pix } = await liar('repeated', (request) =>
       request.path.endsWith('/pix-cash-in/immediate')
         ? { kind: 'json', status: 201, body: charge }
-        : undefined,
+        : request.path.includes('/pix/keys')
+          ? accountReads(request)
+          : undefined,
     );
     const created = await pix(['charge', 'immediate', '--amount', '5', '--key-id', key(1).id, '--no-qr']);
     expect(created.code, created.stderr).toBe(0);
