@@ -4,10 +4,26 @@
  * inline string, a cell written twice, two ZIP entries of one name). A workbook as an application writes
  * one comes from exceljs instead (test/domain/batchsheet.test.ts).
  */
-import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
+import { crc32 } from 'node:zlib';
+import { deflateSync, Zip, ZipDeflate, type ZipInputFile, ZipPassThrough } from 'fflate';
 
 export const MAIN_NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+
+/** An entry's bytes, or bytes already deflated (so a test can add 3 GB of padding in 3 MB). */
+export type EntryContent = string | Uint8Array | Deflated;
+
+export interface Deflated {
+  deflated: Uint8Array;
+  size: number;
+  crc: number;
+}
+
+/** `size` zero bytes, deflated once: the padding part of a ZIP bomb. */
+export function zeros(size: number): Deflated {
+  const bytes = new Uint8Array(size);
+  return { deflated: deflateSync(bytes, { level: 9 }), size, crc: crc32(bytes) };
+}
 
 export interface WorkbookParts {
   /** The inside of `<sheetData>`: rows as `row()` and the cell helpers write them. */
@@ -24,7 +40,7 @@ export interface WorkbookParts {
   /** The inside of `<bookViews>`. */
   bookViews?: string;
   /** Entries added to the ZIP after the workbook's own, in order (a name may repeat). */
-  extraEntries?: Array<[name: string, content: string | Uint8Array]>;
+  extraEntries?: Array<[name: string, content: EntryContent]>;
   /** Written stored (no compression): raw bytes, for tests that corrupt them. */
   stored?: boolean;
 }
@@ -95,11 +111,11 @@ function stylesXml(formats: string[]): string {
 }
 
 /** The parts of a workbook as a map of name → XML (before zipping), for a test that changes one. */
-export function workbookParts(parts: WorkbookParts): Array<[string, string | Uint8Array]> {
+export function workbookParts(parts: WorkbookParts): Array<[string, EntryContent]> {
   const sheets =
     parts.sheets ??
     `<sheet name="Pagamentos" sheetId="1" r:id="rId1"/><sheet name="Notas" sheetId="2" r:id="rId2"/>`;
-  const entries: Array<[string, string | Uint8Array]> = [
+  const entries: Array<[string, EntryContent]> = [
     [
       '[Content_Types].xml',
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
@@ -141,13 +157,20 @@ export function workbookParts(parts: WorkbookParts): Array<[string, string | Uin
 }
 
 /** Zips entries in order, a name as often as it is given (fflate's streaming Zip checks nothing). */
-export function zipEntries(entries: Array<[string, string | Uint8Array]>, stored = false): Uint8Array {
+export function zipEntries(entries: Array<[string, EntryContent]>, stored = false): Uint8Array {
   const chunks: Uint8Array[] = [];
   const zip = new Zip((error, chunk) => {
     if (error) throw error;
     chunks.push(chunk);
   });
   for (const [name, content] of entries) {
+    if (typeof content !== 'string' && !(content instanceof Uint8Array)) {
+      // fflate's documented ZipInputFile: data already compressed, with its size and CRC.
+      const file: ZipInputFile = { filename: name, size: content.size, crc: content.crc, compression: 8 };
+      zip.add(file);
+      file.ondata!(null, new Uint8Array(content.deflated), true);
+      continue;
+    }
     const file = stored ? new ZipPassThrough(name) : new ZipDeflate(name, { level: 6 });
     zip.add(file);
     file.push(typeof content === 'string' ? new TextEncoder().encode(content) : content, true);
