@@ -4,7 +4,10 @@
 // row has a key no parser accepts, so pix reads and checks every row, refuses the file (exit 2, one problem)
 // and sends nothing: what is measured is the read, not the payments. Wall time, CPU and peak RSS, medians.
 //
-//   node bench/read-workbook.mjs [--rows N] [--runs R] [--node PATH]
+//   node bench/read-workbook.mjs [--rows N] [--runs R] [--node PATH] [--bin PATH ...]
+//
+// Several --bin (bin/pix.js of other builds) alternate run by run on the same workbook, so their figures
+// compare within one run of the machine's load.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,10 +30,10 @@ export async function writePayoutWorkbook(file, rows) {
   await book.xlsx.writeFile(file);
 }
 
-function runOnce(node, file, env) {
+function runOnce(node, file, env, bin = BIN) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(node, [...USAGE_HOOK, BIN, 'pay', 'batch', file, '--yes'], {
+    const child = spawn(node, [...USAGE_HOOK, bin, 'pay', 'batch', file, '--yes'], {
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -57,6 +60,7 @@ export async function measureWorkbookRead({
   rows = 100_000,
   runs = 3,
   node = process.execPath,
+  bins = [BIN],
   log = () => {},
 } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-xlsx-'));
@@ -65,18 +69,22 @@ export async function measureWorkbookRead({
     log(`writing a ${rows}-row workbook (exceljs)…`);
     await writePayoutWorkbook(file, rows);
     const env = cleanEnv(scratch, { PIX_CONFIG_DIR: join(scratch, 'config') });
-    const results = [];
+    const results = bins.map(() => []);
     for (let i = 0; i < runs; i++) {
-      log(`run ${i + 1}/${runs}: pix pay batch payouts.xlsx (${rows} rows)…`);
-      results.push(await runOnce(node, file, env));
+      for (const [b, bin] of bins.entries()) {
+        log(`run ${i + 1}/${runs}: ${bin} pay batch payouts.xlsx (${rows} rows)…`);
+        results[b].push(await runOnce(node, file, env, bin));
+      }
     }
-    return {
+    const reports = results.map((each, b) => ({
+      bin: bins[b],
       rows,
       bytes: statSync(file).size,
-      ms: median(results.map((r) => r.ms)),
-      cpuMs: median(results.map((r) => r.cpuMs)),
-      peakRssMb: median(results.map((r) => r.peakRssMb)),
-    };
+      ms: median(each.map((r) => r.ms)),
+      cpuMs: median(each.map((r) => r.cpuMs)),
+      peakRssMb: median(each.map((r) => r.peakRssMb)),
+    }));
+    return bins.length === 1 ? reports[0] : reports;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -85,15 +93,19 @@ export async function measureWorkbookRead({
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const args = process.argv.slice(2);
   try {
-    const report = await measureWorkbookRead({
+    const bins = args.flatMap((arg, i) => (arg === '--bin' ? [args[i + 1]] : []));
+    const reports = await measureWorkbookRead({
       rows: Number(flag(args, '--rows', 100_000)),
       runs: Number(flag(args, '--runs', 3)),
       node: flag(args, '--node', process.execPath),
+      bins: bins.length > 0 ? bins : [BIN],
       log: (text) => process.stderr.write(`${text}\n`),
     });
-    process.stdout.write(
-      `pix pay batch FILE.xlsx, ${report.rows} rows (${(report.bytes / 1e6).toFixed(1)} MB): ${(report.ms / 1000).toFixed(2)} s, CPU ${(report.cpuMs / 1000).toFixed(2)} s, peak RSS ${report.peakRssMb.toFixed(1)} MB\n`,
-    );
+    for (const report of [reports].flat()) {
+      process.stdout.write(
+        `${report.bin}: pix pay batch FILE.xlsx, ${report.rows} rows (${(report.bytes / 1e6).toFixed(1)} MB): ${(report.ms / 1000).toFixed(2)} s, CPU ${(report.cpuMs / 1000).toFixed(2)} s, peak RSS ${report.peakRssMb.toFixed(1)} MB\n`,
+      );
+    }
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;

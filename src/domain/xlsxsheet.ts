@@ -46,8 +46,9 @@ export interface SheetCell {
   column: number;
   value: SheetCellValue;
   /**
-   * What a spreadsheet shows for the cell under its number format (SheetJS's ssf), when a format applies:
-   * always for a number, for text and booleans only under a format other than General or `@`.
+   * What a spreadsheet shows for the cell under its number format (SheetJS's ssf), when that is not the
+   * value's own text: a number's shown text when it differs from `String(number)`, text and booleans under
+   * a format other than General or `@`.
    */
   shown?: string;
   /** The number format, as the workbook writes it, when `shown` is set. */
@@ -842,7 +843,10 @@ function readCell(
       const number = value.trim();
       if (number === '') return undefined;
       if (!DECIMAL.test(number)) throw new InvalidValue(`cell ${ref} holds "${value}", not a decimal number`);
-      return done({ kind: 'number', text: number }, format(code, Number(number), ref));
+      // Kept only when it differs from the number's plain text (most cells): 400,000 strings fewer in a
+      // 100,000-row sheet.
+      const shown = format(code, Number(number), ref);
+      return done({ kind: 'number', text: number }, shown === String(Number(number)) ? undefined : shown);
     }
     default:
       throw new InvalidValue(`cell ${ref} has a type ("${type}") spreadsheets do not have`);
