@@ -318,38 +318,35 @@ interface WorkbookInfo {
 async function workbookInfo(book: Workbook): Promise<WorkbookInfo> {
   const info: WorkbookInfo = { first: undefined, activeTab: 0, hidden: undefined, date1904: false };
   let views = 0;
-  await book.read(
-    WORKBOOK_PART,
-    MAIN,
-    new Set(['sheets', 'sheet', 'bookViews', 'workbookView', 'workbookPr']),
-    {
-      open(element, stack) {
-        if (stack[0]!.uri !== MAIN || stack[0]!.local !== 'workbook') {
-          throw notAWorkbook(`${WORKBOOK_PART} is not a SpreadsheetML workbook`);
+  // Only the sheet list is content: Excel writes an x15:workbookPr in the workbook's extLst, and a view or a
+  // property there changes no sheet pix reads.
+  await book.read(WORKBOOK_PART, MAIN, new Set(['sheets', 'sheet']), {
+    open(element, stack) {
+      if (stack[0]!.uri !== MAIN || stack[0]!.local !== 'workbook') {
+        throw notAWorkbook(`${WORKBOOK_PART} is not a SpreadsheetML workbook`);
+      }
+      const parent = stack[stack.length - 2];
+      if (element.local === 'sheet' && parent?.local === 'sheets' && stack.length === 3) {
+        const id = element.attrNs(OFFICE_REL, 'id');
+        if (info.first === undefined && id !== undefined) {
+          info.first = {
+            name: element.attr('name') ?? 'Sheet1',
+            id,
+            state: element.attr('state') ?? 'visible',
+          };
         }
-        const parent = stack[stack.length - 2];
-        if (element.local === 'sheet' && parent?.local === 'sheets' && stack.length === 3) {
-          const id = element.attrNs(OFFICE_REL, 'id');
-          if (info.first === undefined && id !== undefined) {
-            info.first = {
-              name: element.attr('name') ?? 'Sheet1',
-              id,
-              state: element.attr('state') ?? 'visible',
-            };
-          }
-        } else if (element.local === 'workbookView' && parent?.local === 'bookViews' && stack.length === 3) {
-          // The window the workbook opens in is the first view's.
-          if (views++ === 0) {
-            info.activeTab = Number(element.attr('activeTab') ?? '0');
-            const visibility = element.attr('visibility');
-            if (visibility === 'hidden' || visibility === 'veryHidden') info.hidden = visibility;
-          }
-        } else if (element.local === 'workbookPr' && stack.length === 2) {
-          info.date1904 = isTrue(element.attr('date1904'));
+      } else if (element.local === 'workbookView' && parent?.local === 'bookViews' && stack.length === 3) {
+        // The window the workbook opens in is the first view's.
+        if (views++ === 0) {
+          info.activeTab = Number(element.attr('activeTab') ?? '0');
+          const visibility = element.attr('visibility');
+          if (visibility === 'hidden' || visibility === 'veryHidden') info.hidden = visibility;
         }
-      },
+      } else if (element.local === 'workbookPr' && stack.length === 2) {
+        info.date1904 = isTrue(element.attr('date1904'));
+      }
     },
-  );
+  });
   return info;
 }
 
@@ -483,7 +480,9 @@ async function styles(book: Workbook, name: string | undefined): Promise<Styles>
   const custom = new Map<number, string>();
   const ids: number[] = [];
   if (name !== undefined && book.has(name)) {
-    await book.read(name, MAIN, new Set(['numFmt', 'cellXfs', 'numFmts']), {
+    // Nothing is refused for where it sits: Excel's own extensions of the styles (x14:dxfs) hold numFmt and
+    // xf elements of theirs, and only the numFmts and cellXfs read below apply to cells.
+    await book.read(name, MAIN, new Set(), {
       open(element, stack) {
         const parent = stack[stack.length - 2];
         if (stack.length !== 3 || parent?.uri !== MAIN) return;

@@ -173,6 +173,15 @@ describe('pay batch FILE.xlsx reads the sheet a person sees, or refuses the work
     );
   });
 
+  it("an application's own extensions are read past: Excel's x15:workbookPr, absPath, sparklines", async () => {
+    const x14 = 'http://schemas.microsoft.com/office/spreadsheetml/2009/9/main';
+    const workbookExtra = `<mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice Requires="x15"><x15ac:absPath xmlns:x15ac="http://schemas.microsoft.com/office/spreadsheetml/2010/11/ac" url="C:\\pagamentos\\"/></mc:Choice></mc:AlternateContent><extLst><ext uri="{140A7094-0E35-4892-8432-C4D2E57EDEB5}" xmlns:x15="http://schemas.microsoft.com/office/spreadsheetml/2010/11/main"><x15:workbookPr chartTrackingRefBase="1"/></ext></extLst>`;
+    const afterData = `<extLst><ext uri="{05C60535-1F16-4fd2-B633-F4F36F0B64E0}" xmlns:x14="${x14}"><x14:sparklineGroups xmlns:xm="http://schemas.microsoft.com/office/excel/2006/main"><x14:sparklineGroup><x14:sparklines><x14:sparkline><xm:f>Pagamentos!C2:C2</xm:f><xm:sqref>E2</xm:sqref></x14:sparkline></x14:sparklines></x14:sparklineGroup></x14:sparklineGroups></ext></extLst>`;
+    expect(await paid({ sheetData: rows, workbookExtra, afterData })).toEqual([
+      ['a', 'ana@example.com', 1000],
+    ]);
+  });
+
   it('a value in a foreign namespace refuses the workbook, naming the cell', async () => {
     const sheetData =
       HEADER_ROW +

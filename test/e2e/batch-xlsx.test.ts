@@ -54,7 +54,7 @@ describe('pay batch FILE.xlsx: bounded, and stopped at once', () => {
     expect(screen).toContain('pix pay batch: interrupted while reading');
     expect(screen).toContain('nothing was sent');
     expect(screen).not.toMatch(/consulted|sandbox: simulated/);
-  });
+  }, 60_000);
 
   it('SIGTERM while a workbook is read: exit 143 at once, nothing sent', async () => {
     // pix in the background of a shell on the terminal (stderr a terminal, so the read shows progress); once
@@ -69,7 +69,7 @@ describe('pay batch FILE.xlsx: bounded, and stopped at once', () => {
     expect(screen).toContain('exit=143');
     expect(screen).toContain('pix pay batch: interrupted while reading');
     expect(screen).not.toMatch(/consulted|sandbox: simulated/);
-  });
+  }, 60_000);
 
   it('300 merges of A1:BM1048576 (2 KB) are refused at once, naming the cell: exit 2', async () => {
     const merges = Array.from({ length: 300 }, () => '<mergeCell ref="A1:BM1048576"/>').join('');
@@ -104,5 +104,5 @@ describe('pay batch FILE.xlsx: bounded, and stopped at once', () => {
     const peakKb = Number(/pix-bench-usage:(\d+):/.exec(result.stderr)?.[1]);
     // Each padding part would take 16 MiB inflated: reading even ten of them would pass this.
     expect(peakKb / 1024).toBeLessThan(160);
-  });
+  }, 60_000);
 });

@@ -39,6 +39,8 @@ export interface WorkbookParts {
   sheets?: string;
   /** The inside of `<bookViews>`. */
   bookViews?: string;
+  /** Elements of the workbook after `<sheets>` (an `<extLst>` as Excel writes one). */
+  workbookExtra?: string;
   /** Entries added to the ZIP after the workbook's own, in order (a name may repeat). */
   extraEntries?: Array<[name: string, content: EntryContent]>;
   /** Written stored (no compression): raw bytes, for tests that corrupt them. */
@@ -129,7 +131,7 @@ export function workbookParts(parts: WorkbookParts): Array<[string, EntryContent
     [
       'xl/workbook.xml',
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><bookViews>${parts.bookViews ?? '<workbookView/>'}</bookViews><sheets>${sheets}</sheets></workbook>`,
+<workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><bookViews>${parts.bookViews ?? '<workbookView/>'}</bookViews><sheets>${sheets}</sheets>${parts.workbookExtra ?? ''}</workbook>`,
     ],
     [
       'xl/_rels/workbook.xml.rels',
