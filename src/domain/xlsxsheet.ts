@@ -540,6 +540,7 @@ async function sheetCells(
   const merges: MergedRange[] = [];
   let zeroHeight = false;
   let defaultHeight: number | undefined;
+  let sheetDatas = 0;
   let row: SheetRow | undefined;
   let lastRow = 0;
   let lastColumn = -1;
@@ -571,6 +572,9 @@ async function sheetCells(
         if (!inData) {
           if (depth !== 2 && depth !== 3) return;
           if (element.uri !== MAIN) return;
+          if (depth === 2 && element.local === 'sheetData' && sheetDatas++ > 0) {
+            throw new InvalidValue(`${part} has two sheetData: a spreadsheet shows one of them`);
+          }
           if (depth === 2 && element.local === 'sheetFormatPr') {
             zeroHeight = isTrue(element.attr('zeroHeight'));
             const height = element.attr('defaultRowHeight');

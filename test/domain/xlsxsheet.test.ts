@@ -207,6 +207,13 @@ describe('pay batch FILE.xlsx reads the sheet a person sees, or refuses the work
     );
   });
 
+  it('a second sheetData refuses the workbook', async () => {
+    const afterData = `<sheetData>${table([['b', 'bia@example.com', 900]], 3)}</sheetData>`;
+    expect(await refusal(buildWorkbook({ sheetData: rows, afterData }))).toBe(
+      'xl/worksheets/sheet1.xml has two sheetData: a spreadsheet shows one of them',
+    );
+  });
+
   it('number text that is not decimal (0x10) refuses the workbook, naming the cell', async () => {
     const sheetData = HEADER_ROW + row(2, str('A2', 'a') + str('B2', 'ana@example.com') + num('C2', '0x10'));
     expect(await refusal(buildWorkbook({ sheetData }))).toBe('cell C2 holds "0x10", not a decimal number');

@@ -1,15 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type BatchParseResult, formatProblem, parseBatchSheet } from '../../src/domain/batch.js';
 import { readCsvRecords } from '../../src/domain/batchcsv.js';
 import { InvalidValue } from '../../src/domain/invalid.js';
 import { parseAmount } from '../../src/domain/money.js';
 import { parsePixKey } from '../../src/domain/pixkey.js';
 import { readFirstSheet } from '../../src/domain/xlsxsheet.js';
-import { runProcess, tempConfigDir } from '../helpers/cli.js';
+import { deferEach } from '../helpers/cleanup.js';
+import { runProcess } from '../helpers/cli.js';
 import { buildWorkbook, HEADER_ROW, inline, num, row, run, shared, str } from '../helpers/workbook.js';
 
 /**
@@ -34,8 +35,7 @@ if (!soffice) {
 }
 
 const WORKBOOKS = 48;
-const dir = tempConfigDir();
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const cleanup = deferEach();
 
 // ---------------------------------------------------------------------------------------------
 // The model of a generated workbook, and which of its choices may make a spreadsheet show another thing
@@ -305,6 +305,7 @@ describe('pay batch FILE.xlsx against LibreOffice, the oracle of what a person s
   it.skipIf(!soffice)(
     `for ${WORKBOOKS} generated workbooks: what pix pays is what LibreOffice shows; a harmless one is paid (skipped without LibreOffice)`,
     async () => {
+      const dir = cleanup.dir();
       const seed = Number(process.env.PIX_PROPERTY_SEED ?? Math.floor(Math.random() * 2 ** 31));
       const models = fc.sample(book, { numRuns: WORKBOOKS, seed });
       const input = join(dir, 'in');
