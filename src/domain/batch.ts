@@ -683,6 +683,9 @@ function unreadableCell(
 ): string | undefined {
   const { value } = cell;
   if (range !== undefined) return `part of the merged cells ${range}: unmerge them`;
+  if (cell.unreadableStyle !== undefined) {
+    return `${cell.unreadableStyle}: a person cannot read it; clear the cell's formatting`;
+  }
   if (cell.hiddenColumn)
     return 'in a hidden column: a person does not see it; unhide the column or clear the cell';
   switch (value.kind) {

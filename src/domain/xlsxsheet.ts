@@ -55,6 +55,8 @@ export interface SheetCell {
   format?: string;
   /** Set when the cell's column is hidden (or 0 wide). */
   hiddenColumn?: boolean;
+  /** Why the cell's style makes its text unreadable (white on white, a 1-point font), when it does. */
+  unreadableStyle?: string;
 }
 
 export interface SheetRow {
@@ -474,31 +476,82 @@ async function sharedStrings(book: Workbook, name: string | undefined): Promise<
 interface Styles {
   /** Per cell style (`s`): its number format code. */
   formats: string[];
+  /**
+   * Per differential format (`dxfId`, what a conditional format applies): what in it changes what a cell
+   * shows — a number format of its own, or white text — when something does.
+   */
+  dxfChanges: Array<string | undefined>;
+  /** Per cell style: why its text cannot be read (white on no fill or a white one, too small), when so. */
+  hides: Array<string | undefined>;
 }
 
 async function styles(book: Workbook, name: string | undefined): Promise<Styles> {
   const custom = new Map<number, string>();
   const ids: number[] = [];
+  const xfs: Array<{ font: number; fill: number }> = [];
+  const dxfChanges: Array<string | undefined> = [];
+  const fonts: Array<{ size?: number; white?: boolean }> = [];
+  const fills: boolean[] = []; // a fill a person sees white text on (any but none and white)
   if (name !== undefined && book.has(name)) {
     // Nothing is refused for where it sits: Excel's own extensions of the styles (x14:dxfs) hold numFmt and
     // xf elements of theirs, and only the numFmts and cellXfs read below apply to cells.
     await book.read(name, MAIN, new Set(), {
       open(element, stack) {
         const parent = stack[stack.length - 2];
+        if (
+          stack.length === 3 &&
+          element.local === 'dxf' &&
+          parent?.local === 'dxfs' &&
+          parent.uri === MAIN
+        ) {
+          dxfChanges.push(undefined);
+          return;
+        }
+        if (stack.length >= 4 && stack[2]!.local === 'dxf' && stack[1]!.local === 'dxfs') {
+          const change =
+            element.local === 'numFmt'
+              ? `the number format "${element.attr('formatCode') ?? ''}"`
+              : element.local === 'color' && parent?.local === 'font' && isWhite(element)
+                ? 'white text'
+                : undefined;
+          if (change !== undefined) dxfChanges[dxfChanges.length - 1] ??= change;
+          return;
+        }
+        if (stack.length === 4 && stack[1]!.local === 'fonts' && parent?.local === 'font') {
+          const font = fonts[fonts.length - 1]!;
+          if (element.local === 'sz') font.size = Number(element.attr('val'));
+          else if (element.local === 'color') font.white = isWhite(element);
+          return;
+        }
+        if (stack.length === 5 && stack[1]!.local === 'fills' && element.local === 'fgColor') {
+          fills[fills.length - 1] = parent?.attr('patternType') !== 'none' && !isWhite(element);
+          return;
+        }
         if (stack.length !== 3 || parent?.uri !== MAIN) return;
-        if (parent.local === 'numFmts' && element.local === 'numFmt') {
+        if (parent.local === 'fonts' && element.local === 'font') fonts.push({});
+        else if (parent.local === 'fills' && element.local === 'fill') fills.push(false);
+        else if (parent.local === 'numFmts' && element.local === 'numFmt') {
           const id = Number(element.attr('numFmtId'));
           const code = element.attr('formatCode');
           if (Number.isInteger(id) && code !== undefined) custom.set(id, code);
         } else if (parent.local === 'cellXfs' && element.local === 'xf') {
           ids.push(Number(element.attr('numFmtId') ?? '0'));
+          xfs.push({
+            font: Number(element.attr('fontId') ?? '0'),
+            fill: Number(element.attr('fillId') ?? '0'),
+          });
         }
       },
     });
   }
   const table = SSF.get_table();
   // A format the workbook does not define and ssf does not know is shown as General, as spreadsheets do.
-  return { formats: ids.map((id) => custom.get(id) ?? table[id] ?? 'General') };
+  const hides = xfs.map(({ font, fill }) => {
+    const { size, white } = fonts[font] ?? {};
+    if (size !== undefined && !(size >= MIN_RUN_POINTS)) return `its font is ${size} points`;
+    return white && !fills[fill] ? 'its text is white on a white cell' : undefined;
+  });
+  return { formats: ids.map((id) => custom.get(id) ?? table[id] ?? 'General'), dxfChanges, hides };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -553,6 +606,10 @@ async function sheetCells(
     }
   };
 
+  const conditional = (range: string | undefined, change: string) =>
+    new InvalidValue(
+      `a conditional format ${range === undefined ? `in ${part}` : `on ${range}`} shows cells with ${change}, not as they hold: remove it (Home > Conditional Formatting > Clear Rules)`,
+    );
   await book.read(
     part,
     MAIN,
@@ -570,6 +627,23 @@ async function sheetCells(
         }
         const inData = depth >= 3 && stack[1]!.local === 'sheetData' && stack[1]!.uri === MAIN;
         if (!inData) {
+          // A conditional format that shows a cell's value otherwise, wherever it is written (Excel 2010's
+          // own, x14:conditionalFormatting in extLst, carry their format inline): a number format, or a
+          // data bar or icon set shown without the value.
+          if (depth >= 3 && stack.some((e) => e.local === 'conditionalFormatting')) {
+            if (element.local === 'numFmt') {
+              throw conditional(undefined, `the number format "${element.attr('formatCode') ?? ''}"`);
+            }
+            if (
+              (element.local === 'dataBar' || element.local === 'iconSet') &&
+              (element.attr('showValue') === '0' || element.attr('showValue') === 'false')
+            ) {
+              throw conditional(
+                undefined,
+                `a ${element.local === 'dataBar' ? 'data bar' : 'icon set'} without the value`,
+              );
+            }
+          }
           if (depth !== 2 && depth !== 3) return;
           if (element.uri !== MAIN) return;
           if (depth === 2 && element.local === 'sheetData' && sheetDatas++ > 0) {
@@ -586,6 +660,14 @@ async function sheetCells(
             if (isTrue(element.attr('hidden')) || (width !== undefined && Number(width) <= 0)) {
               if (Number.isInteger(min) && Number.isInteger(max)) hiddenColumns.push([min - 1, max - 1]);
             }
+          } else if (
+            depth === 3 &&
+            element.local === 'cfRule' &&
+            stack[1]!.local === 'conditionalFormatting'
+          ) {
+            const dxf = element.attr('dxfId');
+            const change = dxf === undefined ? undefined : styleSheet.dxfChanges[Number(dxf)];
+            if (change !== undefined) throw conditional(stack[1]!.attr('sqref'), change);
           } else if (depth === 3 && element.local === 'mergeCell' && stack[1]!.local === 'mergeCells') {
             if (merges.length >= MAX_MERGED_RANGES) {
               throw new InvalidValue(
@@ -791,11 +873,13 @@ function readCell(
   const { ref, column, type } = cell;
   const code = styleSheet.formats[cell.style] ?? 'General';
   const plain = /^(?:general|@)$/i.test(code);
+  const hides = styleSheet.hides[cell.style];
   const done = (value: SheetCellValue, shown?: string): SheetCell => ({
     ref,
     column,
     value,
     ...(shown === undefined ? {} : { shown, format: code }),
+    ...(hides === undefined ? {} : { unreadableStyle: hides }),
   });
   if (cell.formula !== undefined) return done({ kind: 'formula', formula: cell.formula });
   if (cell.inline !== undefined && type !== 'inlineStr') {

@@ -100,6 +100,44 @@ describe('pay batch FILE.xlsx pays the amount a spreadsheet shows, or refuses th
     expect(await paid(sheet('@'))).toEqual([['a', 'ana@example.com', 1000]]);
   });
 
+  it('a conditional format that shows cells otherwise refuses the workbook; one that only colours them does not', async () => {
+    const sheetData = HEADER_ROW + table([['a', 'ana@example.com', 10.4]], 2);
+    const rule = (dxf: number) =>
+      `<conditionalFormatting sqref="C2:C10"><cfRule type="expression" dxfId="${dxf}" priority="1"><formula>TRUE</formula></cfRule></conditionalFormatting>`;
+    const dxfs =
+      '<dxf><numFmt numFmtId="170" formatCode="0"/></dxf><dxf><fill><patternFill><bgColor rgb="FFFFC7CE"/></patternFill></fill></dxf><dxf><font><color rgb="FFFFFFFF"/></font></dxf>';
+    expect(await refusal(buildWorkbook({ sheetData, dxfs, afterData: rule(0) }))).toBe(
+      'a conditional format on C2:C10 shows cells with the number format "0", not as they hold: remove it (Home > Conditional Formatting > Clear Rules)',
+    );
+    expect(await refusal(buildWorkbook({ sheetData, dxfs, afterData: rule(2) }))).toContain(
+      'a conditional format on C2:C10 shows cells with white text',
+    );
+    expect(await paid({ sheetData, dxfs, afterData: rule(1) })).toEqual([['a', 'ana@example.com', 1040]]);
+    const x14 = `<extLst><ext uri="{78C0D931-6437-407d-A8EE-F0AAD7539E65}" xmlns:x14="http://schemas.microsoft.com/office/spreadsheetml/2009/9/main"><x14:conditionalFormattings><x14:conditionalFormatting xmlns:xm="http://schemas.microsoft.com/office/excel/2006/main"><x14:cfRule type="expression" priority="1" id="{1}"><xm:f>TRUE</xm:f><x14:dxf><numFmt numFmtId="170" formatCode="0"/></x14:dxf></x14:cfRule><xm:sqref>C2:C10</xm:sqref></x14:conditionalFormatting></x14:conditionalFormattings></ext></extLst>`;
+    expect(await refusal(buildWorkbook({ sheetData, afterData: x14 }))).toBe(
+      'a conditional format in xl/worksheets/sheet1.xml shows cells with the number format "0", not as they hold: remove it (Home > Conditional Formatting > Clear Rules)',
+    );
+    const bar = `<conditionalFormatting sqref="C2:C10"><cfRule type="dataBar" priority="1"><dataBar showValue="0"><cfvo type="min"/><cfvo type="max"/><color rgb="FF638EC6"/></dataBar></cfRule></conditionalFormatting>`;
+    expect(await refusal(buildWorkbook({ sheetData, afterData: bar }))).toContain(
+      'shows cells with a data bar without the value',
+    );
+  });
+
+  it('a cell whose style hides its text (white on no fill, a 1-point font) is refused; white on a dark fill is read', async () => {
+    const styled = (key: number, amount: number): WorkbookParts => ({
+      fonts: '<font><sz val="11"/><color rgb="FFFFFFFF"/></font><font><sz val="1"/></font>',
+      fills: '<fill><patternFill patternType="solid"><fgColor rgb="FF1F4E79"/></patternFill></fill>',
+      xfs: ['fontId="1" fillId="0"', 'fontId="2" fillId="0"', 'fontId="1" fillId="1"'],
+      sheetData:
+        HEADER_ROW + row(2, str('A2', 'a') + str('B2', 'ana@example.com', key) + num('C2', 10, amount)),
+    });
+    expect(await problems(styled(1, 2))).toEqual([
+      "B2 (id a): key: its text is white on a white cell: a person cannot read it; clear the cell's formatting",
+      "C2 (id a): amount: its font is 1 points: a person cannot read it; clear the cell's formatting",
+    ]);
+    expect(await paid(styled(3, 3))).toEqual([['a', 'ana@example.com', 1000]]);
+  });
+
   it('an id shown otherwise than pix reads it is refused (0017 over 17)', async () => {
     expect(
       await problems({

@@ -33,6 +33,15 @@ export interface WorkbookParts {
   afterData?: string;
   /** Custom number formats: cell style `s = i + 1` applies `formats[i]` (style 0 is General). */
   formats?: string[];
+  /**
+   * Fonts and fills after the default ones (font 0 Calibri 11, fill 0 none), and cell styles using them:
+   * `xfs[i]` (raw attributes, e.g. `fontId="1" fillId="1"`) is style `formats.length + 1 + i`.
+   */
+  fonts?: string;
+  fills?: string;
+  xfs?: string[];
+  /** The inside of the styles' `<dxfs>` (the formats conditional formats apply), raw. */
+  dxfs?: string;
   /** The `<si>` contents of the shared strings, raw. */
   sharedStrings?: string[];
   /** The inside of `<sheets>`; default: the first sheet `Pagamentos` (sheet1.xml) and a second, `Notas`. */
@@ -98,7 +107,13 @@ export function table(rows: Array<Array<string | number | undefined>>, first = 1
 
 export const HEADER_ROW = table([['id', 'key', 'amount', 'description']]);
 
-function stylesXml(formats: string[]): string {
+function stylesXml({
+  formats = [],
+  dxfs = '',
+  fonts = '',
+  fills = '',
+  xfs: extra = [],
+}: WorkbookParts): string {
   const numFmts = formats
     .map((code, i) => `<numFmt numFmtId="${164 + i}" formatCode="${esc(code)}"/>`)
     .join('');
@@ -109,7 +124,7 @@ function stylesXml(formats: string[]): string {
     )
     .join('');
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<styleSheet xmlns="${MAIN_NS}"><numFmts count="${formats.length}">${numFmts}</numFmts><fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts><fills count="1"><fill><patternFill patternType="none"/></fill></fills><borders count="1"><border/></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="${formats.length + 1}"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>${xfs}</cellXfs></styleSheet>`;
+<styleSheet xmlns="${MAIN_NS}"><numFmts count="${formats.length}">${numFmts}</numFmts><fonts><font><sz val="11"/><name val="Calibri"/></font>${fonts}</fonts><fills><fill><patternFill patternType="none"/></fill>${fills}</fills><borders count="1"><border/></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>${xfs}${extra.map((a) => `<xf numFmtId="0" borderId="0" xfId="0" ${a}/>`).join('')}</cellXfs><dxfs>${dxfs}</dxfs></styleSheet>`;
 }
 
 /** The parts of a workbook as a map of name → XML (before zipping), for a test that changes one. */
@@ -148,7 +163,7 @@ export function workbookParts(parts: WorkbookParts): Array<[string, EntryContent
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <worksheet xmlns="${MAIN_NS}"><sheetData>${table([['conferido por', 'ana']])}</sheetData></worksheet>`,
     ],
-    ['xl/styles.xml', stylesXml(parts.formats ?? [])],
+    ['xl/styles.xml', stylesXml(parts)],
     [
       'xl/sharedStrings.xml',
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
