@@ -12,6 +12,8 @@
 // - the 100,000-row table on a terminal (bench/statement-table.mjs), cut at a cap;
 // - `pix pay batch` (bench/pay-batch.mjs): 1,000 rows at 20 ms of latency, on an empty journal and on one of
 //   100,000 lines already present; and at scale, 20,000 rows against 2,000 (no latency, --concurrency 16);
+// - reading a payout workbook (bench/read-workbook.mjs): `pix pay batch FILE.xlsx` of 100,000 rows written by
+//   exceljs, refused at its last row, so the read and the checks are measured and nothing is paid;
 // - `pix listen` (bench/listen.mjs): CPU per idle poll, a burst of 1,000 new entries delivered to a receiver,
 //   RSS after 120 quiet polls against 20.
 //
@@ -20,7 +22,7 @@
 //   npm run bench               15 measured runs after 2 warm-ups; 100,000 entries/rows
 //   npm run bench -- --quick    5 runs after 1 warm-up, 20,000 entries/rows, 200 batch rows (a smoke check)
 //   npm run bench -- --runs 30  as many start-up runs as you like
-//   npm run bench -- --no-export --no-table --no-batch --no-listen --no-node24    leave parts out
+//   npm run bench -- --no-export --no-table --no-batch --no-workbook --no-listen --no-node24    leave parts out
 //
 // Start-up commands are run round-robin over both lines (one run of each, then the next round), so a burst of
 // load on the machine hits every row alike and the same-run ratios stay meaningful on a busy box.
@@ -32,6 +34,7 @@ import { nodeLine } from '../scripts/node-line.mjs';
 import { BIN, benchToken, cleanEnv, median, root, serveSandbox, USAGE_HOOK, usageIn } from './lib.mjs';
 import { measureListen } from './listen.mjs';
 import { measurePayBatch } from './pay-batch.mjs';
+import { measureWorkbookRead } from './read-workbook.mjs';
 import { measureStatementExport } from './statement-export.mjs';
 import { measureStatementTable } from './statement-table.mjs';
 
@@ -523,6 +526,37 @@ async function main() {
       printTable(['node', 'rows', 'time', 'CPU', 'peak RSS'], scaleRows, [2, 3, 4]);
       const reasons = new Set(batchReports.filter((report) => report.na).map((report) => report.na));
       for (const reason of reasons) console.log(`n/a: ${reason}`);
+    }
+
+    if (!args.includes('--no-workbook')) {
+      const workbookRows = [];
+      for (const line of measurable) {
+        const report = await measureWorkbookRead({ rows: ENTRIES, runs: EXPORT_RUNS, node: line.path, log });
+        workbookRows.push([
+          line.name,
+          seconds(report.ms),
+          seconds(report.cpuMs),
+          megabytes(report.peakRssMb),
+        ]);
+        targets.get(line).push(
+          {
+            what: `read a ${ENTRIES.toLocaleString('en')}-row workbook ≤ 10 s`,
+            value: report.ms / 1000,
+            limit: 10,
+            unit: ' s',
+          },
+          {
+            what: 'read a workbook: peak RSS ≤ 300 MB',
+            value: report.peakRssMb,
+            limit: 300,
+            unit: ' MB',
+          },
+        );
+      }
+      console.log(
+        `\npix pay batch FILE.xlsx of ${ENTRIES.toLocaleString('en')} rows (exceljs), read and refused at its last row\n`,
+      );
+      printTable(['node', 'time', 'CPU', 'peak RSS'], workbookRows, [1, 2, 3]);
     }
 
     if (!args.includes('--no-listen')) {

@@ -14,3 +14,13 @@ export function asUsage<T>(where: string, parse: () => T, hint?: string): T {
     throw error;
   }
 }
+
+/** `asUsage` for a parser that reads as it goes (a workbook): its refusal, once awaited, is a usage error. */
+export async function asUsageAwait<T>(where: string, parse: () => Promise<T>, hint?: string): Promise<T> {
+  try {
+    return await parse();
+  } catch (error) {
+    if (error instanceof InvalidValue) throw usageError(where, error.message, hint ?? error.hint);
+    throw error;
+  }
+}

@@ -16,7 +16,7 @@ async function workbook(rows: unknown[][], shape?: (sheet: ExcelJS.Worksheet) =>
 }
 
 async function parse(rows: unknown[][], shape?: (sheet: ExcelJS.Worksheet) => void) {
-  return parseBatchSheet(readFirstSheet(await workbook(rows, shape)));
+  return parseBatchSheet(await readFirstSheet(await workbook(rows, shape)));
 }
 
 const HEADER = ['id', 'key', 'amount', 'description'];
@@ -81,18 +81,29 @@ describe('pay batch FILE.xlsx: the first sheet, read as a CSV is', () => {
     expect(empty.ok || empty.problems.map(formatProblem)).toEqual([
       'row 1: the sheet Pagamentos is empty: its first row must be a header, e.g. id, key, amount, description',
     ]);
-    expect(() => readFirstSheet(new TextEncoder().encode('id,key,amount\n'))).toThrow(InvalidValue);
-    expect(() => readFirstSheet(new TextEncoder().encode('id,key,amount\n'))).toThrow(/not an xlsx workbook/);
+    await expect(readFirstSheet(new TextEncoder().encode('id,key,amount\n'))).rejects.toThrow(InvalidValue);
+    await expect(readFirstSheet(new TextEncoder().encode('id,key,amount\n'))).rejects.toThrow(
+      /not an xlsx workbook/,
+    );
     const zipNotXlsx = (await workbook([HEADER])).slice(0, 200);
-    expect(() => readFirstSheet(zipNotXlsx)).toThrow(InvalidValue);
+    await expect(readFirstSheet(zipNotXlsx)).rejects.toThrow(InvalidValue);
   });
 
-  it('reads shared strings, inline strings and rich text as the text they show', async () => {
+  it('reads rich text as the text it shows in a description, and refuses it in a key (exceljs writes the runs)', async () => {
+    const bold = { font: { bold: true } };
     const result = await parse([
       HEADER,
-      ['a', { richText: [{ text: 'maria@' }, { text: 'example.com', font: { bold: true } }] }, 3, 'r'],
+      ['a', 'maria@example.com', 3, { richText: [{ text: 'nota ' }, { text: 'paga', ...bold }] }],
+      ['b', { richText: [{ text: 'joao@' }, { text: 'example.com', ...bold }] }, 3],
     ]);
-    expect(result.ok && result.rows[0]!.target).toMatchObject({ key: 'maria@example.com' });
+    expect(result.ok || result.problems.map(formatProblem)).toEqual([
+      'B3 (id b): key: holds formatted text (rich text): a key must be plain; clear the formatting of the cell',
+    ]);
+    const description = await parse([
+      HEADER,
+      ['a', 'maria@example.com', 3, { richText: [{ text: 'nota ' }, { text: 'paga', ...bold }] }],
+    ]);
+    expect(description.ok && description.rows[0]!.description).toBe('nota paga');
   });
 
   it('11 digits that are not a valid CPF are refused as in a CSV, unless a keyType column names the phone', async () => {

@@ -59,7 +59,7 @@ import {
 import { createProgress } from '../../output/progress.js';
 import { type Column, createListWriter } from '../../output/records.js';
 import { safeText } from '../../output/sanitize.js';
-import { asUsage } from '../../usage.js';
+import { asUsageAwait } from '../../usage.js';
 import * as z from '../../zod.js';
 import { amountFlag, duplicateWindowFlag, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
@@ -143,11 +143,36 @@ async function readBatchBytes(options: PayBatchOptions, deps: Deps): Promise<Buf
   }
 }
 
-/** A workbook's first sheet, read (its reader is loaded only for one); one that is not an xlsx is exit 2. */
-async function parseWorkbook(bytes: Buffer, file: string): Promise<BatchParseResult> {
+/**
+ * A workbook's first sheet, read (its reader is loaded only for one); one that is not an xlsx, or that
+ * shows a person something other than what pix would read, is exit 2. The read yields to the event loop
+ * between slices of each part, so Ctrl-C and SIGTERM end it at once (nothing has been sent yet), and on a
+ * terminal it shows how far it is.
+ */
+async function parseWorkbook(bytes: Buffer, file: string, deps: Deps): Promise<BatchParseResult> {
   const { readFirstSheet } = await import('../../domain/xlsxsheet.js');
-  const sheet = asUsage(fileName(file), () => readFirstSheet(bytes));
-  return parseBatchSheet(sheet);
+  const progress = createProgress(deps.io, `reading ${safeText(fileName(file), 60)}, kB`, {
+    streamsRows: false,
+  });
+  const pause = async (done: number, total: number) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (deps.signal.aborted) {
+      progress.done();
+      throw new PixError(
+        'interrupted',
+        `pix pay batch: interrupted while reading ${fileName(file)}; nothing was sent`,
+        {
+          signal: stopSignalOf(deps.signal),
+        },
+      );
+    }
+    if (total > 0) progress.update(Math.floor(done / 1024), Math.ceil(total / 1024));
+  };
+  try {
+    return parseBatchSheet(await asUsageAwait(fileName(file), () => readFirstSheet(bytes, { pause })));
+  } finally {
+    progress.done();
+  }
 }
 
 /** The batch file as errors name it: its path as given, `stdin` for `-`. */
@@ -589,7 +614,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   const format: BatchFormat = options.format ?? batchFormatFor(options.file);
   const parsed =
     format === 'xlsx'
-      ? await parseWorkbook(bytes, options.file)
+      ? await parseWorkbook(bytes, options.file, deps)
       : parseBatchFile(bytes.toString('utf8'), format);
   if (!parsed.ok) {
     refuseFile(
