@@ -5,8 +5,9 @@
  * - The operator's finding wins over what pix recorded: `paid` counts as done, `not-paid` as failed.
  * - A `sending` or `unknown` payment (sent, outcome never known) blocks the same payment with NO time
  *   limit, until `pix journal resolve` records what the statement shows.
- * - A `done` payment blocks the same dynamic code forever, and the same key (or static code) and amount
- *   for 10 minutes; a batch row once paid is never paid again.
+ * - A `done` payment blocks the same dynamic code forever, and the same receiver (sameRecipient: the
+ *   same key, or document and institution) and amount for 10 minutes; a batch row once paid is never
+ *   paid again.
  * - A `failed` payment (refused, or never sent) blocks nothing.
  * - Every question is asked of one account (Account), as the API identifies it: a payment made on
  *   another account never blocks or pays one here (a sandbox rehearsal does not mark the real batch
