@@ -184,3 +184,10 @@ export function opensshVerifies(
   );
   return result.code === 0;
 }
+
+/** An ed25519 key made in-process (no ssh-keygen), as a `.pub` line, for tests that only read keys. */
+export function softwareKeyLine(comment = 'test'): string {
+  const pair = generateKeyPairSync('ed25519');
+  const raw = Buffer.from(pair.publicKey.export({ format: 'jwk' }).x!, 'base64url');
+  return `ssh-ed25519 ${Buffer.concat([sshString('ssh-ed25519'), sshString(raw)]).toString('base64')} ${comment}`;
+}
