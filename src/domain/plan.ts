@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { InvalidValue } from './invalid.js';
 import { canonicalJson } from './jsonsource.js';
 import type { Centavos } from './money.js';
+import type { RowFacts } from './policy.js';
 
 /** The receiver as the consultation answered. */
 export interface PlanReceiver {
@@ -48,8 +49,8 @@ export interface PlanMaker {
 /** Everything the id covers. */
 export interface PlanBody {
   'pix-plan': 1;
-  /** The profile and the API it pays from. */
-  account: { profile: string; api: string };
+  /** The account it pays from, as the API identifies it (journal/accounts.ts), and its profile and API for people. */
+  account: { id: string; profile: string; api: string };
   /** The command that made it. */
   kind: 'key' | 'qr' | 'batch';
   /** The batch file it was made from, as named on the command line. */
@@ -115,6 +116,16 @@ export function checkPlan(plan: Plan): void {
     if ((row.key === undefined) === (row.emv === undefined))
       throw new InvalidValue(`row ${row.id} needs a key or a code, one of them`);
   }
+}
+
+/** What the policy's rules see of a row. */
+export function rowFacts(row: PlanRow): RowFacts {
+  return {
+    id: row.id,
+    amount: row.amountCentavos,
+    newReceiver: row.newReceiver,
+    outsideAllowlist: row.outsideAllowlist,
+  };
 }
 
 export type Verdict = 'approve' | 'reject';

@@ -87,7 +87,8 @@ export interface Policy {
   /** Minutes after midnight in Brasília: `from` to `to`, across midnight when from > to. */
   night: { from: number; to: number; text: string };
   caps: Caps;
-  allowlist: { keys: Set<string>; documents: Set<string> };
+  /** PIX keys and documents (digits); undefined when the policy has none (no receiver is then "outside" it). */
+  allowlist: { keys: Set<string>; documents: Set<string> } | undefined;
   policyChange: Quorum;
 }
 
@@ -306,19 +307,20 @@ export function parsePolicy(text: string, file: string): Policy {
   });
 
   // The allowlist: PIX keys and documents.
-  const allowlist = { keys: new Set<string>(), documents: new Set<string>() };
+  const allowlist =
+    root.allowlist === undefined ? undefined : { keys: new Set<string>(), documents: new Set<string>() };
   list(root.allowlist ?? [], ['allowlist']).forEach((raw, index) => {
     const path = ['allowlist', index];
     const entry = text_(raw, path);
     let known = false;
     try {
-      allowlist.documents.add(parseTaxId(entry).digits);
+      allowlist!.documents.add(parseTaxId(entry).digits);
       known = true;
     } catch {
       // Not a document: a key, then.
     }
     try {
-      allowlist.keys.add(parsePixKey(entry).key);
+      allowlist!.keys.add(parsePixKey(entry).key);
       known = true;
     } catch {
       // Not a key.
@@ -603,13 +605,18 @@ export function capViolations(
   return problems;
 }
 
-/** Whether a receiver is on the allowlist: the row's key, or the receiver's document (whole, not masked). */
-export function onAllowlist(
+/**
+ * Whether a receiver is outside the policy's allowlist: neither the row's key nor the receiver's document
+ * (whole, never a masked one) is on it. A policy without an allowlist has no outside.
+ */
+export function outsideAllowlist(
   policy: Pick<Policy, 'allowlist'>,
   key: string | undefined,
   document: string | undefined,
 ): boolean {
-  if (key !== undefined && policy.allowlist.keys.has(key)) return true;
+  const { allowlist } = policy;
+  if (allowlist === undefined) return false;
+  if (key !== undefined && allowlist.keys.has(key)) return false;
   const digits = document?.replace(/[.\-/\s]/g, '').toUpperCase();
-  return digits !== undefined && !digits.includes('*') && policy.allowlist.documents.has(digits);
+  return !(digits !== undefined && !digits.includes('*') && allowlist.documents.has(digits));
 }

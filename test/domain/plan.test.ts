@@ -13,7 +13,7 @@ import { refusalOf } from '../helpers/domain.js';
 function body(): PlanBody {
   return {
     'pix-plan': 1,
-    account: { profile: 'prod', api: 'https://api.example.com' },
+    account: { id: 'acct-1a2b3c', profile: 'prod', api: 'https://api.example.com' },
     kind: 'batch',
     source: 'payouts.csv',
     rows: [

@@ -8,7 +8,7 @@ import {
   describeMissing,
   isMaker,
   isNight,
-  onAllowlist,
+  outsideAllowlist,
   type Policy,
   parsePolicy,
   parseQuorum,
@@ -244,11 +244,15 @@ describe('caps and the allowlist', () => {
   });
 
   it('a receiver on the allowlist by key or by whole document, never by a masked one', () => {
-    expect(onAllowlist(policy, 'fornecedor@example.com', undefined)).toBe(true);
-    expect(onAllowlist(policy, undefined, '11222333000181')).toBe(true);
-    expect(onAllowlist(policy, undefined, '11.222.333/0001-81')).toBe(true);
-    expect(onAllowlist(policy, undefined, '**.222.333/0001-**')).toBe(false);
-    expect(onAllowlist(policy, 'other@example.com', '12345678909')).toBe(false);
+    expect(outsideAllowlist(policy, 'fornecedor@example.com', undefined)).toBe(false);
+    expect(outsideAllowlist(policy, undefined, '11222333000181')).toBe(false);
+    expect(outsideAllowlist(policy, undefined, '11.222.333/0001-81')).toBe(false);
+    expect(outsideAllowlist(policy, undefined, '**.222.333/0001-**')).toBe(true);
+    expect(outsideAllowlist(policy, 'other@example.com', '12345678909')).toBe(true);
+    const none = { ...document() } as Record<string, unknown>;
+    delete none.allowlist;
+    none.rules = (none.rules as Array<Record<string, unknown>>).filter((rule) => !rule['outside-allowlist']);
+    expect(outsideAllowlist(parsePolicy(text(none), 'p.json'), 'other@example.com', undefined)).toBe(false);
   });
 });
 
