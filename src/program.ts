@@ -511,6 +511,12 @@ export const COMMANDS: Entry[] = [
         load: () => import('./commands/sandbox/seed.js'),
       },
       {
+        name: 'move-key',
+        summary: "Give someone else's key to a new owner (the DICT answers another receiver)",
+        usage: '[options] <key>',
+        load: () => import('./commands/sandbox/move-key.js'),
+      },
+      {
         name: 'batch-file',
         summary: 'Write a sample batch payout file (for pix pay batch) the sandbox can pay',
         usage: '[options]',

@@ -152,7 +152,7 @@ export interface ApprovalFile {
   record: ApprovalRecord;
 }
 
-/** Every approval kept beside `subjectFile` (none when there is no directory yet). Malformed: exit 2. */
+/** Every approval kept beside `subjectFile`, oldest first (none when there is no directory yet). Malformed: exit 2. */
 export function readApprovals(subjectFile: string): ApprovalFile[] {
   const dir = approvalsDirOf(subjectFile);
   let names: string[];
@@ -178,7 +178,8 @@ export function readApprovals(subjectFile: string): ApprovalFile[] {
       const parsed = approvalSchema.safeParse(json);
       if (!parsed.success) throw usageError(file, `not an approval: ${firstProblem(parsed.error)}`);
       return { file, record: parsed.data as ApprovalRecord };
-    });
+    })
+    .sort((a, b) => (a.record.at < b.record.at ? -1 : a.record.at > b.record.at ? 1 : 0));
 }
 
 /** Writes one key's verdict beside `subjectFile` (replacing that key's earlier one); returns its path. */
