@@ -111,7 +111,7 @@ export function register(command: Command, deps: Deps): void {
     command,
     [
       'pix plan approve payouts.plan.json                       # the key git signs commits with',
-      'pix plan approve payouts.plan.json --key ~/.ssh/id_ed25519_sk',
+      'pix plan approve payouts.plan.json --key ~/.ssh/id_ecdsa     # another key',
       'git add "$(pix plan approve payouts.plan.json)" && git commit -m "approve payouts"',
     ],
     ['usage', 'declined'],

@@ -435,7 +435,9 @@ describe('bad input is one line and exit 2', () => {
     const unknown = await w.pix(['plan', 'approve', plan, '--key', key.privatePath!], { at: AFTERNOON });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^error: --key: key SHA256:\S+ is no approver's in \S+pix-policy\.json\n/);
-    const missing = await w.pix(['plan', 'approve', plan, '--key', join(stranger, 'nothing')], { at: AFTERNOON });
+    const missing = await w.pix(['plan', 'approve', plan, '--key', join(stranger, 'nothing')], {
+      at: AFTERNOON,
+    });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^error: --key: no such file: /);
 
