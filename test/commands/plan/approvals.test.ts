@@ -2,7 +2,6 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type PlanBody, planBody, sealPlan } from '../../../src/domain/plan.js';
-import { JOURNAL_FILE } from '../../../src/journal/entries.js';
 import {
   approvalsWorld as makeWorld,
   peopleKeys,
@@ -25,8 +24,14 @@ afterEach(async () => {
 const keyStore = keyDir();
 const KEYS = peopleKeys(keyStore.dir);
 afterAll(() => keyStore.cleanup());
-const approvalsWorld = (policy?: Parameters<typeof makeWorld>[0], options: { latencyMs?: number } = {}) =>
-  makeWorld(policy, { ...options, keys: KEYS });
+/** A world for this test, closed after it. */
+async function approvalsWorld(
+  policy?: Parameters<typeof makeWorld>[0],
+  options: { latencyMs?: number } = {},
+): Promise<World> {
+  world = await makeWorld(policy, { ...options, keys: KEYS });
+  return world;
+}
 
 /** 14:00 and 23:30 in Brasília (UTC-3) on a day of the sandbox. */
 const AFTERNOON = new Date('2026-03-10T17:00:00Z');
@@ -48,7 +53,7 @@ async function planOf(
 
 describe('a plan approved by 2 of finance is paid, each row once', () => {
   it('pays every row; a second execute pays nothing and says already paid', async () => {
-    const w = (world = await approvalsWorld());
+    const w = await approvalsWorld();
     const plan = await planOf(w, [
       ['r1', '10'],
       ['r2', '20.50'],
@@ -102,7 +107,7 @@ describe('a plan approved by 2 of finance is paid, each row once', () => {
   });
 
   it('an execution stopped part-way resumes: the rest is paid, nothing twice', async () => {
-    const w = (world = await approvalsWorld(undefined, { latencyMs: 30 }));
+    const w = await approvalsWorld(undefined, { latencyMs: 30 });
     const rows: Array<[string, string]> = Array.from({ length: 6 }, (_, n) => [`r${n + 1}`, `${n + 1}`]);
     const plan = await planOf(w, rows);
     await w.approve(plan, 'ana', AFTERNOON);
@@ -133,7 +138,7 @@ describe('a plan approved by 2 of finance is paid, each row once', () => {
 
 describe('what does not count', () => {
   it('one approval short: exit 8 naming the rule and who may still approve; nothing sent', async () => {
-    const w = (world = await approvalsWorld());
+    const w = await approvalsWorld();
     const plan = await planOf(w, [['r1', '10']]);
     await w.approve(plan, 'ana', AFTERNOON);
     const asked = w.server.requests.length;
@@ -146,7 +151,7 @@ describe('what does not count', () => {
   });
 
   it("the maker's own approval does not count", async () => {
-    const w = (world = await approvalsWorld());
+    const w = await approvalsWorld();
     const plan = await planOf(w, [['r1', '10']], 'payouts', 'Carla <carla@example.com>');
     await w.approve(plan, 'carla', AFTERNOON);
     await w.approve(plan, 'ana', AFTERNOON);
@@ -163,7 +168,7 @@ describe('what does not count', () => {
   });
 
   it('an approval of another plan, replayed beside this one, does not count', async () => {
-    const w = (world = await approvalsWorld());
+    const w = await approvalsWorld();
     const first = await planOf(w, [['r1', '10']], 'first');
     const second = await planOf(w, [['s1', '10']], 'second');
     await w.approve(first, 'ana', AFTERNOON);
@@ -186,7 +191,7 @@ describe('what does not count', () => {
   });
 
   it('a plan edited after approval: by hand is exit 2; with its id made again, the approvals count for nothing', async () => {
-    const w = (world = await approvalsWorld());
+    const w = await approvalsWorld();
     const plan = await planOf(w, [
       ['r1', '10'],
       ['r2', '20'],
@@ -236,7 +241,7 @@ describe('what does not count', () => {
   });
 
   it('an expired plan is refused', async () => {
-    const w = (world = await approvalsWorld());
+    const w = await approvalsWorld();
     const file = w.batchFile('p.csv', [['r1', '10']]);
     const plan = join(w.repo, 'p.plan.json');
     const made = await w.pix(['pay', 'batch', file, '--plan', plan, '--by', 'carla', '--expires-in', '2h'], {
@@ -261,7 +266,7 @@ describe('what does not count', () => {
   });
 
   it("a policy loosened without the admins' signatures is refused, for executing and for planning", async () => {
-    const w = (world = await approvalsWorld());
+    const w = await approvalsWorld();
     const plan = await planOf(w, [['r1', '10']]);
     await w.approve(plan, 'ana', AFTERNOON);
     // Loosened: one approval of finance is enough now. The admins signed the old digest only.
@@ -294,7 +299,7 @@ describe('what does not count', () => {
 
 describe('at the moment of payment', () => {
   it('a receiver changed between approval and execution is refused for that row only (exit 8)', async () => {
-    const w = (world = await approvalsWorld());
+    const w = await approvalsWorld();
     const plan = await planOf(w, [
       ['r1', '10'],
       ['r2', '20'],
@@ -328,7 +333,7 @@ describe('at the moment of payment', () => {
   });
 
   it("a night payment over the night limit needs the night rule's quorum (1 of admins)", async () => {
-    const w = (world = await approvalsWorld());
+    const w = await approvalsWorld();
     const plan = await planOf(w, [['r1', '1500']]);
     await w.approve(plan, 'ana', AFTERNOON);
     await w.approve(plan, 'bruno', AFTERNOON);
@@ -345,7 +350,7 @@ describe('at the moment of payment', () => {
   });
 
   it('the same plan in the afternoon needs no admin; a night plan under the limit neither', async () => {
-    const w = (world = await approvalsWorld());
+    const w = await approvalsWorld();
     const day = await planOf(w, [['r1', '1500']], 'day');
     const small = await planOf(w, [['s1', '999']], 'small');
     for (const plan of [day, small]) {
@@ -358,7 +363,7 @@ describe('at the moment of payment', () => {
   });
 
   it("the daily cap counts two plans of the same day (Brasília's calendar)", async () => {
-    const w = (world = await approvalsWorld((keys) => policyDocument(keys, { caps: { 'per-day': '100' } })));
+    const w = await approvalsWorld((keys) => policyDocument(keys, { caps: { 'per-day': '100' } }));
     const first = await planOf(w, [['r1', '60']], 'first');
     const second = await planOf(w, [['s1', '50']], 'second');
     for (const plan of [first, second]) {
@@ -383,7 +388,7 @@ describe('at the moment of payment', () => {
 
 describe('require-plan', () => {
   it('refuses a plain pay key --yes (exit 8 naming pix plan); --plan and plan execute still work', async () => {
-    const w = (world = await approvalsWorld());
+    const w = await approvalsWorld();
     expect((await w.pix(['config', 'set', 'require-plan', 'true'])).code).toBe(0);
     const plain = await w.pix(['pay', 'key', 'ana@example.com', '--amount', '10', '--yes']);
     expect(plain.code).toBe(8);
@@ -402,7 +407,7 @@ describe('require-plan', () => {
   });
 
   it('the built-in sandbox profile never requires a plan: it cannot set require-plan', async () => {
-    const w = (world = await approvalsWorld());
+    const w = await approvalsWorld();
     const set = await w.pix(['config', 'set', 'require-plan', 'true', '--profile', 'sandbox']);
     expect(set.code).toBe(2);
     expect(set.stderr).toMatch(/require-plan: the built-in sandbox profile cannot set it/);
@@ -411,7 +416,7 @@ describe('require-plan', () => {
 
 describe('bad input is one line and exit 2', () => {
   it('a malformed signature, an unknown --key, a malformed policy', async () => {
-    const w = (world = await approvalsWorld());
+    const w = await approvalsWorld();
     const plan = await planOf(w, [['r1', '10']]);
     await w.approve(plan, 'ana', AFTERNOON);
     const dir = `${plan}.approvals`;
