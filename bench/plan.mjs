@@ -10,7 +10,7 @@
 //   and the first (cold) one.
 //
 //   node bench/plan.mjs [--rows N] [--latency-ms L] [--runs R] [--node PATH]
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +25,7 @@ import {
   median,
   root,
   serveSandbox,
+  timed,
   USAGE_HOOK,
   usageIn,
 } from './lib.mjs';
@@ -32,26 +33,11 @@ import {
 const run = promisify(execFile);
 
 /** Runs `pix ARGS` to its end; resolves with its wall time, CPU and output, or throws on a non-zero exit. */
-function timedPix(node, args, env) {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const child = spawn(node, [...USAGE_HOOK, BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      if (code !== 0)
-        reject(new Error(`pix ${args.slice(0, 3).join(' ')} exited ${code}: ${stderr.trim().slice(-800)}`));
-      else resolve({ ms, stdout, ...usageIn(stderr) });
-    });
-  });
+async function timedPix(node, args, env) {
+  const { ms, code, stdout, stderr } = await timed(node, [...USAGE_HOOK, BIN, ...args], env);
+  if (code !== 0)
+    throw new Error(`pix ${args.slice(0, 3).join(' ')} exited ${code}: ${stderr.trim().slice(-800)}`);
+  return { ms, stdout, ...usageIn(stderr) };
 }
 
 /** Three approvers' keys (ssh-keygen), and a policy asking 3 of finance, with its admin. */

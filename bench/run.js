@@ -29,12 +29,21 @@
 //
 // Start-up commands are run round-robin over both lines (one run of each, then the next round), so a burst of
 // load on the machine hits every row alike and the same-run ratios stay meaningful on a busy box.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeLine } from '../scripts/node-line.mjs';
-import { BIN, benchToken, cleanEnv, median, root, serveSandbox, USAGE_HOOK, usageIn } from './lib.mjs';
+import {
+  BIN,
+  benchToken,
+  cleanEnv,
+  median,
+  root,
+  serveSandbox,
+  timed as timedRun,
+  USAGE_HOOK,
+  usageIn,
+} from './lib.mjs';
 import { measureListen } from './listen.mjs';
 import { measurePayBatch } from './pay-batch.mjs';
 import { measurePlan, measureVerification } from './plan.mjs';
@@ -64,29 +73,8 @@ const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-'));
 const baseEnv = cleanEnv(scratch);
 const log = (text) => process.stderr.write(`${text}\n`);
 
-/** Runs one process to its end; resolves with the wall time in ms (spawn to exit) and its output. */
-function timed(node, argv, env) {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const child = spawn(node, argv, {
-      env: { ...baseEnv, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      resolve({ ms, code, stdout, stderr });
-    });
-  });
-}
+/** Runs one process to its end in the bench's clean environment (lib.mjs timed). */
+const timed = (node, argv, env) => timedRun(node, argv, { ...baseEnv, ...env });
 
 const fmt = (ms) => `${ms.toFixed(1)} ms`;
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;

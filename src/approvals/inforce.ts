@@ -17,13 +17,20 @@ export interface PolicyInForce {
   review: ReturnType<typeof reviewPolicy>;
 }
 
-/** The policy file and what its approvals are worth at `now`. */
-export async function loadPolicy(deps: Deps, flag: string | undefined): Promise<PolicyInForce> {
-  const file = flag ?? (await deps.settings()).policy;
+/**
+ * The policy file (`given`, else the profile's) and what its approvals are worth now. `where`: how the
+ * command takes a policy, for the error when there is none (`--policy FILE`, or `FILE`).
+ */
+export async function loadPolicy(
+  deps: Deps,
+  given: string | undefined,
+  where: '--policy' | 'FILE' = '--policy',
+): Promise<PolicyInForce> {
+  const file = given ?? (await deps.settings()).policy;
   if (file === undefined) {
     throw usageError(
-      '--policy',
-      'no payment policy: pass --policy FILE',
+      where,
+      `no payment policy: pass ${where === 'FILE' ? 'the file' : '--policy FILE'}`,
       "or set the profile's: `pix config set policy FILE`",
     );
   }

@@ -15,8 +15,6 @@ import {
   checkQuorum,
   describeMissing,
   isMaker,
-  PLAN_NAMESPACE,
-  POLICY_NAMESPACE,
   type Policy,
   type QuorumResult,
   type RowFacts,
@@ -129,15 +127,7 @@ export function reviewPlan(
       };
     return signoff;
   });
-  const rejectedBy = judged.filter((s) => s.counts && s.verdict === 'reject');
-  const refusers = new Set(rejectedBy.map((s) => s.approver!.name));
-  const approvedBy = [
-    ...new Map(
-      judged
-        .filter((s) => s.counts && s.verdict === 'approve' && !refusers.has(s.approver!.name))
-        .map((s) => [s.approver!.name, s.approver!] as const),
-    ).values(),
-  ];
+  const { rejectedBy, refusers, approvedBy } = tally(judged);
   const excluded = new Set([
     ...refusers,
     ...policy.approvers.filter((approver) => isMaker(approver, plan.maker)).map((approver) => approver.name),
@@ -148,6 +138,25 @@ export function reviewPlan(
   }));
   const approved = rejectedBy.length === 0 && rules.every((rule) => rule.ifNight || rule.quorum.met);
   return { signoffs: judged, approvedBy, rejectedBy, rules, approved };
+}
+
+/**
+ * The signoffs that count, by person: valid refusals (any one stops the subject), and the distinct
+ * approvers who approved and did not also refuse (one person counts once, whatever keys they hold).
+ */
+function tally(signoffs: readonly Signoff[]): {
+  rejectedBy: Signoff[];
+  refusers: Set<string>;
+  approvedBy: Approver[];
+} {
+  const rejectedBy = signoffs.filter((s) => s.counts && s.verdict === 'reject');
+  const refusers = new Set(rejectedBy.map((s) => s.approver!.name));
+  const approvers = new Map<string, Approver>();
+  for (const s of signoffs) {
+    if (s.counts && s.verdict === 'approve' && !refusers.has(s.approver!.name))
+      approvers.set(s.approver!.name, s.approver!);
+  }
+  return { rejectedBy, refusers, approvedBy: [...approvers.values()] };
 }
 
 /** The first reason a review stops a plan, in words: a refusal, or a rule and what it still needs. */
@@ -168,17 +177,7 @@ export function reviewPolicy(
   policy: Policy,
   signoffs: Signoff[],
 ): { approved: boolean; quorum: QuorumResult; rejectedBy: Signoff[] } {
-  const rejectedBy = signoffs.filter((s) => s.counts && s.verdict === 'reject');
-  const refusers = new Set(rejectedBy.map((s) => s.approver!.name));
-  const approvedBy = [
-    ...new Map(
-      signoffs
-        .filter((s) => s.counts && s.verdict === 'approve' && !refusers.has(s.approver!.name))
-        .map((s) => [s.approver!.name, s.approver!] as const),
-    ).values(),
-  ];
+  const { rejectedBy, refusers, approvedBy } = tally(signoffs);
   const quorum = checkQuorum(policy, policy.policyChange, approvedBy, refusers);
   return { approved: rejectedBy.length === 0 && quorum.met, quorum, rejectedBy };
 }
-
-export { PLAN_NAMESPACE, POLICY_NAMESPACE };

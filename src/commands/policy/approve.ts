@@ -23,7 +23,7 @@ export type PolicyApproveOptions = z.output<typeof approveOptionsSchema>;
  * digest: a policy edited since counts none of the signatures of the old one.
  */
 export async function runPolicyApprove(options: PolicyApproveOptions, deps: Deps): Promise<void> {
-  const before = await loadPolicy(deps, options.file);
+  const before = await loadPolicy(deps, options.file, 'FILE');
   const { policy, file } = before;
   const signed = await signVerdict(deps, {
     policy,
@@ -60,12 +60,6 @@ export function register(command: Command, deps: Deps): void {
     .option(...KEY_OPTION)
     .action(async (file: string | undefined, _options, self: Command) => {
       const options = parseOptions(approveOptionsSchema, { ...self.opts(), file }, { file: 'FILE' });
-      if (options.file === undefined && (await deps.settings()).policy === undefined)
-        throw usageError(
-          'FILE',
-          'no policy named, and the profile has none',
-          'pass the file, or `pix config set policy FILE`',
-        );
       await runPolicyApprove(options, deps);
     });
   addExamples(

@@ -5,7 +5,6 @@ import type { Deps } from '../../context.js';
 import { formatBRL } from '../../domain/money.js';
 import { rowFacts } from '../../domain/plan.js';
 import { applyingRules, type Policy, type RowFacts } from '../../domain/policy.js';
-import { usageError } from '../../errors.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { amountFlag, integerFlag, parseOptions } from '../shared/flags.js';
@@ -39,7 +38,7 @@ function capWords(policy: Policy): string {
  * or the facts of a real plan (`--plan FILE`). Says whether the admins approved the policy.
  */
 export async function runPolicyCheck(options: PolicyCheckOptions, deps: Deps): Promise<void> {
-  const inForce = await loadPolicy(deps, options.file);
+  const inForce = await loadPolicy(deps, options.file, 'FILE');
   const { policy, file } = inForce;
   const rows: RowFacts[] =
     options.plan !== undefined
@@ -116,12 +115,6 @@ export function register(command: Command, deps: Deps): void {
     .option('--night', 'the sample plan: paid at night')
     .action(async (file: string | undefined, _options, self: Command) => {
       const options = parseOptions(checkOptionsSchema, { ...self.opts(), file }, { file: 'FILE' });
-      if (options.file === undefined && (await deps.settings()).policy === undefined)
-        throw usageError(
-          'FILE',
-          'no policy named, and the profile has none',
-          'pass the file, or `pix config set policy FILE`',
-        );
       await runPolicyCheck(options, deps);
     });
   addExamples(

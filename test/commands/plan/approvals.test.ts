@@ -37,6 +37,13 @@ async function approvalsWorld(
 const AFTERNOON = new Date('2026-03-10T17:00:00Z');
 const NIGHT = new Date('2026-03-11T02:30:00Z');
 
+/** The `-o ndjson` report of a run: one record per row. */
+const records = (result: { stdout: string }) =>
+  result.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { id: string; state: string; error?: string });
+
 async function planOf(
   w: World,
   rows: Array<[string, string]>,
@@ -64,22 +71,12 @@ describe('a plan approved by 2 of finance is paid, each row once', () => {
     await w.approve(plan, 'bruno', new Date(AFTERNOON.getTime() + 60_000));
     const paid = await w.pix(['plan', 'execute', plan, '--yes', '-o', 'ndjson'], { at: AFTERNOON });
     expect(paid.code, paid.stderr).toBe(0);
-    expect(
-      paid.stdout
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line).state),
-    ).toEqual(['paid', 'paid', 'paid']);
+    expect(records(paid).map((row) => row.state)).toEqual(['paid', 'paid', 'paid']);
     expect(w.transfers()).toBe(3);
     expect(paid.stderr).toMatch(/made by Carla <carla@example\.com>, approved by ana, bruno/);
     const again = await w.pix(['plan', 'execute', plan, '--yes', '-o', 'ndjson'], { at: AFTERNOON });
     expect(again.code, again.stderr).toBe(0);
-    expect(
-      again.stdout
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line).state),
-    ).toEqual(['already_paid', 'already_paid', 'already_paid']);
+    expect(records(again).map((row) => row.state)).toEqual(['already_paid', 'already_paid', 'already_paid']);
     expect(w.transfers()).toBe(3);
     // The journal says who made and who approved each payment, with the keys' fingerprints.
     const shown = await w.pix(['journal', '--all', '--json']);
@@ -128,11 +125,66 @@ describe('a plan approved by 2 of finance is paid, each row once', () => {
     const rest = await w.pix(['plan', 'execute', plan, '--yes', '-o', 'ndjson'], { at: AFTERNOON });
     expect(rest.code, rest.stderr).toBe(0);
     expect(w.transfers()).toBe(6);
-    const states = rest.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line).state);
+    const states = records(rest).map((row) => row.state);
     expect(states.filter((state) => state === 'already_paid')).toHaveLength(before);
+  });
+});
+
+describe('pay key and pay qr make plans of one row', () => {
+  it('a key payment and a dynamic code, each planned, approved and paid once', async () => {
+    const w = await approvalsWorld();
+    const keyPlan = join(w.repo, 'key.plan.json');
+    const byKey = await w.pix(
+      [
+        'pay',
+        'key',
+        'fornecedor@example.com',
+        '--amount',
+        '42',
+        '--plan',
+        keyPlan,
+        '--by',
+        'carla',
+        '--json',
+      ],
+      { at: AFTERNOON },
+    );
+    expect(byKey.code, byKey.stderr).toBe(0);
+    const written = JSON.parse(byKey.stdout);
+    expect(written).toEqual(w.readPlan(keyPlan));
+    expect(written.rows).toEqual([
+      expect.objectContaining({
+        id: expect.stringMatching(/^pay-[0-9a-f]{12}$/),
+        key: 'fornecedor@example.com',
+        amountCentavos: 4200,
+      }),
+    ]);
+    const charge = await w.pix([
+      'charge',
+      'immediate',
+      '--amount',
+      '15',
+      '--no-qr',
+      '--key',
+      'loja@sandbox.pix.local',
+    ]);
+    expect(charge.code, charge.stderr).toBe(0);
+    const code = charge.stdout.trim().split('\t')[10]!;
+    const qrPlan = join(w.repo, 'qr.plan.json');
+    const byCode = await w.pix(['pay', 'qr', code, '--plan', qrPlan, '--by', 'carla'], { at: AFTERNOON });
+    expect(byCode.code, byCode.stderr).toBe(0);
+    expect(w.readPlan(qrPlan).rows[0]).toMatchObject({ emv: code, amountCentavos: 1500, sendAmount: false });
+    expect(w.transfers()).toBe(0);
+    for (const plan of [keyPlan, qrPlan]) {
+      await w.approve(plan, 'ana', AFTERNOON);
+      await w.approve(plan, 'bruno', AFTERNOON);
+      const paid = await w.pix(['plan', 'execute', plan, '--yes'], { at: AFTERNOON });
+      expect(paid.code, paid.stderr).toBe(0);
+      const again = await w.pix(['plan', 'execute', plan, '--yes', '-o', 'ndjson'], { at: AFTERNOON });
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout).state).toBe('already_paid');
+    }
+    expect(w.transfers()).toBe(2);
   });
 });
 
@@ -317,16 +369,13 @@ describe('at the moment of payment', () => {
     expect(moved.code, moved.stderr).toBe(0);
     const result = await w.pix(['plan', 'execute', plan, '--yes', '-o', 'ndjson'], { at: AFTERNOON });
     expect(result.code).toBe(8);
-    const rows = result.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
-    expect(rows.map((row: { id: string; state: string }) => [row.id, row.state])).toEqual([
+    const rows = records(result);
+    expect(rows.map((row) => [row.id, row.state])).toEqual([
       ['r1', 'paid'],
       ['r2', 'receiver_changed'],
       ['r3', 'paid'],
     ]);
-    expect(rows[1].error).toMatch(
+    expect(rows[1]!.error).toMatch(
       /^the receiver is now .+; the plan approved .+: nothing was sent for this row$/,
     );
     expect(w.transfers()).toBe(2);
