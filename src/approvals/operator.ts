@@ -5,52 +5,22 @@
  *
  * Signing shells out to `ssh-keygen -Y sign` rather than speaking the agent protocol: ssh-keygen already
  * handles private key files, passphrases, ssh-agent and hardware keys (the touch, the PIN), which is the
- * point of using the keys operators already have. Its environment is scrubbed: only what ssh-keygen and
- * git need to find keys, the agent and their config (PATH, HOME, SSH_AUTH_SOCK, the askpass and
- * security-key provider variables, git's config locations, the locale), never a PIX_* secret
- * (architecture rule 10). Verification never shells out (domain/sshsig.ts).
+ * point of using the keys operators already have. ssh-keygen, ssh-add and git get the environment every
+ * child of pix gets (context.ts childEnv: the user's, without pix's secrets; architecture rule 10), which
+ * keeps SSH_AUTH_SOCK, the askpass and security-key provider variables and git's config. Verification
+ * never shells out (domain/sshsig.ts).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Deps } from '../context.js';
+import { childEnv, type Deps } from '../context.js';
 import { InvalidValue } from '../domain/invalid.js';
 import type { PlanMaker } from '../domain/plan.js';
 import type { Approver, Policy } from '../domain/policy.js';
 import { parsePublicKeyLine, type SshPublicKey } from '../domain/sshsig.js';
 import { PixError, usageError } from '../errors.js';
 import { safeText } from '../output/sanitize.js';
-
-/** The variables ssh-keygen, ssh-add and git may see: where keys, the agent and the config are. */
-const PASSED = [
-  'PATH',
-  'HOME',
-  'USER',
-  'LOGNAME',
-  'SSH_AUTH_SOCK',
-  'SSH_ASKPASS',
-  'SSH_ASKPASS_REQUIRE',
-  'DISPLAY',
-  'SSH_SK_PROVIDER',
-  'XDG_CONFIG_HOME',
-  'GIT_CONFIG_GLOBAL',
-  'GIT_CONFIG_SYSTEM',
-  'GIT_CONFIG_NOSYSTEM',
-  'GIT_DIR',
-  'LANG',
-  'LC_ALL',
-  'TERM',
-];
-
-function childEnv(deps: Deps): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of PASSED) {
-    const value = deps.env[name];
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
-}
 
 interface Ran {
   code: number | null;
@@ -62,7 +32,7 @@ interface Ran {
 /** Runs a program to its end with `input` on stdin; `missing` when it is not installed. */
 function runProgram(deps: Deps, file: string, args: string[], input = ''): Promise<Ran> {
   return new Promise((done) => {
-    const child = spawn(file, args, { env: childEnv(deps), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { env: childEnv(deps.env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
