@@ -171,7 +171,14 @@ describe('pix plan, built binary', () => {
     expect(added.status, String(added.stderr)).toBe(0);
     rmSync(t.keys.bruno.privatePath!);
     git(t.home, 'config', '--unset', 'user.signingkey');
-    const byAgent = await t.pix(['plan', 'approve', plan], { SSH_AUTH_SOCK: socket });
+    // An approver needs no token and no account: no PIX_TOKEN, no profile, an empty config dir.
+    const nowhere = join(t.home, 'approver-config');
+    const byAgent = await t.pix(['plan', 'approve', plan, '--policy', join(t.home, 'pix-policy.json')], {
+      SSH_AUTH_SOCK: socket,
+      PIX_TOKEN: '',
+      PIX_PROFILE: '',
+      PIX_CONFIG_DIR: nowhere,
+    });
     expect(byAgent.code, byAgent.stderr).toBe(0);
     expect(byAgent.stderr).toMatch(/as bruno \(SHA256:\S+, from ssh-agent\)/);
     expect(byAgent.stderr).toMatch(/plan status: approved: ready to execute/);
