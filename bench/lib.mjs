@@ -57,6 +57,27 @@ export function usageIn(text) {
     : { peakRssMb: Number.NaN, cpuMs: Number.NaN };
 }
 
+/** Runs one process to its end; resolves with the wall time in ms (spawn to exit), its exit code and output. */
+export function timed(node, argv, env) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(node, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      resolve({ ms, code, stdout, stderr });
+    });
+  });
+}
+
 /** The value after `name` in a script's arguments (a string), or `fallback` when the flag is not given. */
 export function flag(args, name, fallback) {
   const at = args.indexOf(name);

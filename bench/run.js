@@ -15,25 +15,38 @@
 // - reading a payout workbook (bench/read-workbook.mjs): `pix pay batch FILE.xlsx` of 100,000 rows written by
 //   exceljs, refused at its last row, so the read and the checks are measured and nothing is paid;
 // - `pix listen` (bench/listen.mjs): CPU per idle poll, a burst of 1,000 new entries delivered to a receiver,
-//   RSS after 120 quiet polls against 20.
+//   RSS after 120 quiet polls against 20;
+// - payment approvals (bench/plan.mjs): `pay batch --plan` and `plan execute` of 1,000 rows at 20 ms, each
+//   against the plain `pay batch` of the same rows (alternating runs, medians), and the in-process cost of
+//   verifying a plan's three approvals.
 //
 // Then every target with PASS/FAIL per line. Public tools only: Node spawning processes, util-linux `script`.
 //
 //   npm run bench               15 measured runs after 2 warm-ups; 100,000 entries/rows
 //   npm run bench -- --quick    5 runs after 1 warm-up, 20,000 entries/rows, 200 batch rows (a smoke check)
 //   npm run bench -- --runs 30  as many start-up runs as you like
-//   npm run bench -- --no-export --no-table --no-batch --no-workbook --no-listen --no-node24    leave parts out
+//   npm run bench -- --no-export --no-table --no-batch --no-workbook --no-listen --no-plan --no-node24    leave parts out
 //
 // Start-up commands are run round-robin over both lines (one run of each, then the next round), so a burst of
 // load on the machine hits every row alike and the same-run ratios stay meaningful on a busy box.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeLine } from '../scripts/node-line.mjs';
-import { BIN, benchToken, cleanEnv, median, root, serveSandbox, USAGE_HOOK, usageIn } from './lib.mjs';
+import {
+  BIN,
+  benchToken,
+  cleanEnv,
+  median,
+  root,
+  serveSandbox,
+  timed as timedRun,
+  USAGE_HOOK,
+  usageIn,
+} from './lib.mjs';
 import { measureListen } from './listen.mjs';
 import { measurePayBatch } from './pay-batch.mjs';
+import { measurePlan, measureVerification } from './plan.mjs';
 import { measureWorkbookRead } from './read-workbook.mjs';
 import { measureStatementExport } from './statement-export.mjs';
 import { measureStatementTable } from './statement-table.mjs';
@@ -60,29 +73,8 @@ const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-'));
 const baseEnv = cleanEnv(scratch);
 const log = (text) => process.stderr.write(`${text}\n`);
 
-/** Runs one process to its end; resolves with the wall time in ms (spawn to exit) and its output. */
-function timed(node, argv, env) {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const child = spawn(node, argv, {
-      env: { ...baseEnv, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      resolve({ ms, code, stdout, stderr });
-    });
-  });
-}
+/** Runs one process to its end in the bench's clean environment (lib.mjs timed). */
+const timed = (node, argv, env) => timedRun(node, argv, { ...baseEnv, ...env });
 
 const fmt = (ms) => `${ms.toFixed(1)} ms`;
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
@@ -604,6 +596,59 @@ async function main() {
         ],
         listenRows,
         [1, 2, 3, 4],
+      );
+    }
+
+    if (!args.includes('--no-plan')) {
+      const planRows = [];
+      for (const line of measurable) {
+        log(`payment approvals on ${line.name}:`);
+        const report = await measurePlan({ rows: BATCH_ROWS, runs: quick ? 1 : 3, node: line.path, log });
+        const verify = await measureVerification({ runs: 200, log });
+        const ratio = (ms) => (report.na ? Number.NaN : ms / report.batchMs);
+        planRows.push(
+          report.na
+            ? [line.name, 'n/a', '', '', '', '']
+            : [
+                line.name,
+                seconds(report.batchMs),
+                `${seconds(report.planMs)} (${ratio(report.planMs).toFixed(2)}×)`,
+                `${seconds(report.executeMs)} (${ratio(report.executeMs).toFixed(2)}×)`,
+                `${seconds(report.planMs + report.executeMs)} (${ratio(report.planMs + report.executeMs).toFixed(2)}×)`,
+                `${verify.medianMs.toFixed(2)} ms (first ${verify.firstMs.toFixed(1)} ms)`,
+              ],
+        );
+        const rows = BATCH_ROWS.toLocaleString('en');
+        targets.get(line).push(
+          {
+            what: `${rows}-row pay batch --plan ≤ 1.2× pay batch`,
+            value: ratio(report.planMs),
+            limit: 1.2,
+            unit: '×',
+            na: report.na,
+          },
+          {
+            what: `${rows}-row plan execute ≤ 1.2× pay batch`,
+            value: ratio(report.executeMs),
+            limit: 1.2,
+            unit: '×',
+            na: report.na,
+          },
+          {
+            what: "verifying a plan's 3 approvals ≤ 5 ms (median)",
+            value: verify.medianMs,
+            limit: 5,
+            unit: ' ms',
+          },
+        );
+      }
+      console.log(
+        `\npayment approvals: ${BATCH_ROWS.toLocaleString('en')} rows at 20 ms latency, 3 approvals (ed25519, ecdsa, rsa)\n`,
+      );
+      printTable(
+        ['node', 'pay batch', 'pay batch --plan', 'plan execute', '--plan + execute', 'verify 3 approvals'],
+        planRows,
+        [1, 2, 3, 4, 5],
       );
     }
 

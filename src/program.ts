@@ -136,7 +136,7 @@ export const COMMANDS: Entry[] = [
     // The keys of config/types.ts CONFIG_KEYS, written out so that the root's help does not load that module
     // (test/program.test.ts checks they are the same).
     description:
-      "Read and change the current profile's settings (keys: base-url, time-zone, max-amount, default-key, tls-cert, tls-key, client-key)",
+      "Read and change the current profile's settings (keys: base-url, time-zone, max-amount, default-key, tls-cert, tls-key, client-key, policy, require-plan)",
     examples: {
       examples: [
         'pix config list',
@@ -346,6 +346,72 @@ export const COMMANDS: Entry[] = [
       },
     ],
   },
+  // Payment approvals (README, Payment approvals): plans, and the policy that says who approves them.
+  {
+    name: 'plan',
+    summary: 'Payment plans: show one, approve or refuse it with your SSH key, pay an approved one',
+    examples: {
+      examples: [
+        'pix pay batch payouts.csv --plan payouts.plan.json',
+        'pix plan show payouts.plan.json',
+        'pix plan approve payouts.plan.json',
+        'pix plan execute payouts.plan.json --yes',
+      ],
+      exits: ['usage', 'declined'],
+    },
+    children: [
+      {
+        name: 'show',
+        summary: 'the plan, its rows, the rules that apply, who approved and what is missing',
+        usage: '[options] <FILE>',
+        load: () => import('./commands/plan/show.js'),
+      },
+      {
+        name: 'approve',
+        summary: "sign the plan's id with your SSH key (kept beside the plan, one file per key)",
+        usage: '[options] <FILE>',
+        load: () => import('./commands/plan/approve.js'),
+      },
+      {
+        name: 'reject',
+        summary: 'sign a refusal of the plan, with its reason',
+        usage: '[options] <FILE>',
+        load: () => import('./commands/plan/reject.js'),
+      },
+      {
+        name: 'execute',
+        summary: 'verify every approval against the policy, then pay each row once',
+        usage: '[options] <FILE>',
+        load: () => import('./commands/plan/execute.js'),
+        formats: LIST_FORMATS,
+      },
+    ],
+  },
+  {
+    name: 'policy',
+    summary: 'The payment policy: check it, and approve it as an admin',
+    examples: {
+      examples: [
+        'pix policy check pix-policy.json --amount 8000 --new-receiver',
+        'pix policy approve pix-policy.json',
+      ],
+      exits: ['usage'],
+    },
+    children: [
+      {
+        name: 'check',
+        summary: 'validate a policy and show what it asks of a sample plan',
+        usage: '[options] [FILE]',
+        load: () => import('./commands/policy/check.js'),
+      },
+      {
+        name: 'approve',
+        summary: "sign the policy's digest with your SSH key (admins)",
+        usage: '[options] [FILE]',
+        load: () => import('./commands/policy/approve.js'),
+      },
+    ],
+  },
   {
     name: 'journal',
     summary: 'Payments and charges pix sent, and resolving those with no known outcome',
@@ -443,6 +509,12 @@ export const COMMANDS: Entry[] = [
         summary: 'Replace the generated statement with N transactions over the last 60 days',
         usage: '[options]',
         load: () => import('./commands/sandbox/seed.js'),
+      },
+      {
+        name: 'move-key',
+        summary: "Give someone else's key to a new owner (the DICT answers another receiver)",
+        usage: '[options] <key>',
+        load: () => import('./commands/sandbox/move-key.js'),
       },
       {
         name: 'batch-file',

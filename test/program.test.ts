@@ -201,8 +201,11 @@ describe('help shows what a subcommand inherits and goes as deep as asked', () =
 
 describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own entry', () => {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-  /** Modules of a noun that are neither a verb nor its shared.ts: `statement --follow` and the charge ledger. */
-  const PARTS = ['charge/ledger', 'statement/follow'];
+  /**
+   * Modules of a noun that are neither a verb nor its shared.ts: `statement --follow`, the charge ledger,
+   * and pay's `--plan` (its flags, and the plan it writes, loaded only for --plan).
+   */
+  const PARTS = ['charge/ledger', 'statement/follow', 'pay/plan', 'pay/planflags'];
 
   it('every file under src/commands/ is a verb the COMMANDS table loads, a shared.ts, a part, or shared/', () => {
     const source = readFileSync(join(root, 'src/program.ts'), 'utf8');

@@ -169,6 +169,9 @@ export function resolveSettings(globals: GlobalOptions, env: Env, store: ConfigS
     maxAmount,
     defaultKey: data['default-key'] ?? (sandbox ? SANDBOX_DEFAULT_KEY : undefined),
     tls,
+    policy: data.policy,
+    // The built-in sandbox never requires a plan: it moves no money (README, Payment approvals).
+    requirePlan: !sandbox && data['require-plan'] === 'true',
     warnings,
   };
 }
@@ -222,6 +225,8 @@ export function configValues(
       : envClientKey !== undefined
         ? { value: envClientKey, source: 'env' }
         : fromProfile('client-key'),
+    policy: fromProfile('policy'),
+    'require-plan': name === SANDBOX_PROFILE ? undefined : fromProfile('require-plan'),
   };
   for (const [key, value] of Object.entries(candidates) as Array<[ConfigKey, Sourced<string> | undefined]>) {
     if (value !== undefined) values[key] = value;

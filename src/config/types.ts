@@ -32,6 +32,8 @@ export const CONFIG_KEYS = [
   'tls-cert',
   'tls-key',
   'client-key',
+  'policy',
+  'require-plan',
 ] as const;
 
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
@@ -53,6 +55,10 @@ export interface ProfileData {
   'tls-cert'?: string;
   'tls-key'?: string;
   'client-key'?: string;
+  /** The payment policy file (`pix plan`): who approves what. */
+  policy?: string;
+  /** `true`: `pix pay` pays only through an approved plan. */
+  'require-plan'?: string;
   /** Secrets: never printed; only sent to the base URL they were stored with. */
   token?: string;
   /** The base URL the stored secrets (token, clientSecret) were stored with; they are sent nowhere else. */
@@ -85,6 +91,10 @@ export interface Settings {
   maxAmount: Centavos | undefined;
   defaultKey: string | undefined;
   tls: { cert: string; key: string } | undefined;
+  /** The payment policy file, absolute (`pix config set policy FILE`). */
+  policy?: string | undefined;
+  /** `pix pay` without `--plan` is refused (never on the built-in sandbox). */
+  requirePlan?: boolean;
   /** Things to say on stderr once (a flag overriding the environment, …). */
   warnings: string[];
 }

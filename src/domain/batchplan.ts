@@ -179,7 +179,9 @@ export function checkBatchLimits(
  * - `duplicate`: not sent, because the same payment (key or code and amount) was made outside this
  *   file within the duplicate window, or the same dynamic code was paid: `--allow-duplicate` pays it;
  * - `in_progress`: not sent by this run, because another pix process that is still running is sending
- *   this row: its own report will say how it ended.
+ *   this row: its own report will say how it ended;
+ * - `receiver_changed`: not sent, because the consultation now names another receiver than the approved
+ *   plan did (`pix plan execute`): a new plan is needed for it.
  */
 export const ROW_STATES = [
   'paid',
@@ -190,6 +192,7 @@ export const ROW_STATES = [
   'not_sent',
   'duplicate',
   'in_progress',
+  'receiver_changed',
 ] as const;
 export type RowState = (typeof ROW_STATES)[number];
 
@@ -205,6 +208,7 @@ export function countStates(states: Iterable<RowState>): StateCounts {
     not_sent: 0,
     duplicate: 0,
     in_progress: 0,
+    receiver_changed: 0,
   };
   for (const state of states) counts[state]++;
   return counts;
@@ -230,7 +234,8 @@ export interface BatchOutcome {
  * - else 5 (`rejected`) when any row was rejected or not payable;
  * - else 6 (`unavailable`) when any row was not sent: nothing was changed for it and running the
  *   file again pays it (the contract's 6 for a transfer that never left);
- * - else 8 (`declined`) when a guard held a row: a duplicate, or a row another pix is paying;
+ * - else 8 (`declined`) when a guard held a row: a duplicate, a row another pix is paying, or a row whose
+ *   receiver changed since its plan was approved;
  * - else 0: every row paid or already paid (an empty batch included).
  * A signal, a refused confirmation (8) and a bad file or guard (2) are decided before this.
  */
@@ -243,7 +248,8 @@ export function batchOutcome(states: Iterable<RowState> | StateCounts): BatchOut
   if (counts.unknown > 0) return outcome('unknown_outcome');
   if (counts.rejected > 0 || counts.not_payable > 0) return outcome('rejected');
   if (counts.not_sent > 0) return outcome('unavailable');
-  if (counts.duplicate > 0 || counts.in_progress > 0) return outcome('declined');
+  if (counts.duplicate > 0 || counts.in_progress > 0 || counts.receiver_changed > 0)
+    return outcome('declined');
   return { exitCode: 0 };
 }
 

@@ -61,6 +61,16 @@ export interface PaymentIdentity {
   participant?: string;
 }
 
+/**
+ * An approved plan a payment was made under (`pix plan execute`): the plan's id, who made it and who
+ * approved it (names as the policy gives them, and the fingerprints of the keys that signed).
+ */
+export interface JournalPlan {
+  id: string;
+  maker: string;
+  approvers: ReadonlyArray<{ name: string; key: string }>;
+}
+
 /** What is known when an entry starts, before the request is sent. */
 export interface StartFields {
   kind: EntryKind;
@@ -83,6 +93,8 @@ export interface StartFields {
   amountCentavos: Centavos;
   /** The receiver's name as the consultation gave it (payments). */
   receiver?: string;
+  /** The approved plan the payment was made under. */
+  plan?: JournalPlan;
   endToEndId?: string;
   /** Payments: who gets paid. */
   payment?: PaymentIdentity;
@@ -194,6 +206,17 @@ const str = (value: unknown): string | undefined => (typeof value === 'string' ?
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** The `plan` of a start line; undefined unless it is whole. */
+function planOf(value: unknown): JournalPlan | undefined {
+  if (!isRecord(value) || typeof value.id !== 'string' || typeof value.maker !== 'string') return undefined;
+  if (!Array.isArray(value.approvers)) return undefined;
+  const approvers = value.approvers
+    .filter(isRecord)
+    .filter((item) => typeof item.name === 'string' && typeof item.key === 'string')
+    .map((item) => ({ name: item.name as string, key: item.key as string }));
+  return { id: value.id, maker: value.maker, approvers };
+}
+
 /** The `created` of an outcome line: its string fields only. */
 function createdOf(value: unknown): ChargeCreated | undefined {
   if (!isRecord(value)) return undefined;
@@ -251,6 +274,8 @@ function startEntry(record: Record<string, unknown>, intern: Intern): JournalEnt
   if (endToEndId !== undefined) entry.endToEndId = endToEndId;
   const description = str(record.description);
   if (description !== undefined) entry.description = description;
+  const plan = planOf(record.plan);
+  if (plan !== undefined) entry.plan = plan;
   // The first format: `kind` was the payment method and the identity sat at the top level.
   const legacy = record.kind === 'qr' || record.kind === 'key';
   if (record.kind === 'charge') {
@@ -478,6 +503,7 @@ export function startLine(entry: JournalEntry): Record<string, unknown> {
     ...(payment === undefined ? {} : { payment }),
     ...(charge === undefined ? {} : { charge }),
     ...(entry.description === undefined ? {} : { description: entry.description }),
+    ...(entry.plan === undefined ? {} : { plan: entry.plan }),
   };
 }
 

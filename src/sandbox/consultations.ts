@@ -41,7 +41,25 @@ function lookupKey(state: SandboxState, key: string) {
       account: state.account.number,
     };
   }
-  return { type, own: false, ...dictOwner(key, type) };
+  return { type, own: false, ...dictOwner(key, type, state.movedKeys?.[key] ?? 0) };
+}
+
+/**
+ * `pix sandbox move-key KEY`: the key of someone else passes to another owner (a person who gave up a
+ * phone number, a key ported to another bank): the DICT answers the new owner from now on. What a
+ * payment approved for the old owner must notice before it pays (pix plan execute).
+ */
+export function moveKey(state: SandboxState, raw: string): Receiver {
+  const key = raw.trim();
+  const type = keyTypeOf(key);
+  if (!type) throw new ApiFailure(400, 'INVALID_PIX_KEY', 'Chave PIX inválida');
+  if (MISSING_KEYS.has(key)) throw new ApiFailure(404, 'PIX_KEY_NOT_FOUND', 'Chave PIX não encontrada');
+  if (state.keys.some((own) => own.key === key))
+    throw new ApiFailure(422, 'OWN_PIX_KEY', 'A chave pertence a esta conta');
+  const moved = { ...(state.movedKeys ?? {}) };
+  moved[key] = (moved[key] ?? 0) + 1;
+  state.movedKeys = moved;
+  return dictOwner(key, type, moved[key]).receiver;
 }
 
 export function consultDict(state: SandboxState, now: Date, value: unknown) {

@@ -24,6 +24,7 @@ type Paths = typeof import('./paths.js');
 type Store = typeof import('./store.js');
 type Transfers = typeof import('./transfers.js');
 type BatchFile = typeof import('./batchfile.js');
+type Consultations = typeof import('./consultations.js');
 
 /** The embedded sandbox the factory starts for the built-in `sandbox` profile (in-process, or loopback). */
 export function loadEmbedded(): Promise<Pick<Embedded, 'startEmbeddedSandbox'>> {
@@ -54,6 +55,11 @@ export function loadStore(): Promise<Pick<Store, 'StateStore' | 'StateError'>> {
 export function loadAccount(): Promise<Pick<Transfers, 'payByThirdParty' | 'ApiFailure'>> {
   // One import() (transfers.ts passes ApiFailure on): a second target would be a chunk of its own.
   return import('./transfers.js');
+}
+
+/** A key of someone else given to another owner (`pix sandbox move-key`). */
+export function loadDict(): Promise<Pick<Consultations, 'moveKey'>> {
+  return import('./consultations.js');
 }
 
 /** Sample batch files for `pix pay batch` (`pix sandbox batch-file`). */

@@ -136,6 +136,11 @@ export interface SandboxState {
   charges: Record<string, StoredCharge>;
   consultations: Record<string, Consultation>;
   transfers: Record<string, StoredTransfer>;
+  /**
+   * Keys of others that changed hands (`pix sandbox move-key`): how many times each moved. The DICT
+   * answers another owner for each move (people.ts dictOwner's generation). Absent in older states.
+   */
+  movedKeys?: Record<string, number>;
 }
 
 /** Inserts an entry into a newest-first list at its place. */

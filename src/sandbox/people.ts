@@ -161,11 +161,18 @@ function digits(seed: number, count: number): string {
   return text;
 }
 
-/** The owner DICT answers for a well-formed key that is not the account's own: the same key, the same owner. */
-export function dictOwner(key: string, type: PixKeyType): DictOwner {
-  const h = hash(key);
+/**
+ * The owner DICT answers for a well-formed key that is not the account's own: the same key, the same
+ * owner — until the key moves (`generation`, pix sandbox move-key): then another owner at another bank
+ * (a CPF or CNPJ key keeps its document, its holder's, and changes bank).
+ */
+export function dictOwner(key: string, type: PixKeyType, generation = 0): DictOwner {
+  // `g` picks the account; `h` the person (a document key's holder never changes).
+  const g = hash(generation === 0 ? key : `${key}#${generation}`);
+  const h = type === 'CPF' || type === 'CNPJ' ? hash(key) : g;
   const legal = type === 'CNPJ' || (type !== 'CPF' && h % 4 === 0);
-  const bank = BANKS[h % (BANKS.length - 1)]!; // never the sandbox itself
+  // Never the sandbox itself; each move goes to the next bank, so a moved key is always elsewhere.
+  const bank = BANKS[(hash(key) + generation) % (BANKS.length - 1)]!;
   let documentNumber: string;
   if (type === 'CPF' || type === 'CNPJ') documentNumber = key;
   else if (legal) documentNumber = withCnpjDigits(`${digits(h, 8)}0001`);
@@ -182,7 +189,7 @@ export function dictOwner(key: string, type: PixKeyType): DictOwner {
       type: legal ? 'LEGAL_PERSON' : 'NATURAL_PERSON',
     },
     ...(legal ? { tradeName: company } : {}),
-    branch: digits(h >>> 3, 4),
-    account: `${digits(h >>> 5, 6)}${digits(h >>> 7, 1)}`,
+    branch: digits(g >>> 3, 4),
+    account: `${digits(g >>> 5, 6)}${digits(g >>> 7, 1)}`,
   };
 }

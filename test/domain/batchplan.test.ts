@@ -163,6 +163,7 @@ describe('row states and the exit code', () => {
       not_sent: 1,
       duplicate: 0,
       in_progress: 0,
+      receiver_changed: 0,
     });
     expect(describeStates(counts)).toBe('2 paid, 1 already paid, 1 unknown, 1 not sent');
     expect(describeStates(countStates(['in_progress', 'duplicate']))).toBe('1 duplicate, 1 in progress');
@@ -172,6 +173,8 @@ describe('row states and the exit code', () => {
   it('8 when a guard held a row (a duplicate, or a row another pix is paying) and nothing worse happened', () => {
     expect(batchOutcome(['paid', 'duplicate'])).toEqual({ kind: 'declined', exitCode: 8 });
     expect(batchOutcome(['in_progress', 'already_paid'])).toEqual({ kind: 'declined', exitCode: 8 });
+    expect(batchOutcome(['paid', 'receiver_changed'])).toEqual({ kind: 'declined', exitCode: 8 });
+    expect(describeStates(countStates(['receiver_changed']))).toBe('1 receiver changed');
     expect(batchOutcome(['duplicate', 'not_sent'])).toEqual({ kind: 'unavailable', exitCode: 6 });
   });
 

@@ -55,6 +55,10 @@ const TEMPLATES = [
   'echo "$TOKEN" | pix login --with-token --base-url https://api.example.com',
   'PIX_CLIENT_SECRET=… pix login --profile prod --client-key my-key --base-url https://api.example.com',
   'pix login --profile prod --client-key my-key --tls-cert client.pem --tls-key client.key',
+  'pix pay batch payouts.csv --plan plans/2026-03.json && git add plans && git commit -m "payouts March" && git push',
+  'pix plan show plans/2026-03.json && pix plan approve plans/2026-03.json && git add plans && git commit -m approve && git push',
+  'pix plan approve plans/2026-03.json --key ~/.ssh/id_ed25519_sk',
+  'pix plan execute plans/2026-03.json --yes -o ndjson > report.ndjson',
   'pix pay batch pagamentos.xlsx --dry-run',
   'man pix-statement',
 ];

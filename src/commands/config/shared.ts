@@ -24,7 +24,7 @@ import { fromDomain } from '../shared/flags.js';
 import { completionValues } from '../shared/help.js';
 
 /** What the built-in sandbox profile may set: nothing about where or how to connect. */
-export const SANDBOX_KEYS: readonly ConfigKey[] = ['time-zone', 'max-amount', 'default-key'];
+export const SANDBOX_KEYS: readonly ConfigKey[] = ['time-zone', 'max-amount', 'default-key', 'policy'];
 
 const SECRET_KEYS = new Set([
   'token',
@@ -65,6 +65,12 @@ export const VALIDATORS: Record<ConfigKey, (text: string) => string> = {
   'tls-cert': readableFile,
   'tls-key': readableFile,
   'client-key': oneWord('a client key', 200),
+  policy: readableFile,
+  'require-plan': (text) => {
+    const value = text.trim().toLowerCase();
+    if (value !== 'true' && value !== 'false') throw new InvalidValue(`"${text}" is not true or false`);
+    return value;
+  },
 };
 
 const keySchema = fromDomain((text): ConfigKey => {

@@ -73,6 +73,7 @@ export function publicEntry(entry: JournalEntry): Record<string, unknown> {
     ...(entry.reason === undefined ? {} : { reason: entry.reason }),
     ...(entry.finishedAt === undefined ? {} : { finishedAt: entry.finishedAt }),
     ...(entry.anomalies === undefined ? {} : { anomalies: entry.anomalies }),
+    ...(entry.plan === undefined ? {} : { plan: entry.plan }),
   };
 }
 
@@ -160,6 +161,14 @@ export function renderEntry(entry: JournalEntry, mode: OutputMode): string {
     ['Amount', 'amount', mode.human ? formatBRL(entry.amountCentavos) : formatDecimal(entry.amountCentavos)],
     ['Receiver', 'receiver', entry.receiver],
     ['Description', 'description', entry.description],
+    // Who made and who approved the plan it was paid under (pix plan execute).
+    ['Plan', 'plan', entry.plan?.id],
+    ['Made by', 'planMaker', entry.plan?.maker],
+    [
+      'Approved by',
+      'planApprovers',
+      entry.plan?.approvers.map(({ name, key }) => `${name} (${key})`).join(', '),
+    ],
     ['Key', 'key', entry.payment?.key],
     ['Code (SHA-256)', 'emvHash', entry.payment?.emvHash],
     [

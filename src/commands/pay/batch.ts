@@ -63,6 +63,7 @@ import { asUsageAwait } from '../../usage.js';
 import * as z from '../../zod.js';
 import { amountFlag, duplicateWindowFlag, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
+import { planFlags, planOptions, planRequestOf } from './planflags.js';
 import {
   ask,
   checkNotExpired,
@@ -73,6 +74,7 @@ import {
   keyAnswerProblem,
   maskedDocument,
   type PayContext,
+  type PayFlags,
   refuseUnconfirmable,
   startPayment,
   statementDuplicate,
@@ -96,9 +98,29 @@ const payBatchOptionsSchema = z.object({
   dryRun: z._default(z.boolean(), false),
   allowDuplicate: z._default(z.boolean(), false),
   duplicateWindow: z.optional(duplicateWindowFlag),
+  ...planFlags,
 });
 
 export type PayBatchOptions = z.output<typeof payBatchOptionsSchema>;
+
+/** What a batch run pays: the rows of a file, or of an approved plan (`pix plan execute`). */
+export interface BatchSource {
+  /** The file, as errors name it. */
+  file: string;
+  /** The batch's id in the journal. */
+  batch: string;
+  rows: BatchRow[];
+}
+
+/** What `--plan FILE` and `pix plan execute` add to a batch run (commands/pay/plan.ts, plan/execute.ts). */
+export interface BatchPlanHooks {
+  /** `plan` (a plan is written, nothing paid) or `fromPlan` (an approved plan is paid). */
+  flags?: Pick<PayFlags, 'plan' | 'fromPlan'>;
+  /** After the consultations and the journal's guards, before the limits: may hold rows, or stop the run. */
+  consulted?(ctx: PayContext, items: BatchItem[]): Promise<void>;
+  /** Instead of the confirmation and the payments: writes the plan of the rows left to pay. */
+  writePlan?(ctx: PayContext, items: BatchItem[]): Promise<void>;
+}
 
 /** One row on its way through the batch, and what the report says of it. */
 export interface BatchItem {
@@ -450,6 +472,7 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
     endToEndId: item.endToEndId!,
     payment,
     ...(item.row.description === undefined ? {} : { description: item.row.description }),
+    ...(ctx.flags.fromPlan === undefined ? {} : { plan: ctx.flags.fromPlan }),
   });
   // Another pix may have begun this row, or the same payment, since the plan: the earlier line wins.
   let earlier: ReturnType<typeof blockerOf>;
@@ -510,6 +533,7 @@ const STATE_PAINT: Partial<Record<RowState, 'green' | 'red' | 'yellow'>> = {
   not_sent: 'yellow',
   duplicate: 'yellow',
   in_progress: 'yellow',
+  receiver_changed: 'red',
 };
 
 function reportColumns(ctx: PayContext): Column<BatchItem>[] {
@@ -628,7 +652,29 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   for (const warning of parsed.warnings.slice(0, SHOWN_PROBLEMS)) {
     stderr.write(`warning: ${safeText(formatProblem(warning), 300)}\n`);
   }
-  const questions = journalQuestions(parsed.rows, deps.clock.now());
+  const batch = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  const plan = planRequestOf(options);
+  // Loaded only for --plan (architecture rule 8).
+  const hooks =
+    plan === undefined ? {} : await (await import('./plan.js')).batchPlanHooks(plan, options.file);
+  await payBatchRows(deps, options, { file: options.file, batch, rows: parsed.rows }, hooks);
+}
+
+/**
+ * Steps 2 to 6 over rows already read: the journal, the consultations, the guards, the confirmation, the
+ * payments and the report. `hooks`: what a plan adds (writing one instead of paying, or paying one).
+ */
+export async function payBatchRows(
+  deps: Deps,
+  options: Pick<
+    PayBatchOptions,
+    'concurrency' | 'maxTotal' | 'dryRun' | 'allowDuplicate' | 'duplicateWindow'
+  >,
+  source: BatchSource,
+  hooks: BatchPlanHooks = {},
+): Promise<void> {
+  const { stderr } = deps.io;
+  const questions = journalQuestions(source.rows, deps.clock.now());
   const ctx = await startPayment(
     deps,
     {
@@ -636,6 +682,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
       allowDuplicate: options.allowDuplicate,
       duplicateWindowMs: options.duplicateWindow,
       confirmLater: true,
+      ...hooks.flags,
     },
     questions.asked,
   );
@@ -646,7 +693,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
     ...(options.maxTotal === undefined ? {} : { maxTotal: options.maxTotal }),
     profile,
   };
-  const items: BatchItem[] = parsed.rows.map((row) => ({
+  const items: BatchItem[] = source.rows.map((row) => ({
     row,
     state: 'planned',
     ...(row.amount === undefined ? {} : { amount: row.amount }),
@@ -654,7 +701,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
 
   // 2. The journal, of this account: rows paid before are skipped, rows sent with no known outcome are
   // held, and a row id whose earlier payment differs from the row now refuses the file.
-  const batch = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  const { batch } = source;
   const run: Run = { ctx, batch, ownRows: questions.ownRow };
   const changed: BatchProblem[] = [];
   for (const item of items) {
@@ -682,7 +729,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   if (changed.length > 0) {
     refuseFile(
       deps,
-      options.file,
+      source.file,
       changed,
       'rows already paid on this account ask another payment now',
       'a row id is paid once: give the new payment a new id (the old row stays paid)',
@@ -702,7 +749,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
     limits,
   );
   if (offline.length > 0)
-    refuseFile(deps, options.file, offline, 'the batch is over a limit', 'see pix config max-amount');
+    refuseFile(deps, source.file, offline, 'the batch is over a limit', 'see pix config max-amount');
 
   // 3. Consult.
   const toConsult = open();
@@ -743,6 +790,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
     item.state = 'duplicate';
     item.error = `the statement shows ${describeDebit(ctx, debit)}, which no payment in this journal explains: it may be this row paid from another machine or app; pass --allow-duplicate to pay it anyway`;
   }
+  if (hooks.consulted) await hooks.consulted(ctx, open());
   const payable = open();
   const planned = checkBatchLimits(
     payable.map((item) => ({ id: item.row.id, line: item.row.line, amount: item.amount })),
@@ -751,7 +799,7 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   if (planned.length > 0) {
     refuseFile(
       deps,
-      options.file,
+      source.file,
       planned,
       'the batch is over a limit once consulted',
       'see pix config max-amount',
@@ -772,6 +820,22 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   if (options.dryRun) {
     await writeRecords(ctx, items);
     stderr.write(`dry run: ${summary}; nothing was sent\n`);
+    return;
+  }
+  if (hooks.writePlan) {
+    await hooks.writePlan(ctx, items);
+    await writeRecords(ctx, items);
+    // Rows the plan leaves out (not payable, held) say so in the exit code, as a run would.
+    const left = batchOutcome(countStates(skipped.map((item) => item.state as RowState)));
+    if (left.kind !== undefined) {
+      throw new PixError(
+        left.kind,
+        `the plan leaves out ${describeStates(countStates(skipped.map((i) => i.state as RowState)))}`,
+        {
+          hint: 'the report says why of each; fix or remove those rows to have them in a plan',
+        },
+      );
+    }
     return;
   }
 
@@ -880,13 +944,10 @@ export function register(command: Command, deps: Deps): void {
       '--allow-duplicate',
       'pay rows that repeat a payment made outside this file (the journal within 10 minutes, the statement within --duplicate-window)',
     )
-    .option(...DUPLICATE_WINDOW_OPTION)
-    .action(async (file: string, _options, self: Command) => {
-      await runPayBatch(
-        parseOptions(payBatchOptionsSchema, { ...self.opts(), file }, { file: 'FILE' }),
-        deps,
-      );
-    });
+    .option(...DUPLICATE_WINDOW_OPTION);
+  planOptions(command).action(async (file: string, _options, self: Command) => {
+    await runPayBatch(parseOptions(payBatchOptionsSchema, { ...self.opts(), file }, { file: 'FILE' }), deps);
+  });
   addExamples(
     command,
     [

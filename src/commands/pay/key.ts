@@ -13,6 +13,7 @@ import {
   parseOptions,
 } from '../shared/flags.js';
 import { addExamples, completionValues } from '../shared/help.js';
+import { planFlags, planOptions, planRequestOf } from './planflags.js';
 import {
   checkDuplicate,
   checkMaxAmount,
@@ -34,6 +35,7 @@ const payKeyOptionsSchema = z.object({
   dryRun: z._default(z.boolean(), false),
   allowDuplicate: z._default(z.boolean(), false),
   duplicateWindow: z.optional(duplicateWindowFlag),
+  ...planFlags,
 });
 
 /** The key is read with its named type, if any (`--key-type`): one parse, so one rule (domain/pixkey.ts). */
@@ -74,7 +76,13 @@ function details(key: PixKey, consult: DictConsultation, amount: Centavos): Deta
 
 export async function runPayKey(options: PayKeyOptions, deps: Deps): Promise<void> {
   // 1. Offline: the key and the amount were checked by the schema; the guards need no server.
-  const ctx = await startPayment(deps, { ...options, duplicateWindowMs: options.duplicateWindow });
+  const plan = planRequestOf(options, { key: options.key.key });
+  const ctx = await startPayment(deps, {
+    dryRun: options.dryRun,
+    allowDuplicate: options.allowDuplicate,
+    duplicateWindowMs: options.duplicateWindow,
+    ...(plan === undefined ? {} : { plan }),
+  });
   const identity = { method: 'key' as const, key: options.key.key };
   checkMaxAmount(ctx, options.amount);
   checkDuplicate(ctx, { ...identity, amountCentavos: options.amount });
@@ -121,10 +129,10 @@ export function register(command: Command, deps: Deps): void {
       '--allow-duplicate',
       'pay even if the journal or the statement shows the same payment made already (not while one is unresolved)',
     )
-    .option(...DUPLICATE_WINDOW_OPTION)
-    .action(async (key: string, _options, self: Command) => {
-      await runPayKey(parseOptions(payKeySchema, { ...self.opts(), key }, { key: 'KEY' }), deps);
-    });
+    .option(...DUPLICATE_WINDOW_OPTION);
+  planOptions(command).action(async (key: string, _options, self: Command) => {
+    await runPayKey(parseOptions(payKeySchema, { ...self.opts(), key }, { key: 'KEY' }), deps);
+  });
   addExamples(
     command,
     [

@@ -12,6 +12,7 @@ import * as z from '../../zod.js';
 import { decodeEmvOrFail, readEmvArgument, reportBrokenRules } from '../emv/shared.js';
 import { amountFlag, duplicateWindowFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
+import { planFlags, planOptions, planRequestOf } from './planflags.js';
 import {
   ask,
   checkDuplicate,
@@ -36,6 +37,7 @@ const payQrOptionsSchema = z.object({
   dryRun: z._default(z.boolean(), false),
   allowDuplicate: z._default(z.boolean(), false),
   duplicateWindow: z.optional(duplicateWindowFlag),
+  ...planFlags,
 });
 
 export type PayQrOptions = z.output<typeof payQrOptionsSchema>;
@@ -156,7 +158,13 @@ export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void>
   const decoded = decodeEmvOrFail(emv);
   // The same warnings as `pix emv decode` (a lower-case CRC, …): the code is paid as written.
   reportBrokenRules(decoded, false, deps);
-  const ctx = await startPayment(deps, { ...options, duplicateWindowMs: options.duplicateWindow });
+  const plan = planRequestOf(options, { emv });
+  const ctx = await startPayment(deps, {
+    dryRun: options.dryRun,
+    allowDuplicate: options.allowDuplicate,
+    duplicateWindowMs: options.duplicateWindow,
+    ...(plan === undefined ? {} : { plan }),
+  });
   const emvHash = hashEmv(emv);
   const looksDynamic = decoded.kind === 'dynamic' || decoded.pointOfInitiation === '12';
   if (looksDynamic) checkDuplicate(ctx, { method: 'qr', emvHash, dynamic: true, amountCentavos: 0 });
@@ -213,10 +221,10 @@ export function register(command: Command, deps: Deps): void {
       '--allow-duplicate',
       'pay even if the journal or the statement shows this payment made already (not while one is unresolved)',
     )
-    .option(...DUPLICATE_WINDOW_OPTION)
-    .action(async (emv: string, _options, self: Command) => {
-      await runPayQr(parseOptions(payQrOptionsSchema, { ...self.opts(), emv }, { emv: 'EMV' }), deps);
-    });
+    .option(...DUPLICATE_WINDOW_OPTION);
+  planOptions(command).action(async (emv: string, _options, self: Command) => {
+    await runPayQr(parseOptions(payQrOptionsSchema, { ...self.opts(), emv }, { emv: 'EMV' }), deps);
+  });
   addExamples(
     command,
     [

@@ -23,7 +23,7 @@ import { answersForKey, type PixKey } from '../../domain/pixkey.js';
 import { type Debit, duplicateDebit, type PaidTo, unexplainedDebits } from '../../domain/statementguard.js';
 import { formatDateTime } from '../../domain/when.js';
 import { describeSystemError, PixError, usageError } from '../../errors.js';
-import { type JournalEntry, type PaymentIdentity, shortId } from '../../journal/entries.js';
+import { type JournalEntry, type JournalPlan, type PaymentIdentity, shortId } from '../../journal/entries.js';
 import { journalOf, recoveryHint, sendJournaled } from '../../journal/record.js';
 import {
   type Account,
@@ -55,6 +55,22 @@ export interface PayFlags {
    * something to pay: a batch whose rows are all paid already asks nothing, so it needs no terminal.
    */
   confirmLater?: boolean;
+  /**
+   * `--plan FILE`: everything up to the confirmation, then a plan written instead of paying
+   * (commands/pay/plan.ts); no confirmation is needed, and require-plan lets it through.
+   */
+  plan?: PlanRequest;
+  /** Paying an approved plan (`pix plan execute`): kept in every journal entry it begins. */
+  fromPlan?: JournalPlan;
+}
+
+/** What `--plan FILE` asks: where, who makes it, how long it stays valid, and what a single payment pays. */
+export interface PlanRequest {
+  file: string;
+  by: string | undefined;
+  expiresInMs: number;
+  /** pay key and pay qr: the key or code (a batch's rows carry their own). */
+  target?: { key: string } | { emv: string };
 }
 
 /** One line of the details shown before paying: a label for people, a key for TSV. */
@@ -109,11 +125,27 @@ export interface PayContext {
 }
 
 /**
+ * Exit 8 on a profile with `require-plan true` (never the built-in sandbox: resolve.ts) when the payment
+ * is neither a plan being written (`--plan`), nor an approved plan being paid, nor a dry run: whatever
+ * --yes says, money leaves only through `pix plan execute`.
+ */
+function refuseWithoutPlan(settings: Settings, flags: PayFlags): void {
+  if (!settings.requirePlan || flags.plan || flags.fromPlan || flags.dryRun) return;
+  throw new PixError(
+    'declined',
+    `profile "${settings.profile.value}" pays only approved plans (require-plan true); nothing was sent`,
+    {
+      hint: 'write a plan with --plan FILE, have it approved (`pix plan approve FILE`), then pay it with `pix plan execute FILE`',
+    },
+  );
+}
+
+/**
  * Exit 2 when the payment would need a confirmation that cannot be asked: no terminal (or --no-input),
- * no --yes, not a dry run.
+ * no --yes, not a dry run, not a plan being written.
  */
 export function refuseUnconfirmable(deps: Deps, flags: PayFlags): void {
-  if (!flags.dryRun && !deps.globals.yes && !deps.prompter.canPrompt()) {
+  if (!flags.dryRun && !flags.plan && !deps.globals.yes && !deps.prompter.canPrompt()) {
     throw usageError(
       undefined,
       'cannot ask for confirmation: not a terminal (or --no-input); nothing was sent',
@@ -133,8 +165,9 @@ export async function startPayment(
   flags: PayFlags,
   only?: (entry: JournalEntry) => boolean,
 ): Promise<PayContext> {
-  if (!flags.confirmLater) refuseUnconfirmable(deps, flags);
   const settings = await deps.settings();
+  refuseWithoutPlan(settings, flags);
+  if (!flags.confirmLater) refuseUnconfirmable(deps, flags);
   const journal = await journalOf(deps, only);
   journal.checkSound();
   return {
@@ -552,6 +585,11 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
       stdout.write(jsonDocument({ consult: plan.consult, transfer: null }, mode.pretty));
     else if (!mode.human) stdout.write(renderDetails(plan.details, mode));
     stderr.write('dry run: nothing was sent\n');
+    return;
+  }
+  if (ctx.flags.plan) {
+    const { writePaymentPlan } = await import('./plan.js');
+    await writePaymentPlan(ctx, plan);
     return;
   }
   const amount = plan.amount;

@@ -17,8 +17,14 @@ export async function openStore(deps: Deps, file: string | undefined) {
   return new StateStore(file ?? defaultStateFile(deps.env), { clock: () => deps.clock.now() });
 }
 
-/** The sandbox's own refusals and state problems, as the contract's error kinds. */
-export async function translate<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * The sandbox's own refusals and state problems, as the contract's error kinds; `words` names what a 404
+ * and a refusal are about (a charge, unless said).
+ */
+export async function translate<T>(
+  work: () => Promise<T>,
+  words = { notFound: 'charge not found', refused: 'charge cannot be paid' },
+): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -27,7 +33,7 @@ export async function translate<T>(work: () => Promise<T>): Promise<T> {
     if (error instanceof ApiFailure) {
       const failure = error;
       const kind = failure.status === 404 ? 'not_found' : 'rejected';
-      throw new PixError(kind, failure.status === 404 ? 'charge not found' : 'charge cannot be paid', {
+      throw new PixError(kind, failure.status === 404 ? words.notFound : words.refused, {
         status: failure.status,
         serverMessage: failure.message,
         server: { message: failure.message, code: failure.code },

@@ -1,0 +1,184 @@
+/**
+ * `pix pay key|qr|batch … --plan FILE`: everything a payment does up to its confirmation (the checks,
+ * the consultations, the guards), then, instead of asking and paying, a plan written to FILE for others
+ * to approve (`pix plan approve`) and the machine with the token to pay (`pix plan execute`). Loaded
+ * only when `--plan` is given (architecture rule 8).
+ *
+ * The plan records the receivers as the consultations answered, the amounts, who made it and when, its
+ * expiry and the digest of the policy in force, which must be approved by its admins; the facts the
+ * policy's rules look at (a new receiver, one outside the allowlist) as this machine's journal tells
+ * them; and it is refused here already when it would break a cap.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readPlanFile, writePlanFile } from '../../approvals/files.js';
+import { accountHistory, capsBroken, type Payee } from '../../approvals/history.js';
+import { loadPolicy, requireInForce } from '../../approvals/inforce.js';
+import { whoMakes } from '../../approvals/operator.js';
+import type { Centavos } from '../../domain/money.js';
+import { formatBRL } from '../../domain/money.js';
+import { type PlanBody, type PlanRow, rowFacts, sealPlan, shortPlanId } from '../../domain/plan.js';
+import { applyingRules, outsideAllowlist } from '../../domain/policy.js';
+import { PixError } from '../../errors.js';
+import { journalOf } from '../../journal/record.js';
+import { jsonDocument } from '../../output/format.js';
+import { safeText } from '../../output/sanitize.js';
+import type { BatchItem, BatchPlanHooks } from './batch.js';
+import type { PayContext, PaymentPlan, PlanRequest } from './shared.js';
+
+/** One row before its facts: what was consulted. */
+interface RowInput {
+  id: string;
+  key?: string;
+  emv?: string;
+  receiver: { name: string; document?: string | undefined; institution?: string | undefined };
+  /** Who it pays, as the consultation answered (the whole document where it gave one). */
+  payee: Payee;
+  amount: Centavos;
+  sendAmount: boolean;
+  description?: string | undefined;
+}
+
+/** Builds the plan of `inputs`, checks it against the policy in force, writes it; returns it. */
+async function writePlan(
+  ctx: PayContext,
+  request: PlanRequest,
+  kind: PlanBody['kind'],
+  inputs: readonly RowInput[],
+  source?: string,
+): Promise<ReturnType<typeof sealPlan>> {
+  const { deps, account } = ctx;
+  const inForce = await loadPolicy(deps, undefined);
+  requireInForce(inForce);
+  const { policy } = inForce;
+  const now = deps.clock.now();
+  // The whole journal: a batch holds only its own rows' entries, and the history needs every payment.
+  const history = accountHistory((await journalOf(deps)).read(), account, now);
+  const rows: PlanRow[] = inputs.map((input) => {
+    const receiver = {
+      name: input.receiver.name,
+      ...(input.receiver.document === undefined ? {} : { document: input.receiver.document }),
+      ...(input.receiver.institution === undefined ? {} : { institution: input.receiver.institution }),
+    };
+    return {
+      id: input.id,
+      ...(input.key === undefined ? {} : { key: input.key }),
+      ...(input.emv === undefined ? {} : { emv: input.emv }),
+      receiver,
+      amountCentavos: input.amount,
+      sendAmount: input.sendAmount,
+      ...(input.description === undefined ? {} : { description: input.description }),
+      newReceiver: !history.knows(input.payee),
+      outsideAllowlist: outsideAllowlist(policy, input.key, input.payee.document),
+    };
+  });
+  const caps = capsBroken(
+    policy,
+    history,
+    rows.map((row, index) => ({ row, payee: inputs[index]!.payee })),
+    (name) => safeText(name, 80),
+  );
+  if (caps.length > 0) {
+    throw new PixError(
+      'declined',
+      `the plan would break the policy's caps: ${caps.join('; ')}; no plan was written`,
+      {
+        hint: `caps are in ${inForce.file}; no approval lifts them`,
+      },
+    );
+  }
+  const maker = await whoMakes(deps, request.by);
+  const total = rows.reduce((sum, row) => sum + row.amountCentavos, 0);
+  const plan = sealPlan({
+    'pix-plan': 1,
+    account: { id: account.id, profile: account.profile, api: account.baseUrl },
+    kind,
+    ...(source === undefined ? {} : { source }),
+    rows,
+    total: { rows: rows.length, amountCentavos: total },
+    maker,
+    createdAt: now.toISOString(),
+    expiresAt: new Date(now.getTime() + request.expiresInMs).toISOString(),
+    policy: policy.digest,
+  });
+  replacing(ctx, request.file, plan.id);
+  writePlanFile(request.file, plan);
+  const needs = applyingRules(policy, rows.map(rowFacts), undefined)
+    .map(({ rule, ifNight }) => `${rule.name}: ${rule.require.text}${ifNight ? ' if paid at night' : ''}`)
+    .join('; ');
+  ctx.deps.io.stderr.write(
+    `plan ${shortPlanId(plan.id)} written to ${request.file}: ${rows.length} row${rows.length === 1 ? '' : 's'}, ${formatBRL(total)}, from profile "${account.profile}" via ${account.host}, until ${plan.expiresAt}\n` +
+      `it needs ${needs}; next: \`pix plan approve ${request.file}\` by the approvers, then \`pix plan execute ${request.file}\`\n`,
+  );
+  return plan;
+}
+
+/** A warning when FILE holds another plan: its approvals do not carry over to this one. */
+function replacing(ctx: PayContext, file: string, id: string): void {
+  if (!existsSync(file)) return;
+  try {
+    const before = readPlanFile(file);
+    if (before.id !== id)
+      ctx.deps.io.stderr.write(
+        `warning: ${file} held plan ${shortPlanId(before.id)}: replaced; its approvals do not count for the new one\n`,
+      );
+  } catch {
+    // Not a plan (or an edited one): replaced all the same.
+  }
+}
+
+/** pay key / pay qr with --plan: the one payment, as a plan of one row. */
+export async function writePaymentPlan(ctx: PayContext, payment: PaymentPlan): Promise<void> {
+  const request = ctx.flags.plan!;
+  const target = request.target;
+  if (target === undefined || payment.amount === undefined)
+    throw new Error('pay --plan: no target or amount');
+  const plan = await writePlan(ctx, request, 'key' in target ? 'key' : 'qr', [
+    {
+      id: `pay-${randomBytes(6).toString('hex')}`,
+      ...target,
+      receiver: payment.receiver,
+      payee: {
+        ...(payment.identity.key === undefined ? {} : { key: payment.identity.key }),
+        ...(payment.identity.document === undefined ? {} : { document: payment.identity.document }),
+        ...(payment.identity.participant === undefined ? {} : { participant: payment.identity.participant }),
+      },
+      amount: payment.amount,
+      sendAmount: payment.sendAmount,
+    },
+  ]);
+  if (ctx.mode.format === 'json') ctx.deps.io.stdout.write(jsonDocument(plan, ctx.mode.pretty));
+}
+
+/** pay batch with --plan: the rows left to pay, as a plan. */
+export async function batchPlanHooks(request: PlanRequest, file: string): Promise<BatchPlanHooks> {
+  return {
+    flags: { plan: request },
+    async writePlan(ctx: PayContext, items: BatchItem[]) {
+      const payable = items.filter((item) => item.state === 'planned');
+      if (payable.length === 0) {
+        throw new PixError('declined', 'no row is left to pay: no plan was written', {
+          hint: 'the report above says what became of each row',
+        });
+      }
+      await writePlan(
+        ctx,
+        request,
+        'batch',
+        payable.map((item) => {
+          const { target } = item.row;
+          return {
+            id: item.row.id,
+            ...(target.kind === 'key' ? { key: target.key } : { emv: target.emv }),
+            receiver: { name: item.receiver ?? '', document: item.document, institution: item.institution },
+            payee: { ...(target.kind === 'key' ? { key: target.key } : {}), ...item.payee },
+            amount: item.amount!,
+            sendAmount: item.sendAmount ?? true,
+            description: item.row.description,
+          };
+        }),
+        file === '-' ? undefined : file,
+      );
+    },
+  };
+}

@@ -1,0 +1,274 @@
+/**
+ * What the verbs of `pix plan` share: a plan read with its policy and its approvals verified, the review
+ * the policy makes of it (the rules that apply, who approved, what is still missing), and how that is
+ * shown to people and scripts.
+ *
+ *   pix plan show FILE [--policy FILE]
+ *   pix plan approve FILE [--key PATH] [--policy FILE]
+ *   pix plan reject FILE --reason TEXT [--key PATH] [--policy FILE]
+ *   pix plan execute FILE [--policy FILE] [--concurrency N] --yes
+ *
+ * Everything in a plan that came from the server (receivers' names, documents, institutions) is shown
+ * through the one sanitizer (output/sanitize.ts): tables sanitize their cells, lines on stderr use safeText.
+ */
+import { readApprovals, readPlanFile } from '../../approvals/files.js';
+import { loadPolicy, type PolicyInForce, policyRefusal } from '../../approvals/inforce.js';
+import { type Review, refusalOf, reviewPlan, type Signoff, verifySignoffs } from '../../approvals/review.js';
+import type { Deps } from '../../context.js';
+import { centavosToApi, formatBRL } from '../../domain/money.js';
+import { type Plan, rowFacts, shortPlanId } from '../../domain/plan.js';
+import { describeMissing, PLAN_NAMESPACE, type RowFacts } from '../../domain/policy.js';
+import { formatDateTime } from '../../domain/when.js';
+import type { JournalEntry } from '../../journal/entries.js';
+import { shortId } from '../../journal/entries.js';
+import type { OutputMode } from '../../output/format.js';
+import * as z from '../../zod.js';
+
+export const policyFlag = z.optional(z.string().check(z.minLength(1, 'a file path is required')));
+export const POLICY_OPTION = [
+  '--policy <file>',
+  "the payment policy (default: the profile's `policy` setting)",
+] as const;
+export const KEY_OPTION = [
+  '--key <path>',
+  'the SSH key to sign with: a private key, or a .pub whose key is in ssh-agent (default: git user.signingkey, else ssh-agent)',
+] as const;
+
+/** A plan, the policy it is read under, and its approvals verified against it. */
+export interface OpenedPlan {
+  file: string;
+  plan: Plan;
+  inForce: PolicyInForce;
+  /** The plan was made under this policy (its digest is the plan's). */
+  samePolicy: boolean;
+  signoffs: Signoff[];
+}
+
+export async function openPlan(deps: Deps, file: string, policy: string | undefined): Promise<OpenedPlan> {
+  const plan = readPlanFile(file);
+  const inForce = await loadPolicy(deps, policy);
+  const signoffs = verifySignoffs(
+    inForce.policy,
+    plan.id,
+    PLAN_NAMESPACE,
+    readApprovals(file),
+    deps.clock.now().getTime(),
+  );
+  return { file, plan, inForce, samePolicy: inForce.policy.digest === plan.policy, signoffs };
+}
+
+/** The review of an opened plan, over `rows` (default: the plan's own facts). */
+export function review(opened: OpenedPlan, night: boolean | undefined, rows?: readonly RowFacts[]): Review {
+  return reviewPlan(
+    opened.inForce.policy,
+    opened.plan,
+    opened.signoffs,
+    rows ?? opened.plan.rows.map(rowFacts),
+    night,
+  );
+}
+
+/** Why the plan cannot be paid as it stands (other than its rules' quorums), or undefined. */
+export function standingRefusal(opened: OpenedPlan, now: Date): string | undefined {
+  const { plan, inForce } = opened;
+  const policy = policyRefusal(inForce);
+  if (policy !== undefined) return policy;
+  if (!opened.samePolicy) {
+    return `the plan was made under policy ${plan.policy.slice(0, 19)}, and the policy in force is ${inForce.policy.digest.slice(0, 19)} (${inForce.file}): make the plan again`;
+  }
+  if (Date.parse(plan.expiresAt) <= now.getTime()) return `the plan expired at ${plan.expiresAt}`;
+  return undefined;
+}
+
+/** `Carla <carla@example.com>`. */
+export function makerWords(plan: Plan): string {
+  const { name, email } = plan.maker;
+  return email === undefined || email === name ? name : `${name} <${email}>`;
+}
+
+/** The rows the journal paid under this plan, by row id (the latest entry of each). */
+export function paidRows(entries: Iterable<JournalEntry>, planId: string): Map<string, JournalEntry> {
+  const paid = new Map<string, JournalEntry>();
+  for (const entry of entries) {
+    const row = entry.payment?.batchRow?.row;
+    if (entry.plan?.id === planId && row !== undefined) paid.set(row, entry);
+  }
+  return paid;
+}
+
+/** The plan's status in a few words: refused, expired, approved, or what is missing. */
+export function statusWords(opened: OpenedPlan, verdict: Review, now: Date): string {
+  const standing = standingRefusal(opened, now);
+  if (standing !== undefined) return `cannot be paid: ${standing}`;
+  const refusal = refusalOf(verdict);
+  if (refusal !== undefined) return `not approved: ${refusal}`;
+  const night = verdict.rules.filter((rule) => rule.ifNight && !rule.quorum.met);
+  const caveat =
+    night.length === 0
+      ? ''
+      : ` (if paid at night, ${night.map((rule) => `"${rule.rule.name}" needs ${describeMissing(rule.quorum.missing)}`).join('; ')})`;
+  return `approved: ready to execute${caveat}`;
+}
+
+/** `pix plan show` for people: the plan, its rows, the rules, the approvals. */
+export function renderPlan(
+  opened: OpenedPlan,
+  verdict: Review,
+  paid: Map<string, JournalEntry>,
+  mode: OutputMode,
+  now: Date,
+): string {
+  const { plan, inForce } = opened;
+  const zone = mode.timeZone;
+  const time = (iso: string) => (mode.human ? formatDateTime(iso, zone) : iso);
+  const expired = Date.parse(plan.expiresAt) <= now.getTime();
+  const policyState = !opened.samePolicy
+    ? `made under ${plan.policy.slice(0, 19)}, not ${inForce.policy.digest.slice(0, 19)} (${inForce.file})`
+    : (policyRefusal(inForce) ?? `${inForce.file}, approved by its admins`);
+  const head = mode.table(
+    ['Field', 'Value'],
+    [
+      [
+        'Plan',
+        `${plan.id}${plan.source === undefined ? ` (pay ${plan.kind})` : ` (pay batch ${plan.source})`}`,
+      ],
+      ['Account', `profile "${plan.account.profile}" via ${plan.account.api}`],
+      [
+        'Made by',
+        `${makerWords(plan)} (${plan.maker.from === 'flag' ? '--by' : plan.maker.from}) at ${time(plan.createdAt)}`,
+      ],
+      ['Expires', `${time(plan.expiresAt)}${expired ? ' (expired)' : ''}`],
+      ['Policy', `${plan.policy} — ${policyState}`],
+      [
+        'Total',
+        `${plan.total.rows} row${plan.total.rows === 1 ? '' : 's'}, ${mode.human ? formatBRL(plan.total.amountCentavos) : String(centavosToApi(plan.total.amountCentavos))}`,
+      ],
+      ['Status', statusWords(opened, verdict, now)],
+    ],
+  );
+  const rows = mode.table(
+    [
+      { header: 'Id', kind: 'id' },
+      { header: 'Amount', kind: 'money' },
+      { header: 'Receiver' },
+      { header: 'Document', priority: 2 },
+      { header: 'Institution', priority: 3 },
+      { header: 'To', priority: 3 },
+      { header: 'Note', priority: 2 },
+      { header: 'Paid', priority: 2 },
+    ],
+    plan.rows.map((row) => {
+      const entry = paid.get(row.id);
+      const notes = [
+        row.newReceiver ? 'new receiver' : '',
+        row.outsideAllowlist ? 'not on the allowlist' : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
+      return [
+        row.id,
+        mode.human ? formatBRL(row.amountCentavos) : String(centavosToApi(row.amountCentavos)),
+        row.receiver.name,
+        row.receiver.document ?? '',
+        row.receiver.institution ?? '',
+        row.key ?? 'code',
+        notes,
+        entry === undefined ? '' : `${entry.resolution ?? entry.state} (journal ${shortId(entry.id)})`,
+      ];
+    }),
+  );
+  const rules = mode.table(
+    [
+      { header: 'Rule' },
+      { header: 'Requires' },
+      { header: 'Why', wrap: true },
+      { header: 'Status', wrap: true },
+    ],
+    verdict.rules.map((rule) => [
+      rule.rule.name,
+      rule.rule.require.text,
+      rule.why,
+      rule.quorum.met
+        ? `met: ${rule.quorum.counted.flatMap((part) => part.names).join(', ')}`
+        : `${rule.ifNight ? 'if paid at night: ' : ''}needs ${describeMissing(rule.quorum.missing)}`,
+    ]),
+  );
+  const approvals =
+    verdict.signoffs.length === 0
+      ? mode.human
+        ? 'No approvals yet.\n'
+        : ''
+      : mode.table(
+          [
+            { header: 'Who' },
+            { header: 'Verdict', wrap: true },
+            { header: 'Key', kind: 'id', priority: 2 },
+            { header: 'At', kind: 'date', priority: 3 },
+            { header: 'Counts', wrap: true },
+          ],
+          verdict.signoffs.map((signoff) => [
+            signoff.approver?.name ?? '?',
+            signoff.reason === undefined ? signoff.verdict : `${signoff.verdict}: ${signoff.reason}`,
+            signoff.fingerprint,
+            time(signoff.at),
+            signoff.counts ? 'yes' : `no: ${signoff.why ?? ''}`,
+          ]),
+        );
+  return mode.human ? `${head}\n${rows}\n${rules}\n${approvals}` : `${head}${rows}${rules}${approvals}`;
+}
+
+/** `pix plan show --json`. */
+export function planDocument(
+  opened: OpenedPlan,
+  verdict: Review,
+  paid: Map<string, JournalEntry>,
+  now: Date,
+): Record<string, unknown> {
+  const { plan, inForce } = opened;
+  return {
+    id: plan.id,
+    plan,
+    policy: {
+      file: inForce.file,
+      digest: inForce.policy.digest,
+      samePolicy: opened.samePolicy,
+      inForce: policyRefusal(inForce) === undefined,
+    },
+    expired: Date.parse(plan.expiresAt) <= now.getTime(),
+    approved: standingRefusal(opened, now) === undefined && verdict.approved,
+    status: statusWords(opened, verdict, now),
+    rules: verdict.rules.map((rule) => ({
+      name: rule.rule.name,
+      require: rule.rule.require.text,
+      why: rule.why,
+      ifNight: rule.ifNight ?? false,
+      met: rule.quorum.met,
+      counted: rule.quorum.counted,
+      missing: rule.quorum.missing,
+    })),
+    approvals: verdict.signoffs.map((signoff) => ({
+      file: signoff.file,
+      name: signoff.approver?.name ?? null,
+      key: signoff.fingerprint,
+      verdict: signoff.verdict,
+      ...(signoff.reason === undefined ? {} : { reason: signoff.reason }),
+      at: signoff.at,
+      counts: signoff.counts,
+      ...(signoff.why === undefined ? {} : { why: signoff.why }),
+    })),
+    paid: [...paid.entries()].map(([row, entry]) => ({
+      row,
+      journalEntry: entry.id,
+      state: entry.state,
+      ...(entry.resolution === undefined ? {} : { resolution: entry.resolution }),
+      at: entry.at,
+      ...(entry.transferId === undefined ? {} : { transferId: entry.transferId }),
+      approvers: entry.plan?.approvers ?? [],
+    })),
+  };
+}
+
+/** One line for stderr: `plan sha256:1a2b… (2 rows, R$ 30,50)`. */
+export function planWords(plan: Plan): string {
+  return `plan ${shortPlanId(plan.id)} (${plan.total.rows} row${plan.total.rows === 1 ? '' : 's'}, ${formatBRL(plan.total.amountCentavos)})`;
+}

@@ -1,0 +1,210 @@
+/**
+ * JSON read with the line of every value, for files people write by hand (a payment policy): an error
+ * then names the file, the line and the key (`policy.json line 12: rules[2].require: …`). Strict JSON
+ * (RFC 8259) but for one refusal JSON.parse does not make: a key given twice in one object, which two
+ * readers could take differently. Pure.
+ */
+import { InvalidValue } from './invalid.js';
+
+/** A parsed document and where each of its values starts. */
+export interface JsonSource {
+  value: unknown;
+  /** The line (1-based) of the value at a path: `''` for the root, `rules[2].require`, `approvers.ana`. */
+  lineOf(path: string): number;
+}
+
+/** `rules[2].require` from the path's parts. */
+export function pathText(parts: ReadonlyArray<string | number>): string {
+  let out = '';
+  for (const part of parts) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? part : `.${part}`;
+  }
+  return out;
+}
+
+/** A syntax error: `line 3, column 7: …`. */
+export class JsonSyntaxError extends InvalidValue {
+  constructor(
+    readonly line: number,
+    readonly column: number,
+    reason: string,
+  ) {
+    super(`line ${line}, column ${column}: ${reason}`);
+  }
+}
+
+const MAX_DEPTH = 64;
+
+export function parseJsonSource(text: string): JsonSource {
+  const lines = new Map<string, number>();
+  let index = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let line = 1;
+  let lineStart = 0;
+
+  const fail = (reason: string): never => {
+    throw new JsonSyntaxError(line, index - lineStart + 1, reason);
+  };
+  const skipSpace = () => {
+    for (;;) {
+      const char = text[index];
+      if (char === '\n') {
+        line++;
+        lineStart = ++index;
+      } else if (char === ' ' || char === '\t' || char === '\r') index++;
+      else return;
+    }
+  };
+  const expect = (char: string) => {
+    if (text[index] !== char)
+      fail(text[index] === undefined ? `expected ${char}, the file ends` : `expected ${char}`);
+    index++;
+  };
+  const readString = (): string => {
+    expect('"');
+    let out = '';
+    for (;;) {
+      const char = text[index];
+      if (char === undefined) fail('a string is not closed');
+      if (char === '"') {
+        index++;
+        return out;
+      }
+      if (char === '\n' || char! < ' ') fail('a control character inside a string (write it as \\n, \\t, …)');
+      if (char === '\\') {
+        const next = text[index + 1];
+        const simple: Record<string, string> = {
+          '"': '"',
+          '\\': '\\',
+          '/': '/',
+          b: '\b',
+          f: '\f',
+          n: '\n',
+          r: '\r',
+          t: '\t',
+        };
+        if (next !== undefined && Object.hasOwn(simple, next)) {
+          out += simple[next];
+          index += 2;
+        } else if (next === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(index + 2, index + 6))) {
+          out += String.fromCharCode(Number.parseInt(text.slice(index + 2, index + 6), 16));
+          index += 6;
+        } else fail('an unknown escape in a string');
+        continue;
+      }
+      out += char;
+      index++;
+    }
+  };
+  const readValue = (path: Array<string | number>): unknown => {
+    if (path.length > MAX_DEPTH) fail(`nested deeper than ${MAX_DEPTH}`);
+    skipSpace();
+    lines.set(pathText(path), line);
+    const char = text[index];
+    if (char === '{') {
+      index++;
+      const object: Record<string, unknown> = {};
+      skipSpace();
+      if (text[index] === '}') {
+        index++;
+        return object;
+      }
+      for (;;) {
+        skipSpace();
+        if (text[index] !== '"') fail('expected a key in double quotes');
+        const keyAt = { line, index, lineStart };
+        const key = readString();
+        if (Object.hasOwn(object, key)) {
+          ({ line, index, lineStart } = keyAt);
+          fail(`"${key}" is given twice`);
+        }
+        skipSpace();
+        expect(':');
+        object[key] = readValue([...path, key]);
+        skipSpace();
+        if (text[index] === ',') {
+          index++;
+          continue;
+        }
+        if (text[index] === '}') {
+          index++;
+          return object;
+        }
+        fail('expected , or } after a value');
+      }
+    }
+    if (char === '[') {
+      index++;
+      const array: unknown[] = [];
+      skipSpace();
+      if (text[index] === ']') {
+        index++;
+        return array;
+      }
+      for (;;) {
+        array.push(readValue([...path, array.length]));
+        skipSpace();
+        if (text[index] === ',') {
+          index++;
+          continue;
+        }
+        if (text[index] === ']') {
+          index++;
+          return array;
+        }
+        fail('expected , or ] after a value');
+      }
+    }
+    if (char === '"') return readString();
+    const word = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(
+      text.slice(index, index + 400),
+    );
+    if (word === null)
+      fail(char === undefined ? 'the file ends where a value was expected' : 'expected a value');
+    index += word![0].length;
+    const literal = word![0];
+    return literal === 'true'
+      ? true
+      : literal === 'false'
+        ? false
+        : literal === 'null'
+          ? null
+          : Number(literal);
+  };
+
+  const value = readValue([]);
+  skipSpace();
+  if (index < text.length) fail('more after the end of the document');
+  return {
+    value,
+    lineOf: (path) => {
+      // The nearest value that was read: a path one level too deep names its parent's line.
+      for (let probe = path; ; probe = probe.replace(/(?:\.[^.[\]]*|\[\d+\])$/, '')) {
+        const found = lines.get(probe);
+        if (found !== undefined) return found;
+        if (probe === '') return 1;
+      }
+    },
+  };
+}
+
+/**
+ * The canonical form of a JSON value, the one its digest is taken over: object keys sorted (by UTF-16
+ * code units), no whitespace, strings as JSON.stringify writes them; only safe integers as numbers (a
+ * plan or a policy holds no fractions: money is centavos). What RFC 8785 (JCS) gives for such values.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value === 'boolean' || typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new InvalidValue(`${value} is not a whole number`);
+    return String(value);
+  }
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  throw new InvalidValue(`a ${typeof value} has no JSON form`);
+}
