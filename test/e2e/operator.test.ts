@@ -1,0 +1,115 @@
+/**
+ * An operator's second day: what a person reads on a terminal (a real pty, 80 × 24, rendered by a terminal
+ * emulator) when the work is not the happy path — a batch with a row that cannot be paid, a confirmation
+ * to read before money moves, a journal to look through, a listener, a QR code on a standard terminal.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { runOnPty } from '../helpers/terminal.js';
+
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh account (the embedded sandbox in a fresh PIX_CONFIG_DIR) with a folder for files. */
+function account() {
+  const dir = mkdtempSync(join(tmpdir(), 'pix-operator-'));
+  made.push(dir);
+  const env = { PIX_CONFIG_DIR: join(dir, 'config') };
+  const file = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  return { dir, env, file };
+}
+
+/** A key the sandbox answers 404 for (sandbox/people.ts). */
+const MISSING = 'naoexiste@sandbox.pix.local';
+
+const BATCH = [
+  'id,key,amount,description',
+  'r1,ana@example.com,10.50,aluguel',
+  `r2,${MISSING},5,frete`,
+  'r3,+5511912345678,7,taxa',
+].join('\n');
+
+describe('pix pay batch on an 80-column terminal', () => {
+  it('each row not paid has its reason under the table, in full, whatever the width', async () => {
+    const { env, file } = account();
+    const result = await runOnPty(['pay', 'batch', file('b.csv', BATCH), '--yes'], { env });
+    const shown = result.lines.join('\n');
+    expect(result.code, shown).toBe(5);
+    // The table drops its error column at 80 columns; the reason is still there, whole, under it.
+    expect(shown).toMatch(/└─+┴/);
+    expect(shown.replace(/\n/g, ' ')).toContain(
+      'not payable: row r2: consulting the PIX key: not found (404): Chave PIX não encontrada',
+    );
+  });
+
+  it('the confirmation shows the plan first: each row id, the receiver as consulted, the amount', async () => {
+    const { env, file } = account();
+    const result = await runOnPty(['pay', 'batch', file('b.csv', BATCH)], {
+      env,
+      steps: [{ after: '[y/N]', send: 'n\r' }],
+    });
+    expect(result.code).toBe(8);
+    const question = result.lines.findIndex((line) => line.includes('[y/N]'));
+    const plan = result.lines.slice(0, question).join('\n');
+    expect(plan).toMatch(/│ r1 +│ Distribuidora Sol Ltda +│.*R\$ 10,50 │/);
+    expect(plan).toMatch(/│ r3 +│ Loja Sandbox Ltda +│.*R\$ 7,00 │/);
+    // The row that cannot be paid is not in the plan.
+    expect(plan).not.toMatch(/│ r2 /);
+  });
+
+  it('a long plan goes through the pager before the question', async () => {
+    const { env, file } = account();
+    const rows = Array.from({ length: 30 }, (_, index) => `p${index},ana@example.com,${index + 5},x`);
+    const result = await runOnPty(
+      ['pay', 'batch', file('long.csv', `id,key,amount,description\n${rows.join('\n')}`)],
+      {
+        // A pager that marks what it shows: the plan's rows come through it.
+        env: { ...env, PIX_PAGER: "sed 's/^/paged: /'" },
+        steps: [{ after: '[y/N]', send: 'n\r' }],
+      },
+    );
+    const shown = result.lines.join('\n');
+    expect(result.code, shown).toBe(8);
+    expect(shown).toMatch(/^paged: │ p29 +│ Distribuidora Sol/m);
+    expect(shown.indexOf('paged: │ p29')).toBeLessThan(shown.indexOf('[y/N]'));
+  });
+
+  it('--dry-run exits with the code the real run would: 5 for a key that does not exist', async () => {
+    const { env, file } = account();
+    const path = file('b.csv', BATCH);
+    const dry = await runOnPty(['pay', 'batch', path, '--dry-run'], { env });
+    expect(dry.code, dry.lines.join('\n')).toBe(5);
+    expect(dry.lines.join('\n')).toContain('nothing was sent');
+    const real = await runCli(['pay', 'batch', path, '--yes'], { env });
+    expect(real.code).toBe(dry.code);
+  });
+
+  it('--dry-run exits 8 for a row that repeats a payment made outside the file, as the real run does', async () => {
+    const { env, file } = account();
+    expect((await runCli(['pay', 'key', 'ana@example.com', '--amount', '10', '--yes'], { env })).code).toBe(
+      0,
+    );
+    const path = file('dup.csv', 'id,key,amount\nd1,ana@example.com,10\n');
+    const dry = await runOnPty(['pay', 'batch', path, '--dry-run'], { env });
+    expect(dry.code, dry.lines.join('\n')).toBe(8);
+    expect(dry.lines.join(' ')).toContain('duplicate: row d1: the same payment was made outside this file');
+    expect((await runCli(['pay', 'batch', path, '--yes'], { env })).code).toBe(8);
+  });
+
+  it('--dry-run of a batch all paid before exits 0, as its real run would', async () => {
+    const { env, file } = account();
+    const path = file('ok.csv', 'id,key,amount\nk1,ana@example.com,10\n');
+    expect((await runCli(['pay', 'batch', path, '--yes'], { env })).code).toBe(0);
+    const dry = await runOnPty(['pay', 'batch', path, '--dry-run'], { env });
+    expect(dry.code, dry.lines.join('\n')).toBe(0);
+  });
+});
