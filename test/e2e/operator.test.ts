@@ -113,3 +113,24 @@ describe('pix pay batch on an 80-column terminal', () => {
     expect(dry.code, dry.lines.join('\n')).toBe(0);
   });
 });
+
+describe('pix journal', () => {
+  it('at 80 columns keeps the receiver and names batch rows; piped, each line says its profile', async () => {
+    const { env, file } = account();
+    expect((await runCli(['pay', 'batch', file('b.csv', BATCH), '--yes'], { env })).code).toBe(5);
+    const shown = await runOnPty(['journal'], { env });
+    const screen = shown.lines.join('\n');
+    expect(shown.code, screen).toBe(0);
+    expect(screen).toMatch(/│ Receiver/);
+    expect(screen).toMatch(/│ row r1 +│ done +│ +R\$ 10,50 │ Distribuidora Sol/);
+    const piped = await runCli(['journal'], { env });
+    const rows = piped.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.split('\t'));
+    expect(rows.map((row) => row.slice(-2))).toEqual([
+      ['sandbox', 'r3'],
+      ['sandbox', 'r1'],
+    ]);
+  });
+});
