@@ -3,10 +3,13 @@
  * emulator) when the work is not the happy path — a batch with a row that cannot be paid, a confirmation
  * to read before money moves, a journal to look through, a listener, a QR code on a standard terminal.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { maskDocument } from '../../src/domain/documents.js';
+import { JOURNAL_FILE, parseJournal } from '../../src/journal/entries.js';
+import { recoveryHint } from '../../src/journal/record.js';
 import { runCli } from '../helpers/cli.js';
 import { runOnPty } from '../helpers/terminal.js';
 
@@ -132,5 +135,35 @@ describe('pix journal', () => {
       ['sandbox', 'r3'],
       ['sandbox', 'r1'],
     ]);
+  });
+});
+
+describe('the hint after an unknown outcome', () => {
+  it('is one statement command whose filters show that payment alone, not a window of pages', async () => {
+    const { env } = account();
+    const pay = (key: string, amount: string) =>
+      runCli(['pay', 'key', key, '--amount', amount, '--yes'], { env });
+    expect((await pay('ana@example.com', '10')).code).toBe(0);
+    expect((await pay('+5511912345678', '7')).code).toBe(0); // another payment in the same window
+    // The hint as an unknown outcome of the first payment would give it (the receiver's document as the
+    // consultation showed it: the sandbox's Distribuidora Sol Ltda).
+    const [first] = parseJournal(readFileSync(join(env.PIX_CONFIG_DIR, JOURNAL_FILE), 'utf8'));
+    const hint = recoveryHint(first!, {
+      timeZone: 'America/Sao_Paulo',
+      document: maskDocument('23338691000133'),
+    });
+    const command = /`(pix statement [^`]+)`/.exec(hint)?.[1];
+    expect(command, hint).toMatch(/--min 10\.00 --max 10\.00 --all$/);
+    // The sandbox confirms a transfer a moment after it: ask until it shows, within a deadline.
+    const deadline = Date.now() + 20_000;
+    let rows: string[] = [];
+    while (Date.now() < deadline) {
+      const shown = await runOnPty([], { env, shell: command! });
+      expect(shown.code, shown.lines.join('\n')).toBe(0);
+      rows = shown.lines.filter((line) => /^│ \d/.test(line));
+      if (rows.length > 0) break;
+    }
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatch(/-R\$ 10,00.*Distribuidora Sol/);
   });
 });
