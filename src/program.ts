@@ -203,7 +203,7 @@ export const COMMANDS: Entry[] = [
   },
   {
     name: 'profile',
-    summary: 'List profiles, switch the current one, rename or delete one',
+    summary: 'List profiles, create one, switch the current one, rename or delete one',
     examples: {
       examples: ['pix profile list', 'pix profile use prod', 'pix profile use sandbox'],
       exits: ['usage'],
@@ -213,6 +213,12 @@ export const COMMANDS: Entry[] = [
         name: 'list',
         summary: 'the profiles, the active one marked with *',
         load: () => import('./commands/profile/list.js'),
+      },
+      {
+        name: 'create',
+        summary: 'a new, empty profile (--base-url: its API); credentials come from pix login',
+        usage: '<name>',
+        load: () => import('./commands/profile/create.js'),
       },
       {
         name: 'use',

@@ -167,3 +167,40 @@ describe('the hint after an unknown outcome', () => {
     expect(rows[0]).toMatch(/-R\$ 10,00.*Distribuidora Sol/);
   });
 });
+
+describe('names a person reaches for', () => {
+  it('pix profile create NAME makes a profile (it said: did you mean rename?)', async () => {
+    const { env } = account();
+    const created = await runOnPty(['profile', 'create', 'prod', '--base-url', 'https://api.example.com'], {
+      env,
+    });
+    expect(created.code, created.lines.join('\n')).toBe(0);
+    expect(created.lines.join('\n')).toContain('Created profile prod');
+    const listed = await runCli(['profile', 'list'], { env });
+    expect(listed.stdout).toContain('\tprod\thttps://api.example.com\n');
+    const again = await runOnPty(['profile', 'create', 'prod'], { env });
+    expect(again.code).toBe(2);
+  });
+
+  it('pix sandbox pay takes the short id that charge list shows and charge show accepts', async () => {
+    const { env } = account();
+    const created = await runCli(['charge', 'immediate', '--amount', '12', '--no-qr'], { env });
+    const id = created.stdout.split('\t')[0]!;
+    const paid = await runOnPty(['sandbox', 'pay', id.slice(0, 8)], { env });
+    expect(paid.code, paid.lines.join('\n')).toBe(0);
+    expect(paid.lines.join('\n')).toContain(`Charge ${id} paid by`);
+  });
+
+  it("charge wait --wait DURATION is how long to wait; --timeout stays each request's limit", async () => {
+    const { env } = account();
+    const created = await runCli(['charge', 'immediate', '--amount', '12', '--no-qr'], { env });
+    const id = created.stdout.split('\t')[0]!;
+    const waited = await runOnPty(['charge', 'wait', id, '--wait', '2s', '--interval', '1s', '--no-qr'], {
+      env,
+    });
+    const shown = waited.lines.join('\n');
+    expect(waited.code, shown).toBe(9);
+    expect(shown).toContain('still pending after 2s');
+    expect(shown).not.toContain('deprecated');
+  });
+});
