@@ -325,6 +325,14 @@ export function formatDateTime(iso: string, timeZone: string): string {
   return `${dateOf(w)} ${pad(w.hour)}:${pad(w.minute)}`;
 }
 
+/** `08:55:06`: the time of day of `iso` on the wall clock of `timeZone` (a live view's lines). */
+export function formatTimeOfDay(iso: string, timeZone: string): string {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms) || !isValidTimeZone(timeZone)) return iso;
+  const w = wallAt(ms, timeZone);
+  return `${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}`;
+}
+
 /** `2026-11-21` in `timeZone`; a date-only value (`YYYY-MM-DD`) is returned as it is. */
 export function formatDate(iso: string, timeZone: string): string {
   if (DATE.test(iso)) return iso;

@@ -4,6 +4,8 @@
  * to read before money moves, a journal to look through, a listener, a QR code on a standard terminal.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -202,5 +204,42 @@ describe('names a person reaches for', () => {
     expect(waited.code, shown).toBe(9);
     expect(shown).toContain('still pending after 2s');
     expect(shown).not.toContain('deprecated');
+  });
+});
+
+describe('pix listen on a terminal', () => {
+  /** The hour on the profile's clock (the sandbox's default zone), at the start and at the end of a run. */
+  const hourThere = () =>
+    new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'America/Sao_Paulo',
+      hour: '2-digit',
+      hourCycle: 'h23',
+    }).format(new Date());
+
+  it('--forward-to: each event in local time with R$, then one line per delivery with status and time', async () => {
+    const server: Server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { env } = account();
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/pix`;
+      const before = hourThere();
+      const shown = await runOnPty(['listen', '--interval', '1s', '--backfill', '90d', '--forward-to', url], {
+        env,
+        steps: [{ after: /→ evt_\S+ 200 in \d+ ms/, send: '\u0003' }],
+        timeoutMs: 60_000,
+      });
+      const hours = [before, hourThere()];
+      // (Its exit code on Ctrl-C is listen.test.ts's: here the pty's shell is interrupted too.)
+      const screen = shown.lines.join('\n');
+      const event = /^(\d\d):\d\d:\d\d {2}entry\.(income|outcome) +-?R\$ [\d.]+,\d\d {2}/m.exec(screen);
+      expect(event, screen).not.toBeNull();
+      expect(hours).toContain(event![1]);
+      expect(screen).toMatch(/^ {2}→ evt_\S+ 200 in \d+ ms$/m);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
