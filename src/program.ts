@@ -787,7 +787,7 @@ function commandName(command: Command): string {
  */
 async function openOutput(deps: Deps, paged: boolean): Promise<void> {
   const { outputFile, pager } = deps.globals;
-  if (outputFile !== undefined) return deps.output.open({ file: outputFile });
+  if (outputFile !== undefined) return deps.output.open({ file: outputFile, replace: deps.globals.force });
   if (deps.globals.output === 'xlsx' && deps.io.stdout.isTTY) {
     const { usageError } = await import('./errors.js');
     throw usageError('-o', 'xlsx is a binary workbook, not for a terminal', 'add --output-file FILE.xlsx');
@@ -863,6 +863,7 @@ export function createProgram(deps: Deps): Command {
     .option('--jq <expression>', 'filter the JSON output with jq (no jq needed): strings raw, others compact')
     .option('--fields <fields>', 'only these fields of each record, in order (id,amount,creditor.name)')
     .option('--output-file <file>', 'write the output to FILE: complete, or FILE is left untouched')
+    .option('--force', 'let --output-file (and --qr-png) replace a file that exists')
     .option('--wide', 'tables show every column in full, whatever the terminal width')
     .option('--no-pager', 'no pager for long output (also PIX_PAGER=)')
     .option('--no-color', 'no colour (also NO_COLOR)')

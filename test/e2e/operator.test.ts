@@ -3,7 +3,8 @@
  * emulator) when the work is not the happy path — a batch with a row that cannot be paid, a confirmation
  * to read before money moves, a journal to look through, a listener, a QR code on a standard terminal.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { maskDocument } from '../../src/domain/documents.js';
 import { JOURNAL_FILE, parseJournal } from '../../src/journal/entries.js';
 import { recoveryHint } from '../../src/journal/record.js';
-import { runCli } from '../helpers/cli.js';
+import { BIN, NODE, runCli } from '../helpers/cli.js';
 import { runOnPty } from '../helpers/terminal.js';
 
 const made: string[] = [];
@@ -241,5 +242,107 @@ describe('pix listen on a terminal', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('small untruths', () => {
+  it('the embedded sandbox is sandbox.localhost in what pix says and records, faults on or off', async () => {
+    const { env, file } = account();
+    const faulty = { ...env, PIX_SANDBOX_FAULTS: 'emv:500x1' };
+    const paid = await runOnPty(['pay', 'key', 'ana@example.com', '--amount', '10', '--yes'], {
+      env: faulty,
+    });
+    expect(paid.lines.join('\n')).toContain('paying from profile "sandbox" via sandbox.localhost (sandbox)');
+    const journal = JSON.parse((await runCli(['journal', '--json'], { env })).stdout);
+    expect(journal.results[0]).toMatchObject({
+      host: 'sandbox.localhost',
+      baseUrl: 'http://sandbox.localhost',
+    });
+    const again = await runOnPty(
+      ['pay', 'batch', file('again.csv', 'id,key,amount\na1,ana@example.com,10\n'), '--dry-run'],
+      {
+        env,
+      },
+    );
+    const said = again.lines.join(' ');
+    expect(said).toContain('via http://sandbox.localhost (profile "sandbox")');
+    expect(said).not.toContain('127.0.0.1');
+  });
+
+  it("a journal line of an earlier version (http://127.0.0.1:0) is still the embedded sandbox's: paid is paid", async () => {
+    const { env } = account();
+    expect((await runCli(['keys'], { env })).code).toBe(0); // makes the account's folder
+    const at = new Date(Date.now() - 60_000).toISOString();
+    const id = '0c0c0c0c-1111-4222-8333-444455556666';
+    const lines = [
+      {
+        id,
+        at,
+        kind: 'payment',
+        state: 'sending',
+        profile: 'sandbox',
+        host: 'sandbox.localhost',
+        baseUrl: 'http://127.0.0.1:0',
+        amountCentavos: 1000,
+        receiver: 'Distribuidora Sol Ltda',
+        endToEndId: 'E1',
+        payment: { method: 'key', key: 'ana@example.com' },
+      },
+      { id, at, state: 'done', transferId: 't1', status: 'PENDING' },
+    ];
+    writeFileSync(
+      join(env.PIX_CONFIG_DIR, JOURNAL_FILE),
+      lines.map((line) => `${JSON.stringify(line)}\n`).join(''),
+    );
+    const paid = await runOnPty(['pay', 'key', 'ana@example.com', '--amount', '10', '--yes'], { env });
+    expect(paid.code, paid.lines.join('\n')).toBe(8);
+    expect(paid.lines.join(' ')).toContain('already paid: R$ 10,00 to Distribuidora Sol Ltda');
+    const shown = await runOnPty(['journal', 'show', id.slice(0, 8)], { env });
+    expect(shown.lines.join('\n')).toMatch(/Account +│ http:\/\/sandbox\.localhost/);
+  });
+
+  it('one rule for files pix writes: an existing one is replaced only with --force (--output-file as --qr-png)', async () => {
+    const { env, file } = account();
+    const csv = file('statement.csv', 'last month\n');
+    const refused = await runOnPty(['statement', '-o', 'csv', '--output-file', csv], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.lines.join(' ')).toContain(
+      `error: --output-file: ${csv} already exists; add --force to replace it`,
+    );
+    expect(readFileSync(csv, 'utf8')).toBe('last month\n');
+    const png = file('qr.png', 'old');
+    const qr = await runOnPty(['charge', 'immediate', '--amount', '10', '--qr-png', png, '--no-qr'], { env });
+    expect(qr.code).toBe(2);
+    expect(qr.lines.join(' ')).toContain(`error: --qr-png: ${png} already exists; add --force to replace it`);
+    const replaced = await runOnPty(['statement', '-o', 'csv', '--output-file', csv, '--force'], { env });
+    expect(replaced.code).toBe(0);
+    expect(readFileSync(csv, 'utf8')).toMatch(/^confirmedAt,type,amount/);
+  });
+
+  it('Ctrl-C ends statement --follow with 130, and an --output-file keeps what was followed', async () => {
+    const { dir, env } = account();
+    const target = join(dir, 'followed.csv');
+    const child = spawn(
+      NODE,
+      [BIN, 'statement', '--follow', '--interval', '1s', '-o', 'csv', '--output-file', target],
+      {
+        env: { PATH: process.env.PATH ?? '', HOME: dir, ...env },
+        stdio: 'ignore',
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 20_000;
+    // The header and a first row (two lines) are in its temporary file: then Ctrl-C.
+    const written = () =>
+      readdirSync(dir).some(
+        (name) =>
+          name.startsWith('followed.csv.') && readFileSync(join(dir, name), 'utf8').split(/\r?\n/).length > 2,
+      );
+    while (!written() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const rows = readFileSync(target, 'utf8').trimEnd().split(/\r?\n/);
+    expect(rows[0]).toMatch(/^confirmedAt,/);
+    expect(rows.length).toBeGreaterThan(1);
   });
 });

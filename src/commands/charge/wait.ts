@@ -90,7 +90,13 @@ export function waitDuration(self: Command, deps: Deps): string {
 /** The raw options of a command that creates a charge: a wait only with `--wait` (its duration, if given). */
 export function createCommandOptions(self: Command, deps: Deps): Record<string, unknown> {
   const wait = self.opts().wait !== undefined;
-  return { ...self.opts(), wait, timeout: wait ? waitDuration(self, deps) : DEFAULT_WAIT };
+  // --force is global (it lets --output-file replace a file too): --qr-png's, here.
+  return {
+    ...self.opts(),
+    wait,
+    force: deps.globals.force,
+    timeout: wait ? waitDuration(self, deps) : DEFAULT_WAIT,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -81,6 +81,7 @@ export function parseGlobalOptions(raw: Record<string, unknown>, command?: Comma
   globals.color = raw.color !== false;
   globals.verbose = raw.verbose === true;
   globals.yes = raw.yes === true;
+  globals.force = raw.force === true;
   globals.input = raw.input !== false;
   if (typeof raw.timeout === 'string') {
     const timeout = raw.timeout;
