@@ -8,6 +8,7 @@ import {
   setUsage,
 } from './commands/shared/help.js';
 import type { Deps, OutputFormat } from './context.js';
+import { closest } from './domain/words.js';
 import type { ErrorKind } from './errors.js';
 import type { OutStream } from './output/iostreams.js';
 import { pixVersion } from './version.js';
@@ -697,6 +698,12 @@ function hintFor(command: Command, error: CommanderError): string | undefined {
   }
   if (error.code === 'commander.unknownOption' && !error.message.includes('Did you mean')) {
     return `run '${fullName(command)} --help' for its flags`;
+  }
+  // A value outside a flag's choices (`-o xls`) gets a did-you-mean, as a command or flag does.
+  const choices = /argument '([^']*)' is invalid\. Allowed choices are (.*)\.$/.exec(error.message);
+  if (error.code === 'commander.invalidArgument' && choices) {
+    const near = closest(choices[1]!, choices[2]!.split(', '));
+    if (near !== undefined) return `did you mean ${near}?`;
   }
   return undefined;
 }

@@ -346,3 +346,28 @@ describe('small untruths', () => {
     expect(rows.length).toBeGreaterThan(1);
   });
 });
+
+describe('shell habits', () => {
+  it('--amount R$5 typed unquoted: the shell ate $5, and pix says to quote it', async () => {
+    const { env } = account();
+    const shown = await runOnPty([], { env, shell: 'pix pay key ana@example.com --amount R$5' });
+    expect(shown.code).toBe(2);
+    const screen = shown.lines.join(' ');
+    expect(screen).toContain(
+      'error: --amount: "R" is not an amount: unquoted, the shell took $ and the digits after it',
+    );
+    expect(screen).toContain("hint: quote it: --amount 'R$ 5'");
+  });
+
+  it.each([
+    [['config', 'set', 'time-zone', 'America/Manus'], 'did you mean America/Manaus?'],
+    [['statement', '-o', 'xls'], 'did you mean xlsx?'],
+    [['statement', '--month', '11/2026'], 'did you mean 2026-11?'],
+    [['statement', '--from', '-1w'], 'did you mean -7d?'],
+  ])('a value a letter off gets a did-you-mean, as commands and flags do: pix %j', async (args, hint) => {
+    const { env } = account();
+    const shown = await runOnPty(args, { env });
+    expect(shown.code).toBe(2);
+    expect(shown.lines.join('\n')).toContain(`hint: ${hint}`);
+  });
+});

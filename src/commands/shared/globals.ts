@@ -1,7 +1,7 @@
 import { defaultGlobals, type GlobalOptions, type OutputFormat } from '../../context.js';
 import { parseDuration } from '../../domain/duration.js';
 import { InvalidValue } from '../../domain/invalid.js';
-import { closest } from '../../domain/modalities.js';
+import { closest } from '../../domain/words.js';
 import { usageError } from '../../errors.js';
 import { asUsage } from '../../usage.js';
 
