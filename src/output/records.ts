@@ -3,6 +3,7 @@ import { formatDecimal } from '../domain/money.js';
 import { formatDayFirst } from '../domain/when.js';
 import { fieldsSinkOf, isMoneyField, type Json, pickFields, pickRecord, valueAt } from './fields.js';
 import type { OutStream } from './iostreams.js';
+import { portugueseHeader, portugueseValue } from './ptbr.js';
 import { escapeUnsafe, jsonSafe, spreadsheetSafe } from './sanitize.js';
 import type { Cell, ColumnKind, TableColumn, TableStream } from './table.js';
 import type { RecordTally } from './writer.js';
@@ -127,6 +128,12 @@ export function csvBrField(
   return /[";\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
+/** A `-o csv-br` cell's value: an enumerated column's in Portuguese (output/ptbr.ts). */
+function brValue<T>(column: Column<T>, record: T): string | number | undefined | null {
+  const value = column.machine(record);
+  return column.kind === 'enum' && typeof value === 'string' ? portugueseValue(value) : value;
+}
+
 /** A TSV cell: control characters (tabs and newlines included) shown escaped, so columns and lines hold. */
 function tsvField(value: string | number | undefined | null): string {
   return value === undefined || value === null ? '' : escapeUnsafe(String(value));
@@ -196,7 +203,7 @@ export function createListWriter<T>(given: OutStream, givenOptions: ListWriterOp
         break;
       case 'csv-br':
         for (const record of batch) {
-          text += `${columns.map((column) => csvBrField(column.machine(record), column.kind, options.timeZone)).join(';')}\r\n`;
+          text += `${columns.map((column) => csvBrField(brValue(column, record), column.kind, options.timeZone)).join(';')}\r\n`;
         }
         break;
       case 'csv':
@@ -234,7 +241,7 @@ export function createListWriter<T>(given: OutStream, givenOptions: ListWriterOp
         );
       } else if (format === 'csv-br') {
         await emit(
-          `\ufeff${columns.map((column) => csvBrField(column.header, 'text', options.timeZone)).join(';')}\r\n`,
+          `\ufeff${columns.map((column) => csvBrField(portugueseHeader(column.header), 'text', options.timeZone)).join(';')}\r\n`,
         );
       } else if (format === 'ofx') {
         await emit(options.ofx!.begin());

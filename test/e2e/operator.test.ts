@@ -371,3 +371,38 @@ describe('shell habits', () => {
     expect(shown.lines.join('\n')).toContain(`hint: ${hint}`);
   });
 });
+
+describe('for people', () => {
+  it('-o csv-br speaks Portuguese, the same words for the same column in every command', async () => {
+    const { env } = account();
+    expect((await runCli(['pay', 'key', 'ana@example.com', '--amount', '5', '--yes'], { env })).code).toBe(0);
+    expect((await runCli(['charge', 'immediate', '--amount', '10', '--no-qr'], { env })).code).toBe(0);
+    const header = async (args: string[]) => {
+      const result = await runCli([...args, '-o', 'csv-br'], { env });
+      expect(result.code, result.stderr).toBe(0);
+      return result.stdout.replace(/^\ufeff/, '').split('\r\n');
+    };
+    const statement = await header(['statement', '--limit', '3']);
+    expect(statement[0]).toBe(
+      'Data;Tipo;Valor;Tarifa;Meio;Contraparte;Documento da contraparte;Banco da contraparte;Situação;Id',
+    );
+    expect(statement.slice(1).join('\n')).toMatch(/;(Entrada|Saída);.*;Confirmado;/);
+    const charges = await header(['charge', 'list']);
+    expect(charges[0]).toBe('Id;Situação;Tipo;Valor;Criada em;Vencimento ou expiração;Txid;Pago por');
+    expect(charges[1]).toMatch(/;pendente;imediata;10,00;/);
+    const journal = await header(['journal']);
+    expect(journal[0]).toMatch(/^Id;Início;Tipo;Situação;Resolução;Valor;Recebedor;/);
+    expect(journal.slice(1).join('\n')).toMatch(/;pagamento;concluído;;5,00;Distribuidora Sol Ltda;/);
+    const keys = await header(['keys']);
+    expect(keys[0]).toBe('Chave;Tipo;Criada em;Id');
+  });
+
+  it('on a 40-column terminal an id is never split with an indent: it can be copied whole', async () => {
+    const { env } = account();
+    const shown = await runOnPty(['charge', 'immediate', '--amount', '10', '--no-qr'], { env, columns: 40 });
+    expect(shown.code).toBe(0);
+    const id = (await runCli(['charge', 'list', '--json'], { env })).stdout.match(/"id":"([^"]+)"/)![1]!;
+    // A line the terminal wrapped goes on at the left edge: joined, the id is whole.
+    expect(shown.lines.join('')).toContain(id);
+  });
+});

@@ -125,7 +125,7 @@ export function columns(mode: OutputMode): Column<JournalEntry>[] {
     // Kind outranks Reference: without it a charge and a payment look alike.
     {
       header: 'Kind',
-      kind: 'text',
+      kind: 'enum',
       human: shortKind,
       machine: (entry) => entry.kind,
     },
