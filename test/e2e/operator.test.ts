@@ -14,6 +14,7 @@ import { maskDocument } from '../../src/domain/documents.js';
 import { JOURNAL_FILE, parseJournal } from '../../src/journal/entries.js';
 import { recoveryHint } from '../../src/journal/record.js';
 import { BIN, NODE, runCli } from '../helpers/cli.js';
+import { readQrFromScreen } from '../helpers/qr.js';
 import { runOnPty } from '../helpers/terminal.js';
 
 const made: string[] = [];
@@ -404,5 +405,29 @@ describe('for people', () => {
     const id = (await runCli(['charge', 'list', '--json'], { env })).stdout.match(/"id":"([^"]+)"/)![1]!;
     // A line the terminal wrapped goes on at the left edge: joined, the id is whole.
     expect(shown.lines.join('')).toContain(id);
+  });
+});
+
+describe('the QR code on a standard terminal', () => {
+  it('a due-date charge at 80×24 is drawn with the compact quiet zone, whole on the screen, and a phone reads it', async () => {
+    const { env } = account();
+    const args = [
+      'charge',
+      'duedate',
+      '--amount',
+      '20',
+      '--due',
+      '+3d',
+      '--debtor-name',
+      'Ana',
+      '--debtor-cpf',
+      '52998224725',
+    ];
+    const shown = await runOnPty(args, { env, columns: 80, rows: 24 });
+    expect(shown.code).toBe(0);
+    const read = readQrFromScreen(shown.screen, 80, 'dark');
+    expect(read, shown.lines.join('\n')).toBeDefined();
+    expect(shown.raw).toContain(read!.text); // the code printed to copy and paste
+    expect(read!.quietZone).toBeGreaterThanOrEqual(2);
   });
 });
