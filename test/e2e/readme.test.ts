@@ -26,10 +26,13 @@ const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 const NOT_RUN = new Map<string, string>([
   [
     'npm install && npx pix statement',
-    'the set-up promise: .ci/run and scripts/check-install.mjs run it on a clean clone',
+    'the set-up promise: scripts/check-readme-setup.mjs runs it in a fresh clone, HOME empty (.ci/run)',
   ],
   ['npm install && npm test', 'the set-up promise: .ci/run runs it on a clean clone'],
-  ['npm install -g .', 'installs globally: scripts/check-install.mjs installs the packed tarball'],
+  [
+    'npm install && npm install -g .',
+    'installs globally: scripts/check-readme-setup.mjs runs it in a fresh clone (.ci/run)',
+  ],
   ['pix statement --follow', 'a live view until Ctrl-C (test/e2e/statement-follow.test.ts)'],
   [
     'pix statement --follow -o ndjson | jq -c .',
