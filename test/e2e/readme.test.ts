@@ -243,6 +243,10 @@ describe('the README shell examples', () => {
       const served = ran('pix sandbox serve --port 8080 &').home; // the fresh account's 36 entries, read over HTTP
       expect(readFileSync(join(served, 'statement.ndjson'), 'utf8').trimEnd().split('\n')).toHaveLength(36);
     }
+    // Money in scripts keeps its two decimals, summed in centavos (a float sum printed 1414.3999999999999).
+    const scripting = ran("pix journal --all --unresolved --jq '.results[].id'").screen;
+    expect(scripting).toMatch(/^\d+\.\d{2}$/m);
+    expect(scripting).not.toMatch(/\d\.\d*(?:9{6}|0{6}[1-9])/);
     const completion = ran('source <(pix completion bash)').home;
     expect(readFileSync(join(completion, '.zfunc', '_pix'), 'utf8')).toMatch(/^#compdef pix/);
     expect(readFileSync(join(completion, '.config', 'fish', 'completions', 'pix.fish'), 'utf8')).toContain(
