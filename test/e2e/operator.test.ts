@@ -9,13 +9,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { maskDocument } from '../../src/domain/documents.js';
 import { JOURNAL_FILE, parseJournal } from '../../src/journal/entries.js';
 import { recoveryHint } from '../../src/journal/record.js';
 import { BIN, NODE, runCli } from '../helpers/cli.js';
 import { readQrFromScreen } from '../helpers/qr.js';
 import { runOnPty } from '../helpers/terminal.js';
+
+// Each test runs pix several times (an account made, then looked at), some of them live views: on a busy
+// 2-core machine that is seconds, far from this limit.
+vi.setConfig({ testTimeout: 90_000 });
 
 const made: string[] = [];
 afterAll(() => {
@@ -159,7 +163,7 @@ describe('the hint after an unknown outcome', () => {
     const command = /`(pix statement [^`]+)`/.exec(hint)?.[1];
     expect(command, hint).toMatch(/--min 10\.00 --max 10\.00 --all$/);
     // The sandbox confirms a transfer a moment after it: ask until it shows, within a deadline.
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 45_000;
     let rows: string[] = [];
     while (Date.now() < deadline) {
       const shown = await runOnPty([], { env, shell: command! });
@@ -332,7 +336,7 @@ describe('small untruths', () => {
       },
     );
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 45_000;
     // The header and a first row (two lines) are in its temporary file: then Ctrl-C.
     const written = () =>
       readdirSync(dir).some(
