@@ -313,5 +313,6 @@ describe('pix pay batch, built binary against the sandbox server', () => {
     }
     expect(done.size).toBe(200);
     expect([...done.values()].every((n) => n === 1)).toBe(true);
-  }, 120_000);
+    // 36 s alone on the 2-core box; 120 s was overrun under `npm test` with the machine loaded (load average 15).
+  }, 300_000);
 });
