@@ -52,6 +52,8 @@ export interface GlobalOptions {
   timeoutMs: number;
   verbose: boolean;
   yes: boolean;
+  /** `--force`: an existing file named by `--output-file` or `--qr-png` may be replaced. */
+  force: boolean;
   input: boolean;
   /** `--wide`: tables show every column in full, whatever the terminal's width. */
   wide: boolean;
@@ -78,6 +80,7 @@ export function defaultGlobals(): GlobalOptions {
     timeoutMs: DEFAULT_TIMEOUT_MS,
     verbose: false,
     yes: false,
+    force: false,
     input: true,
     wide: false,
     pager: true,

@@ -39,7 +39,12 @@ export function createDeps(overrides: DepsOverrides): Deps {
       () => deps.signal,
     ),
     // A context without main.ts's writer (a unit test) writes straight to io.stdout, counting nothing.
-    output: { records: () => ({ add() {}, done() {} }), ifLost() {}, open: async () => {} },
+    output: {
+      records: () => ({ add() {}, done() {} }),
+      ifLost() {},
+      open: async () => {},
+      keep: async () => {},
+    },
     ...overrides,
     config: once(async () => {
       const { openConfigStore } = await import('./factory.js');

@@ -8,7 +8,9 @@ import {
   setUsage,
 } from './commands/shared/help.js';
 import type { Deps, OutputFormat } from './context.js';
+import { closest } from './domain/words.js';
 import type { ErrorKind } from './errors.js';
+import type { OutStream } from './output/iostreams.js';
 import { pixVersion } from './version.js';
 
 /** A command module: adds its flags, arguments, subcommands and action to the command made for it. */
@@ -53,7 +55,10 @@ interface Entry {
 }
 
 const PARTY = ['name', 'bank', 'documentNumber'];
-/** What `--fields` completes with, per command: the fields of its records as `--json` shows them. */
+/**
+ * The fields of each command's records as `--json` shows them: what `--fields` accepts (a field a record
+ * lacks is empty) and what completion offers.
+ */
 const FIELDS = {
   statement: [
     'id',
@@ -78,9 +83,19 @@ const FIELDS = {
     'createdAt',
     'expiresAt',
     'dueDate',
+    'terms',
+    'profile',
+    'host',
     'paid.entryId',
     'paid.amount',
     'paid.match',
+    'paid.how',
+    'paid.day',
+    'paid.matchedAt',
+    'ambiguous.candidates',
+    'ambiguous.rivals',
+    'checkedAt',
+    'emvqrcps',
   ],
   journal: [
     'id',
@@ -91,12 +106,26 @@ const FIELDS = {
     'amountCentavos',
     'receiver',
     'endToEndId',
+    'description',
     'resolution',
+    'resolvedAt',
+    'profile',
+    'host',
+    'baseUrl',
     'method',
     'key',
+    'emvHash',
+    'dynamic',
+    'batchRow.batch',
+    'batchRow.row',
+    'chargeType',
+    'keyId',
     'transferId',
     'chargeId',
     'status',
+    'reason',
+    'finishedAt',
+    'anomalies',
   ],
   emv: ['path', 'name', 'value', 'meaning'],
 } as const;
@@ -175,7 +204,7 @@ export const COMMANDS: Entry[] = [
   },
   {
     name: 'profile',
-    summary: 'List profiles, switch the current one, rename or delete one',
+    summary: 'List profiles, create one, switch the current one, rename or delete one',
     examples: {
       examples: ['pix profile list', 'pix profile use prod', 'pix profile use sandbox'],
       exits: ['usage'],
@@ -185,6 +214,12 @@ export const COMMANDS: Entry[] = [
         name: 'list',
         summary: 'the profiles, the active one marked with *',
         load: () => import('./commands/profile/list.js'),
+      },
+      {
+        name: 'create',
+        summary: 'a new, empty profile (--base-url: its API); credentials come from pix login',
+        usage: '<name>',
+        load: () => import('./commands/profile/create.js'),
       },
       {
         name: 'use',
@@ -664,6 +699,12 @@ function hintFor(command: Command, error: CommanderError): string | undefined {
   if (error.code === 'commander.unknownOption' && !error.message.includes('Did you mean')) {
     return `run '${fullName(command)} --help' for its flags`;
   }
+  // A value outside a flag's choices (`-o xls`) gets a did-you-mean, as a command or flag does.
+  const choices = /argument '([^']*)' is invalid\. Allowed choices are (.*)\.$/.exec(error.message);
+  if (error.code === 'commander.invalidArgument' && choices) {
+    const near = closest(choices[1]!, choices[2]!.split(', '));
+    if (near !== undefined) return `did you mean ${near}?`;
+  }
   return undefined;
 }
 
@@ -753,7 +794,7 @@ function commandName(command: Command): string {
  */
 async function openOutput(deps: Deps, paged: boolean): Promise<void> {
   const { outputFile, pager } = deps.globals;
-  if (outputFile !== undefined) return deps.output.open({ file: outputFile });
+  if (outputFile !== undefined) return deps.output.open({ file: outputFile, replace: deps.globals.force });
   if (deps.globals.output === 'xlsx' && deps.io.stdout.isTTY) {
     const { usageError } = await import('./errors.js');
     throw usageError('-o', 'xlsx is a binary workbook, not for a terminal', 'add --output-file FILE.xlsx');
@@ -766,7 +807,8 @@ async function openOutput(deps: Deps, paged: boolean): Promise<void> {
 /**
  * `--jq` and `--fields`: the expression is checked before the command runs (a syntax error is exit 2,
  * nothing sent); then what the command writes to stdout (its JSON document, compact) is kept and, once it
- * succeeded, cut to the fields (output/fields.ts) and written as asked, or run through jq. On a terminal
+ * succeeded, cut to the fields (output/fields.ts) and written as asked, or run through jq. A list cut to
+ * fields without jq is not kept: its list writer streams it (output/records.ts). On a terminal
  * jq's lines have their unsafe characters shown escaped (output/sanitize.ts); piped, raw strings stay exact.
  */
 async function captureOutput(deps: Deps): Promise<() => Promise<void>> {
@@ -774,44 +816,42 @@ async function captureOutput(deps: Deps): Promise<() => Promise<void>> {
   const filter = jq === undefined ? undefined : await (await import('./output/jq.js')).loadJqFilter(jq);
   const out = deps.io.stdout;
   const parts: Array<string | Uint8Array> = [];
-  deps.io = {
-    ...deps.io,
-    stdout: {
-      isTTY: false,
-      columns: out.columns,
-      write(chunk, done) {
-        parts.push(chunk);
-        if (done) queueMicrotask(() => done());
-        return true;
-      },
-      drained: () => Promise.resolve(),
+  const standIn: OutStream = {
+    isTTY: false,
+    columns: out.columns,
+    write(chunk, done) {
+      parts.push(chunk);
+      if (done) queueMicrotask(() => done());
+      return true;
     },
+    drained: () => Promise.resolve(),
   };
+  // A list cut to --fields (no jq) is written as it goes by its list writer, straight to `out`.
+  const sink =
+    fields !== undefined && filter === undefined && fieldsFormat !== undefined
+      ? { out, fields, format: fieldsFormat, streamed: false }
+      : undefined;
+  if (sink) (await import('./output/fields.js')).setFieldsSink(standIn, sink);
+  deps.io = { ...deps.io, stdout: standIn };
   return async () => {
     // One string, once: the parts are let go before it is parsed (jq holds its own copy, parsed).
     const decoder = new TextDecoder();
     let text = parts.map((part) => (typeof part === 'string' ? part : decoder.decode(part))).join('');
     parts.length = 0;
     deps.io = { ...deps.io, stdout: out };
-    const [{ escapeUnsafe, jsonSafe }, { asUsage }] = await Promise.all([
-      import('./output/sanitize.js'),
-      import('./usage.js'),
-    ]);
     const write = async (shown: string) => {
-      if (!out.write(shown)) await out.drained();
+      if (shown !== '' && !out.write(shown)) await out.drained();
     };
-    if (fields !== undefined) {
-      const { fieldsCsv, pickFields } = await import('./output/fields.js');
-      const picked = asUsage('--fields', () => pickFields(JSON.parse(text), fields));
-      if (filter === undefined) {
-        if (fieldsFormat === 'csv') return write(fieldsCsv(picked.records, fields, out.isTTY));
-        if (fieldsFormat === 'ndjson') {
-          return write(jsonSafe(picked.records.map((record) => `${JSON.stringify(record)}\n`).join('')));
-        }
-        return write(jsonSafe(`${JSON.stringify(picked.document, null, out.isTTY ? 2 : undefined)}\n`));
-      }
-      text = JSON.stringify(picked.document);
+    if (sink?.streamed) return write(text);
+    if (sink) {
+      const { fieldsDocument } = await import('./output/records.js');
+      return write(fieldsDocument(text, sink.fields, sink.format, out.isTTY));
     }
+    const [{ escapeUnsafe }, { pickFields }] = await Promise.all([
+      import('./output/sanitize.js'),
+      import('./output/fields.js'),
+    ]);
+    if (fields !== undefined) text = JSON.stringify(pickFields(JSON.parse(text), fields).document);
     const result = filter!.run(text);
     return write(out.isTTY ? result.split('\n').map(escapeUnsafe).join('\n') : result);
   };
@@ -830,6 +870,7 @@ export function createProgram(deps: Deps): Command {
     .option('--jq <expression>', 'filter the JSON output with jq (no jq needed): strings raw, others compact')
     .option('--fields <fields>', 'only these fields of each record, in order (id,amount,creditor.name)')
     .option('--output-file <file>', 'write the output to FILE: complete, or FILE is left untouched')
+    .option('--force', 'let --output-file (and --qr-png) replace a file that exists')
     .option('--wide', 'tables show every column in full, whatever the terminal width')
     .option('--no-pager', 'no pager for long output (also PIX_PAGER=)')
     .option('--no-color', 'no colour (also NO_COLOR)')
@@ -877,7 +918,7 @@ export function createProgram(deps: Deps): Command {
     deps.globals = parseGlobalOptions(action.optsWithGlobals(), {
       command: commandName(action),
       formats: entry?.formats ?? ['table', 'json'],
-      fields: entry?.fields !== undefined,
+      fields: entry?.fields,
     });
     const paged = entry?.paged;
     await openOutput(deps, typeof paged === 'function' ? paged(action.opts()) : paged === true);

@@ -63,7 +63,11 @@ async function* remainingPages<T>(
   start: number,
   first: Page<T>,
 ): AsyncGenerator<T[], PaginateSummary> {
-  const seen = new Set<string>();
+  // A repeated id comes from the list shifting under the export: new records at the top push the end of
+  // the pages just read into the next. The ids of the two pages before are what that overlap needs (a
+  // shift of up to two pages, more than a list moves while it is read), so memory stays two pages, not
+  // one id per record of the whole export.
+  const recent: Set<string>[] = [];
   const summary: PaginateSummary = {
     total: first.total,
     startOffset: start,
@@ -75,13 +79,17 @@ async function* remainingPages<T>(
 
   function fresh(items: T[]): T[] {
     const kept: T[] = [];
+    const current = new Set<string>();
     for (const item of items) {
-      // One hash lookup per record, not two (has, then add): the Set did not grow, so the id was there.
-      const before = seen.size;
-      seen.add(options.idOf(item));
-      if (seen.size === before) summary.duplicatesDropped++;
+      const id = options.idOf(item);
+      // One hash lookup in this page's set, not two (has, then add): the Set did not grow, so the id was there.
+      const before = current.size;
+      current.add(id);
+      if (current.size === before || recent.some((page) => page.has(id))) summary.duplicatesDropped++;
       else kept.push(item);
     }
+    recent.push(current);
+    if (recent.length > 2) recent.shift();
     summary.yielded += kept.length;
     return kept;
   }

@@ -2,7 +2,7 @@ import { normalizeBaseUrl } from '../api/url.js';
 import type { Env, GlobalOptions } from '../context.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { parseAmount } from '../domain/money.js';
-import { isValidTimeZone } from '../domain/when.js';
+import { isValidTimeZone, meantTimeZone } from '../domain/when.js';
 import { type PixError, usageError } from '../errors.js';
 import { asUsage } from '../usage.js';
 import {
@@ -31,7 +31,9 @@ export function checkProfileName(name: string): string {
 
 /** Throws InvalidValue unless `zone` is an IANA time zone this Node knows. */
 export function checkTimeZone(zone: string): string {
-  if (!isValidTimeZone(zone)) throw new InvalidValue(`"${zone}" is not a time zone (e.g. America/Sao_Paulo)`);
+  if (!isValidTimeZone(zone)) {
+    throw new InvalidValue(`"${zone}" is not a time zone (e.g. America/Sao_Paulo)`, meantTimeZone(zone));
+  }
   return zone;
 }
 

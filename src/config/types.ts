@@ -18,6 +18,26 @@ export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
  */
 export const EMBEDDED_SANDBOX_URL = 'http://127.0.0.1:0';
 /**
+ * The embedded sandbox as an account, in the journal and in what pix says: the host its answers name
+ * (sandbox/embedded.ts), whichever way it runs (in-process, or on a free loopback port with faults on).
+ */
+export const EMBEDDED_SANDBOX_HOST = 'sandbox.localhost';
+export const EMBEDDED_SANDBOX_ACCOUNT = `http://${EMBEDDED_SANDBOX_HOST}`;
+
+/**
+ * The account a base URL stands for, as the journal records and compares it: the embedded sandbox's own
+ * name for its placeholder (journal lines of earlier versions recorded the placeholder: read, they name the
+ * same account), else the URL itself.
+ */
+export function accountBaseUrl(baseUrl: string): string {
+  return baseUrl === EMBEDDED_SANDBOX_URL ? EMBEDDED_SANDBOX_ACCOUNT : baseUrl;
+}
+
+/** The host requests of an account go to, as pix names it: the embedded sandbox's own, else the client's. */
+export function accountHost(baseUrl: string, clientBaseUrl: string): string {
+  return baseUrl === EMBEDDED_SANDBOX_URL ? EMBEDDED_SANDBOX_HOST : new URL(clientBaseUrl).host;
+}
+/**
  * The key charges use on the built-in sandbox profile when no default-key is set: its account has four
  * keys, and trying `pix charge immediate` should not first need `pix config set default-key`.
  */

@@ -77,6 +77,21 @@ function refusal(text: string, amount: string): never {
  */
 export function parseAmount(text: string): Centavos {
   const trimmed = text.trim();
+  // `--amount R$5` unquoted: the shell reads `$5` as a variable, so pix gets `R` (`R$10,50`: `R0,50`), and
+  // `R$ 5` unquoted is two words, `R$` and `5`.
+  const quote = "quote it: --amount 'R$ 5', or leave R$ out: --amount 5";
+  if (/^R(?!\$)[\d.,]*$/i.test(trimmed)) {
+    throw new InvalidValue(
+      `"${text}" is not an amount: unquoted, the shell took $ and the digits after it`,
+      quote,
+    );
+  }
+  if (/^R\$$/i.test(trimmed)) {
+    throw new InvalidValue(
+      `"${text}" is not an amount: unquoted, the shell made R$ and the amount two words`,
+      quote,
+    );
+  }
   const amount = trimmed.replace(/^R\$\s*/i, '');
   if (amount === '') throw new InvalidValue('an amount is required, e.g. 10,50', AMOUNT_FORMS);
   if (/^[-−]/.test(amount) || /^-\s*R\$/i.test(trimmed)) {

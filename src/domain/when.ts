@@ -4,6 +4,7 @@
  * Nothing reads the clock: `now` is always passed in (deps.clock).
  */
 import { InvalidValue } from './invalid.js';
+import { closest } from './words.js';
 
 const DAY_MS = 86_400_000;
 
@@ -38,6 +39,14 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
 }
 
 /** True for an IANA zone Intl knows (`America/Sao_Paulo`, `UTC`, `Europe/Lisbon`). */
+/** The IANA zone closest to a misspelt one (`America/Manus` → `America/Manaus`), as a did-you-mean. */
+export function meantTimeZone(zone: string): string | undefined {
+  const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  const byCase = zones.find((known) => known.toLowerCase() === zone.toLowerCase());
+  const near = byCase ?? closest(zone, zones);
+  return near === undefined ? undefined : `did you mean ${near}?`;
+}
+
 export function isValidTimeZone(timeZone: string): boolean {
   if (timeZone.trim() === '') return false;
   try {
@@ -50,7 +59,10 @@ export function isValidTimeZone(timeZone: string): boolean {
 
 function assertTimeZone(timeZone: string): void {
   if (!isValidTimeZone(timeZone)) {
-    throw new InvalidValue(`"${timeZone}" is not a time zone (use an IANA name such as America/Sao_Paulo)`);
+    throw new InvalidValue(
+      `"${timeZone}" is not a time zone (use an IANA name such as America/Sao_Paulo)`,
+      meantTimeZone(timeZone),
+    );
   }
 }
 
@@ -280,7 +292,27 @@ export function parseWhen(text: string, edge: 'from' | 'to', timeZone: string, n
   if (instant !== undefined) return instant;
   throw new InvalidValue(
     `"${text}" is not a date: use YYYY-MM-DD, DD/MM/YYYY, today, yesterday, -7d (days ago), now or an ISO 8601 date-time (2025-01-31T14:00:00-03:00)`,
+    meantWhen(trimmed),
   );
+}
+
+/**
+ * What a WHEN that was not one probably meant, as a did-you-mean: weeks in days (`-1w` → `-7d`), a
+ * misspelt word (`yesterdy`), a month (`11/2026`: --month), a date written the other way (`2026/11/23`).
+ */
+function meantWhen(text: string): string | undefined {
+  const weeks = /^([+-]?)(\d{1,4})\s*w(?:eeks?)?$/i.exec(text);
+  if (weeks) return `did you mean ${weeks[1] || '-'}${Number(weeks[2]) * 7}d?`;
+  const days = /^([+-]?)(\d{1,5})\s*d(?:ays?)?$/i.exec(text);
+  if (days && days[1] === '') return `did you mean -${days[2]}d (days ago)?`;
+  if (/^[+-]?\d{1,4}\s*(?:m|mo|months?)$/i.test(text)) return 'a month is --month YYYY-MM; days: -30d';
+  const slashed = /^(\d{4})[/.](\d{1,2})[/.](\d{1,2})$/.exec(text);
+  if (slashed)
+    return `did you mean ${slashed[1]}-${slashed[2]!.padStart(2, '0')}-${slashed[3]!.padStart(2, '0')}?`;
+  if (/^\d{1,2}[/-]\d{4}$/.test(text) || /^\d{4}[/-]\d{1,2}$/.test(text))
+    return 'a whole month is --month YYYY-MM';
+  const word = closest(text.toLowerCase(), ['today', 'yesterday', 'tomorrow', 'now']);
+  return word === undefined ? undefined : `did you mean ${word}?`;
 }
 
 /**
@@ -296,11 +328,24 @@ export function parseDay(text: string, today: string): string {
   );
 }
 
+/** A month written as people write it (`11/2026`, `2026/11`, `11-2026`, `2026-1`), as a did-you-mean. */
+function meantMonth(text: string): string | undefined {
+  const monthFirst = /^(\d{1,2})[/.-](\d{4})$/.exec(text);
+  const yearFirst = /^(\d{4})[/.-](\d{1,2})$/.exec(text);
+  const [year, month] = monthFirst
+    ? [monthFirst[2], monthFirst[1]]
+    : yearFirst
+      ? [yearFirst[1], yearFirst[2]]
+      : [];
+  if (year === undefined || month === undefined || Number(month) < 1 || Number(month) > 12) return undefined;
+  return `did you mean ${year}-${month.padStart(2, '0')}?`;
+}
+
 /** `YYYY-MM` to the first and last instants of that month in `timeZone`. */
 export function parseMonth(text: string, timeZone: string): { from: string; to: string } {
   const trimmed = text.trim();
   const m = /^(\d{4})-(\d{2})$/.exec(trimmed);
-  if (!m) throw new InvalidValue(`"${text}" is not a month in the form YYYY-MM`);
+  if (!m) throw new InvalidValue(`"${text}" is not a month in the form YYYY-MM`, meantMonth(trimmed));
   const year = Number(m[1]);
   const month = Number(m[2]);
   if (month < 1 || month > 12)
@@ -323,6 +368,14 @@ export function formatDateTime(iso: string, timeZone: string): string {
   if (Number.isNaN(ms) || !isValidTimeZone(timeZone)) return iso;
   const w = wallAt(ms, timeZone);
   return `${dateOf(w)} ${pad(w.hour)}:${pad(w.minute)}`;
+}
+
+/** `08:55:06`: the time of day of `iso` on the wall clock of `timeZone` (a live view's lines). */
+export function formatTimeOfDay(iso: string, timeZone: string): string {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms) || !isValidTimeZone(timeZone)) return iso;
+  const w = wallAt(ms, timeZone);
+  return `${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}`;
 }
 
 /** `2026-11-21` in `timeZone`; a date-only value (`YYYY-MM-DD`) is returned as it is. */

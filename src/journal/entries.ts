@@ -22,6 +22,7 @@
  * kept, because it is what pix hands out for anyone to pay (printed, shown as a QR) and `pix charge
  * show` must give the same code again.
  */
+import { accountBaseUrl } from '../config/types.js';
 import type { DueDateModifiers } from '../domain/duedate.js';
 import type { Evidence } from '../domain/matching.js';
 import type { Centavos } from '../domain/money.js';
@@ -84,7 +85,8 @@ export interface StartFields {
   /** The API host the request goes to. */
   host: string;
   /**
-   * The account: the profile's normalised API base URL (`http://127.0.0.1:0` for the embedded sandbox).
+   * The account: the profile's normalised API base URL (`http://sandbox.localhost` for the embedded
+   * sandbox; lines of earlier versions say `http://127.0.0.1:0`, read as the same: config/types.ts).
    * Lines written before it was recorded have only `host`, which the rules compare instead.
    */
   baseUrl?: string;
@@ -263,7 +265,8 @@ function startEntry(record: Record<string, unknown>, intern: Intern): JournalEnt
     host: intern(str(record.host)) ?? '',
     amountCentavos,
   };
-  const baseUrl = intern(str(record.baseUrl));
+  const recorded = str(record.baseUrl);
+  const baseUrl = intern(recorded === undefined ? undefined : accountBaseUrl(recorded));
   if (baseUrl !== undefined) entry.baseUrl = baseUrl;
   const account = intern(str(record.account));
   if (account !== undefined) entry.account = account;

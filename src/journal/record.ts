@@ -8,7 +8,7 @@
  */
 import { type Anomaly, chargeAnomalies, describeAnomalies, journalStateOf } from '../api/outcomes.js';
 import type { Deps } from '../context.js';
-import { formatBRL } from '../domain/money.js';
+import { formatBRL, formatDecimal } from '../domain/money.js';
 import { formatMinuteWithOffset } from '../domain/when.js';
 import { describeSystemError, PixError } from '../errors.js';
 import {
@@ -61,6 +61,36 @@ export function statementWindowCommand(
 }
 
 /**
+ * The visible digits of a masked document (`***.982.247-**` → `982247`), which `--counterparty` finds in
+ * the statement's full document; undefined when too few show to tell receivers apart.
+ */
+function documentDigits(masked: string | undefined): string | undefined {
+  if (masked === undefined) return undefined;
+  const runs = masked.split('*').map((part) => part.replace(/\D/g, ''));
+  const longest = runs.reduce((best, run) => (run.length > best.length ? run : best), '');
+  return longest.length >= 4 ? longest : undefined;
+}
+
+/**
+ * The statement filters that find a payment's entry in its window, so the hint is one command that shows
+ * the entry (or nothing), not a window of pages to read: outgoing, exactly its amount, its receiver by the
+ * document's digits, else by a name that is plain words (server text goes into a command only when it
+ * cannot be shell syntax), and `--all` (filters apply per page read).
+ */
+function findFilters(entry: JournalEntry, look: LookFor): string {
+  const amount = formatDecimal(entry.amountCentavos);
+  const digits = documentDigits(look.document);
+  const name = entry.receiver?.trim();
+  const who =
+    digits !== undefined
+      ? ` --counterparty ${digits}`
+      : name !== undefined && /^[\p{L}\p{N} .,&-]{1,80}$/u.test(name)
+        ? ` --counterparty '${name}'`
+        : '';
+  return `--type outcome${who} --min ${amount} --max ${amount} --all`;
+}
+
+/**
  * THE hint after an unknown outcome (exit 7), and for a payment held by one, that can be followed: statement
  * entries carry no endToEndId (API §2.1), so it names what they do carry — a window of time, the amount
  * and the counterparty's masked document (or name) — and the two commands that record what was found.
@@ -76,7 +106,7 @@ export function recoveryHint(entry: JournalEntry, look: LookFor = {}): string {
   const name = entry.receiver ? ` "${entry.receiver.slice(0, 80)}"` : '';
   const doc = look.document ? ` (document ${look.document})` : '';
   const to = name || doc ? ` to${name}${doc}` : '';
-  return `it may have gone through (journal entry ${id}, marked unknown): look for an OUTCOME of ${formatBRL(entry.amountCentavos)}${to} in \`${statementWindowCommand(entry, look.timeZone)}\`, then run ${paid} if it is there or ${notPaid} if it is not`;
+  return `it may have gone through (journal entry ${id}, marked unknown): look for an OUTCOME of ${formatBRL(entry.amountCentavos)}${to} with \`${statementWindowCommand(entry, look.timeZone)} ${findFilters(entry, look)}\`, then run ${paid} if it is there or ${notPaid} if it is not`;
 }
 
 function reasonOf(error: unknown): string {

@@ -15,6 +15,7 @@
  *   record made it.
  */
 
+import { accountBaseUrl } from '../config/types.js';
 import { documentsAgree } from '../domain/documents.js';
 import type { Centavos } from '../domain/money.js';
 import type { LegacyClaim } from './accounts.js';
@@ -74,8 +75,11 @@ export function ofAccount(
   account: Account,
 ): boolean {
   if (record.account !== undefined) return record.account === account.id;
+  // A claim of an earlier version may name the embedded sandbox by its placeholder (config/types.ts).
   return account.legacy.some((claim) =>
-    record.baseUrl === undefined ? record.host === claim.host : record.baseUrl === claim.baseUrl,
+    record.baseUrl === undefined
+      ? record.host === claim.host
+      : record.baseUrl === accountBaseUrl(claim.baseUrl),
   );
 }
 

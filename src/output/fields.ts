@@ -1,34 +1,35 @@
 /**
  * `--fields a,b.c`: keeps only those fields of each record, in that order, nested ones by dotted path,
- * over the JSON document a command printed (output/capture in program.ts), then writes it as the format
- * asked: one JSON document, ndjson (one record a line) or CSV (a header of the paths). Pure.
+ * and writes them as the format asked: one JSON document, ndjson (one record a line) or CSV (a header of
+ * the paths). The names are checked against the command's record shape before anything is sent
+ * (commands/shared/globals.ts); a field one record lacks is empty (`null` in JSON), whatever the others have.
  *
- * A document's records are its `results`, `result`, `periods` or `fields` array (a list), else the
- * document itself (a detail). A field no record has is refused, listing the fields there are.
+ * A list is cut as it is written (output/records.ts asks `fieldsSinkOf`), so an export streams as `-o
+ * csv` does; anything else (a detail, one page written whole) is kept and cut once the command succeeded
+ * (program.ts). A document's records are its `results`, `result`, `periods` or `fields` array (a list),
+ * else the document itself (a detail).
  */
-import { InvalidValue } from '../domain/invalid.js';
-import { csvField } from './records.js';
+import type { OutStream } from './iostreams.js';
 
 const LIST_FIELDS = ['results', 'result', 'periods', 'fields'];
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+/**
+ * Fields whose numbers are money in reais: a CSV writes them with their two decimals (`-18.90`), as every
+ * other text format does (`-o csv`, TSV, `-o csv-br`). JSON keeps the API's numbers (contract §3).
+ */
+const MONEY = new Set(['amount', 'fee', 'income', 'outcome', 'fees', 'net']);
+
+export function isMoneyField(field: string): boolean {
+  return MONEY.has(field.slice(field.lastIndexOf('.') + 1));
+}
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 function isObject(value: unknown): value is Record<string, Json> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Every dotted path to a value of `record` (objects are walked; arrays are values). */
-function pathsOf(record: Json, prefix = '', into = new Set<string>()): Set<string> {
-  if (!isObject(record)) return into;
-  for (const [key, value] of Object.entries(record)) {
-    const path = prefix ? `${prefix}.${key}` : key;
-    into.add(path);
-    pathsOf(value, path, into);
-  }
-  return into;
-}
-
-function valueAt(record: Json, path: string): Json | undefined {
+export function valueAt(record: Json, path: string): Json | undefined {
   let current: Json | undefined = record;
   for (const key of path.split('.')) {
     if (!isObject(current) || !(key in current)) return undefined;
@@ -59,40 +60,40 @@ export interface Picked {
   records: Json[];
 }
 
-/** Cuts the records of `document` to `fields`; a field that no record has is exit 2 naming the valid ones. */
+/** Cuts the records of `document` to `fields` (the names were checked against the command's records). */
 export function pickFields(document: Json, fields: readonly string[]): Picked {
   const listField = isObject(document)
     ? LIST_FIELDS.find((name) => Array.isArray(document[name]))
     : undefined;
   const records: Json[] = listField ? ((document as Record<string, Json>)[listField] as Json[]) : [document];
-  const valid = new Set<string>();
-  for (const record of records) pathsOf(record, '', valid);
-  const unknown = fields.filter((field) => !valid.has(field));
-  if (records.length > 0 && unknown.length > 0) {
-    throw new InvalidValue(`no field ${unknown.join(', ')} (fields: ${[...valid].join(', ')})`);
-  }
   const picked = records.map((record) => pick(record, fields));
   if (!listField) return { document: picked[0] ?? null, records: picked };
   return { document: { ...(document as Record<string, Json>), [listField]: picked }, records: picked };
 }
 
 /**
- * `--fields` with `-o csv`: a header of the paths, one row a record; a nested object or array as JSON.
- * `terminal`: escaped for a person, as csvField does.
+ * Where a list writer sends a list cut to `--fields` as it goes: program.ts keeps what a command writes to
+ * stdout (to cut a detail once it is whole) and registers here the stream it stands in for; a list writer
+ * handed that stand-in writes its records cut, straight to the real stream, and marks the sink `streamed`.
  */
-export function fieldsCsv(records: readonly Json[], fields: readonly string[], terminal = false): string {
-  let text = `${fields.map((field) => csvField(field, terminal)).join(',')}\r\n`;
-  for (const record of records) {
-    text += `${fields
-      .map((field) => {
-        const value = valueAt(record, field);
-        if (value === undefined || value === null) return '';
-        return csvField(
-          typeof value === 'object' ? JSON.stringify(value) : (value as string | number | boolean).toString(),
-          terminal,
-        );
-      })
-      .join(',')}\r\n`;
-  }
-  return text;
+export interface FieldsSink {
+  out: OutStream;
+  fields: readonly string[];
+  format: 'json' | 'ndjson' | 'csv';
+  streamed: boolean;
+}
+
+const sinks = new WeakMap<OutStream, FieldsSink>();
+
+export function setFieldsSink(standIn: OutStream, sink: FieldsSink): void {
+  sinks.set(standIn, sink);
+}
+
+export function fieldsSinkOf(out: OutStream): FieldsSink | undefined {
+  return sinks.get(out);
+}
+
+/** The record cut to the fields, for a list writer's JSON formats. */
+export function pickRecord(record: unknown, fields: readonly string[]): Json {
+  return pick(record as Json, fields);
 }

@@ -23,6 +23,12 @@ export const DEFAULT_QR_THEME: QrTheme = 'dark';
 
 /** Modules of light margin around the symbol on every side: the 4 the QR standard asks for. */
 export const QUIET_ZONE = 4;
+/**
+ * The margin of the compact drawing, when the standard one does not fit the terminal: 2 modules, which
+ * phones' readers take (the terminal's own background around it widens it further), so a code of up to
+ * 100 characters fits an 80×24 terminal.
+ */
+export const COMPACT_QUIET_ZONE = 2;
 
 /** `--qr-theme` / PIX_QR_THEME: light or dark, in any case. */
 export function parseQrTheme(text: string): QrTheme {
@@ -63,12 +69,16 @@ const GLYPHS = [' ', '▄', '▀', '█'] as const; // index: (top drawn ? 2 : 0
 
 /**
  * The drawing of `modules` for a terminal of `theme`: two modules per character cell (half blocks, so
- * a PIX code fits in 80 columns), QUIET_ZONE light modules on every side. Plain text, no colour codes.
+ * a PIX code fits in 80 columns), `quiet` light modules on every side. Plain text, no colour codes.
  */
-export function renderQr(modules: readonly (readonly boolean[])[], theme: QrTheme): string {
-  const size = modules.length + 2 * QUIET_ZONE;
+export function renderQr(
+  modules: readonly (readonly boolean[])[],
+  theme: QrTheme,
+  quiet = QUIET_ZONE,
+): string {
+  const size = modules.length + 2 * quiet;
   // Outside the symbol is the light quiet zone.
-  const isDark = (row: number, col: number) => modules[row - QUIET_ZONE]?.[col - QUIET_ZONE] === true;
+  const isDark = (row: number, col: number) => modules[row - quiet]?.[col - quiet] === true;
   const drawn = (row: number, col: number) => isDark(row, col) === (theme === 'light');
   const lines: string[] = [];
   // An odd number of rows ends in one more light row: still quiet zone.
@@ -93,16 +103,16 @@ export interface QrScreen {
   rows?: number | undefined;
 }
 
-/** Columns and lines the drawing of a symbol of `size` modules takes, quiet zone included. */
-export function qrDrawingSize(size: number): { columns: number; lines: number } {
-  const modules = size + 2 * QUIET_ZONE;
+/** Columns and lines the drawing of a symbol of `size` modules takes, a `quiet` zone included. */
+export function qrDrawingSize(size: number, quiet = QUIET_ZONE): { columns: number; lines: number } {
+  const modules = size + 2 * quiet;
   return { columns: modules, lines: Math.ceil(modules / 2) };
 }
 
 /**
  * The QR code of `text` for a terminal of `screen`, `below` lines of it taken by what is written after the
- * drawing (at least the shell's prompt): the drawing when the whole of it fits, quiet zone included, so
- * no finder pattern scrolls away or wraps; otherwise one line saying so and pointing to `pngHint` (the
+ * drawing (at least the shell's prompt): the drawing when the whole of it fits, quiet zone included (the
+ * standard 4 modules, else the compact 2), so no finder pattern scrolls away or wraps; otherwise one line saying so and pointing to `pngHint` (the
  * command that writes it as a PNG), never a broken drawing.
  */
 export async function qrForTerminal(
@@ -113,9 +123,15 @@ export async function qrForTerminal(
   below = 1,
 ): Promise<{ drawn: true; text: string } | { drawn: false; text: string }> {
   const modules = await qrModules(text);
-  const { columns, lines } = qrDrawingSize(modules.length);
-  const fits = columns <= screen.columns && (screen.rows === undefined || lines + below <= screen.rows);
-  if (fits) return { drawn: true, text: renderQr(modules, theme) };
+  const fits = (quiet: number) => {
+    const { columns, lines } = qrDrawingSize(modules.length, quiet);
+    return columns <= screen.columns && (screen.rows === undefined || lines + below <= screen.rows);
+  };
+  // The standard margin when the terminal has room for it, else the compact one.
+  for (const quiet of [QUIET_ZONE, COMPACT_QUIET_ZONE]) {
+    if (fits(quiet)) return { drawn: true, text: renderQr(modules, theme, quiet) };
+  }
+  const { columns, lines } = qrDrawingSize(modules.length, COMPACT_QUIET_ZONE);
   const need = `${columns}×${lines + below}`;
   const have = `${screen.columns}×${screen.rows ?? '?'}`;
   return {

@@ -1,6 +1,9 @@
 import type { OutputFormat } from '../context.js';
+import { formatDecimal } from '../domain/money.js';
 import { formatDayFirst } from '../domain/when.js';
+import { fieldsSinkOf, isMoneyField, type Json, pickFields, pickRecord, valueAt } from './fields.js';
 import type { OutStream } from './iostreams.js';
+import { portugueseHeader, portugueseValue } from './ptbr.js';
 import { escapeUnsafe, jsonSafe, spreadsheetSafe } from './sanitize.js';
 import type { Cell, ColumnKind, TableColumn, TableStream } from './table.js';
 import type { RecordTally } from './writer.js';
@@ -60,6 +63,44 @@ export function csvField(value: string | number | undefined | null, terminal = f
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+/** One CSV cell of `--fields`: money with its two decimals (`-18.90`, as `-o csv` writes it), a nested
+ * object or array as JSON, a field the record lacks empty. */
+function fieldsCsvCell(field: string, value: Json | undefined, terminal: boolean): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'number' && isMoneyField(field)) return formatDecimal(Math.round(value * 100));
+  return csvField(typeof value === 'object' ? JSON.stringify(value) : value.toString(), terminal);
+}
+
+function fieldsCsvHeader(fields: readonly string[], terminal: boolean): string {
+  return `${fields.map((field) => csvField(field, terminal)).join(',')}\r\n`;
+}
+
+function fieldsCsvRow(record: Json, fields: readonly string[], terminal: boolean): string {
+  return `${fields.map((field) => fieldsCsvCell(field, valueAt(record, field), terminal)).join(',')}\r\n`;
+}
+
+/**
+ * `--fields` over a command's whole JSON document (a detail, or one page written at once): cut, then
+ * written as asked (output/fields.ts). `terminal`: for a person (pretty JSON, CSV escaped as csvField does).
+ */
+export function fieldsDocument(
+  text: string,
+  fields: readonly string[],
+  format: 'json' | 'ndjson' | 'csv',
+  terminal: boolean,
+): string {
+  const picked = pickFields(JSON.parse(text), fields);
+  if (format === 'csv') {
+    let csv = fieldsCsvHeader(fields, terminal);
+    for (const record of picked.records) csv += fieldsCsvRow(record, fields, terminal);
+    return csv;
+  }
+  if (format === 'ndjson') {
+    return jsonSafe(picked.records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+  }
+  return jsonSafe(`${JSON.stringify(picked.document, null, terminal ? 2 : undefined)}\n`);
+}
+
 const DECIMAL = /^-?\d+(?:\.\d+)?$/;
 
 /**
@@ -87,6 +128,12 @@ export function csvBrField(
   return /[";\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
+/** A `-o csv-br` cell's value: an enumerated column's in Portuguese (output/ptbr.ts). */
+function brValue<T>(column: Column<T>, record: T): string | number | undefined | null {
+  const value = column.machine(record);
+  return column.kind === 'enum' && typeof value === 'string' ? portugueseValue(value) : value;
+}
+
 /** A TSV cell: control characters (tabs and newlines included) shown escaped, so columns and lines hold. */
 function tsvField(value: string | number | undefined | null): string {
   return value === undefined || value === null ? '' : escapeUnsafe(String(value));
@@ -97,7 +144,20 @@ function tsvField(value: string | number | undefined | null): string {
  * is full, so memory stays flat however long the list (the human table holds only its first rows, to
  * lay out its columns).
  */
-export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T>): ListWriter<T> {
+export function createListWriter<T>(given: OutStream, givenOptions: ListWriterOptions<T>): ListWriter<T> {
+  // `--fields` on a list: the records are cut as they are written, straight to the real stream
+  // (output/fields.ts), so an export streams and holds nothing, as `-o csv` does.
+  const sink = givenOptions.format === 'json' ? fieldsSinkOf(given) : undefined;
+  if (sink) sink.streamed = true;
+  const out = sink?.out ?? given;
+  const options: ListWriterOptions<T> = sink
+    ? {
+        ...givenOptions,
+        format: sink.format,
+        pretty: sink.out.isTTY,
+        raw: (record) => pickRecord(givenOptions.raw(record), sink.fields),
+      }
+    : givenOptions;
   const { format, columns, tally } = options;
   // Read once: the writer's stdout is a terminal (not a file, not a pipe) for the whole command.
   const terminal = out.isTTY;
@@ -143,12 +203,14 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
         break;
       case 'csv-br':
         for (const record of batch) {
-          text += `${columns.map((column) => csvBrField(column.machine(record), column.kind, options.timeZone)).join(';')}\r\n`;
+          text += `${columns.map((column) => csvBrField(brValue(column, record), column.kind, options.timeZone)).join(';')}\r\n`;
         }
         break;
       case 'csv':
         for (const record of batch) {
-          text += `${columns.map((column) => csvField(column.machine(record), terminal)).join(',')}\r\n`;
+          text += sink
+            ? fieldsCsvRow(options.raw(record) as Json, sink.fields, terminal)
+            : `${columns.map((column) => csvField(column.machine(record), terminal)).join(',')}\r\n`;
         }
         break;
       default:
@@ -172,10 +234,14 @@ export function createListWriter<T>(out: OutStream, options: ListWriterOptions<T
             : `{"total":${total},"${options.listField}":[`,
         );
       } else if (format === 'csv') {
-        await emit(`${columns.map((column) => csvField(column.header, terminal)).join(',')}\r\n`);
+        await emit(
+          sink
+            ? fieldsCsvHeader(sink.fields, terminal)
+            : `${columns.map((column) => csvField(column.header, terminal)).join(',')}\r\n`,
+        );
       } else if (format === 'csv-br') {
         await emit(
-          `\ufeff${columns.map((column) => csvBrField(column.header, 'text', options.timeZone)).join(';')}\r\n`,
+          `\ufeff${columns.map((column) => csvBrField(portugueseHeader(column.header), 'text', options.timeZone)).join(';')}\r\n`,
         );
       } else if (format === 'ofx') {
         await emit(options.ofx!.begin());

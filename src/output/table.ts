@@ -278,7 +278,8 @@ export function createTable(columns: TableColumn[], options: TableOptions): Tabl
       const width = widths[at]!;
       if (!cut || cell.width <= width) return [cell.text];
       const column = columns[shown[at]!]!;
-      if (column.wrap) return wordLines(cell.text, width);
+      // The last column of a plain table has nothing to its right: a word too long for it (an id) runs on.
+      if (column.wrap) return wordLines(cell.text, width, style === 'plain' && at === cells.length - 1);
       return [column.keepEnd ? cutStartToWidth(cell.text, width) : cutToWidth(cell.text, width)];
     });
     const height = Math.max(1, ...cellLines.map((lines) => lines.length));

@@ -7,9 +7,11 @@ import { cutToWidth, displayWidth } from './width.js';
 
 /**
  * `text` (one line, no control characters) as lines of at most `width` columns, broken at spaces; a
- * word wider than a whole line is split where the line ends (an id, a URL). Never returns no line.
+ * word wider than a whole line is split where the line ends (an id, a URL), or with `whole` left whole on
+ * a line of its own, wider than `width`: the last column of a detail view, where the terminal wraps it
+ * to the left edge, so an id is copied whole instead of in two indented halves. Never returns no line.
  */
-export function wordLines(text: string, width: number): string[] {
+export function wordLines(text: string, width: number, whole = false): string[] {
   if (width <= 0 || displayWidth(text) <= width) return [text];
   const lines: string[] = [];
   let line = '';
@@ -27,7 +29,7 @@ export function wordLines(text: string, width: number): string[] {
       line = '';
       used = 0;
     }
-    while (size > width) {
+    while (size > width && !whole) {
       // cutToWidth keeps whole graphemes and ends in `…`: take what it kept, without the `…`.
       const head = cutToWidth(rest, width + 1).slice(0, -1) || Array.from(rest)[0]!;
       lines.push(head);

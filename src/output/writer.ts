@@ -61,6 +61,11 @@ export interface Output {
   ifLost(note: string): void;
   /** Points stdout at its destination once the flags are known (program.ts, before the command runs). */
   open(target: OutputTarget): Promise<void>;
+  /**
+   * What was written is the output even though the command ends by a signal (a live view's Ctrl-C): an
+   * `--output-file` is put in place now, as on success (commit).
+   */
+  keep(): Promise<void>;
 }
 
 /** A running pager (output/pager.ts). */
@@ -80,6 +85,8 @@ export interface Pager {
 export interface OutputTarget {
   /** `--output-file`: the path as the user gave it. */
   file?: string | undefined;
+  /** `--force`: FILE may exist and is replaced; without it an existing FILE is exit 2, as for `--qr-png`. */
+  replace?: boolean;
   /** Starts the pager; given only when stdout is a terminal and the command's output can be long. */
   pager?: (() => Pager) | undefined;
 }
@@ -330,6 +337,10 @@ export function createOutputWriter(
         const absolute = path.resolve(target.file);
         const existing = await fs.stat(absolute).catch(() => undefined);
         if (existing?.isDirectory()) throw usageError('--output-file', `${target.file} is a directory`);
+        // One rule for every file pix writes: an existing one is replaced only when asked (--force).
+        if (existing && !target.replace) {
+          throw usageError('--output-file', `${target.file} already exists; add --force to replace it`);
+        }
         // The file keeps its mode when replaced; a new one gets the usual 0666 less the umask, like `>`.
         const mode = existing ? existing.mode & 0o777 : 0o666;
         const temp = `${absolute}.${Math.floor(random() * 0x100000000).toString(36)}.tmp`;
@@ -377,6 +388,10 @@ export function createOutputWriter(
 
     ifLost(note) {
       lost.push(note);
+    },
+
+    keep() {
+      return writer.commit();
     },
 
     async commit() {

@@ -86,6 +86,35 @@ describe('paginate', () => {
     expect(summary.finalTotal).toBe(21);
   });
 
+  it('a shift of more than a page (15 new entries after the first page of 10) still drops the 10 repeats of the first page', async () => {
+    let data = rows(40);
+    const fetchPage = async (offset: number, limit: number): Promise<Page<Row>> => {
+      const page = { total: data.length, items: data.slice(offset, offset + limit) };
+      if (offset === 0) data = [...rows(15).map((row) => ({ id: `new-${row.id}` })), ...data];
+      return page;
+    };
+    const { out, summary } = await collect(
+      await paginate(fetchPage, { pageSize: 10, concurrency: 1, idOf: (row) => row.id }),
+    );
+    expect(new Set(out.map((row) => row.id)).size).toBe(out.length);
+    expect(summary.duplicatesDropped).toBe(10);
+  });
+
+  it('remembers the ids of the two pages before, not of the whole export: memory stays flat', async () => {
+    // A server that answers page 5 with page 1 again: three pages back, past any shift of the list, so
+    // the export does not hold the ids that would catch it (an export of 100,000 holds 200, not 100,000).
+    const data = rows(60);
+    const fetchPage = async (offset: number, limit: number): Promise<Page<Row>> => ({
+      total: 60,
+      items: data.slice(offset === 40 ? 0 : offset, (offset === 40 ? 0 : offset) + limit),
+    });
+    const { out, summary } = await collect(
+      await paginate(fetchPage, { pageSize: 10, concurrency: 1, idOf: (row) => row.id }),
+    );
+    expect(summary.duplicatesDropped).toBe(0);
+    expect(out.slice(40, 50).map((row) => row.id)).toEqual(data.slice(0, 10).map((row) => row.id));
+  });
+
   it('starts at an offset and handles an empty list', async () => {
     const list = fakeList(rows(25));
     const { out } = await collect(

@@ -278,7 +278,8 @@ describe('answers checked against requests (finding 7)', () => {
 
 /** The `pix statement …` command a hint names, and its --from/--to read as the statement reads them. */
 function statementWindow(text: string): { command: string; from: number; to: number } {
-  const match = /`(pix statement [^`]*--from (\S+) --to (\S+))`/.exec(text);
+  // The window, then the filters that find the payment in it (--type, --counterparty, --min/--max, --all).
+  const match = /`(pix statement [^`]*--from (\S+) --to (\S+)[^`]*)`/.exec(text);
   expect(match, text).not.toBeNull();
   const now = new Date();
   return {

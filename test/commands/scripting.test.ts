@@ -146,6 +146,35 @@ describe('--fields: only those fields, in that order', () => {
     expect(csv.stdout).toBe('id,creditor.name\r\na,Ana\r\nb,"Bia, ""B"""\r\n');
   });
 
+  it("a field is the record shape's, not the data's: a page of outgoing entries has creditor.name, empty", async () => {
+    const page = { total: 2, results: [entry(1, -18.9), entry(2, -120)] };
+    intercept(STATEMENT, { limit: '10', offset: '0' }, page);
+    const csv = await pix(['statement', '-o', 'csv', '--fields', 'id,amount,creditor.name']);
+    expect(csv.code, csv.stderr).toBe(0);
+    // Money keeps its two decimals, as plain -o csv writes it.
+    expect(csv.stdout).toBe('id,amount,creditor.name\r\ne-1,-18.90,\r\ne-2,-120.00,\r\n');
+    expect(csv.stderr).not.toContain('-o json');
+  });
+
+  it('--all with --fields streams: each page is cut and written as it arrives, money with two decimals', async () => {
+    const results = Array.from({ length: 150 }, (_, index) => entry(index, index % 2 === 0 ? -1.5 : 2));
+    intercept(
+      STATEMENT,
+      { ...PINNED, limit: '100', offset: '0' },
+      { total: 150, results: results.slice(0, 100) },
+    );
+    intercept(
+      STATEMENT,
+      { ...PINNED, limit: '50', offset: '100' },
+      { total: 150, results: results.slice(100) },
+    );
+    const csv = await pix(['statement', '--all', '-o', 'csv', '--fields', 'amount']);
+    expect(csv.code, csv.stderr).toBe(0);
+    const lines = csv.stdout.split('\r\n');
+    expect(lines.slice(0, 3)).toEqual(['amount', '-1.50', '2.00']);
+    expect(lines).toHaveLength(152);
+  });
+
   it('a detail (pix api), and with --jq after the cut', async () => {
     mock.agent
       .get(ORIGIN)
@@ -171,13 +200,15 @@ describe('--fields: only those fields, in that order', () => {
     expect(result.stdout).toBe('["endtoEndId","owner"]\n');
   });
 
-  it('an unknown field is exit 2 listing the valid ones; --fields alone, or on a payment, is refused', async () => {
-    intercept(KEYS, { limit: '10', offset: '0' }, { total: 1, result: [key(1)] });
+  it('an unknown field is exit 2 listing the valid ones, before anything is sent; --fields alone, or on a payment, is refused', async () => {
     const unknown = await pix(['keys', '--json', '--fields', 'key,nope']);
     expect(unknown.code).toBe(2);
     expect(JSON.parse(unknown.stderr).error.message).toBe(
-      '--fields: no field nope (fields: id, key, keyType, createdAt)',
+      '--fields: pix keys has no field nope (fields: id, key, keyType, createdAt)',
     );
+    const typo = await pix(['statement', '-o', 'csv', '--fields', 'id,creditor.nmae']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('hint: did you mean creditor.name?');
     const alone = await pix(['keys', '--fields', 'key']);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain('--fields: goes with --json, --jq, -o ndjson or -o csv');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { closest, MODALITIES, parseModality } from '../../src/domain/modalities.js';
+import { MODALITIES, parseModality } from '../../src/domain/modalities.js';
+import { closest } from '../../src/domain/words.js';
 import { refusalOf } from '../helpers/domain.js';
 
 describe('parseModality', () => {

@@ -46,13 +46,22 @@ describe('parseAmount: amounts as Brazilians write them', () => {
     ['1e3', /is not an amount in reais/],
     ['US$ 10', /is not an amount in reais/],
     ['abc', /is not an amount in reais/],
-    ['R$', /an amount is required/],
     ['', /an amount is required/],
     ['10000000000000', /too large/],
   ])('%j is refused with the accepted forms as the hint', (text, reason) => {
     const refusal = refusalOf(() => parseAmount(text));
     expect(refusal.message).toMatch(reason);
     expect(refusal.hint).toBe(AMOUNT_FORMS);
+  });
+
+  it.each([
+    ['R', /"R" is not an amount: unquoted, the shell took \$ and the digits after it/],
+    ['R0,50', /the shell took \$/],
+    ['R$', /unquoted, the shell made R\$ and the amount two words/],
+  ])('%j (R$5, R$10,50, R$ 5 unquoted in a shell) says to quote it', (text, reason) => {
+    const refusal = refusalOf(() => parseAmount(text));
+    expect(refusal.message).toMatch(reason);
+    expect(refusal.hint).toBe("quote it: --amount 'R$ 5', or leave R$ out: --amount 5");
   });
 
   // Issue 23, finding 15: "0,001" was called ambiguous and the hint said "write 1 or 0.001,00" — neither

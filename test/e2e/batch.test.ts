@@ -209,7 +209,7 @@ describe('pix pay batch, built binary against the sandbox server', () => {
       .map((line) => JSON.parse(line) as { id: string; state: string; error: string | null });
     expect(states[0]).toMatchObject({ id: 's1-000001', state: 'unknown' });
     expect(states[0]!.error).toMatch(
-      /`pix statement -p \S+ --from \S+ --to \S+`.*`pix journal resolve [0-9a-f]{8} --paid`.*`pix journal resolve [0-9a-f]{8} --not-paid`/,
+      /`pix statement -p \S+ --from \S+ --to \S+ --type outcome [^`]*--all`.*`pix journal resolve [0-9a-f]{8} --paid`.*`pix journal resolve [0-9a-f]{8} --not-paid`/,
     );
     expect(states.slice(1).every((row) => row.state === 'not_sent')).toBe(true);
     expect(s.transfers()).toHaveLength(0);
@@ -313,5 +313,6 @@ describe('pix pay batch, built binary against the sandbox server', () => {
     }
     expect(done.size).toBe(200);
     expect([...done.values()].every((n) => n === 1)).toBe(true);
-  }, 120_000);
+    // 36 s alone on the 2-core box; 120 s was overrun under `npm test` with the machine loaded (load average 15).
+  }, 300_000);
 });

@@ -22,7 +22,7 @@ describe('pix charge wait, built binary against the embedded sandbox', () => {
     expect(created.code, created.stderr).toBe(0);
     const { id } = JSON.parse(created.stdout) as { id: string };
     expect((await runCli(['sandbox', 'clock', '--advance', '2d'], { env })).code).toBe(0);
-    const waited = await runCli(['charge', 'wait', id, '--interval', '1s', '--timeout', '15s'], { env });
+    const waited = await runCli(['charge', 'wait', id, '--interval', '1s', '--wait', '15s'], { env });
     expect(waited.code, waited.stderr).toBe(5);
     expect(waited.stderr).toMatch(/charge .+ expired unpaid/);
     const listed = await runCli(['charge', 'list', '--json'], { env });
@@ -49,7 +49,7 @@ describe('pix charge wait, built binary against the sandbox server', () => {
     );
     expect(created.code, created.stderr).toBe(0);
     const { id } = JSON.parse(created.stdout) as { id: string };
-    const waiting = runCli(['charge', 'wait', id, '--interval', '1s', '--timeout', '60s'], { env });
+    const waiting = runCli(['charge', 'wait', id, '--interval', '1s', '--wait', '60s'], { env });
     const paid = await runCli(['sandbox', 'pay', '--state', stateFile, id], { env });
     expect(paid.code, paid.stderr).toBe(0);
     const waited = await waiting;
@@ -88,12 +88,12 @@ describe('pix charge wait, built binary against the sandbox server', () => {
     const { id } = JSON.parse(created.stdout) as { id: string };
     const advanced = await runCli(['sandbox', 'clock', '--advance', '2d', '--state', stateFile], { env });
     expect(advanced.code, advanced.stderr).toBe(0);
-    const waited = await runCli(['charge', 'wait', id, '--interval', '1s', '--timeout', '15s'], { env });
+    const waited = await runCli(['charge', 'wait', id, '--interval', '1s', '--wait', '15s'], { env });
     expect(waited.code, waited.stderr).toBe(5);
     expect(waited.stderr).toMatch(/charge .+ expired unpaid/);
   });
 
-  it('on a terminal: the QR, then a live elapsed/remaining line rewritten in place; exit 9 (pending) at --timeout', async () => {
+  it('on a terminal: the QR, then a live elapsed/remaining line rewritten in place; exit 9 (pending) at the end of --wait', async () => {
     const result = await runOnPty(
       [
         'charge',
@@ -103,10 +103,9 @@ describe('pix charge wait, built binary against the sandbox server', () => {
         '--key',
         SEEDED_KEYS.email.key,
         '--wait',
+        '3s',
         '--interval',
         '1s',
-        '--timeout',
-        '3s',
       ],
       { env, columns: 80, rows: 60 },
     );

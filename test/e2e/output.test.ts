@@ -260,7 +260,7 @@ describe('--output-file and interrupted exports (served sandbox, 20 ms per reque
       if (previous !== undefined) writeFileSync(target, previous);
       const before = statementRequests();
       const result = await interrupt(
-        ['statement', '--all', '-o', 'csv', '--limit', '50', '--output-file', target],
+        ['statement', '--all', '-o', 'csv', '--limit', '50', '--output-file', target, '--force'],
         'SIGINT',
         () => statementRequests() >= before + 3,
       );
@@ -276,10 +276,19 @@ describe('--output-file and interrupted exports (served sandbox, 20 ms per reque
     },
   );
 
-  it('an uninterrupted --output-file export is complete, replaces FILE keeping its mode, stdout empty', async () => {
+  it('an uninterrupted --output-file export is complete, replaces FILE (--force) keeping its mode, stdout empty', async () => {
     const target = join(tempConfigDir(), 'all.csv');
     writeFileSync(target, 'old\n', { mode: 0o640 });
-    const result = await runCli(['statement', '--all', '-o', 'csv', '--output-file', target], {
+    const before = statementRequests();
+    // Without --force an existing FILE is exit 2, as for --qr-png: one rule, nothing sent, FILE as it was.
+    const refused = await runCli(['statement', '--all', '-o', 'csv', '--output-file', target], {
+      env: served,
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('already exists; add --force to replace it');
+    expect(statementRequests()).toBe(before);
+    expect(readFileSync(target, 'utf8')).toBe('old\n');
+    const result = await runCli(['statement', '--all', '-o', 'csv', '--output-file', target, '--force'], {
       env: served,
     });
     expect(result.code, result.stderr).toBe(0);

@@ -60,12 +60,12 @@ describe('the QR code of a charge on a real terminal, light and dark themes', ()
     expect(sandbox.requests).toHaveLength(0);
   });
 
-  it("at 80×24 a charge's code (45 modules + quiet zone: 53×27) does not fit: the code and one line pointing to --qr-png, no broken drawing", async () => {
+  it("at 80×24 a sandbox charge's code (45 modules + even the compact quiet zone: 49×25) does not fit: the code and one line pointing to --qr-png, no broken drawing", async () => {
     const result = await runOnPty(CHARGE, { env, columns: 80, rows: 24 });
     expect(result.code).toBe(0);
     expect(result.lines.filter((line) => /[▀▄█]/.test(line))).toEqual([]);
     expect(noteOf(result.lines)).toMatch(
-      /^the QR code needs a 53×28 terminal, this one is 80×24: .* with `pix charge show \S+ --qr-png qr\.png`$/,
+      /^the QR code needs a 49×26 terminal, this one is 80×24: .* with `pix charge show \S+ --qr-png qr\.png`$/,
     );
     expect(result.raw).toMatch(/Pix copy and paste:\r?\n0002/);
     // The same charge on a taller terminal: drawn whole, and a phone reads it.
@@ -73,13 +73,13 @@ describe('the QR code of a charge on a real terminal, light and dark themes', ()
     expect(readQrFromScreen(tall.screen, 80, 'dark'), tall.lines.join('\n')).toBeDefined();
   });
 
-  it('at 50 columns the code is not drawn (it would wrap into garbage): one line pointing to --qr-png', async () => {
-    const result = await runOnPty(CHARGE, { env, columns: 50, rows: 60 });
+  it('at 46 columns the code is not drawn (it would wrap into garbage): one line pointing to --qr-png', async () => {
+    const result = await runOnPty(CHARGE, { env, columns: 46, rows: 60 });
     expect(result.code).toBe(0);
     expect(result.lines.filter((line) => /[▀▄█]/.test(line))).toEqual([]);
     // One line of text, wrapped by the terminal note writer at word boundaries to the 50 columns.
     expect(noteOf(result.lines)).toMatch(
-      /^the QR code needs a 53×28 terminal, this one is 50×60: .*--qr-png qr\.png`$/,
+      /^the QR code needs a 49×26 terminal, this one is 46×60: .*--qr-png qr\.png`$/,
     );
   });
 });

@@ -26,10 +26,13 @@ const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 const NOT_RUN = new Map<string, string>([
   [
     'npm install && npx pix statement',
-    'the set-up promise: .ci/run and scripts/check-install.mjs run it on a clean clone',
+    'the set-up promise: scripts/check-readme-setup.mjs runs it in a fresh clone, HOME empty (.ci/run)',
   ],
   ['npm install && npm test', 'the set-up promise: .ci/run runs it on a clean clone'],
-  ['npm install -g .', 'installs globally: scripts/check-install.mjs installs the packed tarball'],
+  [
+    'npm install && npm install -g .',
+    'installs globally: scripts/check-readme-setup.mjs runs it in a fresh clone (.ci/run)',
+  ],
   ['pix statement --follow', 'a live view until Ctrl-C (test/e2e/statement-follow.test.ts)'],
   [
     'pix statement --follow -o ndjson | jq -c .',
@@ -240,6 +243,10 @@ describe('the README shell examples', () => {
       const served = ran('pix sandbox serve --port 8080 &').home; // the fresh account's 36 entries, read over HTTP
       expect(readFileSync(join(served, 'statement.ndjson'), 'utf8').trimEnd().split('\n')).toHaveLength(36);
     }
+    // Money in scripts keeps its two decimals, summed in centavos (a float sum printed 1414.3999999999999).
+    const scripting = ran("pix journal --all --unresolved --jq '.results[].id'").screen;
+    expect(scripting).toMatch(/^\d+\.\d{2}$/m);
+    expect(scripting).not.toMatch(/\d\.\d*(?:9{6}|0{6}[1-9])/);
     const completion = ran('source <(pix completion bash)').home;
     expect(readFileSync(join(completion, '.zfunc', '_pix'), 'utf8')).toMatch(/^#compdef pix/);
     expect(readFileSync(join(completion, '.config', 'fish', 'completions', 'pix.fish'), 'utf8')).toContain(

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeBrCode } from '../../src/domain/brcode.js';
 import { PixError } from '../../src/errors.js';
 import {
+  COMPACT_QUIET_ZONE,
   drawQr,
   parseQrTheme,
   QUIET_ZONE,
@@ -9,6 +10,7 @@ import {
   qrForTerminal,
   qrModules,
   qrThemeOf,
+  renderQr,
 } from '../../src/output/qr.js';
 import { reasonOf } from '../helpers/domain.js';
 import { readQrFromScreen } from '../helpers/qr.js';
@@ -91,7 +93,7 @@ describe('the smallest symbol, and a drawing only where it fits', () => {
     expect(create(CODE, { errorCorrectionLevel: 'L', version }).modules.size).toBe(size);
   });
 
-  it('drawn when the whole drawing and the line below it fit; else one line pointing to the PNG, no drawing', async () => {
+  it('drawn when the whole drawing and the line below it fit (the standard quiet zone, else the compact one); else one line pointing to the PNG, no drawing', async () => {
     const size = (await qrModules(CODE)).length;
     const { columns, lines } = qrDrawingSize(size);
     expect(columns).toBe(size + 2 * QUIET_ZONE);
@@ -103,9 +105,19 @@ describe('the smallest symbol, and a drawing only where it fits', () => {
     );
     expect(fit.drawn).toBe(true);
     expect(fit.text).toBe(await drawQr(CODE, 'dark'));
+    // One column or line short of the standard drawing: the compact one, 2 modules of quiet zone.
+    const compact = qrDrawingSize(size, COMPACT_QUIET_ZONE);
     for (const screen of [
       { columns: columns - 1, rows: 100 },
       { columns: 200, rows: lines },
+    ]) {
+      const drawn = await qrForTerminal(CODE, 'dark', screen, '`pix charge show X --qr-png qr.png`');
+      expect(drawn.drawn).toBe(true);
+      expect(drawn.text).toBe(renderQr(await qrModules(CODE), 'dark', COMPACT_QUIET_ZONE));
+    }
+    for (const screen of [
+      { columns: compact.columns - 1, rows: 100 },
+      { columns: 200, rows: compact.lines },
     ]) {
       const note = await qrForTerminal(CODE, 'dark', screen, '`pix charge show X --qr-png qr.png`');
       expect(note.drawn).toBe(false);
@@ -116,4 +128,15 @@ describe('the smallest symbol, and a drawing only where it fits', () => {
     // A pipe or a file says no height: only the width counts.
     expect((await qrForTerminal(CODE, 'dark', { columns }, 'x')).drawn).toBe(true);
   });
+
+  it.each([100, 134])(
+    'any code of %i characters is drawn on an 80×24 terminal (the worst case: bytes, no digits)',
+    async (length) => {
+      // Lower case and punctuation: byte mode all through, the largest symbol so many characters make
+      // (134 bytes: a 41-module symbol, 45×23 with the compact quiet zone; the standard one needs 49×26).
+      const worst = 'pix.example.com/qr/v2/'.padEnd(length, 'a~b|c');
+      const drawn = await qrForTerminal(worst, 'dark', { columns: 80, rows: 24 }, 'x');
+      expect(drawn.drawn).toBe(true);
+    },
+  );
 });

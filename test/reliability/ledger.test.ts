@@ -82,7 +82,9 @@ describe('the journal knows the account (finding 1)', () => {
     expect(records(result.stdout).map((r) => r.state)).toEqual(Array(5).fill('paid'));
     expect(transfers(real)).toBe(5);
     // The collision of ids is said, not hidden.
-    expect(result.stderr).toMatch(/note: row r001: this id was paid on another account \(.*127\.0\.0\.1:0/);
+    expect(result.stderr).toMatch(
+      /note: row r001: this id was paid on another account \(.*via http:\/\/sandbox\.localhost /,
+    );
 
     // And on this account, the rows are now paid: a rerun sends nothing.
     const again = await pix(['pay', 'batch', file, '--yes', '-o', 'ndjson'], env);

@@ -495,7 +495,10 @@ export function register(command: Command, deps: Deps): void {
       'a whole JSON request (API field names; `-` reads stdin); flags override its fields',
     );
   addWaitFlags(addCommonTailFlags(command), true).action(async (_options, self: Command) => {
-    await runDueDate(parseOptions(dueDateOptionsSchema, createCommandOptions(self, deps)), deps);
+    await runDueDate(
+      parseOptions(dueDateOptionsSchema, createCommandOptions(self, deps), { timeout: '--wait' }),
+      deps,
+    );
   });
   addExamples(
     command,

@@ -84,7 +84,10 @@ export function register(command: Command, deps: Deps): void {
     .option('--payer-name <name>', "payer's full name (with --payer-tax-id)")
     .option('--payer-tax-id <cpf-or-cnpj>', "payer's CPF or CNPJ, check digits verified (with --payer-name)");
   addWaitFlags(addCommonTailFlags(command), true).action(async (_options, self: Command) => {
-    await runImmediate(parseOptions(immediateOptionsSchema, createCommandOptions(self, deps)), deps);
+    await runImmediate(
+      parseOptions(immediateOptionsSchema, createCommandOptions(self, deps), { timeout: '--wait' }),
+      deps,
+    );
   });
   addExamples(
     command,

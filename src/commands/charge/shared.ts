@@ -80,7 +80,6 @@ export function addCommonTailFlags(command: Command): Command {
       '--qr-png <file>',
       'write the QR code as a PNG file (`-`: to stdout; the charge then goes to stderr)',
     )
-    .option('--force', 'let --qr-png overwrite an existing file')
     .option('--no-qr', 'do not draw the QR code in the terminal')
     .addOption(
       completionValues(
@@ -218,7 +217,7 @@ export async function checkQrPngTarget(options: ChargeOutputOptions, deps: Deps)
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) throw usageError('--qr-png', `${target} is a directory`);
   if (existing && !options.force) {
-    throw usageError('--qr-png', `${target} already exists; add --force to overwrite it`);
+    throw usageError('--qr-png', `${target} already exists; add --force to replace it`);
   }
   const parent = await stat(dirname(path)).catch(() => undefined);
   if (!parent?.isDirectory()) throw usageError('--qr-png', `the directory of ${target} does not exist`);

@@ -66,11 +66,13 @@ export function register(command: Command, deps: Deps): void {
   command
     .argument('<id>', 'the charge: its id, txid, or the start of its id (see `pix charge list`)')
     .option('--qr-png <file>', 'write the QR code as a PNG file (`-`: to stdout)')
-    .option('--force', 'let --qr-png overwrite an existing file')
     .option('--no-qr', 'do not draw the QR code in the terminal')
     .option('--offline', 'do not read the statement for its payment: the ledger as last recorded')
     .action(async (id: string, _options, self: Command) => {
-      await runShow(parseOptions(showOptionsSchema, { ...self.opts(), id }, { id: '<id>' }), deps);
+      await runShow(
+        parseOptions(showOptionsSchema, { ...self.opts(), id, force: deps.globals.force }, { id: '<id>' }),
+        deps,
+      );
     });
   addExamples(
     command,

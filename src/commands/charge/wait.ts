@@ -3,7 +3,7 @@
  * for the INCOME entry that pays a charge of the ledger (domain/matching.ts decides), records the
  * match in the journal and prints the entry. Exit 0 paid — proven by the payer's document, or probable
  * (amount and time only: the output says which) —, 7 when the payment is ambiguous (more than one
- * entry or charge could be it: none is marked paid), 9 (`pending`) at `--timeout`, 5 when the charge
+ * entry or charge could be it: none is marked paid), 9 (`pending`) at the end of `--wait`, 5 when the charge
  * expired unpaid (by the account's clock: the sandbox's in the sandbox), 130 on Ctrl-C.
  *
  * Polling: every `--interval` (3 s), through deps.clock/deps.sleep. The first poll reads the statement
@@ -59,28 +59,44 @@ export const createWaitShape = { wait: z._default(z.boolean(), false), ...waitSh
 export function addWaitFlags(command: Command, withSwitch = false): Command {
   if (withSwitch) {
     command.option(
-      '--wait',
-      `then wait until it is paid, like \`pix charge wait\` (--timeout: how long, default ${DEFAULT_WAIT})`,
+      '--wait [duration]',
+      `then wait until it is paid, like \`pix charge wait\`, at most this long (default ${DEFAULT_WAIT})`,
     );
+  } else {
+    command.option('--wait <duration>', `how long to wait (default ${DEFAULT_WAIT})`);
   }
   return command.option('--interval <duration>', 'how often to read the statement', DEFAULT_INTERVAL);
 }
 
 /**
- * `--timeout` is a global flag (each request's limit); on a wait it is how long to wait (default 10m)
- * and each request keeps the default limit. Commander parses it on the program, so it is read here.
+ * How long a wait lasts: `--wait DURATION`. The global `--timeout` is each request's limit, on a wait as
+ * everywhere. A wait that has no duration of its own but a `--timeout` takes it as the wait's, as the first
+ * release did (contract §4: exit 9 at the end of the wait), with a warning that names the new flag; each
+ * request then keeps the default limit.
  */
-export function waitTimeoutFlag(self: Command, deps: Deps): string {
+export function waitDuration(self: Command, deps: Deps): string {
+  const wait: unknown = self.opts().wait;
+  if (typeof wait === 'string') return wait;
   const source = self.getOptionValueSourceWithGlobals('timeout');
-  const given = source === 'cli' || source === 'env';
-  if (!given) return DEFAULT_WAIT;
+  if (source !== 'cli' && source !== 'env') return DEFAULT_WAIT;
+  const given = String(self.optsWithGlobals().timeout);
+  deps.io.stderr.write(
+    `warning: --timeout on a wait is deprecated: it is each request's time limit; use --wait ${given} (taken as --wait this time)\n`,
+  );
   deps.globals.timeoutMs = DEFAULT_TIMEOUT_MS;
-  return String(self.optsWithGlobals().timeout);
+  return given;
 }
 
-/** The raw options of a command that creates a charge: `--timeout` is the wait's only with `--wait`. */
+/** The raw options of a command that creates a charge: a wait only with `--wait` (its duration, if given). */
 export function createCommandOptions(self: Command, deps: Deps): Record<string, unknown> {
-  return { ...self.opts(), timeout: self.opts().wait ? waitTimeoutFlag(self, deps) : DEFAULT_WAIT };
+  const wait = self.opts().wait !== undefined;
+  // --force is global (it lets --output-file replace a file too): --qr-png's, here.
+  return {
+    ...self.opts(),
+    wait,
+    force: deps.globals.force,
+    timeout: wait ? waitDuration(self, deps) : DEFAULT_WAIT,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -309,13 +325,14 @@ export function register(command: Command, deps: Deps): void {
   addWaitFlags(command)
     .option('--no-qr', 'do not draw the QR code while waiting')
     .action(async (id: string, _options, self: Command) => {
-      const raw = { ...self.opts(), id, timeout: waitTimeoutFlag(self, deps) };
-      await runWait(parseOptions(waitOptionsSchema, raw, { id: '<id>' }), deps);
+      const { wait: _wait, ...own } = self.opts();
+      const raw = { ...own, id, timeout: waitDuration(self, deps) };
+      await runWait(parseOptions(waitOptionsSchema, raw, { id: '<id>', timeout: '--wait' }), deps);
     });
   addExamples(
     command,
     [
-      'pix sandbox pay "$CHARGE_ID" && pix charge wait "$CHARGE_ID" --timeout 15m --interval 5s',
+      'pix sandbox pay "$CHARGE_ID" && pix charge wait "$CHARGE_ID" --wait 15m --interval 5s',
       'pix sandbox pay "$CHARGE_ID" && pix charge wait "$CHARGE_ID" --json | jq .charge.paid',
     ],
     ['usage', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'pending'],

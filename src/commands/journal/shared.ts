@@ -94,6 +94,23 @@ function reference(entry: JournalEntry): string | undefined {
   return entry.kind === 'charge' ? entry.chargeId : entry.endToEndId;
 }
 
+/**
+ * The kind for people, short enough that the receiver keeps its room at 80 columns: `key`, `qr`, a batch
+ * row by its id in the file (`row r2`), `charge`, `due date`.
+ */
+function shortKind(entry: JournalEntry): string {
+  if (entry.kind === 'charge') return entry.charge?.type === 'duedate' ? 'due date' : 'charge';
+  const row = entry.payment?.batchRow?.row;
+  if (row !== undefined) return `row ${row}`;
+  return entry.payment?.method ?? 'payment';
+}
+
+/**
+ * The journal as a list. For people the columns an operator reads first keep their place at 80 columns
+ * (id, kind, state, amount, receiver); the start time goes before the receiver when it does not fit. For
+ * machines the columns keep their places, and the profile and the batch row id come last, so a journal
+ * that holds several profiles says whose each line is.
+ */
 export function columns(mode: OutputMode): Column<JournalEntry>[] {
   const { timeZone, colors } = mode;
   return [
@@ -101,11 +118,17 @@ export function columns(mode: OutputMode): Column<JournalEntry>[] {
     {
       header: 'Started',
       kind: 'date',
+      priority: 2,
       human: (entry) => formatDateTime(entry.at, timeZone),
       machine: (entry) => entry.at,
     },
     // Kind outranks Reference: without it a charge and a payment look alike.
-    { header: 'Kind', kind: 'enum', human: kindWords, machine: (entry) => entry.kind },
+    {
+      header: 'Kind',
+      kind: 'enum',
+      human: shortKind,
+      machine: (entry) => entry.kind,
+    },
     {
       header: 'State',
       kind: 'enum',
@@ -114,7 +137,7 @@ export function columns(mode: OutputMode): Column<JournalEntry>[] {
     },
     {
       header: 'Resolution',
-      priority: 2,
+      priority: 3,
       human: (entry) => (entry.resolution ? resolutionWords(entry, entry.resolution) : ''),
       machine: (entry) => entry.resolution,
     },
@@ -128,10 +151,20 @@ export function columns(mode: OutputMode): Column<JournalEntry>[] {
     {
       header: 'Reference',
       kind: 'id',
-      priority: 2,
+      priority: 4,
       human: (entry) => reference(entry) ?? '',
       machine: reference,
     },
+    { header: 'Profile', priority: 4, human: (entry) => entry.profile, machine: (entry) => entry.profile },
+    ...(mode.human
+      ? []
+      : [
+          {
+            header: 'Row',
+            human: () => '',
+            machine: (entry: JournalEntry) => entry.payment?.batchRow?.row,
+          },
+        ]),
   ];
 }
 

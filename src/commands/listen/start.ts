@@ -30,6 +30,8 @@ import {
   signature,
 } from '../../domain/events.js';
 import { InvalidValue } from '../../domain/invalid.js';
+import { formatBRL } from '../../domain/money.js';
+import { formatTimeOfDay } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import { journalOf } from '../../journal/record.js';
 import { type Account, ofAccount } from '../../journal/rules.js';
@@ -189,17 +191,23 @@ export function executor(command: string, env: Env): Delivery {
   };
 }
 
+/**
+ * An event for a person: its time on the profile's clock, its type, its amount as money (`R$ 13,13`),
+ * who, and its id.
+ */
+function eventLine(event: PixEvent, timeZone: string): string {
+  const entry = event.data as Partial<StatementEntry> & { amount?: number };
+  const party = (entry.type === 'OUTCOME' ? entry.debtor : entry.creditor) ?? entry.creditor ?? entry.debtor;
+  const amount = typeof entry.amount === 'number' ? formatBRL(Math.round(entry.amount * 100)) : '';
+  return `${formatTimeOfDay(event.created, timeZone)}  ${event.type.padEnd(16)} ${amount.padStart(13)}  ${safeText(party?.name ?? '', 40)}  ${event.id}`;
+}
+
 /** Printed: one JSON line per event (piped), or a short line for a person on a terminal. */
-function printer(deps: Deps): Delivery {
+function printer(deps: Deps, timeZone: string): Delivery {
   const out = deps.io.stdout;
   return {
     async deliver(event) {
-      const entry = event.data as Partial<StatementEntry> & { amount?: number };
-      const party =
-        (entry.type === 'OUTCOME' ? entry.debtor : entry.creditor) ?? entry.creditor ?? entry.debtor;
-      const text = out.isTTY
-        ? `${event.created.slice(11, 19)}  ${event.type.padEnd(13)} ${String(entry.amount ?? '').padStart(10)}  ${safeText(party?.name ?? '', 40)}  ${event.id}\n`
-        : jsonSafe(`${JSON.stringify(event)}\n`);
+      const text = out.isTTY ? `${eventLine(event, timeZone)}\n` : jsonSafe(`${JSON.stringify(event)}\n`);
       if (!out.write(text)) await out.drained();
       return { ok: true };
     },
@@ -218,11 +226,14 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
   const { stderr } = deps.io;
   const interval = options.interval?.milliseconds ?? 5_000;
   const secret = signingSecret(files.secret);
+  const timeZone = (await deps.settings()).timeZone.value;
   const sink = options.forwardTo
     ? forwarder(options.forwardTo, secret, () => deps.clock.now())
     : options.exec
       ? executor(options.exec, deps.env)
-      : printer(deps);
+      : printer(deps, timeZone);
+  // Delivering elsewhere, a person watching sees each event and each delivery (as `stripe listen` shows).
+  const narrate = stderr.isTTY && (options.forwardTo !== undefined || options.exec !== undefined);
   const write = (line: LogLine) => appendPrivateLine(files.log, JSON.stringify(line));
   const logged = readPrivateFile(files.log);
   const firstRun = logged === undefined;
@@ -362,11 +373,17 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
       if (state.nextAt > deps.clock.now().getTime()) continue;
       if (deps.signal.aborted) return;
       const controller = new AbortController();
+      const started = deps.clock.now().getTime();
+      if (narrate && state.attempts === 0) stderr.write(`${eventLine(state.event, timeZone)}\n`);
       const result = await withinGrace(sink.deliver(state.event, controller.signal), () =>
         controller.abort(),
       );
       // Stopped and not answered within the grace: owed still (the next run delivers it), nothing logged.
       if (result === undefined) return;
+      if (narrate) {
+        const answer = result.status ?? (result.ok ? 'exit 0' : safeText(result.error ?? 'failed', 80));
+        stderr.write(`  → ${state.event.id} ${answer} in ${deps.clock.now().getTime() - started} ms\n`);
+      }
       state.attempts++;
       const at = deps.clock.now().toISOString();
       for (const line of attemptLines(state.event.id, at, result)) write(line);

@@ -56,9 +56,11 @@ import {
   type Scope,
   sameRowPayment,
 } from '../../journal/rules.js';
+import { preparePager } from '../../output/pager.js';
 import { createProgress } from '../../output/progress.js';
 import { type Column, createListWriter } from '../../output/records.js';
 import { safeText } from '../../output/sanitize.js';
+import { renderTable, type TableColumn } from '../../output/table.js';
 import { asUsageAwait } from '../../usage.js';
 import * as z from '../../zod.js';
 import { amountFlag, duplicateWindowFlag, integerFlag, parseOptions } from '../shared/flags.js';
@@ -628,6 +630,65 @@ function receiverCount(items: readonly BatchItem[]): number {
   return new Set(items.map((item) => `${item.document ?? ''}|${item.receiver ?? ''}`)).size;
 }
 
+/** The columns of the plan a person confirms: who gets what, as the consultations answered. */
+const PLAN_COLUMNS: TableColumn[] = [
+  { header: 'id', kind: 'id' },
+  { header: 'receiver' },
+  { header: 'document', priority: 2 },
+  { header: 'institution', priority: 3 },
+  { header: 'amount', kind: 'money' },
+];
+
+/**
+ * The plan before the question (contract §7.2, for every row): each row's id, the receiver as its
+ * consultation answered, and its amount, fitted to the terminal; longer than the screen, it goes through
+ * the pager (PIX_PAGER, PAGER, `less -FRX`; `--no-pager`), so a long batch can be read before it is paid.
+ */
+async function showPlan(deps: Deps, payable: readonly BatchItem[]): Promise<void> {
+  const { stderr } = deps.io;
+  const rows = payable.map((item) => [
+    item.row.id,
+    item.receiver ?? '',
+    item.document ?? '',
+    item.institution ?? '',
+    formatBRL(item.amount!),
+  ]);
+  const text = renderTable(PLAN_COLUMNS, rows, {
+    width: stderr.isTTY ? stderr.columns : undefined,
+    wide: deps.globals.wide,
+  });
+  const height = stderr.rows;
+  const start =
+    stderr.isTTY && deps.globals.pager && height !== undefined && text.split('\n').length > height - 3
+      ? await preparePager(deps.env)
+      : undefined;
+  if (start === undefined) {
+    if (!stderr.write(text)) await stderr.drained();
+    return;
+  }
+  const pager = start();
+  // Quitting the pager early (q) is reading enough: the question comes next either way.
+  pager.input.write(text, () => {});
+  await pager.close();
+}
+
+/**
+ * Why each row was not paid, under the report, one line a row, whatever the width (the report's error
+ * column is the first a narrow table leaves out). Unknown rows get their recovery lines instead.
+ */
+function writeReasons(deps: Deps, items: readonly BatchItem[]): void {
+  const failed = items.filter(
+    (item) => item.error !== undefined && item.state !== 'unknown' && item.state !== 'planned',
+  );
+  for (const item of failed.slice(0, SHOWN_PROBLEMS)) {
+    deps.io.stderr.write(
+      `${item.state.replace('_', ' ')}: row ${safeText(item.row.id, 80)}: ${safeText(item.error!, 600)}\n`,
+    );
+  }
+  if (failed.length > SHOWN_PROBLEMS)
+    deps.io.stderr.write(`  … and ${failed.length - SHOWN_PROBLEMS} more\n`);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The command
 
@@ -819,8 +880,15 @@ export async function payBatchRows(
 
   if (options.dryRun) {
     await writeRecords(ctx, items);
+    writeReasons(deps, items);
     stderr.write(`dry run: ${summary}; nothing was sent\n`);
-    return;
+    // The exit code the real run would end with (contract §4): a row it could not pay is not a success.
+    const held = countStates(skipped.map((item) => item.state as RowState));
+    const outcome = batchOutcome(held);
+    if (outcome.kind === undefined) return;
+    throw new PixError(outcome.kind, `dry run: the batch would not complete: ${describeStates(held)}`, {
+      hint: 'nothing was sent; fix or remove the rows named above, or run it as it is to pay the others',
+    });
   }
   if (hooks.writePlan) {
     await hooks.writePlan(ctx, items);
@@ -839,11 +907,13 @@ export async function payBatchRows(
     return;
   }
 
-  // 4. Confirm once.
+  // 4. Confirm once, the plan shown first.
+  const asking = payable.length > 0 && !deps.globals.yes;
+  if (asking) await showPlan(deps, payable);
   stderr.write(
     `paying from profile "${profile}" via ${host}${ctx.settings.sandbox ? ' (sandbox)' : ''}: ${summary}\n`,
   );
-  if (payable.length > 0 && !deps.globals.yes) {
+  if (asking) {
     const yes = await ask(() =>
       deps.prompter.confirm(
         `Pay ${payable.length} rows, ${formatBRL(total)} in all, to ${receivers} receivers?`,
@@ -892,6 +962,7 @@ export async function payBatchRows(
     );
     throw error;
   }
+  writeReasons(deps, items);
   stderr.write(`batch: ${describeStates(counts)}; ${formatBRL(paidNow)} paid in this run\n`);
   // Each unknown row, with where to look and how to record it (the report's error column has the same).
   const unknown = items.filter((item) => item.state === 'unknown' && item.earlier !== undefined);

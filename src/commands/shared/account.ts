@@ -5,7 +5,7 @@
  * spelling. The ONE place an Account is made.
  */
 import { everyKey } from '../../api/resources/keys.js';
-import type { Settings } from '../../config/types.js';
+import { accountBaseUrl, accountHost, type Settings } from '../../config/types.js';
 import type { Deps } from '../../context.js';
 import { credentialFingerprint, type LearnedAccount, openAccounts } from '../../journal/accounts.js';
 import type { Account } from '../../journal/rules.js';
@@ -36,8 +36,9 @@ function fingerprintOf(settings: Settings, baseUrl: string): string | undefined 
  */
 export async function accountOf(deps: Deps): Promise<Account> {
   const [settings, client, config] = await Promise.all([deps.settings(), deps.api(), deps.config()]);
-  const baseUrl = settings.baseUrl.value;
-  const host = new URL(client.baseUrl).host;
+  // The embedded sandbox by its own name, whichever way it runs (config/types.ts accountBaseUrl).
+  const baseUrl = accountBaseUrl(settings.baseUrl.value);
+  const host = accountHost(settings.baseUrl.value, client.baseUrl);
   const accounts = openAccounts(config.dir);
   const fingerprint = fingerprintOf(settings, baseUrl);
   const now = deps.clock.now();

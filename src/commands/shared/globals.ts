@@ -1,6 +1,7 @@
 import { defaultGlobals, type GlobalOptions, type OutputFormat } from '../../context.js';
 import { parseDuration } from '../../domain/duration.js';
 import { InvalidValue } from '../../domain/invalid.js';
+import { closest } from '../../domain/words.js';
 import { usageError } from '../../errors.js';
 import { asUsage } from '../../usage.js';
 
@@ -10,8 +11,11 @@ export interface CommandOutput {
   command: string;
   /** The `-o` formats it writes. */
   formats: readonly OutputFormat[];
-  /** Whether `--fields` can pick from its records (lists and details, never a command that moves money). */
-  fields?: boolean;
+  /**
+   * What `--fields` can pick from its records (lists and details, never a command that moves money): their
+   * field names (nested ones dotted), or `true` for records of any shape (`pix api`).
+   */
+  fields?: readonly string[] | true | undefined;
 }
 
 /**
@@ -62,6 +66,7 @@ export function parseGlobalOptions(raw: Record<string, unknown>, command?: Comma
     }
     if (command && !command.fields)
       throw usageError('--fields', `${command.command} has no records to pick from`);
+    if (command && Array.isArray(command.fields)) checkFields(fields, command.command, command.fields);
     globals.fields = fields;
     globals.fieldsFormat = wanted;
     // The command writes its JSON document; output/fields.ts cuts it and writes what was asked.
@@ -76,12 +81,31 @@ export function parseGlobalOptions(raw: Record<string, unknown>, command?: Comma
   globals.color = raw.color !== false;
   globals.verbose = raw.verbose === true;
   globals.yes = raw.yes === true;
+  globals.force = raw.force === true;
   globals.input = raw.input !== false;
   if (typeof raw.timeout === 'string') {
     const timeout = raw.timeout;
     globals.timeoutMs = asUsage('--timeout', () => parseDuration(timeout).milliseconds);
   }
   return globals;
+}
+
+/**
+ * The fields must be ones the command's records have (their shape, not the data of this run): a page of
+ * outgoing entries has no `creditor.name`, yet the field is the statement's, and empty there. A name is a
+ * field or an object holding fields (`creditor`).
+ */
+function checkFields(fields: readonly string[], command: string, known: readonly string[]): void {
+  const unknown = fields.filter(
+    (field) => !known.includes(field) && !known.some((name) => name.startsWith(`${field}.`)),
+  );
+  if (unknown.length === 0) return;
+  const near = closest(unknown[0]!, known);
+  throw usageError(
+    '--fields',
+    `${command} has no field ${unknown.join(', ')} (fields: ${known.join(', ')})`,
+    near === undefined ? undefined : `did you mean ${near}?`,
+  );
 }
 
 /** `--fields a,b.c` → the paths (nested ones dotted); a malformed one is refused. */

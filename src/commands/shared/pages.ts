@@ -58,7 +58,8 @@ export function invokedAs(env: Env): string[] {
 
 /**
  * The global flags the user gave that shape a list page: the profile, the base URL, the output format,
- * the timeout, verbosity, colour, `--wide` and `--no-pager` (`--jq` as given, which is `--json` too). (Flags for confirmations and prompts do
+ * the timeout, verbosity, colour, `--wide` and `--no-pager` (`--jq` as given, which is `--json` too;
+ * `--fields` as given, with the format it was asked in). (Flags for confirmations and prompts do
  * nothing to a list; `--output-file` is left out: the same file again would replace the page before.)
  */
 function globalWords(globals: GlobalOptions): string[] {
@@ -67,7 +68,9 @@ function globalWords(globals: GlobalOptions): string[] {
   if (globals.baseUrl !== undefined) words.push('--base-url', globals.baseUrl);
   if (globals.jq !== undefined) words.push('--jq', globals.jq);
   else if (globals.json) words.push('--json');
+  else if (globals.fieldsFormat !== undefined) words.push('-o', globals.fieldsFormat);
   else if (globals.output !== undefined) words.push('-o', globals.output);
+  if (globals.fields !== undefined) words.push('--fields', globals.fields.join(','));
   if (globals.timeoutMs !== DEFAULT_TIMEOUT_MS) words.push('--timeout', durationWord(globals.timeoutMs));
   if (globals.verbose) words.push('-v');
   if (!globals.color) words.push('--no-color');

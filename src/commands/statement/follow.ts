@@ -203,8 +203,8 @@ export function pause(deps: Deps, ms: number): Promise<boolean> {
 
 /**
  * `pix statement --follow`: the newest `--limit` entries (default 10), oldest first, then every new
- * entry as a poll finds it, until Ctrl-C, which ends it with exit 130 as a signal ends any command (to
- * `--output-file`, exit 0: the file keeps what was followed, rather than being thrown away as unfinished). A read the API client could not
+ * entry as a poll finds it, until Ctrl-C, which ends it with exit 130 as a signal ends any command (an
+ * `--output-file` keeps what was followed, rather than being thrown away as unfinished). A read the API client could not
  * complete (unavailable, 429 after its own Retry-After waits) is said on stderr and tried again later,
  * each time waiting twice as long up to a minute; any other error ends it with its exit code.
  */
@@ -214,7 +214,9 @@ export async function runStatementFollow(
   keep: EntryKeep = undefined,
 ): Promise<void> {
   await follow(options, deps, keep);
-  if (deps.signal.aborted && deps.globals.outputFile === undefined) {
+  if (deps.signal.aborted) {
+    // What was followed is kept: an --output-file is put in place before the exit (whole records only).
+    if (deps.globals.outputFile !== undefined) await deps.output.keep();
     // Ctrl-C is how a live view ends, not a failure: nothing is said, and the exit code is the signal's.
     throw new PixError('interrupted', '', { signal: stopSignalOf(deps.signal) });
   }

@@ -222,7 +222,7 @@ describe('the sandbox clock drives the ledger', () => {
     const { id } = JSON.parse(created.stdout);
     expect((await pix(['sandbox', 'clock', '--advance', '3d', '--state', state()])).code).toBe(0);
     expect((await pix(['sandbox', 'pay', '--state', state(), id])).code).toBe(0);
-    const waited = await pix(['charge', 'wait', id, '--json', '--timeout', '10s']);
+    const waited = await pix(['charge', 'wait', id, '--json', '--wait', '10s']);
     expect(waited.code, waited.stderr).toBe(0);
     const result = JSON.parse(waited.stdout);
     expect(result.charge.paid).toMatchObject({ amount: 102, day: addDays(due, 3), match: 'payer-document' });
@@ -257,14 +257,42 @@ describe('pix charge wait', () => {
     expect(sleeps).toEqual([]);
   });
 
-  it('returns 9 at its --timeout when nobody pays, polling every --interval', async () => {
+  it('returns 9 at the end of --wait when nobody pays, polling every --interval', async () => {
     const charge = await immediate('10');
-    const waited = await pix(['charge', 'wait', charge.id, '--timeout', '20s', '--interval', '5s']);
+    const waited = await pix(['charge', 'wait', charge.id, '--wait', '20s', '--interval', '5s']);
     expect(waited.code).toBe(9);
     expect(sleeps).toEqual([5000, 5000, 5000, 5000]);
     expect(waited.stderr).toMatch(
       /error: charge .+ is still pending after 20s\nhint: wait again with `pix charge wait /,
     );
+    expect(waited.stderr).not.toContain('deprecated');
+  });
+
+  it("--timeout alone on a wait is still its length (the first release's meaning), with a warning naming --wait", async () => {
+    const charge = await immediate('10');
+    const waited = await pix(['charge', 'wait', charge.id, '--timeout', '20s', '--interval', '5s']);
+    expect(waited.code).toBe(9);
+    expect(sleeps).toEqual([5000, 5000, 5000, 5000]);
+    expect(waited.stderr).toContain('warning: --timeout on a wait is deprecated');
+    expect(waited.stderr).toContain('use --wait 20s');
+  });
+
+  it("--wait and --timeout together: the wait lasts --wait, --timeout stays each request's limit", async () => {
+    const charge = await immediate('10');
+    const waited = await pix([
+      'charge',
+      'wait',
+      charge.id,
+      '--wait',
+      '10s',
+      '--timeout',
+      '5s',
+      '--interval',
+      '5s',
+    ]);
+    expect(waited.code).toBe(9);
+    expect(sleeps).toEqual([5000, 5000]);
+    expect(waited.stderr).not.toContain('deprecated');
   });
 
   it('returns 5 once the charge expired unpaid', async () => {

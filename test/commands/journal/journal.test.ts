@@ -190,6 +190,9 @@ describe('pix journal', () => {
       '1000.00',
       'Loja \\u001b[2J\\u001b[HFake\\u202e',
       'E2',
+      // Whose it is, and the batch row (none): the columns added last, so the others keep their places.
+      'prod',
+      '',
     ]);
     const open = await pix(['journal', '--unresolved']);
     expect(

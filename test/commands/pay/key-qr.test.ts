@@ -256,7 +256,7 @@ describe('pix pay key', () => {
     expect(result.stderr).toContain(`endToEndId: ${E2E}`);
     // Statement entries carry no endToEndId: the hint names a window around the attempt, amount and document.
     expect(result.stderr).toMatch(
-      /^hint: .*OUTCOME of R\$ 10,50 to "Ana Souza" \(document \*\*\*\.456\.789-\*\*\) in `pix statement -p sandbox --from 2026-03-10T\d\d:\d\d-03:00 --to 2026-03-10T\d\d:\d\d-03:00`/m,
+      /^hint: .*OUTCOME of R\$ 10,50 to "Ana Souza" \(document \*\*\*\.456\.789-\*\*\) with `pix statement -p sandbox --from 2026-03-10T\d\d:\d\d-03:00 --to 2026-03-10T\d\d:\d\d-03:00 --type outcome --counterparty 456789 --min 10\.50 --max 10\.50 --all`/m,
     );
     expect(journal().at(-1)).toMatchObject({ state: 'unknown' });
     // And an unknown outcome counts for the duplicate guard.

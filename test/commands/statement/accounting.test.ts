@@ -230,11 +230,12 @@ describe('-o csv-br and -o csv', () => {
     const result = await pix(['statement', '--all', '--limit', '1', '-o', 'csv-br']);
     expect(result.code, result.stderr).toBe(0);
     const text = result.stdout.toString('utf8');
-    expect(text.startsWith('\ufeffconfirmedAt;type;amount;fee;')).toBe(true);
+    // For people: Portuguese names and values (output/ptbr.ts); -o csv below keeps the English ones.
+    expect(text.startsWith('\ufeffData;Tipo;Valor;Tarifa;')).toBe(true);
     expect(text.lastIndexOf('\ufeff')).toBe(0);
     expect(text.split('\r\n').slice(1, 3)).toEqual([
-      `09/03/2025 10:04:05;INCOME;1234,56;0,00;PIX;"'=HYPERLINK(""http://x"",""pague"")";01234567890;001;CONFIRMED;in-1`,
-      '09/03/2025 10:04:05;OUTCOME;-0,10;1,50;PIX;Mercado\\u001b[2J Bom;04252011000110;237;CONFIRMED;out-2',
+      `09/03/2025 10:04:05;Entrada;1234,56;0,00;PIX;"'=HYPERLINK(""http://x"",""pague"")";01234567890;001;Confirmado;in-1`,
+      '09/03/2025 10:04:05;Saída;-0,10;1,50;PIX;Mercado\\u001b[2J Bom;04252011000110;237;Confirmado;out-2',
     ]);
   });
 
