@@ -177,13 +177,48 @@ function subsetSum<T>(items: readonly T[], value: (item: T) => number, target: n
   return search(0, target) ? [...chosen] : undefined;
 }
 
-/** The `n` items nearest to `ms` (by `at`), in time order. */
+/** Index of the first item at or after `ms` in a list sorted by `at`. */
+function firstAtOrAfter<T>(items: readonly T[], at: (item: T) => number, ms: number): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (at(items[mid]!) < ms) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** The items of a list sorted by `at` from `from` to `to`. */
+function between<T>(items: readonly T[], at: (item: T) => number, from: number, to: number): T[] {
+  const found: T[] = [];
+  for (let i = firstAtOrAfter(items, at, from); i < items.length && at(items[i]!) <= to; i++)
+    found.push(items[i]!);
+  return found;
+}
+
+/** The `n` items nearest to `ms` of a list sorted by `at`, in that order. */
 function nearest<T>(items: readonly T[], at: (item: T) => number, ms: number, n: number): T[] {
   if (items.length <= n) return [...items];
-  return [...items]
-    .sort((a, b) => Math.abs(at(a) - ms) - Math.abs(at(b) - ms))
-    .slice(0, n)
-    .sort((a, b) => at(a) - at(b));
+  let right = firstAtOrAfter(items, at, ms);
+  let left = right - 1;
+  while (right - left - 1 < n) {
+    const takeLeft = left >= 0 && (right >= items.length || ms - at(items[left]!) <= at(items[right]!) - ms);
+    if (takeLeft) left--;
+    else right++;
+  }
+  return items.slice(left + 1, right);
+}
+
+/** Two different items whose `value`s add up to `target`, the earliest pair found. */
+function twoSum<T>(items: readonly T[], value: (item: T) => number, target: number): T[] | undefined {
+  const seen = new Map<number, T>();
+  for (const item of items) {
+    const other = seen.get(target - value(item));
+    if (other !== undefined) return [other, item];
+    if (!seen.has(value(item))) seen.set(value(item), item);
+  }
+  return undefined;
 }
 
 const shortEntry = (id: string) => id.slice(0, 8);
@@ -462,8 +497,12 @@ export function reconcile<E extends ReconEntry>(
   const credits = items.filter((item) => usable(item) && item.cents > 0);
   const creditsByDocument = new Map<string, Item<E>[]>();
   const creditsByAmount = new Map<Centavos, Item<E>[]>();
+  const creditsByPayerAmount = new Map<string, Item<E>[]>();
   for (const item of credits) {
-    if (item.document !== undefined) push(creditsByDocument, item.document, item);
+    if (item.document !== undefined) {
+      push(creditsByDocument, item.document, item);
+      push(creditsByPayerAmount, `${item.document}\u0000${item.cents}`, item);
+    }
     push(creditsByAmount, item.cents, item);
   }
   const invoices = expectations
@@ -481,7 +520,7 @@ export function reconcile<E extends ReconEntry>(
   }
   for (const group of byPayerAmount.values()) {
     const { document, amountCentavos } = group[0]!;
-    const paying = (creditsByDocument.get(document!) ?? []).filter((item) => item.cents === amountCentavos);
+    const paying = creditsByPayerAmount.get(`${document}\u0000${amountCentavos}`) ?? [];
     for (const invoice of group) {
       const item = paying.find((candidate) => !candidate.claimed && allowed(invoice, candidate));
       if (!item) continue;
@@ -498,17 +537,30 @@ export function reconcile<E extends ReconEntry>(
     }
   }
 
-  // Partial and overpaid: the payer's document, amounts that differ.
-  for (const invoice of openInvoices()) {
-    if (invoice.document === undefined || !open.has(invoice.id)) continue;
-    const mine = (creditsByDocument.get(invoice.document) ?? []).filter(
+  // Partial and overpaid: the payer's document, amounts that differ. Only within the invoice's window
+  // (its due date give or take PROBABLE_DAYS, else the range), and never a guess among several.
+  const windowOf = (invoice: ReconExpectation) => {
+    const due = dueMs(invoice.due);
+    return due === undefined
+      ? { from: options.from, to: options.to }
+      : { from: due - (PROBABLE_DAYS + 1) * DAY_MS, to: due + (PROBABLE_DAYS + 1) * DAY_MS };
+  };
+  const payerIn = (invoice: ReconExpectation) => {
+    const { from, to } = windowOf(invoice);
+    return between(creditsByDocument.get(invoice.document!) ?? [], (i) => i.ms, from, to).filter(
       (item) => !item.claimed && allowed(invoice, item),
     );
-    const parts = subsetSum(
-      nearest(mine, (i) => i.ms, target(invoice), NEAREST),
-      (i) => i.cents,
-      invoice.amountCentavos,
-    );
+  };
+  for (const invoice of openInvoices()) {
+    if (invoice.document === undefined) continue;
+    const mine = payerIn(invoice);
+    const parts =
+      twoSum(mine, (i) => i.cents, invoice.amountCentavos) ??
+      subsetSum(
+        nearest(mine, (i) => i.ms, target(invoice), NEAREST),
+        (i) => i.cents,
+        invoice.amountCentavos,
+      );
     if (!parts) continue;
     settle({
       outcome: 'partial',
@@ -521,14 +573,25 @@ export function reconcile<E extends ReconEntry>(
     });
   }
   const invoicesByDocument = new Map<string, ReconExpectation[]>();
-  for (const invoice of openInvoices())
+  for (const invoice of openInvoices()) {
     if (invoice.document !== undefined) push(invoicesByDocument, invoice.document, invoice);
+  }
+  const dueOrder = (invoice: ReconExpectation) => dueMs(invoice.due) ?? (options.from + options.to) / 2;
   for (const [document, theirs] of invoicesByDocument) {
+    if (theirs.length < 2) continue;
+    theirs.sort((a, b) => dueOrder(a) - dueOrder(b));
+    // Sorted by due date (openInvoices' order), so the invoices near a payment are a slice.
     for (const item of creditsByDocument.get(document) ?? []) {
       if (item.claimed) continue;
-      const still = theirs.filter((invoice) => open.has(invoice.id) && allowed(invoice, item));
+      const near = between(
+        theirs,
+        dueOrder,
+        item.ms - (PROBABLE_DAYS + 1) * DAY_MS,
+        item.ms + (PROBABLE_DAYS + 1) * DAY_MS,
+      ).filter((invoice) => open.has(invoice.id) && allowed(invoice, item));
+      if (near.length < 2) continue;
       const covered = subsetSum(
-        nearest(still, target, item.ms, NEAREST),
+        nearest(near, dueOrder, item.ms, NEAREST),
         (i) => i.amountCentavos,
         item.cents,
       );
@@ -544,25 +607,31 @@ export function reconcile<E extends ReconEntry>(
       });
     }
   }
+  // One payment from the payer in the window, for another amount: over or short, when it is the only one
+  // and no other open invoice of the payer could take it.
+  const rivalsOf = new Map<Item<E>, number>();
+  const single = new Map<ReconExpectation, Item<E>[]>();
   for (const invoice of openInvoices()) {
     if (invoice.document === undefined) continue;
-    const mine = (creditsByDocument.get(invoice.document) ?? []).filter(
-      (item) => !item.claimed && allowed(invoice, item),
-    );
-    if (mine.length === 0) continue;
-    const [item] = nearest(mine, (i) => i.ms, target(invoice), 1);
-    const over = item!.cents > invoice.amountCentavos;
-    const difference = formatBRL(Math.abs(item!.cents - invoice.amountCentavos));
+    const mine = payerIn(invoice);
+    single.set(invoice, mine);
+    for (const item of mine) rivalsOf.set(item, (rivalsOf.get(item) ?? 0) + 1);
+  }
+  for (const [invoice, mine] of single) {
+    if (mine.length !== 1 || rivalsOf.get(mine[0]!) !== 1) continue;
+    const item = mine[0]!;
+    const over = item.cents > invoice.amountCentavos;
+    const difference = formatBRL(Math.abs(item.cents - invoice.amountCentavos));
     settle({
       outcome: over ? 'overpaid' : 'partial',
       manual: false,
       expectations: [invoice],
-      entries: [item!.entry],
+      entries: [item.entry],
       expected: invoice.amountCentavos,
-      paid: item!.cents,
+      paid: item.cents,
       why: over
-        ? `the payer's document; paid ${formatBRL(item!.cents)} for ${formatBRL(invoice.amountCentavos)}: ${difference} more`
-        : `the payer's document; paid ${formatBRL(item!.cents)} of ${formatBRL(invoice.amountCentavos)}: ${difference} still open`,
+        ? `the payer's only payment near it; paid ${formatBRL(item.cents)} for ${formatBRL(invoice.amountCentavos)}: ${difference} more`
+        : `the payer's only payment near it; paid ${formatBRL(item.cents)} of ${formatBRL(invoice.amountCentavos)}: ${difference} still open`,
     });
   }
 
@@ -617,19 +686,21 @@ export function reconcile<E extends ReconEntry>(
     }
     const where = invoice.due === undefined ? 'in the range' : `within ${PROBABLE_DAYS} days of its due date`;
     const why =
-      candidates.length === 0
-        ? invoice.document === undefined
-          ? `no entry of ${formatBRL(invoice.amountCentavos)} ${where}`
-          : `no payment from the payer's document, and no entry of ${formatBRL(invoice.amountCentavos)} without a document ${where}`
-        : rivals.length > 1
-          ? `entry ${shortEntry(picked!.entry.id)} fits ${rivals.length} invoices (${rivals
-              .map((r) => r.id)
-              .slice(0, 5)
-              .join(', ')}): match it by hand`
-          : `${candidates.length} entries of ${formatBRL(invoice.amountCentavos)} ${where} (${candidates
-              .slice(0, 5)
-              .map((i) => shortEntry(i.entry.id))
-              .join(', ')}${candidates.length > 5 ? ', …' : ''}): match one by hand`;
+      candidates.length === 0 && (single.get(invoice)?.length ?? 0) > 1
+        ? `${single.get(invoice)!.length} payments from the payer's document near it, of other amounts and adding up to none: match them by hand`
+        : candidates.length === 0
+          ? invoice.document === undefined
+            ? `no entry of ${formatBRL(invoice.amountCentavos)} ${where}`
+            : `no payment from the payer's document, and no entry of ${formatBRL(invoice.amountCentavos)} without a document ${where}`
+          : rivals.length > 1
+            ? `entry ${shortEntry(picked!.entry.id)} fits ${rivals.length} invoices (${rivals
+                .map((r) => r.id)
+                .slice(0, 5)
+                .join(', ')}): match it by hand`
+            : `${candidates.length} entries of ${formatBRL(invoice.amountCentavos)} ${where} (${candidates
+                .slice(0, 5)
+                .map((i) => shortEntry(i.entry.id))
+                .join(', ')}${candidates.length > 5 ? ', …' : ''}): match one by hand`;
     results.push({
       outcome: 'unmatched-expectation',
       manual: false,
@@ -669,14 +740,16 @@ export function reconcile<E extends ReconEntry>(
       entries: [item.entry],
       expected: 0,
       paid: Number.isSafeInteger(item.cents) ? Math.abs(item.cents) : 0,
-      why: debit
-        ? `a debit no journal payment explains: made outside pix${status}`
-        : `received, and no expectation names it${status}`,
+      why:
+        status === '' ? (debit ? OUTSIDE_PIX : UNEXPECTED) : `${debit ? OUTSIDE_PIX : UNEXPECTED}${status}`,
       ...(debit && status === '' ? { flag: 'outside-pix' as const } : {}),
     });
   }
   return { results, staleDecisions };
 }
+
+const OUTSIDE_PIX = 'a debit no journal payment explains: made outside pix';
+const UNEXPECTED = 'received, and no expectation names it';
 
 function chargeUnpaid(expectation: ReconExpectation, now: number): string {
   const expires = parseInstant(expectation.charge?.expiresAt);

@@ -34,7 +34,7 @@ import { journalOf } from '../../journal/record.js';
 import { damageWarning } from '../../journal/store.js';
 import { jsonDocument, money, outputMode } from '../../output/format.js';
 import { type Column, createListWriter } from '../../output/records.js';
-import { safeText } from '../../output/sanitize.js';
+import { jsonSafe, safeText } from '../../output/sanitize.js';
 import { writeFileAtomic } from '../../storage/files.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
@@ -250,18 +250,30 @@ export async function runReconcile(options: ReconcileOptions, deps: Deps): Promi
   const summary = `${counts.map(([outcome, n]) => `${outcome} ${n}`).join(', ')} (${counted(expectations.length, 'expectation')}, ${counted(entries.length, 'entry', 'entries')})`;
 
   if (mode.format === 'json') {
-    stdout.write(
-      jsonDocument(
-        {
-          period: { from: range.dateFrom, to: range.dateTo },
-          summary: Object.fromEntries(counts),
-          results: results.map(publicResult),
-          changedDays: changed.map(({ message: _, ...day }) => day),
-          staleDecisions: found.staleDecisions,
-        },
-        mode.pretty,
-      ),
-    );
+    // Streamed a thousand results at a time: 100,000 results are never one string (nor their objects at once).
+    const head = jsonDocument(
+      {
+        period: { from: range.dateFrom, to: range.dateTo },
+        summary: Object.fromEntries(counts),
+        changedDays: changed.map(({ message: _, ...day }) => day),
+        staleDecisions: found.staleDecisions,
+        results: [],
+      },
+      mode.pretty,
+    ).replace(/\[\]\s*\}\s*$/, '[');
+    const write = async (text: string) => {
+      if (!stdout.write(jsonSafe(text))) await stdout.drained();
+    };
+    await write(head);
+    for (let at = 0; at < results.length; at += 1000) {
+      const page = results.slice(at, at + 1000).map((result) => {
+        const text = JSON.stringify(publicResult(result), null, mode.pretty ? 2 : undefined);
+        return mode.pretty ? `\n${text.replace(/^/gm, '    ')}` : text;
+      });
+      await write(`${at === 0 ? '' : ','}${page.join(',')}`);
+    }
+    await write(mode.pretty ? `${results.length === 0 ? '' : '\n  '}]\n}\n` : ']}\n');
+    stderr.write(`${summary}\n`);
     return;
   }
   const rows: Row[] = results.map((result) => ({ result, first: result.entries[0] }));
@@ -291,7 +303,8 @@ export async function runReconcile(options: ReconcileOptions, deps: Deps): Promi
       sheet: 'Reconciliation',
     });
     await writer.begin(rows.length);
-    await writer.writeMany(rows);
+    // A page at a time: a statement of 100,000 entries is never one string.
+    for (let at = 0; at < rows.length; at += 1000) await writer.writeMany(rows.slice(at, at + 1000));
     await writer.end();
   }
   stderr.write(`${summary}\n`);
