@@ -92,11 +92,12 @@ function readFlatOds(xml: string): OfficeSheet[] {
     if (name === 'text:p') inText = false;
     else if ((name === 'table:table-cell' || name === 'table:covered-table-cell') && cell && row) {
       cell.text = paragraphs.join('\n');
-      // A run of empty cells at the end of a row is one element repeated: it adds nothing.
-      const repeat = cell.type === '' && cell.text === '' ? 0 : Math.min(cell.repeat, 1_000);
-      for (let i = 0; i < repeat; i++) row.push({ type: cell.type, value: cell.value, text: cell.text });
+      for (let i = 0; i < Math.min(cell.repeat, 1_024); i++)
+        row.push({ type: cell.type, value: cell.value, text: cell.text });
       cell = undefined;
     } else if (name === 'table:table-row' && row && sheet) {
+      // The empty cells that run to the sheet's last column are not the row's.
+      while (row.length > 0 && row.at(-1)!.type === '' && row.at(-1)!.text === '') row.pop();
       if (row.length > 0) sheet.rows.push(row);
       row = undefined;
     }

@@ -33,7 +33,14 @@ beforeEach(async () => {
     faults: 'transfer:500x1',
   });
   // About 33 entries a day over the last 60 days.
-  const seeded = await pix(['sandbox', 'seed', '--transactions', '2000', '--state', join(dir, 'sandbox.json')]);
+  const seeded = await pix([
+    'sandbox',
+    'seed',
+    '--transactions',
+    '2000',
+    '--state',
+    join(dir, 'sandbox.json'),
+  ]);
   expect(seeded.code, seeded.stderr).toBe(0);
 });
 
