@@ -42,11 +42,11 @@ import { createListWriter } from '../../output/records.js';
 import { safeText } from '../../output/sanitize.js';
 import { ensurePrivateDir, writeFileAtomic } from '../../storage/files.js';
 import * as z from '../../zod.js';
-import { checkClosedDays } from '../books/closed.js';
-import { publicResult } from '../books/report.js';
-import { signDigest } from '../books/signing.js';
-import { chargeExpectations, paymentExpectations, readRange } from '../books/sources.js';
-import { type Books, openBooks } from '../books/store.js';
+import { checkClosedDays } from '../shared/books/closed.js';
+import { publicResult } from '../shared/books/report.js';
+import { signDigest } from '../shared/books/signing.js';
+import { chargeExpectations, paymentExpectations, readRange } from '../shared/books/sources.js';
+import { type Books, openBooks } from '../shared/books/store.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { counterpartyOf } from '../statement/shared.js';
@@ -523,10 +523,10 @@ export function register(command: Command, deps: Deps): void {
   addExamples(
     command,
     [
-      'pix close --day yesterday --opening-balance 0',
-      'pix close --day today',
+      'pix close --day yesterday --opening-balance 1.000,00',
+      'pix close --day today --opening-balance 0',
       'pix close --list',
-      'pix close --day 2026-03-10 --dir fechamento/ --json | jq -r .digest',
+      'pix close --day -2d --opening-balance 0 --dir fechamento/ --jq .digest',
     ],
     ['usage', 'auth', 'unavailable', 'declined'],
   );

@@ -30,8 +30,8 @@ import { safeText } from '../../output/sanitize.js';
 import { ensurePrivateDir, writeFileAtomic } from '../../storage/files.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
-import { paymentExpectations, readRange } from '../books/sources.js';
-import { openBooks } from '../books/store.js';
+import { paymentExpectations, readRange } from '../shared/books/sources.js';
+import { openBooks } from '../shared/books/store.js';
 import { fileName, readInputFile, refuseFile } from '../shared/files.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
@@ -272,10 +272,10 @@ export function register(command: Command, deps: Deps): void {
   addExamples(
     command,
     [
-      'pix receipt 1a2b3c4d',
-      'pix receipt 1a2b3c4d -o pdf --output-file comprovante.pdf',
-      'pix receipt 1a2b3c4d -o html > aviso.html',
-      'pix receipt --batch pagamentos.csv --dir recibos/',
+      'pix receipt "$PAYMENT"',
+      'pix receipt "$PAYMENT" -o pdf --output-file aviso.pdf',
+      'pix receipt "$PAYMENT" -o html > aviso.html',
+      'pix receipt --batch paid.csv --dir recibos/',
     ],
     ['usage', 'not_found', 'declined'],
   );

@@ -9,7 +9,7 @@ import type { Deps } from '../../context.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { openBooks } from '../books/store.js';
+import { openBooks } from '../shared/books/store.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 
@@ -63,9 +63,10 @@ export function registerDecision(decision: 'match' | 'unmatch', command: Command
     });
   addExamples(
     command,
-    decision === 'match'
-      ? ['pix reconcile match NF-1042 "$ENTRY"']
-      : ['pix reconcile unmatch NF-1042 "$ENTRY"'],
+    [
+      `pix reconcile ${decision} NF-1042 "$ENTRY"`,
+      `pix reconcile ${decision} "charge:$CHARGE_ID" "$ENTRY" --json`,
+    ],
     ['usage'],
   );
 }

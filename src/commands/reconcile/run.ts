@@ -38,10 +38,10 @@ import { jsonSafe, safeText } from '../../output/sanitize.js';
 import { writeFileAtomic } from '../../storage/files.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
-import { checkClosedDays } from '../books/closed.js';
-import { publicResult } from '../books/report.js';
-import { chargeExpectations, paymentExpectations, readRange } from '../books/sources.js';
-import { openBooks } from '../books/store.js';
+import { checkClosedDays } from '../shared/books/closed.js';
+import { publicResult } from '../shared/books/report.js';
+import { chargeExpectations, paymentExpectations, readRange } from '../shared/books/sources.js';
+import { openBooks } from '../shared/books/store.js';
 import { fileName, readInputFile, refuseFile } from '../shared/files.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
@@ -333,8 +333,8 @@ export function register(command: Command, deps: Deps): void {
     [
       'pix reconcile --from -7d',
       'pix reconcile --expected receber.csv --map id=Documento,amount=Valor,document=CNPJ,due=Vencimento --from -30d',
-      'pix reconcile --expected contas.xlsx --preset contaazul -o xlsx --output-file conciliacao.xlsx',
-      'pix reconcile --expected receber.csv --settlements baixas.csv --json | jq .summary',
+      'pix reconcile --expected receber.csv --map id=Documento,amount=Valor -o xlsx --output-file conciliacao.xlsx',
+      'pix reconcile --expected receber.csv --map id=Documento,amount=Valor --settlements baixas.csv --jq .summary',
     ],
     ['usage', 'auth', 'unavailable'],
   );

@@ -1,6 +1,6 @@
-import type { StatementEntry } from '../../api/resources/statement.js';
-import { centavosToApi } from '../../domain/money.js';
-import type { Reconciled } from '../../domain/reconcile.js';
+import type { StatementEntry } from '../../../api/resources/statement.js';
+import { centavosToApi } from '../../../domain/money.js';
+import type { Reconciled } from '../../../domain/reconcile.js';
 
 /**
  * A reconciliation result as `--json` (and a closed day's pack) shows it: amounts in reais, as the API

@@ -13,18 +13,18 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { Deps } from '../../context.js';
-import { type ClosedDay, closeOf, foldCloses } from '../../domain/books.js';
-import type { Decision } from '../../domain/reconcile.js';
-import type { Account } from '../../journal/rules.js';
+import type { Deps } from '../../../context.js';
+import { type ClosedDay, closeOf, foldCloses } from '../../../domain/books.js';
+import type { Decision } from '../../../domain/reconcile.js';
+import type { Account } from '../../../journal/rules.js';
 import {
   appendPrivateLine,
   checkPrivateDir,
   ensurePrivateDir,
   readPrivateFile,
   withFileLock,
-} from '../../storage/files.js';
-import { accountOf } from '../pay/shared.js';
+} from '../../../storage/files.js';
+import { accountOf } from '../../pay/shared.js';
 
 /**
  * THE name of an account's books directory: the profile (for a person looking at the directory) and a

@@ -10,10 +10,10 @@ import {
   type DayChanges,
   describeChanges,
   entriesOfDay,
-} from '../../domain/books.js';
-import { BRASILIA_TIME_ZONE } from '../../domain/duedate.js';
-import { formatBRL } from '../../domain/money.js';
-import { endOfDay, startOfDay } from '../../domain/when.js';
+} from '../../../domain/books.js';
+import { BRASILIA_TIME_ZONE } from '../../../domain/duedate.js';
+import { formatBRL } from '../../../domain/money.js';
+import { endOfDay, startOfDay } from '../../../domain/when.js';
 
 export interface ChangedDay extends DayChanges {
   kind: ClosedDay['kind'];

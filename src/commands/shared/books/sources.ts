@@ -3,17 +3,17 @@
  * reconciliation or a balance over part of a statement would be wrong without saying so), and pix's own
  * records as expectations — the charges of the charge ledger and the payments of the journal.
  */
-import type { ApiClient } from '../../api/client.js';
-import { paginate, shortfall } from '../../api/paginate.js';
-import { readStatement, type StatementEntry } from '../../api/resources/statement.js';
-import type { Deps } from '../../context.js';
-import { type LedgerCharge, matchWindow } from '../../domain/matching.js';
-import type { ReconExpectation } from '../../domain/reconcile.js';
-import { DEBIT_AFTER_MS, DEBIT_BEFORE_MS } from '../../domain/reconcile.js';
-import { PixError, stopSignalOf } from '../../errors.js';
-import type { JournalEntry } from '../../journal/entries.js';
-import { asLedgerCharge, chargeLedger } from '../../journal/ledger.js';
-import { type Account, effectiveState, isProfileOf, sameAccount } from '../../journal/rules.js';
+import type { ApiClient } from '../../../api/client.js';
+import { paginate, shortfall } from '../../../api/paginate.js';
+import { readStatement, type StatementEntry } from '../../../api/resources/statement.js';
+import type { Deps } from '../../../context.js';
+import { type LedgerCharge, matchWindow } from '../../../domain/matching.js';
+import type { ReconExpectation } from '../../../domain/reconcile.js';
+import { DEBIT_AFTER_MS, DEBIT_BEFORE_MS } from '../../../domain/reconcile.js';
+import { PixError, stopSignalOf } from '../../../errors.js';
+import type { JournalEntry } from '../../../journal/entries.js';
+import { asLedgerCharge, chargeLedger } from '../../../journal/ledger.js';
+import { type Account, effectiveState, isProfileOf, sameAccount } from '../../../journal/rules.js';
 
 const PAGE = 1000;
 const CONCURRENCY = 4;
