@@ -180,7 +180,8 @@ async function runBatch(
   for (const { row, entry } of paid) {
     const receipt = receiptOf(entry, debits.get(entry.id), profile);
     const body = format === 'json' ? `${JSON.stringify(receipt, null, 2)}\n` : await render(receipt, format);
-    writeFileAtomic(join(options.dir, `${row}.${format}`), body);
+    // Made again from the journal at will: atomic, without an fsync each (1,000 receipts, 2,000 fsyncs).
+    writeFileAtomic(join(options.dir, `${row}.${format}`), body, { durable: false });
   }
   const missing = paid.filter((p) => !debits.has(p.entry.id)).length;
   deps.io.stderr.write(
