@@ -6,15 +6,15 @@
  * `pix reconcile`.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { StatementEntry } from '../../../src/api/resources/statement.js';
 import { run } from '../../../src/main.js';
 import { insertEntry } from '../../../src/sandbox/model.js';
 import { type SandboxServer, startSandboxServer } from '../../../src/sandbox/server.js';
 import { StateStore } from '../../../src/sandbox/store.js';
+import { deferEach } from '../../helpers/cleanup.js';
 import { createTestIO } from '../../helpers/io.js';
 import { NO_LIBREOFFICE, openInLibreOffice, soffice } from '../../helpers/libreoffice.js';
 import { readOfx } from '../../helpers/ofx.js';
@@ -22,9 +22,10 @@ import { readOfx } from '../../helpers/ofx.js';
 let dir: string;
 let now: Date;
 let server: SandboxServer;
+const { defer, dir: tempDir } = deferEach();
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'pix-close-'));
+  dir = tempDir();
   now = new Date('2026-03-10T15:00:00.000Z');
   server = await startSandboxServer({
     port: 0,
@@ -32,6 +33,7 @@ beforeEach(async () => {
     clock: () => now,
     faults: 'transfer:500x1',
   });
+  defer(() => server.close());
   // About 33 entries a day over the last 60 days.
   const seeded = await pix([
     'sandbox',
@@ -42,11 +44,6 @@ beforeEach(async () => {
     join(dir, 'sandbox.json'),
   ]);
   expect(seeded.code, seeded.stderr).toBe(0);
-});
-
-afterEach(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 async function pix(args: string[]) {

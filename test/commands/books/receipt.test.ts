@@ -4,15 +4,15 @@
  * pix knows were made get one; `--batch` writes one per paid row.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { buildReceipt } from '../../../src/domain/receipt.js';
 import { run } from '../../../src/main.js';
 import { receiptHtml, receiptPdf } from '../../../src/output/receipt.js';
 import { SEEDED_KEYS } from '../../../src/sandbox/seed.js';
 import { type SandboxServer, startSandboxServer } from '../../../src/sandbox/server.js';
+import { deferEach } from '../../helpers/cleanup.js';
 import { createTestIO } from '../../helpers/io.js';
 
 const NO_POPPLER =
@@ -31,16 +31,13 @@ function pdfText(bytes: Uint8Array, work: string): string | undefined {
 let dir: string;
 let now: Date;
 let server: SandboxServer;
+const { defer, dir: tempDir } = deferEach();
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'pix-receipt-'));
+  dir = tempDir();
   now = new Date('2026-03-10T15:00:00.000Z');
   server = await startSandboxServer({ port: 0, stateFile: join(dir, 'sandbox.json'), clock: () => now });
-});
-
-afterEach(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
+  defer(() => server.close());
 });
 
 async function pix(args: string[]) {

@@ -4,30 +4,27 @@
  * pix; a bad expectations file is exit 2 naming the cell; `-o xlsx` has one sheet per outcome, which
  * LibreOffice (pt-BR) opens with amounts as numbers and dates as dates.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../../src/main.js';
 import { SEEDED_KEYS } from '../../../src/sandbox/seed.js';
 import { type SandboxServer, startSandboxServer } from '../../../src/sandbox/server.js';
+import { deferEach } from '../../helpers/cleanup.js';
 import { createTestIO } from '../../helpers/io.js';
 import { NO_LIBREOFFICE, openInLibreOffice, soffice } from '../../helpers/libreoffice.js';
 
 let dir: string;
 let now: Date;
 let server: SandboxServer;
+const { defer, dir: tempDir } = deferEach();
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'pix-reconcile-out-'));
+  dir = tempDir();
   now = new Date('2026-03-10T15:00:00.000Z');
   server = await startSandboxServer({ port: 0, stateFile: join(dir, 'sandbox.json'), clock: () => now });
-});
-
-afterEach(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
+  defer(() => server.close());
 });
 
 async function pix(args: string[]) {
