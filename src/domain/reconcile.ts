@@ -28,16 +28,8 @@ import { headerKey } from './expectations.js';
 import { documentDigits, type LedgerCharge, matchCharges } from './matching.js';
 import { type Centavos, formatBRL } from './money.js';
 
-export type Outcome =
-  | 'proven'
-  | 'probable'
-  | 'partial'
-  | 'overpaid'
-  | 'manual'
-  | 'unmatched-expectation'
-  | 'unmatched-entry';
-
-export const OUTCOMES: readonly Outcome[] = [
+/** The outcomes, in the order reports show them. */
+export const OUTCOMES = [
   'proven',
   'probable',
   'partial',
@@ -45,7 +37,9 @@ export const OUTCOMES: readonly Outcome[] = [
   'manual',
   'unmatched-expectation',
   'unmatched-entry',
-];
+] as const;
+
+export type Outcome = (typeof OUTCOMES)[number];
 
 export type ExpectationSource = 'file' | 'charge' | 'payment';
 
@@ -407,13 +401,7 @@ export function reconcile<E extends ReconEntry>(
               ? 'unresolved in the journal, and no debit of the amount in the statement'
               : 'no debit of the amount in the statement yet (less than a day since it was sent)';
     results.push({
-      outcome: 'unmatched-expectation',
-      manual: false,
-      expectations: [payment],
-      entries: [],
-      expected: payment.amountCentavos,
-      paid: 0,
-      why,
+      ...unmatched(payment, why),
       ...(missing && candidates.length === 0 ? { flag: 'missing-debit' as const } : {}),
     });
     open.delete(payment.id);
@@ -467,28 +455,17 @@ export function reconcile<E extends ReconEntry>(
       const ids = ambiguous.candidates.map((c) => shortEntry(c.entryId)).join(', ');
       const rivals =
         ambiguous.rivals.length > 0 ? `; charges ${ambiguous.rivals.join(', ')} could take them too` : '';
-      results.push({
-        outcome: 'unmatched-expectation',
-        manual: false,
-        expectations: [charge],
-        entries: [],
-        expected: charge.amountCentavos,
-        paid: 0,
-        why: `${ambiguous.candidates.length} entries could have paid it (${ids})${rivals}: match one by hand`,
-      });
+      results.push(
+        unmatched(
+          charge,
+          `${ambiguous.candidates.length} entries could have paid it (${ids})${rivals}: match one by hand`,
+        ),
+      );
       open.delete(charge.id);
     }
     for (const problem of found.unmatchable) {
       const charge = byChargeId.get(problem.chargeId)!;
-      results.push({
-        outcome: 'unmatched-expectation',
-        manual: false,
-        expectations: [charge],
-        entries: [],
-        expected: charge.amountCentavos,
-        paid: 0,
-        why: `cannot be matched: ${problem.reason}`,
-      });
+      results.push(unmatched(charge, `cannot be matched: ${problem.reason}`));
       open.delete(charge.id);
     }
   }
@@ -701,33 +678,18 @@ export function reconcile<E extends ReconEntry>(
                 .slice(0, 5)
                 .map((i) => shortEntry(i.entry.id))
                 .join(', ')}${candidates.length > 5 ? ', …' : ''}): match one by hand`;
-    results.push({
-      outcome: 'unmatched-expectation',
-      manual: false,
-      expectations: [invoice],
-      entries: [],
-      expected: invoice.amountCentavos,
-      paid: 0,
-      why,
-    });
+    results.push(unmatched(invoice, why));
     open.delete(invoice.id);
   }
 
   // ---- Whatever is expected and unsettled (charges the ledger matcher passed over), and every entry left.
   for (const id of open) {
     const expectation = expectationById.get(id)!;
-    results.push({
-      outcome: 'unmatched-expectation',
-      manual: false,
-      expectations: [expectation],
-      entries: [],
-      expected: expectation.amountCentavos,
-      paid: 0,
-      why:
-        expectation.source === 'charge'
-          ? chargeUnpaid(expectation, options.now)
-          : `no entry of ${formatBRL(expectation.amountCentavos)} found`,
-    });
+    const why =
+      expectation.source === 'charge'
+        ? chargeUnpaid(expectation, options.now)
+        : `no entry of ${formatBRL(expectation.amountCentavos)} found`;
+    results.push(unmatched(expectation, why));
   }
   for (const item of items) {
     if (item.claimed) continue;
@@ -746,6 +708,19 @@ export function reconcile<E extends ReconEntry>(
     });
   }
   return { results, staleDecisions };
+}
+
+/** An expectation nothing settles, and why. */
+function unmatched<E extends ReconEntry>(expectation: ReconExpectation, why: string): Reconciled<E> {
+  return {
+    outcome: 'unmatched-expectation',
+    manual: false,
+    expectations: [expectation],
+    entries: [],
+    expected: expectation.amountCentavos,
+    paid: 0,
+    why,
+  };
 }
 
 const OUTSIDE_PIX = 'a debit no journal payment explains: made outside pix';

@@ -10,30 +10,21 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { StatementEntry } from '../../../src/api/resources/statement.js';
-import { run } from '../../../src/main.js';
 import { insertEntry } from '../../../src/sandbox/model.js';
-import { type SandboxServer, startSandboxServer } from '../../../src/sandbox/server.js';
 import { StateStore } from '../../../src/sandbox/store.js';
 import { deferEach } from '../../helpers/cleanup.js';
-import { createTestIO } from '../../helpers/io.js';
 import { NO_LIBREOFFICE, openInLibreOffice, soffice } from '../../helpers/libreoffice.js';
 import { readOfx } from '../../helpers/ofx.js';
+import { type InProcessRun, servedInProcess } from '../../helpers/served.js';
 
 let dir: string;
 let now: Date;
-let server: SandboxServer;
-const { defer, dir: tempDir } = deferEach();
+const deferred = deferEach();
+let pix: (args: string[]) => Promise<InProcessRun>;
 
 beforeEach(async () => {
-  dir = tempDir();
   now = new Date('2026-03-10T15:00:00.000Z');
-  server = await startSandboxServer({
-    port: 0,
-    stateFile: join(dir, 'sandbox.json'),
-    clock: () => now,
-    faults: 'transfer:500x1',
-  });
-  defer(() => server.close());
+  ({ pix, dir } = await servedInProcess(deferred, { now: () => now, faults: 'transfer:500x1' }));
   // About 33 entries a day over the last 60 days.
   const seeded = await pix([
     'sandbox',
@@ -45,16 +36,6 @@ beforeEach(async () => {
   ]);
   expect(seeded.code, seeded.stderr).toBe(0);
 });
-
-async function pix(args: string[]) {
-  const test = createTestIO({ columns: 80 });
-  const code = await run(args, {
-    io: test.io,
-    env: { PIX_CONFIG_DIR: dir, HOME: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'test-token-close' },
-    clock: { now: () => now },
-  });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
 
 async function dayEntries(day: string): Promise<StatementEntry[]> {
   const read = await pix(['statement', '--from', day, '--to', day, '--all', '-o', 'ndjson']);

@@ -8,12 +8,10 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { buildReceipt } from '../../../src/domain/receipt.js';
-import { run } from '../../../src/main.js';
 import { receiptHtml, receiptPdf } from '../../../src/output/receipt.js';
 import { SEEDED_KEYS } from '../../../src/sandbox/seed.js';
-import { type SandboxServer, startSandboxServer } from '../../../src/sandbox/server.js';
 import { deferEach } from '../../helpers/cleanup.js';
-import { createTestIO } from '../../helpers/io.js';
+import { type InProcessRun, servedInProcess } from '../../helpers/served.js';
 
 const NO_POPPLER =
   'pdftotext (poppler-utils) is not installed: the PDF oracle is skipped (apt-get install poppler-utils)';
@@ -30,25 +28,13 @@ function pdfText(bytes: Uint8Array, work: string): string | undefined {
 
 let dir: string;
 let now: Date;
-let server: SandboxServer;
-const { defer, dir: tempDir } = deferEach();
+const deferred = deferEach();
+let pix: (args: string[]) => Promise<InProcessRun>;
 
 beforeEach(async () => {
-  dir = tempDir();
   now = new Date('2026-03-10T15:00:00.000Z');
-  server = await startSandboxServer({ port: 0, stateFile: join(dir, 'sandbox.json'), clock: () => now });
-  defer(() => server.close());
+  ({ pix, dir } = await servedInProcess(deferred, { now: () => now }));
 });
-
-async function pix(args: string[]) {
-  const test = createTestIO({ columns: 80 });
-  const code = await run(args, {
-    io: test.io,
-    env: { PIX_CONFIG_DIR: dir, HOME: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'test-token-receipt' },
-    clock: { now: () => now },
-  });
-  return { code, stdout: test.stdout(), bytes: test.stdoutBytes(), stderr: test.stderr() };
-}
 
 async function payOne(): Promise<{ id: string; endToEndId: string }> {
   const paid = await pix(['pay', 'key', 'ana@example.com', '--amount', '1.234,56', '--yes', '--json']);

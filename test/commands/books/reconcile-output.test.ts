@@ -8,34 +8,20 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { run } from '../../../src/main.js';
 import { SEEDED_KEYS } from '../../../src/sandbox/seed.js';
-import { type SandboxServer, startSandboxServer } from '../../../src/sandbox/server.js';
 import { deferEach } from '../../helpers/cleanup.js';
-import { createTestIO } from '../../helpers/io.js';
 import { NO_LIBREOFFICE, openInLibreOffice, soffice } from '../../helpers/libreoffice.js';
+import { type InProcessRun, servedInProcess } from '../../helpers/served.js';
 
 let dir: string;
 let now: Date;
-let server: SandboxServer;
-const { defer, dir: tempDir } = deferEach();
+const deferred = deferEach();
+let pix: (args: string[]) => Promise<InProcessRun>;
 
 beforeEach(async () => {
-  dir = tempDir();
   now = new Date('2026-03-10T15:00:00.000Z');
-  server = await startSandboxServer({ port: 0, stateFile: join(dir, 'sandbox.json'), clock: () => now });
-  defer(() => server.close());
+  ({ pix, dir } = await servedInProcess(deferred, { now: () => now }));
 });
-
-async function pix(args: string[]) {
-  const test = createTestIO({ columns: 80 });
-  const code = await run(args, {
-    io: test.io,
-    env: { PIX_CONFIG_DIR: dir, HOME: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'test-token-reconcile' },
-    clock: { now: () => now },
-  });
-  return { code, stdout: test.stdout(), bytes: test.stdoutBytes(), stderr: test.stderr() };
-}
 
 interface Result {
   outcome: string;
