@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatementEntry } from '../../../src/api/resources/statement.js';
+import { OUTCOMES } from '../../../src/domain/reconcile.js';
 import { run } from '../../../src/main.js';
 import type { StoredEntry } from '../../../src/sandbox/model.js';
 import { insertEntry } from '../../../src/sandbox/model.js';
@@ -198,15 +199,7 @@ describe('pix reconcile: 10,000 invoices against 100,000 entries', () => {
     const settlements = join(dir, 'baixas.csv');
     for (const run of [1, 2]) {
       const report = await reconcileJson(run === 1 ? ['--settlements', settlements] : []);
-      for (const outcome of [
-        'proven',
-        'probable',
-        'partial',
-        'overpaid',
-        'manual',
-        'unmatched-expectation',
-        'unmatched-entry',
-      ]) {
+      for (const outcome of OUTCOMES) {
         expect(report.summary[outcome], outcome).toBeGreaterThan(0);
       }
       for (const result of report.results)
