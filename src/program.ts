@@ -5,6 +5,7 @@ import {
   completionValues,
   configureHelp,
   setFieldNames,
+  setFormats,
   setUsage,
 } from './commands/shared/help.js';
 import type { Deps, OutputFormat } from './context.js';
@@ -657,6 +658,7 @@ function addEntries(parent: Command, entries: Entry[]): Map<Entry, Command> {
     ENTRY_OF.set(command, entry);
     if (entry.examples) addExamples(command, entry.examples.examples, entry.examples.exits);
     if (Array.isArray(entry.fields)) setFieldNames(command, entry.fields);
+    if (entry.formats !== undefined) setFormats(command, entry.formats);
     made.set(entry, command);
     if (entry.children) {
       for (const [child, childCommand] of addEntries(command, entry.children)) made.set(child, childCommand);
