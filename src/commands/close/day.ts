@@ -36,7 +36,7 @@ import { counted } from '../../domain/words.js';
 import { PixError, usageError } from '../../errors.js';
 import { shortId } from '../../journal/entries.js';
 import { journalOf } from '../../journal/record.js';
-import { isUnresolved, sameAccount } from '../../journal/rules.js';
+import { isUnresolved, ofAccount } from '../../journal/rules.js';
 import { jsonDocument, money, outputMode } from '../../output/format.js';
 import { createListWriter } from '../../output/records.js';
 import { safeText } from '../../output/sanitize.js';
@@ -383,7 +383,7 @@ export async function runClose(options: CloseOptions, deps: Deps): Promise<void>
       return (
         entry.kind === 'payment' &&
         isUnresolved(entry) &&
-        sameAccount(entry, books.account) &&
+        ofAccount(entry, books.account) &&
         at >= dayStart &&
         at <= dayEnd
       );

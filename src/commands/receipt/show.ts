@@ -23,7 +23,7 @@ import { counted } from '../../domain/words.js';
 import { PixError, usageError } from '../../errors.js';
 import { type JournalEntry, shortId, startLine } from '../../journal/entries.js';
 import { journalOf } from '../../journal/record.js';
-import { effectiveState, findEntry, sameAccount } from '../../journal/rules.js';
+import { effectiveState, findEntry, ofAccount } from '../../journal/rules.js';
 import { damageWarning } from '../../journal/store.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
@@ -166,7 +166,7 @@ async function runBatch(
   const paid: Array<{ row: string; entry: JournalEntry }> = [];
   let unpaid = 0;
   for (const row of parsed.rows) {
-    const entries = journal.rowEntries(row.id).filter((entry) => sameAccount(entry, books.account));
+    const entries = journal.rowEntries(row.id).filter((entry) => ofAccount(entry, books.account));
     const done = entries.filter((entry) => effectiveState(entry) === 'done').at(-1);
     if (done) paid.push({ row: row.id, entry: done });
     else unpaid++;
@@ -225,7 +225,7 @@ export async function runReceipt(options: ReceiptOptions, deps: Deps): Promise<v
   const why = refusal(entry);
   if (why !== undefined) throw new PixError('declined', `${why}: no receipt`);
   const books = await openBooks(deps);
-  if (!sameAccount(entry, books.account)) {
+  if (!ofAccount(entry, books.account)) {
     throw usageError(
       'ID',
       `payment ${shortId(entry.id)} was made from profile ${safeText(entry.profile, 40)} on another API: use -p ${safeText(entry.profile, 40)}`,

@@ -160,8 +160,8 @@ describe('pix receipt', () => {
       'immediate',
       '--amount',
       '10',
-      '--key-id',
-      SEEDED_KEYS.email.id,
+      '--key',
+      SEEDED_KEYS.email.key,
       '--json',
       '--no-qr',
     ]);

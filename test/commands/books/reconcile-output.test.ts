@@ -40,8 +40,8 @@ describe('pix reconcile', () => {
       'immediate',
       '--amount',
       '25',
-      '--key-id',
-      SEEDED_KEYS.email.id,
+      '--key',
+      SEEDED_KEYS.email.key,
       '--json',
       '--no-qr',
     ]);

@@ -13,7 +13,7 @@ import { DEBIT_AFTER_MS, DEBIT_BEFORE_MS } from '../../../domain/reconcile.js';
 import { PixError, stopSignalOf } from '../../../errors.js';
 import type { JournalEntry } from '../../../journal/entries.js';
 import { asLedgerCharge, chargeLedger } from '../../../journal/ledger.js';
-import { type Account, effectiveState, isProfileOf, sameAccount } from '../../../journal/rules.js';
+import { type Account, effectiveState, ofAccount } from '../../../journal/rules.js';
 
 const PAGE = 1000;
 const CONCURRENCY = 4;
@@ -64,7 +64,7 @@ export function paymentExpectations(
 ): ReconExpectation[] {
   const found: ReconExpectation[] = [];
   for (const entry of entries) {
-    if (entry.kind !== 'payment' || !sameAccount(entry, account)) continue;
+    if (entry.kind !== 'payment' || !ofAccount(entry, account)) continue;
     const state = effectiveState(entry);
     if (state === 'failed') continue;
     const at = Date.parse(entry.at);
@@ -94,7 +94,7 @@ export function chargeExpectations(
 ): ReconExpectation[] {
   const found: ReconExpectation[] = [];
   for (const record of chargeLedger(entries, now)) {
-    if (!isProfileOf(record.profile, account)) continue;
+    if (!ofAccount(record, account)) continue;
     const charge: LedgerCharge = asLedgerCharge(record);
     const window = matchWindow(charge);
     if (window && (window.to < from || window.from > to)) continue;

@@ -1,6 +1,6 @@
 /**
  * What `pix reconcile` and `pix close` remember, per account, in the config directory:
- * `<config dir>/books/<account key>/` (0700), through storage/files.ts only —
+ * `<config dir>/books/<account>/` (0700), through storage/files.ts only —
  *
  * - `decisions.jsonl`: a person's `pix reconcile match|unmatch`, one line each, appended (one write,
  *   fsync'd); the latest about a pair counts, so nothing is ever rewritten;
@@ -8,8 +8,8 @@
  *   at once would both read the same previous balance); the latest line of a day is its close;
  * - `days/<YYYY-MM-DD>/`: a day's pack, unless `--dir` put it elsewhere.
  *
- * The account is the one the pay commands pay from (accountOf); booksKey() alone turns it into the
- * directory's name.
+ * The account is the one the pay commands pay from (accountOf, as the API identifies it); booksKey() alone
+ * turns it into the directory's name.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -24,16 +24,14 @@ import {
   readPrivateFile,
   withFileLock,
 } from '../../../storage/files.js';
-import { accountOf } from '../../pay/shared.js';
+import { accountOf } from '../account.js';
 
 /**
- * THE name of an account's books directory: the profile (for a person looking at the directory) and a
- * digest of its API's base URL (the account, as the journal's rules know it: journal/rules.ts Account).
+ * THE name of an account's books directory: a digest of the account's id (commands/shared/account.ts), so
+ * every profile of one account, and every spelling of its URL, keeps one set of books.
  */
-export function booksKey(account: Pick<Account, 'profile' | 'baseUrl'>): string {
-  const slug = account.profile.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'profile';
-  const api = createHash('sha256').update(account.baseUrl).digest('hex').slice(0, 12);
-  return `${slug}-${api}`;
+export function booksKey(account: Pick<Account, 'id'>): string {
+  return createHash('sha256').update(account.id).digest('hex').slice(0, 16);
 }
 
 export interface Books {
@@ -84,20 +82,9 @@ function decisionOf(value: unknown): Decision | undefined {
 
 /** The books of the resolved profile's account. */
 export async function openBooks(deps: Deps): Promise<Books> {
-  const [store, settings] = await Promise.all([deps.config(), deps.settings()]);
-  const account = await accountOf(deps, settings);
-  const root = join(store.dir, 'books');
-  // A renamed profile keeps its books: the directory of a former name is still its own.
-  const candidates = [account.profile, ...(account.formerNames ?? [])].map((profile) =>
-    join(root, booksKey({ ...account, profile })),
-  );
+  const [store, account] = await Promise.all([deps.config(), accountOf(deps)]);
   checkPrivateDir(store.dir);
-  const dir =
-    candidates.find(
-      (candidate) =>
-        readPrivateFile(join(candidate, 'closes.jsonl')) !== undefined ||
-        readPrivateFile(join(candidate, 'decisions.jsonl')) !== undefined,
-    ) ?? candidates[0]!;
+  const dir = join(store.dir, 'books', booksKey(account));
   const warn = (line: string) => deps.io.stderr.write(`${line}\n`);
   const decisionsFile = join(dir, 'decisions.jsonl');
   const closesFile = join(dir, 'closes.jsonl');
