@@ -196,12 +196,7 @@ async function ofx(
 }
 
 /** The previous close, and the opening balance it gives D; exit 2 when the days are not closed in order. */
-function openingOf(
-  books: Books,
-  closes: readonly ClosedDay[],
-  day: string,
-  given: Centavos | undefined,
-): Centavos {
+function openingOf(closes: readonly ClosedDay[], day: string, given: Centavos | undefined): Centavos {
   const later = closes.find((close) => close.day > day);
   if (later) {
     throw usageError('--day', `${day} is before ${later.day}, which is closed: days are closed in order`);
@@ -245,7 +240,6 @@ function openingOf(
       `pix close --day ${yesterday}`,
     );
   }
-  void books;
   return before.closing;
 }
 
@@ -361,7 +355,7 @@ export async function runClose(options: CloseOptions, deps: Deps): Promise<void>
         'pix close --list',
       );
     }
-    const opening = openingOf(books, closes, day, options.openingBalance);
+    const opening = openingOf(closes, day, options.openingBalance);
 
     // A payment of the day whose outcome is unknown may have moved money the day's books would not show.
     const journal = await journalOf(deps);
