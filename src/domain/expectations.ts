@@ -18,7 +18,7 @@ import { parseTaxId } from './documents.js';
 import { InvalidValue } from './invalid.js';
 import { type Centavos, parseAmount } from './money.js';
 import { addDays, calendarDay } from './when.js';
-import type { SheetCellValue, SheetData } from './xlsxsheet.js';
+import type { SheetCell, SheetCellValue, SheetData } from './xlsxsheet.js';
 
 export const EXPECTATION_FIELDS = ['id', 'amount', 'document', 'due', 'name'] as const;
 export type ExpectationField = (typeof EXPECTATION_FIELDS)[number];
@@ -293,11 +293,29 @@ export function parseExpectationsCsv(text: string, map?: ColumnMap): Expectation
   return reader.result();
 }
 
+/** Why a person does not read in `cell` what pix would, or undefined when they do. */
+function unseen(cell: SheetCell, field: ExpectationField): string | undefined {
+  const { value } = cell;
+  if (cell.unreadableStyle !== undefined)
+    return `${cell.unreadableStyle}: a person cannot read it; clear the cell's formatting`;
+  if (cell.hiddenColumn)
+    return 'in a hidden column: a person does not see it; unhide the column or clear the cell';
+  if (value.kind === 'formula') return `holds a formula (=${value.formula}): type the value itself`;
+  if (value.kind === 'error') return `holds the error ${value.text}`;
+  if (value.kind === 'date' && field !== 'due')
+    return `holds a date (${value.text}), not ${field === 'amount' || field === 'id' ? 'an' : 'a'} ${field}`;
+  if (value.kind === 'text' && value.rich?.hides !== undefined) {
+    return `its text has ${value.rich.hides} that a person cannot read: clear the formatting of the cell`;
+  }
+  return undefined;
+}
+
 function cellText(value: SheetCellValue): string {
   switch (value.kind) {
     case 'text':
     case 'number':
     case 'error':
+    case 'date':
       return value.text;
     case 'boolean':
       return value.value ? 'TRUE' : 'FALSE';
@@ -314,7 +332,7 @@ function cellText(value: SheetCellValue): string {
 export function parseExpectationsSheet(sheet: SheetData, map?: ColumnMap): ExpectationsResult {
   const reader = new Reader(true);
   let header: Array<ExpectationField | undefined> | undefined;
-  for (const { row, cells } of sheet.rows) {
+  for (const { row, cells, hidden } of sheet.rows) {
     if (cells.length === 0) continue;
     if (header === undefined) {
       const width = Math.max(...cells.map((cell) => cell.column)) + 1;
@@ -326,31 +344,44 @@ export function parseExpectationsSheet(sheet: SheetData, map?: ColumnMap): Expec
     }
     const raw: RawRow = { line: row, cells: {}, refs: {} };
     let broken = false;
+    const refuse = (cell: SheetCell, field: ExpectationField, message: string) => {
+      const id = raw.cells.id?.text;
+      reader.problem({
+        line: row,
+        cell: cell.ref,
+        sheet: true,
+        ...(id ? { id } : {}),
+        column: field,
+        message,
+      });
+      broken = true;
+    };
+    if (hidden !== undefined) {
+      reader.problem({
+        line: row,
+        sheet: true,
+        message: `row ${row} is ${hidden}: a person does not see what pix would read; unhide it or delete it`,
+      });
+      reader.rowsRead++;
+      continue;
+    }
     for (const cell of cells) {
       const field = header[cell.column];
       if (field === undefined) continue;
       raw.refs![field] = cell.ref;
-      const { value } = cell;
-      if (value.kind === 'formula' || value.kind === 'error') {
-        const id = raw.cells.id?.text;
-        reader.problem({
-          line: row,
-          cell: cell.ref,
-          sheet: true,
-          ...(id ? { id } : {}),
-          column: field,
-          message:
-            value.kind === 'formula'
-              ? `holds a formula (=${value.formula}): type the value itself`
-              : `holds the error ${value.text}`,
-        });
-        broken = true;
+      // What pix reads is what a person sees there (domain/xlsxsheet.ts says when it is not).
+      const why = unseen(cell, field);
+      if (why !== undefined) {
+        refuse(cell, field, why);
         continue;
       }
+      const { value } = cell;
       raw.cells[field] =
         value.kind === 'number' && field !== 'id' && field !== 'document' && field !== 'name'
           ? { text: value.text, number: value.text }
-          : { text: value.kind === 'number' ? String(Number(value.text)) : cellText(value) };
+          : value.kind === 'date'
+            ? { text: value.text.slice(0, 10) }
+            : { text: value.kind === 'number' ? String(Number(value.text)) : cellText(value) };
     }
     if (broken) {
       reader.rowsRead++;

@@ -28,7 +28,7 @@ import { damageWarning } from '../../journal/store.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import { ensurePrivateDir, writeFileAtomic } from '../../storage/files.js';
-import { asUsage } from '../../usage.js';
+import { asUsageAwait } from '../../usage.js';
 import * as z from '../../zod.js';
 import { paymentExpectations, readRange } from '../shared/books/sources.js';
 import { openBooks } from '../shared/books/store.js';
@@ -147,7 +147,7 @@ async function runBatch(
   let parsed: BatchParseResult;
   if (batchFormatFor(file) === 'xlsx') {
     const { readFirstSheet } = await import('../../domain/xlsxsheet.js');
-    parsed = parseBatchSheet(asUsage(fileName(file), () => readFirstSheet(bytes)));
+    parsed = parseBatchSheet(await asUsageAwait(fileName(file), () => readFirstSheet(bytes)));
   } else
     parsed = parseBatchFile(bytes.toString('utf8'), batchFormatFor(file) === 'ndjson' ? 'ndjson' : 'csv');
   if (!parsed.ok)

@@ -36,7 +36,7 @@ import { jsonDocument, money, outputMode } from '../../output/format.js';
 import { type Column, createListWriter } from '../../output/records.js';
 import { jsonSafe, safeText } from '../../output/sanitize.js';
 import { writeFileAtomic } from '../../storage/files.js';
-import { asUsage } from '../../usage.js';
+import { asUsageAwait } from '../../usage.js';
 import * as z from '../../zod.js';
 import { checkClosedDays } from '../shared/books/closed.js';
 import { publicResult } from '../shared/books/report.js';
@@ -185,10 +185,8 @@ async function readExpectations(options: ReconcileOptions, deps: Deps): Promise<
   let result: ExpectationsResult;
   if (xlsx) {
     const { readFirstSheet } = await import('../../domain/xlsxsheet.js');
-    result = parseExpectationsSheet(
-      asUsage(fileName(file), () => readFirstSheet(bytes)),
-      map,
-    );
+    const sheet = await asUsageAwait(fileName(file), () => readFirstSheet(bytes));
+    result = parseExpectationsSheet(sheet, map);
   } else result = parseExpectationsCsv(bytes.toString('utf8'), map);
   if (!result.ok) {
     refuseFile(
