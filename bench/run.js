@@ -18,14 +18,16 @@
 //   RSS after 120 quiet polls against 20;
 // - payment approvals (bench/plan.mjs): `pay batch --plan` and `plan execute` of 1,000 rows at 20 ms, each
 //   against the plain `pay batch` of the same rows (alternating runs, medians), and the in-process cost of
-//   verifying a plan's three approvals.
+//   verifying a plan's three approvals;
+// - the books (bench/books.mjs): `pix reconcile` of 10,000 invoices against 100,000 entries, and the receipts
+//   of a 1,000-row batch.
 //
 // Then every target with PASS/FAIL per line. Public tools only: Node spawning processes, util-linux `script`.
 //
 //   npm run bench               15 measured runs after 2 warm-ups; 100,000 entries/rows
 //   npm run bench -- --quick    5 runs after 1 warm-up, 20,000 entries/rows, 200 batch rows (a smoke check)
 //   npm run bench -- --runs 30  as many start-up runs as you like
-//   npm run bench -- --no-export --no-table --no-batch --no-workbook --no-listen --no-plan --no-node24    leave parts out
+//   npm run bench -- --no-export --no-table --no-batch --no-workbook --no-listen --no-plan --no-books --no-node24    leave parts out
 //
 // Start-up commands are run round-robin over both lines (one run of each, then the next round), so a burst of
 // load on the machine hits every row alike and the same-run ratios stay meaningful on a busy box.
@@ -33,6 +35,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeLine } from '../scripts/node-line.mjs';
+import { measureBooks } from './books.mjs';
 import {
   BIN,
   benchToken,
@@ -549,6 +552,54 @@ async function main() {
         `\npix pay batch FILE.xlsx of ${ENTRIES.toLocaleString('en')} rows (exceljs), read and refused at its last row\n`,
       );
       printTable(['node', 'time', 'CPU', 'peak RSS'], workbookRows, [1, 2, 3]);
+    }
+
+    if (!args.includes('--no-books')) {
+      const bookRows = [];
+      const expectations = quick ? 2_000 : 10_000;
+      const receipts = quick ? 200 : 1_000;
+      for (const line of measurable) {
+        log(`books on ${line.name}:`);
+        const report = await measureBooks({ entries: ENTRIES, expectations, receipts, node: line.path, log });
+        for (const [what, part] of report.na
+          ? []
+          : [
+              [
+                `reconcile ${expectations.toLocaleString('en')} × ${ENTRIES.toLocaleString('en')}`,
+                report.reconcile,
+              ],
+              [`receipt --batch, ${receipts.toLocaleString('en')} PDFs`, report.receipts],
+            ]) {
+          bookRows.push([line.name, what, seconds(part.ms), seconds(part.cpuMs), megabytes(part.peakRssMb)]);
+        }
+        targets.get(line).push(
+          {
+            what: `pix reconcile of ${expectations.toLocaleString('en')} invoices against ${ENTRIES.toLocaleString('en')} entries ≤ 10 s`,
+            value: report.reconcile?.ms / 1000,
+            limit: 10,
+            unit: ' s',
+            na: report.na,
+          },
+          {
+            what: 'pix reconcile peak RSS ≤ 300 MB',
+            value: report.reconcile?.peakRssMb,
+            limit: 300,
+            unit: ' MB',
+            na: report.na,
+          },
+          {
+            what: `pix receipt --batch of ${receipts.toLocaleString('en')} rows ≤ 30 s`,
+            value: report.receipts?.ms / 1000,
+            limit: 30,
+            unit: ' s',
+            na: report.na,
+          },
+        );
+      }
+      console.log(
+        '\nthe books against the embedded sandbox (reconcile written as ndjson; receipts as PDFs)\n',
+      );
+      printTable(['node', 'run', 'time', 'CPU', 'peak RSS'], bookRows, [2, 3, 4]);
     }
 
     if (!args.includes('--no-listen')) {

@@ -40,7 +40,7 @@ export function childEnv(env: Env): Record<string, string> {
   return result;
 }
 
-export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'csv-br' | 'xlsx' | 'ofx';
+export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'csv-br' | 'xlsx' | 'ofx' | 'pdf' | 'html';
 
 /** The global flags of the contract, valid on every command. */
 export interface GlobalOptions {

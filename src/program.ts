@@ -5,6 +5,7 @@ import {
   completionValues,
   configureHelp,
   setFieldNames,
+  setFormats,
   setUsage,
 } from './commands/shared/help.js';
 import type { Deps, OutputFormat } from './context.js';
@@ -299,6 +300,42 @@ export const COMMANDS: Entry[] = [
         paged: true,
       },
     ],
+  },
+  {
+    name: 'reconcile',
+    summary: 'Which invoices, charges and payments the statement settles, and how sure that is',
+    // `pix reconcile` runs by itself; its flags are the noun's, so this module is loaded with each verb too.
+    load: () => import('./commands/reconcile/run.js'),
+    formats: LIST_FORMATS,
+    paged: true,
+    children: [
+      {
+        name: 'match',
+        summary: 'record that an entry settles an expectation (kept on every reconcile)',
+        usage: '<expectation> <entry>',
+        load: () => import('./commands/reconcile/match.js'),
+      },
+      {
+        name: 'unmatch',
+        summary: 'record that an entry does not settle an expectation',
+        usage: '<expectation> <entry>',
+        load: () => import('./commands/reconcile/unmatch.js'),
+      },
+    ],
+  },
+  {
+    name: 'close',
+    summary: "Close a day's books: its balance, OFX, workbook and reconciliation, digested",
+    usage: '[options]',
+    load: () => import('./commands/close/day.js'),
+    formats: ['table', 'json'],
+  },
+  {
+    name: 'receipt',
+    summary: 'A payment advice of a journal payment (PDF, HTML or JSON): not the bank’s comprovante',
+    usage: '[options] [id]',
+    load: () => import('./commands/receipt/show.js'),
+    formats: ['table', 'json', 'pdf', 'html'],
   },
   {
     name: 'keys',
@@ -621,6 +658,7 @@ function addEntries(parent: Command, entries: Entry[]): Map<Entry, Command> {
     ENTRY_OF.set(command, entry);
     if (entry.examples) addExamples(command, entry.examples.examples, entry.examples.exits);
     if (Array.isArray(entry.fields)) setFieldNames(command, entry.fields);
+    if (entry.formats !== undefined) setFormats(command, entry.formats);
     made.set(entry, command);
     if (entry.children) {
       for (const [child, childCommand] of addEntries(command, entry.children)) made.set(child, childCommand);
@@ -775,7 +813,17 @@ function teachUsageErrors(program: Command): void {
   });
 }
 
-const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'csv-br', 'xlsx', 'ofx'];
+const OUTPUT_FORMATS: readonly OutputFormat[] = [
+  'table',
+  'json',
+  'ndjson',
+  'csv',
+  'csv-br',
+  'xlsx',
+  'ofx',
+  'pdf',
+  'html',
+];
 /** Shell completion of durations (`30` → `30s 30m 30h 30d`) and of profile names. */
 const DURATION_UNITS = { units: ['s', 'm', 'h', 'd'] } as const;
 const PROFILES = { dynamic: 'profiles' } as const;
@@ -795,9 +843,15 @@ function commandName(command: Command): string {
 async function openOutput(deps: Deps, paged: boolean): Promise<void> {
   const { outputFile, pager } = deps.globals;
   if (outputFile !== undefined) return deps.output.open({ file: outputFile, replace: deps.globals.force });
-  if (deps.globals.output === 'xlsx' && deps.io.stdout.isTTY) {
+  const binary = deps.globals.output === 'xlsx' || deps.globals.output === 'pdf';
+  if (binary && deps.io.stdout.isTTY) {
     const { usageError } = await import('./errors.js');
-    throw usageError('-o', 'xlsx is a binary workbook, not for a terminal', 'add --output-file FILE.xlsx');
+    const what = deps.globals.output === 'pdf' ? 'a PDF document' : 'a binary workbook';
+    throw usageError(
+      '-o',
+      `${deps.globals.output} is ${what}, not for a terminal`,
+      `add --output-file FILE.${deps.globals.output}`,
+    );
   }
   if (!paged || !pager || !deps.io.stdout.isTTY) return;
   const { preparePager } = await import('./output/pager.js');

@@ -192,7 +192,7 @@ function reason(error: unknown): string {
  * float is ever rounded into centavos. `10.005`, `0.1 + 0.2` as printed (`0.30000000000000004`) and
  * exponents (`1e21`) are refused with a hint to write the amount as a string.
  */
-function amountText(number: number, inSheet: boolean): string {
+export function amountText(number: number, inSheet: boolean): string {
   const text = String(number);
   const what = inSheet ? `the number ${text}` : `the JSON number ${text}`;
   const fix = inSheet ? 'round the cell to centavos' : 'write the amount as a string, e.g. "10.50"';

@@ -120,3 +120,16 @@ export function documentsAgree(a: string | undefined, b: string | undefined): bo
   }
   return shown >= MIN_SHOWN_IN_COMMON;
 }
+
+/**
+ * A document as the BCB's PIX rules show the other side's to a payer: a person's CPF with its first three
+ * and last two digits hidden (`***.456.789-**`); a company's CNPJ in full (`11.222.333/0001-81`), as it is
+ * public. Values already masked (the server's) and anything else are returned as they are.
+ */
+export function bcbMaskDocument(doc: string): string {
+  if (doc.includes('*')) return doc;
+  const value = strip(doc).toUpperCase();
+  if (/^\d{11}$/.test(value)) return formatCpf(value, { obfuscate: true });
+  if (/^[0-9A-Z]{12}\d{2}$/.test(value)) return formatCnpj(value, { version: 2 });
+  return doc;
+}

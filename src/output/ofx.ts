@@ -3,20 +3,24 @@
  * statements from. OFX 1.0.2 SGML (the version Brazilian banks export), every element closed (which SGML
  * allows and the XML-minded readers need), UTF-8 declared in the header.
  *
- * - One STMTTRN per entry: TRNTYPE CREDIT (income) or DEBIT (outcome), DTPOSTED on the account's clock
- *   with its offset, TRNAMT signed with a dot decimal from integer centavos, FITID = the entry id (so an
+ * - One STMTTRN per entry: TRNTYPE CREDIT or DEBIT by the sign of TRNAMT (an INCOME the server sends
+ *   with a negative amount is a DEBIT: importers add TRNAMT and read TRNTYPE, which must agree), DTPOSTED on
+ *   the account's clock with its offset — an entry whose confirmedAt cannot be read stops the export naming
+ *   it (importers refuse an empty date) —, TRNAMT signed with a dot decimal from integer centavos, FITID = the entry id (so an
  *   import of the same entries again is de-duplicated), NAME (the counterparty, OFX's 32 characters) and
  *   MEMO (name and document, 255). A fee is its own STMTTRN, TRNTYPE FEE, FITID `<id>:fee`, as the
  *   statement summary counts it apart.
  * - BANKTRANLIST's DTSTART/DTEND: the period asked (`--from`/`--to`, or what `--all` pinned).
  * - The API says nothing of the account itself, nor of its balance: BANKACCTFROM carries BANKID 0000 and
  *   the profile's name as ACCTID (the same on every export of a profile, so the importer recognises the
- *   account), and there is no LEDGERBAL rather than an invented one.
+ *   account), and a statement export has no LEDGERBAL rather than an invented one; a closed day's file
+ *   (`pix close`) has the balance pix computed from the closes (domain/books.ts).
  * Every server text goes through the one sanitizer (xmlSafe: controls shown escaped, `<>&` as entities),
  * so a counterparty named `</NAME><STMTTRN>` stays inside its NAME.
  */
 import { wallClockMs } from '../domain/when.js';
-import { xmlSafe } from './sanitize.js';
+import { PixError } from '../errors.js';
+import { safeText, xmlSafe } from './sanitize.js';
 
 export interface OfxStatement {
   /** The period the statement covers (ISO instants). */
@@ -116,8 +120,15 @@ function transaction(fields: {
 
 /** The entry's STMTTRN, and its fee's when it has one. */
 export function ofxTransactions(entry: OfxEntry, timeZone: string): string {
-  const posted = ofxDate(entry.confirmedAt, timeZone) ?? '';
-  const credit = entry.type === 'INCOME' || (entry.type !== 'OUTCOME' && entry.amountCentavos >= 0);
+  const posted = ofxDate(entry.confirmedAt, timeZone);
+  if (posted === undefined) {
+    throw new PixError(
+      'unavailable',
+      `entry ${safeText(entry.id, 64)}: its confirmedAt "${safeText(entry.confirmedAt, 40)}" is not a date, and an OFX transaction needs one (DTPOSTED): the OFX export stops here`,
+      { hint: 'export that range with -o ndjson or -o csv to see the entry as the server sent it' },
+    );
+  }
+  const credit = entry.amountCentavos >= 0;
   const who = [entry.name, entry.document].filter(Boolean).join(' ');
   const status = entry.status === 'CONFIRMED' ? '' : ` [${entry.status}]`;
   let text = transaction({
@@ -141,6 +152,16 @@ export function ofxTransactions(entry: OfxEntry, timeZone: string): string {
   return text;
 }
 
-export function ofxEnd(): string {
-  return '</BANKTRANLIST>\r\n</STMTRS></STMTTRNRS></BANKMSGSRSV1>\r\n</OFX>\r\n';
+/** The ledger balance a closed day ends with, as of its end (`pix close`). */
+export interface OfxBalance {
+  amountCentavos: number;
+  asOf: string;
+}
+
+export function ofxEnd(balance?: OfxBalance, timeZone = 'UTC'): string {
+  const ledger =
+    balance === undefined
+      ? ''
+      : `<LEDGERBAL>${element('BALAMT', ofxAmount(balance.amountCentavos))}${element('DTASOF', ofxDate(balance.asOf, timeZone)!)}</LEDGERBAL>\r\n`;
+  return `</BANKTRANLIST>\r\n${ledger}</STMTRS></STMTTRNRS></BANKMSGSRSV1>\r\n</OFX>\r\n`;
 }

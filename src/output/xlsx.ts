@@ -54,47 +54,57 @@ const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships
 const PKG_REL = 'http://schemas.openxmlformats.org/package/2006/relationships';
 const CT = 'application/vnd.openxmlformats-officedocument.spreadsheetml';
 
-const FIXED_PARTS: Array<[string, string]> = [
-  [
-    '[Content_Types].xml',
-    `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
-      `<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>` +
-      `<Default Extension="xml" ContentType="application/xml"/>` +
-      `<Override PartName="/xl/workbook.xml" ContentType="${CT}.sheet.main+xml"/>` +
-      `<Override PartName="/xl/worksheets/sheet1.xml" ContentType="${CT}.worksheet+xml"/>` +
-      `<Override PartName="/xl/styles.xml" ContentType="${CT}.styles+xml"/></Types>`,
-  ],
-  [
-    '_rels/.rels',
-    `<Relationships xmlns="${PKG_REL}"><Relationship Id="rId1" ` +
-      `Type="${REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
-  ],
-  [
-    'xl/_rels/workbook.xml.rels',
-    `<Relationships xmlns="${PKG_REL}">` +
-      `<Relationship Id="rId1" Type="${REL}/worksheet" Target="worksheets/sheet1.xml"/>` +
-      `<Relationship Id="rId2" Type="${REL}/styles" Target="styles.xml"/></Relationships>`,
-  ],
-  [
-    'xl/styles.xml',
-    `<styleSheet xmlns="${MAIN}"><numFmts count="3">` +
-      `<numFmt numFmtId="164" formatCode="&quot;R$ &quot;#,##0.00"/>` +
-      `<numFmt numFmtId="165" formatCode="dd/mm/yyyy hh:mm:ss"/>` +
-      `<numFmt numFmtId="166" formatCode="dd/mm/yyyy"/></numFmts>` +
-      `<fonts count="2"><font><sz val="11"/><name val="Calibri"/></font>` +
-      `<font><b/><sz val="11"/><name val="Calibri"/></font></fonts>` +
-      `<fills count="2"><fill><patternFill patternType="none"/></fill>` +
-      `<fill><patternFill patternType="gray125"/></fill></fills>` +
-      `<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>` +
-      `<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>` +
-      `<cellXfs count="5"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>` +
-      `<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>` +
-      `<xf numFmtId="165" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>` +
-      `<xf numFmtId="166" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>` +
-      `<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/></cellXfs>` +
-      `<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`,
-  ],
-];
+/** The package's parts that depend only on how many sheets the workbook has. */
+function fixedParts(sheets: number): Array<[string, string]> {
+  const numbers = Array.from({ length: sheets }, (_, i) => i + 1);
+  return [
+    [
+      '[Content_Types].xml',
+      `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
+        `<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>` +
+        `<Default Extension="xml" ContentType="application/xml"/>` +
+        `<Override PartName="/xl/workbook.xml" ContentType="${CT}.sheet.main+xml"/>` +
+        numbers
+          .map((n) => `<Override PartName="/xl/worksheets/sheet${n}.xml" ContentType="${CT}.worksheet+xml"/>`)
+          .join('') +
+        `<Override PartName="/xl/styles.xml" ContentType="${CT}.styles+xml"/></Types>`,
+    ],
+    [
+      '_rels/.rels',
+      `<Relationships xmlns="${PKG_REL}"><Relationship Id="rId1" ` +
+        `Type="${REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+    ],
+    [
+      'xl/_rels/workbook.xml.rels',
+      `<Relationships xmlns="${PKG_REL}">` +
+        numbers
+          .map(
+            (n) => `<Relationship Id="rId${n}" Type="${REL}/worksheet" Target="worksheets/sheet${n}.xml"/>`,
+          )
+          .join('') +
+        `<Relationship Id="rId${sheets + 1}" Type="${REL}/styles" Target="styles.xml"/></Relationships>`,
+    ],
+    ['xl/styles.xml', STYLES],
+  ];
+}
+
+const STYLES =
+  `<styleSheet xmlns="${MAIN}"><numFmts count="3">` +
+  `<numFmt numFmtId="164" formatCode="&quot;R$ &quot;#,##0.00"/>` +
+  `<numFmt numFmtId="165" formatCode="dd/mm/yyyy hh:mm:ss"/>` +
+  `<numFmt numFmtId="166" formatCode="dd/mm/yyyy"/></numFmts>` +
+  `<fonts count="2"><font><sz val="11"/><name val="Calibri"/></font>` +
+  `<font><b/><sz val="11"/><name val="Calibri"/></font></fonts>` +
+  `<fills count="2"><fill><patternFill patternType="none"/></fill>` +
+  `<fill><patternFill patternType="gray125"/></fill></fills>` +
+  `<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>` +
+  `<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>` +
+  `<cellXfs count="5"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>` +
+  `<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>` +
+  `<xf numFmtId="165" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>` +
+  `<xf numFmtId="166" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>` +
+  `<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/></cellXfs>` +
+  `<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`;
 
 /** Text as a cell holds it (the one sanitizer's xmlSafe). */
 function textCell(ref: string, value: string, style = ''): string {
@@ -158,7 +168,33 @@ export function createSheetWriter(
   emit: (chunk: Uint8Array) => Promise<void>,
   options: { sheetName: string; columns: readonly SheetColumn[]; timeZone: string },
 ): SheetWriter {
-  const { columns, timeZone } = options;
+  const workbook = createWorkbookWriter(emit, {
+    sheets: [{ name: options.sheetName, columns: options.columns }],
+    timeZone: options.timeZone,
+  });
+  return { rows: (rows) => workbook.rows(0, rows), end: () => workbook.end() };
+}
+
+export interface SheetSpec {
+  name: string;
+  columns: readonly SheetColumn[];
+}
+
+export interface WorkbookWriter {
+  /** Rows of sheet `index`: the sheets are written in order, so once a later sheet has rows an earlier one is closed. */
+  rows(index: number, rows: readonly (readonly SheetValue[])[]): Promise<void>;
+  end(): Promise<void>;
+}
+
+/**
+ * A workbook of several sheets (`pix reconcile -o xlsx`: one per outcome), each as createSheetWriter's one,
+ * streamed in order: sheet names must differ (a spreadsheet refuses two of one name).
+ */
+export function createWorkbookWriter(
+  emit: (chunk: Uint8Array) => Promise<void>,
+  options: { sheets: readonly SheetSpec[]; timeZone: string },
+): WorkbookWriter {
+  const { sheets, timeZone } = options;
   const pending: Uint8Array[] = [];
   let failure: Error | undefined;
   const zip = new Zip((error, chunk) => {
@@ -170,34 +206,55 @@ export function createSheetWriter(
     while (pending.length > 0) await emit(pending.shift()!);
   };
   const encoder = new TextEncoder();
+  const sheetList = sheets
+    .map((sheet, i) => `<sheet name="${xmlSafe(sheet.name, 31)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`)
+    .join('');
   for (const [name, body] of [
-    ...FIXED_PARTS,
+    ...fixedParts(sheets.length),
     [
       'xl/workbook.xml',
-      `<workbook xmlns="${MAIN}" xmlns:r="${REL}"><sheets>` +
-        `<sheet name="${xmlSafe(options.sheetName, 31)}" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+      `<workbook xmlns="${MAIN}" xmlns:r="${REL}"><sheets>${sheetList}</sheets></workbook>`,
     ] as [string, string],
   ]) {
     const part = new ZipDeflate(name, { level: 6 });
     zip.add(part);
     part.push(encoder.encode(XML_HEAD + body), true);
   }
-  const sheet = new ZipDeflate('xl/worksheets/sheet1.xml', { level: 6 });
-  zip.add(sheet);
-  const letters = columns.map((_, index) => columnLetters(index));
+  let current = -1;
+  let part: ZipDeflate | undefined;
+  let letters: string[] = [];
   let rowNumber = 1;
-  let text =
-    `${XML_HEAD}<worksheet xmlns="${MAIN}"><sheetViews><sheetView workbookViewId="0">` +
-    `<pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews>` +
-    `<cols>${columns.map((column, i) => `<col min="${i + 1}" max="${i + 1}" width="${widthOf(column)}" customWidth="1"/>`).join('')}</cols>` +
-    `<sheetData><row r="1">${columns.map((column, i) => textCell(`${letters[i]}1`, column.header, ` s="${STYLE.header}"`)).join('')}</row>`;
+  let text = '';
   const push = async (final: boolean) => {
-    sheet.push(encoder.encode(text), final);
+    part!.push(encoder.encode(text), final);
     text = '';
     await flush();
   };
+  /** Closes the sheet being written and opens the next, until sheet `index` is open. */
+  const open = async (index: number) => {
+    if (index < current) throw new Error(`sheet ${index} is already written`);
+    while (current < index) {
+      if (part) {
+        text += '</sheetData></worksheet>';
+        await push(true);
+      }
+      current++;
+      const { columns } = sheets[current]!;
+      part = new ZipDeflate(`xl/worksheets/sheet${current + 1}.xml`, { level: 6 });
+      zip.add(part);
+      letters = columns.map((_, i) => columnLetters(i));
+      rowNumber = 1;
+      text =
+        `${XML_HEAD}<worksheet xmlns="${MAIN}"><sheetViews><sheetView workbookViewId="0"${current === 0 ? ' tabSelected="1"' : ''}>` +
+        `<pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews>` +
+        `<cols>${columns.map((column, i) => `<col min="${i + 1}" max="${i + 1}" width="${widthOf(column)}" customWidth="1"/>`).join('')}</cols>` +
+        `<sheetData><row r="1">${columns.map((column, i) => textCell(`${letters[i]}1`, column.header, ` s="${STYLE.header}"`)).join('')}</row>`;
+    }
+  };
   return {
-    async rows(rows) {
+    async rows(index, rows) {
+      await open(index);
+      const { columns } = sheets[index]!;
       for (const values of rows) {
         rowNumber++;
         text += `<row r="${rowNumber}">`;
@@ -209,6 +266,7 @@ export function createSheetWriter(
       }
     },
     async end() {
+      await open(sheets.length - 1);
       text += '</sheetData></worksheet>';
       await push(true);
       zip.end();

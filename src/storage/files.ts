@@ -218,18 +218,18 @@ function fsyncDir(dir: string): void {
 let tempCounter = 0;
 
 /**
- * Replaces `path` with `text` atomically (temporary file O_EXCL|O_NOFOLLOW 0600 beside it, fsync,
+ * Replaces `path` with `text` (or bytes) atomically (temporary file O_EXCL|O_NOFOLLOW 0600 beside it, fsync,
  * rename, fsync of the directory). A symbolic link at `path` is replaced, never written through. A
  * failure (a full disk, a read-only file system) names `path`, not the temporary file, and leaves no
  * temporary file behind. `durable: false` leaves out the two fsyncs (the replacement is still atomic, but
  * a power cut may lose it): for the sandbox's simulated account, rewritten on every request.
  */
-export function writeFileAtomic(path: string, text: string, { durable = true } = {}): void {
+export function writeFileAtomic(path: string, text: string | Uint8Array, { durable = true } = {}): void {
   const temp = `${path}.${process.pid}.${++tempCounter}.tmp`;
   try {
     const fd = openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
     try {
-      writeAll(fd, Buffer.from(text, 'utf8'));
+      writeAll(fd, typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text));
       if (durable) fsyncSync(fd);
     } finally {
       closeSync(fd);

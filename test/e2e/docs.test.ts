@@ -150,6 +150,31 @@ const FIXTURES: Fixture[] = [
     ].join(' && '),
   },
   {
+    wanted: mentions('ENTRY'),
+    meaning: 'ENTRY: the id of a statement entry',
+    setup: "ENTRY=$(pix statement --from -30d --limit 1 --jq '.results[0].id')",
+  },
+  {
+    wanted: mentions('PAYMENT'),
+    meaning: 'PAYMENT: the journal id of a payment made on the sandbox',
+    setup:
+      "pix pay key ana@example.com --amount 10 --yes >/dev/null 2>&1 && PAYMENT=$(pix journal --jq '.results[0].id')",
+  },
+  {
+    wanted: (example) => example.includes('paid.csv'),
+    meaning: 'paid.csv: a batch file pix pay batch paid',
+    setup:
+      'pix sandbox batch-file --rows 3 > paid.csv 2>/dev/null && pix pay batch paid.csv --yes >/dev/null 2>&1',
+  },
+  {
+    wanted: (example) => example.includes('receber.csv'),
+    meaning: "receber.csv: an ERP's receivables, exported as a Portuguese spreadsheet saves CSV",
+    files: {
+      'receber.csv':
+        'Documento;Cliente;CNPJ;Vencimento;Valor\r\nNF-1042;Mercado Bom Preço Ltda;04.252.011/0001-10;10/03/2026;R$ 1.250,00\r\n',
+    },
+  },
+  {
     wanted: (example) => example.includes('charge.json'),
     meaning: 'charge.json: a due-date charge request (API §4.3)',
     files: { 'charge.json': `${JSON.stringify(DUEDATE_BODY, null, 2)}\n` },

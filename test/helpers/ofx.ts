@@ -8,6 +8,7 @@ interface StatementJson {
           CURDEF: string;
           BANKACCTFROM: Record<string, string>;
           BANKTRANLIST: { DTSTART: string; DTEND: string };
+          LEDGERBAL?: { BALAMT: string; DTASOF: string };
         };
       };
     };
@@ -24,5 +25,6 @@ export function readOfx(text: string) {
     account: statement.BANKACCTFROM,
     period: [statement.BANKTRANLIST.DTSTART, statement.BANKTRANLIST.DTEND],
     transactions: ofx.getBankTransferList() as Array<Record<string, string>>,
+    ledgerBalance: statement.LEDGERBAL,
   };
 }

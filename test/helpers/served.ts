@@ -1,6 +1,9 @@
 import { join } from 'node:path';
+import { run } from '../../src/main.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import type { Deferred } from './cleanup.js';
 import { tempConfigDir } from './cli.js';
+import { createTestIO } from './io.js';
 
 /** A real `pix sandbox serve` on a free loopback port, with a fresh config dir for the pix that talks to it. */
 export interface ServedSandbox {
@@ -38,4 +41,41 @@ export async function serveSandbox(): Promise<ServedSandbox> {
     env: { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'e2e-token' },
     keyIds,
   };
+}
+
+/** What `pix` run in-process against a served sandbox gave. */
+export interface InProcessRun {
+  code: number;
+  stdout: string;
+  bytes: Buffer;
+  stderr: string;
+}
+
+/**
+ * A sandbox served on loopback whose clock is the test's (`now()`), closed and removed after the test
+ * (`deferred`, test/helpers/cleanup.ts), and `pix` run in-process against it with that clock, piped.
+ */
+export async function servedInProcess(
+  deferred: Deferred,
+  options: { now: () => Date; faults?: string },
+): Promise<{ dir: string; stateFile: string; pix(args: string[]): Promise<InProcessRun> }> {
+  const dir = deferred.dir();
+  const stateFile = join(dir, 'sandbox.json');
+  const server = await startSandboxServer({
+    port: 0,
+    stateFile,
+    clock: options.now,
+    ...(options.faults === undefined ? {} : { faults: options.faults }),
+  });
+  deferred.defer(() => server.close());
+  const pix = async (args: string[]): Promise<InProcessRun> => {
+    const test = createTestIO({ columns: 80 });
+    const code = await run(args, {
+      io: test.io,
+      env: { PIX_CONFIG_DIR: dir, HOME: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'test-token-served' },
+      clock: { now: options.now },
+    });
+    return { code, stdout: test.stdout(), bytes: test.stdoutBytes(), stderr: test.stderr() };
+  };
+  return { dir, stateFile, pix };
 }

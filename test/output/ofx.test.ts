@@ -85,6 +85,36 @@ describe('-o ofx: OFX 1.0.2 that an OFX reader takes', () => {
     expect(transactions[0]!.MEMO).toContain('\\u001b[2J\\u000d\\u000a');
   });
 
+  it('TRNTYPE follows the sign of TRNAMT: an INCOME sent with a negative amount is a DEBIT', () => {
+    const { transactions } = read(
+      document([
+        entry({ id: 'in-neg', type: 'INCOME', amountCentavos: -2_500 }),
+        entry({ id: 'out-pos', type: 'OUTCOME', amountCentavos: 700 }),
+      ]),
+    );
+    expect(transactions.map((t) => [t.TRNTYPE, t.TRNAMT, t.FITID])).toEqual([
+      ['DEBIT', '-25.00', 'in-neg'],
+      ['CREDIT', '7.00', 'out-pos'],
+    ]);
+  });
+
+  it('an entry whose confirmedAt cannot be read stops the export naming it: never an empty DTPOSTED', () => {
+    expect(() => ofxTransactions(entry({ id: 'bad-1', confirmedAt: 'yesterday\u001b' }), TZ)).toThrow(
+      /^entry bad-1: its confirmedAt "yesterday\\u001b" is not a date, and an OFX transaction needs one \(DTPOSTED\)/,
+    );
+  });
+
+  it("a closed day's LEDGERBAL: the balance and the instant it is as of", () => {
+    const text = document([entry({})]).replace(
+      ofxEnd(),
+      ofxEnd({ amountCentavos: 163_652, asOf: '2026-11-24T02:59:59.999Z' }, TZ),
+    );
+    expect(text).toContain(
+      '<LEDGERBAL><BALAMT>1636.52</BALAMT><DTASOF>20261123235959.999[-3]</DTASOF></LEDGERBAL>',
+    );
+    expect(read(text).validation.isValid).toBe(true);
+  });
+
   it('dates carry the zone offset; amounts come from centavos without a float', () => {
     expect(ofxDate('2026-11-23T21:31:46.039Z', TZ)).toBe('20261123183146.039[-3]');
     expect(ofxDate('2026-11-23T21:31:46.039Z', 'UTC')).toBe('20261123213146.039[0]');

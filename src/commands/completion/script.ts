@@ -13,7 +13,13 @@ import { Argument, type Command, type Option } from 'commander';
 import type { Deps } from '../../context.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples, type CompletionValues, completionValuesOf, fieldNamesOf } from '../shared/help.js';
+import {
+  addExamples,
+  type CompletionValues,
+  completionValuesOf,
+  fieldNamesOf,
+  formatsOf,
+} from '../shared/help.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -96,10 +102,14 @@ export function completionModel(program: Command): CompletionNode[] {
     const subcommands = help.visibleCommands(command).filter((sub) => sub.name() !== 'help');
     // `--fields` offers the fields of this command's records (program.ts), where it has any.
     const fields = fieldNamesOf(command);
+    // `-o` offers this command's formats (program.ts), not every format some command writes.
+    const formats = path.length === 0 ? undefined : (formatsOf(command) ?? ['table', 'json']);
     const options = [...own, ...globals].map((option) =>
       option.long === '--fields' && fields
         ? { ...option, inherited: false, value: { kind: 'words' as const, words: [...fields] } }
-        : option,
+        : option.long === '--output' && formats
+          ? { ...option, inherited: false, value: { kind: 'words' as const, words: [...formats] } }
+          : option,
     );
     nodes.push({
       path,

@@ -15,7 +15,6 @@
  * 6. The report: one record per row on stdout; the totals on stderr; the exit code from the states.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { consultEmv, consultKey, dictEndToEndId, type TransferResult } from '../../api/resources/payments.js';
 import type { Deps } from '../../context.js';
@@ -44,7 +43,7 @@ import {
   formatBRL,
   formatDecimal,
 } from '../../domain/money.js';
-import { describeSystemError, PixError, stopSignalOf, usageError } from '../../errors.js';
+import { describeSystemError, PixError, stopSignalOf } from '../../errors.js';
 import { type JournalEntry, type PaymentIdentity, shortId } from '../../journal/entries.js';
 import { type LookFor, recoveryHint } from '../../journal/record.js';
 import {
@@ -63,6 +62,7 @@ import { safeText } from '../../output/sanitize.js';
 import { renderTable, type TableColumn } from '../../output/table.js';
 import { asUsageAwait } from '../../usage.js';
 import * as z from '../../zod.js';
+import { fileName, readInputFile, refuseFile, SHOWN_PROBLEMS } from '../shared/files.js';
 import { amountFlag, duplicateWindowFlag, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { planFlags, planOptions, planRequestOf } from './planflags.js';
@@ -86,8 +86,6 @@ export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 16;
 /** Entries of a row's amount a batch holds: those started within the duplicate window, and more. */
 const RECENT_MS = 2 * DUPLICATE_WINDOW_MS;
-/** How many file problems (or unpayable rows) are listed on stderr. */
-const SHOWN_PROBLEMS = 20;
 
 const payBatchOptionsSchema = z.object({
   file: z.string().check(z.minLength(1)),
@@ -149,24 +147,6 @@ export interface BatchItem {
 // ---------------------------------------------------------------------------------------------
 // Reading the file
 
-async function readBatchBytes(options: PayBatchOptions, deps: Deps): Promise<Buffer> {
-  if (options.file === '-') {
-    const bytes = await deps.io.stdin.readAll();
-    if (bytes.toString('utf8').trim() === '')
-      throw usageError('stdin', 'nothing on stdin: pipe a batch file, or give its path');
-    return bytes;
-  }
-  try {
-    return await readFile(options.file);
-  } catch (error) {
-    const system = describeSystemError(error);
-    throw usageError(
-      fileName(options.file),
-      system ? system.message.replace(` ${options.file}:`, ' it:') : String(error),
-    );
-  }
-}
-
 /**
  * A workbook's first sheet, read (its reader is loaded only for one); one that is not an xlsx, or that
  * shows a person something other than what pix would read, is exit 2. The read yields to the event loop
@@ -197,23 +177,6 @@ async function parseWorkbook(bytes: Buffer, file: string, deps: Deps): Promise<B
   } finally {
     progress.done();
   }
-}
-
-/** The batch file as errors name it: its path as given, `stdin` for `-`. */
-function fileName(file: string): string {
-  return file === '-' ? 'stdin' : file;
-}
-
-/** Up to 20 problems on stderr (the file's own text sanitized), then exit 2: nothing was sent. */
-function refuseFile(deps: Deps, file: string, problems: BatchProblem[], what: string, hint: string): never {
-  for (const problem of problems.slice(0, SHOWN_PROBLEMS)) {
-    deps.io.stderr.write(`  ${safeText(formatProblem(problem), 300)}\n`);
-  }
-  if (problems.length > SHOWN_PROBLEMS) {
-    deps.io.stderr.write(`  … and ${problems.length - SHOWN_PROBLEMS} more\n`);
-  }
-  const count = `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
-  throw usageError(fileName(file), `${what}: ${count}; nothing was sent`, hint);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -695,7 +658,7 @@ function writeReasons(deps: Deps, items: readonly BatchItem[]): void {
 export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise<void> {
   const { stderr } = deps.io;
   // 1. Offline: the whole file, then the guards on the amounts it gives.
-  const bytes = await readBatchBytes(options, deps);
+  const bytes = await readInputFile(options.file, deps, 'a batch file');
   const format: BatchFormat = options.format ?? batchFormatFor(options.file);
   const parsed =
     format === 'xlsx'

@@ -125,3 +125,19 @@ export function setFieldNames(command: Command, fields: readonly string[]): void
 export function fieldNamesOf(command: Command): readonly string[] | undefined {
   return (command as unknown as Record<symbol, readonly string[] | undefined>)[FIELD_NAMES];
 }
+
+const FORMATS = Symbol.for('pix.formats');
+
+/** What shell completion offers after `-o` for `command` and the commands below it (program.ts: its formats). */
+export function setFormats(command: Command, formats: readonly string[]): void {
+  (command as unknown as Record<symbol, readonly string[]>)[FORMATS] = formats;
+}
+
+/** The `-o` formats of `command`: its own, else its nearest ancestor's; undefined when none says. */
+export function formatsOf(command: Command): readonly string[] | undefined {
+  for (let at: Command | null = command; at; at = at.parent) {
+    const formats = (at as unknown as Record<symbol, readonly string[] | undefined>)[FORMATS];
+    if (formats !== undefined) return formats;
+  }
+  return undefined;
+}

@@ -116,6 +116,16 @@ describe('pix completion bash (in a real bash)', () => {
     // bash splits `--output=nd` at "=" (COMP_WORDBREAKS) and replaces only the part after it.
     expect(bashComplete('pix', 'statement', '--output', '=', 'nd')).toEqual(['ndjson']);
     expect(bashComplete('pix', 'statement', '--output', '=').sort()).toEqual(STATEMENT_FORMATS);
+    // Each command its own: no ofx for keys, the receipt's documents for receipt.
+    expect(bashComplete('pix', 'keys', '-o', '').sort()).toEqual([
+      'csv',
+      'csv-br',
+      'json',
+      'ndjson',
+      'table',
+      'xlsx',
+    ]);
+    expect(bashComplete('pix', 'receipt', '-o', '').sort()).toEqual(['html', 'json', 'pdf', 'table']);
   });
 
   it("--fields <TAB> → the fields of the command's records", () => {

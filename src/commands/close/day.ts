@@ -1,0 +1,527 @@
+/**
+ * `pix close --day D`: closes a Brasília calendar day's books (domain/books.ts). The API gives no balance,
+ * so the day's closing balance is the previous day's close (or `--opening-balance`, given once, for the
+ * first) plus the day's confirmed entries less their fees. Refused (exit 8, naming them) while a payment
+ * of that day is unresolved in the journal: the day's books would hide money that may have left.
+ *
+ * Writes the day's pack — `D.ofx` (with LEDGERBAL and the entries' ids as FITIDs), `D.xlsx`, the day's
+ * reconciliation `D-reconciliation.json`, and `SHA256SUMS` — and remembers the close (books/store.ts):
+ * its balance, each entry's fingerprint and the pack's digest (SHA-256 of SHA256SUMS; signed when
+ * signing is available, books/signing.ts). Today's close is provisional (up to now), replaced by the
+ * next close of the day; a past day's close is final. A closed day the statement now shows otherwise is
+ * reported (books/closed.ts), never absorbed. `pix close --list`: the closed days.
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import type { StatementEntry } from '../../api/resources/statement.js';
+import type { Deps } from '../../context.js';
+import {
+  type BookEntry,
+  type ClosedDay,
+  closingOf,
+  counts,
+  entriesOfDay,
+  feeOf,
+  fingerprint,
+  totalsOf,
+} from '../../domain/books.js';
+import { formatDocument } from '../../domain/documents.js';
+import { BRASILIA_TIME_ZONE, loadBusinessDayTest } from '../../domain/duedate.js';
+import { InvalidValue } from '../../domain/invalid.js';
+import { type Centavos, formatBRL, formatDecimal, parseAmount } from '../../domain/money.js';
+import { reconcile } from '../../domain/reconcile.js';
+import { addDays, calendarDay, endOfDay, formatDateTime, startOfDay, todayIn } from '../../domain/when.js';
+import { counted } from '../../domain/words.js';
+import { PixError, usageError } from '../../errors.js';
+import { shortId } from '../../journal/entries.js';
+import { journalOf } from '../../journal/record.js';
+import { isUnresolved, ofAccount } from '../../journal/rules.js';
+import { jsonDocument, money, outputMode } from '../../output/format.js';
+import { createListWriter } from '../../output/records.js';
+import { safeText } from '../../output/sanitize.js';
+import { ensurePrivateDir, writeFileAtomic } from '../../storage/files.js';
+import * as z from '../../zod.js';
+import { checkClosedDays } from '../shared/books/closed.js';
+import { publicResult } from '../shared/books/report.js';
+import { signDigest } from '../shared/books/signing.js';
+import { chargeExpectations, paymentExpectations, readRange } from '../shared/books/sources.js';
+import { type Books, openBooks } from '../shared/books/store.js';
+import { fromDomain, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import { counterpartyOf } from '../statement/shared.js';
+
+const ZONE = BRASILIA_TIME_ZONE;
+
+/** `1.234,56`, `-10,50`, `0`: an opening balance may be zero or negative (an overdrawn account). */
+export function parseBalance(text: string): Centavos {
+  const trimmed = text.trim().replace(/^[−]/, '-');
+  const negative = trimmed.startsWith('-');
+  const rest = negative ? trimmed.slice(1).trim() : trimmed;
+  if (/^(?:R\$\s*)?0+(?:[.,]0{1,2})?$/i.test(rest)) return 0;
+  const value = parseAmount(rest);
+  return negative ? -value : value;
+}
+
+const closeOptionsSchema = z.object({
+  day: z.optional(z.string()),
+  openingBalance: z.optional(fromDomain(parseBalance)),
+  list: z._default(z.boolean(), false),
+  dir: z.optional(z.string().check(z.minLength(1))),
+});
+
+export type CloseOptions = z.output<typeof closeOptionsSchema>;
+
+/** How many days back a close looks for closed days the statement now shows otherwise. */
+export const RECHECK_DAYS = 31;
+
+/** The day's pack, written: its files (name → bytes) and the digest of their SHA256SUMS. */
+function sums(files: ReadonlyArray<[string, Uint8Array]>): { text: string; digest: string } {
+  const text = files
+    .map(([name, bytes]) => `${createHash('sha256').update(bytes).digest('hex')}  ${name}\n`)
+    .join('');
+  return { text, digest: createHash('sha256').update(text).digest('hex') };
+}
+
+async function workbook(
+  day: string,
+  kind: ClosedDay['kind'],
+  opening: Centavos,
+  entries: readonly StatementEntry[],
+  closing: Centavos,
+  totals: ClosedDay['totals'],
+): Promise<Uint8Array> {
+  const { createWorkbookWriter } = await import('../../output/xlsx.js');
+  const chunks: Uint8Array[] = [];
+  const writer = createWorkbookWriter(
+    async (chunk) => {
+      chunks.push(chunk);
+    },
+    {
+      timeZone: ZONE,
+      sheets: [
+        {
+          name: 'Entries',
+          columns: [
+            { header: 'Confirmed', kind: 'date' },
+            { header: 'Id', kind: 'id' },
+            { header: 'Type', kind: 'enum' },
+            { header: 'Counterparty' },
+            { header: 'Document' },
+            { header: 'Amount', kind: 'money' },
+            { header: 'Fee', kind: 'money' },
+            { header: 'Balance', kind: 'money' },
+          ],
+        },
+        {
+          name: 'Summary',
+          columns: [
+            { header: 'Day', kind: 'date' },
+            { header: 'Close', kind: 'enum' },
+            { header: 'Opening', kind: 'money' },
+            { header: 'Income', kind: 'money' },
+            { header: 'Outcome', kind: 'money' },
+            { header: 'Fees', kind: 'money' },
+            { header: 'Closing', kind: 'money' },
+            { header: 'Entries', kind: 'number' },
+          ],
+        },
+      ],
+    },
+  );
+  let balance = opening;
+  await writer.rows(
+    0,
+    entries.map((entry) => {
+      const amount = Math.round(entry.amount * 100);
+      const fee = feeOf(entry);
+      balance += amount - fee;
+      const party = counterpartyOf(entry);
+      return [
+        entry.confirmedAt,
+        entry.id,
+        entry.type,
+        party?.name,
+        party?.documentNumber ? formatDocument(party.documentNumber) : undefined,
+        formatDecimal(amount),
+        formatDecimal(fee),
+        formatDecimal(balance),
+      ];
+    }),
+  );
+  await writer.rows(1, [
+    [
+      day,
+      kind,
+      formatDecimal(opening),
+      formatDecimal(totals.income),
+      formatDecimal(totals.outcome),
+      formatDecimal(totals.fees),
+      formatDecimal(closing),
+      totals.count,
+    ],
+  ]);
+  await writer.end();
+  return Buffer.concat(chunks);
+}
+
+async function ofx(
+  profile: string,
+  from: string,
+  through: string,
+  now: Date,
+  entries: readonly StatementEntry[],
+  closing: Centavos,
+): Promise<Uint8Array> {
+  const { ofxBegin, ofxEnd, ofxTransactions } = await import('../../output/ofx.js');
+  let text = ofxBegin({ dateFrom: from, dateTo: through, now, account: profile, timeZone: ZONE });
+  for (const entry of entries) {
+    const party = counterpartyOf(entry);
+    text += ofxTransactions(
+      {
+        id: entry.id,
+        type: entry.type,
+        amountCentavos: Math.round(entry.amount * 100),
+        feeCentavos: feeOf(entry),
+        confirmedAt: entry.confirmedAt,
+        status: entry.status,
+        name: party?.name,
+        document: party?.documentNumber,
+      },
+      ZONE,
+    );
+  }
+  text += ofxEnd({ amountCentavos: closing, asOf: through }, ZONE);
+  return Buffer.from(text, 'utf8');
+}
+
+/** The previous close, and the opening balance it gives D; exit 2 when the days are not closed in order. */
+function openingOf(closes: readonly ClosedDay[], day: string, given: Centavos | undefined): Centavos {
+  const later = closes.find((close) => close.day > day);
+  if (later) {
+    throw usageError('--day', `${day} is before ${later.day}, which is closed: days are closed in order`);
+  }
+  const before = closes.filter((close) => close.day < day).at(-1);
+  const again = closes.find((close) => close.day === day);
+  if (before === undefined) {
+    if (given !== undefined) {
+      if (again)
+        throw usageError(
+          '--opening-balance',
+          `${day} was closed with an opening balance already: give it once`,
+        );
+      return given;
+    }
+    if (again) return again.opening;
+    throw usageError(
+      '--opening-balance',
+      `${day} would be the first closed day: give the balance the account had when it began (the API gives none)`,
+      `pix close --day ${day} --opening-balance 1.234,56`,
+    );
+  }
+  if (given !== undefined) {
+    throw usageError(
+      '--opening-balance',
+      `the opening balance is the previous close's (${before.day}: ${formatBRL(before.closing)})`,
+    );
+  }
+  const yesterday = addDays(day, -1);
+  if (before.day !== yesterday) {
+    throw usageError(
+      '--day',
+      `${yesterday} is not closed (the last closed day is ${before.day}): close the days in order`,
+      `pix close --day ${addDays(before.day, 1)}`,
+    );
+  }
+  if (before.kind === 'provisional') {
+    throw usageError(
+      '--day',
+      `${yesterday} was closed before it ended (provisional): close it again now`,
+      `pix close --day ${yesterday}`,
+    );
+  }
+  return before.closing;
+}
+
+async function runList(books: Books, deps: Deps): Promise<void> {
+  const settings = await deps.settings();
+  const mode = await outputMode(deps, settings.timeZone.value);
+  const closes = books.closes();
+  if (mode.format === 'json') {
+    deps.io.stdout.write(
+      jsonDocument({ total: closes.length, results: closes.map(publicClose) }, mode.pretty),
+    );
+    return;
+  }
+  if (closes.length === 0) {
+    deps.io.stderr.write('no closed days (pix close --day D closes one)\n');
+    return;
+  }
+  const writer = createListWriter(deps.io.stdout, {
+    ...mode,
+    listField: 'results',
+    raw: publicClose,
+    columns: [
+      { header: 'Day', kind: 'date', human: (c) => c.day, machine: (c) => c.day },
+      { header: 'Close', kind: 'enum', human: (c) => c.kind, machine: (c) => c.kind },
+      {
+        header: 'Opening',
+        kind: 'money',
+        human: (c) => money(c.opening, mode.human),
+        machine: (c) => formatDecimal(c.opening),
+      },
+      {
+        header: 'Closing',
+        kind: 'money',
+        human: (c) => money(c.closing, mode.human),
+        machine: (c) => formatDecimal(c.closing),
+      },
+      {
+        header: 'Entries',
+        kind: 'number',
+        human: (c) => String(c.totals.count),
+        machine: (c) => c.totals.count,
+      },
+      {
+        header: 'Closed at',
+        kind: 'date',
+        priority: 2,
+        human: (c) => formatDateTime(c.closedAt, ZONE),
+        machine: (c) => c.closedAt,
+      },
+      {
+        header: 'Digest',
+        kind: 'id',
+        priority: 3,
+        human: (c) => c.digest.slice(0, 16),
+        machine: (c) => c.digest,
+      },
+    ],
+  });
+  await writer.begin(closes.length);
+  await writer.writeMany(closes);
+  await writer.end();
+}
+
+/** A close as `--json` shows it: money in reais (as the API writes it) and in centavos. */
+function publicClose(close: ClosedDay): Record<string, unknown> {
+  const { entries, ...rest } = close;
+  return {
+    ...rest,
+    openingBalance: Number(formatDecimal(close.opening)),
+    closingBalance: Number(formatDecimal(close.closing)),
+    entries: Object.keys(entries).length,
+  };
+}
+
+export async function runClose(options: CloseOptions, deps: Deps): Promise<void> {
+  const books = await openBooks(deps);
+  if (options.list) {
+    if (options.day !== undefined || options.openingBalance !== undefined) {
+      throw usageError('--list', 'shows the closed days: it takes no --day or --opening-balance');
+    }
+    return runList(books, deps);
+  }
+  if (options.day === undefined)
+    throw usageError('--day', 'which day to close: --day yesterday, --day 2026-03-10');
+  const settings = await deps.settings();
+  const mode = await outputMode(deps, settings.timeZone.value);
+  const client = await deps.api();
+  const { stdout, stderr } = deps.io;
+  await books.locked(async () => {
+    const closes = books.closes();
+    // Today by the account's clock (the sandbox's may run ahead): read once the API has answered.
+    const nowLocal = deps.clock.now();
+    const localToday = todayIn(ZONE, nowLocal);
+    const parsed = (() => {
+      try {
+        return calendarDay(options.day!, localToday);
+      } catch (error) {
+        if (error instanceof InvalidValue) throw usageError('--day', error.message);
+        throw error;
+      }
+    })();
+    if (parsed === undefined)
+      throw usageError(
+        '--day',
+        `"${safeText(options.day, 40)}" is not a day: YYYY-MM-DD, DD/MM/YYYY, today, yesterday, -2d`,
+      );
+    const day = parsed;
+    const already = closes.find((close) => close.day === day);
+    if (already?.kind === 'final') {
+      throw usageError(
+        '--day',
+        `${day} is closed (final, at ${formatDateTime(already.closedAt, ZONE)}): a past day's close is final`,
+        'pix close --list',
+      );
+    }
+    const opening = openingOf(closes, day, options.openingBalance);
+
+    // A payment of the day whose outcome is unknown may have moved money the day's books would not show.
+    const journal = await journalOf(deps);
+    const { damage } = journal.verify();
+    if (damage.length > 0) {
+      throw new PixError(
+        'declined',
+        `the journal is damaged (line ${damage[0]!.line}): a damaged line may be a payment of ${day}; nothing was closed`,
+        {
+          hint: 'pix journal verify lists the damaged lines',
+        },
+      );
+    }
+    const journalEntries = journal.read();
+    const dayStart = Date.parse(startOfDay(day, ZONE));
+    const dayEnd = Date.parse(endOfDay(day, ZONE));
+    const unresolved = journalEntries.filter((entry) => {
+      const at = Date.parse(entry.at);
+      return (
+        entry.kind === 'payment' &&
+        isUnresolved(entry) &&
+        ofAccount(entry, books.account) &&
+        at >= dayStart &&
+        at <= dayEnd
+      );
+    });
+    if (unresolved.length > 0) {
+      const names = unresolved
+        .slice(0, 5)
+        .map(
+          (entry) =>
+            `${shortId(entry.id)} (${formatBRL(entry.amountCentavos)}${entry.receiver ? ` to ${safeText(entry.receiver, 60)}` : ''})`,
+        )
+        .join(', ');
+      throw new PixError(
+        'declined',
+        `${day} has ${counted(unresolved.length, 'unresolved payment')}: ${names}${unresolved.length > 5 ? ', …' : ''}; nothing was closed`,
+        {
+          hint: `resolve each with pix journal resolve ID --paid|--not-paid (pix journal --unresolved lists them), then close ${day}`,
+        },
+      );
+    }
+
+    // The statement: the day, and the closed days of the month before it (checked for changes).
+    const recheckFrom = Date.parse(startOfDay(addDays(day, -RECHECK_DAYS), ZONE));
+    const oldest = closes.find((close) => Date.parse(startOfDay(close.day, ZONE)) >= recheckFrom);
+    const readFrom = Math.min(dayStart, oldest ? Date.parse(startOfDay(oldest.day, ZONE)) : dayStart);
+    const probeNow = nowLocal.getTime();
+    const provisionalGuess = probeNow <= dayEnd;
+    if (dayStart > probeNow + 86_400_000) throw usageError('--day', `${day} has not begun`);
+    const readTo = provisionalGuess
+      ? new Date(probeNow + 60_000).toISOString()
+      : new Date(dayEnd).toISOString();
+    const entries = await readRange(deps, client, new Date(readFrom).toISOString(), readTo);
+    const now = client.clock.now();
+    if (todayIn(ZONE, now) < day)
+      throw usageError('--day', `${day} has not begun (it is ${todayIn(ZONE, now)} in Brasília)`);
+    const kind: ClosedDay['kind'] = now.getTime() <= dayEnd ? 'provisional' : 'final';
+    const through = kind === 'final' ? new Date(dayEnd).toISOString() : now.toISOString();
+
+    for (const changed of checkClosedDays(
+      closes.filter((close) => close.day !== day),
+      entries,
+      readFrom,
+      Date.parse(readTo),
+    )) {
+      stderr.write(`warning: ${changed.message}\n`);
+    }
+
+    const ofDay = entriesOfDay(entries, day, ZONE).filter(
+      (entry) => Date.parse(entry.confirmedAt) <= Date.parse(through),
+    );
+    const counted_ = ofDay.filter(counts);
+    for (const skipped of ofDay.filter((entry) => !counts(entry))) {
+      stderr.write(
+        `note: entry ${safeText(skipped.id, 40)} is ${safeText(skipped.status, 20)}: not counted in the balance\n`,
+      );
+    }
+    const totals = totalsOf(counted_);
+    const closing = closingOf(opening, totals);
+
+    // The day's reconciliation: pix's own charges and payments against the day's entries.
+    const decisions = books.decisions();
+    const found = reconcile(
+      [
+        ...chargeExpectations(journalEntries, books.account, dayStart, dayEnd, now),
+        ...paymentExpectations(journalEntries, books.account, dayStart, dayEnd),
+      ],
+      ofDay,
+      decisions,
+      { from: dayStart, to: dayEnd, now: now.getTime(), isBusinessDay: await loadBusinessDayTest() },
+    );
+
+    const dir = options.dir ?? books.dayDir(day);
+    const files: Array<[string, Uint8Array]> = [
+      [
+        `${day}.ofx`,
+        await ofx(settings.profile.value, new Date(dayStart).toISOString(), through, now, counted_, closing),
+      ],
+      [`${day}.xlsx`, await workbook(day, kind, opening, counted_, closing, totals)],
+      [
+        `${day}-reconciliation.json`,
+        Buffer.from(
+          `${JSON.stringify({ day, kind, results: found.results.map(publicResult) }, null, 2)}\n`,
+          'utf8',
+        ),
+      ],
+    ];
+    const { text, digest } = sums(files);
+    ensurePrivateDir(dir, { own: options.dir === undefined });
+    for (const [name, bytes] of files) writeFileAtomic(join(dir, name), bytes);
+    writeFileAtomic(join(dir, 'SHA256SUMS'), text);
+    const signature = await signDigest(deps, digest);
+    if (signature !== undefined) writeFileAtomic(join(dir, 'SHA256SUMS.sig'), signature);
+    const close: ClosedDay = {
+      day,
+      kind,
+      closedAt: now.toISOString(),
+      through,
+      opening,
+      closing,
+      totals,
+      entries: Object.fromEntries(ofDay.map((entry: BookEntry) => [entry.id, fingerprint(entry)])),
+      digest,
+      dir,
+      ...(signature === undefined ? {} : { signature }),
+    };
+    books.addClose(close);
+    if (mode.format === 'json') {
+      stdout.write(jsonDocument(publicClose(close), mode.pretty));
+      return;
+    }
+    const lines = [
+      `${day} closed (${kind === 'final' ? 'final' : `provisional, up to ${formatDateTime(through, ZONE)}: the next close of ${day} replaces it`})`,
+      `opening ${formatBRL(opening)}, in ${formatBRL(totals.income)}, out ${formatBRL(totals.outcome)}, fees ${formatBRL(totals.fees)}`,
+      `closing ${formatBRL(closing)} (${counted(totals.count, 'entry', 'entries')})`,
+      `pack: ${dir}`,
+      `digest: sha256:${digest}${signature === undefined ? ' (not signed)' : ' (signed)'}`,
+    ];
+    stdout.write(`${lines.map((line) => safeText(line, 400)).join('\n')}\n`);
+  });
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .option(
+      '--day <day>',
+      'the Brasília calendar day: YYYY-MM-DD, DD/MM/YYYY, yesterday, today (provisional)',
+    )
+    .option(
+      '--opening-balance <amount>',
+      'the first close only: the balance before that day (1.234,56; may be 0 or negative)',
+    )
+    .option('--dir <dir>', "where the day's pack goes (default: the books directory of the account)")
+    .option('--list', 'the closed days and their balances')
+    .action(async (_options, self: Command) => {
+      await runClose(parseOptions(closeOptionsSchema, self.opts()), deps);
+    });
+  addExamples(
+    command,
+    [
+      'pix close --day yesterday --opening-balance 1.000,00',
+      'pix close --day today --opening-balance 0',
+      'pix close --list',
+      'pix close --day -2d --opening-balance 0 --dir fechamento/ --jq .digest',
+    ],
+    ['usage', 'auth', 'unavailable', 'declined'],
+  );
+}

@@ -1,0 +1,175 @@
+/**
+ * A day's books (`pix close`), pure: which statement entries fall on a Brasília calendar day, what they add
+ * to the balance, and what a closed day remembers of them so that a later statement that changes it is
+ * seen. The API gives no balance (API §2.1): the balance is the previous close's (or the opening balance
+ * given once) plus the day's confirmed entries less their fees.
+ */
+import { createHash } from 'node:crypto';
+import { dayLookup, parseInstant } from './days.js';
+import { type Centavos, centavosFromApi } from './money.js';
+
+/** What a day's books read of a statement entry (the API's fields, amounts in reais). */
+export interface BookEntry {
+  id: string;
+  type: string;
+  amount: number;
+  fee?: number | undefined;
+  status: string;
+  confirmedAt: string;
+}
+
+export interface DayTotals {
+  income: Centavos;
+  /** Negative. */
+  outcome: Centavos;
+  /** Positive: what the fees took. */
+  fees: Centavos;
+  count: number;
+}
+
+export type CloseKind = 'final' | 'provisional';
+
+/** A closed day as `closes.jsonl` keeps it (the latest line of a day is its close). */
+export interface ClosedDay {
+  day: string;
+  kind: CloseKind;
+  /** When it was closed, and the instant its entries run to (the day's end, or then for a provisional one). */
+  closedAt: string;
+  through: string;
+  opening: Centavos;
+  closing: Centavos;
+  totals: DayTotals;
+  /** Each entry of the day (id → fingerprint): what a later statement is compared with. */
+  entries: Record<string, string>;
+  /** SHA-256 (hex) of the pack's SHA256SUMS, and where the pack was written. */
+  digest: string;
+  dir: string;
+  /** An SSH signature of the digest, when signing was available. */
+  signature?: string | undefined;
+}
+
+/** An amount of the API (reais) in centavos; a missing one is zero. */
+export function cents(reais: number | undefined): Centavos {
+  return reais === undefined || !Number.isFinite(reais) ? 0 : centavosFromApi(reais);
+}
+
+/** What a fee takes from the balance: its size, whatever sign the server wrote (OFX writes it as a debit). */
+export function feeOf(entry: Pick<BookEntry, 'fee'>): Centavos {
+  return Math.abs(cents(entry.fee));
+}
+
+/** Only a confirmed entry moves the balance. */
+export function counts(entry: Pick<BookEntry, 'status'>): boolean {
+  return entry.status === 'CONFIRMED';
+}
+
+/** What identifies an entry's effect on the books: a change to any of it changes a closed day. */
+export function fingerprint(entry: BookEntry): string {
+  const text = `${entry.type}|${cents(entry.amount)}|${feeOf(entry)}|${entry.status}|${entry.confirmedAt}`;
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+/** The entries of `entries` whose confirmation falls on `day` in `timeZone`, oldest first. */
+export function entriesOfDay<E extends BookEntry>(entries: Iterable<E>, day: string, timeZone: string): E[] {
+  const dayOf = dayLookup(timeZone);
+  const found: Array<{ entry: E; ms: number }> = [];
+  for (const entry of entries) {
+    const ms = parseInstant(entry.confirmedAt);
+    if (ms !== undefined && dayOf(ms).date === day) found.push({ entry, ms });
+  }
+  found.sort((a, b) => a.ms - b.ms || (a.entry.id < b.entry.id ? -1 : 1));
+  return found.map((item) => item.entry);
+}
+
+export function totalsOf(entries: readonly BookEntry[]): DayTotals {
+  const totals: DayTotals = { income: 0, outcome: 0, fees: 0, count: 0 };
+  for (const entry of entries) {
+    if (!counts(entry)) continue;
+    const amount = cents(entry.amount);
+    if (amount >= 0) totals.income += amount;
+    else totals.outcome += amount;
+    totals.fees += feeOf(entry);
+    totals.count++;
+  }
+  return totals;
+}
+
+/** The balance after the day: the opening plus what came in, less what went out and the fees. */
+export function closingOf(opening: Centavos, totals: DayTotals): Centavos {
+  return opening + totals.income + totals.outcome - totals.fees;
+}
+
+export interface DayChanges {
+  day: string;
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
+/** How `current` (the day's entries as the statement shows them now) differs from what the close kept. */
+export function changesOf(closed: ClosedDay, current: readonly BookEntry[]): DayChanges | undefined {
+  const seen = new Set<string>();
+  const added: string[] = [];
+  const changed: string[] = [];
+  for (const entry of current) {
+    seen.add(entry.id);
+    const kept = closed.entries[entry.id];
+    if (kept === undefined) added.push(entry.id);
+    else if (kept !== fingerprint(entry)) changed.push(entry.id);
+  }
+  const removed = Object.keys(closed.entries).filter((id) => !seen.has(id));
+  if (added.length + removed.length + changed.length === 0) return undefined;
+  return { day: closed.day, added, removed, changed };
+}
+
+/** `2 entries added (1a2b3c4d, …), 1 changed (…)`. */
+export function describeChanges(changes: DayChanges): string {
+  const part = (ids: string[], what: string) =>
+    ids.length === 0
+      ? []
+      : [
+          `${ids.length} ${ids.length === 1 ? 'entry' : 'entries'} ${what} (${ids
+            .slice(0, 3)
+            .map((id) => id.slice(0, 8))
+            .join(', ')}${ids.length > 3 ? ', …' : ''})`,
+        ];
+  return [
+    ...part(changes.added, 'added'),
+    ...part(changes.removed, 'gone'),
+    ...part(changes.changed, 'changed'),
+  ].join(', ');
+}
+
+/** Lines of `closes.jsonl` (oldest first) → each day's close: the latest line of a day replaces the earlier. */
+export function foldCloses(lines: readonly ClosedDay[]): ClosedDay[] {
+  const byDay = new Map<string, ClosedDay>();
+  for (const line of lines) byDay.set(line.day, line);
+  return [...byDay.values()].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
+}
+
+/** A line of `closes.jsonl`, or undefined when it is not a whole close (a damaged line proves nothing). */
+export function closeOf(value: unknown): ClosedDay | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  const int = (x: unknown) => typeof x === 'number' && Number.isSafeInteger(x);
+  const totals = v.totals as Record<string, unknown> | undefined;
+  if (
+    typeof v.day !== 'string' ||
+    !/^\d{4}-\d{2}-\d{2}$/.test(v.day) ||
+    (v.kind !== 'final' && v.kind !== 'provisional') ||
+    typeof v.closedAt !== 'string' ||
+    typeof v.through !== 'string' ||
+    !int(v.opening) ||
+    !int(v.closing) ||
+    typeof totals !== 'object' ||
+    totals === null ||
+    !['income', 'outcome', 'fees', 'count'].every((k) => int(totals[k])) ||
+    typeof v.entries !== 'object' ||
+    v.entries === null ||
+    typeof v.digest !== 'string' ||
+    typeof v.dir !== 'string'
+  ) {
+    return undefined;
+  }
+  return value as ClosedDay;
+}
