@@ -146,6 +146,15 @@ async function publicHalf(deps: Deps, path: string, where: string): Promise<SshP
 }
 
 /**
+ * The key of `--key PATH` alone, for a signature no policy counts (a closed day's pack: commands/close):
+ * its private file (or a public one whose private half is in ssh-agent) and its public half.
+ */
+export async function keyAtPath(deps: Deps, flag: string): Promise<Omit<SigningKey, 'approver'>> {
+  const path = resolve(expandHome(deps, flag));
+  return { path, publicKey: await publicHalf(deps, path, '--key'), from: '--key', cleanup: () => {} };
+}
+
+/**
  * The key to sign with, and the approver the policy says holds it: `--key PATH`, else git's
  * user.signingkey (when gpg.format is ssh: a path, or a literal `key::ssh-…` / `ssh-…` key held by
  * ssh-agent), else the first ssh-agent key the policy knows. A key that is nobody's in the policy is
@@ -242,7 +251,7 @@ export async function findSigningKey(
  */
 export async function signWith(
   deps: Deps,
-  key: SigningKey,
+  key: Pick<SigningKey, 'path' | 'publicKey' | 'from'>,
   namespace: string,
   message: Buffer,
 ): Promise<string> {

@@ -68,6 +68,7 @@ const closeOptionsSchema = z.object({
   openingBalance: z.optional(fromDomain(parseBalance)),
   list: z._default(z.boolean(), false),
   dir: z.optional(z.string().check(z.minLength(1))),
+  key: z.optional(z.string().check(z.minLength(1, 'a key file is required'))),
 });
 
 export type CloseOptions = z.output<typeof closeOptionsSchema>;
@@ -468,7 +469,7 @@ export async function runClose(options: CloseOptions, deps: Deps): Promise<void>
     ensurePrivateDir(dir, { own: options.dir === undefined });
     for (const [name, bytes] of files) writeFileAtomic(join(dir, name), bytes);
     writeFileAtomic(join(dir, 'SHA256SUMS'), text);
-    const signature = await signDigest(deps, digest);
+    const signature = await signDigest(deps, text, options.key);
     if (signature !== undefined) writeFileAtomic(join(dir, 'SHA256SUMS.sig'), signature);
     const close: ClosedDay = {
       day,
@@ -511,6 +512,10 @@ export function register(command: Command, deps: Deps): void {
     )
     .option('--dir <dir>', "where the day's pack goes (default: the books directory of the account)")
     .option('--list', 'the closed days and their balances')
+    .option(
+      '--key <path>',
+      "sign the pack's SHA256SUMS with this SSH key (ssh-keygen -Y sign, namespace pix-close): SHA256SUMS.sig",
+    )
     .action(async (_options, self: Command) => {
       await runClose(parseOptions(closeOptionsSchema, self.opts()), deps);
     });

@@ -10,12 +10,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { StatementEntry } from '../../../src/api/resources/statement.js';
+import { parseAllowedSigner, parseArmoredSignature, verifySshSig } from '../../../src/domain/sshsig.js';
 import { insertEntry } from '../../../src/sandbox/model.js';
 import { StateStore } from '../../../src/sandbox/store.js';
 import { deferEach } from '../../helpers/cleanup.js';
 import { NO_LIBREOFFICE, openInLibreOffice, soffice } from '../../helpers/libreoffice.js';
 import { readOfx } from '../../helpers/ofx.js';
 import { type InProcessRun, servedInProcess } from '../../helpers/served.js';
+import { keyDir, makeKey, opensshVerifies } from '../../helpers/ssh.js';
 
 let dir: string;
 let now: Date;
@@ -64,6 +66,33 @@ async function close(args: string[]): Promise<Close> {
 }
 
 describe('pix close', () => {
+  it('--key signs the pack: SHA256SUMS.sig verifies with ssh-keygen -Y verify and with pix (namespace pix-close)', async () => {
+    const keys = keyDir();
+    deferred.defer(keys.cleanup);
+    const key = makeKey(keys.dir, 'ed25519', 'contador@empresa');
+    const plain = await pix(['close', '--day', '2026-03-07', '--opening-balance', '0']);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toContain('(not signed)');
+    const signed = await pix(['close', '--day', '2026-03-08', '--key', key.privatePath!]);
+    expect(signed.code, signed.stderr).toBe(0);
+    expect(signed.stdout).toContain('(signed)');
+    const pack = /pack: (.*)/.exec(signed.stdout)![1]!;
+    const sums = readFileSync(join(pack, 'SHA256SUMS'));
+    const signature = readFileSync(join(pack, 'SHA256SUMS.sig'), 'utf8');
+    const signer = `contador@empresa ${key.publicLine}`;
+    expect(opensshVerifies(keys.dir, [signer], 'contador@empresa', 'pix-close', sums, signature)).toBe(true);
+    expect(opensshVerifies(keys.dir, [signer], 'contador@empresa', 'pix-plan', sums, signature)).toBe(false);
+    const parsed = parseAllowedSigner(signer);
+    expect(verifySshSig(parseArmoredSignature(signature), sums, 'pix-close', parsed, Date.now()).ok).toBe(
+      true,
+    );
+    // A pack changed after the close no longer verifies.
+    const changed = Buffer.concat([sums, Buffer.from('0  extra\n')]);
+    expect(opensshVerifies(keys.dir, [signer], 'contador@empresa', 'pix-close', changed, signature)).toBe(
+      false,
+    );
+  });
+
   it("closes a day: the balance from the opening and the day's entries, the pack, and its digest", async () => {
     const first = await pix(['close', '--day', '2026-03-08']);
     expect(first.code).toBe(2);
