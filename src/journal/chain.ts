@@ -117,7 +117,8 @@ export function judgeCheckpoint(
   }
   // The line the checkpoint names, found under another number: lines were removed or added before it.
   for (const member of [last, before]) {
-    if (member === undefined || member.digest !== checkpoint.last || member.line === checkpoint.lines) continue;
+    if (member === undefined || member.digest !== checkpoint.last || member.line === checkpoint.lines)
+      continue;
     const moved = checkpoint.lines - member.line;
     return {
       kind: 'damaged',

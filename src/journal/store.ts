@@ -256,6 +256,19 @@ export function openJournal(
   const appendLocked = (record: object, accepting: boolean) => {
     const end = judgeEnd(true);
     const read = tailOf(parsed);
+    const { last } = read;
+    if (end.kind === 'ok' && last !== undefined && end.checkpoint?.last !== last.digest) {
+      // A writer was killed between its line and its checkpoint: the checkpoint is brought up to its
+      // line first, so that killed here too, this writer leaves it one line behind, never two.
+      try {
+        overwritePrivateFile(
+          checkpointPath,
+          formatCheckpoint({ lines: last.line, bytes: parsed!.offset, last: last.digest }),
+        );
+      } catch {
+        // Said below: the checkpoint after this line is written, or readers find it behind.
+      }
+    }
     const text = JSON.stringify({ ...record, prev: parsed?.parser.head() ?? GENESIS });
     const written = appendPrivateLine(path, text, { tornMark: TORN_MARK });
     // A damaged end keeps its checkpoint: it is the evidence, until the operator accepts it.
