@@ -12,12 +12,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createJournalParser, JOURNAL_FILE, parseJournal, TORN_MARK } from '../../src/journal/entries.js';
 import { openJournal } from '../../src/journal/store.js';
 import type { SandboxState } from '../../src/sandbox/model.js';
 import { SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import { readSandboxState } from '../../src/sandbox/store.js';
+import { deferEach } from '../helpers/cleanup.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 import { PAYEE } from '../helpers/reliability.js';
 
@@ -54,6 +55,8 @@ function readState(dir: string): SandboxState {
   if (!state) throw new Error(`no sandbox state in ${dir}`);
   return state;
 }
+
+const { defer, dir: tempDir } = deferEach();
 
 describe('concurrency and crash suite (built binary, embedded sandbox)', () => {
   const dir = tempConfigDir();
@@ -160,7 +163,7 @@ describe('concurrency and crash suite (built binary, embedded sandbox)', () => {
   });
 
   it('writers SIGKILLed at random points of their appends, some between a line and its checkpoint: never damage', async () => {
-    const journalDir = tempConfigDir();
+    const journalDir = tempDir();
     const store = fileURLToPath(new URL('../../src/journal/store.ts', import.meta.url));
     // A writer appends pairs of lines until it is killed. With DIE_AT=n it kills itself as it opens the
     // checkpoint for the n-th time: its line is written, its checkpoint is not (the window a crash can hit).
@@ -218,7 +221,7 @@ describe('concurrency and crash suite (built binary, embedded sandbox)', () => {
     // Three writers killed from outside at random moments, one that kills itself in the window.
     const slots = [writer(0), writer(0), writer(0), writer(3 + Math.floor(Math.random() * 6))];
     let selfKills = 0;
-    onTestFinished(() => {
+    defer(() => {
       for (const slot of slots) slot.child.kill('SIGKILL');
     });
     for (let round = 0; round < 16; round++) {

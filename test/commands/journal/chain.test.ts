@@ -12,15 +12,16 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { openJournal } from '../../../src/journal/store.js';
 import { run } from '../../../src/main.js';
 import { SEEDED_KEYS } from '../../../src/sandbox/seed.js';
-import { tempConfigDir } from '../../helpers/cli.js';
+import { deferEach } from '../../helpers/cleanup.js';
 import { createTestIO } from '../../helpers/io.js';
 
+const { dir: tempDir } = deferEach();
 let dir: string;
 let journalPath: string;
 let checkpointPath: string;
 
 beforeEach(() => {
-  dir = tempConfigDir();
+  dir = tempDir();
   journalPath = join(dir, 'journal.jsonl');
   checkpointPath = join(dir, 'journal.jsonl.checkpoint');
 });
