@@ -21,6 +21,10 @@
  * code's SHA-256: the journal must not become a list of codes that pay someone); a CHARGE's own code is
  * kept, because it is what pix hands out for anyone to pay (printed, shown as a QR) and `pix charge
  * show` must give the same code again.
+ *
+ * Every line the store appends also carries `prev`, the digest of the line before it (chain.ts), and
+ * `pix journal verify --accept` appends `{"at","accepted":[…],"prev"}` (acceptLine); the parser follows
+ * the chain as it reads (what breaks it is damage, like a line it cannot take).
  */
 import { accountBaseUrl } from '../config/types.js';
 import type { DueDateModifiers } from '../domain/duedate.js';

@@ -10,10 +10,11 @@
  * each reading what was appended since its last read, so its line names the true last line as `prev`;
  * then it replaces the checkpoint (`journal.jsonl.checkpoint`) with where the journal now ends. A writer
  * killed between the two leaves the checkpoint one line behind, which is not damage; a journal shorter
- * than its checkpoint, or whose last line is not the one it names, is. The checkpoint is replaced
- * atomically but not fsync'd: the line is the durable record, and the next append brings the checkpoint
- * up to date. While the end is damaged, writers leave the checkpoint as it is: it is the evidence, until
- * `pix journal verify --accept` records that the operator has looked.
+ * than its checkpoint, or whose last line is not the one it names, is. The checkpoint is one small record
+ * written in place (storage/files.ts overwritePrivateFile), not fsync'd: the line is the durable record,
+ * and the next append brings the checkpoint up to date. While the end is damaged, writers leave the
+ * checkpoint as it is: it is the evidence, until `pix journal verify --accept` records that the operator
+ * has looked.
  *
  * Reads are incremental and indexed: each read parses only the lines appended since the last one, and
  * the guard's questions (by batch row, by payee) go to the index (indexes.ts), not over every entry.
