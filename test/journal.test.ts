@@ -335,7 +335,7 @@ describe('journal file', () => {
     const entries = journal.read();
     expect(entries).toHaveLength(600);
     expect(entries.every((p) => p.state === 'done')).toBe(true);
-  }, 30_000);
+  }, 60_000);
 });
 
 describe('the journal rules', () => {

@@ -28,6 +28,7 @@ import {
   ensurePrivateDir,
   LockTimeoutError,
   overwritePrivateFile,
+  type PrivateTail,
   readPrivateFile,
   readPrivateFrom,
   withFileLockSync,
@@ -179,25 +180,28 @@ export function openJournal(
     const index = createJournalIndex();
     return { identity, offset: 0, parser: createJournalParser((entry) => index.add(entry), only), index };
   };
-  const load = (): NonNullable<typeof parsed> | undefined => {
+  /** Reads and parses what was appended since the last read, from the file, or through `source`. */
+  const load = (
+    source: (offset: number, limit?: number) => PrivateTail | undefined = (offset, limit) =>
+      readPrivateFrom(path, offset, limit),
+  ): NonNullable<typeof parsed> | undefined => {
     // A piece at a time: a journal of 100,000 lines (40 MB) is never one buffer, one string or one array
     // of all its lines.
     for (;;) {
-      let tail = readPrivateFrom(path, parsed?.offset ?? 0, READ_BYTES);
+      let tail = source(parsed?.offset ?? 0, READ_BYTES);
       if (tail === undefined) {
         parsed = undefined;
         return undefined;
       }
       if (parsed === undefined || tail.identity !== parsed.identity || tail.size < parsed.offset) {
-        if (parsed !== undefined)
-          tail = readPrivateFrom(path, 0, READ_BYTES) ?? { ...tail, bytes: Buffer.alloc(0) };
+        if (parsed !== undefined) tail = source(0, READ_BYTES) ?? { ...tail, bytes: Buffer.alloc(0) };
         parsed = fresh(tail.identity);
       }
       let whole = tail.bytes.lastIndexOf(0x0a) + 1;
       const full = tail.bytes.length === READ_BYTES;
       if (whole === 0 && full) {
         // One line longer than a piece (no journal line is): read it whole, so it is seen as damage.
-        tail = readPrivateFrom(path, parsed.offset) ?? tail;
+        tail = source(parsed.offset) ?? tail;
         whole = tail.bytes.lastIndexOf(0x0a) + 1;
       }
       parsed.parser.feed(tail.bytes.toString('utf8', 0, whole));
@@ -219,8 +223,7 @@ export function openJournal(
     | { identity: string; offset: number; checkpoint: Checkpoint | undefined; lag: number }
     | undefined;
   /** Reads the journal to its end, then the checkpoint, and judges the one against the other (chain.ts). */
-  const judgeOnce = (): { judgement: Judgement; checkpoint: Checkpoint | undefined } => {
-    const loaded = load();
+  const judgeOnce = (loaded = load()): { judgement: Judgement; checkpoint: Checkpoint | undefined } => {
     if (sound !== undefined && loaded?.identity === sound.identity && loaded.offset === sound.offset)
       return { judgement: { kind: 'ok', lag: sound.lag }, checkpoint: sound.checkpoint };
     sound = undefined;
@@ -255,25 +258,40 @@ export function openJournal(
   };
   /** Appends `record` naming the last line as `prev`, then records it in the checkpoint; under the lock. */
   const appendLocked = (record: object, accepting: boolean) => {
-    const end = judgeEnd(true);
-    const read = tailOf(parsed);
-    const { last } = read;
-    if (end.kind === 'ok' && last !== undefined && end.checkpoint?.last !== last.digest) {
-      // A writer was killed between its line and its checkpoint: the checkpoint is brought up to its
-      // line first, so that killed here too, this writer leaves it one line behind, never two.
-      try {
-        overwritePrivateFile(
-          checkpointPath,
-          formatCheckpoint({ lines: last.line, bytes: parsed!.offset, last: last.digest }),
-        );
-      } catch {
-        // Said below: the checkpoint after this line is written, or readers find it behind.
-      }
-    }
-    const text = JSON.stringify({ ...record, prev: parsed?.parser.head() ?? GENESIS });
-    const written = appendPrivateLine(path, text, { tornMark: TORN_MARK });
+    let end: End | undefined;
+    let read = NO_TAIL;
+    let text = '';
+    // What was appended since the last read is read through the descriptor the line is appended on.
+    const written = appendPrivateLine(
+      path,
+      (file) => {
+        const loaded = load((offset, limit) => file.readFrom(offset, limit));
+        const { judgement, checkpoint } = judgeOnce(loaded);
+        end =
+          judgement.kind === 'ahead'
+            ? { kind: 'damaged', ...cutDamage(judgement.checkpoint, tailOf(loaded)), checkpoint }
+            : { ...judgement, checkpoint };
+        read = tailOf(loaded);
+        const { last } = read;
+        if (end.kind === 'ok' && last !== undefined && checkpoint?.last !== last.digest) {
+          // A writer was killed between its line and its checkpoint: the checkpoint is brought up to
+          // its line first, so that killed here too, this writer leaves it one line behind, never two.
+          try {
+            overwritePrivateFile(
+              checkpointPath,
+              formatCheckpoint({ lines: last.line, bytes: read.bytes, last: last.digest }),
+            );
+          } catch {
+            // Said below: the checkpoint after this line is written, or readers find it behind.
+          }
+        }
+        text = JSON.stringify({ ...record, prev: loaded?.parser.head() ?? GENESIS });
+        return text;
+      },
+      { tornMark: TORN_MARK },
+    );
     // A damaged end keeps its checkpoint: it is the evidence, until the operator accepts it.
-    if (end.kind === 'damaged' && !accepting) return;
+    if (end?.kind === 'damaged' && !accepting) return;
     // The line's number: after the lines read, or after a torn line and its mark (files.ts).
     const line = read.lines + (written.tornBefore ? 3 : 1);
     const checkpoint = { lines: line, bytes: written.size, last: lineDigest(text) };

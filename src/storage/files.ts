@@ -164,17 +164,23 @@ export function readPrivateFrom(
   offset: number,
   limit = Number.POSITIVE_INFINITY,
 ): PrivateTail | undefined {
-  return withPrivateFile(path, (fd, stats) => {
-    const length = Math.min(limit, Math.max(0, stats.size - offset));
-    const bytes = Buffer.alloc(length);
-    let read = 0;
-    while (read < length) {
-      const got = readSync(fd, bytes, read, length - read, offset + read);
-      if (got === 0) break;
-      read += got;
-    }
-    return { bytes: bytes.subarray(0, read), identity: fileIdentity(stats), size: stats.size };
-  });
+  return withPrivateFile(path, (fd, stats) => ({
+    bytes: readAt(fd, offset, Math.min(limit, stats.size - offset)),
+    identity: fileIdentity(stats),
+    size: stats.size,
+  }));
+}
+
+/** `length` bytes of `fd` from `offset` (fewer if the file ends first). */
+function readAt(fd: number, offset: number, length: number): Buffer {
+  const bytes = Buffer.alloc(Math.max(0, length));
+  let read = 0;
+  while (read < bytes.length) {
+    const got = readSync(fd, bytes, read, bytes.length - read, offset + read);
+    if (got === 0) break;
+    read += got;
+  }
+  return bytes.subarray(0, read);
 }
 
 /** Opens `path` refusing a symbolic link or anything but a regular file, and hands it to `use`. */
@@ -271,6 +277,7 @@ export function overwritePrivateFile(path: string, text: string): void {
           code: 'ENOSPC',
         });
       }
+      // A longer file (edited by hand) loses what followed; truncating costs more than asking.
       if (fstatSync(fd).size !== bytes.length) ftruncateSync(fd, bytes.length);
     } finally {
       closeSync(fd);
@@ -300,23 +307,40 @@ export interface AppendOptions {
   tornMark?: string;
 }
 
+/** The file appendPrivateLine holds open, for a line composed from what the file holds (the journal's chain). */
+export interface AppendingFile {
+  identity: string;
+  /** Its size before the line. */
+  size: number;
+  /** What readPrivateFrom would give, read through the same descriptor. */
+  readFrom(offset: number, limit?: number): PrivateTail;
+}
+
 /**
  * Appends one line with a single write(2) on a descriptor opened O_APPEND|O_NOFOLLOW (0600), then
  * fsync (unless `durable: false`): concurrent writers interleave whole lines. A line torn by a writer
  * killed mid-write has no newline at its end; the next line then starts on a fresh line (or, with
- * `torn: 'cut'`, replaces it). Returns the file's identity, size and mtime after the write, from the
- * descriptor, and whether it found a torn last line.
+ * `torn: 'cut'`, replaces it). `line` may be a function of the open file, which composes the line from
+ * what the file holds (under a lock the caller holds). Returns the file's identity, size and mtime after
+ * the write, from the descriptor, and whether it found a torn last line.
  */
 export function appendPrivateLine(
   path: string,
-  line: string,
+  line: string | ((file: AppendingFile) => string),
   { durable = true, torn = 'keep', tornMark }: AppendOptions = {},
 ): { identity: string; size: number; mtimeMs: number; tornBefore: boolean } {
   const fd = openSync(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, 0o600);
   try {
-    let text = line.endsWith('\n') ? line : `${line}\n`;
-    let tornBefore = false;
     const stats = fstatSync(fd); // through the descriptor: the path may have been replaced
+    const identity = fileIdentity(stats);
+    const readFrom = (offset: number, limit = Number.POSITIVE_INFINITY): PrivateTail => ({
+      bytes: readAt(fd, offset, Math.min(limit, stats.size - offset)),
+      identity,
+      size: stats.size,
+    });
+    const composed = typeof line === 'string' ? line : line({ identity, size: stats.size, readFrom });
+    let text = composed.endsWith('\n') ? composed : `${composed}\n`;
+    let tornBefore = false;
     if (stats.size > 0) {
       const last = Buffer.alloc(1);
       readSync(fd, last, 0, 1, stats.size - 1);
@@ -437,12 +461,19 @@ function tryLock(lockFile: string): boolean {
 
 /**
  * After a failed attempt: 0 to try again at once (the lock was stale and is gone), else how many ms to
- * wait before the next one. Throws once the wait has lasted LOCK_WAIT_MS.
+ * wait before the next one (growing with the attempts up to `cap`, jittered). Throws once the wait has
+ * lasted LOCK_WAIT_MS.
  */
-function lockBackoff(lockFile: string, describe: string, started: number, attempt: number): number {
+function lockBackoff(
+  lockFile: string,
+  describe: string,
+  started: number,
+  attempt: number,
+  cap: number,
+): number {
   if (removeIfStale(lockFile, Date.now())) return 0;
   if (Date.now() - started > LOCK_WAIT_MS) throw new LockTimeoutError(describe, lockFile);
-  return Math.min(1 + attempt, 25) * (0.5 + Math.random());
+  return Math.min(1 + attempt, cap) * (0.5 + Math.random());
 }
 
 function unlock(lockFile: string): void {
@@ -466,7 +497,7 @@ export async function withFileLock<T>(
   const lockFile = `${file}.lock`;
   const started = Date.now();
   for (let attempt = 0; !tryLock(lockFile); attempt++) {
-    const delay = lockBackoff(lockFile, describe, started, attempt);
+    const delay = lockBackoff(lockFile, describe, started, attempt, 25);
     if (delay > 0) await new Promise((resolveDelay) => setTimeout(resolveDelay, delay));
   }
   try {
@@ -488,7 +519,8 @@ export function withFileLockSync<T>(file: string, describe: string, work: () => 
   const lockFile = `${file}.lock`;
   const started = Date.now();
   for (let attempt = 0; !tryLock(lockFile); attempt++) {
-    const delay = lockBackoff(lockFile, describe, started, attempt);
+    // Its holders hold it for a write and an fsync: waiting longer than a few ms only loses time.
+    const delay = lockBackoff(lockFile, describe, started, attempt, 4);
     sleeper ??= new Int32Array(new SharedArrayBuffer(4));
     if (delay > 0) Atomics.wait(sleeper, 0, 0, delay);
   }
