@@ -181,7 +181,7 @@ describe('concurrency and crash suite (built binary, embedded sandbox)', () => {
       const { openJournal } = await import(${JSON.stringify(store)});
       const journal = openJournal(process.argv[1], { now: () => new Date() });
       for (let n = 0; ; n++) {
-        const entry = journal.begin({ kind: 'payment', profile: 'p', host: 'h', amountCentavos: n + 1, payment: { method: 'key', key: 'k' + process.pid + '-' + n } });
+        const entry = journal.begin({ kind: 'payment', account: 'a', profile: 'p', host: 'h', amountCentavos: n + 1, payment: { method: 'key', key: 'k' + process.pid + '-' + n } });
         journal.finish(entry.id, { state: 'failed', reason: 'test' });
       }`;
     // tsx's loader in the writer's own process (its CLI would run the script in a child a kill misses).

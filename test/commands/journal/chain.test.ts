@@ -67,8 +67,8 @@ async function expectMoneyStopped(line: number) {
     '--amount',
     '5',
     '--no-qr',
-    '--key-id',
-    SEEDED_KEYS.email.id,
+    '--key',
+    SEEDED_KEYS.email.key,
   ]);
   expect(charge.code, charge.stderr).toBe(8);
   // And reading commands say so.
@@ -167,6 +167,7 @@ describe('the journal chain: what is not damage', () => {
   const clock = { now: () => new Date() };
   const start = {
     kind: 'payment',
+    account: 'acct_sandbox',
     profile: 'sandbox',
     host: 'sandbox.localhost',
     amountCentavos: 700,
