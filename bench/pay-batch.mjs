@@ -7,6 +7,7 @@
 //
 //   node bench/pay-batch.mjs [--rows N] [--latency-ms L] [--concurrency C] [--journal-lines J] [--node PATH]
 import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +33,9 @@ async function missing(env) {
 
 /**
  * A journal of `lines` lines (half start lines, half outcomes) of paid batch rows on the account at
- * `baseUrl`, with ids and keys no row of the bench's file has: what earlier batches leave behind.
+ * `baseUrl`, with ids and keys no row of the bench's file has: what earlier batches leave behind. Chained
+ * as pix chains them (src/journal/chain.ts: each line's `prev` is the first 96 bits of SHA-256 of the line
+ * before, in base64url; the checkpoint names the last line), so every line is hashed when it is read.
  */
 export function writeHistory(dir, lines, baseUrl) {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -62,7 +65,17 @@ export function writeHistory(dir, lines, baseUrl) {
       JSON.stringify({ id, at, state: 'done', transferId: `t-${n}`, status: 'PENDING' }),
     );
   }
-  writeFileSync(join(dir, 'journal.jsonl'), `${out.join('\n')}\n`, { mode: 0o600 });
+  const digest = (text) => createHash('sha256').update(text).digest('base64url').slice(0, 16);
+  let prev = digest('');
+  const chained = out.map((line) => {
+    const text = `${line.slice(0, -1)},"prev":"${prev}"}`;
+    prev = digest(text);
+    return text;
+  });
+  const text = `${chained.join('\n')}\n`;
+  writeFileSync(join(dir, 'journal.jsonl'), text, { mode: 0o600 });
+  const checkpoint = JSON.stringify({ lines: chained.length, bytes: Buffer.byteLength(text), last: prev });
+  writeFileSync(join(dir, 'journal.jsonl.checkpoint'), `${checkpoint.padEnd(127)}\n`, { mode: 0o600 });
 }
 
 /** Resolves with { rows, ms, cpuMs, peakRssMb } or { na: reason }. */

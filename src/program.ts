@@ -512,7 +512,8 @@ export const COMMANDS: Entry[] = [
       },
       {
         name: 'verify',
-        summary: 'list the lines of the journal that cannot be read (exit 8 if any)',
+        summary: 'list the damaged, missing or misplaced lines of the journal (exit 8 if any); --accept',
+        usage: '[options]',
         load: () => import('./commands/journal/verify.js'),
         formats: LIST_FORMATS,
         paged: true,

@@ -21,11 +21,16 @@
  * code's SHA-256: the journal must not become a list of codes that pay someone); a CHARGE's own code is
  * kept, because it is what pix hands out for anyone to pay (printed, shown as a QR) and `pix charge
  * show` must give the same code again.
+ *
+ * Every line the store appends also carries `prev`, the digest of the line before it (chain.ts), and
+ * `pix journal verify --accept` appends `{"at","accepted":[…],"prev"}` (acceptLine); the parser follows
+ * the chain as it reads (what breaks it is damage, like a line it cannot take).
  */
 import { accountBaseUrl } from '../config/types.js';
 import type { DueDateModifiers } from '../domain/duedate.js';
 import type { Evidence } from '../domain/matching.js';
 import type { Centavos } from '../domain/money.js';
+import { type ChainTail, createChainFollower, lineDigest } from './chain.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
 
@@ -330,6 +335,11 @@ export interface JournalDamage {
   reason: string;
 }
 
+/** A damaged line and its text, as the parser keeps it. */
+interface Damaged extends JournalDamage {
+  text: string;
+}
+
 /**
  * The line a writer appends before its own when it finds the file ending in a torn line (one without a
  * newline: a write cut short, by a full disk or a power cut). It marks that line as torn, not damaged:
@@ -337,6 +347,31 @@ export interface JournalDamage {
  * unknown (the rules then hold the entry), and skipping it loses nothing.
  */
 export const TORN_MARK = '{"torn":true}';
+
+/**
+ * A damaged line the operator has looked at (`pix journal verify --accept`): its number, what was
+ * wrong, and the digest of its text (chain.ts lineDigest) when it is a line of the file; damage of the
+ * journal's end (a cut) has none. The acceptance line, `{"at","accepted":[…],"prev"}`, lists them: a
+ * damaged line with that number and text is no longer damage; the same number with other text still is.
+ */
+export interface AcceptedDamage {
+  line: number;
+  reason: string;
+  digest?: string;
+}
+
+/** The line `pix journal verify --accept` appends (its `prev` is added by the store, as on every line). */
+export function acceptLine(at: string, accepted: readonly AcceptedDamage[]): Record<string, unknown> {
+  return { at, accepted };
+}
+
+/** What an acceptance line accepted, and when (for `pix journal verify`). */
+export interface Acceptance {
+  /** The acceptance line's number. */
+  line: number;
+  at: string;
+  accepted: AcceptedDamage[];
+}
 
 /**
  * The journal text → its entries in the order they started (damaged lines left out: see
@@ -362,6 +397,14 @@ export interface JournalParser {
   damage(): JournalDamage[];
   /** Line numbers of torn writes (followed by TORN_MARK): skipped, and harmless. */
   torn(): number[];
+  /** The damage with the digest of each damaged line's text (for `pix journal verify --accept`). */
+  damageToAccept(): AcceptedDamage[];
+  /** The acceptance lines read (`pix journal verify --accept`), oldest first. */
+  acceptances(): Acceptance[];
+  /** The digest the next line appended must name as its `prev` (chain.ts). */
+  head(): string;
+  /** Where the lines read end, for the checkpoint (chain.ts judgeCheckpoint); `bytes`: their length. */
+  tail(bytes: number): ChainTail;
 }
 
 /**
@@ -375,7 +418,10 @@ export function createJournalParser(
 ): JournalParser {
   const byId = new Map<string, JournalEntry>();
   const passed = new Set<string>();
-  const damaged: JournalDamage[] = [];
+  /** Each damaged line with its text: an acceptance names the text it accepted by its digest. */
+  const damaged: Damaged[] = [];
+  const acceptances: Acceptance[] = [];
+  const chain = createChainFollower();
   const torn: number[] = [];
   let lineNumber = 0;
   let seq = 0;
@@ -388,16 +434,30 @@ export function createJournalParser(
     return text;
   };
   /** An unreadable line is torn if the next line is TORN_MARK, else damaged: it waits for that line. */
-  let unreadable: JournalDamage | undefined;
-  const take = (line: string): string | undefined => {
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      return 'not JSON';
+  let unreadable: Damaged | undefined;
+  /** An acceptance line: the damage it names (by line number and text) is damage no longer. */
+  const accept = (record: Record<string, unknown>): string | undefined => {
+    const items: AcceptedDamage[] = [];
+    for (const item of record.accepted as unknown[]) {
+      if (!isRecord(item) || !Number.isSafeInteger(item.line) || typeof item.reason !== 'string')
+        return 'an acceptance line with missing or invalid fields';
+      const digest = str(item.digest);
+      items.push({
+        line: item.line as number,
+        reason: item.reason,
+        ...(digest === undefined ? {} : { digest }),
+      });
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a journal line';
-    const record = value as Record<string, unknown>;
+    for (const item of items) {
+      const at = damaged.findIndex((one) => one.line === item.line && lineDigest(one.text) === item.digest);
+      if (at >= 0) damaged.splice(at, 1);
+    }
+    acceptances.push({ line: lineNumber, at: str(record.at) ?? '', accepted: items });
+    return undefined;
+  };
+  const take = (record: Record<string, unknown> | undefined): string | undefined => {
+    if (record === undefined) return 'not a journal line';
+    if (Array.isArray(record.accepted)) return accept(record);
     if (typeof record.id !== 'string') return 'not a journal line (no id)';
     if (record.state === 'sending') {
       if (byId.has(record.id) || passed.has(record.id))
@@ -464,14 +524,29 @@ export function createJournalParser(
       unreadable = undefined;
       return;
     }
-    if (unreadable !== undefined) damaged.push(unreadable);
+    if (unreadable !== undefined) {
+      // Not torn after all: damage, and a line of the chain as the file has it.
+      damaged.push(unreadable);
+      chain.follow(unreadable.line, unreadable.text, null, true);
+    }
     unreadable = undefined;
-    const reason = take(line);
-    if (reason === undefined) return;
-    // Only a line that is not JSON at all can be a write cut short.
-    if (reason === 'not JSON') unreadable = { line: lineNumber, reason };
-    else damaged.push({ line: lineNumber, reason });
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      // Only a line that is not JSON at all can be a write cut short.
+      unreadable = { line: lineNumber, reason: 'not JSON', text: line };
+      return;
+    }
+    const record = isRecord(value) ? value : undefined;
+    const reason = take(record);
+    const prev = record === undefined ? null : record.prev;
+    const broken = chain.follow(lineNumber, line, prev, reason !== undefined);
+    // A line out of its place (chain.ts) is said so first: that is what happened to it.
+    const problem = broken ?? reason;
+    if (problem !== undefined) damaged.push({ line: lineNumber, reason: problem, text: line });
   };
+  const damagedNow = () => (unreadable === undefined ? damaged : [...damaged, unreadable]);
   return {
     feed(lines) {
       // Only whole lines count: what follows the last newline is empty, or a torn tail still being written.
@@ -481,8 +556,13 @@ export function createJournalParser(
     },
     entries: () => [...byId.values()],
     get: (id) => byId.get(id),
-    damage: () => (unreadable === undefined ? [...damaged] : [...damaged, unreadable]),
+    damage: () => damagedNow().map(({ line, reason }) => ({ line, reason })),
     torn: () => [...torn],
+    damageToAccept: () =>
+      damagedNow().map(({ line, reason, text }) => ({ line, reason, digest: lineDigest(text) })),
+    acceptances: () => [...acceptances],
+    head: () => (unreadable === undefined ? chain.head() : lineDigest(unreadable.text)),
+    tail: (bytes) => chain.tail(lineNumber, bytes, unreadable),
   };
 }
 

@@ -2,10 +2,19 @@
  * The journal file (contract §7.6, §8): `<config dir>/journal.jsonl`, opened only through
  * storage/files.ts — the directory 0700, the file 0600, opened O_NOFOLLOW (a symbolic link planted at
  * journal.jsonl is refused, never followed), each line appended with ONE write(2) on an O_APPEND
- * descriptor and fsync'd before the call returns, so concurrent writers interleave whole lines. A line
- * torn by a write cut short is marked by the next writer (entries.ts TORN_MARK); any other line the
- * reader cannot take is damage, and a damaged journal stops every command that moves money
- * (checkSound) until the operator has looked (`pix journal verify`).
+ * descriptor and fsync'd before the call returns. A line torn by a write cut short is marked by the next
+ * writer (entries.ts TORN_MARK); any other line the reader cannot take is damage, and a damaged journal
+ * stops every command that moves money (checkSound) until the operator has looked (`pix journal verify`).
+ *
+ * The chain (chain.ts): writers append under the journal's lock (`journal.jsonl.lock`, storage/files.ts),
+ * each reading what was appended since its last read, so its line names the true last line as `prev`;
+ * then it replaces the checkpoint (`journal.jsonl.checkpoint`) with where the journal now ends. A writer
+ * killed between the two leaves the checkpoint one line behind, which is not damage; a journal shorter
+ * than its checkpoint, or whose last line is not the one it names, is. The checkpoint is one small record
+ * written in place (storage/files.ts overwritePrivateFile), not fsync'd: the line is the durable record,
+ * and the next append brings the checkpoint up to date. While the end is damaged, writers leave the
+ * checkpoint as it is: it is the evidence, until `pix journal verify --accept` records that the operator
+ * has looked.
  *
  * Reads are incremental and indexed: each read parses only the lines appended since the last one, and
  * the guard's questions (by batch row, by payee) go to the index (indexes.ts), not over every entry.
@@ -14,8 +23,32 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Clock, Processes } from '../context.js';
 import { PixError } from '../errors.js';
-import { appendPrivateLine, ensurePrivateDir, readPrivateFrom } from '../storage/files.js';
 import {
+  appendPrivateLine,
+  ensurePrivateDir,
+  LockTimeoutError,
+  overwritePrivateFile,
+  type PrivateTail,
+  readPrivateFile,
+  readPrivateFrom,
+  withFileLockSync,
+} from '../storage/files.js';
+import {
+  CHECKPOINT_SUFFIX,
+  type ChainTail,
+  type Checkpoint,
+  cutDamage,
+  formatCheckpoint,
+  GENESIS,
+  type Judgement,
+  judgeCheckpoint,
+  lineDigest,
+  parseCheckpoint,
+} from './chain.js';
+import {
+  type Acceptance,
+  type AcceptedDamage,
+  acceptLine,
   type ChargeMatchRecord,
   createJournalParser,
   type FinishFields,
@@ -42,8 +75,17 @@ export interface Journal {
   readonly path: string;
   /** Every entry in the order they started, each with its latest outcome and resolution. */
   read(): JournalEntry[];
-  /** The lines the reader could not take (after reading what is on disk now), and the torn ones. */
-  verify(): { damage: JournalDamage[]; torn: number[] };
+  /**
+   * The lines the reader could not take (after reading what is on disk now), the torn ones, and the
+   * chain: where it starts, what the checkpoint says, the acceptances recorded.
+   */
+  verify(): { damage: JournalDamage[]; torn: number[]; chain: ChainReport };
+  /**
+   * Records that the operator has looked at every damaged line (`pix journal verify --accept`): appends
+   * one acceptance line naming them and brings the checkpoint up to date. Returns what it accepted
+   * (nothing, and nothing appended, when the journal is sound).
+   */
+  accept(): AcceptedDamage[];
   /**
    * Throws (exit 8, nothing sent) when a line of the journal is damaged: what it said is unknown, and
    * it may be the record of a payment that would otherwise be paid again. Every money-moving command
@@ -72,6 +114,17 @@ export interface Journal {
   inFlightElsewhere(entry: JournalEntry): number | undefined;
 }
 
+/** The chain as `pix journal verify` reports it. */
+export interface ChainReport {
+  /** The first line with a `prev` (lines before it were written by a pix without the chain). */
+  start?: number;
+  /** The checkpoint as read, if there is one. */
+  checkpoint?: Checkpoint;
+  /** Lines the checkpoint is behind (1: a writer killed between its line and its checkpoint). */
+  lag: number;
+  acceptances: Acceptance[];
+}
+
 /** Scope with `before` as an entry id. */
 export interface JournalScope extends Omit<Scope, 'before'> {
   before?: string;
@@ -79,6 +132,11 @@ export interface JournalScope extends Omit<Scope, 'before'> {
 
 /** How many bytes of the journal are read, decoded and parsed at a time. */
 const READ_BYTES = 1 << 20;
+
+const NO_TAIL: ChainTail = { lines: 0, bytes: 0, chained: 0 };
+
+/** The end of the journal judged (chain.ts), with the checkpoint it was judged against. */
+type End = Exclude<Judgement, { kind: 'ahead' }> & { checkpoint: Checkpoint | undefined };
 
 /** `journal.jsonl line 12: not JSON (and 2 more damaged lines)`. */
 export function describeDamage(path: string, damage: readonly JournalDamage[]): string {
@@ -110,9 +168,10 @@ export function openJournal(
   only?: (entry: JournalEntry) => boolean,
 ): Journal {
   const path = join(dir, JOURNAL_FILE);
-  const append = (record: object) => {
+  const checkpointPath = `${path}${CHECKPOINT_SUFFIX}`;
+  const locked = <T>(work: () => T): T => {
     ensurePrivateDir(dir);
-    appendPrivateLine(path, JSON.stringify(record), { tornMark: TORN_MARK });
+    return withFileLockSync(path, `the journal ${path}`, work);
   };
   // The journal only grows: each read parses just the whole lines appended since the last one, and
   // starts over if the file was replaced or cut.
@@ -121,25 +180,28 @@ export function openJournal(
     const index = createJournalIndex();
     return { identity, offset: 0, parser: createJournalParser((entry) => index.add(entry), only), index };
   };
-  const load = (): NonNullable<typeof parsed> | undefined => {
+  /** Reads and parses what was appended since the last read, from the file, or through `source`. */
+  const load = (
+    source: (offset: number, limit?: number) => PrivateTail | undefined = (offset, limit) =>
+      readPrivateFrom(path, offset, limit),
+  ): NonNullable<typeof parsed> | undefined => {
     // A piece at a time: a journal of 100,000 lines (40 MB) is never one buffer, one string or one array
     // of all its lines.
     for (;;) {
-      let tail = readPrivateFrom(path, parsed?.offset ?? 0, READ_BYTES);
+      let tail = source(parsed?.offset ?? 0, READ_BYTES);
       if (tail === undefined) {
         parsed = undefined;
         return undefined;
       }
       if (parsed === undefined || tail.identity !== parsed.identity || tail.size < parsed.offset) {
-        if (parsed !== undefined)
-          tail = readPrivateFrom(path, 0, READ_BYTES) ?? { ...tail, bytes: Buffer.alloc(0) };
+        if (parsed !== undefined) tail = source(0, READ_BYTES) ?? { ...tail, bytes: Buffer.alloc(0) };
         parsed = fresh(tail.identity);
       }
       let whole = tail.bytes.lastIndexOf(0x0a) + 1;
       const full = tail.bytes.length === READ_BYTES;
       if (whole === 0 && full) {
         // One line longer than a piece (no journal line is): read it whole, so it is seen as damage.
-        tail = readPrivateFrom(path, parsed.offset) ?? tail;
+        tail = source(parsed.offset) ?? tail;
         whole = tail.bytes.lastIndexOf(0x0a) + 1;
       }
       parsed.parser.feed(tail.bytes.toString('utf8', 0, whole));
@@ -147,6 +209,103 @@ export function openJournal(
       if (!full || whole === 0) return parsed;
     }
   };
+  const tailOf = (loaded: typeof parsed): ChainTail => loaded?.parser.tail(loaded.offset) ?? NO_TAIL;
+  const readCheckpoint = (): Checkpoint | undefined => {
+    const text = readPrivateFile(checkpointPath);
+    return text === undefined ? undefined : parseCheckpoint(text);
+  };
+  /**
+   * Where the journal ended (its identity and length) when its end was last found sound, by a judgement
+   * or by this process's own append: found so again with no line added since, the checkpoint need not be
+   * read again (a batch asks before every row).
+   */
+  let sound:
+    | { identity: string; offset: number; checkpoint: Checkpoint | undefined; lag: number }
+    | undefined;
+  /** Reads the journal to its end, then the checkpoint, and judges the one against the other (chain.ts). */
+  const judgeOnce = (loaded = load()): { judgement: Judgement; checkpoint: Checkpoint | undefined } => {
+    if (sound !== undefined && loaded?.identity === sound.identity && loaded.offset === sound.offset)
+      return { judgement: { kind: 'ok', lag: sound.lag }, checkpoint: sound.checkpoint };
+    sound = undefined;
+    const checkpoint = readCheckpoint();
+    const judgement = judgeCheckpoint(checkpoint, tailOf(loaded), checkpointPath);
+    if (judgement.kind === 'ok' && loaded !== undefined)
+      sound = { identity: loaded.identity, offset: loaded.offset, checkpoint, lag: judgement.lag };
+    return { judgement, checkpoint };
+  };
+  /**
+   * The end of the journal judged. Under the lock (`quiet`) no writer is at work: a checkpoint past the
+   * end is a cut. Without it, a writer may append and replace the checkpoint meanwhile: read after the
+   * lines, the checkpoint is then past them, or (once read on) at most one line behind; and it may be
+   * read while it is being written. So anything but a sound end is judged again under the lock before it
+   * is believed (a read-only config directory, where no lock can be taken, keeps the first judgement).
+   */
+  const judgeEnd = (quiet: boolean): End => {
+    let once = judgeOnce();
+    if (once.judgement.kind === 'ahead' && !quiet) once = judgeOnce();
+    const { judgement, checkpoint } = once;
+    if (judgement.kind !== 'ok' && !quiet) {
+      try {
+        return locked(() => judgeEnd(true));
+      } catch (error) {
+        // Only a lock that cannot be made (EACCES, EROFS) leaves the judgement as it is.
+        if (error instanceof LockTimeoutError || !(error instanceof Error && 'code' in error)) throw error;
+      }
+    }
+    if (judgement.kind === 'ahead')
+      return { kind: 'damaged', ...cutDamage(judgement.checkpoint, tailOf(parsed)), checkpoint };
+    return { ...judgement, checkpoint };
+  };
+  /** Appends `record` naming the last line as `prev`, then records it in the checkpoint; under the lock. */
+  const appendLocked = (record: object, accepting: boolean) => {
+    let end: End | undefined;
+    let read = NO_TAIL;
+    let text = '';
+    // What was appended since the last read is read through the descriptor the line is appended on.
+    const written = appendPrivateLine(
+      path,
+      (file) => {
+        const loaded = load((offset, limit) => file.readFrom(offset, limit));
+        const { judgement, checkpoint } = judgeOnce(loaded);
+        end =
+          judgement.kind === 'ahead'
+            ? { kind: 'damaged', ...cutDamage(judgement.checkpoint, tailOf(loaded)), checkpoint }
+            : { ...judgement, checkpoint };
+        read = tailOf(loaded);
+        const { last } = read;
+        if (end.kind === 'ok' && last !== undefined && checkpoint?.last !== last.digest) {
+          // A writer was killed between its line and its checkpoint: the checkpoint is brought up to
+          // its line first, so that killed here too, this writer leaves it one line behind, never two.
+          try {
+            overwritePrivateFile(
+              checkpointPath,
+              formatCheckpoint({ lines: last.line, bytes: read.bytes, last: last.digest }),
+            );
+          } catch {
+            // Said below: the checkpoint after this line is written, or readers find it behind.
+          }
+        }
+        text = JSON.stringify({ ...record, prev: loaded?.parser.head() ?? GENESIS });
+        return text;
+      },
+      { tornMark: TORN_MARK },
+    );
+    // A damaged end keeps its checkpoint: it is the evidence, until the operator accepts it.
+    if (end?.kind === 'damaged' && !accepting) return;
+    // The line's number: after the lines read, or after a torn line and its mark (files.ts).
+    const line = read.lines + (written.tornBefore ? 3 : 1);
+    const checkpoint = { lines: line, bytes: written.size, last: lineDigest(text) };
+    sound = undefined;
+    try {
+      overwritePrivateFile(checkpointPath, formatCheckpoint(checkpoint));
+      sound = { identity: written.identity, offset: written.size, checkpoint, lag: 0 };
+    } catch (error) {
+      if (accepting) throw error;
+      // The line is written and durable; the checkpoint one line behind is not damage, and the next
+      // append replaces it. Behind by more (it keeps failing: a full disk), readers say so.
+    }
+  };
+  const append = (record: object) => locked(() => appendLocked(record, false));
   const seqOf = (loaded: NonNullable<typeof parsed>, scope: JournalScope): Scope => {
     const { before, ...rest } = scope;
     if (before === undefined) return rest;
@@ -156,8 +315,32 @@ export function openJournal(
     path,
     read: () => load()?.parser.entries() ?? [],
     verify() {
-      const loaded = load();
-      return { damage: loaded?.parser.damage() ?? [], torn: loaded?.parser.torn() ?? [] };
+      const end = judgeEnd(false);
+      const loaded = parsed;
+      const damage = loaded?.parser.damage() ?? [];
+      if (end.kind === 'damaged') damage.push({ line: end.line, reason: end.reason });
+      const { checkpoint } = end;
+      const { start } = tailOf(loaded);
+      return {
+        damage,
+        torn: loaded?.parser.torn() ?? [],
+        chain: {
+          ...(start === undefined ? {} : { start }),
+          ...(checkpoint === undefined ? {} : { checkpoint }),
+          lag: end.kind === 'ok' ? end.lag : 0,
+          acceptances: loaded?.parser.acceptances() ?? [],
+        },
+      };
+    },
+    accept() {
+      return locked(() => {
+        const end = judgeEnd(true);
+        const found: AcceptedDamage[] = parsed?.parser.damageToAccept() ?? [];
+        if (end.kind === 'damaged') found.push({ line: end.line, reason: end.reason });
+        if (found.length === 0) return [];
+        appendLocked(acceptLine(clock.now().toISOString(), found), true);
+        return found;
+      });
     },
     checkSound() {
       const { damage } = journal.verify();
@@ -166,7 +349,7 @@ export function openJournal(
         'declined',
         `the journal is damaged: ${describeDamage(path, damage)}; nothing was sent`,
         {
-          hint: 'a damaged line may be the record of a payment: `pix journal verify` lists every damaged line; repair or remove each by hand (keep a copy of the file), checking `pix statement` for the payments it may have recorded, then run this again',
+          hint: 'a damaged or missing line may be the record of a payment: `pix journal verify` lists each; check `pix statement` for the payments they may have recorded (keep a copy of the file), then `pix journal verify --accept` records that you have looked, and run this again',
         },
       );
     },

@@ -10,7 +10,8 @@
  *   fsync'd, renamed over the target, and the directory fsync'd; a crash leaves the old file or the
  *   new one, never half of one.
  * - Read-modify-write runs under a lock file (`<file>.lock`, O_EXCL, holding the pid); a lock whose
- *   process is dead, or that is older than 30 s, is taken over.
+ *   process is dead, or that is older than 30 s, is taken over. withFileLockSync takes the same lock for
+ *   short synchronous work (the journal's appends).
  */
 import {
   chmodSync,
@@ -163,17 +164,23 @@ export function readPrivateFrom(
   offset: number,
   limit = Number.POSITIVE_INFINITY,
 ): PrivateTail | undefined {
-  return withPrivateFile(path, (fd, stats) => {
-    const length = Math.min(limit, Math.max(0, stats.size - offset));
-    const bytes = Buffer.alloc(length);
-    let read = 0;
-    while (read < length) {
-      const got = readSync(fd, bytes, read, length - read, offset + read);
-      if (got === 0) break;
-      read += got;
-    }
-    return { bytes: bytes.subarray(0, read), identity: fileIdentity(stats), size: stats.size };
-  });
+  return withPrivateFile(path, (fd, stats) => ({
+    bytes: readAt(fd, offset, Math.min(limit, stats.size - offset)),
+    identity: fileIdentity(stats),
+    size: stats.size,
+  }));
+}
+
+/** `length` bytes of `fd` from `offset` (fewer if the file ends first). */
+function readAt(fd: number, offset: number, length: number): Buffer {
+  const bytes = Buffer.alloc(Math.max(0, length));
+  let read = 0;
+  while (read < bytes.length) {
+    const got = readSync(fd, bytes, read, bytes.length - read, offset + read);
+    if (got === 0) break;
+    read += got;
+  }
+  return bytes.subarray(0, read);
 }
 
 /** Opens `path` refusing a symbolic link or anything but a regular file, and hands it to `use`. */
@@ -250,6 +257,39 @@ export function writeFileAtomic(path: string, text: string | Uint8Array, { durab
   if (durable) fsyncDir(dirname(path));
 }
 
+/**
+ * Writes `text` over the start of `path` in place (created O_NOFOLLOW 0600 when missing) with one
+ * pwrite(2) at offset 0, and cuts whatever followed it: for a small record of one length that is
+ * replaced after every append of another file (the journal's checkpoint), where writeFileAtomic's
+ * rename would make the file system flush the new file's data each time (ext4's auto_da_alloc: a
+ * millisecond per call). A write this small lies in one page and one disk sector, so a killed writer
+ * leaves the old record or the new one; a reader that may have read it while it was being written
+ * reads it again under the writers' lock before it believes anything odd in it. Not fsync'd.
+ */
+export function overwritePrivateFile(path: string, text: string): void {
+  try {
+    const fd = openSync(path, O_WRONLY | O_CREAT | O_NOFOLLOW, 0o600);
+    try {
+      const bytes = Buffer.from(text, 'utf8');
+      const written = writeSync(fd, bytes, 0, bytes.length, 0);
+      if (written !== bytes.length) {
+        throw Object.assign(new Error(`ENOSPC: no space left on device, short write to ${path}`), {
+          code: 'ENOSPC',
+        });
+      }
+      // A longer file (edited by hand) loses what followed; truncating costs more than asking.
+      if (fstatSync(fd).size !== bytes.length) ftruncateSync(fd, bytes.length);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if (typeof error === 'object' && error !== null && 'code' in error) {
+      Object.assign(error, { path, syscall: 'write' });
+    }
+    throw error;
+  }
+}
+
 export interface AppendOptions {
   /**
    * False leaves out the fsync: the line may be lost in a power cut (never torn by a process's crash, which
@@ -267,25 +307,45 @@ export interface AppendOptions {
   tornMark?: string;
 }
 
+/** The file appendPrivateLine holds open, for a line composed from what the file holds (the journal's chain). */
+export interface AppendingFile {
+  identity: string;
+  /** Its size before the line. */
+  size: number;
+  /** What readPrivateFrom would give, read through the same descriptor. */
+  readFrom(offset: number, limit?: number): PrivateTail;
+}
+
 /**
  * Appends one line with a single write(2) on a descriptor opened O_APPEND|O_NOFOLLOW (0600), then
  * fsync (unless `durable: false`): concurrent writers interleave whole lines. A line torn by a writer
  * killed mid-write has no newline at its end; the next line then starts on a fresh line (or, with
- * `torn: 'cut'`, replaces it). Returns the file's identity, size and mtime after the write, from the descriptor.
+ * `torn: 'cut'`, replaces it). `line` may be a function of the open file, which composes the line from
+ * what the file holds (under a lock the caller holds). Returns the file's identity, size and mtime after
+ * the write, from the descriptor, and whether it found a torn last line.
  */
 export function appendPrivateLine(
   path: string,
-  line: string,
+  line: string | ((file: AppendingFile) => string),
   { durable = true, torn = 'keep', tornMark }: AppendOptions = {},
-): { identity: string; size: number; mtimeMs: number } {
+): { identity: string; size: number; mtimeMs: number; tornBefore: boolean } {
   const fd = openSync(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, 0o600);
   try {
-    let text = line.endsWith('\n') ? line : `${line}\n`;
     const stats = fstatSync(fd); // through the descriptor: the path may have been replaced
+    const identity = fileIdentity(stats);
+    const readFrom = (offset: number, limit = Number.POSITIVE_INFINITY): PrivateTail => ({
+      bytes: readAt(fd, offset, Math.min(limit, stats.size - offset)),
+      identity,
+      size: stats.size,
+    });
+    const composed = typeof line === 'string' ? line : line({ identity, size: stats.size, readFrom });
+    let text = composed.endsWith('\n') ? composed : `${composed}\n`;
+    let tornBefore = false;
     if (stats.size > 0) {
       const last = Buffer.alloc(1);
       readSync(fd, last, 0, 1, stats.size - 1);
       if (last[0] !== 0x0a) {
+        tornBefore = true;
         if (torn === 'cut') ftruncateSync(fd, lastLineEnd(fd, stats.size));
         else text = tornMark === undefined ? `\n${text}` : `\n${tornMark}\n${text}`;
       }
@@ -305,7 +365,7 @@ export function appendPrivateLine(
     }
     if (durable) fsyncSync(fd);
     const after = fstatSync(fd);
-    return { identity: fileIdentity(after), size: after.size, mtimeMs: after.mtimeMs };
+    return { identity: fileIdentity(after), size: after.size, mtimeMs: after.mtimeMs, tornBefore };
   } catch (error) {
     // write(2) and fsync(2) errors carry no path: every message about them must name the file.
     if (typeof error === 'object' && error !== null && 'code' in error && !('path' in error)) {
@@ -382,6 +442,48 @@ export class LockTimeoutError extends PixError {
   }
 }
 
+/** One attempt at taking `lockFile` (O_EXCL|O_NOFOLLOW, 0600, holding `{pid, at}`): true when taken. */
+function tryLock(lockFile: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(lockFile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return false;
+  }
+  try {
+    writeAll(fd, Buffer.from(JSON.stringify({ pid: process.pid, at: new Date().toISOString() })));
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+/**
+ * After a failed attempt: 0 to try again at once (the lock was stale and is gone), else how many ms to
+ * wait before the next one (growing with the attempts up to `cap`, jittered). Throws once the wait has
+ * lasted LOCK_WAIT_MS.
+ */
+function lockBackoff(
+  lockFile: string,
+  describe: string,
+  started: number,
+  attempt: number,
+  cap: number,
+): number {
+  if (removeIfStale(lockFile, Date.now())) return 0;
+  if (Date.now() - started > LOCK_WAIT_MS) throw new LockTimeoutError(describe, lockFile);
+  return Math.min(1 + attempt, cap) * (0.5 + Math.random());
+}
+
+function unlock(lockFile: string): void {
+  try {
+    unlinkSync(lockFile);
+  } catch {
+    // Already gone (taken over as stale): nothing to release.
+  }
+}
+
 /**
  * Runs `work` holding `<file>.lock` (O_EXCL|O_NOFOLLOW, 0600, holding `{pid, at}`), waiting up to
  * LOCK_WAIT_MS for another holder. The directory must exist. `describe` names what is locked in the
@@ -394,30 +496,37 @@ export async function withFileLock<T>(
 ): Promise<T> {
   const lockFile = `${file}.lock`;
   const started = Date.now();
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const fd = openSync(lockFile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-      try {
-        writeAll(fd, Buffer.from(JSON.stringify({ pid: process.pid, at: new Date().toISOString() })));
-      } finally {
-        closeSync(fd);
-      }
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    if (removeIfStale(lockFile, Date.now())) continue;
-    if (Date.now() - started > LOCK_WAIT_MS) throw new LockTimeoutError(describe, lockFile);
-    const delay = Math.min(1 + attempt, 25) * (0.5 + Math.random());
-    await new Promise((resolveDelay) => setTimeout(resolveDelay, delay));
+  for (let attempt = 0; !tryLock(lockFile); attempt++) {
+    const delay = lockBackoff(lockFile, describe, started, attempt, 25);
+    if (delay > 0) await new Promise((resolveDelay) => setTimeout(resolveDelay, delay));
   }
   try {
     return await work();
   } finally {
-    try {
-      unlinkSync(lockFile);
-    } catch {
-      // Already gone (taken over as stale): nothing to release.
-    }
+    unlock(lockFile);
+  }
+}
+
+/** What a synchronous waiter sleeps on (Atomics.wait on a value that never changes: a plain sleep). */
+let sleeper: Int32Array | undefined;
+
+/**
+ * withFileLock for work that is synchronous and short (the journal's append: a read of what was
+ * appended since, one write, the checkpoint): the same lock file, the same takeover of a stale lock.
+ * The wait for another holder blocks the thread, which is what the caller's synchronous work does anyway.
+ */
+export function withFileLockSync<T>(file: string, describe: string, work: () => T): T {
+  const lockFile = `${file}.lock`;
+  const started = Date.now();
+  for (let attempt = 0; !tryLock(lockFile); attempt++) {
+    // Its holders hold it for a write and an fsync: waiting longer than a few ms only loses time.
+    const delay = lockBackoff(lockFile, describe, started, attempt, 4);
+    sleeper ??= new Int32Array(new SharedArrayBuffer(4));
+    if (delay > 0) Atomics.wait(sleeper, 0, 0, delay);
+  }
+  try {
+    return work();
+  } finally {
+    unlock(lockFile);
   }
 }

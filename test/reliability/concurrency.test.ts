@@ -9,13 +9,16 @@
  *   of the journal parses and every payment that reported success is there, done.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createJournalParser, JOURNAL_FILE, parseJournal } from '../../src/journal/entries.js';
+import { createJournalParser, JOURNAL_FILE, parseJournal, TORN_MARK } from '../../src/journal/entries.js';
+import { openJournal } from '../../src/journal/store.js';
 import type { SandboxState } from '../../src/sandbox/model.js';
 import { SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import { readSandboxState } from '../../src/sandbox/store.js';
+import { deferEach } from '../helpers/cleanup.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 import { PAYEE } from '../helpers/reliability.js';
 
@@ -52,6 +55,8 @@ function readState(dir: string): SandboxState {
   if (!state) throw new Error(`no sandbox state in ${dir}`);
   return state;
 }
+
+const { defer, dir: tempDir } = deferEach();
 
 describe('concurrency and crash suite (built binary, embedded sandbox)', () => {
   const dir = tempConfigDir();
@@ -143,5 +148,114 @@ describe('concurrency and crash suite (built binary, embedded sandbox)', () => {
     // The state file of the embedded sandbox they shared parses too.
     expect(existsSync(join(payDir, STATE))).toBe(true);
     expect(() => readState(payDir)).not.toThrow();
+    // One chain through every line of all twelve, its end in the checkpoint (one line behind at most:
+    // the killed one may have died between its line and its checkpoint), and pix journal verify agrees.
+    const { damage, chain } = openJournal(payDir, { now: () => new Date() }).verify();
+    expect(damage).toEqual([]);
+    expect(chain.start).toBe(1);
+    expect(chain.lag).toBeLessThanOrEqual(1);
+    const lines = text.split('\n').filter((line) => line !== '' && line !== TORN_MARK);
+    expect(lines.every((line) => typeof (JSON.parse(line) as { prev?: unknown }).prev === 'string')).toBe(
+      true,
+    );
+    const verified = await runCli(['journal', 'verify'], { env: { PIX_CONFIG_DIR: payDir } });
+    expect(verified.code, verified.stderr).toBe(0);
   });
+
+  it('writers SIGKILLed at random points of their appends, some between a line and its checkpoint: never damage', async () => {
+    const journalDir = tempDir();
+    const store = fileURLToPath(new URL('../../src/journal/store.ts', import.meta.url));
+    // A writer appends pairs of lines until it is killed. With DIE_AT=n it kills itself as it opens the
+    // checkpoint for the n-th time: its line is written, its checkpoint is not (the window a crash can hit).
+    const script = `
+      import fs from 'node:fs';
+      import { syncBuiltinESMExports } from 'node:module';
+      const dieAt = Number(process.env.DIE_AT ?? 0);
+      const open = fs.openSync;
+      let opened = 0;
+      fs.openSync = (path, ...rest) => {
+        if (dieAt > 0 && String(path).endsWith('.checkpoint') && ++opened === dieAt) process.kill(process.pid, 'SIGKILL');
+        return open(path, ...rest);
+      };
+      syncBuiltinESMExports();
+      const { openJournal } = await import(${JSON.stringify(store)});
+      const journal = openJournal(process.argv[1], { now: () => new Date() });
+      for (let n = 0; ; n++) {
+        const entry = journal.begin({ kind: 'payment', account: 'a', profile: 'p', host: 'h', amountCentavos: n + 1, payment: { method: 'key', key: 'k' + process.pid + '-' + n } });
+        journal.finish(entry.id, { state: 'failed', reason: 'test' });
+      }`;
+    // tsx's loader in the writer's own process (its CLI would run the script in a child a kill misses).
+    const tsx = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+    const path = join(journalDir, JOURNAL_FILE);
+    const size = () => (existsSync(path) ? statSync(path).size : 0);
+    const writer = (dieAt: number) => {
+      const child = spawn(
+        process.execPath,
+        ['--import', tsx, '--input-type=module', '--eval', script, journalDir],
+        {
+          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DIE_AT: String(dieAt) },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+      });
+      const done = new Promise<{ signal: string | null; stderr: string }>((resolve) =>
+        child.on('close', (_code, signal) => resolve({ signal, stderr })),
+      );
+      return { child, done };
+    };
+    /** Waits (with a deadline) until the journal has grown past `bytes`. */
+    const grown = async (bytes: number) => {
+      const deadline = performance.now() + 30_000;
+      while (size() <= bytes && performance.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(size(), 'the writers append').toBeGreaterThan(bytes);
+    };
+    const check = (when: string) => {
+      const { damage, chain } = openJournal(journalDir, { now: () => new Date() }).verify();
+      expect(damage, when).toEqual([]);
+      expect(chain.lag, when).toBeLessThanOrEqual(1);
+    };
+    // Three writers killed from outside at random moments, one that kills itself in the window.
+    const slots = [writer(0), writer(0), writer(0), writer(3 + Math.floor(Math.random() * 6))];
+    let selfKills = 0;
+    defer(() => {
+      for (const slot of slots) slot.child.kill('SIGKILL');
+    });
+    for (let round = 0; round < 16; round++) {
+      await grown(size());
+      const slot = round % 3;
+      const victim = slots[slot]!;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 15));
+      victim.child.kill('SIGKILL');
+      const ended = await victim.done;
+      expect(ended.signal, ended.stderr).toBe('SIGKILL');
+      check(`after kill ${round + 1}`);
+      slots[slot] = writer(0);
+      // The self-killer: once it is gone, the journal is judged with its last line past the checkpoint.
+      const self = slots[3]!;
+      if (self.child.exitCode !== null || self.child.signalCode !== null) {
+        const gone = await self.done;
+        expect(gone.signal, gone.stderr).toBe('SIGKILL');
+        selfKills++;
+        check(`after self-kill ${selfKills}`);
+        slots[3] = writer(2 + Math.floor(Math.random() * 6));
+      }
+    }
+    for (const slot of slots) slot.child.kill('SIGKILL');
+    await Promise.all(slots.map((slot) => slot.done));
+    check('at the end');
+    expect(selfKills, 'the window between a line and its checkpoint was hit').toBeGreaterThan(0);
+    const journal = openJournal(journalDir, { now: () => new Date() });
+    // Every round waited for the journal to grow: at least a line a round.
+    expect(journal.read().length).toBeGreaterThanOrEqual(8);
+    const verified = await runCli(['journal', 'verify'], { env: { PIX_CONFIG_DIR: journalDir } });
+    expect(verified.code, verified.stderr).toBe(0);
+    if (process.env.PIX_SHOW_COUNTS)
+      process.stdout.write(
+        `journal kills: 16 from outside, ${selfKills} in the checkpoint window, ${journal.read().length} entries\n`,
+      );
+  }, 180_000);
 });

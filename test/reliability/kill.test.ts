@@ -197,6 +197,10 @@ describe('kill suite: SIGKILL at many points of `pix pay key`, a day later, then
       await sleep(LATENCY_MS + 100);
       const entry = entryOf(centavos);
       const applied = transfersOf(centavos);
+      // Wherever the kill landed (before, in or after a journal line and its checkpoint), the journal
+      // is sound: a crash is never damage (docs/reliability.md, "The journal's chain").
+      const verified = await pix(['journal', 'verify']);
+      expect(verified.code, `${where}: ${verified.stderr}`).toBe(0);
       // Journal first, then the request: a transfer the journal does not know of is the one thing that cannot be.
       expect(applied, where).toBeLessThanOrEqual(entry ? 1 : 0);
 
