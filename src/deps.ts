@@ -19,7 +19,18 @@ export function createDeps(overrides: DepsOverrides): Deps {
   const deps: Deps = {
     clock: { now: () => new Date() },
     processes: LOCAL_PROCESSES,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    sleep: (ms, signal) =>
+      new Promise((resolve) => {
+        const stop = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          signal?.removeEventListener('abort', stop);
+          resolve();
+        }, ms);
+        signal?.addEventListener('abort', stop, { once: true });
+      }),
     random: Math.random,
     dispatcher: undefined,
     // main.ts gives the process's SIGINT/SIGTERM; in-process tests give their own AbortController's.
