@@ -50,6 +50,7 @@ import {
   type Blocker,
   DUPLICATE_WINDOW_MS,
   type DuplicateQuery,
+  effectiveState,
   recordedAccount,
   rowPaidElsewhere,
   type Scope,
@@ -390,7 +391,15 @@ function paymentWords(entry: JournalEntry): string {
 function applyBlocker(run: Run, item: BatchItem, blocker: Blocker, byRow: boolean): void {
   const { entry } = blocker;
   item.earlier = entry;
-  if (blocker.why === 'paid') {
+  // The entry is the journal's own, read again since it was found (appending our line reads what other
+  // writers appended first): another pix may have finished it meanwhile. It is judged as it is now.
+  const state = effectiveState(entry);
+  if (state === 'failed') {
+    item.state = 'not_sent';
+    item.error = `another attempt (journal entry ${shortId(entry.id)}) was refused meanwhile; run the file again to pay it`;
+    return;
+  }
+  if (blocker.why === 'paid' || state === 'done') {
     item.state = byRow ? 'already_paid' : 'duplicate';
     if (!byRow) {
       item.error = `the same payment was made outside this file (${paymentWords(entry)}): pass --allow-duplicate to pay it again`;
