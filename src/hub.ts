@@ -13,7 +13,7 @@ export * as hubOutcomes from './api/outcomes.js';
 export * as hubPaginate from './api/paginate.js';
 export * as hubExport from './commands/shared/export.js';
 export * as hubFlags from './commands/shared/flags.js';
-export * as hubGlobals from './commands/shared/globals.js';
+
 export * as hubHelp from './commands/shared/help.js';
 export * as hubPages from './commands/shared/pages.js';
 export * as hubDuration from './domain/duration.js';

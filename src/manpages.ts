@@ -7,10 +7,10 @@
  */
 import type { Command } from 'commander';
 // Static imports: this module is its own throwaway bundle (scripts/build.mjs); an `import()` here would
-// make deps.ts a split point of the CLI's build (scripts/build/hub.mjs reads every `import()` in src/).
-import { createDeps } from './deps.js';
+// make a split point of the CLI's build (scripts/build/hub.mjs reads every `import()` in src/).
+import { wholeProgram } from './cli/load.js';
 import type { IOStreams, OutStream } from './output/iostreams.js';
-import { createProgram, loadCommands } from './program.js';
+import { createContext } from './wiring.js';
 
 /** roff: backslashes escaped, a line starting with `.` or `'` kept as text, hyphens as minus signs in flags. */
 function roff(text: string): string {
@@ -42,9 +42,8 @@ function helpOf(command: Command): string {
 
 /** Every man page: file name → roff text. */
 export async function manPages(version: string): Promise<Map<string, string>> {
-  const deps = createDeps({ io, env: { PIX_CONFIG_DIR: '/nonexistent/pix-man' } });
-  const program = createProgram(deps);
-  await loadCommands(program, deps, [], true);
+  const { deps } = createContext({ argv: [], io, env: { PIX_CONFIG_DIR: '/nonexistent/pix-man' } });
+  const program = await wholeProgram(deps);
   const pages = new Map<string, string>();
   const visit = (command: Command, path: string[]) => {
     const name = ['pix', ...path].join('-');

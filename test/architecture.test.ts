@@ -142,8 +142,8 @@ describe('architecture: the shape of src/', () => {
 
   it('sees the whole program (so the rules below are not vacuous)', () => {
     expect([...graph.keys()].sort()).toEqual(sourcesOf('src'));
-    expect(graph.get('src/main.ts')).toContainEqual({ path: 'src/deps.ts', dynamic: false });
-    expect(graph.get('src/deps.ts')).toContainEqual({ path: 'src/factory.ts', dynamic: true });
+    expect(graph.get('src/main.ts')).toContainEqual({ path: 'src/wiring.ts', dynamic: false });
+    expect(graph.get('src/wiring.ts')).toContainEqual({ path: 'src/sandbox/index.ts', dynamic: true });
   });
 
   it('has no import cycle at run time (static or import(); `import type` does not count)', () => {
@@ -198,6 +198,6 @@ describe('architecture: the shape of src/', () => {
     expect(offenders).toEqual([]);
     // Not vacuous: the factory and the sandbox commands do come through the door.
     const door = [...graph].filter(([, edges]) => edges.some(({ path }) => path === 'src/sandbox/index.ts'));
-    expect(door.map(([file]) => file)).toContain('src/factory.ts');
+    expect(door.map(([file]) => file)).toContain('src/wiring.ts');
   });
 });

@@ -3,12 +3,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, Help } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { wholeProgram } from '../src/cli/load.js';
 import { completionModel } from '../src/commands/completion/script.js';
 import { usageOf } from '../src/commands/shared/help.js';
 import { CONFIG_KEYS } from '../src/config/types.js';
-import { createDeps } from '../src/deps.js';
 import { run } from '../src/main.js';
-import { createProgram, loadCommands } from '../src/program.js';
+import { createContext } from '../src/wiring.js';
 import { tempConfigDir } from './helpers/cli.js';
 import { createTestIO } from './helpers/io.js';
 
@@ -135,9 +135,8 @@ describe('a group without its subcommand', () => {
 
 describe('every command teaches in its --help', () => {
   it('ends with examples and the exit codes it can return (every command and group of the tree)', async () => {
-    const deps = createDeps({ io: createTestIO().io, env: {} });
-    const program = createProgram(deps);
-    await loadCommands(program, deps, [], true);
+    const { deps } = createContext({ argv: [], io: createTestIO().io, env: {} });
+    const program = await wholeProgram(deps);
     const paths = completionModel(program).map((node) => node.path);
     expect(paths.length).toBeGreaterThan(20);
     for (const path of paths) {
@@ -208,8 +207,8 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
   const PARTS = ['charge/ledger', 'statement/follow', 'pay/plan', 'pay/planflags'];
 
   it('every file under src/commands/ is a verb the COMMANDS table loads, a shared.ts, a part, or shared/', () => {
-    const source = readFileSync(join(root, 'src/program.ts'), 'utf8');
-    const loaded = [...source.matchAll(/import\('\.\/commands\/([^']+)\.js'\)/g)].map((match) => match[1]!);
+    const source = readFileSync(join(root, 'src/cli/table.ts'), 'utf8');
+    const loaded = [...source.matchAll(/import\('\.\.\/commands\/([^']+)\.js'\)/g)].map((match) => match[1]!);
     const files = readdirSync(join(root, 'src/commands'), { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.ts'))
       .map((file) => file.split('\\').join('/').replace(/\.ts$/, ''));
@@ -222,9 +221,8 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
   });
 
   it("a verb's usage in COMMANDS is what Commander shows once its module is loaded", async () => {
-    const deps = createDeps({ io: createTestIO().io, env: {} });
-    const program = createProgram(deps);
-    await loadCommands(program, deps, [], true);
+    const { deps } = createContext({ argv: [], io: createTestIO().io, env: {} });
+    const program = await wholeProgram(deps);
     const help = new Help();
     const checked: string[] = [];
     const visit = (command: Command): void => {

@@ -60,7 +60,7 @@ export interface RequestInput {
 }
 
 /**
- * What the client needs, and no more. The composition root (src/factory.ts) makes it from the settings and the
+ * What the client needs, and no more. The composition root (src/wiring.ts) makes it from the settings and the
  * command's deps; which API is behind the transport (the embedded sandbox, a real one) the client never knows.
  */
 export interface ApiClientOptions {

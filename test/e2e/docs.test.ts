@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDeps } from '../../src/deps.js';
-import { createProgram, loadCommands } from '../../src/program.js';
+import { wholeProgram } from '../../src/cli/load.js';
+import { createContext } from '../../src/wiring.js';
 import { type CliResult, exampleBin, pool, runProcess } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
 
@@ -247,9 +247,12 @@ function parseExamples(help: string): string[] {
 /** Every command's help, as `pix … --help` prints it (Commander tree with every module loaded). */
 async function helpTexts(): Promise<Map<string, string>> {
   const test = createTestIO();
-  const deps = createDeps({ io: test.io, env: { PIX_CONFIG_DIR: join(root, 'help-config') } });
-  const program = createProgram(deps);
-  await loadCommands(program, deps, [], true);
+  const { deps } = createContext({
+    argv: [],
+    io: test.io,
+    env: { PIX_CONFIG_DIR: join(root, 'help-config') },
+  });
+  const program = await wholeProgram(deps);
   const texts = new Map<string, string>();
   const visit = (command: Command, path: string[]) => {
     let text = '';

@@ -214,8 +214,7 @@ async function verifyClientCredentials(
     tls,
     warnings: [],
   };
-  const { apiClientFor } = await import('../../factory.js');
-  const client = await apiClientFor(deps, settings);
+  const client = await deps.apiFor(settings);
   try {
     return cachedToken(await client.mintToken(clientKey, clientSecret), baseUrl.value, deps.clock.now());
   } catch (error) {

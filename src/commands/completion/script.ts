@@ -100,7 +100,7 @@ export function completionModel(program: Command): CompletionNode[] {
     const globals = inherited.filter((option) => !names(option).some((name) => ownNames.has(name)));
     // Commander's implicit `help` command is left out: -h/--help is offered instead.
     const subcommands = help.visibleCommands(command).filter((sub) => sub.name() !== 'help');
-    // `--fields` offers the fields of this command's records (program.ts), where it has any.
+    // `--fields` offers the fields of this command's records (cli/table.ts), where it has any.
     const fields = fieldNamesOf(command);
     // `-o` offers this command's formats (program.ts), not every format some command writes.
     const formats = path.length === 0 ? undefined : (formatsOf(command) ?? ['table', 'json']);
@@ -527,7 +527,7 @@ export function fishScript(nodes: CompletionNode[], version: string): string {
 
 /**
  * A fresh command tree with every command module loaded (the one being run has only this command in it).
- * program.ts gives it: this module importing program.ts, which loads this one, would be an import cycle.
+ * The loader (cli/load.ts) gives it: this module importing the loader, which loads this one, would be a cycle.
  */
 export type WholeTree = () => Promise<Command>;
 

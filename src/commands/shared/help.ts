@@ -117,7 +117,7 @@ export function addHelpCommand(program: Command): void {
 
 const FIELD_NAMES = Symbol.for('pix.fieldNames');
 
-/** What shell completion offers after `--fields` for `command` (program.ts: the fields of its records). */
+/** What shell completion offers after `--fields` for `command` (cli/table.ts: the fields of its records). */
 export function setFieldNames(command: Command, fields: readonly string[]): void {
   (command as unknown as Record<symbol, readonly string[]>)[FIELD_NAMES] = fields;
 }
