@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { type Command, Help } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { wholeProgram } from '../src/cli/load.js';
+import { COMMANDS, type Entry } from '../src/cli/table.js';
 import { completionModel } from '../src/commands/completion/script.js';
 import { usageOf } from '../src/commands/shared/help.js';
 import { CONFIG_KEYS } from '../src/config/types.js';
@@ -151,8 +152,8 @@ describe('every command teaches in its --help', () => {
 });
 
 describe('help shows what a subcommand inherits and goes as deep as asked', () => {
-  it('pix statement --help lists the global flags under their own heading', async () => {
-    const result = await pix(['statement', '--help']);
+  it('pix statement list --help lists the global flags under their own heading', async () => {
+    const result = await pix(['statement', 'list', '--help']);
     expect(result.code).toBe(0);
     const [own, rest] = result.stdout.split('\nGlobal options (valid on every command):\n');
     const inherited = rest?.split('\nExamples:\n')[0];
@@ -164,15 +165,15 @@ describe('help shows what a subcommand inherits and goes as deep as asked', () =
     expect(inherited).not.toContain('--limit');
   });
 
-  it("pix journal resolve --help: the noun's own flags (--limit, --all, --unresolved) are not listed as global", async () => {
+  it("pix journal resolve --help: the list's flags (--limit, --all, --unresolved) are not listed, not even as global", async () => {
     const result = await pix(['journal', 'resolve', '--help']);
     expect(result.code).toBe(0);
     const [own, inherited] = result.stdout.split('\nGlobal options (valid on every command):\n');
     expect(own).toContain('--paid');
     expect(inherited).toMatch(/^ {2}--json {2,}one JSON document on stdout$/m);
     for (const flag of ['--limit', '--all', '--unresolved']) expect(result.stdout).not.toContain(flag);
-    // `pix journal --help` still lists them, as its own.
-    expect((await pix(['journal', '--help'])).stdout.split('\nGlobal options')[0]).toContain('--unresolved');
+    // `pix journal list --help` lists them, as its own.
+    expect((await pix(['journal', 'list', '--help'])).stdout.split('\nGlobal options')[0]).toContain('--unresolved');
   });
 
   it.each([
@@ -245,13 +246,34 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
     );
   });
 
-  it("a noun that runs by itself finds its verb after the noun's own flags and their values", async () => {
-    // `--limit 5`: commandPath() cannot tell 5 from a name; summary and show must still be loaded.
-    const summary = await pix(['statement', '--limit', '5', 'summary']);
-    expect(summary.code).toBe(2);
-    expect(summary.stderr).toBe('error: --limit: does not apply to statement summary\n');
-    const show = await pix(['journal', '--limit', '5', 'show', '1a2b']);
-    expect(show.code).toBe(4);
-    expect(show.stderr).toMatch(/^error: no journal entry 1a2b\n/);
+  it('a noun runs its default verb when none is named: pix journal is pix journal list, pix keys pix keys list', async () => {
+    const journal = await pix(['journal', '--unresolved', '--json']);
+    expect(journal.code, journal.stderr).toBe(0);
+    expect(journal.stdout).toBe((await pix(['journal', 'list', '--unresolved', '--json'])).stdout);
+    expect(JSON.parse(journal.stdout)).toEqual({ total: 0, results: [] });
+  });
+
+  it("a flag belongs to one command: another verb's flag is exit 2 naming it and its owner", async () => {
+    const show = await pix(['journal', 'show', 'abc', '--unresolved']);
+    expect(show.code).toBe(2);
+    expect(show.stderr).toBe(
+      "error: unknown option '--unresolved'\nhint: --unresolved is a flag of `pix journal list`, not of `pix journal show`\n",
+    );
+    // Before the verb, the list's flags go to the default verb, which has no argument: nothing is ignored.
+    const before = await pix(['statement', '--limit', '5', 'summary']);
+    expect(before.code).toBe(2);
+    expect(before.stderr).toMatch(/^error: too many arguments for 'list'/);
+  });
+
+  it('no entry of the table is both a verb (load) and a noun (children)', () => {
+    const both: string[] = [];
+    const visit = (entries: readonly Entry[], path: string[]) => {
+      for (const entry of entries) {
+        if (entry.load && entry.children) both.push([...path, entry.name].join(' '));
+        visit(entry.children ?? [], [...path, entry.name]);
+      }
+    };
+    visit(COMMANDS, []);
+    expect(both).toEqual([]);
   });
 });

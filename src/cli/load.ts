@@ -5,7 +5,14 @@
  * the charge, QR or batch code (architecture rule 8).
  */
 import type { Command } from 'commander';
-import { addExamples, addHelpCommand, setFieldNames, setFormats, setUsage } from '../commands/shared/help.js';
+import {
+  addExamples,
+  addHelpCommand,
+  setDefaultVerb,
+  setFieldNames,
+  setFormats,
+  setUsage,
+} from '../commands/shared/help.js';
 import type { Deps } from '../context.js';
 import { type CommandOutput, GLOBALS_WITH_VALUE } from './globals.js';
 import { createProgram } from './program.js';
@@ -33,7 +40,9 @@ export function commandPath(argv: readonly string[]): string[] {
 function addEntries(parent: Command, entries: Entry[]): Map<Entry, Command> {
   const made = new Map<Entry, Command>();
   for (const entry of entries) {
-    const command = parent.command(entry.name).description(entry.description ?? entry.summary);
+    const command = parent
+      .command(entry.name, { isDefault: entry.default === true })
+      .description(entry.description ?? entry.summary);
     if (entry.description !== undefined) command.summary(entry.summary);
     if (entry.usage !== undefined) setUsage(command, entry.usage);
     markEntry(command, entry);
@@ -41,6 +50,7 @@ function addEntries(parent: Command, entries: Entry[]): Map<Entry, Command> {
     if (Array.isArray(entry.fields)) setFieldNames(command, entry.fields);
     if (entry.formats !== undefined) setFormats(command, entry.formats);
     made.set(entry, command);
+    if (entry.default) setDefaultVerb(parent, command);
     if (entry.children) {
       for (const [child, childCommand] of addEntries(command, entry.children)) made.set(child, childCommand);
     }
@@ -48,27 +58,27 @@ function addEntries(parent: Command, entries: Entry[]): Map<Entry, Command> {
   return made;
 }
 
-/** The entries on the path argv names whose modules must be loaded for it to run, the command's last. */
-function entriesToLoad(argv: readonly string[]): Entry[] {
+/**
+ * The verb argv names, as the entry path from the root: `pix charge immediate` → [charge, immediate], and a
+ * noun's default verb when no verb of it is named (`pix journal --unresolved` → [journal, list]; `typed`
+ * counts the entries named). Empty when argv names no command (`pix --help`); a noun alone when it has no
+ * default (its help is shown).
+ */
+function entryPath(argv: readonly string[]): { entries: Entry[]; typed: number } {
   let path = commandPath(argv);
   if (path[0] === 'help') path = path.slice(1);
-  const toLoad: Entry[] = [];
+  const entries: Entry[] = [];
   let level: Entry[] | undefined = COMMANDS;
-  for (const [at, name] of path.entries()) {
+  for (const name of path) {
     const entry: Entry | undefined = level?.find((candidate) => candidate.name === name);
     if (!entry) break;
-    if (entry.load) {
-      toLoad.push(entry);
-      // A noun that runs by itself takes flags of its own, whose values commandPath() cannot tell from
-      // names: its verb is any of its children named further on (loading one too many is harmless).
-      const rest = path.slice(at + 1);
-      for (const child of entry.children ?? []) if (rest.includes(child.name)) toLoad.push(child);
-      break;
-    }
-    if (!entry.children) break;
+    entries.push(entry);
     level = entry.children;
+    if (!level) break;
   }
-  return toLoad;
+  const typed = entries.length;
+  const fallback = entries.at(-1)?.children?.find((child) => child.default);
+  return { entries: fallback ? [...entries, fallback] : entries, typed };
 }
 
 /** Loads the modules on the path the user typed (all of them with `all`, for completion). */
@@ -84,7 +94,7 @@ export async function loadCommands(
   if (all) {
     toLoad = [...made.keys()].filter((entry) => entry.load);
   } else {
-    toLoad = entriesToLoad(argv);
+    toLoad = entryPath(argv).entries.filter((entry) => entry.load);
   }
   const modules = await Promise.all(toLoad.map((entry) => entry.load!()));
   const wholeTree = () => wholeProgram(deps);
@@ -99,28 +109,12 @@ export async function loadCommands(
  * `-o` formats it writes, whether `--fields` applies. Undefined when argv names no command pix has.
  */
 export function commandOutput(argv: readonly string[]): CommandOutput | undefined {
-  const path = commandPath(argv);
-  const names: string[] = [];
-  let entry: Entry | undefined;
-  let level: Entry[] | undefined = COMMANDS;
-  for (const [at, name] of path.entries()) {
-    const found: Entry | undefined = level?.find((candidate) => candidate.name === name);
-    if (!found) break;
-    entry = found;
-    names.push(name);
-    if (found.load) {
-      const child = found.children?.find((candidate) => path.slice(at + 1).includes(candidate.name));
-      if (child) {
-        entry = child;
-        names.push(child.name);
-      }
-      break;
-    }
-    level = found.children;
-  }
+  const { entries, typed } = entryPath(argv);
+  const entry = entries.at(-1);
   if (!entry) return undefined;
   return {
-    command: ['pix', ...names].join(' '),
+    // As typed: `pix keys -o ofx` names `pix keys`, whose default verb it would have run.
+    command: ['pix', ...entries.slice(0, typed).map((step) => step.name)].join(' '),
     formats: entry.formats ?? ['table', 'json'],
     fields: entry.fields,
   };

@@ -17,9 +17,9 @@ export interface CommandModule {
 /**
  * The command tree, one entry per verb (`commands/<noun>/<verb>.ts`), with each verb's module loaded only
  * when it is the one being run, so `pix --help` loads commander alone (start-up is a feature, architecture
- * rule 8; bin/pix.js answers --version itself). A noun that does something by itself (`pix statement`,
- * `pix journal`) has its own `load` as well as `children`: that module adds the noun's flags, which its
- * verbs read too, so it is loaded with each of them.
+ * rule 8; bin/pix.js answers --version itself). An entry is a verb (`load`) or a noun (`children`), never
+ * both: a noun that does something by itself names the verb it runs (`default`), so no flag of one command
+ * is accepted, and silently ignored, by another.
  */
 export interface Entry {
   name: string;
@@ -32,8 +32,14 @@ export interface Entry {
    * because that list is shown without loading the verb's module (test/program.test.ts checks they agree).
    */
   usage?: string;
+  /** A verb's module. A noun has none: it has `children`, and one of them may be its `default`. */
   load?: () => Promise<CommandModule>;
   children?: Entry[];
+  /**
+   * The verb the noun runs when none is named (`pix journal` is `pix journal list`), so the noun itself takes
+   * no flags: each flag belongs to one command (`pix journal show ID --unresolved` is a usage error).
+   */
+  default?: boolean;
   /** A group's own examples and exit codes (its --help is shown without loading its children). */
   examples?: { examples: string[]; exits: ErrorKind[] };
   /** The `-o` formats it writes (its subcommands too); default table and json. Others are exit 2. */
@@ -278,13 +284,21 @@ export const COMMANDS: Entry[] = [
   {
     name: 'statement',
     summary: 'Read the account statement',
-    // `pix statement` lists (and follows); its flags are read by `summary` too.
-    load: () => import('../commands/statement/list.js'),
-    formats: [...LIST_FORMATS, 'ofx'],
-    fields: FIELDS.statement,
-    // A live view never pages: `--follow` under less would stop at its prompt and hold Ctrl-C.
-    paged: (options) => options.follow !== true,
+    examples: {
+      examples: ['pix statement --from -7d', 'pix statement summary --by week', 'pix statement --follow'],
+      exits: ['usage', 'auth', 'not_found', 'rejected', 'unavailable'],
+    },
     children: [
+      {
+        name: 'list',
+        summary: 'entries of a period, a page, every one (--all) or as they arrive (--follow)',
+        default: true,
+        load: () => import('../commands/statement/list.js'),
+        formats: [...LIST_FORMATS, 'ofx'],
+        fields: FIELDS.statement,
+        // A live view never pages: `--follow` under less would stop at its prompt and hold Ctrl-C.
+        paged: (options) => options.follow !== true,
+      },
       {
         name: 'summary',
         summary: 'Income, outcome, fees and net by day, week or month, with a chart',
@@ -299,11 +313,22 @@ export const COMMANDS: Entry[] = [
   {
     name: 'reconcile',
     summary: 'Which invoices, charges and payments the statement settles, and how sure that is',
-    // `pix reconcile` runs by itself; its flags are the noun's, so this module is loaded with each verb too.
-    load: () => import('../commands/reconcile/run.js'),
-    formats: LIST_FORMATS,
-    paged: true,
+    examples: {
+      examples: [
+        'pix reconcile --from -7d',
+        'pix reconcile --expected receber.csv --map id=Documento,amount=Valor,document=CNPJ,due=Vencimento --from -30d',
+      ],
+      exits: ['usage', 'auth', 'unavailable'],
+    },
     children: [
+      {
+        name: 'run',
+        summary: 'reconcile the expected invoices against the statement (pix reconcile alone runs it)',
+        default: true,
+        load: () => import('../commands/reconcile/run.js'),
+        formats: LIST_FORMATS,
+        paged: true,
+      },
       {
         name: 'match',
         summary: 'record that an entry settles an expectation (kept on every reconcile)',
@@ -334,11 +359,22 @@ export const COMMANDS: Entry[] = [
   },
   {
     name: 'keys',
-    summary: "List the account's registered PIX keys",
-    load: () => import('../commands/keys/list.js'),
-    formats: LIST_FORMATS,
-    fields: FIELDS.keys,
-    paged: true,
+    summary: "The account's registered PIX keys",
+    examples: {
+      examples: ['pix keys', "pix keys list --json | jq -r '.result[].id'"],
+      exits: ['usage', 'auth', 'rejected', 'unavailable'],
+    },
+    children: [
+      {
+        name: 'list',
+        summary: 'the keys, a page or every one (--all)',
+        default: true,
+        load: () => import('../commands/keys/list.js'),
+        formats: LIST_FORMATS,
+        fields: FIELDS.keys,
+        paged: true,
+      },
+    ],
   },
   {
     name: 'charge',
@@ -482,12 +518,24 @@ export const COMMANDS: Entry[] = [
   {
     name: 'journal',
     summary: 'Payments and charges pix sent, and resolving those with no known outcome',
-    // `pix journal` lists; its flags are the noun's, so this module is loaded with each verb too.
-    load: () => import('../commands/journal/list.js'),
-    formats: LIST_FORMATS,
-    fields: FIELDS.journal,
-    paged: true,
+    examples: {
+      examples: [
+        'pix journal --unresolved',
+        'pix journal show 1a2b3c4d',
+        'pix journal resolve 1a2b3c4d --not-paid',
+      ],
+      exits: ['usage', 'not_found'],
+    },
     children: [
+      {
+        name: 'list',
+        summary: 'the entries, newest first (--unresolved: those with no known outcome)',
+        default: true,
+        load: () => import('../commands/journal/list.js'),
+        formats: LIST_FORMATS,
+        fields: FIELDS.journal,
+        paged: true,
+      },
       {
         name: 'show',
         summary: 'one entry, by its id (the first characters will do)',

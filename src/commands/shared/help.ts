@@ -141,3 +141,14 @@ export function formatsOf(command: Command): readonly string[] | undefined {
   }
   return undefined;
 }
+
+const DEFAULT_VERB = Symbol.for('pix.defaultVerb');
+
+/** `verb` is what its noun runs when no verb is named (cli/table.ts `default`): completion offers its flags there too. */
+export function setDefaultVerb(noun: Command, verb: Command): void {
+  (noun as unknown as Record<symbol, Command>)[DEFAULT_VERB] = verb;
+}
+
+export function defaultVerbOf(noun: Command): Command | undefined {
+  return (noun as unknown as Record<symbol, Command | undefined>)[DEFAULT_VERB];
+}

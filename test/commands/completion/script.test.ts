@@ -148,6 +148,22 @@ describe('pix completion bash (in a real bash)', () => {
     expect(bashComplete('pix', '--vers')).toEqual(['--version']);
   });
 
+  it("only what the command accepts: a verb is not offered its sibling default verb's flags", () => {
+    const summary = bashComplete('pix', 'statement', 'summary', '--');
+    expect(summary).toEqual(expect.arrayContaining(['--by', '--month', '--json']));
+    for (const flag of ['--follow', '--type', '--limit', '--all']) expect(summary).not.toContain(flag);
+    const show = bashComplete('pix', 'journal', 'show', 'x', '--');
+    for (const flag of ['--unresolved', '--limit', '--all']) expect(show).not.toContain(flag);
+    // The noun alone runs its default verb (pix journal is pix journal list): it is offered that verb's flags.
+    expect(bashComplete('pix', 'journal', '--unr')).toEqual(['--unresolved']);
+    expect(bashComplete('pix', 'journal', 'list', '--unr')).toEqual(['--unresolved']);
+  });
+
+  it('--type <TAB> → income outcome', () => {
+    expect(bashComplete('pix', 'statement', '--type', '')).toEqual(['income', 'outcome']);
+    expect(bashComplete('pix', 'statement', 'list', '--type', 'o')).toEqual(['outcome']);
+  });
+
   it('skips option values when finding the command: pix -p prod charge <TAB>', () => {
     expect(bashComplete('pix', '-p', 'prod', 'charge', '').sort()).toEqual([
       'duedate',

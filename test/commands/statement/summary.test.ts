@@ -171,15 +171,24 @@ describe('pix statement summary', () => {
     [['--by', 'year'], '--by'],
     [['--from', 'tomorrow'], '--from'], // --from alone runs until now: a day still to come is refused
     [['--month', '2025-13'], '--month'],
-    [['--limit', '5'], '--limit'],
-    [['--type', 'income'], '--type'], // the statement's filters: a summary of all would pass for a filtered one
-    [['--min', '10'], '--min'],
     [['--from', '1700-01-01', '--to', '2025-01-01', '--by', 'day'], '--by'],
   ])('refuses %j with one line naming %s, exit 2, nothing sent', async (argv, flag) => {
     const result = await pix(['statement', 'summary', ...argv]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(new RegExp(`^error: ${flag}`));
   });
+
+  // The list's paging and filters are not the summary's (a summary of all would pass for a filtered one).
+  it.each([['--limit', '5'], ['--type', 'income'], ['--min', '10'], ['--follow']])(
+    'refuses the list flag %s as unknown, saying whose it is, exit 2',
+    async (flag, ...value) => {
+      const result = await pix(['statement', 'summary', flag, ...value]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        `error: unknown option '${flag}'\nhint: ${flag} is a flag of \`pix statement list\`, not of \`pix statement summary\`\n`,
+      );
+    },
+  );
 });
 
 describe('defaultUnit', () => {
