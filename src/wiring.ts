@@ -14,24 +14,13 @@
  */
 import type { ApiClient } from './api/client.js';
 import { type CommandOutput, readGlobals } from './cli/globals.js';
+import type { Mint, TokenProvider } from './config/tokens.js';
 import type { Settings } from './config/types.js';
-import type { Deps, DepsOverrides, Processes } from './context.js';
+import type { Deps, DepsOverrides } from './context.js';
 import type { IOStreams } from './output/iostreams.js';
 import { createPrompter } from './output/prompt.js';
 import { createOutputWriter, type OutputWriter } from './output/writer.js';
-
-/** Signal 0 tests a process without touching it; EPERM means it runs under another user. */
-const LOCAL_PROCESSES: Processes = {
-  pid: process.pid,
-  alive(pid) {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'EPERM';
-    }
-  },
-};
+import { SYSTEM } from './system.js';
 
 function once<T>(make: () => Promise<T>): () => Promise<T> {
   let value: Promise<T> | undefined;
@@ -61,7 +50,7 @@ export interface Context {
 /** The context of one run of pix. */
 export function createContext(options: ContextOptions): Context {
   const { argv, command, canPage, io: raw, ...overrides } = options;
-  const random = overrides.random ?? Math.random;
+  const random = overrides.random ?? SYSTEM.random;
   const output = createOutputWriter(raw, { canPage: canPage === true, random });
   const io: IOStreams = { ...raw, stdout: output.stdout, stderr: output.stderr };
   const { globals, error: globalsError } = readGlobals(argv, command);
@@ -69,18 +58,19 @@ export function createContext(options: ContextOptions): Context {
   const cleanups: Array<() => unknown> = [];
 
   const apiFor = async (settings: Settings): Promise<ApiClient> => {
-    const [{ createApiClient }, { createDispatcher }, { isLoopbackHost }, { loadEmbedded }] =
+    const [{ createApiClient }, { createDispatcher }, { isLoopbackHost }, sandboxDoor, { safeText }] =
       await Promise.all([
         import('./api/client.js'),
         import('./api/transport.js'),
-        import('./api/url.js'),
+        import('./domain/url.js'),
         import('./sandbox/index.js'),
+        import('./output/sanitize.js'),
       ]);
     let baseUrl = settings.baseUrl.value;
     let transport = deps.dispatcher;
     if (settings.sandbox) {
-      const { startEmbeddedSandbox } = await loadEmbedded();
-      const sandbox = await startEmbeddedSandbox(deps.env);
+      const { startEmbeddedSandbox } = await sandboxDoor.loadEmbedded();
+      const sandbox = await startEmbeddedSandbox(deps.env, deps);
       deps.defer(() => sandbox.close());
       baseUrl = sandbox.baseUrl;
       // In-process (no socket, no HTTP) unless PIX_SANDBOX_FAULTS asked for a loopback server.
@@ -89,35 +79,78 @@ export function createContext(options: ContextOptions): Context {
     }
     const origin = new URL(baseUrl);
     const given = transport;
-    return createApiClient({
+    const connect = given
+      ? async () => given
+      : async () => {
+          const pool = await createDispatcher(origin, settings.tls, deps.env, globals.timeoutMs);
+          // Registered after the sandbox: closed before it (deps.close() goes last to first).
+          deps.defer(() => pool.close());
+          return pool;
+        };
+    // The account's clock is the sandbox's when the API is the sandbox, the embedded one or one on loopback
+    // (sandbox/time.ts): its answers set it. Any other API's is this machine's clock.
+    let clock = deps.clock;
+    let connectTo = connect;
+    if (settings.sandbox || isLoopbackHost(origin.hostname)) {
+      const { followClock } = await sandboxDoor.loadTime();
+      const followed = followClock(deps.clock);
+      clock = followed.clock;
+      connectTo = async () => followed.follow(await connect());
+    }
+    const { credentials } = settings;
+    const tokens = settings.sandbox
+      ? // The sandbox takes any bearer: this one grants nothing and is no secret.
+        { token: async () => 'sandbox', refresh: async () => undefined, secret: false }
+      : await tokenSource(settings, () => client.mintToken);
+    const client = await createApiClient({
       baseUrl,
-      transport: given
-        ? async () => given
-        : async () => {
-            const pool = await createDispatcher(origin, settings.tls, deps.env, globals.timeoutMs);
-            // Registered after the sandbox: closed before it (deps.close() goes last to first).
-            deps.defer(() => pool.close());
-            return pool;
-          },
-      credentials: settings.sandbox ? { kind: 'sandbox' } : settings.credentials,
-      profile: settings.profile,
-      store: deps.config,
-      // The sandbox's clock (api/clock.ts) is believed from the sandbox: the embedded one, or one on loopback.
-      trustServerClock: settings.sandbox || isLoopbackHost(origin.hostname),
+      transport: connectTo,
+      tokens,
+      secrets: [
+        ...(credentials.kind === 'token' ? [credentials.token.value] : []),
+        ...(credentials.kind === 'client' ? [credentials.clientSecret.value] : []),
+      ],
+      sanitize: safeText,
       timeoutMs: globals.timeoutMs,
       verbose: globals.verbose,
       stderr: io.stderr,
       signal,
-      clock: deps.clock,
+      clock,
       sleep: deps.sleep,
       random,
     });
+    return client;
+  };
+
+  /** The profile's token (config/tokens.ts), minted through the client and cached in the config store. */
+  const tokenSource = async (settings: Settings, mint: () => Mint) => {
+    const { createTokenProvider, noCredentialsError } = await import('./config/tokens.js');
+    let provider: TokenProvider | undefined;
+    const open = async () => {
+      provider ??= createTokenProvider(
+        settings,
+        await deps.config(),
+        (key, secret) => mint()(key, secret),
+        deps.clock,
+        (text) => io.stderr.write(`warning: ${text}\n`),
+      );
+      return provider;
+    };
+    return {
+      secret: true,
+      async token() {
+        const token = await (await open()).token();
+        if (token === undefined) throw noCredentialsError(settings.profile);
+        return token;
+      },
+      refresh: async (rejected: string) => (await open()).refresh(rejected),
+    };
   };
 
   const deps: Deps = {
-    clock: { now: () => new Date() },
-    processes: LOCAL_PROCESSES,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    clock: SYSTEM.clock,
+    processes: SYSTEM.processes,
+    sleep: SYSTEM.sleep,
     dispatcher: undefined,
     waitForShutdown: () =>
       new Promise<string>((resolve, reject) => {
@@ -139,7 +172,7 @@ export function createContext(options: ContextOptions): Context {
     output,
     config: once(async () => {
       const { openConfigStore } = await import('./config/store.js');
-      return openConfigStore(deps.env);
+      return openConfigStore(deps.env, deps);
     }),
     settings: once(async () => {
       const [{ resolveSettings }, store] = await Promise.all([import('./config/resolve.js'), deps.config()]);

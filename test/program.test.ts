@@ -173,7 +173,9 @@ describe('help shows what a subcommand inherits and goes as deep as asked', () =
     expect(inherited).toMatch(/^ {2}--json {2,}one JSON document on stdout$/m);
     for (const flag of ['--limit', '--all', '--unresolved']) expect(result.stdout).not.toContain(flag);
     // `pix journal list --help` lists them, as its own.
-    expect((await pix(['journal', 'list', '--help'])).stdout.split('\nGlobal options')[0]).toContain('--unresolved');
+    expect((await pix(['journal', 'list', '--help'])).stdout.split('\nGlobal options')[0]).toContain(
+      '--unresolved',
+    );
   });
 
   it.each([

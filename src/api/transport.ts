@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Dispatcher, Pool } from 'undici';
-import type { Settings } from '../config/types.js';
 import type { Env } from '../context.js';
+import { isLocalhostName, isLoopbackHost, localhostLookup } from '../domain/url.js';
 import { usageError } from '../errors.js';
-import { isLocalhostName, isLoopbackHost, localhostLookup } from './url.js';
 
 function readPem(path: string, key: string): Buffer {
   try {
@@ -85,7 +84,8 @@ function loadPool(): Promise<typeof Pool> {
  */
 export async function createDispatcher(
   baseUrl: URL,
-  tls: Settings['tls'],
+  /** The client certificate and key files (mutual TLS), if any. */
+  tls: { cert: string; key: string } | undefined,
   env: Env,
   timeoutMs: number,
 ): Promise<Dispatcher> {

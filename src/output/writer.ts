@@ -148,11 +148,12 @@ function writeFailure(error: unknown, where: string): PixError {
   return new PixError('internal', `cannot write ${where}: ${words}`, { cause: error });
 }
 
+/** `random`: names the temporary file of `--output-file` (the context's, src/wiring.ts). */
 export function createOutputWriter(
   io: IOStreams,
-  options: { random?: () => number; canPage?: boolean } = {},
+  options: { random: () => number; canPage?: boolean },
 ): OutputWriter {
-  const random = options.random ?? Math.random;
+  const { random } = options;
   let sink: OutStream = io.stdout;
   let where = 'output';
   let file: FileTarget | undefined;

@@ -12,6 +12,7 @@ import { openConfigStore } from '../../src/config/store.js';
 import { encodeBrCode } from '../../src/domain/brcode.js';
 import { run } from '../../src/main.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import { SYSTEM } from '../../src/system.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
 import { createTestIO } from '../helpers/io.js';
@@ -79,7 +80,11 @@ const states = (stdout: string) =>
 
 /** A profile of the config dir `dir` on `url` with a stored token. */
 const profile = (dir: string, name: string, url: string, token = 't') =>
-  openConfigStore({ PIX_CONFIG_DIR: dir }).setProfile(name, { 'base-url': url, token, tokenBaseUrl: url });
+  openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM).setProfile(name, {
+    'base-url': url,
+    token,
+    tokenBaseUrl: url,
+  });
 
 describe('the account is what the API says it is', () => {
   it('a batch paid from one profile is not paid again from a second profile of the same account', async () => {

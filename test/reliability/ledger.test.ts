@@ -11,6 +11,7 @@ import { openConfigStore } from '../../src/config/store.js';
 import { JOURNAL_FILE } from '../../src/journal/entries.js';
 import { run } from '../../src/main.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import { SYSTEM } from '../../src/system.js';
 import { STATIC_CODE } from '../helpers/brcodes.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
@@ -118,7 +119,11 @@ describe('the journal knows the account (finding 1)', () => {
     const api = await serve(dir, 'api');
     const env = { PIX_CONFIG_DIR: dir };
     const makeOps = () =>
-      openConfigStore(env).setProfile('ops', { 'base-url': api.url, token: 't', tokenBaseUrl: api.url });
+      openConfigStore(env, SYSTEM).setProfile('ops', {
+        'base-url': api.url,
+        token: 't',
+        tokenBaseUrl: api.url,
+      });
     await makeOps();
     expect((await pix(['pay', 'batch', file, '--yes', '-p', 'ops'], env)).code).toBe(0);
     expect(transfers(api)).toBe(3);
@@ -137,7 +142,7 @@ describe('the journal knows the account (finding 1)', () => {
     await paysNothingTwiceAfter(async (env, makeOps) => {
       const deleted = await pix(['profile', 'delete', 'ops', '--yes'], env);
       expect(deleted.code, deleted.stderr).toBe(0);
-      expect(openConfigStore(env).listProfiles()).toEqual([]);
+      expect(openConfigStore(env, SYSTEM).listProfiles()).toEqual([]);
       await makeOps();
       return 'ops';
     });

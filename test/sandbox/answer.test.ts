@@ -13,6 +13,7 @@ import {
   type SandboxAnswer,
 } from '../../src/sandbox/answer.js';
 import { StateStore } from '../../src/sandbox/store.js';
+import { SYSTEM } from '../../src/system.js';
 
 /** answerRequest alone: no socket, a state file in a temporary directory, a fixed clock. */
 const API = '/api/financial/v1';
@@ -20,7 +21,10 @@ let dir: string;
 let store: StateStore;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'pix-answer-'));
-  store = new StateStore(join(dir, 'state.json'), { clock: () => new Date('2026-03-10T15:00:00Z') });
+  store = new StateStore(join(dir, 'state.json'), {
+    host: SYSTEM,
+    clock: () => new Date('2026-03-10T15:00:00Z'),
+  });
 });
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });

@@ -16,6 +16,7 @@ import { insertEntry, type SandboxState } from '../../src/sandbox/model.js';
 import { initialState, prng, SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import { readSandboxState, StateStore } from '../../src/sandbox/store.js';
 import { payByThirdParty, transfer } from '../../src/sandbox/transfers.js';
+import { SYSTEM } from '../../src/system.js';
 
 const START = Date.parse('2025-03-10T15:00:00.000Z'); // a Monday
 
@@ -166,8 +167,8 @@ describe('the state log replays to the state the mutations made', () => {
       let tick = 0;
       const clock = () => new Date(START + tick * 1000);
       const file = join(dir, 'state.json');
-      const store = new StateStore(file, { clock, compactAtBytes });
-      const other = new StateStore(file, { clock, compactAtBytes });
+      const store = new StateStore(file, { host: SYSTEM, clock, compactAtBytes });
+      const other = new StateStore(file, { host: SYSTEM, clock, compactAtBytes });
       const isBusinessDay = await loadBusinessDayTest();
       const keyIds = (await store.read()).keys.map((key) => key.id);
       const outsideKeys = ['52998224725', randomUUID(), 'ana@example.com', '+5511987654321'];

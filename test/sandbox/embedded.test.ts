@@ -7,6 +7,7 @@ import { readBounded } from '../../src/api/body.js';
 import type { SandboxAnswer, SandboxRequest } from '../../src/sandbox/answer.js';
 import { IN_PROCESS_ORIGIN, inProcessTransport, startEmbeddedSandbox } from '../../src/sandbox/embedded.js';
 import { defaultStateFile } from '../../src/sandbox/paths.js';
+import { SYSTEM } from '../../src/system.js';
 
 let dir: string;
 beforeEach(() => {
@@ -27,7 +28,7 @@ const REQUEST = {
 
 describe('startEmbeddedSandbox', () => {
   it('answers in-process over the default state file of PIX_CONFIG_DIR: no server, a .localhost origin', async () => {
-    const sandbox = await startEmbeddedSandbox({ PIX_CONFIG_DIR: dir });
+    const sandbox = await startEmbeddedSandbox({ PIX_CONFIG_DIR: dir }, SYSTEM);
     try {
       expect(sandbox.baseUrl).toBe('http://sandbox.localhost');
       const response = await sandbox.transport!.request({
@@ -45,7 +46,10 @@ describe('startEmbeddedSandbox', () => {
   });
 
   it('takes faults from PIX_SANDBOX_FAULTS and refuses a bad spec as a usage error', async () => {
-    const sandbox = await startEmbeddedSandbox({ PIX_CONFIG_DIR: dir, PIX_SANDBOX_FAULTS: 'keys:429x1' });
+    const sandbox = await startEmbeddedSandbox(
+      { PIX_CONFIG_DIR: dir, PIX_SANDBOX_FAULTS: 'keys:429x1' },
+      SYSTEM,
+    );
     try {
       // Faults act on real connections: a loopback server, reached by the client's own undici pool.
       expect(sandbox.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -59,7 +63,7 @@ describe('startEmbeddedSandbox', () => {
       await sandbox.close();
     }
     await expect(
-      startEmbeddedSandbox({ PIX_CONFIG_DIR: dir, PIX_SANDBOX_FAULTS: 'nope' }),
+      startEmbeddedSandbox({ PIX_CONFIG_DIR: dir, PIX_SANDBOX_FAULTS: 'nope' }, SYSTEM),
     ).rejects.toMatchObject({
       kind: 'usage',
       message: expect.stringMatching(/^PIX_SANDBOX_FAULTS: /),

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../../src/config/store.js';
 import { run } from '../../../src/main.js';
+import { SYSTEM } from '../../../src/system.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
 import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
@@ -35,7 +36,7 @@ async function pix(argv: string[], options: TestIOOptions & { env?: Record<strin
 }
 
 function stored() {
-  return openConfigStore({ PIX_CONFIG_DIR: dir });
+  return openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
 }
 
 describe('pix login --with-token', () => {

@@ -15,6 +15,7 @@ import { run } from '../../../src/main.js';
 import type { StoredEntry } from '../../../src/sandbox/model.js';
 import { insertEntry } from '../../../src/sandbox/model.js';
 import { StateStore } from '../../../src/sandbox/store.js';
+import { SYSTEM } from '../../../src/system.js';
 import { createTestIO } from '../../helpers/io.js';
 
 /** A valid CPF made from `n` (its check digits computed). */
@@ -110,11 +111,13 @@ beforeAll(async () => {
     add(`NF-L${i}`, 'partial', Math.ceil(cents(short) * 1.1), shortPayer, day(short.confirmedAt));
   }
   // Written before the first pix run, as the account's own activity.
-  await new StateStore(join(dir, 'sandbox-state.json'), { clock: () => NOW }).update((state) => {
-    const activity = [...state.activity];
-    for (const entry of added) insertEntry(activity, entry);
-    state.activity = activity;
-  });
+  await new StateStore(join(dir, 'sandbox-state.json'), { host: SYSTEM, clock: () => NOW }).update(
+    (state) => {
+      const activity = [...state.activity];
+      for (const entry of added) insertEntry(activity, entry);
+      state.activity = activity;
+    },
+  );
   const seeded = await pix(['sandbox', 'seed', '--transactions', '100000']);
   expect(seeded.code, seeded.stderr).toBe(0);
   const read = await pix(['statement', '--all', '--from', '2026-01-01', '--to', 'now', '-o', 'ndjson']);

@@ -6,6 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../../src/config/store.js';
 import { encodeBrCode } from '../../../src/domain/brcode.js';
 import { run } from '../../../src/main.js';
+import { SYSTEM } from '../../../src/system.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { rememberAccount } from '../../helpers/config.js';
 import { createTestIO } from '../../helpers/io.js';
@@ -299,7 +300,7 @@ describe('pix charge immediate', () => {
   });
 
   it("the profile's default-key (a key or an id) chooses among several keys", async () => {
-    const store = openConfigStore(env);
+    const store = openConfigStore(env, SYSTEM);
     await store.setProfile('work', { 'base-url': ORIGIN, 'default-key': 'k2@example.com' });
     await store.setCurrentProfile('work');
     env = { PIX_CONFIG_DIR: env.PIX_CONFIG_DIR!, PIX_TOKEN: 'test-token-charge' };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../../src/config/store.js';
 import { run } from '../../../src/main.js';
+import { SYSTEM } from '../../../src/system.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { createTestIO } from '../../helpers/io.js';
 
@@ -28,7 +29,7 @@ function hasShell(name: string): boolean {
 
 beforeAll(async () => {
   dir = tempConfigDir();
-  const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+  const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
   await store.setProfile('prod', { 'base-url': 'https://api.example.test' });
   await store.setProfile('staging', { 'base-url': 'https://staging.example.test' });
   await store.setCurrentProfile('prod');

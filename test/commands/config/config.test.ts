@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../../src/config/store.js';
 import { run } from '../../../src/main.js';
+import { SYSTEM } from '../../../src/system.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { createTestIO } from '../../helpers/io.js';
 
@@ -11,7 +12,7 @@ let dir: string;
 
 beforeEach(async () => {
   dir = tempConfigDir();
-  const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+  const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
   await store.setProfile('prod', { 'base-url': ORIGIN, token: 'stored-secret-token', tokenBaseUrl: ORIGIN });
   await store.setProfile('staging', {
     'base-url': 'https://staging.example.test',
@@ -33,7 +34,7 @@ async function pix(argv: string[], env: Record<string, string> = {}) {
   return { code, stdout: test.stdout(), stderr: test.stderr() };
 }
 
-const profile = (name: string) => openConfigStore({ PIX_CONFIG_DIR: dir }).getProfile(name);
+const profile = (name: string) => openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM).getProfile(name);
 
 describe('pix config', () => {
   it('list: the values in effect as key<TAB>value<TAB>source, secrets left out', async () => {
