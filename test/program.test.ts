@@ -8,18 +8,11 @@ import { COMMANDS, type Entry } from '../src/cli/table.js';
 import { completionModel } from '../src/commands/completion/script.js';
 import { usageOf } from '../src/commands/shared/help.js';
 import { CONFIG_KEYS } from '../src/config/types.js';
-import { run } from '../src/main.js';
 import { createContext } from '../src/wiring.js';
-import { tempConfigDir } from './helpers/cli.js';
 import { createTestIO } from './helpers/io.js';
+import { pix } from './helpers/pix.js';
 
 /** Usage errors: typos get suggestions, missing arguments show the usage line, all exit 2 with nothing sent. */
-async function pix(argv: string[]) {
-  const test = createTestIO();
-  // No PIX_BASE_URL and no network: a usage error must be found before any request could be made.
-  const code = await run(argv, { io: test.io, env: { PIX_CONFIG_DIR: tempConfigDir() } });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
 
 describe('typos get suggestions', () => {
   it.each([

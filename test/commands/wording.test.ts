@@ -1,5 +1,5 @@
 /**
- * Counts and articles read correctly in every message that has one (issue 14: "1 entries", "a interest").
+ * Counts and articles read correctly in every message that has one (never "1 entries" or "a interest").
  */
 import { describe, expect, it } from 'vitest';
 import type { StatementEntry } from '../../src/api/resources/statement.js';

@@ -9,16 +9,17 @@
  * The README's shell blocks are run by test/e2e/readme.test.ts, without fixtures: a README block defines
  * what it uses.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { wholeProgram } from '../../src/cli/load.js';
 import { createContext } from '../../src/wiring.js';
 import { type CliResult, exampleBin, pool, runProcess } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
+import { tempDir } from '../helpers/temp.js';
 
 const CI_DOC = fileURLToPath(new URL('../../docs/ci.md', import.meta.url));
 
@@ -281,7 +282,7 @@ const results = new Map<string, Ran>();
 let ci: { script: string; ran: Ran };
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'pix-docs-'));
+  root = tempDir('pix-docs-');
   binDir = exampleBin(join(root, 'bin'));
   // pbpaste (macOS) prints the clipboard; here the clipboard holds $CODE.
   writeFileSync(join(binDir, 'pbpaste'), '#!/bin/sh\nprintf \'%s\\n\' "$CODE"\n');
@@ -304,10 +305,6 @@ beforeAll(async () => {
     }),
   ]);
 }, 240_000);
-
-afterAll(() => {
-  if (root) rmSync(root, { recursive: true, force: true });
-});
 
 describe('the examples of --help', () => {
   it('are found in every command (the walk reads the real help)', () => {

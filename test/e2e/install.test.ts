@@ -1,12 +1,12 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NODE, runProcess, tempConfigDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
  * The README's install, `npm install -g .`, into a temporary prefix: offline (npm links the folder, nothing is
@@ -34,7 +34,7 @@ function npm(args: string[]) {
 }
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'pix-install-'));
+  home = tempDir('pix-install-');
   prefix = join(home, 'prefix');
   // --ignore-scripts: `prepare` would rebuild dist/ under the other tests' feet; npm test built it already.
   await npm(['install', '--global', '--prefix', prefix, '--ignore-scripts', root]);

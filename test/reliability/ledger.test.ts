@@ -1,5 +1,5 @@
 /**
- * One ledger of truth (issue 23): the journal's guarantees across commands, accounts and a damaged
+ * One ledger of truth: the journal's guarantees across commands, accounts and a damaged
  * file — the seams where one command's world meets another's. In-process, against the real sandbox
  * server on loopback ports and the embedded sandbox; each test names the finding it covers.
  */
@@ -9,12 +9,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../src/config/store.js';
 import { JOURNAL_FILE } from '../../src/journal/entries.js';
-import { run } from '../../src/main.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { SYSTEM } from '../../src/system.js';
 import { STATIC_CODE } from '../helpers/brcodes.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { createTestIO } from '../helpers/io.js';
+import { pix as runPix } from '../helpers/pix.js';
 
 const servers: SandboxServer[] = [];
 afterEach(async () => {
@@ -40,11 +39,7 @@ async function realAccount(faults?: string) {
   return { dir, server, env: { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 't' } };
 }
 
-async function pix(args: string[], env: Env) {
-  const test = createTestIO({});
-  const code = await run(args, { io: test.io, env });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = (args: string[], env: Env) => runPix(args, { env });
 
 const transfers = (server: SandboxServer) => server.requests.filter((r) => r.endpoint === 'transfer').length;
 

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { loadBusinessDayTest } from '../../src/domain/duedate.js';
 import { applyPatch, watch } from '../../src/sandbox/changes.js';
 import {
@@ -17,17 +15,14 @@ import { initialState, prng, SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import { readSandboxState, StateStore } from '../../src/sandbox/store.js';
 import { payByThirdParty, transfer } from '../../src/sandbox/transfers.js';
 import { SYSTEM } from '../../src/system.js';
+import { tempDir } from '../helpers/temp.js';
 
 const START = Date.parse('2025-03-10T15:00:00.000Z'); // a Monday
 
 let dir: string;
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'pix-changes-'));
-});
-
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
+  dir = tempDir('pix-changes-');
 });
 
 const entry = (id: string, confirmedAt: string) =>

@@ -1,20 +1,17 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { readBounded } from '../../src/api/body.js';
 import type { SandboxAnswer, SandboxRequest } from '../../src/sandbox/answer.js';
 import { IN_PROCESS_ORIGIN, inProcessTransport, startEmbeddedSandbox } from '../../src/sandbox/embedded.js';
 import { defaultStateFile } from '../../src/sandbox/paths.js';
 import { SYSTEM } from '../../src/system.js';
+import { tempDir } from '../helpers/temp.js';
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'pix-embedded-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
+  dir = tempDir('pix-embedded-');
 });
 
 const REQUEST = {
@@ -148,7 +145,8 @@ describe('inProcessTransport', () => {
     const settling = transport.settle().then(() => {
       settled = true;
     });
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The event loop goes round (the answer's turn would have come): close still waits for the answer.
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);
     fake.release(OK);
     await settling;

@@ -1,32 +1,20 @@
 import { spawn } from 'node:child_process';
-import {
-  appendFileSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Consultation } from '../../src/sandbox/model.js';
 import { GeneratedEntries, initialState } from '../../src/sandbox/seed.js';
 import { readSandboxState, StateError, StateStore } from '../../src/sandbox/store.js';
 import { SYSTEM } from '../../src/system.js';
+import { tempDir } from '../helpers/temp.js';
 
 let dir: string;
 let file: string;
 const clock = () => new Date('2025-03-10T15:00:00.000Z');
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'pix-state-'));
+  dir = tempDir('pix-state-');
   file = join(dir, 'sandbox-state.json');
-});
-
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
 });
 
 /** A consultation record, as consultDict makes one. */

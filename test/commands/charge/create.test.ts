@@ -10,7 +10,8 @@ import { SYSTEM } from '../../../src/system.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { rememberAccount } from '../../helpers/config.js';
 import { createTestIO } from '../../helpers/io.js';
-import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { intercept, mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { pixWith } from '../../helpers/pix.js';
 
 const IMMEDIATE = '/api/financial/v1/pix-cash-in/immediate';
 const DUEDATE = '/api/financial/v1/pix-cash-in/duedate';
@@ -88,14 +89,10 @@ function interceptCharge(
 }
 
 function interceptKeys(query: Record<string, string>, page: { total: number; result: unknown[] }) {
-  mock.agent.get(ORIGIN).intercept({ path: KEYS, method: 'GET', query }).reply(200, page, JSON_HEADERS);
+  intercept(mock, KEYS, query, page);
 }
 
-async function pix(argv: string[], options: Parameters<typeof createTestIO>[0] = {}) {
-  const test = createTestIO(options);
-  const code = await run(argv, { io: test.io, env, dispatcher: mock.agent, clock });
-  return { code, stdout: test.stdout(), stderr: test.stderr(), test };
-}
+const pix = pixWith(() => ({ env, dispatcher: mock.agent, clock }));
 
 /** `pix charge immediate --key-id KEY_ID …flags` (a later --key-id wins). */
 const immediate = (...flags: string[]) => pix(['charge', 'immediate', '--key-id', KEY_ID, ...flags]);

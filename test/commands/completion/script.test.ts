@@ -4,10 +4,9 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../../src/config/store.js';
-import { run } from '../../../src/main.js';
 import { SYSTEM } from '../../../src/system.js';
 import { tempConfigDir } from '../../helpers/cli.js';
-import { createTestIO } from '../../helpers/io.js';
+import { pixWith } from '../../helpers/pix.js';
 
 /** What `pix statement -o` takes, sorted. */
 const STATEMENT_FORMATS = ['csv', 'csv-br', 'json', 'ndjson', 'ofx', 'table', 'xlsx'];
@@ -17,11 +16,7 @@ const scripts: Record<string, string> = {};
 /** A directory with a `pix` that prints what the real `pix profile list` prints (piped) for `dir`. */
 let stubBin: string;
 
-async function pix(argv: string[]) {
-  const test = createTestIO();
-  const code = await run(argv, { io: test.io, env: { PIX_CONFIG_DIR: dir } });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = pixWith(() => ({ env: { PIX_CONFIG_DIR: dir } }));
 
 function hasShell(name: string): boolean {
   return spawnSync(name, ['-c', 'exit 0'], { stdio: 'ignore' }).status === 0;

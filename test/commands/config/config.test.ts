@@ -6,6 +6,7 @@ import { run } from '../../../src/main.js';
 import { SYSTEM } from '../../../src/system.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { createTestIO } from '../../helpers/io.js';
+import { pixWith } from '../../helpers/pix.js';
 
 const ORIGIN = 'https://api.example.test';
 let dir: string;
@@ -28,11 +29,9 @@ beforeEach(async () => {
   await store.setCurrentProfile('prod');
 });
 
-async function pix(argv: string[], env: Record<string, string> = {}) {
-  const test = createTestIO();
-  const code = await run(argv, { io: test.io, env: { PIX_CONFIG_DIR: dir, ...env } });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const inConfigDir = pixWith(() => ({ env: { PIX_CONFIG_DIR: dir } }));
+/** `env`: variables besides the config directory. */
+const pix = (argv: string[], env: Record<string, string> = {}) => inConfigDir(argv, { env });
 
 const profile = (name: string) => openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM).getProfile(name);
 
@@ -89,7 +88,7 @@ describe('pix config', () => {
   });
 
   it('get prints the value in effect alone (a default too); --json adds its source; a terminal shows it', async () => {
-    expect(await pix(['config', 'get', 'time-zone'])).toEqual({
+    expect(await pix(['config', 'get', 'time-zone'])).toMatchObject({
       code: 0,
       stdout: 'America/Sao_Paulo\n',
       stderr: '',
@@ -115,7 +114,7 @@ describe('pix config', () => {
   });
 
   it('get of an unset key prints nothing (null with --json)', async () => {
-    expect(await pix(['config', 'get', 'tls-cert'])).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(await pix(['config', 'get', 'tls-cert'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
     expect(JSON.parse((await pix(['config', 'get', 'tls-cert', '--json'])).stdout)).toEqual({
       key: 'tls-cert',
       value: null,

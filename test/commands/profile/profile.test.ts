@@ -2,10 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../../src/config/store.js';
-import { run } from '../../../src/main.js';
 import { SYSTEM } from '../../../src/system.js';
 import { tempConfigDir } from '../../helpers/cli.js';
-import { createTestIO } from '../../helpers/io.js';
+import { pixWith } from '../../helpers/pix.js';
 
 let dir: string;
 
@@ -13,14 +12,7 @@ beforeEach(() => {
   dir = tempConfigDir();
 });
 
-async function pix(
-  argv: string[],
-  options: { env?: Record<string, string>; tty?: boolean; answers?: string[] } = {},
-) {
-  const test = createTestIO({ tty: options.tty ?? false, answers: options.answers ?? [] });
-  const code = await run(argv, { io: test.io, env: { PIX_CONFIG_DIR: dir, ...options.env } });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = pixWith(() => ({ env: { PIX_CONFIG_DIR: dir } }));
 
 async function seed() {
   const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
