@@ -82,10 +82,32 @@ async function writeManPages(into) {
     });
     const { manPages } = await import(pathToFileURL(join(scratch, 'manpages.mjs')).href);
     mkdirSync(into, { recursive: true });
-    for (const [name, text] of await manPages(pkg.version)) writeFileSync(join(into, name), text);
+    const pages = await manPages(pkg.version);
+    for (const [name, text] of pages) writeFileSync(join(into, name), text);
+    return [...pages.keys()];
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * package.json's `man`, what `npm install -g` installs, is the list of the pages the build made: written here
+ * (only when it changed, keeping the file's layout), never by hand. A command added to the table gets its
+ * page listed by the next build; test/e2e/install.test.ts checks the two agree.
+ */
+function listManPages(names) {
+  const file = join(root, 'package.json');
+  const text = readFileSync(file, 'utf8');
+  const current = JSON.parse(text);
+  const man = names.map((name) => `./dist/man/${name}`).sort();
+  if (JSON.stringify(current.man) === JSON.stringify(man)) return;
+  current.man = man;
+  // Non-ASCII as \u escapes, as npm writes it (the description has an em dash).
+  const json = JSON.stringify(current, null, 2).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  writeFileSync(file, `${json}\n`);
 }
 
 // Built beside dist/ and swapped in, so a pix started during a build (tests in another terminal) finds a whole
@@ -126,7 +148,7 @@ try {
     createRequire(join(root, 'package.json')).resolve('jq-wasm/jq.wasm'),
     join(staging, 'jq.wasm'),
   );
-  await writeManPages(join(staging, 'man'));
+  listManPages(await writeManPages(join(staging, 'man')));
 } catch (error) {
   rmSync(staging, { recursive: true, force: true });
   throw error;

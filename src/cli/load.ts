@@ -11,7 +11,6 @@ import {
   setDefaultVerb,
   setFieldNames,
   setFormats,
-  setUsage,
 } from '../commands/shared/help.js';
 import type { Deps } from '../context.js';
 import { type CommandOutput, GLOBALS_WITH_VALUE } from './globals.js';
@@ -44,7 +43,6 @@ function addEntries(parent: Command, entries: Entry[]): Map<Entry, Command> {
       .command(entry.name, { isDefault: entry.default === true })
       .description(entry.description ?? entry.summary);
     if (entry.description !== undefined) command.summary(entry.summary);
-    if (entry.usage !== undefined) setUsage(command, entry.usage);
     markEntry(command, entry);
     if (entry.examples) addExamples(command, entry.examples.examples, entry.examples.exits);
     if (Array.isArray(entry.fields)) setFieldNames(command, entry.fields);

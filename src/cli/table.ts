@@ -5,6 +5,7 @@
  * list are made from it; nothing else names the commands.
  */
 import type { Command } from 'commander';
+import { CONFIG_KEYS } from '../config/types.js';
 import type { Deps, OutputFormat } from '../context.js';
 import type { ErrorKind } from '../errors.js';
 
@@ -27,11 +28,6 @@ export interface Entry {
   summary: string;
   /** The description its own --help shows, when longer than the summary. */
   description?: string;
-  /**
-   * Its flags and arguments as the parent's list of commands shows them (`[options] <ID>`), written here
-   * because that list is shown without loading the verb's module (test/program.test.ts checks they agree).
-   */
-  usage?: string;
   /** A verb's module. A noun has none: it has `children`, and one of them may be its `default`. */
   load?: () => Promise<CommandModule>;
   children?: Entry[];
@@ -164,10 +160,7 @@ export const COMMANDS: Entry[] = [
   {
     name: 'config',
     summary: "Read and change the current profile's settings",
-    // The keys of config/types.ts CONFIG_KEYS, written out so that the root's help does not load that module
-    // (test/program.test.ts checks they are the same).
-    description:
-      "Read and change the current profile's settings (keys: base-url, time-zone, max-amount, default-key, tls-cert, tls-key, client-key, policy, require-plan)",
+    description: `Read and change the current profile's settings (keys: ${CONFIG_KEYS.join(', ')})`,
     examples: {
       examples: [
         'pix config list',
@@ -187,19 +180,16 @@ export const COMMANDS: Entry[] = [
       {
         name: 'get',
         summary: 'the value in effect for one setting (default included); nothing when there is none',
-        usage: '<key>',
         load: () => import('../commands/config/get.js'),
       },
       {
         name: 'set',
         summary: 'change a setting (checked first)',
-        usage: '<key> <value>',
         load: () => import('../commands/config/set.js'),
       },
       {
         name: 'unset',
         summary: 'remove a setting',
-        usage: '<key>',
         load: () => import('../commands/config/unset.js'),
       },
     ],
@@ -220,25 +210,21 @@ export const COMMANDS: Entry[] = [
       {
         name: 'create',
         summary: 'a new, empty profile (--base-url: its API); credentials come from pix login',
-        usage: '<name>',
         load: () => import('../commands/profile/create.js'),
       },
       {
         name: 'use',
         summary: 'make a profile the current one (sandbox is built in)',
-        usage: '<name>',
         load: () => import('../commands/profile/use.js'),
       },
       {
         name: 'delete',
         summary: 'remove a profile and its stored credentials (not the one in use)',
-        usage: '<name>',
         load: () => import('../commands/profile/delete.js'),
       },
       {
         name: 'rename',
         summary: 'give a profile a new name; what it paid stays its own',
-        usage: '<old> <new>',
         load: () => import('../commands/profile/rename.js'),
       },
     ],
@@ -246,7 +232,6 @@ export const COMMANDS: Entry[] = [
   {
     name: 'api',
     summary: 'An authenticated request to any path of the API (it cannot move money)',
-    usage: '[options] <path>',
     load: () => import('../commands/api/request.js'),
     formats: ['json'],
     fields: true,
@@ -254,7 +239,6 @@ export const COMMANDS: Entry[] = [
   {
     name: 'listen',
     summary: 'Events from the statement, signed and delivered at least once (the webhooks the API lacks)',
-    usage: '[options]',
     load: () => import('../commands/listen/start.js'),
     formats: ['table', 'ndjson'],
   },
@@ -269,14 +253,12 @@ export const COMMANDS: Entry[] = [
       {
         name: 'list',
         summary: 'recent events and their delivery (--failed: the dead letters)',
-        usage: '[options]',
         load: () => import('../commands/events/list.js'),
         formats: LIST_FORMATS,
       },
       {
         name: 'resend',
         summary: 'deliver events again, now',
-        usage: '[options] [id]',
         load: () => import('../commands/events/resend.js'),
       },
     ],
@@ -302,7 +284,6 @@ export const COMMANDS: Entry[] = [
       {
         name: 'summary',
         summary: 'Income, outcome, fees and net by day, week or month, with a chart',
-        usage: '[options]',
         load: () => import('../commands/statement/summary.js'),
         formats: LIST_FORMATS,
         fields: FIELDS.summary,
@@ -332,13 +313,11 @@ export const COMMANDS: Entry[] = [
       {
         name: 'match',
         summary: 'record that an entry settles an expectation (kept on every reconcile)',
-        usage: '<expectation> <entry>',
         load: () => import('../commands/reconcile/match.js'),
       },
       {
         name: 'unmatch',
         summary: 'record that an entry does not settle an expectation',
-        usage: '<expectation> <entry>',
         load: () => import('../commands/reconcile/unmatch.js'),
       },
     ],
@@ -346,14 +325,12 @@ export const COMMANDS: Entry[] = [
   {
     name: 'close',
     summary: "Close a day's books: its balance, OFX, workbook and reconciliation, digested",
-    usage: '[options]',
     load: () => import('../commands/close/day.js'),
     formats: ['table', 'json'],
   },
   {
     name: 'receipt',
     summary: 'A payment advice of a journal payment (PDF, HTML or JSON): not the bank’s comprovante',
-    usage: '[options] [id]',
     load: () => import('../commands/receipt/show.js'),
     formats: ['table', 'json', 'pdf', 'html'],
   },
@@ -466,25 +443,21 @@ export const COMMANDS: Entry[] = [
       {
         name: 'show',
         summary: 'the plan, its rows, the rules that apply, who approved and what is missing',
-        usage: '[options] <FILE>',
         load: () => import('../commands/plan/show.js'),
       },
       {
         name: 'approve',
         summary: "sign the plan's id with your SSH key (kept beside the plan, one file per key)",
-        usage: '[options] <FILE>',
         load: () => import('../commands/plan/approve.js'),
       },
       {
         name: 'reject',
         summary: 'sign a refusal of the plan, with its reason',
-        usage: '[options] <FILE>',
         load: () => import('../commands/plan/reject.js'),
       },
       {
         name: 'execute',
         summary: 'verify every approval against the policy, then pay each row once',
-        usage: '[options] <FILE>',
         load: () => import('../commands/plan/execute.js'),
         formats: LIST_FORMATS,
       },
@@ -504,13 +477,11 @@ export const COMMANDS: Entry[] = [
       {
         name: 'check',
         summary: 'validate a policy and show what it asks of a sample plan',
-        usage: '[options] [FILE]',
         load: () => import('../commands/policy/check.js'),
       },
       {
         name: 'approve',
         summary: "sign the policy's digest with your SSH key (admins)",
-        usage: '[options] [FILE]',
         load: () => import('../commands/policy/approve.js'),
       },
     ],
@@ -539,7 +510,6 @@ export const COMMANDS: Entry[] = [
       {
         name: 'show',
         summary: 'one entry, by its id (the first characters will do)',
-        usage: '<ID>',
         load: () => import('../commands/journal/show.js'),
         formats: LIST_FORMATS,
         fields: FIELDS.journal,
@@ -548,7 +518,6 @@ export const COMMANDS: Entry[] = [
       {
         name: 'resolve',
         summary: 'record what the statement shows about an entry whose outcome pix could not know',
-        usage: '[options] <ID>',
         load: () => import('../commands/journal/resolve.js'),
         formats: LIST_FORMATS,
         paged: true,
@@ -576,7 +545,6 @@ export const COMMANDS: Entry[] = [
       {
         name: 'decode',
         summary: 'Parse a BR Code offline, check its CRC and explain every field',
-        usage: '[options] <EMV>',
         load: () => import('../commands/emv/decode.js'),
         formats: LIST_FORMATS,
         fields: FIELDS.emv,
@@ -599,43 +567,36 @@ export const COMMANDS: Entry[] = [
       {
         name: 'serve',
         summary: 'Run the sandbox API on 127.0.0.1 and print its URL (for other tools and CI)',
-        usage: '[options]',
         load: () => import('../commands/sandbox/serve.js'),
       },
       {
         name: 'reset',
         summary: 'Start the sandbox account afresh (keys, statement, no charges, real time)',
-        usage: '[options]',
         load: () => import('../commands/sandbox/reset.js'),
       },
       {
         name: 'pay',
         summary: 'Have a third party pay one of your sandbox charges',
-        usage: '[options] <charge-id>',
         load: () => import('../commands/sandbox/pay.js'),
       },
       {
         name: 'clock',
         summary: 'Show or move sandbox time (shared by every process using the state file)',
-        usage: '[options]',
         load: () => import('../commands/sandbox/clock.js'),
       },
       {
         name: 'seed',
         summary: 'Replace the generated statement with N transactions over the last 60 days',
-        usage: '[options]',
         load: () => import('../commands/sandbox/seed.js'),
       },
       {
         name: 'move-key',
         summary: "Give someone else's key to a new owner (the DICT answers another receiver)",
-        usage: '[options] <key>',
         load: () => import('../commands/sandbox/move-key.js'),
       },
       {
         name: 'batch-file',
         summary: 'Write a sample batch payout file (for pix pay batch) the sandbox can pay',
-        usage: '[options]',
         load: () => import('../commands/sandbox/batch-file.js'),
       },
     ],

@@ -53,11 +53,13 @@ describe('npm install -g . (README, Install)', () => {
     expect(JSON.parse(statement.stdout).results).toHaveLength(2);
   });
 
-  it("installs the man pages: `man pix-statement` reads the command's own help", async (context) => {
+  it("installs the man pages: `man pix-statement-list` reads the command's own help", async (context) => {
     const manDir = join(prefix, 'share', 'man', 'man1');
-    expect(readdirSync(manDir)).toEqual(expect.arrayContaining(['pix.1', 'pix-statement.1', 'pix-api.1']));
+    expect(readdirSync(manDir)).toEqual(
+      expect.arrayContaining(['pix.1', 'pix-statement.1', 'pix-statement-list.1', 'pix-api.1']),
+    );
     if (spawnSync('man', ['--version']).status !== 0) return context.skip('no `man` on this machine');
-    const shown = await runProcess('man', ['pix-statement'], {
+    const shown = await runProcess('man', ['pix-statement-list'], {
       env: {
         PATH: process.env.PATH ?? '',
         MANPATH: join(prefix, 'share', 'man'),
@@ -66,7 +68,7 @@ describe('npm install -g . (README, Install)', () => {
       },
     });
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toMatch(/NAME\s+pix-statement - Read the account statement/);
+    expect(shown.stdout).toMatch(/NAME\s+pix-statement-list\s+- entries of a period/);
     expect(shown.stdout).toContain('--counterparty <text>');
     expect(shown.stdout).toContain('Exit codes:');
   });

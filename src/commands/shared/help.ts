@@ -41,27 +41,6 @@ export function completionValuesOf(target: object): CompletionValues | undefined
   return (target as WithCompletion)[COMPLETION];
 }
 
-const USAGE = Symbol.for('pix.usage');
-
-interface WithUsage {
-  [USAGE]?: string;
-}
-
-/**
- * What follows a verb's name in its noun's list of commands (`get <key>`, `pay [options] <charge-id>`),
- * for when the verb's module is not loaded (`pix sandbox --help` loads none of them) and Commander cannot
- * see its flags and arguments. Once the module is loaded Commander's own term is shown, the same text.
- */
-export function setUsage(command: Command, usage: string): Command {
-  (command as WithUsage)[USAGE] = usage;
-  return command;
-}
-
-/** The usage set with setUsage(), if any. */
-export function usageOf(command: Command): string | undefined {
-  return (command as WithUsage)[USAGE];
-}
-
 /** The heading of the global flags in a subcommand's help (Commander's own is "Global Options:"). */
 export const GLOBAL_FLAGS_HEADING = 'Global options (valid on every command):';
 
@@ -73,13 +52,9 @@ export const GLOBAL_FLAGS_HEADING = 'Global options (valid on every command):';
 export function configureHelp(program: Command): void {
   program.configureHelp({
     showGlobalOptions: true,
-    subcommandTerm(command) {
-      const usage = (command as WithUsage)[USAGE];
-      const loaded = command.options.length > 0 || command.registeredArguments.length > 0;
-      return usage !== undefined && !loaded
-        ? `${command.name()} ${usage}`
-        : Help.prototype.subcommandTerm.call(this, command);
-    },
+    // A list of commands names them (as gh lists them): each one's own --help gives its arguments and flags,
+    // which the list could not show without loading every verb's module.
+    subcommandTerm: (command) => command.name(),
     // Only the program's own flags are global: a noun's flags (`pix journal --limit`) are not its verbs'.
     visibleGlobalOptions(command) {
       let root = command;
