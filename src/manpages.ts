@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 // Static imports: this module is its own throwaway bundle (scripts/build.mjs); an `import()` here would
-// make a split point of the CLI's build (scripts/build/hub.mjs reads every `import()` in src/).
+// make a split point of the CLI's build (scripts/build/common-chunk.mjs reads every `import()` in src/).
 import { wholeProgram } from './cli/load.js';
 import type { IOStreams, OutStream } from './output/iostreams.js';
 import { createContext } from './wiring.js';

@@ -10,7 +10,8 @@
  *   > profile > default) and the API client. Here, and only here, it is decided whether a command talks to
  *   the embedded sandbox or to a real API: api/ is handed a transport and a clock and never learns which.
  *
- * It imports nothing of src/commands/ (test/architecture.test.ts holds it).
+ * What it makes on first use comes in one import() of src/wiring-lazy.ts (one chunk). It imports nothing of
+ * src/commands/ (test/architecture.test.ts holds it).
  */
 import type { ApiClient } from './api/client.js';
 import { type CommandOutput, readGlobals } from './cli/globals.js';
@@ -58,18 +59,12 @@ export function createContext(options: ContextOptions): Context {
   const cleanups: Array<() => unknown> = [];
 
   const apiFor = async (settings: Settings): Promise<ApiClient> => {
-    const [{ createApiClient }, { createDispatcher }, { isLoopbackHost }, sandboxDoor, { safeText }] =
-      await Promise.all([
-        import('./api/client.js'),
-        import('./api/transport.js'),
-        import('./domain/url.js'),
-        import('./sandbox/index.js'),
-        import('./output/sanitize.js'),
-      ]);
+    const { createApiClient, createConnection, isLoopbackHost, loadEmbedded, loadTime, safeText } =
+      await import('./wiring-lazy.js');
     let baseUrl = settings.baseUrl.value;
     let transport = deps.dispatcher;
     if (settings.sandbox) {
-      const { startEmbeddedSandbox } = await sandboxDoor.loadEmbedded();
+      const { startEmbeddedSandbox } = await loadEmbedded();
       const sandbox = await startEmbeddedSandbox(deps.env, deps);
       deps.defer(() => sandbox.close());
       baseUrl = sandbox.baseUrl;
@@ -82,7 +77,7 @@ export function createContext(options: ContextOptions): Context {
     const connect = given
       ? async () => given
       : async () => {
-          const pool = await createDispatcher(origin, settings.tls, deps.env, globals.timeoutMs);
+          const pool = await createConnection(origin, settings.tls, deps.env, globals.timeoutMs);
           // Registered after the sandbox: closed before it (deps.close() goes last to first).
           deps.defer(() => pool.close());
           return pool;
@@ -92,7 +87,7 @@ export function createContext(options: ContextOptions): Context {
     let clock = deps.clock;
     let connectTo = connect;
     if (settings.sandbox || isLoopbackHost(origin.hostname)) {
-      const { followClock } = await sandboxDoor.loadTime();
+      const { followClock } = await loadTime();
       const followed = followClock(deps.clock);
       clock = followed.clock;
       connectTo = async () => followed.follow(await connect());
@@ -124,7 +119,7 @@ export function createContext(options: ContextOptions): Context {
 
   /** The profile's token (config/tokens.ts), minted through the client and cached in the config store. */
   const tokenSource = async (settings: Settings, mint: () => Mint) => {
-    const { createTokenProvider, noCredentialsError } = await import('./config/tokens.js');
+    const { createTokenProvider, noCredentialsError } = await import('./wiring-lazy.js');
     let provider: TokenProvider | undefined;
     const open = async () => {
       provider ??= createTokenProvider(
@@ -171,11 +166,11 @@ export function createContext(options: ContextOptions): Context {
     globals,
     output,
     config: once(async () => {
-      const { openConfigStore } = await import('./config/store.js');
+      const { openConfigStore } = await import('./wiring-lazy.js');
       return openConfigStore(deps.env, deps);
     }),
     settings: once(async () => {
-      const [{ resolveSettings }, store] = await Promise.all([import('./config/resolve.js'), deps.config()]);
+      const [{ resolveSettings }, store] = await Promise.all([import('./wiring-lazy.js'), deps.config()]);
       const settings = resolveSettings(globals, deps.env, store);
       for (const warning of settings.warnings) io.stderr.write(`warning: ${warning}\n`);
       return settings;

@@ -7,7 +7,7 @@ import type { Verdict } from './outcomes.js';
 import { tokenEndpoint } from './resources/auth.js';
 import { type AttemptOutcome, isRetryable, MAX_RETRIES, parseRetryAfter, retryDelay } from './retry.js';
 import { createSecretScanner, redactParsed } from './secrets.js';
-import type { ApiTransport } from './transport.js';
+import { type ApiTransport, CONNECT_TIMEOUT, NOT_CONNECTED } from './transport.js';
 
 export type EndpointName = 'auth' | 'statement' | 'keys' | 'charge' | 'emv' | 'dict' | 'transfer' | 'api';
 
@@ -136,6 +136,8 @@ class NetworkFailure extends Error {
 }
 
 const NOT_SENT_CODES = new Set([
+  NOT_CONNECTED,
+  CONNECT_TIMEOUT,
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
@@ -211,7 +213,8 @@ function buildPath(path: string, query: RequestInput['query']): string {
   return search ? `${path}?${search}` : path;
 }
 
-function describeIssues(error: z.core.$ZodError): string {
+/** The first problem zod found in an answer (its documented issues: a path and a message). */
+function describeIssues(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }): string {
   const issue = error.issues[0];
   if (!issue) return 'unexpected shape';
   const where = issue.path.length ? issue.path.join('.') : 'body';
@@ -451,7 +454,7 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
       return { value: null as T };
     }
     if (!parsed.ok) throw unreadable(endpoint, status, parsed.reason, undefined);
-    let result: z.core.util.SafeParseResult<T>;
+    let result: ReturnType<z.ZodMiniType<T>['safeParse']>;
     try {
       result = endpoint.schema().safeParse(parsed.value);
     } catch (error) {
@@ -461,7 +464,7 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
       throw unreadable(endpoint, status, 'too many invalid values to list', undefined);
     }
     if (!result.success) {
-      throw unreadable(endpoint, status, describeIssues(result.error as z.core.$ZodError), body);
+      throw unreadable(endpoint, status, describeIssues(result.error), body);
     }
     return { value: judge(endpoint, status, result.data, body) };
   }
