@@ -351,6 +351,12 @@ export const COMMANDS: Entry[] = [
         fields: FIELDS.keys,
         paged: true,
       },
+      {
+        name: 'show',
+        summary: 'one key, by its value (as typed: 123.456.789-09) or its id',
+        load: () => import('../commands/keys/show.js'),
+        fields: FIELDS.keys,
+      },
     ],
   },
   {
