@@ -54,7 +54,7 @@ async function writeManPages(into) {
     });
     const { manPages } = await import(pathToFileURL(join(scratch, 'manpages.mjs')).href);
     mkdirSync(into, { recursive: true });
-    const pages = await manPages(pkg.version);
+    const pages = await manPages(pkg.version, readFileSync(join(root, 'README.md'), 'utf8'));
     for (const [name, text] of pages) writeFileSync(join(into, name), text);
     return [...pages.keys()];
   } finally {

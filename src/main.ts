@@ -249,7 +249,8 @@ export async function run(argv: readonly string[], overrides?: Partial<DepsOverr
     try {
       const program = createProgram(deps, globalsError);
       await loadCommands(program, deps, argv);
-      await program.parseAsync([...argv], { from: 'user' });
+      // `pix` alone is its help, on stdout, exit 0 (as gh): not a mistake to report.
+      await program.parseAsync(argv.length === 0 ? ['--help'] : [...argv], { from: 'user' });
     } catch (error) {
       if (error instanceof CommanderError && error.exitCode === 0) {
         exitCode = 0;

@@ -143,25 +143,23 @@ describe('every command teaches in its --help', () => {
 });
 
 describe('help shows what a subcommand inherits and goes as deep as asked', () => {
-  it('pix statement list --help lists the global flags under their own heading', async () => {
+  it('pix statement list --help names the global flags under their own heading, after its own', async () => {
     const result = await pix(['statement', 'list', '--help']);
     expect(result.code).toBe(0);
-    const [own, rest] = result.stdout.split('\nGlobal options (valid on every command):\n');
+    const [own, rest] = result.stdout.split('\nGlobal options (pix --help says what each does):\n');
     const inherited = rest?.split('\nExamples:\n')[0];
     expect(own).toContain('--limit <n>');
     expect(own).not.toContain('--json');
-    expect(inherited).toMatch(/^ {2}--json {2,}one JSON document on stdout$/m);
-    expect(inherited).toMatch(/^ {2}-o, --output <format> /m);
-    expect(inherited).toMatch(/^ {2}-p, --profile <name> /m);
+    for (const flag of ['--json', '-o/--output', '-p/--profile']) expect(inherited).toContain(flag);
     expect(inherited).not.toContain('--limit');
   });
 
   it("pix journal resolve --help: the list's flags (--limit, --all, --unresolved) are not listed, not even as global", async () => {
     const result = await pix(['journal', 'resolve', '--help']);
     expect(result.code).toBe(0);
-    const [own, inherited] = result.stdout.split('\nGlobal options (valid on every command):\n');
+    const [own, inherited] = result.stdout.split('\nGlobal options (pix --help says what each does):\n');
     expect(own).toContain('--paid');
-    expect(inherited).toMatch(/^ {2}--json {2,}one JSON document on stdout$/m);
+    expect(inherited).toContain('--json');
     for (const flag of ['--limit', '--all', '--unresolved']) expect(result.stdout).not.toContain(flag);
     // `pix journal list --help` lists them, as its own.
     expect((await pix(['journal', 'list', '--help'])).stdout.split('\nGlobal options')[0]).toContain(
@@ -251,5 +249,50 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
     };
     visit(COMMANDS, []);
     expect(both).toEqual([]);
+  });
+});
+
+describe('help as gh lays it out: commands first, inherited flags last and short', () => {
+  it('pix sandbox --help: its commands come before a short block of the global options', async () => {
+    const help = (await pix(['sandbox', '--help'])).stdout;
+    const lines = help.split('\n');
+    const commands = lines.indexOf('Commands:');
+    const globals = lines.findIndex((line) => line.startsWith('Global options'));
+    expect(commands).toBeGreaterThan(0);
+    expect(commands).toBeLessThan(6);
+    expect(globals).toBeGreaterThan(commands);
+    // The global flags are named, not explained again (pix --help explains them): a few lines, not twenty.
+    const block = lines.slice(globals, lines.indexOf('Examples:'));
+    expect(block.filter((line) => line.trim() !== '').length).toBeLessThanOrEqual(4);
+    expect(block.join(' ')).toContain('--json');
+  });
+
+  it('a verb lists its own flags, then the global ones in the same short block', async () => {
+    const help = (await pix(['statement', 'list', '--help'])).stdout;
+    const [own, rest] = help.split(/\nGlobal options/);
+    expect(own).toContain('--counterparty <text>');
+    expect(own).not.toContain('--json');
+    expect(rest!.split('\nExamples:')[0]!.trim().split('\n').length).toBeLessThanOrEqual(4);
+  });
+
+  it('pix --help lists what an operator does most first: statement, charge and pay before login, config, api', async () => {
+    const help = (await pix(['--help'])).stdout;
+    const names = help
+      .split('\nCommands:\n')[1]!
+      .split('\n\n')[0]!
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/)[0]);
+    for (const first of ['statement', 'charge', 'pay']) {
+      for (const later of ['login', 'config', 'api', 'listen']) {
+        expect(names.indexOf(first), `${first} before ${later}`).toBeLessThan(names.indexOf(later));
+      }
+    }
+  });
+
+  it('pix alone is its help on stdout, exit 0 (as gh)', async () => {
+    const alone = await pix([]);
+    expect(alone.code).toBe(0);
+    expect(alone.stderr).toBe('');
+    expect(alone.stdout).toBe((await pix(['--help'])).stdout);
   });
 });

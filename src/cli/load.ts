@@ -5,15 +5,10 @@
  * the charge, QR or batch code (architecture rule 8).
  */
 import type { Command } from 'commander';
-import {
-  addExamples,
-  addHelpCommand,
-  setDefaultVerb,
-  setFieldNames,
-  setFormats,
-} from '../commands/shared/help.js';
+import { addExamples, setDefaultVerb, setFieldNames, setFormats } from '../commands/shared/help.js';
 import type { Deps } from '../context.js';
 import { type CommandOutput, GLOBALS_WITH_VALUE } from './globals.js';
+import { addHelpCommand } from './help.js';
 import { createProgram } from './program.js';
 import { COMMANDS, type Entry, markEntry } from './table.js';
 import { teachUsageErrors } from './teach.js';

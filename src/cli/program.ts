@@ -5,10 +5,11 @@
  * `--fields` mode). The commands themselves come from the table (cli/table.ts, cli/load.ts).
  */
 import { Command } from 'commander';
-import { addExamples, completionValues, configureHelp } from '../commands/shared/help.js';
+import { addExamples, completionValues } from '../commands/shared/help.js';
 import type { Deps } from '../context.js';
 import { pixVersion } from '../version.js';
 import { globalOptions } from './globals.js';
+import { configureHelp } from './help.js';
 import { entryOf } from './table.js';
 
 /** Shell completion of durations (`30` → `30s 30m 30h 30d`) and of profile names. */

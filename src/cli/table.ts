@@ -131,138 +131,7 @@ const FIELDS = {
 const LIST_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'csv-br', 'xlsx'];
 
 export const COMMANDS: Entry[] = [
-  // In the order of the contract's §1.
-  {
-    name: 'login',
-    summary: 'Store credentials in a profile and make it current',
-    load: () => import('../commands/auth/login.js'),
-  },
-  {
-    name: 'logout',
-    summary: "Remove a profile's stored credentials",
-    load: () => import('../commands/auth/logout.js'),
-  },
-  {
-    name: 'auth',
-    summary: 'Inspect the credentials in use',
-    examples: {
-      examples: ['pix auth status', 'pix auth status --json | jq .credentials.kind'],
-      exits: ['usage', 'auth'],
-    },
-    children: [
-      {
-        name: 'status',
-        summary: 'Profile, base URL and credentials, with where each comes from',
-        load: () => import('../commands/auth/status.js'),
-      },
-    ],
-  },
-  {
-    name: 'config',
-    summary: "Read and change the current profile's settings",
-    description: `Read and change the current profile's settings (keys: ${CONFIG_KEYS.join(', ')})`,
-    examples: {
-      examples: [
-        'pix config list',
-        'pix config set time-zone America/Manaus',
-        'pix config set max-amount 500 --profile prod',
-        'pix config get base-url',
-        'pix config unset default-key',
-      ],
-      exits: ['usage'],
-    },
-    children: [
-      {
-        name: 'list',
-        summary: 'the settings in effect, with their source: `key<TAB>value<TAB>source` per line',
-        load: () => import('../commands/config/list.js'),
-      },
-      {
-        name: 'get',
-        summary: 'the value in effect for one setting (default included); nothing when there is none',
-        load: () => import('../commands/config/get.js'),
-      },
-      {
-        name: 'set',
-        summary: 'change a setting (checked first)',
-        load: () => import('../commands/config/set.js'),
-      },
-      {
-        name: 'unset',
-        summary: 'remove a setting',
-        load: () => import('../commands/config/unset.js'),
-      },
-    ],
-  },
-  {
-    name: 'profile',
-    summary: 'List profiles, create one, switch the current one, rename or delete one',
-    examples: {
-      examples: ['pix profile list', 'pix profile use prod', 'pix profile use sandbox'],
-      exits: ['usage'],
-    },
-    children: [
-      {
-        name: 'list',
-        summary: 'the profiles, the active one marked with *',
-        load: () => import('../commands/profile/list.js'),
-      },
-      {
-        name: 'create',
-        summary: 'a new, empty profile (--base-url: its API); credentials come from pix login',
-        load: () => import('../commands/profile/create.js'),
-      },
-      {
-        name: 'use',
-        summary: 'make a profile the current one (sandbox is built in)',
-        load: () => import('../commands/profile/use.js'),
-      },
-      {
-        name: 'delete',
-        summary: 'remove a profile and its stored credentials (not the one in use)',
-        load: () => import('../commands/profile/delete.js'),
-      },
-      {
-        name: 'rename',
-        summary: 'give a profile a new name; what it paid stays its own',
-        load: () => import('../commands/profile/rename.js'),
-      },
-    ],
-  },
-  {
-    name: 'api',
-    summary: 'An authenticated request to any path of the API (it cannot move money)',
-    load: () => import('../commands/api/request.js'),
-    formats: ['json'],
-    fields: true,
-  },
-  {
-    name: 'listen',
-    summary: 'Events from the statement, signed and delivered at least once (the webhooks the API lacks)',
-    load: () => import('../commands/listen/start.js'),
-    formats: ['table', 'ndjson'],
-  },
-  {
-    name: 'events',
-    summary: 'The events pix listen made: list them, resend the failed ones',
-    examples: {
-      examples: ['pix events list', 'pix events list --failed --json'],
-      exits: ['usage', 'unavailable'],
-    },
-    children: [
-      {
-        name: 'list',
-        summary: 'recent events and their delivery (--failed: the dead letters)',
-        load: () => import('../commands/events/list.js'),
-        formats: LIST_FORMATS,
-      },
-      {
-        name: 'resend',
-        summary: 'deliver events again, now',
-        load: () => import('../commands/events/resend.js'),
-      },
-    ],
-  },
+  // In the order an operator reaches for them: the root's --help lists them so.
   {
     name: 'statement',
     summary: 'Read the account statement',
@@ -288,74 +157,6 @@ export const COMMANDS: Entry[] = [
         formats: LIST_FORMATS,
         fields: FIELDS.summary,
         paged: true,
-      },
-    ],
-  },
-  {
-    name: 'reconcile',
-    summary: 'Which invoices, charges and payments the statement settles, and how sure that is',
-    examples: {
-      examples: [
-        'pix reconcile --from -7d',
-        'pix reconcile --expected receber.csv --map id=Documento,amount=Valor,document=CNPJ,due=Vencimento --from -30d',
-      ],
-      exits: ['usage', 'auth', 'unavailable'],
-    },
-    children: [
-      {
-        name: 'run',
-        summary: 'reconcile the expected invoices against the statement (pix reconcile alone runs it)',
-        default: true,
-        load: () => import('../commands/reconcile/run.js'),
-        formats: LIST_FORMATS,
-        paged: true,
-      },
-      {
-        name: 'match',
-        summary: 'record that an entry settles an expectation (kept on every reconcile)',
-        load: () => import('../commands/reconcile/match.js'),
-      },
-      {
-        name: 'unmatch',
-        summary: 'record that an entry does not settle an expectation',
-        load: () => import('../commands/reconcile/unmatch.js'),
-      },
-    ],
-  },
-  {
-    name: 'close',
-    summary: "Close a day's books: its balance, OFX, workbook and reconciliation, digested",
-    load: () => import('../commands/close/day.js'),
-    formats: ['table', 'json'],
-  },
-  {
-    name: 'receipt',
-    summary: 'A payment advice of a journal payment (PDF, HTML or JSON): not the bank’s comprovante',
-    load: () => import('../commands/receipt/show.js'),
-    formats: ['table', 'json', 'pdf', 'html'],
-  },
-  {
-    name: 'keys',
-    summary: "The account's registered PIX keys",
-    examples: {
-      examples: ['pix keys', "pix keys list --json | jq -r '.result[].id'"],
-      exits: ['usage', 'auth', 'rejected', 'unavailable'],
-    },
-    children: [
-      {
-        name: 'list',
-        summary: 'the keys, a page or every one (--all)',
-        default: true,
-        load: () => import('../commands/keys/list.js'),
-        formats: LIST_FORMATS,
-        fields: FIELDS.keys,
-        paged: true,
-      },
-      {
-        name: 'show',
-        summary: 'one key, by its value (as typed: 123.456.789-09) or its id',
-        load: () => import('../commands/keys/show.js'),
-        fields: FIELDS.keys,
       },
     ],
   },
@@ -432,6 +233,119 @@ export const COMMANDS: Entry[] = [
       },
     ],
   },
+  {
+    name: 'keys',
+    summary: "The account's registered PIX keys",
+    examples: {
+      examples: ['pix keys', "pix keys list --json | jq -r '.result[].id'"],
+      exits: ['usage', 'auth', 'rejected', 'unavailable'],
+    },
+    children: [
+      {
+        name: 'list',
+        summary: 'the keys, a page or every one (--all)',
+        default: true,
+        load: () => import('../commands/keys/list.js'),
+        formats: LIST_FORMATS,
+        fields: FIELDS.keys,
+        paged: true,
+      },
+      {
+        name: 'show',
+        summary: 'one key, by its value (as typed: 123.456.789-09) or its id',
+        load: () => import('../commands/keys/show.js'),
+        fields: FIELDS.keys,
+      },
+    ],
+  },
+  {
+    name: 'journal',
+    summary: 'Payments and charges pix sent, and resolving those with no known outcome',
+    examples: {
+      examples: [
+        'pix journal --unresolved',
+        'pix journal show 1a2b3c4d',
+        'pix journal resolve 1a2b3c4d --not-paid',
+      ],
+      exits: ['usage', 'not_found'],
+    },
+    children: [
+      {
+        name: 'list',
+        summary: 'the entries, newest first (--unresolved: those with no known outcome)',
+        default: true,
+        load: () => import('../commands/journal/list.js'),
+        formats: LIST_FORMATS,
+        fields: FIELDS.journal,
+        paged: true,
+      },
+      {
+        name: 'show',
+        summary: 'one entry, by its id (the first characters will do)',
+        load: () => import('../commands/journal/show.js'),
+        formats: LIST_FORMATS,
+        fields: FIELDS.journal,
+        paged: true,
+      },
+      {
+        name: 'resolve',
+        summary: 'record what the statement shows about an entry whose outcome pix could not know',
+        load: () => import('../commands/journal/resolve.js'),
+        formats: LIST_FORMATS,
+        paged: true,
+      },
+      {
+        name: 'verify',
+        summary: 'list the damaged, missing or misplaced lines of the journal (exit 8 if any); --accept',
+        load: () => import('../commands/journal/verify.js'),
+        formats: LIST_FORMATS,
+        paged: true,
+      },
+    ],
+  },
+  {
+    name: 'reconcile',
+    summary: 'Which invoices, charges and payments the statement settles, and how sure that is',
+    examples: {
+      examples: [
+        'pix reconcile --from -7d',
+        'pix reconcile --expected receber.csv --map id=Documento,amount=Valor,document=CNPJ,due=Vencimento --from -30d',
+      ],
+      exits: ['usage', 'auth', 'unavailable'],
+    },
+    children: [
+      {
+        name: 'run',
+        summary: 'reconcile the expected invoices against the statement (pix reconcile alone runs it)',
+        default: true,
+        load: () => import('../commands/reconcile/run.js'),
+        formats: LIST_FORMATS,
+        paged: true,
+      },
+      {
+        name: 'match',
+        summary: 'record that an entry settles an expectation (kept on every reconcile)',
+        load: () => import('../commands/reconcile/match.js'),
+      },
+      {
+        name: 'unmatch',
+        summary: 'record that an entry does not settle an expectation',
+        load: () => import('../commands/reconcile/unmatch.js'),
+      },
+    ],
+  },
+  {
+    name: 'close',
+    summary: "Close a day's books: its balance, OFX, workbook and reconciliation, digested",
+    load: () => import('../commands/close/day.js'),
+    formats: ['table', 'json'],
+  },
+  {
+    name: 'receipt',
+    summary: 'A payment advice of a journal payment (PDF, HTML or JSON): not the bank’s comprovante',
+    load: () => import('../commands/receipt/show.js'),
+    formats: ['table', 'json', 'pdf', 'html'],
+  },
   // Payment approvals (README, Payment approvals): plans, and the policy that says who approves them.
   {
     name: 'plan',
@@ -493,48 +407,29 @@ export const COMMANDS: Entry[] = [
     ],
   },
   {
-    name: 'journal',
-    summary: 'Payments and charges pix sent, and resolving those with no known outcome',
+    name: 'listen',
+    summary: 'Events from the statement, signed and delivered at least once (the webhooks the API lacks)',
+    load: () => import('../commands/listen/start.js'),
+    formats: ['table', 'ndjson'],
+  },
+  {
+    name: 'events',
+    summary: 'The events pix listen made: list them, resend the failed ones',
     examples: {
-      examples: [
-        'pix journal --unresolved',
-        'pix journal show 1a2b3c4d',
-        'pix journal resolve 1a2b3c4d --not-paid',
-      ],
-      exits: ['usage', 'not_found'],
+      examples: ['pix events list', 'pix events list --failed --json'],
+      exits: ['usage', 'unavailable'],
     },
     children: [
       {
         name: 'list',
-        summary: 'the entries, newest first (--unresolved: those with no known outcome)',
-        default: true,
-        load: () => import('../commands/journal/list.js'),
+        summary: 'recent events and their delivery (--failed: the dead letters)',
+        load: () => import('../commands/events/list.js'),
         formats: LIST_FORMATS,
-        fields: FIELDS.journal,
-        paged: true,
       },
       {
-        name: 'show',
-        summary: 'one entry, by its id (the first characters will do)',
-        load: () => import('../commands/journal/show.js'),
-        formats: LIST_FORMATS,
-        fields: FIELDS.journal,
-        paged: true,
-      },
-      {
-        name: 'resolve',
-        summary: 'record what the statement shows about an entry whose outcome pix could not know',
-        load: () => import('../commands/journal/resolve.js'),
-        formats: LIST_FORMATS,
-        paged: true,
-      },
-      {
-        name: 'verify',
-        summary: 'list the damaged, missing or misplaced lines of the journal (exit 8 if any); --accept',
-        usage: '[options]',
-        load: () => import('../commands/journal/verify.js'),
-        formats: LIST_FORMATS,
-        paged: true,
+        name: 'resend',
+        summary: 'deliver events again, now',
+        load: () => import('../commands/events/resend.js'),
       },
     ],
   },
@@ -604,6 +499,110 @@ export const COMMANDS: Entry[] = [
         name: 'batch-file',
         summary: 'Write a sample batch payout file (for pix pay batch) the sandbox can pay',
         load: () => import('../commands/sandbox/batch-file.js'),
+      },
+    ],
+  },
+  {
+    name: 'api',
+    summary: 'An authenticated request to any path of the API (it cannot move money)',
+    load: () => import('../commands/api/request.js'),
+    formats: ['json'],
+    fields: true,
+  },
+  {
+    name: 'login',
+    summary: 'Store credentials in a profile and make it current',
+    load: () => import('../commands/auth/login.js'),
+  },
+  {
+    name: 'logout',
+    summary: "Remove a profile's stored credentials",
+    load: () => import('../commands/auth/logout.js'),
+  },
+  {
+    name: 'auth',
+    summary: 'Inspect the credentials in use',
+    examples: {
+      examples: ['pix auth status', 'pix auth status --json | jq .credentials.kind'],
+      exits: ['usage', 'auth'],
+    },
+    children: [
+      {
+        name: 'status',
+        summary: 'Profile, base URL and credentials, with where each comes from',
+        load: () => import('../commands/auth/status.js'),
+      },
+    ],
+  },
+  {
+    name: 'profile',
+    summary: 'List profiles, create one, switch the current one, rename or delete one',
+    examples: {
+      examples: ['pix profile list', 'pix profile use prod', 'pix profile use sandbox'],
+      exits: ['usage'],
+    },
+    children: [
+      {
+        name: 'list',
+        summary: 'the profiles, the active one marked with *',
+        load: () => import('../commands/profile/list.js'),
+      },
+      {
+        name: 'create',
+        summary: 'a new, empty profile (--base-url: its API); credentials come from pix login',
+        load: () => import('../commands/profile/create.js'),
+      },
+      {
+        name: 'use',
+        summary: 'make a profile the current one (sandbox is built in)',
+        load: () => import('../commands/profile/use.js'),
+      },
+      {
+        name: 'delete',
+        summary: 'remove a profile and its stored credentials (not the one in use)',
+        load: () => import('../commands/profile/delete.js'),
+      },
+      {
+        name: 'rename',
+        summary: 'give a profile a new name; what it paid stays its own',
+        load: () => import('../commands/profile/rename.js'),
+      },
+    ],
+  },
+  {
+    name: 'config',
+    summary: "Read and change the current profile's settings",
+    description: `Read and change the current profile's settings (keys: ${CONFIG_KEYS.join(', ')})`,
+    examples: {
+      examples: [
+        'pix config list',
+        'pix config set time-zone America/Manaus',
+        'pix config set max-amount 500 --profile prod',
+        'pix config get base-url',
+        'pix config unset default-key',
+      ],
+      exits: ['usage'],
+    },
+    children: [
+      {
+        name: 'list',
+        summary: 'the settings in effect, with their source: `key<TAB>value<TAB>source` per line',
+        load: () => import('../commands/config/list.js'),
+      },
+      {
+        name: 'get',
+        summary: 'the value in effect for one setting (default included); nothing when there is none',
+        load: () => import('../commands/config/get.js'),
+      },
+      {
+        name: 'set',
+        summary: 'change a setting (checked first)',
+        load: () => import('../commands/config/set.js'),
+      },
+      {
+        name: 'unset',
+        summary: 'remove a setting',
+        load: () => import('../commands/config/unset.js'),
       },
     ],
   },

@@ -92,7 +92,9 @@ describe('dependencies as they are: only what they document (architecture rule 8
   });
 
   it("no prototype patched, no zod internals, no engine flag, no rewrite of esbuild's output", () => {
-    expect(hits(/\.prototype(?:\.[\w$]+|\[[^\]]+\])*\s*=(?![=>])|Object\.assign\([\w.]+\.prototype/)).toEqual([]);
+    expect(hits(/\.prototype(?:\.[\w$]+|\[[^\]]+\])*\s*=(?![=>])|Object\.assign\([\w.]+\.prototype/)).toEqual(
+      [],
+    );
     expect(hits(/\$Zod\w+|\._zod\b|zod\/v4\/core/)).toEqual([]);
     expect(hits(/setFlagsFromString/)).toEqual([]);
     // The build writes what esbuild made and never reads it back: no output file is read as text.
