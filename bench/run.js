@@ -164,7 +164,13 @@ async function measureStartup(lines, sandboxUrl) {
     ...(AGAINST === undefined
       ? []
       : [
-          { id: 'helpBefore', label: 'pix --help [--against]', argv: [AGAINST, '--help'], env: {}, before: true },
+          {
+            id: 'helpBefore',
+            label: 'pix --help [--against]',
+            argv: [AGAINST, '--help'],
+            env: {},
+            before: true,
+          },
           {
             id: 'keysBefore',
             label: 'pix keys --json (served) [--against]',

@@ -23,7 +23,7 @@ export interface Endpoint<T> {
    * `never`: charges and the transfer. Never retried, and a failure after sending is an unknown outcome (exit 7).
    */
   retry: 'safe' | 'never';
-  /** Built lazily so zod schemas cost nothing until a request is made. */
+  /** The answer's schema: a constant of the resource's module, made when that module is first imported. */
   schema: () => z.ZodMiniType<T>;
   /** False only for the token endpoint (whose answer is itself a credential). */
   authenticated?: boolean;

@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { BIN, NODE, runProcess, tempConfigDir } from '../helpers/cli.js';
