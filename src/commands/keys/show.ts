@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { paginate } from '../../api/paginate.js';
-import { listKeys, type RegisteredKey } from '../../api/resources/keys.js';
+import { everyKey } from '../../api/resources/keys.js';
 import type { Deps } from '../../context.js';
 import { parsePixKey } from '../../domain/pixkey.js';
 import { formatDateTime } from '../../domain/when.js';
@@ -8,7 +7,6 @@ import { PixError } from '../../errors.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { ALL_CONCURRENCY, ALL_PAGE_SIZE } from '../shared/export.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 
@@ -17,27 +15,13 @@ const keysShowOptionsSchema = z.object({ key: fromDomain(parsePixKey) });
 
 export type KeysShowOptions = z.output<typeof keysShowOptionsSchema>;
 
-/** The key `wanted` names, by its value or by its id, read from the account's pages until found. */
-async function findKey(deps: Deps, wanted: string): Promise<RegisteredKey | undefined> {
-  const client = await deps.api();
-  const pagination = await paginate(
-    async (offset, limit) => {
-      const page = await listKeys(client, { limit, offset });
-      return { total: page.total, items: page.result };
-    },
-    { pageSize: ALL_PAGE_SIZE, concurrency: ALL_CONCURRENCY, idOf: (key) => key.id },
-  );
-  for await (const page of pagination.pages) {
-    const found = page.find((key) => key.key.toLowerCase() === wanted || key.id.toLowerCase() === wanted);
-    if (found) return found;
-  }
-  return undefined;
-}
-
 export async function runKeysShow(options: KeysShowOptions, deps: Deps): Promise<void> {
   const settings = await deps.settings();
   const mode = await outputMode(deps, settings.timeZone.value);
-  const key = await findKey(deps, options.key.key.toLowerCase());
+  // Every page of the account's keys (a list read short is exit 6: the key might be on the page not read).
+  const wanted = options.key.key.toLowerCase();
+  const keys = await everyKey(await deps.api(), 'run it again later');
+  const key = keys.find((one) => one.key.toLowerCase() === wanted || one.id.toLowerCase() === wanted);
   if (!key) {
     throw new PixError('not_found', `no PIX key ${safeText(options.key.key, 80)} on this account`, {
       hint: 'list them with `pix keys`',
