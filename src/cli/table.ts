@@ -136,7 +136,11 @@ export const COMMANDS: Entry[] = [
     name: 'statement',
     summary: 'Read the account statement',
     examples: {
-      examples: ['pix statement --from -7d', 'pix statement summary --by week', 'pix statement --follow'],
+      examples: [
+        'pix statement --from -7d',
+        'pix statement summary --by week',
+        'pix statement list --all -o csv',
+      ],
       exits: ['usage', 'auth', 'not_found', 'rejected', 'unavailable'],
     },
     children: [
