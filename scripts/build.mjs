@@ -70,16 +70,13 @@ async function writeManPages(into) {
 function listManPages(names) {
   const file = join(root, 'package.json');
   const text = readFileSync(file, 'utf8');
-  const current = JSON.parse(text);
   const man = names.map((name) => `./dist/man/${name}`).sort();
-  if (JSON.stringify(current.man) === JSON.stringify(man)) return;
-  current.man = man;
-  // Non-ASCII as \u escapes, as npm writes it (the description has an em dash).
-  const json = JSON.stringify(current, null, 2).replace(
-    /[\u007f-\uffff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-  writeFileSync(file, `${json}\n`);
+  if (JSON.stringify(JSON.parse(text).man) === JSON.stringify(man)) return;
+  // Only the `man` array is rewritten: the rest of the file stays as npm and people wrote it.
+  const block = /\n {2}"man": \[[^\]]*\]/;
+  if (!block.test(text)) throw new Error('package.json has no "man" list for the build to write');
+  const list = man.map((page) => `    ${JSON.stringify(page)}`).join(',\n');
+  writeFileSync(file, text.replace(block, `\n  "man": [\n${list}\n  ]`));
 }
 
 // Built beside dist/ and swapped in, so a pix started during a build (tests in another terminal) finds a whole
