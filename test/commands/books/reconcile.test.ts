@@ -5,18 +5,17 @@
  * land elsewhere by coincidence of amounts: the test says how many may), and a person's matches must
  * survive a rerun.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { StatementEntry } from '../../../src/api/resources/statement.js';
 import { OUTCOMES } from '../../../src/domain/reconcile.js';
-import { run } from '../../../src/main.js';
 import type { StoredEntry } from '../../../src/sandbox/model.js';
 import { insertEntry } from '../../../src/sandbox/model.js';
 import { StateStore } from '../../../src/sandbox/store.js';
 import { SYSTEM } from '../../../src/system.js';
-import { createTestIO } from '../../helpers/io.js';
+import { pixWith } from '../../helpers/pix.js';
+import { tempDir } from '../../helpers/temp.js';
 
 /** A valid CPF made from `n` (its check digits computed). */
 function cpf(n: number): string {
@@ -34,15 +33,7 @@ function cpf(n: number): string {
 const NOW = new Date('2026-03-31T15:00:00.000Z');
 let dir: string;
 
-async function pix(argv: string[]) {
-  const test = createTestIO({ columns: 80 });
-  const code = await run(argv, {
-    io: test.io,
-    env: { PIX_CONFIG_DIR: dir, HOME: dir },
-    clock: { now: () => NOW },
-  });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = pixWith(() => ({ env: { PIX_CONFIG_DIR: dir, HOME: dir }, clock: { now: () => NOW } }));
 
 interface Result {
   outcome: string;
@@ -62,7 +53,7 @@ const designed = new Map<string, string>();
 const manualPairs: Array<[string, string]> = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'pix-reconcile-'));
+  dir = tempDir('pix-reconcile-');
   const rows: string[] = ['Documento;Cliente;CNPJ;Vencimento;Valor;Observação'];
   const add = (id: string, kind: string, amount: number, doc: string, due: string, name = '') => {
     designed.set(id, kind);
@@ -169,8 +160,6 @@ beforeAll(async () => {
   expect(rows.length - 1).toBe(10_000);
   writeFileSync(join(dir, 'receber.csv'), `${rows.join('\r\n')}\r\n`);
 }, 120_000);
-
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const ARGS = [
   'reconcile',
