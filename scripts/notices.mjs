@@ -8,9 +8,8 @@
 //   node scripts/notices.mjs --check  exit 1 when the file is not what would be written
 //
 // Which packages: every file under node_modules/ that esbuild resolves from the build's entry points (its
-// metafile), bundled here without the build's plugins, which only ever leave modules out of the bundle (zod's
-// locales, undici's rarely used modules) and so could only make the list shorter: a package listed may be
-// partly left in node_modules, never missing. test/notices.test.ts fails when a bundled package or version is
+// metafile), bundled here without the build's plugins, which only change how pix's own modules are found and
+// laid out. test/notices.test.ts fails when a bundled package or version is
 // missing from the file.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';

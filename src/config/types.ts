@@ -13,7 +13,7 @@ export const SANDBOX_PROFILE = 'sandbox';
 export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
 /**
  * Settings.baseUrl of the embedded sandbox before it starts: a placeholder. The composition root
- * (src/factory.ts) gives the API client the address the sandbox gives once started (sandbox/embedded.ts: `http://sandbox.localhost` in-process, a
+ * (src/wiring.ts) gives the API client the address the sandbox gives once started (sandbox/embedded.ts: `http://sandbox.localhost` in-process, a
  * free loopback port with PIX_SANDBOX_FAULTS).
  */
 export const EMBEDDED_SANDBOX_URL = 'http://127.0.0.1:0';

@@ -6,8 +6,8 @@
  * else, a crash included). After the request may have left nothing ends as a crash: an error that is not
  * a refusal becomes an `unknown_outcome` PixError (exit 7, or 130/143 when a signal stopped it).
  */
-import { type Anomaly, chargeAnomalies, describeAnomalies, journalStateOf } from '../api/outcomes.js';
 import type { Deps } from '../context.js';
+import { type Anomaly, chargeAnomalies, describeAnomalies } from '../domain/anomalies.js';
 import { formatBRL, formatDecimal } from '../domain/money.js';
 import { formatMinuteWithOffset } from '../domain/when.js';
 import { describeSystemError, PixError } from '../errors.js';
@@ -18,7 +18,7 @@ import {
   type JournalEntry,
   shortId,
 } from './entries.js';
-import { type Account, recordedAccount } from './rules.js';
+import { type Account, journalStateOf, recordedAccount } from './rules.js';
 import { type Journal, openJournal } from './store.js';
 
 /** The journal of the command's config directory (`only`: the entries to hold, store.ts openJournal). */

@@ -20,6 +20,7 @@ import {
   withFileLock,
   writeFileAtomic,
 } from '../../src/storage/files.js';
+import { SYSTEM } from '../../src/system.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
@@ -135,8 +136,9 @@ describe('withFileLock', () => {
     const moduleUrl = new URL('../../src/storage/files.ts', import.meta.url).href;
     const script = `
       const { withFileLock, writeFileAtomic, readPrivateFile } = await import(${JSON.stringify(moduleUrl)});
+      const { SYSTEM } = await import(${JSON.stringify(new URL('../../src/system.ts', import.meta.url).href)});
       for (let i = 0; i < 25; i++) {
-        await withFileLock(${JSON.stringify(file)}, 'counter', () => {
+        await withFileLock(${JSON.stringify(file)}, 'counter', SYSTEM, () => {
           const n = Number(readPrivateFile(${JSON.stringify(file)}));
           writeFileAtomic(${JSON.stringify(file)}, String(n + 1));
         });
@@ -163,7 +165,7 @@ describe('withFileLock', () => {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, 'state');
     writeFileSync(`${file}.lock`, JSON.stringify({ pid: 2 ** 22 + 7, at: new Date().toISOString() }));
-    expect(await withFileLock(file, 'state', () => 'ran')).toBe('ran');
+    expect(await withFileLock(file, 'state', SYSTEM, () => 'ran')).toBe('ran');
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { maskSecret, noCredentialsError, tokenCacheKey } from '../../api/auth.js';
+import { verifyCredentials } from '../../api/resources/keys.js';
+import { maskSecret, noCredentialsError, tokenCacheKey } from '../../config/tokens.js';
 import type { Settings, Source } from '../../config/types.js';
 import type { Deps } from '../../context.js';
 import { formatDecimal } from '../../domain/money.js';
@@ -107,7 +108,7 @@ export async function runStatus(options: StatusOptions, deps: Deps): Promise<voi
   let failure: PixError | undefined;
   if (!options.offline && (credentials.kind === 'token' || credentials.kind === 'client')) {
     try {
-      await (await deps.api()).verifyCredentials();
+      await verifyCredentials(await deps.api());
       server = 'accepted';
     } catch (error) {
       if (!(error instanceof PixError)) throw error;

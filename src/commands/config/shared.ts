@@ -1,7 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 import { Argument } from 'commander';
-import { normalizeBaseUrl } from '../../api/url.js';
 import {
   checkProfileName,
   checkTimeZone,
@@ -18,6 +17,7 @@ import {
 import type { Deps } from '../../context.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { formatDecimal, parseAmount } from '../../domain/money.js';
+import { normalizeBaseUrl } from '../../domain/url.js';
 import { usageError } from '../../errors.js';
 import * as z from '../../zod.js';
 import { fromDomain } from '../shared/flags.js';

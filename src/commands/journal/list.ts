@@ -53,7 +53,7 @@ export async function runJournalList(options: JournalListOptions, deps: Deps): P
   }
 }
 
-/** `pix journal` itself lists; its flags stay on the noun, so they are valid before its verbs as before. */
+/** `pix journal list`, which `pix journal` alone runs (cli/table.ts). */
 export function register(command: Command, deps: Deps): void {
   command
     .option('--limit <n>', `entries to list, newest first (default ${DEFAULT_JOURNAL_LIMIT})`)

@@ -15,7 +15,6 @@ import { renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { StatementEntry } from '../../api/resources/statement.js';
-import { checkTransport, isLocalhostName, localhostLookup } from '../../api/url.js';
 import { configDir } from '../../config/store.js';
 import { childEnv, type Deps, type Env } from '../../context.js';
 import {
@@ -31,6 +30,7 @@ import {
 } from '../../domain/events.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { formatBRL } from '../../domain/money.js';
+import { checkTransport, isLocalhostName, localhostLookup } from '../../domain/url.js';
 import { formatTimeOfDay } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import { journalOf } from '../../journal/record.js';

@@ -4,12 +4,12 @@
  * the one transfer request (never retried), and the output. Every server-provided text shown here
  * (names, statuses, ids) goes through the one sanitizer (output/sanitize.ts).
  */
-import { transferAnomalies } from '../../api/outcomes.js';
 import { paginate } from '../../api/paginate.js';
 import { type DictConsultation, sendTransfer, type TransferResult } from '../../api/resources/payments.js';
 import { readStatement } from '../../api/resources/statement.js';
 import type { Settings } from '../../config/types.js';
 import type { Deps } from '../../context.js';
+import { transferAnomalies } from '../../domain/anomalies.js';
 import { institutionName } from '../../domain/banks.js';
 import { maskDocument } from '../../domain/documents.js';
 import {

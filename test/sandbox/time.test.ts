@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAccountClock, SANDBOX_TIME_HEADER } from '../../src/api/clock.js';
+import { createAccountClock, SANDBOX_TIME_HEADER } from '../../src/sandbox/time.js';
 
 describe('createAccountClock', () => {
   let local = Date.parse('2026-03-10T15:00:00Z');

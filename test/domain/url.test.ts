@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLocalhostName, isLoopbackHost, localhostLookup, normalizeBaseUrl } from '../../src/api/url.js';
+import { isLocalhostName, isLoopbackHost, localhostLookup, normalizeBaseUrl } from '../../src/domain/url.js';
 
 describe('normalizeBaseUrl', () => {
   it.each([

@@ -1,7 +1,11 @@
 // The floor for one-request commands: a bare node:http GET of the same URL, with the same headers pix sends,
 // body to stdout. Nothing else loaded: this is what Node itself costs for one request.
-// Usage: node bench/floor-http.mjs URL [TOKEN]
-import { request } from 'node:http';
+//
+// CommonJS on purpose: an ES module's `import 'node:http'` builds node:http's ESM facade, and on Node 24 that
+// reads the lazy WebSocket globals (≈ 20 ms that no client needs). A one-GET script written the plain way pays
+// none of it, and pix must be measured against that, not against a floor made slower than it need be.
+// Usage: node bench/floor-http.cjs URL [TOKEN]
+const { request } = require('node:http');
 
 const [url, token] = process.argv.slice(2);
 const headers = { accept: 'application/json', 'user-agent': 'pix-cli' };

@@ -1,9 +1,115 @@
-import { defaultGlobals, type GlobalOptions, type OutputFormat } from '../../context.js';
-import { parseDuration } from '../../domain/duration.js';
-import { InvalidValue } from '../../domain/invalid.js';
-import { closest } from '../../domain/words.js';
-import { usageError } from '../../errors.js';
-import { asUsage } from '../../usage.js';
+/**
+ * The global flags of the contract (§1), declared once: the program adds them to its root command
+ * (cli/program.ts), and the composition root reads them from argv before Commander parses the command
+ * (`readGlobals`, with the same Commander parser, so a flag is read the same way in both), so every command
+ * runs with its GlobalOptions fixed from the start (src/wiring.ts).
+ */
+import { Command, Option } from 'commander';
+import { defaultGlobals, type GlobalOptions, type OutputFormat } from '../context.js';
+import { parseDuration } from '../domain/duration.js';
+import { InvalidValue } from '../domain/invalid.js';
+import { closest } from '../domain/words.js';
+import { usageError } from '../errors.js';
+import { asUsage } from '../usage.js';
+
+export const OUTPUT_FORMATS: readonly OutputFormat[] = [
+  'table',
+  'json',
+  'ndjson',
+  'csv',
+  'csv-br',
+  'xlsx',
+  'ofx',
+  'pdf',
+  'html',
+];
+
+/** What shell completion offers for a global flag's value (cli/program.ts attaches it). */
+export type GlobalCompletion = 'profiles' | 'durations';
+
+export interface GlobalFlag {
+  flags: string;
+  description: string;
+  default?: string;
+  choices?: readonly string[];
+  completion?: GlobalCompletion;
+}
+
+/** In the order `--help` lists them. */
+export const GLOBAL_FLAGS: readonly GlobalFlag[] = [
+  { flags: '-p, --profile <name>', description: 'profile to use (PIX_PROFILE)', completion: 'profiles' },
+  { flags: '--base-url <url>', description: 'API base URL (PIX_BASE_URL)' },
+  { flags: '--json', description: 'one JSON document on stdout' },
+  { flags: '-o, --output <format>', description: 'output format of list commands', choices: OUTPUT_FORMATS },
+  {
+    flags: '--jq <expression>',
+    description: 'filter the JSON output with jq (no jq needed): strings raw, others compact',
+  },
+  {
+    flags: '--fields <fields>',
+    description: 'only these fields of each record, in order (id,amount,creditor.name)',
+  },
+  {
+    flags: '--output-file <file>',
+    description: 'write the output to FILE: complete, or FILE is left untouched',
+  },
+  { flags: '--force', description: 'let --output-file (and --qr-png) replace a file that exists' },
+  { flags: '--wide', description: 'tables show every column in full, whatever the terminal width' },
+  { flags: '--no-pager', description: 'no pager for long output (also PIX_PAGER=)' },
+  { flags: '--no-color', description: 'no colour (also NO_COLOR)' },
+  {
+    flags: '--timeout <duration>',
+    description: 'time limit of each request, e.g. 30s',
+    default: '30s',
+    completion: 'durations',
+  },
+  { flags: '-v, --verbose', description: 'log HTTP requests on stderr, credentials redacted' },
+  { flags: '-y, --yes', description: 'answer yes to confirmations' },
+  { flags: '--no-input', description: 'never prompt' },
+];
+
+/** A Commander Option for each global flag; `each` may attach more to it (shell completion). */
+export function globalOptions(
+  each: (option: Option, flag: GlobalFlag) => Option = (option) => option,
+): Option[] {
+  return GLOBAL_FLAGS.map((flag) => {
+    const option = new Option(flag.flags, flag.description);
+    if (flag.default !== undefined) option.default(flag.default);
+    if (flag.choices !== undefined) option.choices(flag.choices);
+    return each(option, flag);
+  });
+}
+
+/** The global flags that take a value, by every name (`-p`, `--profile`): their value is not a command name. */
+export const GLOBALS_WITH_VALUE: ReadonlySet<string> = new Set(
+  globalOptions()
+    .filter((option) => option.required || option.optional)
+    .flatMap((option) => [option.short, option.long].filter((name): name is string => name !== undefined)),
+);
+
+/**
+ * The global flags in argv, read by Commander's own option parser (`parseOptions`, which the root command
+ * runs over the whole of argv too) on a command that has them alone. What Commander itself refuses (`-o
+ * foo`) is left for the full parse to report, in its order; the GlobalOptions are then the defaults.
+ */
+export function readGlobals(
+  argv: readonly string[],
+  command?: CommandOutput,
+): { globals: GlobalOptions; error?: unknown } {
+  const scan = new Command('pix').helpOption(false).exitOverride();
+  scan.configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
+  for (const option of globalOptions()) scan.addOption(option);
+  try {
+    scan.parseOptions([...argv]);
+  } catch {
+    return { globals: defaultGlobals() };
+  }
+  try {
+    return { globals: parseGlobalOptions(scan.opts(), command) };
+  } catch (error) {
+    return { globals: defaultGlobals(), error };
+  }
+}
 
 /** The command being run, for the rules of its output flags. */
 export interface CommandOutput {

@@ -4,7 +4,7 @@
  * client and its transport, and by config/ when it reads a base URL from a flag, the environment or a profile.
  */
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { InvalidValue } from '../domain/invalid.js';
+import { InvalidValue } from './invalid.js';
 
 /** `localhost` and the names under `.localhost` (RFC 6761 §6.3), with or without a final dot. */
 export function isLocalhostName(hostname: string): boolean {

@@ -6,7 +6,7 @@ import {
   maskSecret,
   noCredentialsError,
   tokenCacheKey,
-} from '../../src/api/auth.js';
+} from '../../src/config/tokens.js';
 import type { ProfileData, Settings } from '../../src/config/types.js';
 import { PixError } from '../../src/errors.js';
 import { createMemoryStore } from '../helpers/config.js';

@@ -1,7 +1,7 @@
-import type { CachedToken, ConfigStore, ProfileData, Settings, Sourced } from '../config/types.js';
 import type { Clock } from '../context.js';
+import { normalizeBaseUrl } from '../domain/url.js';
 import { describeSystemError, PixError } from '../errors.js';
-import { normalizeBaseUrl } from './url.js';
+import type { CachedToken, ConfigStore, ProfileData, Settings, Sourced } from './types.js';
 
 /** What the API client asks for before each request. */
 export interface TokenProvider {
