@@ -1,0 +1,72 @@
+/**
+ * The shared ledger's schema, as versioned migrations shipped in the package (docs/team.md). `pix ledger
+ * init` applies those not yet applied, each in its own transaction under an advisory lock, so two machines
+ * initialising at once apply each once; it is idempotent, and refuses a schema newer than this pix knows.
+ * Every other command only checks the version (`pix ledger init` is the one that changes the schema).
+ *
+ * The journal is one row per entry: the start line (`start`), the latest outcome merged over the earlier
+ * ones (`outcome`, as the file's reader merges outcome lines), the operator's finding (`resolved`) and the
+ * charge's match (`matched`), each kept as the line the file would hold, so one reader (entries.ts)
+ * reads both stores. The columns beside them are what the rules ask by (row id, key, code, amount and
+ * time, state) and the lease of a `sending` claim (host, pid, heartbeat: the database's clock).
+ */
+
+export interface Migration {
+  version: number;
+  what: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    what: 'the journal (payments, charges, batch and plan rows) with claims and leases',
+    sql: `
+      CREATE SEQUENCE pix_journal_changes;
+      CREATE TABLE pix_journal (
+        seq bigserial PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        account text,
+        kind text NOT NULL,
+        at timestamptz NOT NULL,
+        amount_centavos bigint NOT NULL,
+        row_id text,
+        pay_key text,
+        emv_hash text,
+        state text NOT NULL,
+        resolution text,
+        start jsonb NOT NULL,
+        outcome jsonb,
+        resolved jsonb,
+        matched jsonb,
+        lease_host text,
+        lease_pid integer,
+        lease_beat timestamptz,
+        changed bigint NOT NULL DEFAULT nextval('pix_journal_changes')
+      );
+      CREATE INDEX pix_journal_row ON pix_journal (row_id) WHERE row_id IS NOT NULL;
+      CREATE INDEX pix_journal_key ON pix_journal (pay_key) WHERE pay_key IS NOT NULL;
+      CREATE INDEX pix_journal_code ON pix_journal (emv_hash) WHERE emv_hash IS NOT NULL;
+      CREATE INDEX pix_journal_amount ON pix_journal (amount_centavos, at);
+      CREATE INDEX pix_journal_open ON pix_journal (seq)
+        WHERE state IN ('sending', 'unknown') AND resolution IS NULL;
+      CREATE INDEX pix_journal_changed ON pix_journal (changed);
+    `,
+  },
+];
+
+/** The newest schema this pix knows. */
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
+
+/** The table that records which migrations were applied (created by `pix ledger init`). */
+export const SCHEMA_TABLE = `
+  CREATE TABLE IF NOT EXISTS pix_schema (
+    version integer PRIMARY KEY,
+    what text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now(),
+    applied_by text NOT NULL
+  )
+`;
+
+/** The advisory lock `pix ledger init` holds while it migrates (one key for the whole schema). */
+export const MIGRATION_LOCK = 'pix ledger schema';
