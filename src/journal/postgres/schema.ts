@@ -10,6 +10,7 @@
  * reads both stores. The columns beside them are what the rules ask by (row id, key, code, amount and
  * time, state) and the lease of a `sending` claim (host, pid, heartbeat: the database's clock).
  */
+import type { Sql } from './connect.js';
 
 export interface Migration {
   version: number;
@@ -70,3 +71,60 @@ export const SCHEMA_TABLE = `
 
 /** The advisory lock `pix ledger init` holds while it migrates (one key for the whole schema). */
 export const MIGRATION_LOCK = 'pix ledger schema';
+
+/** What `migrateSchema` did: the version before and after, and the migrations it applied. */
+export interface MigrationReport {
+  from: number;
+  to: number;
+  applied: number[];
+}
+
+/**
+ * Applies the migrations this database has not had, each in its own transaction, under an advisory lock
+ * (two machines initialising at once: the second waits, then finds nothing to do). Refuses a schema newer
+ * than this pix knows (it would not know what the newer one means): nothing is changed then.
+ */
+export async function migrateSchema(sql: Sql, appliedBy: string): Promise<MigrationReport> {
+  const reserved = await sql.reserve();
+  try {
+    await reserved.unsafe('SELECT pg_advisory_lock(hashtextextended($1, 0))', [MIGRATION_LOCK]);
+    try {
+      await reserved.unsafe(SCHEMA_TABLE);
+      const [row] = await reserved.unsafe('SELECT coalesce(max(version), 0) AS version FROM pix_schema');
+      const from = Number(row?.version ?? 0);
+      if (from > SCHEMA_VERSION) throw new NewerSchema(from);
+      const applied: number[] = [];
+      for (const migration of MIGRATIONS) {
+        if (migration.version <= from) continue;
+        await reserved.unsafe('BEGIN');
+        try {
+          await reserved.unsafe(migration.sql);
+          await reserved.unsafe('INSERT INTO pix_schema (version, what, applied_by) VALUES ($1, $2, $3)', [
+            migration.version,
+            migration.what,
+            appliedBy,
+          ]);
+          await reserved.unsafe('COMMIT');
+        } catch (error) {
+          await reserved.unsafe('ROLLBACK').catch(() => {});
+          throw error;
+        }
+        applied.push(migration.version);
+      }
+      return { from, to: Math.max(from, SCHEMA_VERSION), applied };
+    } finally {
+      await reserved
+        .unsafe('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [MIGRATION_LOCK])
+        .catch(() => {});
+    }
+  } finally {
+    reserved.release();
+  }
+}
+
+/** The database's schema is newer than this pix: it refuses to touch it. */
+export class NewerSchema extends Error {
+  constructor(readonly version: number) {
+    super(`schema ${version} is newer than this pix knows (${SCHEMA_VERSION})`);
+  }
+}

@@ -99,13 +99,14 @@ export async function insertEntry(
   lease: { host: string; pid: number } | undefined,
 ): Promise<void> {
   const { row, key, code } = indexed(entry);
+  // JSON goes as text cast to jsonb: a text parameter is never serialised a second time by the driver.
   const json = (value: object | undefined) => (value === undefined ? null : JSON.stringify(value));
   const recorded = lines.outcome === undefined ? 'sending' : entry.state;
   const resolution = lines.resolved === undefined ? null : (entry.resolution ?? null);
   await sql.unsafe(
     `INSERT INTO pix_journal (id, account, kind, at, amount_centavos, row_id, pay_key, emv_hash, state,
        resolution, start, outcome, resolved, matched, lease_host, lease_pid, lease_beat)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13::jsonb, $14::jsonb,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text::jsonb, $12::text::jsonb, $13::text::jsonb, $14::text::jsonb,
        $15, $16, CASE WHEN $15::text IS NULL THEN NULL ELSE now() END)`,
     [
       entry.id,
@@ -190,20 +191,20 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
     if (change.op === 'finish') {
       const state = String(change.line.state);
       await target.unsafe(
-        `UPDATE pix_journal SET state = $2, outcome = coalesce(outcome, '{}'::jsonb) || $3::jsonb,
+        `UPDATE pix_journal SET state = $2, outcome = coalesce(outcome, '{}'::jsonb) || $3::text::jsonb,
            lease_host = NULL, lease_pid = NULL, lease_beat = NULL, changed = nextval('pix_journal_changes')
          WHERE id = $1`,
         [change.id, state, line],
       );
     } else if (change.op === 'resolve') {
       await target.unsafe(
-        `UPDATE pix_journal SET resolution = $2, resolved = $3::jsonb, changed = nextval('pix_journal_changes')
+        `UPDATE pix_journal SET resolution = $2, resolved = $3::text::jsonb, changed = nextval('pix_journal_changes')
          WHERE id = $1`,
         [change.id, String(change.line.resolution), line],
       );
     } else {
       await target.unsafe(
-        `UPDATE pix_journal SET matched = $2::jsonb, changed = nextval('pix_journal_changes') WHERE id = $1`,
+        `UPDATE pix_journal SET matched = $2::text::jsonb, changed = nextval('pix_journal_changes') WHERE id = $1`,
         [change.id, line],
       );
     }
@@ -387,7 +388,7 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
         // Its process is gone, or its lease stopped beating: the outcome is unknown, held until resolved.
         // Only while it is still so (the process may have finished it meanwhile, or beaten again).
         await sql.unsafe(
-          `UPDATE pix_journal SET state = 'unknown', outcome = coalesce(outcome, '{}'::jsonb) || $2::jsonb,
+          `UPDATE pix_journal SET state = 'unknown', outcome = coalesce(outcome, '{}'::jsonb) || $2::text::jsonb,
              lease_host = NULL, lease_pid = NULL, lease_beat = NULL, changed = nextval('pix_journal_changes')
            WHERE id = $1 AND state = 'sending' AND (lease_beat IS NULL OR now() - lease_beat >= $3::interval
              OR (lease_host = $4 AND lease_pid = $5 AND $6::boolean))`,
