@@ -5,6 +5,7 @@ import { normalizeBaseUrl } from '../domain/url.js';
 import { isValidTimeZone, meantTimeZone } from '../domain/when.js';
 import { type PixError, usageError } from '../errors.js';
 import { asUsage } from '../usage.js';
+import { describeLedgerText } from './ledger.js';
 import {
   type ConfigKey,
   type ConfigStore,
@@ -180,6 +181,15 @@ export function resolveSettings(globals: GlobalOptions, env: Env, store: ConfigS
   };
 }
 
+/** The ledger as `pix config` shows it: `file`, or the database's host and name (never the URL). */
+function ledgerValue(env: Env, data: ProfileData): Sourced<string> | undefined {
+  const fromEnv = nonEmpty(env.PIX_LEDGER_URL);
+  const given = fromEnv ?? data.ledger;
+  if (given === undefined) return undefined;
+  const value = given.trim() === 'file' ? 'file' : describeLedgerText(given);
+  return { value, source: fromEnv === undefined ? 'profile' : 'env' };
+}
+
 /**
  * The ledger in effect: PIX_LEDGER_URL > the profile's `ledger` > file. A value that is neither `file`
  * nor a PostgreSQL URL is exit 2 naming where it came from, never the value: it may hold a password.
@@ -257,6 +267,7 @@ export function configValues(
         : fromProfile('client-key'),
     policy: fromProfile('policy'),
     'require-plan': name === SANDBOX_PROFILE ? undefined : fromProfile('require-plan'),
+    ledger: ledgerValue(env, data),
   };
   for (const [key, value] of Object.entries(candidates) as Array<[ConfigKey, Sourced<string> | undefined]>) {
     if (value !== undefined) values[key] = value;

@@ -54,6 +54,7 @@ export const CONFIG_KEYS = [
   'client-key',
   'policy',
   'require-plan',
+  'ledger',
 ] as const;
 
 export type ConfigKey = (typeof CONFIG_KEYS)[number];

@@ -6,7 +6,6 @@
  * else, a crash included). After the request may have left nothing ends as a crash: an error that is not
  * a refusal becomes an `unknown_outcome` PixError (exit 7, or 130/143 when a signal stopped it).
  */
-import { hostname } from 'node:os';
 import type { Deps } from '../context.js';
 import { type Anomaly, chargeAnomalies, describeAnomalies } from '../domain/anomalies.js';
 import { formatBRL, formatDecimal } from '../domain/money.js';
@@ -42,7 +41,6 @@ export async function journalOf(deps: Deps, only?: (entry: JournalEntry) => bool
         dir: config.dir,
         clock: deps.clock,
         processes: deps.processes,
-        host: hostname(),
         home: deps.env.HOME,
       }),
     );

@@ -5,8 +5,8 @@
  * nothing it prints can carry it; notices are dropped (they would go to the console, rule 2).
  */
 import postgres from 'postgres';
+import { describeLedger, type LedgerUrl, parseLedgerUrl, tlsOptions } from '../../config/ledger.js';
 import { PixError } from '../../errors.js';
-import { describeLedger, type LedgerUrl, parseLedgerUrl, tlsOptions } from './url.js';
 
 export type Sql = postgres.Sql;
 export type Tx = postgres.TransactionSql;

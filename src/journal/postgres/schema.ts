@@ -10,6 +10,7 @@
  * reads both stores. The columns beside them are what the rules ask by (row id, key, code, amount and
  * time, state) and the lease of a `sending` claim (host, pid, heartbeat: the database's clock).
  */
+import { PixError } from '../../errors.js';
 import type { Sql } from './connect.js';
 
 export interface Migration {
@@ -84,7 +85,11 @@ export interface MigrationReport {
  * (two machines initialising at once: the second waits, then finds nothing to do). Refuses a schema newer
  * than this pix knows (it would not know what the newer one means): nothing is changed then.
  */
-export async function migrateSchema(sql: Sql, appliedBy: string): Promise<MigrationReport> {
+export async function migrateSchema(
+  sql: Sql,
+  appliedBy: string,
+  where = 'the ledger',
+): Promise<MigrationReport> {
   const reserved = await sql.reserve();
   try {
     await reserved.unsafe('SELECT pg_advisory_lock(hashtextextended($1, 0))', [MIGRATION_LOCK]);
@@ -92,7 +97,7 @@ export async function migrateSchema(sql: Sql, appliedBy: string): Promise<Migrat
       await reserved.unsafe(SCHEMA_TABLE);
       const [row] = await reserved.unsafe('SELECT coalesce(max(version), 0) AS version FROM pix_schema');
       const from = Number(row?.version ?? 0);
-      if (from > SCHEMA_VERSION) throw new NewerSchema(from);
+      if (from > SCHEMA_VERSION) throw new NewerSchema(from, where);
       const applied: number[] = [];
       for (const migration of MIGRATIONS) {
         if (migration.version <= from) continue;
@@ -122,9 +127,18 @@ export async function migrateSchema(sql: Sql, appliedBy: string): Promise<Migrat
   }
 }
 
-/** The database's schema is newer than this pix: it refuses to touch it. */
-export class NewerSchema extends Error {
-  constructor(readonly version: number) {
-    super(`schema ${version} is newer than this pix knows (${SCHEMA_VERSION})`);
+/** The database's schema is newer than this pix: it refuses to touch it (exit 8). */
+export class NewerSchema extends PixError {
+  constructor(
+    readonly version: number,
+    where: string,
+  ) {
+    super(
+      'declined',
+      `${where}: schema ${version} is newer than this pix knows (${SCHEMA_VERSION}); nothing was changed`,
+      {
+        hint: 'upgrade pix on this machine: another machine runs a newer one',
+      },
+    );
   }
 }

@@ -15,6 +15,7 @@
  *   the database writes it first.
  */
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Clock, Processes } from '../../context.js';
 import { PixError } from '../../errors.js';
 import { SYSTEM } from '../../system.js';
@@ -51,8 +52,8 @@ export interface PostgresJournalOptions {
   dir: string;
   clock: Clock;
   processes: Processes;
-  /** This machine's name, as leases carry it. */
-  host: string;
+  /** This machine's name, as leases carry it (os.hostname() unless given). */
+  host?: string | undefined;
   home?: string | undefined;
 }
 
@@ -97,17 +98,18 @@ export async function insertEntry(
   entry: JournalEntry,
   lines: { outcome?: object; resolved?: object; matched?: object },
   lease: { host: string; pid: number } | undefined,
-): Promise<void> {
+): Promise<number> {
   const { row, key, code } = indexed(entry);
   // JSON goes as text cast to jsonb: a text parameter is never serialised a second time by the driver.
   const json = (value: object | undefined) => (value === undefined ? null : JSON.stringify(value));
   const recorded = lines.outcome === undefined ? 'sending' : entry.state;
   const resolution = lines.resolved === undefined ? null : (entry.resolution ?? null);
-  await sql.unsafe(
+  const result = await sql.unsafe(
     `INSERT INTO pix_journal (id, account, kind, at, amount_centavos, row_id, pay_key, emv_hash, state,
        resolution, start, outcome, resolved, matched, lease_host, lease_pid, lease_beat)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text::jsonb, $12::text::jsonb, $13::text::jsonb, $14::text::jsonb,
-       $15, $16, CASE WHEN $15::text IS NULL THEN NULL ELSE now() END)`,
+       $15, $16, CASE WHEN $15::text IS NULL THEN NULL ELSE now() END)
+     ON CONFLICT (id) DO NOTHING`,
     [
       entry.id,
       entry.account ?? null,
@@ -119,7 +121,8 @@ export async function insertEntry(
       code,
       recorded,
       resolution,
-      JSON.stringify(startLine(entry)),
+      // The start line as first written (an imported entry carries its later state in `outcome`).
+      JSON.stringify({ ...startLine(entry), state: 'sending' }),
       json(lines.outcome),
       json(lines.resolved),
       json(lines.matched),
@@ -127,6 +130,7 @@ export async function insertEntry(
       lease?.pid ?? null,
     ],
   );
+  return result.count;
 }
 
 /** The schema's version, or undefined when pix's tables are not there (`pix ledger init` makes them). */
@@ -163,7 +167,8 @@ export function checkSchema(version: number | undefined, where: string): void {
 export function openPostgresJournal(options: PostgresJournalOptions): JournalStore {
   const pool: Pool = openPool(options.url, options.home);
   const { sql, where } = pool;
-  const { clock, processes, dir, host } = options;
+  const { clock, processes, dir } = options;
+  const host = options.host ?? hostname();
   const leases = new Set<string>();
   let beating: ReturnType<typeof setInterval> | undefined;
   let closed = false;

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
-import { InvalidValue } from '../../domain/invalid.js';
+import { InvalidValue } from '../domain/invalid.js';
 
 export type SslMode = 'disable' | 'allow' | 'prefer' | 'require' | 'verify-ca' | 'verify-full';
 const SSL_MODES: readonly string[] = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'];
