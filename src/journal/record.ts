@@ -170,6 +170,7 @@ function spilledError(entry: JournalEntry, state: FinishFields['state'], spill: 
     `the ${entry.kind === 'charge' ? 'charge' : 'transfer'} ended ${state} (journal entry ${shortId(entry.id)}), but the shared ledger could not record it (${spill.message}); it is kept in ${spill.file}`,
     {
       hint: 'the next pix command on this machine that reaches the database writes it there first; until then other machines hold this payment, and this one is never sent again',
+      cause: spill,
     },
   );
 }

@@ -67,17 +67,18 @@ export async function runLedgerMigrate(_options: LedgerMigrateOptions, deps: Dep
   const pool = await openLedgerPool(deps);
   const { sql, where } = pool;
   const { checkSchema, insertEntry, schemaVersion } = await import('../../journal/postgres/store.js');
+  const { transaction } = await import('../../journal/postgres/connect.js');
   const { stdout, stderr } = deps.io;
   const imported = await onLedger(pool, async () => {
     checkSchema(await schemaVersion(sql), where);
     let added = 0;
     for (let start = 0; start < entries.length; start += CHUNK) {
       const chunk = entries.slice(start, start + CHUNK);
-      const counts = await sql.begin((tx) =>
+      const counts = await transaction(sql, (tx) =>
         // An entry still `sending` here keeps no lease: its process is not the database's to wait for.
-        chunk.map((entry) => insertEntry(tx, entry, laterLines(entry), undefined)),
+        Promise.all(chunk.map((entry) => insertEntry(tx, entry, laterLines(entry), undefined))),
       );
-      added += (counts as unknown as number[]).reduce((sum, count) => sum + count, 0);
+      added += counts.reduce((sum, count) => sum + count, 0);
     }
     return added;
   });

@@ -68,7 +68,7 @@ export async function openLedgerPool(deps: Deps, url?: string, poolSize?: number
   }
   const { openPool } = await import('../../journal/postgres/connect.js');
   const pool = openPool(text, deps.env.HOME, poolSize);
-  deps.defer(() => pool.sql.end({ timeout: 5 }));
+  deps.defer(() => pool.sql.end({ timeout: 5 }).catch(() => {}));
   return pool;
 }
 

@@ -56,7 +56,7 @@ import {
   type Scope,
   sameRowPayment,
 } from '../../journal/rules.js';
-import { type ClaimQuestion, judgeClaim } from '../../journal/stores.js';
+import { type ClaimQuestion, judgeClaim, OutcomeSpilled } from '../../journal/stores.js';
 import { preparePager } from '../../output/pager.js';
 import { createProgress } from '../../output/progress.js';
 import { type Column, createListWriter } from '../../output/records.js';
@@ -297,6 +297,8 @@ interface Run {
   stopped?: string;
   /** The first file the machine would not let pix write (a full disk): the batch's error once reported. */
   fault?: { message: string; hint: string; error: unknown };
+  /** The spill file that kept outcomes the shared ledger could not take (journal/postgres/spill.ts). */
+  spilled?: string;
   /** The API refused the credentials (a 401 even after a fresh token, or a static token): exit 3. */
   refusedLogin?: string;
 }
@@ -469,7 +471,14 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
   } catch (error) {
     if (!(error instanceof PixError)) throw error;
     item.error = error.message;
-    if (error.kind === 'unknown_outcome') {
+    if (error.kind === 'unknown_outcome' && error.cause instanceof OutcomeSpilled) {
+      // Known here, kept in the spill file: written to the shared ledger by the next command here, not
+      // for the operator to resolve.
+      item.state = 'unknown';
+      item.error = `${error.message}; ${error.hint}`;
+      run.spilled = error.cause.file;
+      run.stopped ??= `row ${item.row.id}'s outcome could not be written to the shared ledger`;
+    } else if (error.kind === 'unknown_outcome') {
       item.state = 'unknown';
       item.earlier = entry;
       // The hint is recoveryHint's: a statement window, the amount, the document, the resolve commands.
@@ -939,6 +948,11 @@ export async function payBatchRows(
     );
   }
   if (unknown.length > SHOWN_PROBLEMS) stderr.write(`  … and ${unknown.length - SHOWN_PROBLEMS} more\n`);
+  if (run.spilled !== undefined) {
+    stderr.write(
+      `the shared ledger could not record the outcome of ${items.filter((i) => i.state === 'unknown' && i.earlier === undefined).length} row(s): it is kept in ${run.spilled}, written there by the next pix command on this machine that reaches the database; run the file again then\n`,
+    );
+  }
   const outcome = batchOutcome(counts);
   const signal = deps.signal.aborted ? stopSignalOf(deps.signal) : undefined;
   if (run.fault !== undefined) {

@@ -9,7 +9,7 @@ import { describeLedger, type LedgerUrl, parseLedgerUrl, tlsOptions } from '../.
 import { PixError } from '../../errors.js';
 
 export type Sql = postgres.Sql;
-export type Tx = postgres.TransactionSql;
+export type Tx = postgres.ReservedSql;
 
 /** How many connections one pix process opens by default (a batch's claims and its heartbeat). */
 export const DEFAULT_POOL = 4;
@@ -45,6 +45,28 @@ export function openPool(text: string, home: string | undefined, poolSize = DEFA
     connection: { application_name: 'pix' },
   });
   return { sql, url, where: describeLedger(url) };
+}
+
+/**
+ * `work` in one transaction on a connection of its own. Written with BEGIN and COMMIT on a reserved
+ * connection rather than the driver's `begin`: that one sends ROLLBACK after any failure, and on a
+ * connection the server has just dropped the driver then writes to a socket it has let go of, an error
+ * thrown from a timer that would end the process as a crash. A dropped connection needs no ROLLBACK (the
+ * server rolls back what it did not commit); only an error the server answered gets one.
+ */
+export async function transaction<T>(sql: Sql, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const tx = await sql.reserve();
+  try {
+    await tx.unsafe('BEGIN');
+    const result = await work(tx);
+    await tx.unsafe('COMMIT');
+    return result;
+  } catch (error) {
+    if (!isConnectionError(error)) await tx.unsafe('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    tx.release();
+  }
 }
 
 /** Driver errors that mean the database could not be reached or the connection was lost. */

@@ -11,7 +11,7 @@
  * time, state) and the lease of a `sending` claim (host, pid, heartbeat: the database's clock).
  */
 import { PixError } from '../../errors.js';
-import type { Sql } from './connect.js';
+import { isConnectionError, type Sql } from './connect.js';
 
 export interface Migration {
   version: number;
@@ -111,7 +111,8 @@ export async function migrateSchema(
           ]);
           await reserved.unsafe('COMMIT');
         } catch (error) {
-          await reserved.unsafe('ROLLBACK').catch(() => {});
+          // A dropped connection needs no ROLLBACK (connect.ts transaction says why it must not get one).
+          if (!isConnectionError(error)) await reserved.unsafe('ROLLBACK').catch(() => {});
           throw error;
         }
         applied.push(migration.version);

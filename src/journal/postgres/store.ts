@@ -37,6 +37,7 @@ import {
   reasonOf,
   type Sql,
   type Tx,
+  transaction,
   unreachable,
 } from './connect.js';
 import { SCHEMA_VERSION } from './schema.js';
@@ -338,7 +339,7 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
       const entry = newEntry(fields);
       let claim: Claim;
       try {
-        claim = (await sql.begin(async (tx) => {
+        claim = await transaction(sql, async (tx): Promise<Claim> => {
           // One claim at a time per account, across every machine: the rules then see every earlier entry.
           await tx.unsafe('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
             `pix claim ${fields.account}`,
@@ -347,7 +348,7 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
           if (blocked !== undefined) return { blocked };
           await insertEntry(tx, entry, {}, { host, pid: processes.pid });
           return { entry };
-        })) as Claim;
+        });
       } catch (error) {
         throw unreachable(error, pool);
       }
@@ -418,7 +419,9 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
       if (closed) return;
       closed = true;
       if (beating !== undefined) clearInterval(beating);
-      await sql.end({ timeout: 5 });
+      // A database that went away mid-command may fail its own goodbye: nothing is left to record by then
+      // (every outcome was written or spilled), so the command's exit is what it already decided.
+      await sql.end({ timeout: 5 }).catch(() => {});
     },
   };
   return store;
