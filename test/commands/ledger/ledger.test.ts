@@ -2,7 +2,8 @@
  * `pix ledger init|status|migrate` against a real PostgreSQL (test/helpers/postgres.ts), in-process on the
  * embedded sandbox. The URL is a secret: it never comes from argv and never shows in any output.
  */
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE } from '../../../src/journal/entries.js';
@@ -11,6 +12,7 @@ import { deferEach } from '../../helpers/cleanup.js';
 import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
 import { type Cluster, postgresMissing, startPostgres } from '../../helpers/postgres.js';
 
+const TEAM_DOC = new URL('../../../docs/team.md', import.meta.url);
 const deferred = deferEach();
 const missing = postgresMissing();
 let cluster: Cluster | undefined;
@@ -125,6 +127,45 @@ suite('pix ledger', () => {
     ]);
     const status = JSON.parse((await pix(['ledger', 'status', '--json'], env)).stdout);
     expect(status).toMatchObject({ entries: 3, payments: 2, charges: 1, unresolved: 0 });
+  });
+
+  it('runs with the least privilege docs/team.md grants: an owner runs init, a plain role pays and resolves', async () => {
+    const { dir, pix } = setup();
+    const name = `priv_${process.pid}_${++databases}`;
+    const owner = `owner_${name}`;
+    const runner = `runner_${name}`;
+    cluster!.psql(`CREATE ROLE ${owner} LOGIN; CREATE ROLE ${runner} LOGIN`);
+    cluster!.psql(`CREATE DATABASE ${name} OWNER ${owner}`);
+    cluster!.psql(
+      `REVOKE ALL ON SCHEMA public FROM PUBLIC; GRANT ALL ON SCHEMA public TO ${owner}; GRANT USAGE ON SCHEMA public TO ${runner}`,
+      name,
+    );
+    const as = (role: string) => cluster!.url(name).replace('postgres://pix@', `postgres://${role}@`);
+    expect((await pix(['ledger', 'init'], { PIX_LEDGER_URL: as(owner) })).code).toBe(0);
+    // The grants of docs/team.md, as the owner gives them.
+    const grants = readFileSync(TEAM_DOC, 'utf8')
+      .match(/^GRANT .* TO pix;$/gm)!
+      .slice(1);
+    expect(grants.length).toBe(3);
+    execFileSync('psql', [
+      '-X',
+      '-q',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-d',
+      as(owner),
+      '-c',
+      grants.join('\n').replaceAll(' TO pix;', ` TO ${runner};`),
+    ]);
+    const env = { PIX_LEDGER_URL: as(runner) };
+    const file = join(dir, 'rows.csv');
+    writeFileSync(file, 'id,key,amount\nr1,ana@example.com,10.00\n');
+    const paid = await pix(['pay', 'batch', file, '--yes'], env);
+    expect(paid.code, paid.stderr).toBe(0);
+    expect((await pix(['ledger', 'status', '--json'], env)).code).toBe(0);
+    // Nothing more than that: the runner can delete no row of the journal.
+    const deletes = cluster!.psql(`SELECT has_table_privilege('${runner}', 'pix_journal', 'DELETE')`, name);
+    expect(deletes.trim()).toBe('f');
   });
 
   it('migrate refuses a file journal with a damaged line (exit 8), importing nothing', async () => {
