@@ -60,6 +60,9 @@ export async function bundledPackages() {
       for (let at = folder; at.length > dir.length; at = dirname(at)) between.add(at);
     }
     for (const folder of [...between].sort()) licenseFiles.push(...licenseFilesIn(folder));
+    // A package whose tarball ships no license file (postgres: the Unlicense, named in its package.json):
+    // its text, as the project publishes it, kept beside this script.
+    if (licenseFiles.length === 0) licenseFiles.push(...shippedElsewhere(manifest.name));
     return {
       name: manifest.name,
       version: manifest.version,
@@ -70,6 +73,16 @@ export async function bundledPackages() {
     };
   });
   return packages.sort((a, b) => a.name.localeCompare(b.name) || a.dir.localeCompare(b.dir));
+}
+
+function shippedElsewhere(name) {
+  const dir = 'scripts/notices';
+  return readdirSync(join(root, dir))
+    .filter(
+      (file) =>
+        file.startsWith(`${name}-`) && LICENSE_FILE.test(file.slice(name.length + 1).replace(/^UN/, '')),
+    )
+    .map((file) => `${dir}/${file}`);
 }
 
 function licenseFilesIn(dir) {

@@ -308,6 +308,32 @@ export const COMMANDS: Entry[] = [
     ],
   },
   {
+    name: 'ledger',
+    summary: 'The ledger a team shares: a PostgreSQL database instead of this config directory',
+    examples: {
+      examples: ['pix ledger status', 'pix ledger migrate --from file'],
+      exits: ['usage', 'unavailable', 'declined'],
+    },
+    children: [
+      {
+        name: 'init',
+        summary:
+          "create or migrate the database's schema (--url-stdin or --url-file keeps its URL in the profile)",
+        load: () => import('../commands/ledger/init.js'),
+      },
+      {
+        name: 'status',
+        summary: 'backend, schema version, counts, the oldest unresolved payment, live leases',
+        load: () => import('../commands/ledger/status.js'),
+      },
+      {
+        name: 'migrate',
+        summary: "import this machine's journal and charge ledger into the shared ledger",
+        load: () => import('../commands/ledger/migrate.js'),
+      },
+    ],
+  },
+  {
     name: 'reconcile',
     summary: 'Which invoices, charges and payments the statement settles, and how sure that is',
     examples: {

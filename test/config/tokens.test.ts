@@ -44,6 +44,7 @@ function settingsWith(credentials: Settings['credentials'], profile = 'prod', ba
     maxAmount: undefined,
     defaultKey: undefined,
     tls: undefined,
+    ledger: { kind: 'file', source: 'default' },
     warnings: [],
   };
 }

@@ -47,6 +47,13 @@ const NOT_RUN = new Map<string, string>([
   ],
   ['pix statement --follow -o ndjson', 'runs until Ctrl-C (test/e2e/statement-follow.test.ts covers it)'],
   [
+    'printf %s "$LEDGER_URL" | pix ledger init --url-stdin',
+    'needs a PostgreSQL database (test/commands/ledger/ledger.test.ts starts one)',
+  ],
+  ['PIX_LEDGER_URL="$LEDGER_URL" pix ledger status', 'needs a PostgreSQL database (test/commands/ledger)'],
+  ['pix ledger migrate --from file', 'needs a PostgreSQL database (test/commands/ledger/ledger.test.ts)'],
+  ['pix ledger migrate --from file --json', 'needs a PostgreSQL database (test/commands/ledger)'],
+  [
     'pix sandbox serve --faults statement:503x2,transfer:timeout',
     'a server: runs until Ctrl-C (test/reliability/faults.test.ts covers --faults)',
   ],

@@ -65,6 +65,9 @@ const TEMPLATES = [
   'pix plan execute plans/2026-03.json --yes -o ndjson > report.ndjson',
   'pix pay batch pagamentos.xlsx --dry-run',
   'man pix-statement',
+  'printf %s "$LEDGER_URL" | pix ledger init --url-stdin',
+  'pix ledger migrate --from file',
+  'pix ledger status',
 ];
 
 /** What pix says for an empty list: an example showing it on a fresh sandbox shows nothing (a month with no entries). */

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
@@ -138,6 +138,8 @@ describe('start-up: what the built binary loads', () => {
         expect(loaded.builtins, name).not.toContain(name);
       }
       expect(loaded.packages).not.toContain('qrcode');
+      // The PostgreSQL driver loads only for a profile whose ledger is a database (docs/team.md).
+      expect(loaded.packages).not.toContain('postgres');
       // jq (--jq) and the workbook writer (-o xlsx) load only when asked for.
       for (const name of ['jq-wasm', 'fflate', 'sax']) expect(loaded.packages, name).not.toContain(name);
       const withJq = await loadedBy(['keys', '--jq', '.total'], {
@@ -163,6 +165,29 @@ describe('start-up: what the built binary loads', () => {
       );
       expect(new Set(distFiles).size).toBeLessThanOrEqual(25);
     });
+  });
+});
+
+describe('start-up: the ledger', () => {
+  it('a payment on the file ledger loads no PostgreSQL driver; a profile on a database loads it', async () => {
+    const dir = tempConfigDir();
+    try {
+      const pay = ['pay', 'key', 'ana@example.com', '--amount', '1', '--yes', '--duplicate-window', '0'];
+      const file = await loadedBy(pay, { PIX_CONFIG_DIR: dir });
+      expect(file.code, file.stderr).toBe(0);
+      expect(file.packages).not.toContain('postgres');
+      // The same payment with a ledger on a database nobody listens for: refused before anything is sent
+      // (exit 6), and the driver was loaded, so the check above is not vacuous.
+      const shared = await loadedBy(pay, {
+        PIX_CONFIG_DIR: dir,
+        PIX_LEDGER_URL: 'postgres://pix@127.0.0.1:1/pix?sslmode=disable',
+      });
+      expect(shared.code, shared.stderr).toBe(6);
+      expect(shared.stderr).toMatch(/the shared ledger postgres:\/\/127\.0\.0\.1:1\/pix could not be used/);
+      expect(shared.packages).toContain('postgres');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

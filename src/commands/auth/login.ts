@@ -212,6 +212,7 @@ async function verifyClientCredentials(
     maxAmount: undefined,
     defaultKey: undefined,
     tls,
+    ledger: { kind: 'file', source: 'default' },
     warnings: [],
   };
   const client = await deps.apiFor(settings);

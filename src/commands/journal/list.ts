@@ -20,9 +20,9 @@ export type JournalListOptions = z.output<typeof listOptionsSchema>;
 
 export async function runJournalList(options: JournalListOptions, deps: Deps): Promise<void> {
   const { mode, journal } = await openJournal(deps);
-  warnIfDamaged(deps, journal);
+  await warnIfDamaged(deps, journal);
   const { stdout, stderr } = deps.io;
-  const entries = journal.read().reverse();
+  const entries = (await journal.read()).reverse();
   const matching = options.unresolved ? entries.filter(isUnresolved) : entries;
   const limit = options.all ? matching.length : (options.limit ?? DEFAULT_JOURNAL_LIMIT);
   const shown = matching.slice(0, limit);

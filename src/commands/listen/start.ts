@@ -253,7 +253,7 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
   const lastState = new Map<string, string>();
   /** A charge was pending or ambiguous at the last poll: the ledger is read again even if the journal is not. */
   let chargesOpen = true;
-  let journalSize = -1;
+  let journalVersion = '';
 
   /**
    * The facts pix records itself, as events: this account's payments sent, unknown or resolved (the
@@ -263,11 +263,11 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
   async function recordedFacts(): Promise<Array<{ event: PixEvent; at: number }>> {
     const now = { ...context, now: deps.clock.now() };
     const facts: Array<{ event: PixEvent; at: number }> = [];
-    // The journal only grows: when its size is what it was, no entry changed, and nothing is walked.
-    const size = statSync(journal.path, { throwIfNoEntry: false })?.size ?? 0;
-    const changed = size !== journalSize;
-    journalSize = size;
-    for (const entry of changed ? journal.read() : []) {
+    // When the journal's version is what it was, no entry changed, and nothing is walked.
+    const version = await journal.version();
+    const changed = version !== journalVersion;
+    journalVersion = version;
+    for (const entry of changed ? await journal.read() : []) {
       // A record whose state has not changed since the last poll has no new fact: a journal of 100,000
       // lines costs a comparison each, not an event made (and hashed) each, every poll.
       const state = `${entry.state}|${entry.resolution === undefined ? '' : 'r'}`;
@@ -286,7 +286,7 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
     }
     // The charges change only with the journal, or with time while one is pending (it may expire).
     if (!changed && !chargesOpen) return facts.sort((a, b) => a.at - b.at);
-    const records = ledger.reload();
+    const records = await ledger.reload();
     const pending = records.filter((record) => record.status === 'pending' || record.status === 'ambiguous');
     chargesOpen = pending.length > 0;
     const look = pending.length ? await refreshLedger(ledger, pending, false, deps) : undefined;

@@ -264,6 +264,7 @@ describe('pix auth status', () => {
       maxAmount: null,
       defaultKey: null,
       tls: null,
+      ledger: { value: 'file (this config directory)', source: 'default' },
       server: 'not checked',
     });
   });
