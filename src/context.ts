@@ -1,7 +1,7 @@
 /**
  * The shared types every layer may import (Env, Clock, Processes, GlobalOptions, Deps) and their defaults. A
  * leaf: it imports nothing of ours at run time (type-only imports are erased), so any module can use it without
- * an import cycle. createDeps (deps.ts) builds the real Deps; the wiring behind it is src/factory.ts.
+ * an import cycle. The composition root, src/wiring.ts, makes the real Deps.
  */
 import type { ApiClient } from './api/client.js';
 import type { ApiTransport } from './api/transport.js';
@@ -102,46 +102,36 @@ export interface Processes {
   alive(pid: number): boolean;
 }
 
-/** Signal 0 tests a process without touching it; EPERM means it runs under another user. */
-export const LOCAL_PROCESSES: Processes = {
-  pid: process.pid,
-  alive(pid) {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'EPERM';
-    }
-  },
-};
-
 /**
- * Everything a command may touch. Only main.ts builds the real one; tests build their own with
- * captured streams, a fixed clock, a temporary PIX_CONFIG_DIR and an undici MockAgent.
+ * Everything a command may touch, made whole by src/wiring.ts before the command line is parsed and never
+ * reassigned (readonly). Tests give their own parts to run(): captured streams, a fixed clock, a temporary
+ * PIX_CONFIG_DIR, an undici MockAgent.
  */
 export interface Deps {
-  io: IOStreams;
-  env: Env;
-  clock: Clock;
-  processes: Processes;
+  readonly io: IOStreams;
+  readonly env: Env;
+  readonly clock: Clock;
+  readonly processes: Processes;
   /** Waits `ms`; ends at once when `signal` aborts (a stopped process has no timer left to wait on). */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** In [0, 1): backoff jitter. */
   random(): number;
   /** Overrides the API client's transport (tests inject an undici MockAgent, or an in-process one). */
-  dispatcher: ApiTransport | undefined;
-  /** Set by the program once flags are parsed. */
-  globals: GlobalOptions;
+  readonly dispatcher: ApiTransport | undefined;
+  /** The global flags, read from argv before the command line is parsed (cli/globals.ts). */
+  readonly globals: GlobalOptions;
   /**
    * The writer behind `io.stdout` (output/writer.ts): count the records of a list (`records`) and say
    * what a lost output would lose (`ifLost`). main.ts commits or aborts it when the command ends.
    */
-  output: Output;
-  prompter: Prompter;
+  readonly output: Output;
+  readonly prompter: Prompter;
   config(): Promise<ConfigStore>;
   settings(): Promise<Settings>;
   /** The API client for the resolved profile; starts the embedded sandbox when that is the profile. */
   api(): Promise<ApiClient>;
+  /** An API client for other settings than the resolved ones (`pix login` checks credentials it has not stored). */
+  apiFor(settings: Settings): Promise<ApiClient>;
   /** Registers work to do when the command ends (close the pool, stop the embedded sandbox). */
   defer(cleanup: () => unknown): void;
   close(): Promise<void>;
@@ -150,7 +140,7 @@ export interface Deps {
    * signal ends the process at once). Requests are cancelled through it; long work (exports, waits,
    * `sandbox serve`) ends on it; a command stopped by it exits 130 or 143.
    */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
   /** Resolves with the signal's name at the first SIGINT or SIGTERM (long-running `pix sandbox serve`). */
   waitForShutdown(): Promise<string>;
 }
@@ -168,6 +158,5 @@ export type DepsOverrides = Partial<
     | 'prompter'
     | 'signal'
     | 'waitForShutdown'
-    | 'output'
   >
 > & { io: IOStreams; env: Env };

@@ -1,5 +1,8 @@
+import { CommanderError } from 'commander';
+import { commandOutput, loadCommands } from './cli/load.js';
+import { createProgram } from './cli/program.js';
+import { explainUnknownOption, usageHint } from './cli/teach.js';
 import type { Deps, DepsOverrides } from './context.js';
-import { createDeps } from './deps.js';
 import {
   describeSystemError,
   type ErrorKind,
@@ -11,7 +14,8 @@ import {
 } from './errors.js';
 import { processIOStreams } from './output/iostreams.js';
 import { escapeUnsafe } from './output/sanitize.js';
-import { createOutputWriter, type OutputWriter } from './output/writer.js';
+import type { OutputWriter } from './output/writer.js';
+import { createContext } from './wiring.js';
 
 interface ErrorReport {
   kind: ErrorKind;
@@ -25,14 +29,14 @@ interface ErrorReport {
   ownChoice?: boolean;
 }
 
-/** The Commander pieces error reporting needs, loaded only once a command is parsed (not for --version). */
+/** The Commander pieces error reporting needs. */
 interface CommanderKit {
-  CommanderError: typeof import('commander').CommanderError;
-  usageHint: typeof import('./program.js').usageHint;
-  explainUnknownOption: typeof import('./program.js').explainUnknownOption;
+  CommanderError: typeof CommanderError;
+  usageHint: typeof usageHint;
+  explainUnknownOption: typeof explainUnknownOption;
 }
 
-function toReport(error: unknown, commander: CommanderKit | undefined): ErrorReport {
+function toReport(error: unknown, commander: CommanderKit): ErrorReport {
   if (error instanceof PixError) {
     return {
       kind: error.kind,
@@ -45,7 +49,7 @@ function toReport(error: unknown, commander: CommanderKit | undefined): ErrorRep
       ...(error.ownChoice ? { ownChoice: true } : {}),
     };
   }
-  if (commander && error instanceof commander.CommanderError) {
+  if (error instanceof commander.CommanderError) {
     // Commander's text is "error: unknown command 'x'\n(Did you mean y?)": keep one line, move the rest to a hint.
     const [first = '', ...rest] = error.message.replace(/^error: /, '').split('\n');
     const suggestion = rest
@@ -148,13 +152,14 @@ function scanFlag(argv: readonly string[], ...names: string[]): boolean {
  * command sees it and ends cleanly (an export says how much it wrote, a transfer in flight is journaled
  * unknown); a second signal ends the process at once, with 128 + the signal's number.
  */
-function processSignal(output: OutputWriter): { signal: AbortSignal; dispose(): void } {
+function processSignal(writer: () => OutputWriter | undefined): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const stop = (name: StopSignal) => {
     if (controller.signal.aborted) {
+      const output = writer();
       // Under a pager, Ctrl-C belongs to the pager (less uses it); pix ends when the pager is quit.
-      if (output.paging && name === 'SIGINT') return;
-      output.discardNow();
+      if (output?.paging && name === 'SIGINT') return;
+      output?.discardNow();
       process.exit(SIGNAL_EXIT_CODES[name]);
     }
     controller.abort(name);
@@ -191,7 +196,7 @@ async function reportFailure(
   deps: Deps,
   output: OutputWriter,
   argv: readonly string[],
-  commander: CommanderKit | undefined,
+  commander: CommanderKit,
 ): Promise<number> {
   const report = toReport(error, commander);
   const signal =
@@ -222,41 +227,37 @@ async function reportFailure(
 
 /** Runs pix with argv (without node and the script) and returns the exit code. The ONE place errors become exit codes. */
 export async function run(argv: readonly string[], overrides?: Partial<DepsOverrides>): Promise<number> {
-  const raw = overrides?.io ?? processIOStreams();
-  // THE writer of stdout (output/writer.ts); a pager only on the process's own terminal.
-  const output = createOutputWriter(raw, {
-    canPage: !overrides?.io,
-    ...(overrides?.random ? { random: overrides.random } : {}),
-  });
-  const io = { ...raw, stdout: output.stdout, stderr: output.stderr };
-  const signals = overrides?.signal ? undefined : processSignal(output);
-  const deps = createDeps({
+  const commander: CommanderKit = { CommanderError, usageHint, explainUnknownOption };
+  const io = overrides?.io ?? processIOStreams();
+  // A second signal ends the process at once, and the writer must know (its temporary file, the pager).
+  let writer: OutputWriter | undefined;
+  const signals = overrides?.signal ? undefined : processSignal(() => writer);
+  const { deps, output, globalsError } = createContext({
     ...(signals ? { signal: signals.signal } : {}),
     ...overrides,
     io,
     env: overrides?.env ?? process.env,
-    output,
+    argv,
+    command: commandOutput(argv),
+    // A pager only on the process's own terminal.
+    canPage: !overrides?.io,
   });
-  let commander: CommanderKit | undefined;
+  writer = output;
   let exitCode = 0;
   try {
     let failure: { error: unknown } | undefined;
     try {
-      const [{ CommanderError }, { createProgram, explainUnknownOption, loadCommands, usageHint }] =
-        await Promise.all([import('commander'), import('./program.js')]);
-      commander = { CommanderError, usageHint, explainUnknownOption };
-      const program = createProgram(deps);
+      const program = createProgram(deps, globalsError);
       await loadCommands(program, deps, argv);
-      await program.parseAsync([...argv], { from: 'user' });
+      // `pix` alone is its help, on stdout, exit 0 (as gh): not a mistake to report.
+      await program.parseAsync(argv.length === 0 ? ['--help'] : [...argv], { from: 'user' });
     } catch (error) {
-      if (commander && error instanceof commander.CommanderError && error.exitCode === 0) {
+      if (error instanceof CommanderError && error.exitCode === 0) {
         exitCode = 0;
-      } else if (commander && error instanceof commander.CommanderError && error.code === 'commander.help') {
+      } else if (error instanceof CommanderError && error.code === 'commander.help') {
         exitCode = EXIT_CODES.usage; // a group run without its subcommand: the help was shown on stderr
       } else {
-        if (commander && error instanceof commander.CommanderError) {
-          await commander.explainUnknownOption(error, deps);
-        }
+        if (error instanceof CommanderError) await commander.explainUnknownOption(error, deps);
         failure = { error };
       }
     }

@@ -1,16 +1,22 @@
 /**
  * The man pages, made at build time from the command tree itself (scripts/build.mjs writes them to man/):
  * `pix.1` and one page per command (`pix-statement.1`, `pix-statement-summary.1`), each the command's own
- * `--help` (usage, options, examples, exit codes) under roff headings, so they never drift from it.
- * package.json's `man` lists them (test/e2e/install.test.ts checks it names every page made), so
- * `npm install -g` installs them: `man pix-statement`.
+ * `--help` (usage, options, examples, exit codes) under roff headings, so they never drift from it, and what
+ * a page is for beyond it, taken from where it is written once: EXIT STATUS (each of the command's exit codes
+ * explained, from the README's table), and on pix.1 ENVIRONMENT and FILES (the README's sections); GUARDS on
+ * the pages of payments (the README's "What pix guarantees with money"); HOW KEYS ARE READ where a key is
+ * typed (domain/pixkey.ts KEY_RULES). package.json's `man` lists them (written by the build), so `npm install
+ * -g` installs them: `man pix-statement-list`.
  */
 import type { Command } from 'commander';
 // Static imports: this module is its own throwaway bundle (scripts/build.mjs); an `import()` here would
-// make deps.ts a split point of the CLI's build (scripts/build/hub.mjs reads every `import()` in src/).
-import { createDeps } from './deps.js';
+// make a split point of the CLI's build (scripts/build/common-chunk.mjs reads every `import()` in src/).
+import { wholeProgram } from './cli/load.js';
+import { exitKindsOf } from './commands/shared/help.js';
+import { KEY_RULES } from './domain/pixkey.js';
+import { type ErrorKind, EXIT_CODES } from './errors.js';
 import type { IOStreams, OutStream } from './output/iostreams.js';
-import { createProgram, loadCommands } from './program.js';
+import { createContext } from './wiring.js';
 
 /** roff: backslashes escaped, a line starting with `.` or `'` kept as text, hyphens as minus signs in flags. */
 function roff(text: string): string {
@@ -40,11 +46,90 @@ function helpOf(command: Command): string {
   return text.trimEnd();
 }
 
-/** Every man page: file name → roff text. */
-export async function manPages(version: string): Promise<Map<string, string>> {
-  const deps = createDeps({ io, env: { PIX_CONFIG_DIR: '/nonexistent/pix-man' } });
-  const program = createProgram(deps);
-  await loadCommands(program, deps, [], true);
+/** A README section's body, from its heading to the next heading of the same or a higher level. */
+function section(readme: string, heading: string): string {
+  const level = heading.split(' ')[0]!;
+  const start = readme.indexOf(`\n${heading}\n`);
+  if (start === -1) throw new Error(`the README has no section "${heading}" for the man pages`);
+  const rest = readme.slice(start + heading.length + 2);
+  const next = rest.search(new RegExp(`^#{1,${level.length}} `, 'm'));
+  return next === -1 ? rest : rest.slice(0, next);
+}
+
+/** Markdown's inline marks as plain words: `code`, **bold**, [text](link). */
+function plain(text: string): string {
+  return text
+    .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
+    .replace(/\*\*([^*]+)\*\*/g, '$1')
+    .replace(/`([^`]+)`/g, '$1')
+    .replace(/\\\|/g, '|');
+}
+
+/** The README's paragraphs, lists and tables in roff (code blocks left out: the help's examples run). */
+function roffOf(markdown: string): string {
+  const out: string[] = [];
+  let code = false;
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('```')) {
+      code = !code;
+      continue;
+    }
+    if (code) continue;
+    if (/^\|[-| ]+\|$/.test(line)) continue;
+    if (line.startsWith('|')) {
+      const cells = line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((cell) => plain(cell.trim()));
+      if (cells[0] === 'code' || cells[0] === 'variable' || cells[0] === 'key') continue;
+      out.push(
+        '.TP',
+        roff(
+          cells
+            .slice(0, -1)
+            .filter((cell) => cell !== '—')
+            .join('  '),
+        ),
+        roff(cells.at(-1)!),
+      );
+    } else if (line.startsWith('- ')) out.push('.IP \\(bu 2', roff(plain(line.slice(2))));
+    else if (line.trim() === '') out.push('.PP');
+    else out.push(roff(plain(line.trim())));
+  }
+  return out
+    .join('\n')
+    .replace(/(\.PP\n)+/g, '.PP\n')
+    .replace(/^\.PP\n|\n\.PP$/g, '');
+}
+
+/** The README's exit-code table: kind → its meaning. */
+function exitMeanings(readme: string): Map<string, string> {
+  const meanings = new Map<string, string>();
+  for (const match of section(readme, '## Exit codes').matchAll(/^\| (\d+) \| `(\w+)` \| (.+) \|$/gm)) {
+    meanings.set(match[2]!, plain(match[3]!));
+  }
+  return meanings;
+}
+
+/** EXIT STATUS for the codes a command's help says it can end with. */
+function exitStatus(kinds: readonly ErrorKind[], meanings: Map<string, string>): string[] {
+  const lines = ['.SH EXIT STATUS', '.TP', '0', 'success'];
+  for (const kind of kinds) {
+    lines.push('.TP', `${EXIT_CODES[kind]}  ${kind}`, roff(meanings.get(kind) ?? ''));
+  }
+  return lines;
+}
+
+/** Pages that take a PIX key as typed, and pages of commands that move money. */
+const READS_A_KEY = new Set(['pix-pay-key', 'pix-keys-show']);
+const MOVES_MONEY = new Set(['pix-pay', 'pix-pay-key', 'pix-pay-qr', 'pix-pay-batch']);
+
+/** Every man page: file name → roff text. `readme`: the README's text, where the longer sections are written. */
+export async function manPages(version: string, readme: string): Promise<Map<string, string>> {
+  const { deps } = createContext({ argv: [], io, env: { PIX_CONFIG_DIR: '/nonexistent/pix-man' } });
+  const program = await wholeProgram(deps);
+  const meanings = exitMeanings(readme);
+  const guards = roffOf(section(readme, '### What pix guarantees with money'));
   const pages = new Map<string, string>();
   const visit = (command: Command, path: string[]) => {
     const name = ['pix', ...path].join('-');
@@ -54,6 +139,7 @@ export async function manPages(version: string): Promise<Map<string, string>> {
       ...children.map((sub) => `${[name, sub.name()].join('-')}(1)`),
     ];
     const summary = command.summary() || command.description().split('\n')[0] || 'run a PIX account';
+    const root = path.length === 0;
     pages.set(
       `${name}.1`,
       [
@@ -67,6 +153,20 @@ export async function manPages(version: string): Promise<Map<string, string>> {
         '.nf',
         roff(helpOf(command)),
         '.fi',
+        ...(READS_A_KEY.has(name)
+          ? ['.SH HOW KEYS ARE READ', ...KEY_RULES.flatMap((rule) => ['.IP \\(bu 2', roff(rule)])]
+          : []),
+        ...(MOVES_MONEY.has(name) ? ['.SH GUARDS', guards] : []),
+        ...(root
+          ? [
+              '.SH ENVIRONMENT',
+              roffOf(section(readme, '## Environment variables')),
+              '.SH FILES',
+              roffOf(section(readme, '## Files pix keeps')),
+              '.SH EXIT STATUS',
+              roffOf(section(readme, '## Exit codes')),
+            ]
+          : exitStatus(exitKindsOf(command) ?? ['usage'], meanings)),
         ...(seeAlso.length ? ['.SH SEE ALSO', seeAlso.join(', ')] : []),
         '',
       ].join('\n'),

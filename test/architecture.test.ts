@@ -131,7 +131,90 @@ function resolvesInto(file: string, specifier: string, dir: string): boolean {
   const target = relative(root, join(root, dirname(file), specifier))
     .split('\\')
     .join('/');
-  return target === dir || target.startsWith(`${dir}/`);
+  return target === dir || target.replace(/\.js$/, '') === dir || target.startsWith(`${dir}/`);
+}
+
+/** The text of a file with its comments blanked out (strings kept: a header name in a string counts). */
+function withoutComments(file: string): string {
+  return readFileSync(join(root, file), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+/** The src/ file a relative specifier of `file` names (`./x.js` → `src/…/x.ts`), or undefined. */
+function resolved(file: string, specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  const target = relative(root, join(root, dirname(file), specifier))
+    .split('\\')
+    .join('/')
+    .replace(/\.js$/, '.ts');
+  return target.startsWith('src/') ? target : undefined;
+}
+
+/** Every module of src/ reachable from `start` through any import: static, `import()`, `import type`. */
+function reachableFrom(start: string): string[] {
+  const seen = new Set<string>([start]);
+  const queue = [start];
+  while (queue.length > 0) {
+    const file = queue.shift()!;
+    for (const specifier of specifiersIn(file)) {
+      const target = resolved(file, specifier);
+      if (target !== undefined && !seen.has(target)) {
+        seen.add(target);
+        queue.push(target);
+      }
+    }
+  }
+  seen.delete(start);
+  return [...seen].sort();
+}
+
+/**
+ * The layers of docs/architecture.md (rule 13), by every specifier a file writes, `import type` included:
+ * a type names its layer as surely as a value does.
+ */
+const LAYERS: Array<[string, string[]]> = [
+  [
+    'src/api',
+    ['src/config', 'src/output', 'src/journal', 'src/sandbox', 'src/commands', 'src/cli', 'src/wiring.ts'],
+  ],
+  [
+    'src/config',
+    ['src/api', 'src/output', 'src/journal', 'src/sandbox', 'src/commands', 'src/cli', 'src/wiring.ts'],
+  ],
+  ['src/journal', ['src/api', 'src/commands', 'src/cli', 'src/wiring.ts']],
+  [
+    'src/domain',
+    [
+      'src/api',
+      'src/config',
+      'src/output',
+      'src/journal',
+      'src/sandbox',
+      'src/storage',
+      'src/commands',
+      'src/cli',
+    ],
+  ],
+  [
+    'src/storage',
+    ['src/api', 'src/config', 'src/output', 'src/journal', 'src/sandbox', 'src/commands', 'src/cli'],
+  ],
+  ['src/output', ['src/api', 'src/config', 'src/journal', 'src/sandbox', 'src/commands', 'src/cli']],
+  ['src/wiring.ts', ['src/commands']],
+  ['src/wiring-lazy.ts', ['src/commands']],
+];
+
+/** `file: specifier` for each import of a module under `dir` (or `dir` itself) that names one of `forbidden`. */
+function layerViolations(dir: string, forbidden: string[]): string[] {
+  const files = dir.endsWith('.ts') ? [dir] : sourcesOf(dir);
+  return files.flatMap((file) =>
+    specifiersIn(file)
+      .filter((specifier) =>
+        forbidden.some((layer) => resolvesInto(file, specifier, layer.replace(/\.ts$/, ''))),
+      )
+      .map((specifier) => `${file}: ${specifier}`),
+  );
 }
 
 describe('architecture: the shape of src/', () => {
@@ -142,8 +225,8 @@ describe('architecture: the shape of src/', () => {
 
   it('sees the whole program (so the rules below are not vacuous)', () => {
     expect([...graph.keys()].sort()).toEqual(sourcesOf('src'));
-    expect(graph.get('src/main.ts')).toContainEqual({ path: 'src/deps.ts', dynamic: false });
-    expect(graph.get('src/deps.ts')).toContainEqual({ path: 'src/factory.ts', dynamic: true });
+    expect(graph.get('src/main.ts')).toContainEqual({ path: 'src/wiring.ts', dynamic: false });
+    expect(graph.get('src/wiring.ts')).toContainEqual({ path: 'src/wiring-lazy.ts', dynamic: true });
   });
 
   it('has no import cycle at run time (static or import(); `import type` does not count)', () => {
@@ -166,13 +249,36 @@ describe('architecture: the shape of src/', () => {
     expect(graph.get('src/context.ts')).toEqual([]);
   });
 
-  it('api/ loads nothing of config/ (its URL helpers are its own: api/url.ts)', () => {
-    const reaches = [...graph]
-      .filter(([file]) => file.startsWith('src/api/'))
-      .flatMap(([file, edges]) =>
-        edges.filter(({ path }) => path.startsWith('src/config/')).map(({ path }) => `${file} → ${path}`),
-      );
-    expect(reaches).toEqual([]);
+  it.each(LAYERS)('%s names nothing of %j, not even for a type', (dir, forbidden) => {
+    expect(layerViolations(dir, forbidden)).toEqual([]);
+  });
+
+  it('api/ knows no sandbox: no credential kind, header or word for it outside comments', () => {
+    const offenders = sourcesOf('src/api').filter((file) => /sandbox/i.test(withoutComments(file)));
+    expect(offenders).toEqual([]);
+  });
+
+  it('domain/ names no exit code: it says what happened (an error kind), main.ts says the code', () => {
+    const offenders = sourcesOf('src/domain').filter((file) =>
+      /\b(SIGNAL_)?EXIT_CODES\b/.test(withoutComments(file)),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('the wiring (src/wiring.ts) reaches nothing of src/commands/ or src/cli/table.ts, through any import, types included', () => {
+    const reached = reachableFrom('src/wiring.ts');
+    expect(reached.length).toBeGreaterThan(10);
+    expect(reached.filter((file) => file.startsWith('src/commands/') || file === 'src/cli/table.ts')).toEqual(
+      [],
+    );
+  });
+
+  it('time, randomness and pids are read in src/system.ts alone; every other module is handed them', () => {
+    const reads = /\bDate\.now\(|\bMath\.random\b|\bprocess\.pid\b|\bprocess\.kill\(|\bnew Date\(\)/;
+    const offenders = sourcesOf('src')
+      .filter((file) => file !== 'src/system.ts')
+      .filter((file) => reads.test(withoutComments(file)));
+    expect(offenders).toEqual([]);
   });
 
   it('nothing in api/, config/, output/ or domain/ names sandbox/, not even for a type', () => {
@@ -198,6 +304,6 @@ describe('architecture: the shape of src/', () => {
     expect(offenders).toEqual([]);
     // Not vacuous: the factory and the sandbox commands do come through the door.
     const door = [...graph].filter(([, edges]) => edges.some(({ path }) => path === 'src/sandbox/index.ts'));
-    expect(door.map(([file]) => file)).toContain('src/factory.ts');
+    expect(door.map(([file]) => file)).toContain('src/wiring-lazy.ts');
   });
 });

@@ -5,6 +5,7 @@ import { run } from '../src/main.js';
 import { answerRequest } from '../src/sandbox/answer.js';
 import { inProcessTransport } from '../src/sandbox/embedded.js';
 import { StateStore } from '../src/sandbox/store.js';
+import { SYSTEM } from '../src/system.js';
 import { tempConfigDir } from './helpers/cli.js';
 import { accountReads, type FakeServer, startFakeServer } from './helpers/fake-server.js';
 import { createTestIO } from './helpers/io.js';
@@ -81,12 +82,13 @@ describe('a signal stops a command', () => {
 async function interruptedInProcess(args: string[], path: string, signal: 'SIGINT' | 'SIGTERM') {
   const dir = tempConfigDir();
   const controller = new AbortController();
-  const store = new StateStore(join(dir, 'sandbox-state.json'));
+  const store = new StateStore(join(dir, 'sandbox-state.json'), { host: SYSTEM });
   const answered: string[] = [];
   const transport = inProcessTransport(async (request) => {
     if (request.url.includes(path)) {
       controller.abort(signal);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // The answer is made in a later turn, as a server's would come after the signal.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     const answer = await answerRequest(store, request);
     answered.push(`${request.url} ${answer.status}`);
@@ -129,7 +131,7 @@ describe('a signal stops a command on the in-process sandbox', () => {
 describe('the in-process sandbox leaves the event loop its turn', () => {
   it('Ctrl-C during a long export stops it (exit 130, partial count), though every answer is ready at once', async () => {
     const dir = tempConfigDir();
-    const store = new StateStore(join(dir, 'sandbox-state.json'));
+    const store = new StateStore(join(dir, 'sandbox-state.json'), { host: SYSTEM });
     await store.update((state, now) => {
       state.generated = { ...state.generated, count: 20_000, anchor: now.toISOString() };
     });

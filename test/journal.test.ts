@@ -275,7 +275,7 @@ describe('journal file', () => {
     ]);
   });
 
-  // Issue 23, finding 9: a batch row's description was validated and then dropped.
+  // A batch row's description was validated and then dropped.
   it("keeps a payment's description on its start line, and reads it back", () => {
     const dir = tempConfigDir();
     const journal = openJournal(dir, clockAt(T0));

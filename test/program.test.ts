@@ -1,24 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Command, Help } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { wholeProgram } from '../src/cli/load.js';
+import { COMMANDS, type Entry } from '../src/cli/table.js';
 import { completionModel } from '../src/commands/completion/script.js';
-import { usageOf } from '../src/commands/shared/help.js';
 import { CONFIG_KEYS } from '../src/config/types.js';
-import { createDeps } from '../src/deps.js';
-import { run } from '../src/main.js';
-import { createProgram, loadCommands } from '../src/program.js';
-import { tempConfigDir } from './helpers/cli.js';
+import { createContext } from '../src/wiring.js';
 import { createTestIO } from './helpers/io.js';
+import { pix } from './helpers/pix.js';
 
 /** Usage errors: typos get suggestions, missing arguments show the usage line, all exit 2 with nothing sent. */
-async function pix(argv: string[]) {
-  const test = createTestIO();
-  // No PIX_BASE_URL and no network: a usage error must be found before any request could be made.
-  const code = await run(argv, { io: test.io, env: { PIX_CONFIG_DIR: tempConfigDir() } });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
 
 describe('typos get suggestions', () => {
   it.each([
@@ -135,9 +127,8 @@ describe('a group without its subcommand', () => {
 
 describe('every command teaches in its --help', () => {
   it('ends with examples and the exit codes it can return (every command and group of the tree)', async () => {
-    const deps = createDeps({ io: createTestIO().io, env: {} });
-    const program = createProgram(deps);
-    await loadCommands(program, deps, [], true);
+    const { deps } = createContext({ argv: [], io: createTestIO().io, env: {} });
+    const program = await wholeProgram(deps);
     const paths = completionModel(program).map((node) => node.path);
     expect(paths.length).toBeGreaterThan(20);
     for (const path of paths) {
@@ -152,28 +143,28 @@ describe('every command teaches in its --help', () => {
 });
 
 describe('help shows what a subcommand inherits and goes as deep as asked', () => {
-  it('pix statement --help lists the global flags under their own heading', async () => {
-    const result = await pix(['statement', '--help']);
+  it('pix statement list --help names the global flags under their own heading, after its own', async () => {
+    const result = await pix(['statement', 'list', '--help']);
     expect(result.code).toBe(0);
-    const [own, rest] = result.stdout.split('\nGlobal options (valid on every command):\n');
+    const [own, rest] = result.stdout.split('\nGlobal options (pix --help says what each does):\n');
     const inherited = rest?.split('\nExamples:\n')[0];
     expect(own).toContain('--limit <n>');
     expect(own).not.toContain('--json');
-    expect(inherited).toMatch(/^ {2}--json {2,}one JSON document on stdout$/m);
-    expect(inherited).toMatch(/^ {2}-o, --output <format> /m);
-    expect(inherited).toMatch(/^ {2}-p, --profile <name> /m);
+    for (const flag of ['--json', '-o/--output', '-p/--profile']) expect(inherited).toContain(flag);
     expect(inherited).not.toContain('--limit');
   });
 
-  it("pix journal resolve --help: the noun's own flags (--limit, --all, --unresolved) are not listed as global", async () => {
+  it("pix journal resolve --help: the list's flags (--limit, --all, --unresolved) are not listed, not even as global", async () => {
     const result = await pix(['journal', 'resolve', '--help']);
     expect(result.code).toBe(0);
-    const [own, inherited] = result.stdout.split('\nGlobal options (valid on every command):\n');
+    const [own, inherited] = result.stdout.split('\nGlobal options (pix --help says what each does):\n');
     expect(own).toContain('--paid');
-    expect(inherited).toMatch(/^ {2}--json {2,}one JSON document on stdout$/m);
+    expect(inherited).toContain('--json');
     for (const flag of ['--limit', '--all', '--unresolved']) expect(result.stdout).not.toContain(flag);
-    // `pix journal --help` still lists them, as its own.
-    expect((await pix(['journal', '--help'])).stdout.split('\nGlobal options')[0]).toContain('--unresolved');
+    // `pix journal list --help` lists them, as its own.
+    expect((await pix(['journal', 'list', '--help'])).stdout.split('\nGlobal options')[0]).toContain(
+      '--unresolved',
+    );
   });
 
   it.each([
@@ -217,8 +208,8 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
   ];
 
   it('every file under src/commands/ is a verb the COMMANDS table loads, a shared.ts, a part, or shared/', () => {
-    const source = readFileSync(join(root, 'src/program.ts'), 'utf8');
-    const loaded = [...source.matchAll(/import\('\.\/commands\/([^']+)\.js'\)/g)].map((match) => match[1]!);
+    const source = readFileSync(join(root, 'src/cli/table.ts'), 'utf8');
+    const loaded = [...source.matchAll(/import\('\.\.\/commands\/([^']+)\.js'\)/g)].map((match) => match[1]!);
     const files = readdirSync(join(root, 'src/commands'), { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.ts'))
       .map((file) => file.split('\\').join('/').replace(/\.ts$/, ''));
@@ -230,24 +221,6 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
     expect(loaded.length).toBe(new Set(loaded).size);
   });
 
-  it("a verb's usage in COMMANDS is what Commander shows once its module is loaded", async () => {
-    const deps = createDeps({ io: createTestIO().io, env: {} });
-    const program = createProgram(deps);
-    await loadCommands(program, deps, [], true);
-    const help = new Help();
-    const checked: string[] = [];
-    const visit = (command: Command): void => {
-      const usage = usageOf(command);
-      if (usage !== undefined) {
-        expect(`${command.name()} ${usage}`, command.name()).toBe(help.subcommandTerm(command));
-        checked.push(command.name());
-      }
-      for (const sub of command.commands) visit(sub);
-    };
-    visit(program);
-    expect(checked.length).toBeGreaterThan(10);
-  });
-
   it('pix config --help names every key of CONFIG_KEYS, in order', async () => {
     const help = await pix(['config', '--help']);
     // Help wraps a long description at the terminal's width.
@@ -256,13 +229,79 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
     );
   });
 
-  it("a noun that runs by itself finds its verb after the noun's own flags and their values", async () => {
-    // `--limit 5`: commandPath() cannot tell 5 from a name; summary and show must still be loaded.
-    const summary = await pix(['statement', '--limit', '5', 'summary']);
-    expect(summary.code).toBe(2);
-    expect(summary.stderr).toBe('error: --limit: does not apply to statement summary\n');
-    const show = await pix(['journal', '--limit', '5', 'show', '1a2b']);
-    expect(show.code).toBe(4);
-    expect(show.stderr).toMatch(/^error: no journal entry 1a2b\n/);
+  it('a noun runs its default verb when none is named: pix journal is pix journal list, pix keys pix keys list', async () => {
+    const journal = await pix(['journal', '--unresolved', '--json']);
+    expect(journal.code, journal.stderr).toBe(0);
+    expect(journal.stdout).toBe((await pix(['journal', 'list', '--unresolved', '--json'])).stdout);
+    expect(JSON.parse(journal.stdout)).toEqual({ total: 0, results: [] });
+  });
+
+  it("a flag belongs to one command: another verb's flag is exit 2 naming it and its owner", async () => {
+    const show = await pix(['journal', 'show', 'abc', '--unresolved']);
+    expect(show.code).toBe(2);
+    expect(show.stderr).toBe(
+      "error: unknown option '--unresolved'\nhint: --unresolved is a flag of `pix journal list`, not of `pix journal show`\n",
+    );
+    // Before the verb, the list's flags go to the default verb, which has no argument: nothing is ignored.
+    const before = await pix(['statement', '--limit', '5', 'summary']);
+    expect(before.code).toBe(2);
+    expect(before.stderr).toMatch(/^error: too many arguments for 'list'/);
+  });
+
+  it('no entry of the table is both a verb (load) and a noun (children)', () => {
+    const both: string[] = [];
+    const visit = (entries: readonly Entry[], path: string[]) => {
+      for (const entry of entries) {
+        if (entry.load && entry.children) both.push([...path, entry.name].join(' '));
+        visit(entry.children ?? [], [...path, entry.name]);
+      }
+    };
+    visit(COMMANDS, []);
+    expect(both).toEqual([]);
+  });
+});
+
+describe('help as gh lays it out: commands first, inherited flags last and short', () => {
+  it('pix sandbox --help: its commands come before a short block of the global options', async () => {
+    const help = (await pix(['sandbox', '--help'])).stdout;
+    const lines = help.split('\n');
+    const commands = lines.indexOf('Commands:');
+    const globals = lines.findIndex((line) => line.startsWith('Global options'));
+    expect(commands).toBeGreaterThan(0);
+    expect(commands).toBeLessThan(6);
+    expect(globals).toBeGreaterThan(commands);
+    // The global flags are named, not explained again (pix --help explains them): a few lines, not twenty.
+    const block = lines.slice(globals, lines.indexOf('Examples:'));
+    expect(block.filter((line) => line.trim() !== '').length).toBeLessThanOrEqual(4);
+    expect(block.join(' ')).toContain('--json');
+  });
+
+  it('a verb lists its own flags, then the global ones in the same short block', async () => {
+    const help = (await pix(['statement', 'list', '--help'])).stdout;
+    const [own, rest] = help.split(/\nGlobal options/);
+    expect(own).toContain('--counterparty <text>');
+    expect(own).not.toContain('--json');
+    expect(rest!.split('\nExamples:')[0]!.trim().split('\n').length).toBeLessThanOrEqual(4);
+  });
+
+  it('pix --help lists what an operator does most first: statement, charge and pay before login, config, api', async () => {
+    const help = (await pix(['--help'])).stdout;
+    const names = help
+      .split('\nCommands:\n')[1]!
+      .split('\n\n')[0]!
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/)[0]);
+    for (const first of ['statement', 'charge', 'pay']) {
+      for (const later of ['login', 'config', 'api', 'listen']) {
+        expect(names.indexOf(first), `${first} before ${later}`).toBeLessThan(names.indexOf(later));
+      }
+    }
+  });
+
+  it('pix alone is its help on stdout, exit 0 (as gh)', async () => {
+    const alone = await pix([]);
+    expect(alone.code).toBe(0);
+    expect(alone.stderr).toBe('');
+    expect(alone.stdout).toBe((await pix(['--help'])).stdout);
   });
 });

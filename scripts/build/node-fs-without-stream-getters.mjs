@@ -11,8 +11,8 @@
 //
 // This touches pix's modules only, never a dependency's, so it names no dependency version.
 import { relative } from 'node:path';
+import { root } from './root.mjs';
 import { sources } from './sources.mjs';
-import { root } from './written-for.mjs';
 
 /** The value names src/ imports from node:fs; throws on every static import of another form. */
 export function namesImportedFromNodeFs(files = sources) {

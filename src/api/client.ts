@@ -1,18 +1,13 @@
-import type { ConfigStore, Credentials, Sourced } from '../config/types.js';
 import type { Clock } from '../context.js';
 import { interruptedError, PixError, stopSignalOf } from '../errors.js';
-import { safeText } from '../output/sanitize.js';
 import type * as z from '../zod.js';
-import { createTokenProvider, noCredentialsError, type TokenProvider } from './auth.js';
 import { type BodyText, MAX_BODY_BYTES, parseBody, readBounded } from './body.js';
-import { createAccountClock } from './clock.js';
 import { httpError, UNKNOWN_OUTCOME_HINT } from './errors.js';
 import type { Verdict } from './outcomes.js';
 import { tokenEndpoint } from './resources/auth.js';
-import { listKeys } from './resources/keys.js';
 import { type AttemptOutcome, isRetryable, MAX_RETRIES, parseRetryAfter, retryDelay } from './retry.js';
 import { createSecretScanner, redactParsed } from './secrets.js';
-import type { ApiTransport } from './transport.js';
+import { type ApiTransport, CONNECT_TIMEOUT, NOT_CONNECTED } from './transport.js';
 
 export type EndpointName = 'auth' | 'statement' | 'keys' | 'charge' | 'emv' | 'dict' | 'transfer' | 'api';
 
@@ -28,7 +23,7 @@ export interface Endpoint<T> {
    * `never`: charges and the transfer. Never retried, and a failure after sending is an unknown outcome (exit 7).
    */
   retry: 'safe' | 'never';
-  /** Built lazily so zod schemas cost nothing until a request is made. */
+  /** The answer's schema: a constant of the resource's module, made when that module is first imported. */
   schema: () => z.ZodMiniType<T>;
   /** False only for the token endpoint (whose answer is itself a credential). */
   authenticated?: boolean;
@@ -60,7 +55,23 @@ export interface RequestInput {
 }
 
 /**
- * What the client needs, and no more. The composition root (src/factory.ts) makes it from the settings and the
+ * Where the bearer token of each request comes from (config/tokens.ts: a stored token, or one minted from
+ * client credentials and cached), as the composition root (src/wiring.ts) makes it.
+ */
+export interface TokenSource {
+  /** The token to send; throws the error a person should see when there is none (exit 3). */
+  token(): Promise<string>;
+  /** After a 401 on `rejected`: another token, or undefined when none can be had (the 401 stands). */
+  refresh(rejected: string): Promise<string | undefined>;
+  /**
+   * Whether its tokens are secrets, redacted wherever an answer echoes them (--verbose, errors, JSON). Only
+   * a bearer that grants nothing, which any text may contain, is not.
+   */
+  readonly secret: boolean;
+}
+
+/**
+ * What the client needs, and no more. The composition root (src/wiring.ts) makes it from the settings and the
  * command's deps; which API is behind the transport (the embedded sandbox, a real one) the client never knows.
  */
 export interface ApiClientOptions {
@@ -71,14 +82,14 @@ export interface ApiClientOptions {
    * HTTP client): a connection pool (api/transport.ts), an in-process answer, a test's MockAgent.
    */
   transport(): Promise<ApiTransport>;
-  /** As resolved (config/resolve.ts). `sandbox`: every request carries the bearer `sandbox`, never refreshed. */
-  credentials: Credentials;
-  /** The profile the credentials belong to: the "no credentials" error names it. */
-  profile: Sourced<string>;
-  /** Where a minted token is cached for the next command (api/auth.ts). */
-  store(): Promise<ConfigStore>;
-  /** Whether an answer's sandbox-time header moves the account's clock (api/clock.ts). */
-  trustServerClock: boolean;
+  tokens: TokenSource;
+  /** Secrets known before any request (a client secret): never shown, whatever an answer echoes. */
+  secrets: readonly string[];
+  /**
+   * Server text made safe for a person, at most `max` characters (output/sanitize.ts safeText, given by the
+   * composition root: the one sanitizer, architecture rule 11): --verbose's headers, a refusal's status.
+   */
+  sanitize(text: string, max?: number): string;
   /** `--timeout`: the bound on each exchange, connecting, headers and body. */
   timeoutMs: number;
   /** `--verbose`: each request and answer is logged, secrets redacted, to `stderr`. */
@@ -87,6 +98,7 @@ export interface ApiClientOptions {
   stderr: { write(text: string): unknown };
   /** Ctrl-C and SIGTERM: cancels the requests in flight (but those that finish on a signal). */
   signal: AbortSignal;
+  /** The account's clock (the sandbox's when the API is the sandbox: src/wiring.ts), read by Retry-After too. */
   clock: Clock;
   /** The waits between retries. */
   sleep(ms: number): Promise<void>;
@@ -96,13 +108,11 @@ export interface ApiClientOptions {
 
 export interface ApiClient {
   readonly baseUrl: string;
-  /** The account's time (api/clock.ts): the sandbox's clock when the API is the sandbox, else the local clock. */
+  /** The account's time, as given: the sandbox's clock when the API is the sandbox, else the local clock. */
   readonly clock: Clock;
   request<T>(endpoint: Endpoint<T>, input?: RequestInput): Promise<T>;
   /** POST /auth/token with client credentials; used by the token provider and by `pix login`. */
   mintToken(clientKey: string, clientSecret: string): Promise<{ clientToken: string; expiresIn: number }>;
-  /** Throws an `auth` PixError when the server refuses the credentials. */
-  verifyCredentials(): Promise<void>;
 }
 
 interface RawResponse {
@@ -126,6 +136,8 @@ class NetworkFailure extends Error {
 }
 
 const NOT_SENT_CODES = new Set([
+  NOT_CONNECTED,
+  CONNECT_TIMEOUT,
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
@@ -201,7 +213,8 @@ function buildPath(path: string, query: RequestInput['query']): string {
   return search ? `${path}?${search}` : path;
 }
 
-function describeIssues(error: z.core.$ZodError): string {
+/** The first problem zod found in an answer (its documented issues: a path and a message). */
+function describeIssues(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }): string {
   const issue = error.issues[0];
   if (!issue) return 'unexpected shape';
   const where = issue.path.length ? issue.path.join('.') : 'body';
@@ -213,15 +226,12 @@ function describeIssues(error: z.core.$ZodError): string {
 }
 
 export async function createApiClient(options: ApiClientOptions): Promise<ApiClient> {
-  const { baseUrl, credentials, timeoutMs, verbose, stderr, signal } = options;
-  const sandbox = credentials.kind === 'sandbox';
+  const { baseUrl, tokens, timeoutMs, verbose, stderr, signal, sanitize } = options;
   const origin = new URL(baseUrl);
   const prefix = origin.pathname.replace(/\/+$/, '');
-  const accountClock = createAccountClock(options.clock, options.trustServerClock);
   // Every secret this client knows; each answer's text is checked against them once, before parsing.
   const secrets = createSecretScanner();
-  if (credentials.kind === 'token') secrets.add(credentials.token.value);
-  if (credentials.kind === 'client') secrets.add(credentials.clientSecret.value);
+  for (const secret of options.secrets) secrets.add(secret);
 
   let transport: Promise<ApiTransport> | undefined;
   const getTransport = (): Promise<ApiTransport> => {
@@ -243,9 +253,9 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
       .filter(([, value]) => value !== undefined)
       .map(([name, value]) => {
         const shown = SHOWN_RESPONSE_HEADERS.has(name.toLowerCase())
-          ? safeText(secrets.redact(String(value)))
+          ? sanitize(secrets.redact(String(value)))
           : '[not shown]';
-        return `${safeText(name, 64)}: ${shown}`;
+        return `${sanitize(name, 64)}: ${shown}`;
       });
   const logResponseHeaders = (headers: Record<string, string | string[] | undefined>) => {
     for (const line of shownHeaders(headers)) log(`< ${line}`);
@@ -303,7 +313,6 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      accountClock.observe(response.headers);
       const text = await readBounded(response.body, response.headers['content-length']);
       if (verbose) {
         log(`< ${response.statusCode} (${elapsed()} ms)`);
@@ -383,7 +392,7 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
     if (verdict.applied === false) {
       throw new PixError(
         'rejected',
-        `${endpoint.what}: refused with status ${safeText(verdict.status, 40)}`,
+        `${endpoint.what}: refused with status ${sanitize(verdict.status, 40)}`,
         {
           status,
           server: body,
@@ -394,25 +403,9 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
     throw unreadable(endpoint, status, verdict.why, body);
   }
 
-  let tokenProvider: TokenProvider | undefined;
-  const getTokenProvider = async (): Promise<TokenProvider> => {
-    if (!tokenProvider) {
-      tokenProvider = createTokenProvider(
-        { credentials, profile: options.profile, baseUrl: { value: baseUrl } },
-        await options.store(),
-        client.mintToken,
-        options.clock,
-        (text) => stderr.write(`warning: ${text}\n`),
-      );
-    }
-    return tokenProvider;
-  };
-
-  async function currentToken(): Promise<string | undefined> {
-    if (sandbox) return 'sandbox';
-    const token = await (await getTokenProvider()).token();
-    if (token === undefined) throw noCredentialsError(options.profile);
-    secrets.add(token);
+  async function currentToken(): Promise<string> {
+    const token = await tokens.token();
+    if (tokens.secret) secrets.add(token);
     return token;
   }
 
@@ -461,7 +454,7 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
       return { value: null as T };
     }
     if (!parsed.ok) throw unreadable(endpoint, status, parsed.reason, undefined);
-    let result: z.core.util.SafeParseResult<T>;
+    let result: ReturnType<z.ZodMiniType<T>['safeParse']>;
     try {
       result = endpoint.schema().safeParse(parsed.value);
     } catch (error) {
@@ -471,14 +464,14 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
       throw unreadable(endpoint, status, 'too many invalid values to list', undefined);
     }
     if (!result.success) {
-      throw unreadable(endpoint, status, describeIssues(result.error as z.core.$ZodError), body);
+      throw unreadable(endpoint, status, describeIssues(result.error), body);
     }
     return { value: judge(endpoint, status, result.data, body) };
   }
 
   const client: ApiClient = {
     baseUrl,
-    clock: accountClock,
+    clock: options.clock,
     async request<T>(endpoint: Endpoint<T>, input: RequestInput = {}): Promise<T> {
       const path = buildPath(prefix + endpoint.path, input.query);
       const write = endpoint.retry === 'never';
@@ -509,14 +502,14 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
           }
           throw networkError(endpoint, error);
         }
-        if (response.status === 401 && token !== undefined && !refreshed && !sandbox) {
+        if (response.status === 401 && token !== undefined && !refreshed) {
           // A 401 proves nothing was applied (api/outcomes.ts), so even a write may be sent again with a
           // fresh token, once: the only time pix sends a transfer or charge again. A static token cannot be
           // refreshed: the 401 stands (exit 3).
           refreshed = true;
-          const fresh = await (await getTokenProvider()).refresh(token);
+          const fresh = await tokens.refresh(token);
           if (fresh !== undefined) {
-            secrets.add(fresh);
+            if (tokens.secret) secrets.add(fresh);
             token = fresh;
             retry--;
             continue;
@@ -541,9 +534,6 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
       const minted = await client.request(tokenEndpoint, { body: { clientKey, clientSecret } });
       secrets.add(minted.clientToken);
       return minted;
-    },
-    async verifyCredentials() {
-      await listKeys(client, { limit: 1, offset: 0 });
     },
   };
   return client;

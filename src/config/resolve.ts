@@ -1,16 +1,18 @@
-import { normalizeBaseUrl } from '../api/url.js';
 import type { Env, GlobalOptions } from '../context.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { parseAmount } from '../domain/money.js';
+import { normalizeBaseUrl } from '../domain/url.js';
 import { isValidTimeZone, meantTimeZone } from '../domain/when.js';
 import { type PixError, usageError } from '../errors.js';
 import { asUsage } from '../usage.js';
+import { describeLedgerText } from './ledger.js';
 import {
   type ConfigKey,
   type ConfigStore,
   type Credentials,
   DEFAULT_TIME_ZONE,
   EMBEDDED_SANDBOX_URL,
+  type LedgerSetting,
   type ProfileData,
   SANDBOX_DEFAULT_KEY,
   SANDBOX_PROFILE,
@@ -174,8 +176,44 @@ export function resolveSettings(globals: GlobalOptions, env: Env, store: ConfigS
     policy: data.policy,
     // The built-in sandbox never requires a plan: it moves no money (README, Payment approvals).
     requirePlan: !sandbox && data['require-plan'] === 'true',
+    ledger: resolveLedger(env, name, data),
     warnings,
   };
+}
+
+/** The ledger as `pix config` shows it: `file`, or the database's host and name (never the URL). */
+function ledgerValue(env: Env, data: ProfileData): Sourced<string> | undefined {
+  const fromEnv = nonEmpty(env.PIX_LEDGER_URL);
+  const given = fromEnv ?? data.ledger;
+  if (given === undefined) return undefined;
+  const value = given.trim() === 'file' ? 'file' : describeLedgerText(given);
+  return { value, source: fromEnv === undefined ? 'profile' : 'env' };
+}
+
+/**
+ * The ledger in effect: PIX_LEDGER_URL > the profile's `ledger` > file. A value that is neither `file`
+ * nor a PostgreSQL URL is exit 2 naming where it came from, never the value: it may hold a password.
+ */
+export function resolveLedger(env: Env, name: string, data: ProfileData): LedgerSetting {
+  const fromEnv = nonEmpty(env.PIX_LEDGER_URL);
+  const [given, source, where] =
+    fromEnv !== undefined
+      ? [fromEnv, 'env' as const, 'PIX_LEDGER_URL']
+      : [data.ledger, 'profile' as const, profileKey('ledger', name)];
+  if (given === undefined) return { kind: 'file', source: 'default' };
+  if (given.trim() === 'file') return { kind: 'file', source };
+  if (!isLedgerUrl(given)) {
+    throw usageError(
+      where,
+      'not `file` nor a postgres:// or postgresql:// URL (the value is not shown: it may hold a password)',
+    );
+  }
+  return { kind: 'postgres', url: { value: given.trim(), source } };
+}
+
+/** A PostgreSQL connection URL, as libpq spells one. */
+export function isLedgerUrl(text: string): boolean {
+  return /^postgres(?:ql)?:\/\/\S*$/.test(text.trim());
 }
 
 /**
@@ -229,6 +267,7 @@ export function configValues(
         : fromProfile('client-key'),
     policy: fromProfile('policy'),
     'require-plan': name === SANDBOX_PROFILE ? undefined : fromProfile('require-plan'),
+    ledger: ledgerValue(env, data),
   };
   for (const [key, value] of Object.entries(candidates) as Array<[ConfigKey, Sourced<string> | undefined]>) {
     if (value !== undefined) values[key] = value;

@@ -4,6 +4,7 @@ import { describeSystemError, PixError } from '../errors.js';
 import {
   checkPrivateDir,
   ensurePrivateDir,
+  type LockHost,
   readPrivateFile,
   withFileLock,
   writeFileAtomic,
@@ -140,7 +141,8 @@ function checkedProfile(path: string, name: string, raw: unknown): ProfileData |
   return profile as ProfileData;
 }
 
-export function openConfigStore(env: Env): ConfigStore {
+/** `host`: the clock, randomness and pids the store's lock runs by (storage/files.ts), a command's Deps. */
+export function openConfigStore(env: Env, host: LockHost): ConfigStore {
   const dir = configDir(env);
   const path = join(dir, 'config.json');
   const cachePath = join(dir, 'token-cache.json');
@@ -169,7 +171,7 @@ export function openConfigStore(env: Env): ConfigStore {
   ): Promise<T> {
     ensureConfigDir(env);
     dirChecked = true;
-    return withFileLock(file, describe, () => {
+    return withFileLock(file, describe, host, () => {
       const data = parse(readPrivateFile(file));
       const before = JSON.stringify(data);
       const result = edit(data);

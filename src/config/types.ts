@@ -13,7 +13,7 @@ export const SANDBOX_PROFILE = 'sandbox';
 export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
 /**
  * Settings.baseUrl of the embedded sandbox before it starts: a placeholder. The composition root
- * (src/factory.ts) gives the API client the address the sandbox gives once started (sandbox/embedded.ts: `http://sandbox.localhost` in-process, a
+ * (src/wiring.ts) gives the API client the address the sandbox gives once started (sandbox/embedded.ts: `http://sandbox.localhost` in-process, a
  * free loopback port with PIX_SANDBOX_FAULTS).
  */
 export const EMBEDDED_SANDBOX_URL = 'http://127.0.0.1:0';
@@ -54,6 +54,7 @@ export const CONFIG_KEYS = [
   'client-key',
   'policy',
   'require-plan',
+  'ledger',
 ] as const;
 
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
@@ -79,6 +80,11 @@ export interface ProfileData {
   policy?: string;
   /** `true`: `pix pay` pays only through an approved plan. */
   'require-plan'?: string;
+  /**
+   * The ledger: `file` (the default: the journal, charge ledger and event log of the config directory), or
+   * a `postgres://` URL — a secret, never printed or taken from argv (docs/team.md).
+   */
+  ledger?: string;
   /** Secrets: never printed; only sent to the base URL they were stored with. */
   token?: string;
   /** The base URL the stored secrets (token, clientSecret) were stored with; they are sent nowhere else. */
@@ -98,6 +104,13 @@ export type Credentials =
   | { kind: 'token'; token: Sourced<string> }
   | { kind: 'client'; clientKey: Sourced<string>; clientSecret: Sourced<string> };
 
+/**
+ * Where the journal, the charge ledger and the event log are kept (docs/team.md): the config directory's
+ * files, or a PostgreSQL database shared by every machine that pays from the account. PIX_LEDGER_URL >
+ * the profile's `ledger` > file.
+ */
+export type LedgerSetting = { kind: 'file'; source: Source } | { kind: 'postgres'; url: Sourced<string> };
+
 /** Everything a command needs to know about where and how to talk, with the source of each value. */
 export interface Settings {
   profile: Sourced<string>;
@@ -115,6 +128,7 @@ export interface Settings {
   policy?: string | undefined;
   /** `pix pay` without `--plan` is refused (never on the built-in sandbox). */
   requirePlan?: boolean;
+  ledger: LedgerSetting;
   /** Things to say on stderr once (a flag overriding the environment, …). */
   warnings: string[];
 }

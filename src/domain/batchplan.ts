@@ -3,7 +3,7 @@
  * the guards (the profile's max-amount per row, `--max-total` for the sum), the final state of each
  * row and the exit code those states give. No I/O, no clock: the command feeds them what it learnt.
  */
-import { type ErrorKind, EXIT_CODES } from '../errors.js';
+import type { ErrorKind } from '../errors.js';
 import type { BatchProblem, BatchRow } from './batch.js';
 import { type Centavos, formatBRL } from './money.js';
 
@@ -223,13 +223,12 @@ export function describeStates(counts: StateCounts): string {
 }
 
 export interface BatchOutcome {
-  /** The error kind the command throws (main.ts maps it), or undefined for success. */
+  /** The error kind the command throws (main.ts maps it to its exit code, contract §4), or undefined for success. */
   kind?: Extract<ErrorKind, 'unknown_outcome' | 'rejected' | 'unavailable' | 'declined'>;
-  exitCode: number;
 }
 
 /**
- * The exit code of a finished batch, from its rows' states (README, Batch payouts):
+ * How a finished batch ends, from its rows' states (README, Batch payouts), as the kind whose exit code it is:
  * - 7 (`unknown_outcome`) when any row is unknown — whatever else happened;
  * - else 5 (`rejected`) when any row was rejected or not payable;
  * - else 6 (`unavailable`) when any row was not sent: nothing was changed for it and running the
@@ -241,16 +240,13 @@ export interface BatchOutcome {
  */
 export function batchOutcome(states: Iterable<RowState> | StateCounts): BatchOutcome {
   const counts = isCounts(states) ? states : countStates(states);
-  const outcome = (kind: NonNullable<BatchOutcome['kind']>): BatchOutcome => ({
-    kind,
-    exitCode: EXIT_CODES[kind],
-  });
+  const outcome = (kind: NonNullable<BatchOutcome['kind']>): BatchOutcome => ({ kind });
   if (counts.unknown > 0) return outcome('unknown_outcome');
   if (counts.rejected > 0 || counts.not_payable > 0) return outcome('rejected');
   if (counts.not_sent > 0) return outcome('unavailable');
   if (counts.duplicate > 0 || counts.in_progress > 0 || counts.receiver_changed > 0)
     return outcome('declined');
-  return { exitCode: 0 };
+  return {};
 }
 
 function isCounts(value: Iterable<RowState> | StateCounts): value is StateCounts {

@@ -304,20 +304,10 @@ function brokenRules(fields: BrCodeField[], decoded: DecodedBrCode, crcText: str
   return warnings;
 }
 
-/**
- * Parses and checks a BR Code. Strict where a typo or damage shows (CRC, TLV structure, GUI, payload
- * format, amount characters, key and URL both present); lenient where real codes in the wild are
- * (merchant name/city longer than the manual allows, field 62 or 52 missing, a txid with `_`, a URL
- * with `https://`, an amount `10.`, a lower-case hex CRC): each such rule broken is in `warnings`.
- * Throws InvalidValue saying what is wrong and where (character positions count from 0).
- */
-export function decodeBrCode(text: string): DecodedBrCode {
-  const trimmed = text.trim();
-  if (trimmed === '') throw new InvalidValue('the code is empty');
-  const chars = Array.from(trimmed);
-
+/** The code's TLV fields, each template's sub-fields named (a PIX template's by the PIX rules). */
+function readFields(chars: string[]): BrCodeField[] {
   const top = walk(chars, 0, chars.length, (id) => (id ? `field ${id}` : 'field'));
-  const fields: BrCodeField[] = top.map((raw) => {
+  return top.map((raw) => {
     const field: BrCodeField = {
       id: raw.id,
       name: topName(raw.id),
@@ -339,8 +329,10 @@ export function decodeBrCode(text: string): DecodedBrCode {
     }
     return field;
   });
+}
 
-  // CRC: field 63, last, 4 hex digits over everything before those digits.
+/** Field 63, last, 4 hex digits over everything before those digits: the CRC as written (upper case). */
+function checkCrc(chars: string[], fields: readonly BrCodeField[]): { field: BrCodeField; written: string } {
   const crcField = fields.find((f) => f.id === '63');
   if (!crcField)
     throw new InvalidValue('field 63 (CRC) is missing: the code must end in 6304 and 4 hex digits');
@@ -357,32 +349,32 @@ export function decodeBrCode(text: string): DecodedBrCode {
   if (written !== computed) {
     throw new InvalidValue(`CRC mismatch: code ends in ${written}, content gives ${computed}`);
   }
+  return { field: crcField, written };
+}
 
-  // Meaning.
-  const byId = (id: string) => fields.find((f) => f.id === id);
-  const need = (id: string, what: string): BrCodeField => {
-    const f = byId(id);
-    if (!f) throw new InvalidValue(`field ${id} (${what}) is missing`);
-    return f;
-  };
-
-  const format = need('00', 'payload format indicator');
+/** Field 00 first and `01`; field 01, when present, 11 or 12. */
+function checkHeader(fields: readonly BrCodeField[]): { format: BrCodeField; poi: BrCodeField | undefined } {
+  const format = fields.find((f) => f.id === '00');
+  if (!format) throw new InvalidValue('field 00 (payload format indicator) is missing');
   if (fields[0] !== format)
     throw new InvalidValue('field 00 (payload format indicator) must be the first field');
   if (format.value !== '01') {
     throw new InvalidValue(`field 00 (payload format indicator) is "${format.value}", expected "01"`);
   }
-
-  const poi = byId('01');
+  const poi = fields.find((f) => f.id === '01');
   if (poi && poi.value !== '11' && poi.value !== '12') {
     throw new InvalidValue(
       `field 01 (point of initiation) at character ${poi.position} is "${poi.value}", expected 11 or 12`,
     );
   }
+  return { format, poi };
+}
 
+/** The merchant account template with the PIX GUI, and its key (static) or URL (dynamic): one of them. */
+function pixAccountOf(fields: readonly BrCodeField[]): { account: BrCodeField; key?: string; url?: string } {
   const accounts = fields.filter((f) => isMerchantAccount(f.id));
-  const pixAccount = accounts.find((f) => (findChild(f, '00')?.value ?? '').toLowerCase() === PIX_GUI);
-  if (!pixAccount) {
+  const account = accounts.find((f) => (findChild(f, '00')?.value ?? '').toLowerCase() === PIX_GUI);
+  if (!account) {
     if (accounts.length === 0) {
       throw new InvalidValue(`field 26 (merchant account information with GUI ${PIX_GUI}) is missing`);
     }
@@ -394,55 +386,76 @@ export function decodeBrCode(text: string): DecodedBrCode {
         : `field ${first.id} at character ${first.position}: sub-field 00 (GUI ${PIX_GUI}) is missing`,
     );
   }
-  const key = findChild(pixAccount, '01')?.value;
-  const url = findChild(pixAccount, '25')?.value;
+  const key = findChild(account, '01')?.value;
+  const url = findChild(account, '25')?.value;
   if (key !== undefined && url !== undefined) {
     throw new InvalidValue(
-      `field ${pixAccount.id} at character ${pixAccount.position} carries both a PIX key (01) and a URL (25); it must carry one`,
+      `field ${account.id} at character ${account.position} carries both a PIX key (01) and a URL (25); it must carry one`,
     );
   }
   if (key === undefined && url === undefined) {
     throw new InvalidValue(
-      `field ${pixAccount.id} at character ${pixAccount.position} carries neither a PIX key (01) nor a URL (25)`,
+      `field ${account.id} at character ${account.position} carries neither a PIX key (01) nor a URL (25)`,
     );
   }
+  return { account, ...(key === undefined ? {} : { key }), ...(url === undefined ? {} : { url }) };
+}
 
-  const currency = need('53', 'transaction currency');
+/** A field the code must carry (exit 2 naming it when it does not). */
+function required(fields: readonly BrCodeField[], id: string, what: string): BrCodeField {
+  const found = fields.find((f) => f.id === id);
+  if (!found) throw new InvalidValue(`field ${id} (${what}) is missing`);
+  return found;
+}
+
+/**
+ * Parses and checks a BR Code. Strict where a typo or damage shows (CRC, TLV structure, GUI, payload
+ * format, amount characters, key and URL both present); lenient where real codes in the wild are
+ * (merchant name/city longer than the manual allows, field 62 or 52 missing, a txid with `_`, a URL
+ * with `https://`, an amount `10.`, a lower-case hex CRC): each such rule broken is in `warnings`.
+ * Throws InvalidValue saying what is wrong and where (character positions count from 0). Its steps:
+ * the fields, the CRC, the header, the PIX template, then what a payer reads.
+ */
+export function decodeBrCode(text: string): DecodedBrCode {
+  const trimmed = text.trim();
+  if (trimmed === '') throw new InvalidValue('the code is empty');
+  const chars = Array.from(trimmed);
+  const fields = readFields(chars);
+  const crc = checkCrc(chars, fields);
+  const { format, poi } = checkHeader(fields);
+  const pix = pixAccountOf(fields);
+  const currency = required(fields, '53', 'transaction currency');
   if (currency.value !== '986') {
     throw new InvalidValue(
       `field 53 (currency) at character ${currency.position} is "${currency.value}"; PIX codes are in reais (986)`,
     );
   }
-  const country = need('58', 'country code');
-  const name = need('59', 'merchant name');
-  const city = need('60', 'merchant city');
-  const amountField = byId('54');
-  const additional = byId('62');
-  const txid = findChild(additional, '05')?.value;
-
+  const byId = (id: string) => fields.find((f) => f.id === id);
   const decoded: DecodedBrCode = {
     fields,
     payloadFormat: format.value,
     pointOfInitiation: poi?.value as '11' | '12' | undefined,
-    kind: url !== undefined ? 'dynamic' : 'static',
+    kind: pix.url !== undefined ? 'dynamic' : 'static',
     currency: currency.value,
-    countryCode: country.value,
-    merchantName: name.value,
-    merchantCity: city.value,
-    crc: written,
+    countryCode: required(fields, '58', 'country code').value,
+    merchantName: required(fields, '59', 'merchant name').value,
+    merchantCity: required(fields, '60', 'merchant city').value,
+    crc: crc.written,
     warnings: [],
   };
-  if (key !== undefined) decoded.pixKey = key;
-  if (url !== undefined) decoded.url = url;
-  const description = findChild(pixAccount, '02')?.value;
+  if (pix.key !== undefined) decoded.pixKey = pix.key;
+  if (pix.url !== undefined) decoded.url = pix.url;
+  const description = findChild(pix.account, '02')?.value;
   if (description !== undefined) decoded.description = description;
   const mcc = byId('52')?.value;
   if (mcc !== undefined) decoded.merchantCategoryCode = mcc;
+  const amountField = byId('54');
   if (amountField) decoded.amount = amountToCentavos(amountField.value, amountField.position);
   const postal = byId('61')?.value;
   if (postal !== undefined) decoded.postalCode = postal;
+  const txid = findChild(byId('62'), '05')?.value;
   if (txid !== undefined && txid !== NO_TXID) decoded.txid = txid;
-  decoded.warnings = brokenRules(fields, decoded, crcField.value);
+  decoded.warnings = brokenRules(fields, decoded, crc.field.value);
   return decoded;
 }
 

@@ -138,16 +138,22 @@ function keyOfType(text: string, type: PixKeyType): PixKey {
 }
 
 /**
- * Detects and validates a PIX key, as people type keys, and refuses a key that could be two things
- * (`type`, when the user named one, skips the detection):
- * - contains `@` → EMAIL (lower-cased entirely: the DICT's e-mail format admits no capitals);
- * - a UUID (8-4-4-4-12 hex) → EVP, lower-cased;
- * - starts with `+` or has a `(`area code`)` → PHONE; only `+55` numbers are PIX keys;
- * - 14 letters/digits (with or without `.`, `/`, `-`) → CNPJ, numeric or alphanumeric;
- * - 11 digits otherwise are a CPF, and one whose check digits fail is refused, never taken for the mobile
- *   number it may also be: a typo in a CPF would pay whoever owns that phone. A phone is written `+55…`
- *   or `(11) …`, or its type named. The same rule for `pix pay key`, batch files and workbooks;
- * - 12–13 digits after `55` or `0055` → PHONE without the `+` (14 digits stay a CNPJ).
+ * How a typed key is read, for people (the man pages of `pix pay key` and `pix keys show`): the rules
+ * parsePixKey follows, in order, unless the user named the key's type.
+ */
+export const KEY_RULES: readonly string[] = [
+  'with @: an e-mail key, lower-cased entirely (the DICT admits no capitals);',
+  'a UUID (8-4-4-4-12 hex digits): a random key (EVP), lower-cased;',
+  'starting with + or with an (area code): a phone; only +55 numbers are PIX keys, sent as +55…;',
+  '14 letters or digits, with or without . / -: a CNPJ, numeric or alphanumeric;',
+  '11 digits otherwise: a CPF, refused when its check digits fail, never taken for the mobile number it may also be (a typo in a CPF would pay whoever owns that phone): write a phone +55… or (11) …;',
+  '12 or 13 digits after 55 or 0055: a phone without its +.',
+];
+
+/**
+ * Detects and validates a PIX key, as people type keys, by KEY_RULES above, and refuses a key that could be
+ * two things (`type`, when the user named one, skips the detection). The same rule for `pix pay key`, batch
+ * files and workbooks.
  */
 export function parsePixKey(text: string, type?: PixKeyType): PixKey {
   const trimmed = text.trim();

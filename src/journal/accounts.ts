@@ -19,7 +19,13 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { ensurePrivateDir, readPrivateFile, withFileLock, writeFileAtomic } from '../storage/files.js';
+import {
+  ensurePrivateDir,
+  type LockHost,
+  readPrivateFile,
+  withFileLock,
+  writeFileAtomic,
+} from '../storage/files.js';
 
 export const ACCOUNTS_FILE = 'accounts.json';
 
@@ -149,7 +155,8 @@ export interface AccountStore {
 }
 
 /** The accounts file of config directory `dir`. */
-export function openAccounts(dir: string): AccountStore {
+/** `host`: the clock, randomness and pids its lock runs by (storage/files.ts), a command's Deps. */
+export function openAccounts(dir: string, host: LockHost): AccountStore {
   const path = join(dir, ACCOUNTS_FILE);
   const read = () => parseRegistry(readPrivateFile(path), path);
   return {
@@ -162,7 +169,7 @@ export function openAccounts(dir: string): AccountStore {
     },
     async learn(facts) {
       ensurePrivateDir(dir);
-      return withFileLock(path, 'the accounts file', () => {
+      return withFileLock(path, 'the accounts file', host, () => {
         const registry = read();
         const learned = learn(registry, facts);
         writeFileAtomic(path, `${JSON.stringify(registry, null, 2)}\n`);

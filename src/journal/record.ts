@@ -6,8 +6,8 @@
  * else, a crash included). After the request may have left nothing ends as a crash: an error that is not
  * a refusal becomes an `unknown_outcome` PixError (exit 7, or 130/143 when a signal stopped it).
  */
-import { type Anomaly, chargeAnomalies, describeAnomalies, journalStateOf } from '../api/outcomes.js';
 import type { Deps } from '../context.js';
+import { type Anomaly, chargeAnomalies, describeAnomalies } from '../domain/anomalies.js';
 import { formatBRL, formatDecimal } from '../domain/money.js';
 import { formatMinuteWithOffset } from '../domain/when.js';
 import { describeSystemError, PixError } from '../errors.js';
@@ -18,12 +18,36 @@ import {
   type JournalEntry,
   shortId,
 } from './entries.js';
-import { type Account, recordedAccount } from './rules.js';
-import { type Journal, openJournal } from './store.js';
+import { type Account, journalStateOf, recordedAccount } from './rules.js';
+import { fileStore, type JournalStore, OutcomeSpilled } from './stores.js';
 
-/** The journal of the command's config directory (`only`: the entries to hold, store.ts openJournal). */
-export async function journalOf(deps: Deps, only?: (entry: JournalEntry) => boolean): Promise<Journal> {
-  return openJournal((await deps.config()).dir, deps.clock, deps.processes, only);
+/** The shared store of a command (one pool per command run), closed when the command ends. */
+const shared = new WeakMap<Deps, Promise<JournalStore>>();
+
+/**
+ * The journal of the command's profile (docs/team.md): the file store of its config directory (`only`:
+ * the entries to hold, store.ts openJournal), or the PostgreSQL store its `ledger` names, whose driver is
+ * loaded only then (architecture rule 8).
+ */
+export async function journalOf(deps: Deps, only?: (entry: JournalEntry) => boolean): Promise<JournalStore> {
+  const [settings, config] = await Promise.all([deps.settings(), deps.config()]);
+  if (settings.ledger.kind === 'file') return fileStore(config.dir, deps.clock, deps.processes, only);
+  let store = shared.get(deps);
+  if (store === undefined) {
+    const { ledger } = settings;
+    store = import('./postgres/store.js').then(({ openPostgresJournal }) =>
+      openPostgresJournal({
+        url: ledger.url.value,
+        dir: config.dir,
+        clock: deps.clock,
+        processes: deps.processes,
+        home: deps.env.HOME,
+      }),
+    );
+    shared.set(deps, store);
+    deps.defer(async () => (await store!).close());
+  }
+  return store;
 }
 
 /** The command that records what the operator found about an entry. */
@@ -115,19 +139,44 @@ function reasonOf(error: unknown): string {
   return 'internal';
 }
 
-/** Appends an outcome; once the request was sent, a journal that cannot be written must not hide it. */
-function record(journal: Journal, id: string, outcome: FinishFields, warn: (line: string) => void): void {
+/**
+ * Appends an outcome; once the request was sent, a journal that cannot be written must not hide it.
+ * Returns the spill file when a shared store could not be reached and the outcome was kept there.
+ */
+async function record(
+  journal: JournalStore,
+  id: string,
+  outcome: FinishFields,
+  warn: (line: string) => void,
+): Promise<OutcomeSpilled | undefined> {
   try {
-    journal.finish(id, outcome);
+    await journal.finish(id, outcome);
   } catch (error) {
+    if (error instanceof OutcomeSpilled) return error;
     // A full disk says so and names the file (errors.ts), not in Node's words.
     const why = describeSystemError(error)?.message ?? (error as Error).message;
     warn(`warning: the journal could not record the outcome (${why})`);
   }
+  return undefined;
+}
+
+/**
+ * Exit 7 when the outcome is known here but the shared ledger did not receive it: the other machines hold
+ * the payment (its lease stops beating) until the next pix here that reaches the database writes it.
+ */
+function spilledError(entry: JournalEntry, state: FinishFields['state'], spill: OutcomeSpilled): PixError {
+  return new PixError(
+    'unknown_outcome',
+    `the ${entry.kind === 'charge' ? 'charge' : 'transfer'} ended ${state} (journal entry ${shortId(entry.id)}), but the shared ledger could not record it (${spill.message}); it is kept in ${spill.file}`,
+    {
+      hint: 'the next pix command on this machine that reaches the database writes it there first; until then other machines hold this payment, and this one is never sent again',
+      cause: spill,
+    },
+  );
 }
 
 export interface JournaledRequest<T> {
-  journal: Journal;
+  journal: JournalStore;
   /** The entry begun for this request (its `sending` line is written). */
   entry: JournalEntry;
   send(): Promise<T>;
@@ -148,8 +197,8 @@ export async function sendJournaled<T>(request: JournaledRequest<T>): Promise<T>
     result = await request.send();
   } catch (error) {
     const state = journalStateOf(error);
-    record(journal, entry.id, { state, reason: reasonOf(error) }, warn);
-    if (state === 'failed') throw error;
+    const spilled = await record(journal, entry.id, { state, reason: reasonOf(error) }, warn);
+    if (state === 'failed') throw spilled === undefined ? error : spilledError(entry, state, spilled);
     const known = error instanceof PixError ? error : undefined;
     throw new PixError(
       'unknown_outcome',
@@ -182,7 +231,7 @@ export async function sendJournaled<T>(request: JournaledRequest<T>): Promise<T>
   if (anomalies.length > 0) {
     // The server says it did something other than what was asked: nothing is proven, and the journal
     // keeps both values; the duplicate guard holds the payment until the operator resolves it.
-    record(journal, entry.id, { ...outcome, state: 'unknown', reason: 'anomaly', anomalies }, warn);
+    await record(journal, entry.id, { ...outcome, state: 'unknown', reason: 'anomaly', anomalies }, warn);
     const what = entry.kind === 'charge' ? 'charge' : 'transfer';
     throw new PixError(
       'unknown_outcome',
@@ -190,7 +239,8 @@ export async function sendJournaled<T>(request: JournaledRequest<T>): Promise<T>
       { server: result, hint: recoveryHint(entry, request.look) },
     );
   }
-  record(journal, entry.id, { ...outcome, state: 'done' }, warn);
+  const spilled = await record(journal, entry.id, { ...outcome, state: 'done' }, warn);
+  if (spilled !== undefined) throw spilledError(entry, 'done', spilled);
   return result;
 }
 
@@ -237,8 +287,8 @@ export async function journaledCharge<T extends CreatedCharge>(
 ): Promise<{ charge: T; entry: JournalEntry }> {
   const journal = await journalOf(deps);
   // A damaged line may be this charge's record: a charge created twice is a customer asked twice.
-  journal.checkSound();
-  const entry = journal.begin({
+  await journal.checkSound();
+  const entry = await journal.begin({
     kind: 'charge',
     ...recordedAccount(account),
     amountCentavos: charge.amountCentavos,

@@ -18,6 +18,7 @@
 import { accountBaseUrl } from '../config/types.js';
 import { documentsAgree } from '../domain/documents.js';
 import type { Centavos } from '../domain/money.js';
+import { type ErrorKind, PixError } from '../errors.js';
 import type { LegacyClaim } from './accounts.js';
 import type { EntryState, JournalEntry, PaymentIdentity } from './entries.js';
 
@@ -257,4 +258,26 @@ export function findEntry(entries: readonly JournalEntry[], idOrPrefix: string):
   if (exact) return { found: exact };
   const matches = wanted === '' ? [] : entries.filter((entry) => entry.id.toLowerCase().startsWith(wanted));
   return matches.length === 1 ? { found: matches[0]! } : { found: undefined, matches };
+}
+
+/**
+ * Kinds the API client raises for a write only when nothing was applied (a refusal, or nothing sent): the
+ * client decides which answers prove that (api/outcomes.ts), the journal reads it from the kind.
+ */
+const NOT_APPLIED_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>([
+  'usage',
+  'auth',
+  'not_found',
+  'rejected',
+  'unavailable',
+  'interrupted',
+]);
+
+/**
+ * What the journal records for a charge or transfer that ended in `error`: `failed` only when the error
+ * proves nothing was applied; anything else — an unknown outcome, a crash, an error pix does not know —
+ * is `unknown`.
+ */
+export function journalStateOf(error: unknown): 'failed' | 'unknown' {
+  return error instanceof PixError && NOT_APPLIED_KINDS.has(error.kind) ? 'failed' : 'unknown';
 }

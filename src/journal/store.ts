@@ -26,6 +26,7 @@ import { PixError } from '../errors.js';
 import {
   appendPrivateLine,
   ensurePrivateDir,
+  type LockHost,
   LockTimeoutError,
   overwritePrivateFile,
   type PrivateTail,
@@ -33,6 +34,7 @@ import {
   readPrivateFrom,
   withFileLockSync,
 } from '../storage/files.js';
+import { SYSTEM } from '../system.js';
 import {
   CHECKPOINT_SUFFIX,
   type ChainTail,
@@ -233,10 +235,13 @@ export function openJournal(
   only?: (entry: JournalEntry) => boolean,
 ): Journal {
   const path = join(dir, JOURNAL_FILE);
+  // The lock's clock and pids are the command's (a reader given no processes, a test, locks as this process);
+  // its jitter is this machine's randomness (src/system.ts).
+  const host: LockHost = { clock, random: SYSTEM.random, processes: processes ?? SYSTEM.processes };
   const checkpointPath = `${path}${CHECKPOINT_SUFFIX}`;
   const locked = <T>(work: () => T): T => {
     ensurePrivateDir(dir);
-    return withFileLockSync(path, `the journal ${path}`, work);
+    return withFileLockSync(path, `the journal ${path}`, host, work);
   };
   // The journal only grows: each read parses just the whole lines appended since the last one, and
   // starts over if the file was replaced or cut.

@@ -2,11 +2,11 @@
  * `--fields a,b.c`: keeps only those fields of each record, in that order, nested ones by dotted path,
  * and writes them as the format asked: one JSON document, ndjson (one record a line) or CSV (a header of
  * the paths). The names are checked against the command's record shape before anything is sent
- * (commands/shared/globals.ts); a field one record lacks is empty (`null` in JSON), whatever the others have.
+ * (cli/globals.ts); a field one record lacks is empty (`null` in JSON), whatever the others have.
  *
  * A list is cut as it is written (output/records.ts asks `fieldsSinkOf`), so an export streams as `-o
  * csv` does; anything else (a detail, one page written whole) is kept and cut once the command succeeded
- * (program.ts). A document's records are its `results`, `result`, `periods` or `fields` array (a list),
+ * (output/capture.ts). A document's records are its `results`, `result`, `periods` or `fields` array (a list),
  * else the document itself (a detail).
  */
 import type { OutStream } from './iostreams.js';

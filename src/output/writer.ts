@@ -18,6 +18,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { describeSystemError, PixError, usageError } from '../errors.js';
+import type { OutputCapture, OutputTransform } from './capture.js';
 import type { IOStreams, OutStream } from './iostreams.js';
 import { createWordWrapper } from './wrap.js';
 
@@ -59,7 +60,7 @@ export interface Output {
    * stderr if the output cannot be written.
    */
   ifLost(note: string): void;
-  /** Points stdout at its destination once the flags are known (program.ts, before the command runs). */
+  /** Points stdout at its destination once the command is known (cli/program.ts, before it runs). */
   open(target: OutputTarget): Promise<void>;
   /**
    * What was written is the output even though the command ends by a signal (a live view's Ctrl-C): an
@@ -79,7 +80,7 @@ export interface Pager {
 }
 
 /**
- * Where the output goes, decided once the flags are parsed (program.ts). A `file` that cannot be
+ * Where the output goes, decided once the command is known (cli/program.ts). A `file` that cannot be
  * created is exit 2, before the command runs.
  */
 export interface OutputTarget {
@@ -89,6 +90,11 @@ export interface OutputTarget {
   replace?: boolean;
   /** Starts the pager; given only when stdout is a terminal and the command's output can be long. */
   pager?: (() => Pager) | undefined;
+  /**
+   * `--jq`/`--fields` (output/capture.ts): what the command writes is kept, and on `commit()` what the
+   * transform made from the writer's streams makes of it is written instead; a failed command writes nothing.
+   */
+  capture?: OutputCapture | undefined;
 }
 
 export interface OutputWriter extends Output {
@@ -142,16 +148,21 @@ function writeFailure(error: unknown, where: string): PixError {
   return new PixError('internal', `cannot write ${where}: ${words}`, { cause: error });
 }
 
+/** `random`: names the temporary file of `--output-file` (the context's, src/wiring.ts). */
 export function createOutputWriter(
   io: IOStreams,
-  options: { random?: () => number; canPage?: boolean } = {},
+  options: { random: () => number; canPage?: boolean },
 ): OutputWriter {
-  const random = options.random ?? Math.random;
+  const { random } = options;
   let sink: OutStream = io.stdout;
   let where = 'output';
   let file: FileTarget | undefined;
   let startPager: (() => Pager) | undefined;
   let pager: Pager | undefined;
+  let transform: OutputTransform | undefined;
+  /** What the command wrote while a transform holds its output. */
+  let captured: string[] = [];
+  const decoder = new TextDecoder();
 
   let parts: string[] = [];
   let held = 0;
@@ -250,9 +261,33 @@ export function createOutputWriter(
 
   const paging = () => pager !== undefined && !closed;
 
+  function writeThrough(chunk: string | Uint8Array): boolean {
+    if (typeof chunk !== 'string') {
+      push();
+      return send(chunk, 0);
+    }
+    if (chunk === '') return true;
+    parts.push(chunk);
+    held += chunk.length;
+    if (held >= CHUNK) return push();
+    schedule();
+    return true;
+  }
+
+  async function drainedThrough(): Promise<void> {
+    const full = !push();
+    const reason = stopped();
+    if (reason) throw reason;
+    if (full) {
+      await Promise.race([sink.drained(), new Promise<void>((resolve) => settled.push(resolve))]);
+      const after = stopped();
+      if (after) throw after;
+    }
+  }
+
   const stdout: OutStream = {
     get isTTY() {
-      return io.stdout.isTTY && !file;
+      return io.stdout.isTTY && !file && !transform;
     },
     get columns() {
       return io.stdout.columns;
@@ -262,27 +297,28 @@ export function createOutputWriter(
     },
     write(chunk) {
       if (failure !== undefined || closed) return false;
-      if (typeof chunk !== 'string') {
-        push();
-        return send(chunk, 0);
+      if (transform) {
+        captured.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+        return true;
       }
-      if (chunk === '') return true;
-      parts.push(chunk);
-      held += chunk.length;
-      if (held >= CHUNK) return push();
-      schedule();
-      return true;
+      return writeThrough(chunk);
     },
-    async drained() {
-      const full = !push();
-      const reason = stopped();
-      if (reason) throw reason;
-      if (full) {
-        await Promise.race([sink.drained(), new Promise<void>((resolve) => settled.push(resolve))]);
-        const after = stopped();
-        if (after) throw after;
-      }
+    drained: () => (transform ? Promise.resolve() : drainedThrough()),
+  };
+
+  /** stdout as it reaches its destination whatever the capture (a list cut to --fields as it is written). */
+  const direct: OutStream = {
+    get isTTY() {
+      return io.stdout.isTTY && !file;
     },
+    get columns() {
+      return io.stdout.columns;
+    },
+    get rows() {
+      return io.stdout.rows;
+    },
+    write: (chunk) => (failure !== undefined || closed ? false : writeThrough(chunk)),
+    drained: () => drainedThrough(),
   };
 
   const wrapForPeople = createWordWrapper(() => io.stderr.columns);
@@ -328,6 +364,7 @@ export function createOutputWriter(
     },
 
     async open(target) {
+      transform = target.capture?.({ captured: stdout, direct });
       if (target.file !== undefined) {
         const [fs, path, { unlinkSync }] = await Promise.all([
           import('node:fs/promises'),
@@ -395,6 +432,14 @@ export function createOutputWriter(
     },
 
     async commit() {
+      if (transform) {
+        // One string, once: the parts are let go before it is parsed (jq holds its own copy, parsed).
+        const document = captured.join('') + decoder.decode();
+        captured = [];
+        const shown = await transform(document, io.stdout.isTTY && !file);
+        transform = undefined;
+        stdout.write(shown);
+      }
       push();
       await idle();
       const reason = failure === undefined ? undefined : writeFailure(failure, where);
@@ -430,6 +475,9 @@ export function createOutputWriter(
 
     async abort(signal) {
       let partial: string | undefined;
+      // What --jq/--fields held is not written: a failed command has no document to filter.
+      captured = [];
+      transform = undefined;
       if (file) {
         await discardFile();
       } else {

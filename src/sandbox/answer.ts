@@ -8,7 +8,6 @@
  * Success codes: 201 for the two charge endpoints and the transfer, 200 for everything else.
  */
 
-import { SANDBOX_TIME_HEADER } from '../api/clock.js';
 import { BRASILIA_TIME_ZONE, loadBusinessDayTest } from '../domain/duedate.js';
 import { todayIn } from '../domain/when.js';
 import { describeSystemError } from '../errors.js';
@@ -19,6 +18,7 @@ import { ApiFailure } from './failure.js';
 import type { FaultEndpoint } from './faults.js';
 import { keysPage, statementPage } from './statement.js';
 import { StateError, type StateStore } from './store.js';
+import { SANDBOX_TIME_HEADER } from './time.js';
 import { transfer } from './transfers.js';
 
 /** A request as the sandbox sees it, however it arrived. */
@@ -223,7 +223,7 @@ export function endpointOf(path: string): FaultEndpoint | undefined {
   return routeAt(path)?.endpoint;
 }
 
-/** The sandbox's time, on every answer the state was read for: the ledger's clock in pix (api/clock.ts). */
+/** The sandbox's time, on every answer the state was read for: the ledger's clock in pix (sandbox/time.ts). */
 function clockHeader(store: StateStore): Record<string, string> {
   const now = store.lastKnownNow();
   return now === undefined ? {} : { [SANDBOX_TIME_HEADER]: now.toISOString() };

@@ -10,6 +10,7 @@
 import type { ApiTransport, TransportRequest, TransportResponse } from '../api/transport.js';
 import type { Env } from '../context.js';
 import { usageError } from '../errors.js';
+import type { LockHost } from '../storage/files.js';
 import { answerRequest, type SandboxAnswer, type SandboxRequest } from './answer.js';
 import { FaultSpecError } from './faults.js';
 import { defaultStateFile } from './paths.js';
@@ -106,17 +107,18 @@ export function inProcessTransport(
   };
 }
 
-export async function startEmbeddedSandbox(env: Env): Promise<EmbeddedSandbox> {
+/** `host`: the clock, randomness and pids of the command that starts it (storage/files.ts LockHost). */
+export async function startEmbeddedSandbox(env: Env, host: LockHost): Promise<EmbeddedSandbox> {
   const faults = env.PIX_SANDBOX_FAULTS;
   if (!faults) {
-    const store = new StateStore(defaultStateFile(env));
+    const store = new StateStore(defaultStateFile(env), { host });
     const transport = inProcessTransport((request) => answerRequest(store, request));
     return { baseUrl: IN_PROCESS_ORIGIN, transport, close: () => transport.settle() };
   }
   try {
     // Loaded only here: node:http is what the in-process sandbox spares a command.
     const { startSandboxServer } = await import('./server.js');
-    const server = await startSandboxServer({ port: 0, stateFile: defaultStateFile(env), faults });
+    const server = await startSandboxServer({ port: 0, stateFile: defaultStateFile(env), faults, host });
     return { baseUrl: server.url, transport: undefined, close: () => server.close() };
   } catch (error) {
     // The SPEC is parsed before the server listens.

@@ -25,10 +25,16 @@ type Store = typeof import('./store.js');
 type Transfers = typeof import('./transfers.js');
 type BatchFile = typeof import('./batchfile.js');
 type Consultations = typeof import('./consultations.js');
+type Time = typeof import('./time.js');
 
 /** The embedded sandbox the factory starts for the built-in `sandbox` profile (in-process, or loopback). */
 export function loadEmbedded(): Promise<Pick<Embedded, 'startEmbeddedSandbox'>> {
   return import('./embedded.js');
+}
+
+/** The sandbox's clock, followed from its answers (the account's clock when the API is the sandbox). */
+export function loadTime(): Promise<Pick<Time, 'followClock'>> {
+  return import('./time.js');
 }
 
 /** The sandbox over HTTP on loopback (`pix sandbox serve`). */

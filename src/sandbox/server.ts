@@ -5,6 +5,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { LockHost } from '../storage/files.js';
+import { SYSTEM } from '../system.js';
 import {
   answerRequest,
   endpointOf,
@@ -34,8 +36,13 @@ export interface SandboxServerOptions {
   stateFile: string;
   /** A faults SPEC, see faults.ts. */
   faults?: string;
-  /** Real time source (sandbox time adds the state's clock offset). */
+  /** Real time source (sandbox time adds the state's clock offset); default: the host's clock. */
   clock?: () => Date;
+  /**
+   * The clock, randomness and pids the state's lock runs by (storage/files.ts); default: this machine's
+   * (src/system.ts), for a server that is a program of its own (`pix sandbox serve` gives its command's).
+   */
+  host?: LockHost;
   /** Simulated network latency added to every answer, in ms (benchmarks: a real API is latency-bound). */
   latencyMs?: number;
 }
@@ -130,7 +137,10 @@ function applyFault(
 }
 
 export async function startSandboxServer(options: SandboxServerOptions): Promise<SandboxServer> {
-  const store = new StateStore(options.stateFile, options.clock ? { clock: options.clock } : {});
+  const store = new StateStore(options.stateFile, {
+    host: options.host ?? SYSTEM,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   const faults = FaultInjector.fromSpec(options.faults);
   const requests: RequestLogEntry[] = [];
 

@@ -25,6 +25,7 @@ import {
   appendPrivateLine,
   ensurePrivateDir,
   fileIdentity,
+  type LockHost,
   LockTimeoutError,
   readPrivateFrom,
   withFileLock,
@@ -150,7 +151,9 @@ export function readSandboxState(file: string): SandboxState | undefined {
 }
 
 export interface StateStoreOptions {
-  /** Real time; sandbox time is this plus the state's clock offset. */
+  /** The clock, randomness and pids the state's lock runs by (storage/files.ts): the command's Deps. */
+  host: LockHost;
+  /** Real time (default: the host's clock); sandbox time is this plus the state's clock offset. */
   clock?: () => Date;
   /** The patches are folded into a new snapshot when they outgrow it and this many bytes (64 KiB). */
   compactAtBytes?: number;
@@ -162,15 +165,17 @@ export interface StateStoreOptions {
  */
 export class StateStore {
   readonly file: string;
+  private readonly host: LockHost;
   private readonly realClock: () => Date;
   private readonly compactAtBytes: number;
   private loaded: Loaded | undefined;
   private generatedCache: (GeneratedStatement & { entries: GeneratedEntries }) | undefined;
   private viewCache: { state: SandboxState; activity: number; view: StatementView } | undefined;
 
-  constructor(file: string, options: StateStoreOptions = {}) {
+  constructor(file: string, options: StateStoreOptions) {
     this.file = file;
-    this.realClock = options.clock ?? (() => new Date());
+    this.host = options.host;
+    this.realClock = options.clock ?? (() => options.host.clock.now());
     this.compactAtBytes = options.compactAtBytes ?? COMPACT_AT_BYTES;
   }
 
@@ -363,7 +368,7 @@ export class StateStore {
     // file's directory, the config directory, is checked by paths.ts.)
     ensurePrivateDir(dirname(this.file), { own: false });
     try {
-      return await withFileLock(this.file, `the sandbox state ${this.file}`, work);
+      return await withFileLock(this.file, `the sandbox state ${this.file}`, this.host, work);
     } catch (error) {
       // The lock's wait ran out: the server reports a StateError's message in its 500.
       if (error instanceof LockTimeoutError) throw new StateError(error.message);

@@ -33,7 +33,19 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import type { Clock, Processes } from '../context.js';
 import { PixError } from '../errors.js';
+
+/**
+ * What locking needs of the world, given by the caller (a command's Deps is one): the time a wait started and
+ * a lock's age, the jitter between attempts, this process's id (written in the lock) and whether another's
+ * is alive. This module reads none of them itself (architecture rule 2).
+ */
+export interface LockHost {
+  clock: Clock;
+  random(): number;
+  processes: Processes;
+}
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW, O_NONBLOCK, O_RDWR } = constants;
 
@@ -275,6 +287,25 @@ function fsyncDir(dir: string): void {
 let tempCounter = 0;
 
 /**
+ * Creates a temporary file beside `path` (O_EXCL|O_NOFOLLOW, 0600) and returns its descriptor: the first free
+ * name of `<path>.<n>.tmp`, so two writers (in this process or another) never share one, without the pid or
+ * randomness in the name. `made` hears the name once the file exists.
+ */
+function createTemp(path: string, made: (name: string) => void): number {
+  for (let tries = 0; ; tries++) {
+    const name = `${path}.${++tempCounter}.tmp`;
+    try {
+      const fd = openSync(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+      made(name);
+      return fd;
+    } catch (error) {
+      // Taken: by another writer now, or left by one that crashed. Any other error is the directory's.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || tries >= 1000) throw error;
+    }
+  }
+}
+
+/**
  * Replaces `path` with `text` (or bytes) atomically (temporary file O_EXCL|O_NOFOLLOW 0600 beside it, fsync,
  * rename, fsync of the directory). A symbolic link at `path` is replaced, never written through. A
  * failure (a full disk, a read-only file system) names `path`, not the temporary file, and leaves no
@@ -282,9 +313,11 @@ let tempCounter = 0;
  * a power cut may lose it): for the sandbox's simulated account, rewritten on every request.
  */
 export function writeFileAtomic(path: string, text: string | Uint8Array, { durable = true } = {}): void {
-  const temp = `${path}.${process.pid}.${++tempCounter}.tmp`;
+  let temp = '';
   try {
-    const fd = openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+    const fd = createTemp(path, (name) => {
+      temp = name;
+    });
     try {
       writeAll(fd, typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text));
       if (durable) fsyncSync(fd);
@@ -294,9 +327,9 @@ export function writeFileAtomic(path: string, text: string | Uint8Array, { durab
     renameSync(temp, path);
   } catch (error) {
     try {
-      unlinkSync(temp);
+      if (temp !== '') unlinkSync(temp);
     } catch {
-      // Already renamed or never made.
+      // Already renamed.
     }
     // Whatever step failed (creating, writing, syncing or renaming the temporary file), writing `path` did.
     if (typeof error === 'object' && error !== null && 'code' in error) {
@@ -445,17 +478,9 @@ function lastLineEnd(fd: number, size: number): number {
 export const LOCK_WAIT_MS = 20_000;
 export const LOCK_STALE_MS = 30_000;
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** A lock whose process is gone, or that is older than LOCK_STALE_MS, is removed; true when it is free now. */
-function removeIfStale(lockFile: string, now: number): boolean {
+function removeIfStale(lockFile: string, host: LockHost): boolean {
+  const now = host.clock.now().getTime();
   let text: string;
   let stats: Stats;
   try {
@@ -471,7 +496,7 @@ function removeIfStale(lockFile: string, now: number): boolean {
     // Half-written by a process killed between open and write: judged by its age alone.
   }
   const age = now - stats.mtimeMs;
-  const dead = pid !== undefined && pid !== process.pid && !processAlive(pid);
+  const dead = pid !== undefined && pid !== host.processes.pid && !host.processes.alive(pid);
   const old = age > LOCK_STALE_MS || (pid === undefined && age > 2_000);
   if (!dead && !old) return false;
   try {
@@ -500,16 +525,12 @@ const heldHere = new Set<string>();
 /**
  * Takes `lockFile` (O_EXCL|O_NOFOLLOW, 0600, holding `holder` as JSON) for as long as this process runs,
  * or says who holds it. Unlike withFileLock's locks, it has no age limit (a listener runs for months): a
- * lock is taken over only when its process is dead (`alive`), names this very process (a container
+ * lock is taken over only when its process is dead (`host.processes.alive`), names this very process (a container
  * restarted with the same pid), or was left half-written more than 2 s ago. `release` removes it only while
  * it is still ours.
  */
-export function holdLock(
-  lockFile: string,
-  holder: LockHolder,
-  alive: (pid: number) => boolean,
-  now = Date.now(),
-): HeldLock {
+export function holdLock(lockFile: string, holder: LockHolder, host: Omit<LockHost, 'random'>): HeldLock {
+  const now = host.clock.now().getTime();
   const text = JSON.stringify(holder);
   for (;;) {
     try {
@@ -540,9 +561,9 @@ export function holdLock(
     const stale =
       pid === undefined
         ? now - found.mtimeMs > 2_000
-        : pid === process.pid
+        : pid === host.processes.pid
           ? !heldHere.has(resolve(lockFile))
-          : !alive(pid);
+          : !host.processes.alive(pid);
     if (!stale) return { held: false, holder: found.holder as LockHolder };
     try {
       if (readFileSync(lockFile, 'utf8') === found.text) unlinkSync(lockFile);
@@ -583,7 +604,7 @@ export class LockTimeoutError extends PixError {
 }
 
 /** One attempt at taking `lockFile` (O_EXCL|O_NOFOLLOW, 0600, holding `{pid, at}`): true when taken. */
-function tryLock(lockFile: string): boolean {
+function tryLock(lockFile: string, host: LockHost): boolean {
   let fd: number;
   try {
     fd = openSync(lockFile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
@@ -592,7 +613,10 @@ function tryLock(lockFile: string): boolean {
     return false;
   }
   try {
-    writeAll(fd, Buffer.from(JSON.stringify({ pid: process.pid, at: new Date().toISOString() })));
+    writeAll(
+      fd,
+      Buffer.from(JSON.stringify({ pid: host.processes.pid, at: host.clock.now().toISOString() })),
+    );
   } finally {
     closeSync(fd);
   }
@@ -605,15 +629,16 @@ function tryLock(lockFile: string): boolean {
  * lasted LOCK_WAIT_MS.
  */
 function lockBackoff(
+  host: LockHost,
   lockFile: string,
   describe: string,
   started: number,
   attempt: number,
   cap: number,
 ): number {
-  if (removeIfStale(lockFile, Date.now())) return 0;
-  if (Date.now() - started > LOCK_WAIT_MS) throw new LockTimeoutError(describe, lockFile);
-  return Math.min(1 + attempt, cap) * (0.5 + Math.random());
+  if (removeIfStale(lockFile, host)) return 0;
+  if (host.clock.now().getTime() - started > LOCK_WAIT_MS) throw new LockTimeoutError(describe, lockFile);
+  return Math.min(1 + attempt, cap) * (0.5 + host.random());
 }
 
 function unlock(lockFile: string): void {
@@ -632,12 +657,13 @@ function unlock(lockFile: string): void {
 export async function withFileLock<T>(
   file: string,
   describe: string,
+  host: LockHost,
   work: () => T | Promise<T>,
 ): Promise<T> {
   const lockFile = `${file}.lock`;
-  const started = Date.now();
-  for (let attempt = 0; !tryLock(lockFile); attempt++) {
-    const delay = lockBackoff(lockFile, describe, started, attempt, 25);
+  const started = host.clock.now().getTime();
+  for (let attempt = 0; !tryLock(lockFile, host); attempt++) {
+    const delay = lockBackoff(host, lockFile, describe, started, attempt, 25);
     if (delay > 0) await new Promise((resolveDelay) => setTimeout(resolveDelay, delay));
   }
   try {
@@ -655,12 +681,12 @@ let sleeper: Int32Array | undefined;
  * appended since, one write, the checkpoint): the same lock file, the same takeover of a stale lock.
  * The wait for another holder blocks the thread, which is what the caller's synchronous work does anyway.
  */
-export function withFileLockSync<T>(file: string, describe: string, work: () => T): T {
+export function withFileLockSync<T>(file: string, describe: string, host: LockHost, work: () => T): T {
   const lockFile = `${file}.lock`;
-  const started = Date.now();
-  for (let attempt = 0; !tryLock(lockFile); attempt++) {
+  const started = host.clock.now().getTime();
+  for (let attempt = 0; !tryLock(lockFile, host); attempt++) {
     // Its holders hold it for a write and an fsync: waiting longer than a few ms only loses time.
-    const delay = lockBackoff(lockFile, describe, started, attempt, 4);
+    const delay = lockBackoff(host, lockFile, describe, started, attempt, 4);
     sleeper ??= new Int32Array(new SharedArrayBuffer(4));
     if (delay > 0) Atomics.wait(sleeper, 0, 0, delay);
   }

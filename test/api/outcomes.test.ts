@@ -1,16 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
-  chargeAnomalies,
   chargeVerdict,
-  describeAnomalies,
   FAILURE_STATUSES,
-  journalStateOf,
   kindForStatus,
   TRANSFER_ACCEPTED_STATUSES,
-  transferAnomalies,
   transferVerdict,
 } from '../../src/api/outcomes.js';
+import { chargeAnomalies, describeAnomalies, transferAnomalies } from '../../src/domain/anomalies.js';
 import { type ErrorKind, PixError } from '../../src/errors.js';
+import { journalStateOf } from '../../src/journal/rules.js';
 
 describe('a non-2xx status → the contract kind (§4), by what it proves', () => {
   it.each([
@@ -109,7 +107,7 @@ describe('the journal state an error proves', () => {
   });
 });
 
-describe('answers checked against requests (issue 23)', () => {
+describe('answers checked against requests', () => {
   const sent = { endToEndId: 'E1', amountCentavos: 1000 };
 
   it('a transfer answer as sent, or without amount and endToEndId, has no anomaly', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Page, paginate, shortfall } from '../../src/api/paginate.js';
+import { until } from '../helpers/wait.js';
 
 interface Row {
   id: string;
@@ -237,13 +238,15 @@ describe('paginate scheduling', () => {
       started.push(offset);
       // The page at offset 10 hangs until released; every other page answers at once.
       if (offset === 10) await new Promise<void>((resolve) => (releaseSlow = resolve));
-      else await new Promise((resolve) => setTimeout(resolve, 1));
+      else await new Promise((resolve) => setImmediate(resolve));
       return { total: data.length, items: data.slice(offset, offset + limit) };
     };
     const pagination = await paginate(fetchPage, { pageSize: 10, concurrency: 2, idOf: (row) => row.id });
     const reading = collect(pagination);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    // While offset 10 hangs, the other slot kept fetching, up to the window of 2 × concurrency pages.
+    // While offset 10 hangs, the other slot kept fetching, up to the window of 2 × concurrency pages…
+    await until(() => started.length - 1 >= 4, 'the other slot to fill the window');
+    // …and no further, however many turns the event loop takes.
+    for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(started.length - 1).toBe(4);
     releaseSlow();
     const { out } = await reading;

@@ -4,9 +4,8 @@
  * sandbox (no network), so the amounts are seen as the API receives and answers them.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { run } from '../../src/main.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { createTestIO } from '../helpers/io.js';
+import { pixWith } from '../helpers/pix.js';
 
 let env: Record<string, string>;
 
@@ -14,11 +13,7 @@ beforeEach(() => {
   env = { PIX_CONFIG_DIR: tempConfigDir() };
 });
 
-async function pix(argv: string[]) {
-  const test = createTestIO();
-  const code = await run(argv, { io: test.io, env });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = pixWith(() => ({ env }));
 
 describe('amounts as Brazilians write them, everywhere an amount is typed', () => {
   it('`config set max-amount 1.500,00` stores 1500.00, and a payment above it is declined before sending', async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 23, answers checked against requests, auth and recovery hints: against an independent fake of
+ * Answers checked against requests, auth and recovery hints: against an independent fake of
  * the API (test/helpers/fake-pix-api.ts) on a loopback port.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { startSandboxServer } from '../../src/sandbox/server.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { type FakePixApi, KEY_ID, STATIC_TOKEN, startFakePixApi } from '../helpers/fake-pix-api.js';
 import { createTestIO } from '../helpers/io.js';
+import { pix as runPix } from '../helpers/pix.js';
 
 let api: FakePixApi | undefined;
 afterEach(async () => {
@@ -33,11 +34,7 @@ async function setup(credentials: Credentials) {
       ? { PIX_TOKEN: STATIC_TOKEN }
       : { PIX_CLIENT_KEY: 'ck_answers', PIX_CLIENT_SECRET: 'cs_answers_secret_1234' }),
   };
-  const pix = async (args: string[]) => {
-    const test = createTestIO();
-    const code = await run(args, { io: test.io, env });
-    return { code, stdout: test.stdout(), stderr: test.stderr() };
-  };
+  const pix = (args: string[]) => runPix(args, { env });
   const journal = (): JournalEntry[] => {
     const file = join(dir, JOURNAL_FILE);
     return existsSync(file) ? parseJournal(readFileSync(file, 'utf8')) : [];

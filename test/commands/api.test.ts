@@ -1,10 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { run } from '../../src/main.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { createTestIO } from '../helpers/io.js';
 import { mockAgentPerTest, ORIGIN } from '../helpers/mock-agent.js';
+import { pixWith } from '../helpers/pix.js';
 
 const BASE = '/api/financial/v1';
 const TOKEN = 'test-token-api-0123456789abcdef';
@@ -16,14 +15,7 @@ beforeEach(() => {
   env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: ORIGIN, PIX_TOKEN: TOKEN };
 });
 
-async function pix(argv: string[], options: { tty?: boolean; stdin?: string } = {}) {
-  const test = createTestIO({
-    tty: options.tty ?? false,
-    ...(options.stdin ? { stdin: options.stdin } : {}),
-  });
-  const code = await run(argv, { io: test.io, env, dispatcher: mock.agent });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = pixWith(() => ({ env, dispatcher: mock.agent }));
 
 describe('pix api', () => {
   it('GET a path under the base with its query, the bearer token sent, the JSON printed', async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 23, finding 10: a full disk mid-batch ended with exit 1 and "input/output error … the device
+ * A full disk mid-batch ended with exit 1 and "input/output error … the device
  * failed" (it was ENOSPC, which shows as a short write), and nothing on stdout although 92 rows were
  * paid; `pay key` said "no space left" without naming the file.
  *
@@ -11,12 +11,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { describeSystemError } from '../../src/errors.js';
-import { run } from '../../src/main.js';
 import { sampleLines, sampleRows } from '../../src/sandbox/batchfile.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { appendPrivateLine } from '../../src/storage/files.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { createTestIO } from '../helpers/io.js';
+import { pix as runPix } from '../helpers/pix.js';
 
 const disk = vi.hoisted(() => ({ journalLines: Number.POSITIVE_INFINITY, fds: new Set<number>() }));
 
@@ -70,11 +69,7 @@ async function setup(rows: number) {
   const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'disk-token' };
   const file = join(dir, 'payouts.csv');
   writeFileSync(file, sampleLines(sampleRows({ rows, seed: 5 }), 'csv').join(''));
-  const pix = async (args: string[]) => {
-    const test = createTestIO();
-    const code = await run(args, { io: test.io, env });
-    return { code, stdout: test.stdout(), stderr: test.stderr() };
-  };
+  const pix = (args: string[]) => runPix(args, { env });
   const transfers = () => server!.requests.filter((r) => r.endpoint === 'transfer').length;
   return { dir, file, pix, transfers, journal: join(dir, 'journal.jsonl') };
 }

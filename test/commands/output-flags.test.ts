@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { run } from '../../src/main.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { createTestIO, type TestIOOptions } from '../helpers/io.js';
+import { pix } from '../helpers/pix.js';
 
 const CODE =
   '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D';
-
-async function pix(argv: string[], options: TestIOOptions & { env?: Record<string, string> } = {}) {
-  const test = createTestIO(options);
-  const code = await run(argv, { io: test.io, env: { PIX_CONFIG_DIR: tempConfigDir(), ...options.env } });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
 
 describe('output flags say what they do', () => {
   it.each([

@@ -1,8 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { run } from '../../src/main.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { createTestIO } from '../helpers/io.js';
-import { mockAgentPerTest, ORIGIN, replyJson } from '../helpers/mock-agent.js';
+import { intercept, mockAgentPerTest, ORIGIN } from '../helpers/mock-agent.js';
+import { pixWith } from '../helpers/pix.js';
 
 const KEYS = '/api/financial/v1/pix/keys';
 const STATEMENT = '/api/financial/v1/account/transactions';
@@ -36,34 +35,32 @@ beforeEach(() => {
   };
 });
 
-function intercept(path: string, query: Record<string, string>, body: unknown) {
-  replyJson(mock, path, query, body);
-}
-
-async function pix(argv: string[], options: { tty?: boolean } = {}) {
-  const test = createTestIO({ tty: options.tty ?? false });
-  const code = await run(argv, { io: test.io, env, dispatcher: mock.agent, clock: { now: () => NOW } });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = pixWith(() => ({ env, dispatcher: mock.agent, clock: { now: () => NOW } }));
 
 describe('--jq: jq built in', () => {
   it('strings print raw, one per line; numbers and objects as compact JSON', async () => {
-    intercept(KEYS, { limit: '10', offset: '0' }, { total: 2, result: [key(1), key(2)] });
+    intercept(mock, KEYS, { limit: '10', offset: '0' }, { total: 2, result: [key(1), key(2)] });
     const ids = await pix(['keys', '--jq', '.result[].id']);
     expect(ids.code, ids.stderr).toBe(0);
     expect(ids.stdout).toBe('id-1\nid-2\n');
-    intercept(KEYS, { limit: '10', offset: '0' }, { total: 2, result: [key(1), key(2)] });
+    intercept(mock, KEYS, { limit: '10', offset: '0' }, { total: 2, result: [key(1), key(2)] });
     const shaped = await pix(['keys', '--jq', '.total, {first: .result[0].key}']);
     expect(shaped.stdout).toBe('2\n{"first":"k1@example.com"}\n');
   });
 
   it('--all: the expression sees the whole {total, results} document', async () => {
     intercept(
+      mock,
       STATEMENT,
       { ...PINNED, limit: '2', offset: '0' },
       { total: 3, results: [entry(1, 10), entry(2, -5)] },
     );
-    intercept(STATEMENT, { ...PINNED, limit: '1', offset: '2' }, { total: 3, results: [entry(3, 2.5)] });
+    intercept(
+      mock,
+      STATEMENT,
+      { ...PINNED, limit: '1', offset: '2' },
+      { total: 3, results: [entry(3, 2.5)] },
+    );
     const result = await pix([
       'statement',
       '--all',
@@ -89,7 +86,7 @@ describe('--jq: jq built in', () => {
   });
 
   it('an error of the expression on the data is exit 2, and the document is not printed', async () => {
-    intercept(KEYS, { limit: '10', offset: '0' }, { total: 1, result: [key(1)] });
+    intercept(mock, KEYS, { limit: '10', offset: '0' }, { total: 1, result: [key(1)] });
     const result = await pix(['keys', '--jq', '.result[0].key.nope']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
@@ -98,6 +95,7 @@ describe('--jq: jq built in', () => {
 
   it('on a terminal, a raw string from the server has its controls shown escaped', async () => {
     intercept(
+      mock,
       KEYS,
       { limit: '10', offset: '0' },
       { total: 1, result: [key(1, 'evil\u001b[2J@example.com')] },
@@ -111,7 +109,7 @@ describe('--jq: jq built in', () => {
     const csv = await pix(['keys', '--jq', '.total', '-o', 'csv']);
     expect(csv.code).toBe(2);
     expect(csv.stderr).toContain('--jq: cannot be combined with -o csv');
-    intercept(KEYS, { limit: '1', offset: '0' }, { total: 2, result: [key(1)] });
+    intercept(mock, KEYS, { limit: '1', offset: '0' }, { total: 2, result: [key(1)] });
     const page = await pix(['keys', '--limit', '1', '--jq', '.result[].id'], { tty: true });
     expect(page.stderr).toContain("next page: pix keys --jq '.result[].id' --limit 1 --offset 1");
   });
@@ -126,7 +124,7 @@ describe('--fields: only those fields, in that order', () => {
 
   it('a list as --json, -o ndjson and -o csv, nested fields by dotted path', async () => {
     const page = { total: 2, results: [party('a', 'Ana'), party('b', 'Bia, "B"')] };
-    intercept(STATEMENT, { limit: '10', offset: '0' }, page);
+    intercept(mock, STATEMENT, { limit: '10', offset: '0' }, page);
     const json = await pix(['statement', '--json', '--fields', 'id,creditor.name']);
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual({
@@ -136,19 +134,19 @@ describe('--fields: only those fields, in that order', () => {
         { id: 'b', creditor: { name: 'Bia, "B"' } },
       ],
     });
-    intercept(STATEMENT, { limit: '10', offset: '0' }, page);
+    intercept(mock, STATEMENT, { limit: '10', offset: '0' }, page);
     const ndjson = await pix(['statement', '-o', 'ndjson', '--fields', 'creditor.name,amount']);
     expect(ndjson.stdout).toBe(
       '{"creditor":{"name":"Ana"},"amount":10}\n{"creditor":{"name":"Bia, \\"B\\""},"amount":10}\n',
     );
-    intercept(STATEMENT, { limit: '10', offset: '0' }, page);
+    intercept(mock, STATEMENT, { limit: '10', offset: '0' }, page);
     const csv = await pix(['statement', '-o', 'csv', '--fields', 'id,creditor.name']);
     expect(csv.stdout).toBe('id,creditor.name\r\na,Ana\r\nb,"Bia, ""B"""\r\n');
   });
 
   it("a field is the record shape's, not the data's: a page of outgoing entries has creditor.name, empty", async () => {
     const page = { total: 2, results: [entry(1, -18.9), entry(2, -120)] };
-    intercept(STATEMENT, { limit: '10', offset: '0' }, page);
+    intercept(mock, STATEMENT, { limit: '10', offset: '0' }, page);
     const csv = await pix(['statement', '-o', 'csv', '--fields', 'id,amount,creditor.name']);
     expect(csv.code, csv.stderr).toBe(0);
     // Money keeps its two decimals, as plain -o csv writes it.
@@ -159,11 +157,13 @@ describe('--fields: only those fields, in that order', () => {
   it('--all with --fields streams: each page is cut and written as it arrives, money with two decimals', async () => {
     const results = Array.from({ length: 150 }, (_, index) => entry(index, index % 2 === 0 ? -1.5 : 2));
     intercept(
+      mock,
       STATEMENT,
       { ...PINNED, limit: '100', offset: '0' },
       { total: 150, results: results.slice(0, 100) },
     );
     intercept(
+      mock,
       STATEMENT,
       { ...PINNED, limit: '50', offset: '100' },
       { total: 150, results: results.slice(100) },

@@ -1,16 +1,16 @@
 /**
- * Counts and articles read correctly in every message that has one (issue 14: "1 entries", "a interest").
+ * Counts and articles read correctly in every message that has one (never "1 entries" or "a interest").
  */
 import { describe, expect, it } from 'vitest';
 import type { StatementEntry } from '../../src/api/resources/statement.js';
 import { finishExport } from '../../src/commands/shared/export.js';
 import { Totals } from '../../src/commands/statement/list.js';
-import { createDeps } from '../../src/deps.js';
 import { parseTaxId } from '../../src/domain/documents.js';
 import { parseModality } from '../../src/domain/modalities.js';
 import { parsePixKey } from '../../src/domain/pixkey.js';
 import { counted } from '../../src/domain/words.js';
 import { run } from '../../src/main.js';
+import { createContext } from '../../src/wiring.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { reasonOf } from '../helpers/domain.js';
 import { createTestIO } from '../helpers/io.js';
@@ -41,7 +41,7 @@ describe('wording', () => {
 
   it('an export that dropped one duplicate says "1 duplicate entry (same id) was left out"', () => {
     const test = createTestIO();
-    const deps = createDeps({ io: test.io, env: {} });
+    const { deps } = createContext({ argv: [], io: test.io, env: {} });
     finishExport(
       deps,
       { total: 2, startOffset: 0, finalTotal: 2, yielded: 2, duplicatesDropped: 1 },

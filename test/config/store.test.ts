@@ -10,6 +10,7 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configDir, openConfigStore } from '../../src/config/store.js';
+import { SYSTEM } from '../../src/system.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
@@ -27,7 +28,7 @@ describe('configDir', () => {
 describe('openConfigStore', () => {
   it('reads of a missing store create nothing', () => {
     const dir = join(tempConfigDir(), 'nested', 'pix');
-    const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
     expect(store.dir).toBe(dir);
     expect(store.path).toBe(join(dir, 'config.json'));
     expect(store.currentProfile()).toBeUndefined();
@@ -38,7 +39,7 @@ describe('openConfigStore', () => {
 
   it('writes the file 0600 in a directory created 0700, as JSON under profiles.<name>', async () => {
     const dir = join(tempConfigDir(), 'nested', 'pix');
-    const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
     await store.setProfile('prod', { 'base-url': 'https://api.example.test', token: 'secret-token' });
     await store.setCurrentProfile('prod');
     expect(mode(dir)).toBe(0o700);
@@ -49,7 +50,7 @@ describe('openConfigStore', () => {
       profiles: { prod: { 'base-url': 'https://api.example.test', token: 'secret-token' } },
     });
     // A second store over the same directory sees it.
-    const again = openConfigStore({ PIX_CONFIG_DIR: dir });
+    const again = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
     expect(again.currentProfile()).toBe('prod');
     expect(again.getProfile('prod')?.token).toBe('secret-token');
   });
@@ -58,14 +59,14 @@ describe('openConfigStore', () => {
     const dir = tempConfigDir();
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { a: {} } }), { mode: 0o644 });
     chmodSync(join(dir, 'config.json'), 0o644);
-    const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
     await store.setProfile('b', { 'time-zone': 'UTC' });
     expect(mode(store.path)).toBe(0o600);
     expect(store.listProfiles()).toEqual(['a', 'b']);
   });
 
   it('profile names with dots stay flat keys; undefined fields are dropped', async () => {
-    const store = openConfigStore({ PIX_CONFIG_DIR: tempConfigDir() });
+    const store = openConfigStore({ PIX_CONFIG_DIR: tempConfigDir() }, SYSTEM);
     await store.setProfile('a.b', { 'base-url': 'https://x.test', token: undefined });
     expect(store.listProfiles()).toEqual(['a.b']);
     expect(store.getProfile('a.b')).toEqual({ 'base-url': 'https://x.test' });
@@ -74,7 +75,7 @@ describe('openConfigStore', () => {
   it('a broken config file is a one-line usage error naming the file', () => {
     const dir = tempConfigDir();
     writeFileSync(join(dir, 'config.json'), '{"profiles": ');
-    const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
     expect(() => store.listProfiles()).toThrow(/config\.json is not valid JSON/);
     expect(() => store.currentProfile()).toThrow(expect.objectContaining({ kind: 'usage' }));
   });
@@ -82,7 +83,7 @@ describe('openConfigStore', () => {
   it('an inherited key name is not a profile', () => {
     const dir = tempConfigDir();
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: {} }));
-    const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
     expect(store.getProfile('constructor')).toBeUndefined();
     expect(store.getProfile('__proto__')).toBeUndefined();
   });
@@ -94,7 +95,7 @@ describe('openConfigStore', () => {
       path,
       JSON.stringify({ profiles: { prod: { 'max-amount': {}, 'time-zone': 7 }, ok: { token: ['x'] } } }),
     );
-    const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
     expect(store.listProfiles()).toEqual(['ok', 'prod']); // the rest of the file still reads
     let error: unknown;
     try {
@@ -126,14 +127,14 @@ describe('openConfigStore', () => {
   it('a wrong-typed currentProfile or profiles names the key', () => {
     const dir = tempConfigDir();
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ currentProfile: 5, profiles: {} }));
-    expect(() => openConfigStore({ PIX_CONFIG_DIR: dir }).currentProfile()).toThrow(
+    expect(() => openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM).currentProfile()).toThrow(
       expect.objectContaining({
         message: expect.stringContaining('"currentProfile" is a number, not text'),
         hint: expect.stringContaining('pix profile use'),
       }),
     );
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: [] }));
-    expect(() => openConfigStore({ PIX_CONFIG_DIR: dir }).listProfiles()).toThrow(
+    expect(() => openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM).listProfiles()).toThrow(
       /"profiles" is a list, not an object/,
     );
   });
@@ -146,7 +147,7 @@ describe('openConfigStore', () => {
         profiles: { p: { cachedToken: { value: 1 }, 'max-amount': null, 'time-zone': 'UTC' } },
       }),
     );
-    expect(openConfigStore({ PIX_CONFIG_DIR: dir }).getProfile('p')).toEqual({ 'time-zone': 'UTC' });
+    expect(openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM).getProfile('p')).toEqual({ 'time-zone': 'UTC' });
   });
 
   it('refuses a config.json that is a symbolic link, reading and writing, and leaves its target alone', async () => {
@@ -154,7 +155,7 @@ describe('openConfigStore', () => {
     const target = join(dir, 'elsewhere.json');
     writeFileSync(target, JSON.stringify({ profiles: { planted: { 'base-url': 'https://evil.test' } } }));
     symlinkSync(target, join(dir, 'config.json'));
-    const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
     expect(() => store.listProfiles()).toThrow(expect.objectContaining({ code: 'ELOOP' }));
     await expect(store.setProfile('a', {})).rejects.toMatchObject({ code: 'ELOOP' });
     expect(JSON.parse(readFileSync(target, 'utf8')).profiles).toEqual({
@@ -165,7 +166,7 @@ describe('openConfigStore', () => {
   it('refuses a config directory others can write to, reading and writing, naming the chmod', async () => {
     const dir = tempConfigDir();
     chmodSync(dir, 0o777);
-    const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
     const refused = expect.objectContaining({
       kind: 'usage',
       hint: expect.stringContaining(`chmod 700 ${dir}`),
@@ -179,7 +180,7 @@ describe('openConfigStore', () => {
     const dir = join(tempConfigDir(), 'a', 'pix');
     const old = process.umask(0);
     try {
-      await openConfigStore({ PIX_CONFIG_DIR: dir }).setProfile('p', { 'time-zone': 'UTC' });
+      await openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM).setProfile('p', { 'time-zone': 'UTC' });
     } finally {
       process.umask(old);
     }
@@ -189,7 +190,7 @@ describe('openConfigStore', () => {
 
   it('update writes nothing when nothing changed, and leaves no lock or temporary file', async () => {
     const dir = join(tempConfigDir(), 'pix');
-    const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
     expect(await store.update(() => 'nothing')).toBe('nothing');
     expect(readdirSync(dir)).toEqual([]);
     await store.setProfile('p', {});
@@ -202,7 +203,7 @@ describe('openConfigStore', () => {
   });
 
   it('update throwing writes nothing', async () => {
-    const store = openConfigStore({ PIX_CONFIG_DIR: tempConfigDir() });
+    const store = openConfigStore({ PIX_CONFIG_DIR: tempConfigDir() }, SYSTEM);
     await store.setProfile('p', { 'time-zone': 'UTC' });
     await expect(
       store.update((document) => {
@@ -217,12 +218,12 @@ describe('openConfigStore', () => {
     const dir = tempConfigDir();
     await Promise.all(
       Array.from({ length: 40 }, (_, n) =>
-        openConfigStore({ PIX_CONFIG_DIR: dir }).update((document) => {
+        openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM).update((document) => {
           document.profiles[`p${n}`] = { 'max-amount': `${n}.00` };
         }),
       ),
     );
-    const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
     expect(store.listProfiles()).toHaveLength(40);
     for (let n = 0; n < 40; n++) expect(store.getProfile(`p${n}`)).toEqual({ 'max-amount': `${n}.00` });
   });
@@ -233,7 +234,7 @@ describe('the token cache', () => {
 
   it('keeps tokens by digest, 0600 beside config.json, and drops the expired ones as it writes', async () => {
     const dir = join(tempConfigDir(), 'pix');
-    const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
     expect(store.cachedToken('a')).toBeUndefined();
     expect(existsSync(dir)).toBe(false);
     const now = new Date('2026-03-01T12:00:00Z');
@@ -253,7 +254,7 @@ describe('the token cache', () => {
   it('a broken cache is no cache, and is rebuilt', async () => {
     const dir = tempConfigDir();
     writeFileSync(join(dir, 'token-cache.json'), '{"a":');
-    const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
     expect(store.cachedToken('a')).toBeUndefined();
     await store.cacheToken('a', token('A', '2099-01-01T00:00:00Z'), new Date());
     expect(store.cachedToken('a')?.value).toBe('A');

@@ -64,7 +64,7 @@ describe('parseAmount: amounts as Brazilians write them', () => {
     expect(refusal.hint).toBe("quote it: --amount 'R$ 5', or leave R$ out: --amount 5");
   });
 
-  // Issue 23, finding 15: "0,001" was called ambiguous and the hint said "write 1 or 0.001,00" — neither
+  // "0,001" was called ambiguous and the hint said "write 1 or 0.001,00" — neither
   // is what was meant, and 0.001,00 is not even a form pix accepts. A group after a leading zero is never
   // thousands: these are decimals, one too many, and the hint says what the amount may be instead.
   it.each([

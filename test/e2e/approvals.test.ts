@@ -6,6 +6,7 @@ import { JOURNAL_FILE } from '../../src/journal/entries.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { BIN, NODE, runProcess, tempConfigDir } from '../helpers/cli.js';
 import { keyDir, makeKey, type TestKey } from '../helpers/ssh.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * Payment approvals with the built binary, as a team and its CI run them: the signing key found where git
@@ -158,17 +159,15 @@ describe('pix plan, built binary', () => {
       env: { PATH: process.env.PATH ?? '' },
     });
     cleanups.push(() => agent.kill());
-    const deadline = Date.now() + 10_000;
-    let added = spawnSync('ssh-add', [t.keys.bruno.privatePath!], {
-      env: { SSH_AUTH_SOCK: socket, PATH: process.env.PATH ?? '' },
-    });
-    while (added.status !== 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      added = spawnSync('ssh-add', [t.keys.bruno.privatePath!], {
-        env: { SSH_AUTH_SOCK: socket, PATH: process.env.PATH ?? '' },
-      });
-    }
-    expect(added.status, String(added.stderr)).toBe(0);
+    // The agent takes the key once its socket is up (until() fails naming it if it never does).
+    await until(
+      () =>
+        spawnSync('ssh-add', [t.keys.bruno.privatePath!], {
+          env: { SSH_AUTH_SOCK: socket, PATH: process.env.PATH ?? '' },
+        }).status === 0,
+      'ssh-agent to take the key',
+      10_000,
+    );
     rmSync(t.keys.bruno.privatePath!);
     git(t.home, 'config', '--unset', 'user.signingkey');
     // An approver needs no token and no account: no PIX_TOKEN, no profile, an empty config dir.

@@ -14,6 +14,7 @@ import { BIN, NODE, runCli } from '../helpers/cli.js';
 import { dictAnswer } from '../helpers/fake-pix-api.js';
 import { accountReads, type FakeServer, startFakeServer } from '../helpers/fake-server.js';
 import { runOnPty } from '../helpers/terminal.js';
+import { until } from '../helpers/wait.js';
 
 const TOKEN = 'tok_children_5Xq9RtLm2Vw8';
 const SECRETS: Record<string, string> = {
@@ -56,14 +57,6 @@ function expectNoSecrets(dump: string): void {
   expect(seen.PIX_BASE_URL).toBeTruthy();
 }
 
-async function until(what: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!what()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe("the processes pix starts get the user's environment without pix's secrets", () => {
   it('listen --exec: no PIX_TOKEN, PIX_CLIENT_SECRET, PIX_LEDGER_URL or any other PIX_ credential', async () => {
     const { env } = await served();
@@ -77,7 +70,7 @@ describe("the processes pix starts get the user's environment without pix's secr
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     defer(() => child.kill('SIGKILL'));
-    await until(() => existsSync(dump) || child.exitCode !== null);
+    await until(() => existsSync(dump) || child.exitCode !== null, 'the --exec command to run');
     child.kill('SIGTERM');
     expect(await exited, stderr).toBe(0);
     expectNoSecrets(readFileSync(dump, 'utf8'));

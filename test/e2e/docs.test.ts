@@ -9,16 +9,17 @@
  * The README's shell blocks are run by test/e2e/readme.test.ts, without fixtures: a README block defines
  * what it uses.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDeps } from '../../src/deps.js';
-import { createProgram, loadCommands } from '../../src/program.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { wholeProgram } from '../../src/cli/load.js';
+import { createContext } from '../../src/wiring.js';
 import { type CliResult, exampleBin, pool, runProcess } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
+import { tempDir } from '../helpers/temp.js';
 
 const CI_DOC = fileURLToPath(new URL('../../docs/ci.md', import.meta.url));
 
@@ -45,6 +46,13 @@ const NOT_RUN = new Map<string, string>([
     'needs an event of pix listen and a receiver (test/e2e/listen.test.ts resends a dead letter)',
   ],
   ['pix statement --follow -o ndjson', 'runs until Ctrl-C (test/e2e/statement-follow.test.ts covers it)'],
+  [
+    'printf %s "$LEDGER_URL" | pix ledger init --url-stdin',
+    'needs a PostgreSQL database (test/commands/ledger/ledger.test.ts starts one)',
+  ],
+  ['PIX_LEDGER_URL="$LEDGER_URL" pix ledger status', 'needs a PostgreSQL database (test/commands/ledger)'],
+  ['pix ledger migrate --from file', 'needs a PostgreSQL database (test/commands/ledger/ledger.test.ts)'],
+  ['pix ledger migrate --from file --json', 'needs a PostgreSQL database (test/commands/ledger)'],
   [
     'pix sandbox serve --faults statement:503x2,transfer:timeout',
     'a server: runs until Ctrl-C (test/reliability/faults.test.ts covers --faults)',
@@ -247,9 +255,12 @@ function parseExamples(help: string): string[] {
 /** Every command's help, as `pix … --help` prints it (Commander tree with every module loaded). */
 async function helpTexts(): Promise<Map<string, string>> {
   const test = createTestIO();
-  const deps = createDeps({ io: test.io, env: { PIX_CONFIG_DIR: join(root, 'help-config') } });
-  const program = createProgram(deps);
-  await loadCommands(program, deps, [], true);
+  const { deps } = createContext({
+    argv: [],
+    io: test.io,
+    env: { PIX_CONFIG_DIR: join(root, 'help-config') },
+  });
+  const program = await wholeProgram(deps);
   const texts = new Map<string, string>();
   const visit = (command: Command, path: string[]) => {
     let text = '';
@@ -278,7 +289,7 @@ const results = new Map<string, Ran>();
 let ci: { script: string; ran: Ran };
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'pix-docs-'));
+  root = tempDir('pix-docs-');
   binDir = exampleBin(join(root, 'bin'));
   // pbpaste (macOS) prints the clipboard; here the clipboard holds $CODE.
   writeFileSync(join(binDir, 'pbpaste'), '#!/bin/sh\nprintf \'%s\\n\' "$CODE"\n');
@@ -301,10 +312,6 @@ beforeAll(async () => {
     }),
   ]);
 }, 240_000);
-
-afterAll(() => {
-  if (root) rmSync(root, { recursive: true, force: true });
-});
 
 describe('the examples of --help', () => {
   it('are found in every command (the walk reads the real help)', () => {

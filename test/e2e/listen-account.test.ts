@@ -22,9 +22,9 @@ import {
   secretOf,
   stderrOf,
   stopped,
-  until,
 } from '../helpers/listen.js';
 import { serveSandbox } from '../helpers/served.js';
+import { until } from '../helpers/wait.js';
 
 const { defer, dir: tempDir } = deferEach();
 
@@ -70,9 +70,9 @@ describe('pix listen: the account keeps its events', () => {
     let up = false;
     const target = await receiver(() => (up ? 200 : 500));
     const first = listen(dir, ['--forward-to', target.url], { PIX_PROFILE: 'shop' });
-    await until(() => caughtUp(dir));
+    await until(() => caughtUp(dir), "the listener's first run");
     await pay('12,34');
-    await until(() => target.got.length >= 1); // refused: owed, retried later
+    await until(() => target.got.length >= 1, 'the first delivery'); // refused: owed, retried later
     const owed = ids(target.got)[0]!;
     first.kill('SIGTERM');
     expect(await stopped(first)).toBe(0);
@@ -87,7 +87,7 @@ describe('pix listen: the account keeps its events', () => {
       const event = JSON.parse(request.body) as Delivered;
       return event.type === 'entry.income' && event.data.amount === 23.45;
     };
-    await until(() => ids(later()).includes(owed) && later().some(income));
+    await until(() => ids(later()).includes(owed) && later().some(income), 'the deliveries');
     expect(later().every((request) => signedWith(secret, request))).toBe(true);
     expect(await secretOf({ ...env, PIX_PROFILE: 'loja' })).toBe(secret);
   });
@@ -97,7 +97,7 @@ describe('pix listen: the account keeps its events', () => {
     const env = { PIX_CONFIG_DIR: dir };
     const target = await receiver();
     const first = listen(dir, ['--forward-to', target.url]);
-    await until(() => caughtUp(dir));
+    await until(() => caughtUp(dir), "the listener's first run");
     const second = await runCli(['listen', '--interval', '1s', '--forward-to', target.url], { env });
     expect(second.code, second.stderr).toBe(8);
     expect(second.stderr).toContain(`error: another pix listen (pid ${first.pid}, profile sandbox, since 20`);
@@ -105,18 +105,21 @@ describe('pix listen: the account keeps its events', () => {
       `delivers this account's events to ${target.url}: one listener per account`,
     );
     const waiting = listen(dir, ['--forward-to', target.url, '--wait-lock']);
-    await until(() => stderrOf(waiting).includes(`waiting: pix listen (pid ${first.pid}`));
+    await until(
+      () => stderrOf(waiting).includes(`waiting: pix listen (pid ${first.pid}`),
+      'the second listener to wait',
+    );
     first.kill('SIGKILL'); // its lock stays behind, naming a dead process
     await stopped(first);
     const lockPid = () => {
       const lock = eventsFile(dir, '.lock');
       return lock === undefined ? undefined : (JSON.parse(readFileSync(lock, 'utf8')) as { pid: number }).pid;
     };
-    await until(() => lockPid() === waiting.pid);
+    await until(() => lockPid() === waiting.pid, 'the lock to pass to the second listener');
     await customerPays(env, '5,00');
-    await until(() => target.got.length >= 2);
+    await until(() => target.got.length >= 2, 'the deliveries');
     await customerPays(env, '6,00');
-    await until(() => target.got.length >= 4);
+    await until(() => target.got.length >= 4, 'the deliveries');
     expect(new Set(ids(target.got)).size).toBe(target.got.length);
     waiting.kill('SIGTERM');
     expect(await stopped(waiting)).toBe(0);
@@ -133,7 +136,7 @@ describe('pix listen: the account keeps its events', () => {
       // The sandbox's 36 entries are in its last 60 days: a 90-day backfill has them all.
       listen(dir, ['--exec', `cat >> '${out}'; echo >> '${out}'`, '--backfill', '90d'], env);
       const lines = () => linesOf(out);
-      await until(() => lines().length >= 36, 30_000);
+      await until(() => lines().length >= 36, 'the backfilled events', 30_000);
       made.push(lines().map((line) => JSON.parse(line) as Delivered));
     }
     const [a, b] = made as [Delivered[], Delivered[]];
@@ -155,7 +158,7 @@ describe('pix listen: the account keeps its events', () => {
     expect(seeded.code, seeded.stderr).toBe(0);
     server.requests.length = 0;
     const child = listen(dir, ['--interval', '60s'], env);
-    await until(() => caughtUp(dir));
+    await until(() => caughtUp(dir), "the listener's first run");
     const statement = server.requests.filter((request) => request.endpoint === 'statement');
     expect(statement).toHaveLength(1);
     child.kill('SIGTERM');
@@ -169,7 +172,7 @@ describe('pix listen: a damaged log is loud, never a replay of history', () => {
     const env = { PIX_CONFIG_DIR: dir };
     const target = await receiver();
     const first = listen(dir, ['--forward-to', target.url, '--backfill', '90d']);
-    await until(() => target.got.length >= 36, 30_000);
+    await until(() => target.got.length >= 36, 'the backfilled deliveries', 30_000);
     first.kill('SIGTERM');
     expect(await stopped(first)).toBe(0);
     const log = eventsFile(dir, '.jsonl')!;
@@ -217,9 +220,9 @@ describe('pix listen: a damaged log is loud, never a replay of history', () => {
     renameSync(log, `${log}.old`);
     renameSync(checkpoint, `${checkpoint}.old`);
     listen(dir, ['--forward-to', target.url]);
-    await until(() => caughtUp(dir));
+    await until(() => caughtUp(dir), "the listener's first run");
     await customerPays(env, '7,00');
-    await until(() => target.got.length >= delivered + 2);
+    await until(() => target.got.length >= delivered + 2, 'the deliveries');
     const fresh = bodies(target.got.slice(delivered));
     expect(fresh.map((event) => event.type).sort()).toEqual(['charge.paid', 'entry.income']);
   });
@@ -243,7 +246,7 @@ describe('pix listen: an event log of an earlier version', () => {
       const listed = await runCli(['statement', '--json', '--limit', '50'], { env });
       entries = (JSON.parse(listed.stdout) as { results: typeof entries }).results;
       return entries.length === 38;
-    });
+    }, 'the statement to show the transfer');
     // What pix 0.x wrote: <sha256(profile \n base URL)>.jsonl, ids scoped by the base URL, no checksums.
     const baseUrl = 'http://127.0.0.1:0';
     const oldId = (source: string, id: string) =>
@@ -277,14 +280,15 @@ describe('pix listen: an event log of an earlier version', () => {
     writeFileSync(join(dir, 'events', `${name}.jsonl`), text, { mode: 0o600 });
     const target = await receiver();
     listen(dir, ['--forward-to', target.url]);
-    await until(() => caughtUp(dir) && target.got.length >= 1);
+    await until(() => caughtUp(dir) && target.got.length >= 1, 'the first run and a delivery');
     expect(eventsFile(dir, '.jsonl')).toMatch(/acct_[0-9a-f]{24}\.jsonl$/);
     await customerPays(env, '9,00');
     // Owed events go in the order made: anything made again of the old facts would come before these.
-    await until(() =>
-      bodies(target.got).some((made) => made.type === 'entry.income' && made.data.amount === 9),
+    await until(
+      () => bodies(target.got).some((made) => made.type === 'entry.income' && made.data.amount === 9),
+      'the new income',
     );
-    await until(() => target.got.length >= 3);
+    await until(() => target.got.length >= 3, 'the deliveries');
     expect(ids(target.got)[0]).toBe(oldId('entry', owed!.id));
     const fresh = bodies(target.got.slice(1));
     expect(fresh.map((made) => made.type).sort()).toEqual(['charge.paid', 'entry.income']);

@@ -14,8 +14,8 @@ import {
   receiver,
   secretOf,
   stopped,
-  until,
 } from '../helpers/listen.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * `pix listen`, the built binary, on the embedded sandbox of a config dir (money comes in through
@@ -31,9 +31,9 @@ describe('pix listen → a receiver on loopback', () => {
     const secret = await secretOf({ PIX_CONFIG_DIR: dir });
     expect(secret).toMatch(/^whsec_[0-9a-f]{48}$/);
     listen(dir, ['--forward-to', target.url]);
-    await until(() => caughtUp(dir));
+    await until(() => caughtUp(dir), "the listener's first run");
     await customerPays(dir, '12,34');
-    await until(() => target.got.length >= 1);
+    await until(() => target.got.length >= 1, 'the deliveries');
     const [request] = target.got;
     expect(request!.headers['pix-event-type']).toBe('entry.income');
     const event = JSON.parse(request!.body) as {
@@ -53,16 +53,14 @@ describe('pix listen → a receiver on loopback', () => {
     expect(request!.headers.authorization).toBeUndefined();
   });
 
-  it('a paid charge: charge.paid and entry.income within two polls; a payment sent: payment.sent', async () => {
+  it('a paid charge: charge.paid and entry.income; a payment sent: payment.sent', async () => {
     const dir = tempConfigDir();
     const target = await receiver();
     listen(dir, ['--forward-to', target.url]);
-    await until(() => caughtUp(dir));
+    await until(() => caughtUp(dir), "the listener's first run");
     const types = () => target.got.map((request) => String(request.headers['pix-event-type']));
-    const started = Date.now();
     const chargeId = await customerPays(dir, '15,00');
-    await until(() => types().includes('charge.paid') && types().includes('entry.income'), 6000);
-    expect(Date.now() - started).toBeLessThan(6000);
+    await until(() => types().includes('charge.paid') && types().includes('entry.income'), 'the deliveries');
     const paid = target.got.find((request) => request.headers['pix-event-type'] === 'charge.paid')!;
     const charge = JSON.parse(paid.body) as { data: { id: string; status: string; paid: { match: string } } };
     expect(charge.data).toMatchObject({
@@ -74,7 +72,7 @@ describe('pix listen → a receiver on loopback', () => {
       env: { PIX_CONFIG_DIR: dir },
     });
     expect(payment.code, payment.stderr).toBe(0);
-    await until(() => types().includes('payment.sent'));
+    await until(() => types().includes('payment.sent'), 'the deliveries');
     expect(new Set(ids(target.got)).size).toBe(target.got.length);
   });
 
@@ -82,55 +80,56 @@ describe('pix listen → a receiver on loopback', () => {
     const dir = tempConfigDir();
     const target = await receiver();
     const first = listen(dir, ['--forward-to', target.url]);
-    await until(() => caughtUp(dir));
+    await until(() => caughtUp(dir), "the listener's first run");
     await customerPays(dir, '5,00');
     // Each payment of a charge is two events: entry.income and charge.paid.
-    await until(() => target.got.length === 2);
+    await until(() => target.got.length === 2, 'the deliveries');
     first.kill('SIGTERM');
     expect(await stopped(first)).toBe(0);
     await customerPays(dir, '6,00');
     await customerPays(dir, '7,00');
     listen(dir, ['--forward-to', target.url]);
-    await until(() => target.got.length >= 6);
-    await new Promise((resolve) => setTimeout(resolve, 2500)); // a few more polls: nothing else comes
+    await until(() => target.got.length >= 6, 'the deliveries');
+    // One more payment: once its two events are in, the polls between delivered nothing else.
+    await customerPays(dir, '8,00');
+    await until(() => target.got.length >= 8, 'the deliveries');
     const incomes = target.got.filter((request) => request.headers['pix-event-type'] === 'entry.income');
     const amounts = incomes.map(
       (request) => (JSON.parse(request.body) as { data: { amount: number } }).data.amount,
     );
-    expect(amounts.sort()).toEqual([5, 6, 7]);
-    expect(target.got).toHaveLength(6);
-    expect(new Set(ids(target.got)).size).toBe(6);
+    expect(amounts.sort()).toEqual([5, 6, 7, 8]);
+    expect(target.got).toHaveLength(8);
+    expect(new Set(ids(target.got)).size).toBe(8);
   });
 
   it('SIGKILLed while a delivery is in flight, started again: the event is delivered (at least once)', async () => {
     const dir = tempConfigDir();
     const target = await receiver((n) => (n === 1 ? 'hang' : 200));
     const first = listen(dir, ['--forward-to', target.url]);
-    await until(() => caughtUp(dir));
+    await until(() => caughtUp(dir), "the listener's first run");
     await customerPays(dir, '8,00');
-    await until(() => target.got.length === 1);
+    await until(() => target.got.length === 1, 'the deliveries');
     const inFlight = ids(target.got)[0]!;
     first.kill('SIGKILL');
     await stopped(first);
     listen(dir, ['--forward-to', target.url]);
-    await until(() => ids(target.got).slice(1).includes(inFlight));
+    await until(() => ids(target.got).slice(1).includes(inFlight), 'the deliveries');
   });
 
-  it('SIGTERM while a receiver hangs: exit 0 after the 5 s grace, the event still owed and delivered next time', async () => {
+  it('SIGTERM while a receiver hangs: the delivery is cancelled, exit 0, the event still owed and delivered next time', async () => {
     const dir = tempConfigDir();
     const target = await receiver((n) => (n === 1 ? 'hang' : 200));
     const first = listen(dir, ['--forward-to', target.url]);
-    await until(() => caughtUp(dir));
+    await until(() => caughtUp(dir), "the listener's first run");
     await customerPays(dir, '14,00');
-    await until(() => target.got.length === 1);
+    await until(() => target.got.length === 1, 'the deliveries');
     const inFlight = ids(target.got)[0]!;
-    const stopping = Date.now();
     first.kill('SIGTERM');
     expect(await stopped(first)).toBe(0);
-    expect(Date.now() - stopping).toBeGreaterThan(4_000);
-    expect(Date.now() - stopping).toBeLessThan(9_000);
+    // pix gave up the hanging request (after its grace): the receiver saw it closed, never answered.
+    await until(() => target.abandoned === 1, 'the hanging request to be closed by pix');
     listen(dir, ['--forward-to', target.url]);
-    await until(() => ids(target.got).slice(1).includes(inFlight));
+    await until(() => ids(target.got).slice(1).includes(inFlight), 'the deliveries');
   });
 
   it('a receiver answering 500 twice: retried, then delivered once with a 2xx; the log says so', async () => {
@@ -141,9 +140,9 @@ describe('pix listen → a receiver on loopback', () => {
       return tries.get(id)! <= 2 ? 500 : 204;
     });
     listen(dir, ['--forward-to', target.url]);
-    await until(() => caughtUp(dir));
+    await until(() => caughtUp(dir), "the listener's first run");
     await customerPays(dir, '9,00');
-    await until(() => target.got.length >= 6);
+    await until(() => target.got.length >= 6, 'the deliveries');
     // entry.income and charge.paid: each 500, 500, then 204.
     expect([...tries.values()]).toEqual([3, 3]);
     const listed = await runCli(['events', 'list', '--json'], { env: { PIX_CONFIG_DIR: dir } });
@@ -158,7 +157,7 @@ describe('pix listen → a receiver on loopback', () => {
     const dir = tempConfigDir();
     const down = await receiver(() => 503);
     listen(dir, ['--forward-to', down.url, '--max-attempts', '2']);
-    await until(() => caughtUp(dir));
+    await until(() => caughtUp(dir), "the listener's first run");
     await customerPays(dir, '11,00');
     const env = { PIX_CONFIG_DIR: dir };
     // The log is made with the first event (a first run writes only its checkpoint).
@@ -166,7 +165,7 @@ describe('pix listen → a receiver on loopback', () => {
       const log = eventsFile(dir, '.jsonl');
       return log === undefined ? 0 : readFileSync(log, 'utf8').split('"t":"dead"').length - 1;
     };
-    await until(() => deadLines() === 2);
+    await until(() => deadLines() === 2, 'the deliveries');
     const failed = await runCli(['events', 'list', '--failed', '--json'], { env });
     const dead = JSON.parse(failed.stdout).results as Array<{ id: string; delivery: { state: string } }>;
     expect(dead.map((event) => event.delivery.state)).toEqual(['dead', 'dead']);
@@ -184,7 +183,7 @@ describe('pix listen → a receiver on loopback', () => {
     // The sandbox account has 36 entries over the 60 days before it was made: a 90-day backfill has them all.
     listen(dir, ['--exec', `cat >> '${out}'; echo >> '${out}'`, '--backfill', '90d']);
     const lines = () => linesOf(out);
-    await until(() => lines().length >= 36, 30_000);
+    await until(() => lines().length >= 36, 'the backfilled events', 30_000);
     const events = lines().map((line) => JSON.parse(line) as { id: string; type: string });
     expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
     expect(new Set(events.map((event) => event.type))).toEqual(new Set(['entry.income', 'entry.outcome']));

@@ -5,7 +5,7 @@ import { runCli, tempConfigDir } from '../helpers/cli.js';
 
 const TOKEN = 'tok_e2e_3f9c1a7b5d2e8f604c1a';
 
-/** Issue 2's own example, through the built binary: `echo TOKEN | pix login --with-token --base-url https://api.example.test`. */
+/** The README's login example, through the built binary: `echo TOKEN | pix login --with-token --base-url https://api.example.test`. */
 describe('login --with-token, built binary', () => {
   it('stores the token in a 0600 file, shows it masked, and prints it nowhere', async () => {
     const dir = tempConfigDir();

@@ -4,32 +4,27 @@
  * to read before money moves, a journal to look through, a listener, a QR code on a standard terminal.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { maskDocument } from '../../src/domain/documents.js';
 import { JOURNAL_FILE, parseJournal } from '../../src/journal/entries.js';
 import { recoveryHint } from '../../src/journal/record.js';
 import { BIN, NODE, runCli } from '../helpers/cli.js';
 import { readQrFromScreen } from '../helpers/qr.js';
+import { tempDir } from '../helpers/temp.js';
 import { runOnPty } from '../helpers/terminal.js';
+import { until } from '../helpers/wait.js';
 
 // Each test runs pix several times (an account made, then looked at), some of them live views: on a busy
 // 2-core machine that is seconds, far from this limit.
 vi.setConfig({ testTimeout: 90_000 });
 
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
-
 /** A fresh account (the embedded sandbox in a fresh PIX_CONFIG_DIR) with a folder for files. */
 function account() {
-  const dir = mkdtempSync(join(tmpdir(), 'pix-operator-'));
-  made.push(dir);
+  const dir = tempDir('pix-operator-');
   const env = { PIX_CONFIG_DIR: join(dir, 'config') };
   const file = (name: string, text: string) => {
     const path = join(dir, name);
@@ -336,14 +331,13 @@ describe('small untruths', () => {
       },
     );
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 45_000;
     // The header and a first row (two lines) are in its temporary file: then Ctrl-C.
     const written = () =>
       readdirSync(dir).some(
         (name) =>
           name.startsWith('followed.csv.') && readFileSync(join(dir, name), 'utf8').split(/\r?\n/).length > 2,
       );
-    while (!written() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(written, 'the header and a first row in the temporary file', 45_000);
     child.kill('SIGINT');
     expect(await exited).toBe(130);
     const rows = readFileSync(target, 'utf8').trimEnd().split(/\r?\n/);

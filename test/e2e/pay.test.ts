@@ -5,6 +5,7 @@ import { JOURNAL_FILE } from '../../src/journal/entries.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { accountReads, startFakeServer } from '../helpers/fake-server.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * The built binary against the real sandbox server over loopback. The server runs in this process so
@@ -72,13 +73,12 @@ describe('pix pay, built binary against the sandbox server', () => {
     // The sandbox settles a transfer about 2 s after it is accepted; the statement lists it from then.
     const ids = [paidCode.transfer.id, paidKey.transfer.id];
     let entries: Array<{ id: string; amount: number; type: string }> = [];
-    for (let attempt = 0; attempt < 20; attempt++) {
+    await until(async () => {
       const statement = await pix(['statement', '--limit', '20', '--json']);
       expect(statement.code, statement.stderr).toBe(0);
       entries = JSON.parse(statement.stdout).results;
-      if (ids.every((id) => entries.some((entry) => entry.id === id))) break;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+      return ids.every((id) => entries.some((entry) => entry.id === id));
+    }, 'both transfers in the statement');
     expect(entries).toContainEqual(
       expect.objectContaining({ id: paidCode.transfer.id, type: 'OUTCOME', amount: -12.34 }),
     );

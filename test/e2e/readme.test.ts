@@ -11,13 +11,14 @@
  * visibly so), and the few lines of NOT_RUN, each with its reason. Both lists are checked whole, so a new
  * line that cannot run must be marked and counted here.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { exampleBin, pool } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 import { type PtyResult, runOnPty } from '../helpers/terminal.js';
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
@@ -64,6 +65,9 @@ const TEMPLATES = [
   'pix plan execute plans/2026-03.json --yes -o ndjson > report.ndjson',
   'pix pay batch pagamentos.xlsx --dry-run',
   'man pix-statement',
+  'printf %s "$LEDGER_URL" | pix ledger init --url-stdin',
+  'pix ledger migrate --from file',
+  'pix ledger status',
 ];
 
 /** What pix says for an empty list: an example showing it on a fresh sandbox shows nothing (a month with no entries). */
@@ -150,7 +154,7 @@ const results = new Map<Block, PtyResult & { home: string }>();
 let root: string;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'pix-readme-'));
+  root = tempDir('pix-readme-');
   const binDir = exampleBin(join(root, 'bin'));
   const parallel = Math.max(2, Math.min(8, cpus().length));
   await pool(runnable, parallel, async (block) => {
@@ -176,10 +180,6 @@ beforeAll(async () => {
     results.set(block, { ...result, home });
   });
 }, 240_000);
-
-afterAll(() => {
-  if (root) rmSync(root, { recursive: true, force: true });
-});
 
 describe('the README shell examples', () => {
   it('are found: every shell block, the console session among them; no other kind of block', () => {

@@ -3,7 +3,7 @@ import { decodeBrCode } from '../../src/domain/brcode.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 
 /**
- * Issue 3's round trip, through the built binary on the embedded sandbox (one PIX_CONFIG_DIR, so every
+ * A charge's round trip through the built binary on the embedded sandbox (one PIX_CONFIG_DIR, so every
  * process shares the sandbox state): charge → pay its code → both entries in the statement → the code
  * cannot be paid again; and a due-date charge refused once the sandbox clock passes its expiry.
  */

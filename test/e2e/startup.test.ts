@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { BIN, NODE, runProcess, tempConfigDir } from '../helpers/cli.js';
@@ -89,8 +88,9 @@ describe('start-up: what the built binary loads', () => {
       if (tree) expect([...loaded.packages]).toContain('commander');
       else expect([...loaded.packages]).not.toContain('commander');
       for (const name of HEAVY) expect(loaded.packages, name).not.toContain(name);
-      // Nor the network, and not child_process (commander's executable subcommands, which pix has none of).
-      for (const name of ['http', 'http2', 'tls', 'crypto', 'child_process']) {
+      // Nor the network. (commander loads node:child_process, for executable subcommands pix has none of: its
+      // code is taken as it is, architecture rule 8.)
+      for (const name of ['http', 'http2', 'tls', 'crypto']) {
         expect(loaded.builtins, name).not.toContain(name);
       }
     },
@@ -120,7 +120,7 @@ describe('start-up: what the built binary loads', () => {
       await server.close();
     });
 
-    it('pix keys --json works with the lean undici: Pool and request only, no fetch, mocks or HTTP/2', async () => {
+    it("pix keys --json goes through Node's own HTTP client: no undici, no HTTP/2, no TLS over http", async () => {
       const loaded = await loadedBy(['keys', '--json'], { PIX_BASE_URL: server.url, PIX_TOKEN: 'startup' });
       expect(loaded.code).toBe(0);
       const page = JSON.parse(loaded.stdout) as { total: number; result: Array<{ key: string }> };
@@ -129,21 +129,17 @@ describe('start-up: what the built binary loads', () => {
 
       // The detection sees bundled packages (so the --version and --help checks above are not vacuous).
       expect(loaded.packages).toContain('zod');
-      expect(loaded.packages).toContain('undici');
-      const undici = loaded.modules.filter((path) => path.startsWith('node_modules/undici/'));
-      expect(undici).toContain('node_modules/undici/lib/dispatcher/pool.js');
-      expect(undici).toContain('node_modules/undici/lib/api/api-request.js');
-      expect(undici).not.toContain('node_modules/undici/index.js');
-      expect(undici.filter((path) => /\/lib\/(mock|web|cache|interceptor)\//.test(path))).toEqual([]);
-      // undici's HTTP/2 client is never used (allowH2 is off): node:http2 and tls stay unloaded over http.
-      for (const name of ['http2', 'tls']) expect(loaded.builtins, name).not.toContain(name);
-      // A token from the environment needs no hashing, and nothing asks a question on /dev/tty.
-      for (const name of ['crypto', 'tty']) expect(loaded.builtins, name).not.toContain(name);
-      // undici's own requires are its own: node:http (for IncomingMessage and maxHeaderSize) and node:assert
-      // load as they would from node_modules, and commander's node:process too (the build no longer puts
-      // stand-ins in their place: scripts/build.mjs).
-      for (const name of ['http', 'assert', 'process']) expect(loaded.builtins, name).toContain(name);
+      expect(loaded.packages).toContain('commander');
+      // undici (its entry point brings fetch, WebSocket, caches and mocks) loads only behind a proxy.
+      expect(loaded.packages).not.toContain('undici');
+      expect(loaded.builtins).toContain('http');
+      // Over http: no HTTP/2, no TLS. A token from the environment needs no hashing, nothing asks on /dev/tty.
+      for (const name of ['http2', 'tls', 'https', 'crypto', 'tty']) {
+        expect(loaded.builtins, name).not.toContain(name);
+      }
       expect(loaded.packages).not.toContain('qrcode');
+      // The PostgreSQL driver loads only for a profile whose ledger is a database (docs/team.md).
+      expect(loaded.packages).not.toContain('postgres');
       // jq (--jq) and the workbook writer (-o xlsx) load only when asked for.
       for (const name of ['jq-wasm', 'fflate', 'sax']) expect(loaded.packages, name).not.toContain(name);
       const withJq = await loadedBy(['keys', '--jq', '.total'], {
@@ -154,21 +150,44 @@ describe('start-up: what the built binary loads', () => {
       expect(withJq.packages).toContain('jq-wasm');
       // Built-ins pix itself keeps out, each a few ms: node:fs is never imported as an ES module (its facade
       // would load the file-stream modules: scripts/build/node-fs-without-stream-getters.mjs), node:os only
-      // without HOME, node:module only where the compile cache is, node:v8 only where llhttp needs
-      // --liftoff-only (Node 20).
+      // without HOME, node:module only where the compile cache is, and no engine flag is ever set (node:v8).
       for (const name of ['os', 'internal/fs/streams']) expect(loaded.builtins, name).not.toContain(name);
       // The Node running pix (NODE: Node 24 in `npm run test:e2e:node24`), not the one running vitest.
       const major = Number(
         execFileSync(NODE, ['-p', 'process.versions.node'], { encoding: 'utf8' }).split('.')[0],
       );
       expect(loaded.builtins.has('module'), 'module').toBe(major >= 22);
-      expect(loaded.builtins.has('v8'), 'v8').toBe(major < 22);
-      // Node's ES module loader pays for every file: the small shared modules come in one chunk (src/hub.ts).
+      expect(loaded.builtins.has('v8'), 'v8').toBe(false);
+      // Node's ES module loader pays for every file: the small shared modules come in one chunk
+      // (src/common-chunk.ts).
       const distFiles = [...loaded.stderr.matchAll(/Storing file:\/\/(\S+\/dist\/[^/\s]+\.js)/g)].map(
         (m) => m[1],
       );
       expect(new Set(distFiles).size).toBeLessThanOrEqual(25);
     });
+  });
+});
+
+describe('start-up: the ledger', () => {
+  it('a payment on the file ledger loads no PostgreSQL driver; a profile on a database loads it', async () => {
+    const dir = tempConfigDir();
+    try {
+      const pay = ['pay', 'key', 'ana@example.com', '--amount', '1', '--yes', '--duplicate-window', '0'];
+      const file = await loadedBy(pay, { PIX_CONFIG_DIR: dir });
+      expect(file.code, file.stderr).toBe(0);
+      expect(file.packages).not.toContain('postgres');
+      // The same payment with a ledger on a database nobody listens for: refused before anything is sent
+      // (exit 6), and the driver was loaded, so the check above is not vacuous.
+      const shared = await loadedBy(pay, {
+        PIX_CONFIG_DIR: dir,
+        PIX_LEDGER_URL: 'postgres://pix@127.0.0.1:1/pix?sslmode=disable',
+      });
+      expect(shared.code, shared.stderr).toBe(6);
+      expect(shared.stderr).toMatch(/the shared ledger postgres:\/\/127\.0\.0\.1:1\/pix could not be used/);
+      expect(shared.packages).toContain('postgres');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -191,13 +210,13 @@ describe('start-up: the embedded sandbox', () => {
     expect(loaded.builtins).not.toContain('crypto');
   });
 
-  it('with PIX_SANDBOX_FAULTS it still serves over loopback, through the lean undici', async () => {
+  it("with PIX_SANDBOX_FAULTS it still serves over loopback, through Node's HTTP client", async () => {
     const loaded = await loadedBy(['statement', '--json', '--verbose'], { PIX_SANDBOX_FAULTS: 'keys:500' });
     expect(loaded.code, loaded.stderr).toBe(0);
     expect(loaded.stderr).toMatch(
       /> GET http:\/\/127\.0\.0\.1:\d+\/api\/financial\/v1\/account\/transactions\?/,
     );
-    expect(loaded.packages).toContain('undici');
+    expect(loaded.packages).not.toContain('undici');
     expect(loaded.builtins).toContain('http');
   });
 });
@@ -235,47 +254,5 @@ describe.skipIf(!compileCache)('start-up: the compile cache of bin/pix.js (Node 
     const home = tempConfigDir();
     expect((await runHelp({ HOME: home, NODE_DISABLE_COMPILE_CACHE: '1' })).code).toBe(0);
     expect(readdirSync(join(home, '.cache', 'pix', 'compile-cache'))).toEqual([]);
-  });
-});
-
-describe('the build: undici in dist/', () => {
-  const dist = join(dirname(BIN), '..', 'dist');
-
-  /**
-   * The chunk that holds undici's HTTP/1 client (and llhttp's WebAssembly, base64 inside it) is parsed by
-   * every command that speaks HTTP. 264,197 bytes with undici 7.30.2 and esbuild 0.28.2; the budget leaves
-   * ≈ 6% for a patch release. A bigger undici (undici 8 brings more WebAssembly parsers), or a module of
-   * undici the build used to leave in node_modules, fails here: measure start-up (npm run bench), then
-   * decide whether to raise the budget.
-   */
-  const UNDICI_CHUNK_BUDGET = 280_000;
-
-  it(`the chunk with undici's HTTP/1 client stays within ${UNDICI_CHUNK_BUDGET.toLocaleString('en')} bytes`, () => {
-    const chunks = readdirSync(dist).filter(
-      (name) =>
-        name.endsWith('.js') &&
-        readFileSync(join(dist, name), 'utf8').includes(
-          '\n// node_modules/undici/lib/dispatcher/client-h1.js\n',
-        ),
-    );
-    expect(chunks).toHaveLength(1);
-    expect(statSync(join(dist, chunks[0]!)).size).toBeLessThanOrEqual(UNDICI_CHUNK_BUDGET);
-  });
-
-  it('every undici module the bundle requires at run time resolves from dist/ (HTTP/2 client, non-SIMD llhttp, fetch body)', () => {
-    const required = new Set<string>();
-    for (const name of readdirSync(dist).filter((file) => file.endsWith('.js'))) {
-      const text = readFileSync(join(dist, name), 'utf8');
-      for (const match of text.matchAll(/require\("(undici\/lib\/[^"]+)"\)/g)) required.add(match[1]!);
-    }
-    expect([...required].sort()).toEqual([
-      'undici/lib/dispatcher/client-h2.js',
-      'undici/lib/llhttp/llhttp-wasm.js',
-      'undici/lib/web/fetch/body.js',
-    ]);
-    const fromDist = createRequire(join(dist, 'main.js'));
-    for (const path of required) expect(() => fromDist.resolve(path), path).not.toThrow();
-    // The HTTP/2 stand-in hands calls to the real client, which is a function.
-    expect(typeof fromDist('undici/lib/dispatcher/client-h2.js')).toBe('function');
   });
 });

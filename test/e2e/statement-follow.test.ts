@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxServer } from '../../src/sandbox/server.js';
 import { BIN, runCli } from '../helpers/cli.js';
 import { serveSandbox } from '../helpers/served.js';
+import { tempDir } from '../helpers/temp.js';
 import { runOnPty } from '../helpers/terminal.js';
+import { until } from '../helpers/wait.js';
 
 const STATEMENT = '/api/financial/v1/account/transactions';
 const KEY = 'loja@sandbox.pix.local';
@@ -21,14 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
 });
-
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** A customer pays a new charge of `amount` through the sandbox's own `pix sandbox pay`. */
 async function incomingPayment(amount: string): Promise<string> {
@@ -83,7 +76,7 @@ describe('pix statement --follow, built binary against `sandbox serve`', () => {
   }, 30_000);
 
   it('on a terminal with a pager set, it never pages: rows reach the terminal and Ctrl-C ends it (130)', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'pix-follow-pager-')), 'paged.txt');
+    const file = join(tempDir('pix-follow-pager-'), 'paged.txt');
     const result = await runOnPty(['statement', '--follow', '--limit', '3', '--interval', '1s'], {
       env: { ...env, PIX_PAGER: `cat > '${file}'`, PAGER: 'false' },
       columns: 100,

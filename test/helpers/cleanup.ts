@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { afterEach } from 'vitest';
 import { tempConfigDir } from './cli.js';
 
@@ -23,10 +22,7 @@ export function deferEach(): Deferred {
   };
   return {
     defer,
-    dir() {
-      const dir = tempConfigDir();
-      defer(() => rmSync(dir, { recursive: true, force: true }));
-      return dir;
-    },
+    // Removed after the test by tempConfigDir itself (helpers/temp.ts).
+    dir: tempConfigDir,
   };
 }

@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './temp.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/pix.js', import.meta.url));
 
@@ -18,9 +18,9 @@ export interface CliResult {
   stderr: string;
 }
 
-/** A fresh, empty PIX_CONFIG_DIR. */
+/** A fresh, empty PIX_CONFIG_DIR, removed after the test (or the file) that made it (helpers/temp.ts). */
 export function tempConfigDir(): string {
-  return mkdtempSync(join(tmpdir(), 'pix-test-'));
+  return tempDir('pix-test-');
 }
 
 export interface ProcessOptions {

@@ -1,6 +1,7 @@
-import { normalizeBaseUrl } from '../../src/api/url.js';
 import type { CachedToken, ConfigDocument, ConfigStore, ProfileData } from '../../src/config/types.js';
+import { normalizeBaseUrl } from '../../src/domain/url.js';
 import { credentialFingerprint, openAccounts } from '../../src/journal/accounts.js';
+import { SYSTEM } from '../../src/system.js';
 
 /** An in-memory ConfigStore for unit tests of code that reads and writes profiles. */
 export function createMemoryStore(
@@ -56,7 +57,7 @@ export async function rememberAccount(
   keyIds: readonly string[] = ['test-account-key'],
 ): Promise<string> {
   const baseUrl = normalizeBaseUrl(env.PIX_BASE_URL!);
-  const learned = await openAccounts(env.PIX_CONFIG_DIR!).learn({
+  const learned = await openAccounts(env.PIX_CONFIG_DIR!, SYSTEM).learn({
     keyIds,
     baseUrl,
     host: new URL(baseUrl).host,

@@ -1,7 +1,7 @@
 /**
  * For tests of `pix listen`: a real node:http receiver on loopback, the built binary listening (killed
- * after the test), a customer paying a charge from another process, and conditions to wait on with a
- * deadline (never a fixed sleep).
+ * after the test), a customer paying a charge from another process, and conditions to wait on (with
+ * until(), test/helpers/wait.ts: a deadline, never a fixed sleep).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -29,20 +29,31 @@ afterEach(async () => {
  */
 export async function receiver(status: (n: number, id: string) => number | 'hang' = () => 200) {
   const got: Received[] = [];
+  /** Requests left hanging that the client closed. */
+  const seen = { abandoned: 0 };
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
       got.push({ headers: req.headers, body });
       const answer = status(got.length, String(req.headers['pix-event-id']));
-      if (answer === 'hang') return;
+      if (answer === 'hang') {
+        res.on('close', () => seen.abandoned++);
+        return;
+      }
       res.statusCode = answer;
       res.end('ok');
     });
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { got, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/pix` };
+  return {
+    got,
+    get abandoned() {
+      return seen.abandoned;
+    },
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/pix`,
+  };
 }
 
 /** `pix listen --interval 1s ARGS` on config dir `dir` (plus `env`), killed after the test. */
@@ -62,15 +73,6 @@ export function listen(dir: string, args: string[], env: Record<string, string> 
 /** What a listener started by `listen` wrote on stderr so far. */
 export const stderrOf = (child: ChildProcess): string =>
   (child as unknown as { stderrText: string }).stderrText;
-
-/** Waits for `what` to hold, checking every 100 ms, for at most `ms`. */
-export async function until(what: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await what())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** The exit code of a child, once it has exited. */
 export const stopped = (child: ChildProcess) =>

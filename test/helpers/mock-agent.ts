@@ -49,8 +49,11 @@ export function mockAgentPerTest(options: { emptyStatement?: boolean } = {}): { 
   };
 }
 
-/** Answers one GET of `path` with `query` (exactly) with a JSON `body`, on the current test's agent. */
-export function replyJson(
+/**
+ * Answers one GET of `path` with `query` (exactly) with a JSON `body` (and `status`), on the current test's
+ * agent: the one way in-process command tests stand in for the API.
+ */
+export function intercept(
   mock: { readonly agent: MockAgent },
   path: string,
   query: Record<string, string>,

@@ -26,7 +26,7 @@ function sink(failAt = Number.POSITIVE_INFINITY, code = 'ENOSPC') {
 
 function writerOn(stream: OutStream) {
   const test = createTestIO();
-  const output = createOutputWriter({ ...test.io, stdout: stream });
+  const output = createOutputWriter({ ...test.io, stdout: stream }, { random: Math.random });
   return { output, stderr: test.stderr };
 }
 

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../src/config/store.js';
 import { encodeBrCode } from '../../src/domain/brcode.js';
-import { run } from '../../src/main.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import { SYSTEM } from '../../src/system.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
-import { createTestIO } from '../helpers/io.js';
+import { pix as runPix } from '../helpers/pix.js';
 
 const servers: Array<{ close(): Promise<void> }> = [];
 /** How far the test moved time on: the sandbox's clock and pix's both (`later`). */
@@ -47,11 +47,7 @@ async function serve(dir: string, name = 'api') {
   };
 }
 
-async function pix(args: string[], env: Env) {
-  const test = createTestIO({});
-  const code = await run(args, { io: test.io, env, clock });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = (args: string[], env: Env) => runPix(args, { env: env as Record<string, string>, clock });
 
 const transfers = (server: SandboxServer | FakeServer) =>
   'requestsTo' in server
@@ -79,7 +75,11 @@ const states = (stdout: string) =>
 
 /** A profile of the config dir `dir` on `url` with a stored token. */
 const profile = (dir: string, name: string, url: string, token = 't') =>
-  openConfigStore({ PIX_CONFIG_DIR: dir }).setProfile(name, { 'base-url': url, token, tokenBaseUrl: url });
+  openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM).setProfile(name, {
+    'base-url': url,
+    token,
+    tokenBaseUrl: url,
+  });
 
 describe('the account is what the API says it is', () => {
   it('a batch paid from one profile is not paid again from a second profile of the same account', async () => {

@@ -1,5 +1,5 @@
 /**
- * Bad-input suite (issue 8): malformed invocations across every command and flag. Each must exit 2 with
+ * Bad-input suite: malformed invocations across every command and flag. Each must exit 2 with
  * a one-line message naming the flag or argument, and the server (a recording loopback server that
  * would answer anything) must see NO request. Mostly in-process; a few through the built binary.
  */

@@ -1,5 +1,5 @@
 /**
- * Concurrency and crash suite (issue 8), with the built binary on the embedded sandbox:
+ * Concurrency and crash suite, with the built binary on the embedded sandbox:
  * - 16 CLI processes at once, same PIX_CONFIG_DIR, each creating a charge: all 16 exist afterwards and
  *   the state file parses;
  * - CLI processes killed with SIGKILL while they write the state (`pix sandbox seed`, `pix charge`) at
@@ -21,6 +21,7 @@ import { readSandboxState } from '../../src/sandbox/store.js';
 import { deferEach } from '../helpers/cleanup.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 import { PAYEE } from '../helpers/reliability.js';
+import { until } from '../helpers/wait.js';
 
 const STATE = 'sandbox-state.json';
 const CHARGE = ['charge', 'immediate', '--key', SEEDED_KEYS.email.key, '--no-qr', '--json', '--amount'];
@@ -126,7 +127,8 @@ describe('concurrency and crash suite (built binary, embedded sandbox)', () => {
     const runs = Array.from({ length: 12 }, (_, index) =>
       start(['pay', 'key', PAYEE, '--amount', `${20 + index}`, '-y', '--json'], payDir),
     );
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    // Killed once the payments are under way: the journal has their first lines.
+    await until(() => existsSync(join(payDir, JOURNAL_FILE)), 'the first journal line');
     runs[5]!.child.kill('SIGKILL');
     const results = await Promise.all(runs.map((one) => one.done));
     const succeeded = results.filter((result) => result.code === 0);

@@ -1,5 +1,5 @@
 /**
- * Fault suite (issue 8): every endpoint × every fault kind, against a REAL loopback server that
+ * Fault suite: every endpoint × every fault kind, against a REAL loopback server that
  * misbehaves — the sandbox started with a faults SPEC, the same mechanism as `pix sandbox serve --faults`.
  *
  * The matrix runs in-process (`run(argv, { io, env, sleep })` with no backoff sleeps) for speed; a handful

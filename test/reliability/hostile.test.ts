@@ -1,5 +1,5 @@
 /**
- * Hostile-server suite (issue 12): a loopback API that tries to make an operator pay the wrong person
+ * Hostile-server suite: a loopback API that tries to make an operator pay the wrong person
  * or amount, to leak the credentials pix holds, and to make pix forget or misreport a transfer.
  *
  * - What a person sees, on a real terminal (the built binary on a pty, rendered by a terminal emulator):
@@ -17,7 +17,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../src/api/body.js';
 import { parseJournal } from '../../src/journal/entries.js';
-import { run } from '../../src/main.js';
 import { DYNAMIC_CODE, STATIC_CODE } from '../helpers/brcodes.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import {
@@ -26,7 +25,7 @@ import {
   type SeenRequest,
   startFakeServer,
 } from '../helpers/fake-server.js';
-import { createTestIO } from '../helpers/io.js';
+import { pix as runPix } from '../helpers/pix.js';
 import { expectOneLineError } from '../helpers/reliability.js';
 import { runOnPty } from '../helpers/terminal.js';
 
@@ -239,16 +238,12 @@ async function pix(
   argv: string[],
   options: { tty?: boolean; env?: Record<string, string>; answers?: string[] } = {},
 ) {
-  const test = createTestIO({
+  const result = await runPix(argv, {
     tty: options.tty ?? false,
     ...(options.answers ? { answers: options.answers } : {}),
-  });
-  const code = await run(argv, {
-    io: test.io,
     env: { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, ...(options.env ?? { PIX_TOKEN: TOKEN }) },
     sleep: async () => {},
   });
-  const result = { code, stdout: test.stdout(), stderr: test.stderr() };
   const label = `pix ${argv.join(' ')}`.slice(0, 100);
   expectNoSecret(`${label} (stdout)`, result.stdout);
   expectNoSecret(`${label} (stderr)`, result.stderr);

@@ -1,5 +1,5 @@
 /**
- * Kill suite (issue 12): `pix pay key -y` killed with SIGKILL at many points of its life — before the
+ * Kill suite: `pix pay key -y` killed with SIGKILL at many points of its life — before the
  * consultation, during it, right after its journal line, while the transfer is on the wire (the served
  * sandbox holds every answer --latency-ms), after the answer — against `pix sandbox serve` in its own
  * process. Two points are exact: a loopback relay in front of the sandbox passes the transfer on, and
@@ -16,13 +16,13 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JournalEntry, parseJournal } from '../../src/journal/entries.js';
 import { readSandboxState } from '../../src/sandbox/store.js';
 import { BIN, type CliResult, runProcess, tempConfigDir } from '../helpers/cli.js';
 import { PAYEE } from '../helpers/reliability.js';
+import { until } from '../helpers/wait.js';
 
 const LATENCY_MS = 100;
 const DAY_MS = 86_400_000;
@@ -59,6 +59,14 @@ let relay: Server;
 let url = '';
 /** When set, the next transfer's answer is kept from pix and this is called once the sandbox applied it. */
 let holdTransfer: (() => void) | undefined;
+/** Requests the relay has passed to the sandbox and not heard back from yet, and connections open to it. */
+let inFlight = 0;
+let connections = 0;
+/**
+ * Everything a killed pix had sent has reached the sandbox and been answered (or refused): its connection
+ * to the relay is closed (after the bytes it carried were read) and nothing is on its way to the sandbox.
+ */
+const settled = () => until(() => inFlight === 0 && connections === 0, 'the sandbox to answer what pix sent');
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
@@ -157,13 +165,20 @@ beforeAll(async () => {
   });
   relay = createServer((req, res) => {
     void (async () => {
-      const body = await readBody(req);
-      const upstream = await request(`${serveUrl}${req.url}`, {
-        method: req.method as 'GET' | 'POST',
-        headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
-        body: req.method === 'POST' ? body : null,
-      });
-      const text = await upstream.body.text();
+      inFlight++;
+      let upstream: Awaited<ReturnType<typeof request>>;
+      let text: string;
+      try {
+        const body = await readBody(req);
+        upstream = await request(`${serveUrl}${req.url}`, {
+          method: req.method as 'GET' | 'POST',
+          headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
+          body: req.method === 'POST' ? body : null,
+        });
+        text = await upstream.body.text();
+      } finally {
+        inFlight--;
+      }
       const hold = holdTransfer;
       if (hold && req.url?.endsWith('/pix-cash-out/transfer')) {
         holdTransfer = undefined;
@@ -173,6 +188,10 @@ beforeAll(async () => {
       res.writeHead(upstream.statusCode, { 'content-type': 'application/json' });
       res.end(text);
     })();
+  });
+  relay.on('connection', (socket) => {
+    connections++;
+    socket.on('close', () => connections--);
   });
   await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
@@ -193,8 +212,8 @@ describe('kill suite: SIGKILL at many points of `pix pay key`, a day later, then
       const where = `round ${round} (kill ${point.ms} ms after ${point.after})`;
       const killed = await runAndKill(['pay', 'key', PAYEE, '--amount', amount, '-y'], point);
       holdTransfer = undefined;
-      // A request still on the wire is applied (or not) within the sandbox's latency: wait it out.
-      await sleep(LATENCY_MS + 100);
+      // A request still on the wire is applied (or not) once the sandbox answered it.
+      await settled();
       const entry = entryOf(centavos);
       const applied = transfersOf(centavos);
       // Wherever the kill landed (before, in or after a journal line and its checkpoint), the journal
@@ -266,7 +285,7 @@ describe('kill suite: SIGKILL at many points of `pix pay key`, a day later, then
         { after: 'start', ms },
       );
     }
-    await sleep(LATENCY_MS + 100);
+    await settled();
     const charges = Object.values(sandboxRecords().charges).filter((charge) =>
       runs.some((run) => run.centavos === charge.amount),
     );

@@ -1,5 +1,5 @@
 /**
- * One ledger of truth (issue 23): the journal's guarantees across commands, accounts and a damaged
+ * One ledger of truth: the journal's guarantees across commands, accounts and a damaged
  * file — the seams where one command's world meets another's. In-process, against the real sandbox
  * server on loopback ports and the embedded sandbox; each test names the finding it covers.
  */
@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../src/config/store.js';
 import { JOURNAL_FILE } from '../../src/journal/entries.js';
-import { run } from '../../src/main.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import { SYSTEM } from '../../src/system.js';
 import { STATIC_CODE } from '../helpers/brcodes.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { createTestIO } from '../helpers/io.js';
+import { pix as runPix } from '../helpers/pix.js';
 
 const servers: SandboxServer[] = [];
 afterEach(async () => {
@@ -39,11 +39,7 @@ async function realAccount(faults?: string) {
   return { dir, server, env: { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 't' } };
 }
 
-async function pix(args: string[], env: Env) {
-  const test = createTestIO({});
-  const code = await run(args, { io: test.io, env });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = (args: string[], env: Env) => runPix(args, { env });
 
 const transfers = (server: SandboxServer) => server.requests.filter((r) => r.endpoint === 'transfer').length;
 
@@ -118,7 +114,11 @@ describe('the journal knows the account (finding 1)', () => {
     const api = await serve(dir, 'api');
     const env = { PIX_CONFIG_DIR: dir };
     const makeOps = () =>
-      openConfigStore(env).setProfile('ops', { 'base-url': api.url, token: 't', tokenBaseUrl: api.url });
+      openConfigStore(env, SYSTEM).setProfile('ops', {
+        'base-url': api.url,
+        token: 't',
+        tokenBaseUrl: api.url,
+      });
     await makeOps();
     expect((await pix(['pay', 'batch', file, '--yes', '-p', 'ops'], env)).code).toBe(0);
     expect(transfers(api)).toBe(3);
@@ -137,7 +137,7 @@ describe('the journal knows the account (finding 1)', () => {
     await paysNothingTwiceAfter(async (env, makeOps) => {
       const deleted = await pix(['profile', 'delete', 'ops', '--yes'], env);
       expect(deleted.code, deleted.stderr).toBe(0);
-      expect(openConfigStore(env).listProfiles()).toEqual([]);
+      expect(openConfigStore(env, SYSTEM).listProfiles()).toEqual([]);
       await makeOps();
       return 'ops';
     });

@@ -1,5 +1,5 @@
 /**
- * Money suite (issue 8): 10,000 random amounts round-trip text → centavos (parseAmount) → API JSON
+ * Money suite: 10,000 random amounts round-trip text → centavos (parseAmount) → API JSON
  * (centavosToApi, JSON.stringify/parse) → centavosFromApi → display (formatBRL, formatDecimal) → parse
  * back (parseBRL, parseAmount) with no drift; then a sample goes through a real charge on the sandbox.
  * A seeded PRNG makes any failure reproducible: the failing seed and text are in the message.

@@ -15,6 +15,7 @@ import {
   type SeenRequest,
   startFakeServer,
 } from '../helpers/fake-server.js';
+import { until } from '../helpers/wait.js';
 
 const TOTAL = 1_000_000;
 /** Far above what stopping at the first page with nothing new takes (a page, the pages in flight). */
@@ -174,11 +175,12 @@ describe('statement --follow stops each poll at the first page with nothing new'
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 20_000;
     // The first read and two polls.
-    while (server.requests.length < 3 && child.exitCode === null && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await until(
+      () => server.requests.length >= 3 || child.exitCode !== null,
+      'the first read and two polls',
+      20_000,
+    );
     const polled = server.requests.length;
     child.kill('SIGINT');
     expect(await exited, stderr).toBe(130);

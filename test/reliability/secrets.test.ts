@@ -1,5 +1,5 @@
 /**
- * Secret suite (issue 8): a recognisable bearer token and client secret go through a broad set of
+ * Secret suite: a recognisable bearer token and client secret go through a broad set of
  * commands — logins, reads, a charge, payments, auth status, config, errors, --verbose, --json — and
  * must never appear in any stdout, stderr, the journal, or an error. The config file is 0600 in a 0700
  * dir, and a stored token is never sent to another base URL.
@@ -14,13 +14,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/main.js';
 import { SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { DYNAMIC_CODE } from '../helpers/brcodes.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
-import { createTestIO } from '../helpers/io.js';
+import { pix as runPix } from '../helpers/pix.js';
 import { PAYEE } from '../helpers/reliability.js';
 
 const TOKEN = 'tok_SECRET_4f9a1c7e2b8d6a03';
@@ -119,16 +118,15 @@ async function pix(
   argv: string[],
   options: { stdin?: string; env?: Record<string, string> } = {},
 ) {
-  const test = createTestIO(options.stdin === undefined ? {} : { stdin: options.stdin });
-  const code = await run(argv, {
-    io: test.io,
+  const result = await runPix(argv, {
+    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
     env: { PIX_CONFIG_DIR: dir, ...options.env },
     sleep: async () => {},
   });
   const label = `pix ${argv.join(' ')}`.slice(0, 120);
-  expectNoSecret(`${label} (stdout)`, test.stdout());
-  expectNoSecret(`${label} (stderr)`, test.stderr());
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
+  expectNoSecret(`${label} (stdout)`, result.stdout);
+  expectNoSecret(`${label} (stderr)`, result.stderr);
+  return result;
 }
 
 /** The files a run leaves in the config dir, except the credential store itself. */

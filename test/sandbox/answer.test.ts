@@ -1,7 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   answerRequest,
   EXPIRED_TOKEN,
@@ -13,17 +12,19 @@ import {
   type SandboxAnswer,
 } from '../../src/sandbox/answer.js';
 import { StateStore } from '../../src/sandbox/store.js';
+import { SYSTEM } from '../../src/system.js';
+import { tempDir } from '../helpers/temp.js';
 
 /** answerRequest alone: no socket, a state file in a temporary directory, a fixed clock. */
 const API = '/api/financial/v1';
 let dir: string;
 let store: StateStore;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'pix-answer-'));
-  store = new StateStore(join(dir, 'state.json'), { clock: () => new Date('2026-03-10T15:00:00Z') });
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
+  dir = tempDir('pix-answer-');
+  store = new StateStore(join(dir, 'state.json'), {
+    host: SYSTEM,
+    clock: () => new Date('2026-03-10T15:00:00Z'),
+  });
 });
 
 function ask(method: string, url: string, options: { token?: string; body?: string } = {}) {

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { loadBusinessDayTest } from '../../src/domain/duedate.js';
 import { applyPatch, watch } from '../../src/sandbox/changes.js';
 import {
@@ -16,17 +14,15 @@ import { insertEntry, type SandboxState } from '../../src/sandbox/model.js';
 import { initialState, prng, SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import { readSandboxState, StateStore } from '../../src/sandbox/store.js';
 import { payByThirdParty, transfer } from '../../src/sandbox/transfers.js';
+import { SYSTEM } from '../../src/system.js';
+import { tempDir } from '../helpers/temp.js';
 
 const START = Date.parse('2025-03-10T15:00:00.000Z'); // a Monday
 
 let dir: string;
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'pix-changes-'));
-});
-
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
+  dir = tempDir('pix-changes-');
 });
 
 const entry = (id: string, confirmedAt: string) =>
@@ -166,8 +162,8 @@ describe('the state log replays to the state the mutations made', () => {
       let tick = 0;
       const clock = () => new Date(START + tick * 1000);
       const file = join(dir, 'state.json');
-      const store = new StateStore(file, { clock, compactAtBytes });
-      const other = new StateStore(file, { clock, compactAtBytes });
+      const store = new StateStore(file, { host: SYSTEM, clock, compactAtBytes });
+      const other = new StateStore(file, { host: SYSTEM, clock, compactAtBytes });
       const isBusinessDay = await loadBusinessDayTest();
       const keyIds = (await store.read()).keys.map((key) => key.id);
       const outsideKeys = ['52998224725', randomUUID(), 'ana@example.com', '+5511987654321'];

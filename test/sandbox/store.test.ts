@@ -1,31 +1,20 @@
 import { spawn } from 'node:child_process';
-import {
-  appendFileSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Consultation } from '../../src/sandbox/model.js';
 import { GeneratedEntries, initialState } from '../../src/sandbox/seed.js';
 import { readSandboxState, StateError, StateStore } from '../../src/sandbox/store.js';
+import { SYSTEM } from '../../src/system.js';
+import { tempDir } from '../helpers/temp.js';
 
 let dir: string;
 let file: string;
 const clock = () => new Date('2025-03-10T15:00:00.000Z');
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'pix-state-'));
+  dir = tempDir('pix-state-');
   file = join(dir, 'sandbox-state.json');
-});
-
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
 });
 
 /** A consultation record, as consultDict makes one. */
@@ -45,14 +34,14 @@ const consultation = (id: string): Consultation => ({
 
 describe('StateStore', () => {
   it('creates the account on first read and persists it as JSON', async () => {
-    const state = await new StateStore(file, { clock }).read();
+    const state = await new StateStore(file, { host: SYSTEM, clock }).read();
     expect(state.keys).toHaveLength(4);
     expect(readSandboxState(file)!.createdAt).toBe('2025-03-10T15:00:00.000Z');
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
 
   it('loses nothing when many stores (as separate processes would) write the same file at once', async () => {
-    const stores = Array.from({ length: 8 }, () => new StateStore(file, { clock }));
+    const stores = Array.from({ length: 8 }, () => new StateStore(file, { host: SYSTEM, clock }));
     await Promise.all(
       stores.flatMap((store, s) =>
         Array.from({ length: 10 }, (_, i) =>
@@ -72,12 +61,13 @@ describe('StateStore', () => {
   it('loses nothing across real processes', async () => {
     const script = `
       import { StateStore } from ${JSON.stringify(new URL('../../src/sandbox/store.ts', import.meta.url).pathname)};
-      const store = new StateStore(process.argv[2]);
+      import { SYSTEM } from ${JSON.stringify(new URL('../../src/system.ts', import.meta.url).pathname)};
+      const store = new StateStore(process.argv[2], { host: SYSTEM });
       for (let i = 0; i < 10; i++) await store.update((state) => { state.nextTransactionId += 1; });
     `;
     const scriptFile = join(dir, 'writer.mts');
     writeFileSync(scriptFile, script);
-    await new StateStore(file).read();
+    await new StateStore(file, { host: SYSTEM }).read();
     const runs = Array.from(
       { length: 4 },
       () =>
@@ -94,8 +84,8 @@ describe('StateStore', () => {
   });
 
   it('re-reads the file only when it changed', async () => {
-    const a = new StateStore(file, { clock });
-    const b = new StateStore(file, { clock });
+    const a = new StateStore(file, { host: SYSTEM, clock });
+    const b = new StateStore(file, { host: SYSTEM, clock });
     const first = await a.read();
     expect(await a.read()).toBe(first); // same object: not parsed again
     await b.update((state) => {
@@ -108,7 +98,7 @@ describe('StateStore', () => {
 
   it('takes over a lock left by a dead process', async () => {
     writeFileSync(`${file}.lock`, JSON.stringify({ pid: 2 ** 22 + 12345, at: '2025-03-10T15:00:00.000Z' }));
-    const store = new StateStore(file, { clock: () => new Date() });
+    const store = new StateStore(file, { host: SYSTEM, clock: () => new Date() });
     await store.update((state) => {
       state.nextTransactionId = 7;
     });
@@ -116,7 +106,7 @@ describe('StateStore', () => {
   });
 
   it('writes nothing when the mutation throws', async () => {
-    const store = new StateStore(file, { clock });
+    const store = new StateStore(file, { host: SYSTEM, clock });
     await store.read();
     const before = readFileSync(file, 'utf8');
     await expect(
@@ -131,13 +121,14 @@ describe('StateStore', () => {
 
   it('reports a corrupted file instead of overwriting it', async () => {
     writeFileSync(file, '{"version":1,');
-    await expect(new StateStore(file).read()).rejects.toThrow(StateError);
+    await expect(new StateStore(file, { host: SYSTEM }).read()).rejects.toThrow(StateError);
   });
 
   it('leaves a file that parses when a writer is killed mid-write', async () => {
     const script = `
       import { StateStore } from ${JSON.stringify(new URL('../../src/sandbox/store.ts', import.meta.url).pathname)};
-      const store = new StateStore(process.argv[2]);
+      import { SYSTEM } from ${JSON.stringify(new URL('../../src/system.ts', import.meta.url).pathname)};
+      const store = new StateStore(process.argv[2], { host: SYSTEM });
       process.stdout.write('ready\\n');
       for (let i = 0; ; i++) await store.update((state) => {
         state.nextTransactionId += 1;
@@ -159,7 +150,7 @@ describe('StateStore', () => {
       expect(parsed.version).toBe(1);
     }
     // The lock of the killed process is stale and taken over.
-    const store = new StateStore(file);
+    const store = new StateStore(file, { host: SYSTEM });
     const before = (await store.read()).nextTransactionId;
     await store.update((state) => {
       state.nextTransactionId += 1;
@@ -172,7 +163,7 @@ describe('the state file as a log', () => {
   const lines = () => readFileSync(file, 'utf8').split('\n');
   /** A store whose file holds the snapshot and one patch (consultation c0). */
   const snapshotAndOnePatch = async () => {
-    const store = new StateStore(file, { clock });
+    const store = new StateStore(file, { host: SYSTEM, clock });
     await store.read();
     await store.update((state) => {
       state.consultations.c0 = consultation('c0');
@@ -181,7 +172,7 @@ describe('the state file as a log', () => {
   };
 
   it('appends one small patch line per update after the snapshot line', async () => {
-    const store = new StateStore(file, { clock });
+    const store = new StateStore(file, { host: SYSTEM, clock });
     await store.read();
     const snapshot = readFileSync(file, 'utf8');
     expect(snapshot.endsWith('\n')).toBe(true);
@@ -205,7 +196,7 @@ describe('the state file as a log', () => {
     const whole = readFileSync(file, 'utf8');
     appendFileSync(file, '{"log":"x","seq":2,"top":{"versi'); // a writer killed mid-append
     expect(readSandboxState(file)).toEqual(await store.read());
-    const other = new StateStore(file, { clock });
+    const other = new StateStore(file, { host: SYSTEM, clock });
     expect(Object.keys((await other.read()).consultations)).toEqual(['c0']);
     await other.update((state) => {
       state.consultations.c1 = consultation('c1');
@@ -223,8 +214,8 @@ describe('the state file as a log', () => {
   });
 
   it('folds the patches into a new snapshot when they outgrow it, and reads back the same state', async () => {
-    const store = new StateStore(file, { clock, compactAtBytes: 0 });
-    const reader = new StateStore(file, { clock });
+    const store = new StateStore(file, { host: SYSTEM, clock, compactAtBytes: 0 });
+    const reader = new StateStore(file, { host: SYSTEM, clock });
     await reader.read();
     let longest = 0;
     for (let i = 0; i < 60; i++) {
@@ -246,8 +237,8 @@ describe('the state file as a log', () => {
   });
 
   it("catches up a store's copy from the appended lines only, and reads a replaced file whole", async () => {
-    const a = new StateStore(file, { clock });
-    const b = new StateStore(file, { clock });
+    const a = new StateStore(file, { host: SYSTEM, clock });
+    const b = new StateStore(file, { host: SYSTEM, clock });
     await b.update((state) => {
       state.consultations.c = consultation('c');
     });
@@ -278,7 +269,8 @@ describe('the state file as a log', () => {
   it('sees the updates of other processes in a copy it already held', async () => {
     const script = `
       import { StateStore } from ${JSON.stringify(new URL('../../src/sandbox/store.ts', import.meta.url).pathname)};
-      const store = new StateStore(process.argv[2]);
+      import { SYSTEM } from ${JSON.stringify(new URL('../../src/system.ts', import.meta.url).pathname)};
+      const store = new StateStore(process.argv[2], { host: SYSTEM });
       for (let i = 0; i < 5; i++) await store.update((state) => {
         state.nextTransactionId += 1;
         state.consultations[process.argv[3] + i] = { endToEndId: process.argv[3] + i };
@@ -286,7 +278,7 @@ describe('the state file as a log', () => {
     `;
     const scriptFile = join(dir, 'other.mts');
     writeFileSync(scriptFile, script);
-    const store = new StateStore(file);
+    const store = new StateStore(file, { host: SYSTEM });
     const before = await store.read();
     const runs = ['p', 'q'].map(
       (prefix) =>
@@ -319,14 +311,14 @@ describe('the state file as a log', () => {
     const store = await snapshotAndOnePatch();
     const good = readFileSync(file, 'utf8');
     writeFileSync(file, `${good}{"log":"x","se\n`);
-    await expect(new StateStore(file).read()).rejects.toThrow(
+    await expect(new StateStore(file, { host: SYSTEM }).read()).rejects.toThrow(
       /^line 3 of the sandbox state file .* is not valid JSON; run `pix sandbox reset`$/,
     );
     expect(() => readSandboxState(file)).toThrow(StateError);
     // A store holding a copy meets it too, and does not write over it.
     await expect(store.update((state) => void state.clockOffsetMs++)).rejects.toThrow(StateError);
     writeFileSync(file, `${good}{"log":"x","seq":2,"top":{"version":2}}\n`);
-    await expect(new StateStore(file).read()).rejects.toThrow(
+    await expect(new StateStore(file, { host: SYSTEM }).read()).rejects.toThrow(
       /^line 3 of the sandbox state file .* is not a sandbox state change; run `pix sandbox reset`$/,
     );
     expect(readFileSync(file, 'utf8')).toContain('"version":2');
@@ -334,7 +326,7 @@ describe('the state file as a log', () => {
 
   it('reads a state file written before the log (one JSON document) and moves it to the log on the next write', async () => {
     writeFileSync(file, JSON.stringify({ ...initialState(clock()), nextTransactionId: 42 }));
-    const store = new StateStore(file, { clock });
+    const store = new StateStore(file, { host: SYSTEM, clock });
     expect((await store.read()).nextTransactionId).toBe(42);
     await store.update((state) => {
       state.nextTransactionId += 1;

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -14,11 +14,6 @@ interface Source {
 const { namesImportedFromNodeFs } = (await load('node-fs-without-stream-getters.mjs')) as {
   namesImportedFromNodeFs: (files: Source[]) => string[];
 };
-const { writtenFor, installedVersion } = (await load('written-for.mjs')) as {
-  writtenFor: (rewrite: string, pkg: string, version: string) => void;
-  installedVersion: (pkg: string) => string;
-};
-
 const file = (text: string): Source => ({ file: join(root, 'src', 'probe.ts'), text });
 
 describe('the node:fs part of the build (pix modules take node:fs from getBuiltinModule)', () => {
@@ -46,28 +41,71 @@ describe('the node:fs part of the build (pix modules take node:fs from getBuilti
   });
 });
 
-describe('the version a part of the build was written for', () => {
-  it('passes on the installed version and fails the build on any other, naming both', () => {
-    const installed = installedVersion('undici');
-    expect(() => writtenFor('scripts/build/x.mjs', 'undici', installed)).not.toThrow();
-    expect(() => writtenFor('scripts/build/x.mjs', 'undici', '0.0.1')).toThrow(
-      `scripts/build/x.mjs was written for undici 0.0.1, and undici ${installed} is installed`,
-    );
+/** Every source of the build and of src/, with its text. */
+function texts(dir: string): Array<{ file: string; text: string }> {
+  return readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
+    .filter((name) => /\.(ts|mjs|js|cjs)$/.test(name) && !name.endsWith('.d.ts'))
+    .map((name) => ({ file: `${dir}/${name}`, text: readFileSync(join(root, dir, name), 'utf8') }));
+}
+const code = [
+  ...texts('src'),
+  ...texts('scripts'),
+  { file: 'bin/pix.js', text: readFileSync(join(root, 'bin/pix.js'), 'utf8') },
+];
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+
+/** The subpaths a package documents (its `exports`), or none but the package itself when it has no map. */
+function exported(name: string): string[] {
+  const manifest = JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as {
+    exports?: Record<string, unknown> | string;
+  };
+  if (manifest.exports === undefined || typeof manifest.exports === 'string') return ['.'];
+  return Object.keys(manifest.exports);
+}
+
+describe('dependencies as they are: only what they document (architecture rule 8)', () => {
+  const hits = (pattern: RegExp) => code.filter(({ text }) => pattern.test(text)).map(({ file }) => file);
+
+  it('no import of a file a package does not export (no deep import into its private files)', () => {
+    const deep: string[] = [];
+    for (const { file, text } of code) {
+      for (const match of text.matchAll(
+        /(?:from\s+|import\(\s*|require\(\s*)['"]((?:@[\w.-]+\/)?[\w.-]+)(\/[^'"]+)?['"]/g,
+      )) {
+        const [, name, subpath] = match;
+        if (!name || name.startsWith('node') || !(name in pkg.dependencies || name in pkg.devDependencies))
+          continue;
+        if (subpath === undefined) continue;
+        const allowed = exported(name);
+        if (
+          !allowed.includes(`.${subpath}`) &&
+          !allowed.some((key) => key.endsWith('/*') && `.${subpath}`.startsWith(key.slice(0, -1)))
+        ) {
+          deep.push(`${file}: ${name}${subpath}`);
+        }
+      }
+    }
+    expect(deep).toEqual([]);
   });
 
-  it.each([
-    ['commander-child-process-lazy.mjs', 'commander'],
-    ['undici-lazy-modules.mjs', 'undici'],
-    ['zod-locales-english-only.mjs', 'zod'],
-    ['commonjs-wrappers-eager.mjs', 'esbuild'],
-  ])('%s is written for the %s that package.json pins exactly', (part, pkg) => {
-    const text = readFileSync(join(root, 'scripts', 'build', part), 'utf8');
-    const pinned = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-      dependencies: Record<string, string>;
-      devDependencies: Record<string, string>;
-    } satisfies object;
-    const spec = pinned.dependencies[pkg] ?? pinned.devDependencies[pkg];
-    expect(spec).toMatch(/^\d+\.\d+\.\d+$/);
-    expect(text).toContain(`'${pkg}', '${spec}'`);
+  it("no prototype patched, no zod internals, no engine flag, no rewrite of esbuild's output", () => {
+    expect(hits(/\.prototype(?:\.[\w$]+|\[[^\]]+\])*\s*=(?![=>])|Object\.assign\([\w.]+\.prototype/)).toEqual(
+      [],
+    );
+    // zod's internals (its compiled object type, its constructor, the _zod slot); its documented types, such as
+    // z.core.$ZodError (what zod/mini's safeParse gives), are no internal.
+    expect(hits(/\$ZodObjectJIT|\$constructor|\._zod\b|zod\/v4\/core/)).toEqual([]);
+    expect(hits(/setFlagsFromString/)).toEqual([]);
+    // The build writes what esbuild made and never reads it back: no output file is read as text.
+    expect(hits(/__commonJS|rewriteOutputs|outputFiles\b/)).toEqual([]);
+  });
+
+  it('undici and zod on caret ranges, so a patch reaches users (CI runs the suite on the newest: .ci/run)', () => {
+    expect(pkg.devDependencies.undici).toMatch(/^\^\d+\.\d+\.\d+$/);
+    expect(pkg.devDependencies.zod).toMatch(/^\^\d+\.\d+\.\d+$/);
+    expect(readFileSync(join(root, '.ci', 'run'), 'utf8')).toContain('scripts/test-newest-deps.mjs');
   });
 });

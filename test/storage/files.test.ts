@@ -22,11 +22,11 @@ import {
   withFileLock,
   writeFileAtomic,
 } from '../../src/storage/files.js';
-import { deferEach } from '../helpers/cleanup.js';
+import { SYSTEM } from '../../src/system.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
-const { dir: tempDir } = deferEach();
 
 describe('ensurePrivateDir', () => {
   it('creates missing levels, the last one 0700 whatever the umask', () => {
@@ -139,8 +139,9 @@ describe('withFileLock', () => {
     const moduleUrl = new URL('../../src/storage/files.ts', import.meta.url).href;
     const script = `
       const { withFileLock, writeFileAtomic, readPrivateFile } = await import(${JSON.stringify(moduleUrl)});
+      const { SYSTEM } = await import(${JSON.stringify(new URL('../../src/system.ts', import.meta.url).href)});
       for (let i = 0; i < 25; i++) {
-        await withFileLock(${JSON.stringify(file)}, 'counter', () => {
+        await withFileLock(${JSON.stringify(file)}, 'counter', SYSTEM, () => {
           const n = Number(readPrivateFile(${JSON.stringify(file)}));
           writeFileAtomic(${JSON.stringify(file)}, String(n + 1));
         });
@@ -167,7 +168,7 @@ describe('withFileLock', () => {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, 'state');
     writeFileSync(`${file}.lock`, JSON.stringify({ pid: 2 ** 22 + 7, at: new Date().toISOString() }));
-    expect(await withFileLock(file, 'state', () => 'ran')).toBe('ran');
+    expect(await withFileLock(file, 'state', SYSTEM, () => 'ran')).toBe('ran');
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
 });
@@ -177,13 +178,13 @@ describe('holdLock (a lock held for a whole run)', () => {
 
   it('is held once: a second taker is told who holds it, and takes it once it is released', () => {
     const lock = join(tempDir(), 'acct.lock');
-    const first = holdLock(lock, holder(process.pid), () => true);
+    const first = holdLock(lock, holder(process.pid), SYSTEM);
     expect(first.held).toBe(true);
-    const second = holdLock(lock, holder(4242), () => true);
+    const second = holdLock(lock, holder(4242), SYSTEM);
     expect(second).toEqual({ held: false, holder: holder(process.pid) });
     if (first.held) first.release();
     expect(existsSync(lock)).toBe(false);
-    const third = holdLock(lock, holder(4242), () => true);
+    const third = holdLock(lock, holder(4242), SYSTEM);
     expect(third.held).toBe(true);
     expect(JSON.parse(readFileSync(lock, 'utf8'))).toEqual(holder(4242));
   });
@@ -191,16 +192,21 @@ describe('holdLock (a lock held for a whole run)', () => {
   it("takes over a dead process's lock, and one naming this pid that this process does not hold", () => {
     const lock = join(tempDir(), 'acct.lock');
     writeFileSync(lock, JSON.stringify(holder(99)));
-    expect(holdLock(lock, holder(100), (pid) => pid !== 99).held).toBe(true);
+    expect(
+      holdLock(lock, holder(100), {
+        ...SYSTEM,
+        processes: { ...SYSTEM.processes, alive: (pid) => pid !== 99 },
+      }).held,
+    ).toBe(true);
     // A container restarted with the same pid: the lock on its volume names us, but we never took it.
     const again = join(tempDir(), 'acct.lock');
     writeFileSync(again, JSON.stringify(holder(process.pid)));
-    expect(holdLock(again, holder(process.pid), () => true).held).toBe(true);
+    expect(holdLock(again, holder(process.pid), SYSTEM).held).toBe(true);
   });
 
   it('release removes only a lock that is still ours', () => {
     const lock = join(tempDir(), 'acct.lock');
-    const mine = holdLock(lock, holder(process.pid), () => true);
+    const mine = holdLock(lock, holder(process.pid), SYSTEM);
     writeFileSync(lock, JSON.stringify(holder(7))); // taken over meanwhile
     if (mine.held) mine.release();
     expect(JSON.parse(readFileSync(lock, 'utf8'))).toEqual(holder(7));

@@ -52,3 +52,8 @@ export async function everyKey(client: ApiClient, consequence: string): Promise<
   if (short) throw incompleteList('the key list', short, consequence);
   return keys;
 }
+
+/** The cheapest authenticated read: throws an `auth` PixError when the server refuses the credentials. */
+export async function verifyCredentials(client: ApiClient): Promise<void> {
+  await listKeys(client, { limit: 1, offset: 0 });
+}

@@ -1,9 +1,8 @@
 import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { cachedToken } from '../../api/auth.js';
-import { normalizeBaseUrl } from '../../api/url.js';
 import { checkProfileName } from '../../config/resolve.js';
+import { cachedToken } from '../../config/tokens.js';
 import {
   type CachedToken,
   DEFAULT_TIME_ZONE,
@@ -13,6 +12,7 @@ import {
   type Sourced,
 } from '../../config/types.js';
 import type { Deps } from '../../context.js';
+import { normalizeBaseUrl } from '../../domain/url.js';
 import { PixError, usageError } from '../../errors.js';
 import * as z from '../../zod.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
@@ -212,10 +212,10 @@ async function verifyClientCredentials(
     maxAmount: undefined,
     defaultKey: undefined,
     tls,
+    ledger: { kind: 'file', source: 'default' },
     warnings: [],
   };
-  const { apiClientFor } = await import('../../factory.js');
-  const client = await apiClientFor(deps, settings);
+  const client = await deps.apiFor(settings);
   try {
     return cachedToken(await client.mintToken(clientKey, clientSecret), baseUrl.value, deps.clock.now());
   } catch (error) {

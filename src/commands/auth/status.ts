@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import { maskSecret, noCredentialsError, tokenCacheKey } from '../../api/auth.js';
+import { verifyCredentials } from '../../api/resources/keys.js';
+import { describeLedgerText } from '../../config/ledger.js';
+import { maskSecret, noCredentialsError, tokenCacheKey } from '../../config/tokens.js';
 import type { Settings, Source } from '../../config/types.js';
 import type { Deps } from '../../context.js';
 import { formatDecimal } from '../../domain/money.js';
@@ -82,8 +84,17 @@ function rows(settings: Settings, server: ServerCheck, cachedExpiry: string | un
     list.push({ label: 'max amount', value: formatDecimal(settings.maxAmount) });
   if (settings.defaultKey !== undefined) list.push({ label: 'default key', value: settings.defaultKey });
   if (settings.tls) list.push({ label: 'client cert', value: settings.tls.cert });
+  list.push(ledgerRow(settings));
   list.push({ label: 'server', value: server });
   return list;
+}
+
+/** The ledger: `file`, or the database's host and name only (the URL is a secret: docs/team.md). */
+function ledgerRow(settings: Settings): Row {
+  const { ledger } = settings;
+  return ledger.kind === 'file'
+    ? { label: 'ledger', value: 'file (this config directory)', source: ledger.source }
+    : { label: 'ledger', value: describeLedgerText(ledger.url.value), source: ledger.url.source };
 }
 
 export async function runStatus(options: StatusOptions, deps: Deps): Promise<void> {
@@ -107,7 +118,7 @@ export async function runStatus(options: StatusOptions, deps: Deps): Promise<voi
   let failure: PixError | undefined;
   if (!options.offline && (credentials.kind === 'token' || credentials.kind === 'client')) {
     try {
-      await (await deps.api()).verifyCredentials();
+      await verifyCredentials(await deps.api());
       server = 'accepted';
     } catch (error) {
       if (!(error instanceof PixError)) throw error;
@@ -131,6 +142,7 @@ export async function runStatus(options: StatusOptions, deps: Deps): Promise<voi
       maxAmount: settings.maxAmount === undefined ? null : formatDecimal(settings.maxAmount),
       defaultKey: settings.defaultKey ?? null,
       tls: settings.tls ?? null,
+      ledger: { value: ledgerRow(settings).value, source: ledgerRow(settings).source },
       server,
     };
     stdout.write(jsonDocument(document, stdout.isTTY));

@@ -23,13 +23,13 @@ import {
 } from '../../journal/ledger.js';
 import { journalOf } from '../../journal/record.js';
 import { type Account, ofAccount } from '../../journal/rules.js';
-import { damageWarning, type Journal } from '../../journal/store.js';
+import type { JournalStore } from '../../journal/stores.js';
 import { safeText } from '../../output/sanitize.js';
 import { accountOf } from '../shared/account.js';
 
 export interface ProfileLedger {
   /** Where a look records the payments it finds (journal match lines). */
-  journal: Pick<Journal, 'match'>;
+  journal: Pick<JournalStore, 'match'>;
   profile: string;
   account: Account;
   /** The profile's charges, oldest first. */
@@ -38,12 +38,12 @@ export interface ProfileLedger {
    * Reads the journal again (another pix may have written to it); statuses by `now` (the account's
    * clock, api/clock.ts, once the API answered; else this machine's).
    */
-  reload(now?: Date): LedgerRecord[];
+  reload(now?: Date): Promise<LedgerRecord[]>;
 }
 
 export async function openLedger(deps: Deps): Promise<ProfileLedger> {
   const [journal, account] = await Promise.all([journalOf(deps), accountOf(deps)]);
-  const warning = damageWarning(journal);
+  const warning = await journal.damageWarning();
   if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
   return ledgerOf(journal, () => journal.read(), account, deps);
 }
@@ -52,15 +52,15 @@ export async function openLedger(deps: Deps): Promise<ProfileLedger> {
  * The ledger of `account` over journal entries `read` gives (all of them, or only those a follower holds:
  * pix listen), its looks recorded through `journal`.
  */
-export function ledgerOf(
-  journal: Pick<Journal, 'match'>,
-  read: () => readonly JournalEntry[],
+export async function ledgerOf(
+  journal: Pick<JournalStore, 'match'>,
+  read: () => Promise<readonly JournalEntry[]>,
   account: Account,
   deps: Deps,
-): ProfileLedger {
-  const reload = (now = deps.clock.now()) =>
-    chargeLedger(read(), now).filter((record) => ofAccount(record, account));
-  return { journal, profile: account.profile, account, records: reload(), reload };
+): Promise<ProfileLedger> {
+  const reload = async (now = deps.clock.now()) =>
+    chargeLedger(await read(), now).filter((record) => ofAccount(record, account));
+  return { journal, profile: account.profile, account, records: await reload(), reload };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -160,7 +160,7 @@ export async function lookAtStatement(
   targets: readonly LedgerRecord[],
   seen: Map<string, StatementEntry> = new Map(),
 ): Promise<StatementLook> {
-  const records = ledger.reload(client.clock.now());
+  const records = await ledger.reload(client.clock.now());
   const ids = new Set(targets.map((target) => target.id));
   const current = records.filter((record) => ids.has(record.id));
   const unmatched = current.filter((record) => !record.match);
@@ -181,7 +181,7 @@ export async function lookAtStatement(
     // a second candidate, which would make it ambiguous.
     const window = record && matchWindow(record);
     if (!record || !window || window.from < from) continue;
-    ledger.journal.match(record.journalId, {
+    await ledger.journal.match(record.journalId, {
       status: 'paid',
       entryId: match.entryId,
       amountCentavos: match.amount,
@@ -190,7 +190,7 @@ export async function lookAtStatement(
       evidence: match.evidence,
     });
   }
-  const after = ledger.reload(client.clock.now());
+  const after = await ledger.reload(client.clock.now());
   const recorded = found.matches.filter((match) => after.some((r) => r.id === match.chargeId && r.match));
   return { records: markAmbiguous(after, found.ambiguous), matches: recorded, checkedAt };
 }

@@ -201,7 +201,8 @@ export async function waitForCharge(
           `wait again with \`pix charge wait ${target.id}\``,
         );
       }
-      let current = ledger.reload(client.clock.now()).find((record) => record.id === target.id) ?? target;
+      let current =
+        (await ledger.reload(client.clock.now())).find((record) => record.id === target.id) ?? target;
       if (current.match) return { record: current };
       try {
         const look = await lookAtStatement(ledger, client, [current], seen);

@@ -360,7 +360,7 @@ export async function runClose(options: CloseOptions, deps: Deps): Promise<void>
 
     // A payment of the day whose outcome is unknown may have moved money the day's books would not show.
     const journal = await journalOf(deps);
-    const { damage } = journal.verify();
+    const { damage } = await journal.verify();
     if (damage.length > 0) {
       throw new PixError(
         'declined',
@@ -370,7 +370,7 @@ export async function runClose(options: CloseOptions, deps: Deps): Promise<void>
         },
       );
     }
-    const journalEntries = journal.read();
+    const journalEntries = await journal.read();
     const dayStart = Date.parse(startOfDay(day, ZONE));
     const dayEnd = Date.parse(endOfDay(day, ZONE));
     const unresolved = journalEntries.filter((entry) => {

@@ -17,6 +17,7 @@ import {
   addExamples,
   type CompletionValues,
   completionValuesOf,
+  defaultVerbOf,
   fieldNamesOf,
   formatsOf,
 } from '../shared/help.js';
@@ -91,7 +92,10 @@ export function completionModel(program: Command): CompletionNode[] {
   const nodes: CompletionNode[] = [];
   const visit = (command: Command, path: string[], inherited: CompletionOption[]): void => {
     const help = command.createHelp();
-    const own = help.visibleOptions(command).map((option) => optionOf(option));
+    // A noun that runs a default verb (`pix journal` is `pix journal list`) accepts that verb's flags.
+    const verb = defaultVerbOf(command);
+    const verbOptions = verb ? help.visibleOptions(verb).filter((option) => option.long !== '--help') : [];
+    const own = [...help.visibleOptions(command), ...verbOptions].map((option) => optionOf(option));
     // The root's --version is not offered below it; its other options are global (contract §1).
     const passDown = command.options
       .filter((option) => !option.hidden && option.long !== '--version')
@@ -100,10 +104,14 @@ export function completionModel(program: Command): CompletionNode[] {
     const globals = inherited.filter((option) => !names(option).some((name) => ownNames.has(name)));
     // Commander's implicit `help` command is left out: -h/--help is offered instead.
     const subcommands = help.visibleCommands(command).filter((sub) => sub.name() !== 'help');
-    // `--fields` offers the fields of this command's records (program.ts), where it has any.
-    const fields = fieldNamesOf(command);
-    // `-o` offers this command's formats (program.ts), not every format some command writes.
-    const formats = path.length === 0 ? undefined : (formatsOf(command) ?? ['table', 'json']);
+    // `--fields` offers the fields of this command's records (cli/table.ts), where it has any.
+    const fields = fieldNamesOf(command) ?? (verb ? fieldNamesOf(verb) : undefined);
+    // `-o` offers this command's formats (cli/table.ts), not every format some command writes; a noun's
+    // default verb's when it runs one.
+    const formats =
+      path.length === 0
+        ? undefined
+        : ((verb ? formatsOf(verb) : undefined) ?? formatsOf(command) ?? ['table', 'json']);
     const options = [...own, ...globals].map((option) =>
       option.long === '--fields' && fields
         ? { ...option, inherited: false, value: { kind: 'words' as const, words: [...fields] } }
@@ -527,7 +535,7 @@ export function fishScript(nodes: CompletionNode[], version: string): string {
 
 /**
  * A fresh command tree with every command module loaded (the one being run has only this command in it).
- * program.ts gives it: this module importing program.ts, which loads this one, would be an import cycle.
+ * The loader (cli/load.ts) gives it: this module importing the loader, which loads this one, would be a cycle.
  */
 export type WholeTree = () => Promise<Command>;
 

@@ -1,10 +1,10 @@
 import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 import { Argument } from 'commander';
-import { normalizeBaseUrl } from '../../api/url.js';
 import {
   checkProfileName,
   checkTimeZone,
+  isLedgerUrl,
   resolveProfileName,
   unknownProfileError,
 } from '../../config/resolve.js';
@@ -18,13 +18,20 @@ import {
 import type { Deps } from '../../context.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { formatDecimal, parseAmount } from '../../domain/money.js';
+import { normalizeBaseUrl } from '../../domain/url.js';
 import { usageError } from '../../errors.js';
 import * as z from '../../zod.js';
 import { fromDomain } from '../shared/flags.js';
 import { completionValues } from '../shared/help.js';
 
 /** What the built-in sandbox profile may set: nothing about where or how to connect. */
-export const SANDBOX_KEYS: readonly ConfigKey[] = ['time-zone', 'max-amount', 'default-key', 'policy'];
+export const SANDBOX_KEYS: readonly ConfigKey[] = [
+  'time-zone',
+  'max-amount',
+  'default-key',
+  'policy',
+  'ledger',
+];
 
 const SECRET_KEYS = new Set([
   'token',
@@ -66,6 +73,16 @@ export const VALIDATORS: Record<ConfigKey, (text: string) => string> = {
   'tls-key': readableFile,
   'client-key': oneWord('a client key', 200),
   policy: readableFile,
+  // A database URL is a secret: it never comes from argv (`pix ledger init --url-stdin`, docs/team.md).
+  ledger: (text) => {
+    const value = text.trim();
+    if (value === 'file') return value;
+    throw new InvalidValue(
+      isLedgerUrl(value)
+        ? 'a database URL is a secret and is never taken from the command line: give it to `pix ledger init` on stdin (--url-stdin) or in a file (--url-file), or set PIX_LEDGER_URL'
+        : 'the ledger is `file`, or a database set with `pix ledger init --url-stdin`',
+    );
+  },
   'require-plan': (text) => {
     const value = text.trim().toLowerCase();
     if (value !== 'true' && value !== 'false') throw new InvalidValue(`"${text}" is not true or false`);

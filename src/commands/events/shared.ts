@@ -63,7 +63,7 @@ export async function eventFiles(deps: Deps): Promise<EventFiles> {
   ensurePrivateDir(dir);
   const at = (suffix: string) => join(dir, `${account.id}.${suffix}`);
   const files = { log: at('jsonl'), checkpoint: at('checkpoint'), secret: at('secret'), lock: at('lock') };
-  const known = openAccounts(config.dir).all()[account.id];
+  const known = openAccounts(config.dir, deps).all()[account.id];
   // Earlier versions named files and ids after the base URL as the settings spell it (the embedded
   // sandbox's `http://127.0.0.1:0`), not as the account is known.
   const baseUrls = [
@@ -281,5 +281,5 @@ export function takeListenerLock(
     profile: files.profile,
     destination,
   };
-  return holdLock(files.lock, holder, (pid) => deps.processes.alive(pid));
+  return holdLock(files.lock, holder, deps);
 }

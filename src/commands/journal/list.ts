@@ -20,9 +20,9 @@ export type JournalListOptions = z.output<typeof listOptionsSchema>;
 
 export async function runJournalList(options: JournalListOptions, deps: Deps): Promise<void> {
   const { mode, journal } = await openJournal(deps);
-  warnIfDamaged(deps, journal);
+  await warnIfDamaged(deps, journal);
   const { stdout, stderr } = deps.io;
-  const entries = journal.read().reverse();
+  const entries = (await journal.read()).reverse();
   const matching = options.unresolved ? entries.filter(isUnresolved) : entries;
   const limit = options.all ? matching.length : (options.limit ?? DEFAULT_JOURNAL_LIMIT);
   const shown = matching.slice(0, limit);
@@ -53,7 +53,7 @@ export async function runJournalList(options: JournalListOptions, deps: Deps): P
   }
 }
 
-/** `pix journal` itself lists; its flags stay on the noun, so they are valid before its verbs as before. */
+/** `pix journal list`, which `pix journal` alone runs (cli/table.ts). */
 export function register(command: Command, deps: Deps): void {
   command
     .option('--limit <n>', `entries to list, newest first (default ${DEFAULT_JOURNAL_LIMIT})`)

@@ -19,7 +19,7 @@ export type JournalResolveOptions = z.output<typeof resolveOptionsSchema>;
 
 export async function runJournalResolve(options: JournalResolveOptions, deps: Deps): Promise<void> {
   const { mode, journal } = await openJournal(deps);
-  warnIfDamaged(deps, journal);
+  await warnIfDamaged(deps, journal);
   const { stdout, stderr } = deps.io;
   if (options.paid === options.notPaid) {
     throw usageError(
@@ -29,7 +29,7 @@ export async function runJournalResolve(options: JournalResolveOptions, deps: De
         : 'say what the statement shows: --paid or --not-paid',
     );
   }
-  const entry = lookUp(journal, options.id);
+  const entry = await lookUp(journal, options.id);
   if (!isResolvable(entry)) {
     throw usageError(
       'ID',
@@ -37,7 +37,7 @@ export async function runJournalResolve(options: JournalResolveOptions, deps: De
     );
   }
   const resolution: Resolution = options.paid ? 'paid' : 'not-paid';
-  journal.resolve(entry.id, resolution);
+  await journal.resolve(entry.id, resolution);
   const resolved = { ...entry, resolution, resolvedAt: deps.clock.now().toISOString() };
   const effect =
     effectiveState(resolved) === 'done'

@@ -16,7 +16,7 @@ import { PixError, usageError } from '../../errors.js';
 import { type JournalEntry, type Resolution, shortId } from '../../journal/entries.js';
 import { journalOf } from '../../journal/record.js';
 import { findEntry, isUnresolved } from '../../journal/rules.js';
-import { damageWarning, type Journal } from '../../journal/store.js';
+import type { JournalStore } from '../../journal/stores.js';
 import { type OutputMode, outputMode } from '../../output/format.js';
 import type { Column } from '../../output/records.js';
 import { safeText } from '../../output/sanitize.js';
@@ -24,7 +24,7 @@ import { safeText } from '../../output/sanitize.js';
 /** What every verb reads first: the profile's time zone, the output mode and the journal. */
 export async function openJournal(
   deps: Deps,
-): Promise<{ timeZone: string; mode: OutputMode; journal: Journal }> {
+): Promise<{ timeZone: string; mode: OutputMode; journal: JournalStore }> {
   const settings = await deps.settings();
   const timeZone = settings.timeZone.value;
   const mode = await outputMode(deps, timeZone);
@@ -33,8 +33,8 @@ export async function openJournal(
 }
 
 /** The journal's damage, said on stderr before anything else is read from it (verify reports it itself). */
-export function warnIfDamaged(deps: Deps, journal: Journal): void {
-  const warning = damageWarning(journal);
+export async function warnIfDamaged(deps: Deps, journal: JournalStore): Promise<void> {
+  const warning = await journal.damageWarning();
   if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
 }
 
@@ -234,8 +234,8 @@ export function renderEntry(entry: JournalEntry, mode: OutputMode): string {
 }
 
 /** The entry `id` names (a unique prefix will do), or a usage error saying why not. */
-export function lookUp(journal: Journal, id: string): JournalEntry {
-  const lookup = findEntry(journal.read(), id);
+export async function lookUp(journal: JournalStore, id: string): Promise<JournalEntry> {
+  const lookup = findEntry(await journal.read(), id);
   if (lookup.found) return lookup.found;
   const shownId = safeText(id, 40);
   if (lookup.matches.length === 0) {

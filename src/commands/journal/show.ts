@@ -15,9 +15,9 @@ export type JournalShowOptions = z.output<typeof showOptionsSchema>;
 
 export async function runJournalShow(options: JournalShowOptions, deps: Deps): Promise<void> {
   const { timeZone, mode, journal } = await openJournal(deps);
-  warnIfDamaged(deps, journal);
+  await warnIfDamaged(deps, journal);
   const { stdout, stderr } = deps.io;
-  const entry = lookUp(journal, options.id);
+  const entry = await lookUp(journal, options.id);
   stdout.write(
     mode.format === 'json' ? jsonDocument(publicEntry(entry), mode.pretty) : renderEntry(entry, mode),
   );

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import { PixError } from '../../errors.js';
 import type { AcceptedDamage } from '../../journal/entries.js';
-import { describeDamage } from '../../journal/store.js';
+import { type ChainReport, describeDamage } from '../../journal/store.js';
 import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
@@ -14,6 +14,9 @@ const verifyOptionsSchema = z.object({
 });
 
 export type JournalVerifyOptions = z.output<typeof verifyOptionsSchema>;
+
+/** A store without a chain (the database's rows are written whole by transactions). */
+const NO_CHAIN: ChainReport = { lag: 0, acceptances: [] };
 
 const plural = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
 
@@ -33,23 +36,23 @@ export async function runJournalVerify(options: JournalVerifyOptions, deps: Deps
       damage.map((problem) => [String(problem.line), problem.reason]),
     );
   if (options.accept) {
-    const accepted: AcceptedDamage[] = journal.accept();
-    const entries = journal.read().length;
+    const accepted: AcceptedDamage[] = await journal.accept();
+    const entries = (await journal.read()).length;
     if (mode.format === 'json') {
       const shown = accepted.map(({ line, reason }) => ({ line, reason }));
-      stdout.write(jsonDocument({ path: journal.path, entries, accepted: shown }, mode.pretty));
+      stdout.write(jsonDocument({ path: journal.where, entries, accepted: shown }, mode.pretty));
     } else if (accepted.length > 0) {
       stdout.write(table(accepted));
     }
     stderr.write(
       accepted.length === 0
-        ? `journal ${journal.path}: no damaged line, nothing to accept\n`
-        : `journal ${journal.path}: ${plural(accepted.length, 'damaged line')} accepted, recorded at its end; payments and charges run again\n`,
+        ? `journal ${journal.where}: no damaged line, nothing to accept\n`
+        : `journal ${journal.where}: ${plural(accepted.length, 'damaged line')} accepted, recorded at its end; payments and charges run again\n`,
     );
     return;
   }
-  const { damage, torn, chain } = journal.verify();
-  const entries = journal.read().length;
+  const { damage, torn, chain = NO_CHAIN } = await journal.verify();
+  const entries = (await journal.read()).length;
   if (mode.format === 'json') {
     const { checkpoint } = chain;
     const acceptances = chain.acceptances.map(({ line, at, accepted }) => ({
@@ -60,7 +63,7 @@ export async function runJournalVerify(options: JournalVerifyOptions, deps: Deps
     stdout.write(
       jsonDocument(
         {
-          path: journal.path,
+          path: journal.where,
           entries,
           damaged: damage,
           torn,
@@ -93,10 +96,10 @@ export async function runJournalVerify(options: JournalVerifyOptions, deps: Deps
       chain.start === undefined
         ? 'no line is chained yet (written by an earlier pix)'
         : `chained from line ${chain.start}${chain.checkpoint === undefined ? '' : `, checkpoint at line ${chain.checkpoint.lines}`}${chain.lag > 0 ? ` (the last line not yet in it: a writer stopped before its checkpoint)` : ''}`;
-    stderr.write(`journal ${journal.path}: ${entries} entries, no damaged line; ${chained}\n`);
+    stderr.write(`journal ${journal.where}: ${entries} entries, no damaged line; ${chained}\n`);
     return;
   }
-  throw new PixError('declined', `the journal is damaged: ${describeDamage(journal.path, damage)}`, {
+  throw new PixError('declined', `the journal is damaged: ${describeDamage(journal.where, damage)}`, {
     hint: 'payments and charges are stopped until you have looked: a damaged or missing line may record a payment, so check `pix statement` around the times of the lines next to it (keep a copy of the file; repair a line by hand if you can), then `pix journal verify --accept` records that you have',
   });
 }

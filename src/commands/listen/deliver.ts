@@ -5,12 +5,12 @@
  */
 import { spawn } from 'node:child_process';
 import type { StatementEntry } from '../../api/resources/statement.js';
-import { checkTransport, isLocalhostName, localhostLookup } from '../../api/url.js';
 import { childEnv, type Deps, type Env } from '../../context.js';
 import { attemptLines, type LogLine } from '../../domain/event-log.js';
 import { type PixEvent, retryDelayMs, signature } from '../../domain/events.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { formatBRL } from '../../domain/money.js';
+import { checkTransport, isLocalhostName, localhostLookup } from '../../domain/url.js';
 import { formatTimeOfDay } from '../../domain/when.js';
 import { jsonSafe, safeText } from '../../output/sanitize.js';
 
@@ -20,7 +20,7 @@ const STOP_GRACE_MS = 5_000;
 
 /**
  * `--forward-to URL` (listen and events resend): https://, or http:// to loopback only, the base URL's rule
- * (api/url.ts): an event carries full CPFs and CNPJs, which never cross a network in clear.
+ * (domain/url.ts): an event carries full CPFs and CNPJs, which never cross a network in clear.
  */
 export function parseForwardTarget(text: string): URL {
   let url: URL;

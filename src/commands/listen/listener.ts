@@ -93,7 +93,7 @@ export async function restoreListener(
     made: new RecentIds(),
     seen: new RecentIds(),
     recent: checkpoint?.catchUp === undefined ? (checkpoint?.statement.recent ?? []) : [],
-    journal: journalSource(deps, (await deps.config()).dir, files.account, context, expiredAfter),
+    journal: await journalSource(deps, files.account, context, expiredAfter),
     saved: checkpoint ?? emptyCheckpoint(log, deps.clock.now()),
   };
   // A fact read again after the checkpoint (a run stopped between its log and its checkpoint) is in the

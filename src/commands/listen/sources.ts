@@ -7,7 +7,9 @@
  * - the journal, followed as it grows (journal/store.ts followJournal): the lines appended since the last
  *   read become payment.sent, payment.unknown, payment.resolved and charge.paid; it holds only what can
  *   still change (this account's unresolved payments, and its charges, which the ledger matches
- *   together), so the listener's memory does not grow with a year of paid batches;
+ *   together), so the listener's memory does not grow with a year of paid batches. A profile whose
+ *   journal is a shared database (journal/stores.ts) is read again whenever the database's version moves,
+ *   and each entry's state is remembered between reads;
  * - time: a pending charge whose expiry passes between two polls is charge.expired.
  */
 import type { ApiClient } from '../../api/client.js';
@@ -19,8 +21,10 @@ import { LATE_TOLERANCE_MS } from '../../domain/matching.js';
 import { incompleteList } from '../../errors.js';
 import type { JournalEntry, JournalWatch } from '../../journal/entries.js';
 import { chargeLedger, type LedgerRecord } from '../../journal/ledger.js';
+import { journalOf } from '../../journal/record.js';
 import { type Account, isResolvable, ofAccount } from '../../journal/rules.js';
-import { followJournal, openJournal } from '../../journal/store.js';
+import { followJournal } from '../../journal/store.js';
+import type { JournalStore } from '../../journal/stores.js';
 import { readPrivateFrom } from '../../storage/files.js';
 import { ledgerJson, ledgerOf, type ProfileLedger, refreshLedger } from '../charge/ledger.js';
 import { publicEntry } from '../journal/shared.js';
@@ -80,61 +84,74 @@ export interface JournalSource {
 }
 
 /**
- * The journal of `dir` as a source of `account`'s events. `expiredAfter` (ms): the account's time after
- * which an expiry is news (the last poll's, from the checkpoint), unless a poll's `since` says.
+ * How the source reads the journal: the file of this config directory followed line by line, or a shared
+ * database (journal/stores.ts) asked again whenever its version moved.
  */
-export function journalSource(
+interface JournalReader {
+  /** Reads what is new (after `resume`'s lines, read quietly); where the reading got to. */
+  read(resume?: JournalPosition): Promise<JournalPosition | undefined>;
+  /** The entries held now, in the order they started. */
+  entries(): JournalEntry[];
+  damage(): number;
+  /** A database has no offset to resume from: a run picked up again takes facts after its checkpoint as new. */
+  byTime: boolean;
+}
+
+/** Makes the event of a record's fact (`at`: when it happened, from the record) and keeps it. */
+type Push = (
+  type: Parameters<typeof recordEvent>[0],
+  id: string,
+  at: string,
+  data: Record<string, unknown>,
+) => void;
+
+/**
+ * The journal of `account` (the profile's: this config directory's file, or a shared database) as a source
+ * of its events. `expiredAfter` (ms): the account's time after which an expiry is news (the last poll's,
+ * from the checkpoint), unless a poll's `since` says.
+ */
+export async function journalSource(
   deps: Deps,
-  dir: string,
   account: Account,
   context: EventContext,
   expiredAfter: number,
-): JournalSource {
+): Promise<JournalSource> {
   let found: Fact[] = [];
   let since = Number.NEGATIVE_INFINITY;
-  const push = (
-    type: Parameters<typeof recordEvent>[0],
-    id: string,
-    at: string,
-    data: Record<string, unknown>,
-  ) => {
+  const push: Push = (type, id, at, data) => {
     const event = recordEvent(type, { id, at, data }, context);
     const ms = Date.parse(event.created);
     if (!(ms < since)) found.push({ event, at: ms });
   };
-  const follower = followJournal(dir, (entry) => ofAccount(entry, account), factsOf(account, push));
+  // Match lines go to the journal through a store that holds nothing: the reader reads them back.
+  const writer = await journalOf(deps, () => false);
+  const reader = await readerOf(writer, account, factsOf(account, push), deps);
   let position: JournalPosition | undefined;
-  // Match lines go to the journal through a journal that holds nothing: the follower reads them back.
-  const writer = openJournal(dir, deps.clock, deps.processes, () => false);
+  let resume: JournalPosition | undefined;
   // Made after the first read (a ledger reads the journal as it is made).
   let ledger: ProfileLedger | undefined;
-  const ledgerNow = () =>
-    (ledger ??= ledgerOf(
-      writer,
-      () => {
-        position = follower.read();
-        return follower.entries();
-      },
-      account,
-      deps,
-    ));
+  const read = async () => {
+    position = await reader.read(resume);
+    resume = undefined;
+    return reader.entries();
+  };
   let lastPoll = expiredAfter;
   return {
     async poll(now, options = {}) {
-      since = options.since ?? Number.NEGATIVE_INFINITY;
+      resume = options.resume;
+      since =
+        options.since ??
+        (options.resume !== undefined && reader.byTime ? expiredAfter : Number.NEGATIVE_INFINITY);
       try {
-        if (options.resume !== undefined) position = follower.read(quietUntil(follower.path, options.resume));
-        const records = ledgerNow().reload(now);
+        ledger ??= await ledgerOf(writer, read, account, deps);
+        const records = await ledger.reload(now);
         const pending = records.filter(
           (record) => record.status === 'pending' || record.status === 'ambiguous',
         );
-        const look = pending.length > 0 ? await refreshLedger(ledgerNow(), pending, false, deps) : undefined;
+        const look = pending.length > 0 ? await refreshLedger(ledger, pending, false, deps) : undefined;
         const after = options.since ?? lastPoll;
-        for (const record of look?.records ?? records) {
-          const expiry = expiryOf(record);
-          if (record.status === 'expired' && expiry > after && expiry <= now.getTime()) {
-            push('charge.expired', record.id, record.expiresAt!, ledgerJson(record));
-          }
+        for (const record of expiredBetween(look?.records ?? records, after, now)) {
+          push('charge.expired', record.id, record.expiresAt!, ledgerJson(record));
         }
         lastPoll = Math.max(after, now.getTime());
         const facts = oldestFacts(found);
@@ -145,7 +162,71 @@ export function journalSource(
       }
     },
     position: () => position,
+    damage: () => reader.damage(),
+  };
+}
+
+/** The reader of the profile's journal: the file of the config directory, or the shared store itself. */
+async function readerOf(
+  store: JournalStore,
+  account: Account,
+  watch: JournalWatch,
+  deps: Deps,
+): Promise<JournalReader> {
+  if (store.backend !== 'file') return storeReader(store, account, watch);
+  return fileReader((await deps.config()).dir, account, watch);
+}
+
+/** The charges whose expiry passed after `after` (ms) and by `now`: each a charge.expired. */
+function expiredBetween(records: readonly LedgerRecord[], after: number, now: Date): LedgerRecord[] {
+  return records.filter((record) => {
+    const expiry = expiryOf(record);
+    return record.status === 'expired' && expiry > after && expiry <= now.getTime();
+  });
+}
+
+/** The journal file of `dir`, followed (journal/store.ts followJournal): memory bounded by what can change. */
+function fileReader(dir: string, account: Account, watch: JournalWatch): JournalReader {
+  const follower = followJournal(dir, (entry) => ofAccount(entry, account), watch);
+  return {
+    read: async (resume) =>
+      follower.read(resume === undefined ? undefined : quietUntil(follower.path, resume)),
+    entries: () => follower.entries(),
     damage: () => follower.damage().length,
+    byTime: false,
+  };
+}
+
+/**
+ * A shared database's journal (journal/stores.ts), read again whenever its version moved: each entry of
+ * the account whose state differs from the last read is told to the watch as the lines a file would have
+ * had (its outcome, its match, its resolution).
+ */
+function storeReader(store: JournalStore, account: Account, watch: JournalWatch): JournalReader {
+  let version: string | undefined;
+  let held: JournalEntry[] = [];
+  const states = new Map<string, readonly [string, string, string]>();
+  const position = { identity: store.where, offset: 0 };
+  return {
+    async read() {
+      const now = await store.version();
+      if (now === version) return position;
+      version = now;
+      const mine = (await store.read()).filter((entry) => ofAccount(entry, account));
+      for (const entry of mine) {
+        const before = states.get(entry.id);
+        const after = [entry.state, entry.matchedAt ?? '', entry.resolution ?? ''] as const;
+        states.set(entry.id, after);
+        if (entry.state !== 'sending' && after[0] !== before?.[0]) watch.changed(entry, 'outcome');
+        if (after[1] !== '' && after[1] !== before?.[1]) watch.changed(entry, 'match');
+        if (after[2] !== '' && after[2] !== before?.[2]) watch.changed(entry, 'resolution');
+      }
+      held = mine.filter((entry) => !watch.settled(entry));
+      return position;
+    },
+    entries: () => held,
+    damage: () => 0,
+    byTime: true,
   };
 }
 
@@ -168,15 +249,7 @@ function expiryOf(record: LedgerRecord): number {
  * it is done, failed or resolved (nothing more comes of it); a charge only once it was never created (the
  * ledger matches the account's charges together, so they stay).
  */
-function factsOf(
-  account: Account,
-  push: (
-    type: Parameters<typeof recordEvent>[0],
-    id: string,
-    at: string,
-    data: Record<string, unknown>,
-  ) => void,
-): JournalWatch {
+function factsOf(account: Account, push: Push): JournalWatch {
   return {
     changed(entry: JournalEntry, line) {
       if (!ofAccount(entry, account)) return;

@@ -50,11 +50,13 @@ import {
   type Blocker,
   DUPLICATE_WINDOW_MS,
   type DuplicateQuery,
+  effectiveState,
   recordedAccount,
   rowPaidElsewhere,
   type Scope,
   sameRowPayment,
 } from '../../journal/rules.js';
+import { type ClaimQuestion, judgeClaim, OutcomeSpilled } from '../../journal/stores.js';
 import { preparePager } from '../../output/pager.js';
 import { createProgress } from '../../output/progress.js';
 import { type Column, createListWriter } from '../../output/records.js';
@@ -71,6 +73,7 @@ import {
   checkNotExpired,
   DUPLICATE_WINDOW_OPTION,
   describeDebit,
+  holderWords,
   institution,
   journaledTransfer,
   keyAnswerProblem,
@@ -294,6 +297,8 @@ interface Run {
   stopped?: string;
   /** The first file the machine would not let pix write (a full disk): the batch's error once reported. */
   fault?: { message: string; hint: string; error: unknown };
+  /** The spill file that kept outcomes the shared ledger could not take (journal/postgres/spill.ts). */
+  spilled?: string;
   /** The API refused the credentials (a 401 even after a fresh token, or a static token): exit 3. */
   refusedLogin?: string;
 }
@@ -304,6 +309,13 @@ interface Run {
  * the row is `not_sent` and no new row starts. The rows done so far are still reported.
  */
 function journalFault(run: Run, item: BatchItem, error: unknown): void {
+  if (error instanceof PixError && error.kind === 'unavailable') {
+    // A shared ledger that cannot be reached before the claim: nothing was sent (exit 6).
+    item.state = 'not_sent';
+    item.error = `not sent: ${error.message}`;
+    run.stopped ??= error.message;
+    return;
+  }
   const system = describeSystemError(error);
   if (system === undefined) throw error;
   item.state = 'not_sent';
@@ -387,20 +399,28 @@ function paymentWords(entry: JournalEntry): string {
  * held as unknown, or in_progress while the pix process sending it still runs; the same payment made
  * outside this file within the window → duplicate (unless --allow-duplicate).
  */
-function applyBlocker(run: Run, item: BatchItem, blocker: Blocker, byRow: boolean): void {
+async function applyBlocker(run: Run, item: BatchItem, blocker: Blocker, byRow: boolean): Promise<void> {
   const { entry } = blocker;
   item.earlier = entry;
-  if (blocker.why === 'paid') {
+  // The entry is the journal's own, read again since it was found (appending our line reads what other
+  // writers appended first): another pix may have finished it meanwhile. It is judged as it is now.
+  const state = effectiveState(entry);
+  if (state === 'failed') {
+    item.state = 'not_sent';
+    item.error = `another attempt (journal entry ${shortId(entry.id)}) was refused meanwhile; run the file again to pay it`;
+    return;
+  }
+  if (blocker.why === 'paid' || state === 'done') {
     item.state = byRow ? 'already_paid' : 'duplicate';
     if (!byRow) {
       item.error = `the same payment was made outside this file (${paymentWords(entry)}): pass --allow-duplicate to pay it again`;
     }
     return;
   }
-  const pid = run.ctx.journal.inFlightElsewhere(entry);
-  if (pid !== undefined) {
+  const holder = await run.ctx.journal.holder(entry);
+  if (holder !== undefined) {
     item.state = 'in_progress';
-    item.error = `in progress elsewhere: pix process ${pid} is sending it (journal entry ${shortId(entry.id)}); its report will say how it ended`;
+    item.error = `in progress ${holder.here ? 'elsewhere' : `on ${safeText(holder.host, 80)}`}: ${holderWords(holder)} is sending it (journal entry ${shortId(entry.id)}); its report will say how it ended`;
     return;
   }
   item.state = 'unknown';
@@ -408,20 +428,10 @@ function applyBlocker(run: Run, item: BatchItem, blocker: Blocker, byRow: boolea
   item.error = byRow ? held : `the same payment ${held}`;
 }
 
-/** The earlier payment that stops a row, by its id first, then (unless allowed) as the same payment. */
-function blockerOf(
-  run: Run,
-  item: BatchItem,
-  query: DuplicateQuery,
-  before?: string,
-): { blocker: Blocker; byRow: boolean } | undefined {
-  const { journal, account, flags } = run.ctx;
-  const scope = before === undefined ? {} : { before };
-  const byRow = journal.rowBlocker(item.row.id, account, scope);
-  if (byRow) return { blocker: byRow, byRow: true };
-  const same = journal.findBlocking(query, account, { ...scope, skip: run.ownRows });
-  if (same === undefined || (same.why === 'paid' && flags.allowDuplicate)) return undefined;
-  return { blocker: same, byRow: false };
+/** What stops a row: an earlier payment of its id first, then (unless allowed) the same payment. */
+function claimQuestion(run: Run, item: BatchItem, query: DuplicateQuery): ClaimQuestion {
+  const { account, flags } = run.ctx;
+  return { account, query, row: item.row.id, skip: run.ownRows, allowPaid: flags.allowDuplicate };
 }
 
 async function payRow(run: Run, item: BatchItem): Promise<void> {
@@ -429,30 +439,26 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
   const { journal, account } = ctx;
   const amount = item.amount!;
   const payment = identityOf(run.batch, item.row, item.payee);
-  const entry = journal.begin({
-    kind: 'payment',
-    ...recordedAccount(account),
-    amountCentavos: amount,
-    ...(item.receiver === undefined ? {} : { receiver: item.receiver }),
-    endToEndId: item.endToEndId!,
-    payment,
-    ...(item.row.description === undefined ? {} : { description: item.row.description }),
-    ...(ctx.flags.fromPlan === undefined ? {} : { plan: ctx.flags.fromPlan }),
-  });
-  // Another pix may have begun this row, or the same payment, since the plan: the earlier line wins.
-  let earlier: ReturnType<typeof blockerOf>;
-  try {
-    journal.checkSound();
-    earlier = blockerOf(run, item, { ...payment, amountCentavos: amount }, entry.id);
-  } catch (error) {
-    journal.finish(entry.id, { state: 'failed', reason: 'journal' });
-    throw error;
-  }
-  if (earlier) {
-    journal.finish(entry.id, { state: 'failed', reason: 'duplicate' });
-    applyBlocker(run, item, earlier.blocker, earlier.byRow);
+  // Another pix (here, or on another machine sharing the ledger) may have begun this row, or the same
+  // payment, since the plan: the claim stands only if none did (journal/stores.ts).
+  const claim = await journal.claim(
+    {
+      kind: 'payment',
+      ...recordedAccount(account),
+      amountCentavos: amount,
+      ...(item.receiver === undefined ? {} : { receiver: item.receiver }),
+      endToEndId: item.endToEndId!,
+      payment,
+      ...(item.row.description === undefined ? {} : { description: item.row.description }),
+      ...(ctx.flags.fromPlan === undefined ? {} : { plan: ctx.flags.fromPlan }),
+    },
+    claimQuestion(run, item, { ...payment, amountCentavos: amount }),
+  );
+  if (claim.entry === undefined) {
+    await applyBlocker(run, item, claim.blocked.blocker, claim.blocked.byRow);
     return;
   }
+  const { entry } = claim;
   let transfer: TransferResult;
   try {
     transfer = await journaledTransfer(ctx, entry, {
@@ -465,7 +471,14 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
   } catch (error) {
     if (!(error instanceof PixError)) throw error;
     item.error = error.message;
-    if (error.kind === 'unknown_outcome') {
+    if (error.kind === 'unknown_outcome' && error.cause instanceof OutcomeSpilled) {
+      // Known here, kept in the spill file: written to the shared ledger by the next command here, not
+      // for the operator to resolve.
+      item.state = 'unknown';
+      item.error = `${error.message}; ${error.hint}`;
+      run.spilled = error.cause.file;
+      run.stopped ??= `row ${item.row.id}'s outcome could not be written to the shared ledger`;
+    } else if (error.kind === 'unknown_outcome') {
       item.state = 'unknown';
       item.earlier = entry;
       // The hint is recoveryHint's: a statement window, the amount, the document, the resolve commands.
@@ -729,9 +742,9 @@ export async function payBatchRows(
   const run: Run = { ctx, batch, ownRows: questions.ownRow };
   const changed: BatchProblem[] = [];
   for (const item of items) {
-    const blocker = ctx.journal.rowBlocker(item.row.id, account);
+    const blocker = await ctx.journal.rowBlocker(item.row.id, account);
     if (!blocker) {
-      const elsewhere = rowPaidElsewhere(ctx.journal.rowEntries(item.row.id), account);
+      const elsewhere = rowPaidElsewhere(await ctx.journal.rowEntries(item.row.id), account);
       if (elsewhere !== undefined) item.elsewhere = elsewhere;
       continue;
     }
@@ -744,7 +757,7 @@ export async function payBatchRows(
       });
       continue;
     }
-    applyBlocker(run, item, blocker, true);
+    await applyBlocker(run, item, blocker, true);
     item.amount = entry.amountCentavos;
     if (entry.receiver !== undefined) item.receiver = entry.receiver;
     if (entry.endToEndId !== undefined) item.endToEndId = entry.endToEndId;
@@ -798,8 +811,8 @@ export async function payBatchRows(
   // journal's, then the statement's (read once for the whole file).
   for (const item of open()) {
     const query = { ...identityOf(batch, item.row, item.payee), amountCentavos: item.amount! };
-    const earlier = blockerOf(run, item, query);
-    if (earlier) applyBlocker(run, item, earlier.blocker, earlier.byRow);
+    const earlier = await judgeClaim(ctx.journal, claimQuestion(run, item, query));
+    if (earlier) await applyBlocker(run, item, earlier.blocker, earlier.byRow);
   }
   for (const item of open()) {
     const paidTo = { amount: item.amount!, document: item.payee?.document, name: item.receiver };
@@ -935,6 +948,11 @@ export async function payBatchRows(
     );
   }
   if (unknown.length > SHOWN_PROBLEMS) stderr.write(`  … and ${unknown.length - SHOWN_PROBLEMS} more\n`);
+  if (run.spilled !== undefined) {
+    stderr.write(
+      `the shared ledger could not record the outcome of ${items.filter((i) => i.state === 'unknown' && i.earlier === undefined).length} row(s): it is kept in ${run.spilled}, written there by the next pix command on this machine that reaches the database; run the file again then\n`,
+    );
+  }
   const outcome = batchOutcome(counts);
   const signal = deps.signal.aborted ? stopSignalOf(deps.signal) : undefined;
   if (run.fault !== undefined) {

@@ -85,7 +85,7 @@ export async function runPayKey(options: PayKeyOptions, deps: Deps): Promise<voi
   });
   const identity = { method: 'key' as const, key: options.key.key };
   checkMaxAmount(ctx, options.amount);
-  checkDuplicate(ctx, { ...identity, amountCentavos: options.amount });
+  await checkDuplicate(ctx, { ...identity, amountCentavos: options.amount });
 
   // 2. Consult the key (DICT).
   const consult = await consultKey(await deps.api(), options.key.key);

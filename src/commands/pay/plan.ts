@@ -53,7 +53,7 @@ async function writePlan(
   const { policy } = inForce;
   const now = deps.clock.now();
   // The whole journal: a batch holds only its own rows' entries, and the history needs every payment.
-  const history = accountHistory((await journalOf(deps)).read(), account, now);
+  const history = accountHistory(await (await journalOf(deps)).read(), account, now);
   const rows: PlanRow[] = inputs.map((input) => {
     const receiver = {
       name: input.receiver.name,

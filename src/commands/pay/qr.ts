@@ -167,7 +167,7 @@ export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void>
   });
   const emvHash = hashEmv(emv);
   const looksDynamic = decoded.kind === 'dynamic' || decoded.pointOfInitiation === '12';
-  if (looksDynamic) checkDuplicate(ctx, { method: 'qr', emvHash, dynamic: true, amountCentavos: 0 });
+  if (looksDynamic) await checkDuplicate(ctx, { method: 'qr', emvHash, dynamic: true, amountCentavos: 0 });
 
   // 2. Consult.
   const consult = await consultEmv(await deps.api(), emv);
@@ -187,7 +187,7 @@ export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void>
   if (amount !== undefined) {
     checkMaxAmount(ctx, amount);
     if (!looksDynamic || !dynamic)
-      checkDuplicate(ctx, { method: 'qr', emvHash, dynamic, amountCentavos: amount });
+      await checkDuplicate(ctx, { method: 'qr', emvHash, dynamic, amountCentavos: amount });
   }
 
   // 3. Show, confirm, journal, transfer with the consultation's endToEndId (contract §6).

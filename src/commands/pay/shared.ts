@@ -4,11 +4,11 @@
  * the one transfer request (never retried), and the output. Every server-provided text shown here
  * (names, statuses, ids) goes through the one sanitizer (output/sanitize.ts).
  */
-import { transferAnomalies } from '../../api/outcomes.js';
 import { type DictConsultation, sendTransfer, type TransferResult } from '../../api/resources/payments.js';
 import { statementPages } from '../../api/resources/statement.js';
 import type { Settings } from '../../config/types.js';
 import type { Deps } from '../../context.js';
+import { transferAnomalies } from '../../domain/anomalies.js';
 import { institutionName } from '../../domain/banks.js';
 import { maskDocument } from '../../domain/documents.js';
 import {
@@ -32,7 +32,7 @@ import {
   ofAccount,
   recordedAccount,
 } from '../../journal/rules.js';
-import type { Journal } from '../../journal/store.js';
+import type { Holder, JournalStore } from '../../journal/stores.js';
 import { jsonDocument, type OutputMode, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import { accountOf } from '../shared/account.js';
@@ -111,12 +111,10 @@ export interface PayContext {
   /** The account paid from: every journal question is asked of it. */
   account: Account;
   mode: OutputMode;
-  journal: Journal;
+  journal: JournalStore;
   flags: PayFlags;
   /** The statement's debits of the window: read once, by the first payment that asks. */
   debits?: Promise<Debit[]>;
-  /** Whether `journal` holds every entry (a batch holds only those its rows ask about). */
-  whole: boolean;
   /** The journal payments that may explain debits, by amount (read once per amount). */
   explained?: Map<Centavos, Promise<PaidTo[]>>;
   /** Journal entries a `--allow-duplicate` warning named already. */
@@ -168,7 +166,7 @@ export async function startPayment(
   refuseWithoutPlan(settings, flags);
   if (!flags.confirmLater) refuseUnconfirmable(deps, flags);
   const journal = await journalOf(deps, only);
-  journal.checkSound();
+  await journal.checkSound();
   return {
     deps,
     settings,
@@ -176,7 +174,6 @@ export async function startPayment(
     mode: await outputMode(deps, settings.timeZone.value),
     journal,
     flags,
-    whole: only === undefined,
   };
 }
 
@@ -191,15 +188,22 @@ function describeEntry(ctx: PayContext, entry: JournalEntry, what: string): stri
   return `${formatBRL(entry.amountCentavos)}${to} ${what} at ${when} (${e2e}journal entry ${shortId(entry.id)})`;
 }
 
+/** `pix process 1234` on this machine, `pix process 1234 on HOST` on another (a shared ledger's lease). */
+export function holderWords(holder: Holder): string {
+  return holder.here
+    ? `pix process ${holder.pid}`
+    : `pix process ${holder.pid} on ${safeText(holder.host, 80)}`;
+}
+
 /** Exit 8 naming the earlier payment and what to do about it. */
-function blockedError(ctx: PayContext, blocker: Blocker): PixError {
+async function blockedError(ctx: PayContext, blocker: Blocker): Promise<PixError> {
   const would = ctx.flags.dryRun ? 'would be refused: ' : '';
   const { entry } = blocker;
-  const pid = blocker.why === 'unresolved' ? ctx.journal.inFlightElsewhere(entry) : undefined;
-  if (pid !== undefined) {
+  const holder = blocker.why === 'unresolved' ? await ctx.journal.holder(entry) : undefined;
+  if (holder !== undefined) {
     return new PixError(
       'declined',
-      `${would}the same payment is in progress elsewhere: pix process ${pid} is sending ${describeEntry(ctx, entry, 'started')}; nothing was sent`,
+      `${would}the same payment is in progress ${holder.here ? 'elsewhere' : `on ${safeText(holder.host, 80)}`}: ${holderWords(holder)} is sending ${describeEntry(ctx, entry, 'started')}; nothing was sent`,
       { hint: `wait for that pix to end, then look at \`pix journal show ${shortId(entry.id)}\`` },
     );
   }
@@ -219,10 +223,10 @@ function blockedError(ctx: PayContext, blocker: Blocker): PixError {
  * The duplicate guard (exit 8). --allow-duplicate lets a payment already `done` be paid again (with a
  * warning), never one whose outcome is unknown: that needs `pix journal resolve` first.
  */
-export function checkDuplicate(ctx: PayContext, query: DuplicateQuery): void {
-  const blocker = ctx.journal.findBlocking(query, ctx.account);
+export async function checkDuplicate(ctx: PayContext, query: DuplicateQuery): Promise<void> {
+  const blocker = await ctx.journal.findBlocking(query, ctx.account);
   if (!blocker) return;
-  if (blocker.why === 'unresolved' || !ctx.flags.allowDuplicate) throw blockedError(ctx, blocker);
+  if (blocker.why === 'unresolved' || !ctx.flags.allowDuplicate) throw await blockedError(ctx, blocker);
   // Asked again once the consultation named the receiver: the warning is said once.
   ctx.warned ??= new Set();
   if (ctx.warned.has(blocker.entry.id)) return;
@@ -312,13 +316,9 @@ async function readDebits(ctx: PayContext): Promise<Debit[]> {
  */
 async function explanations(ctx: PayContext, amount: Centavos): Promise<PaidTo[]> {
   const { deps, account } = ctx;
-  const since = deps.clock.now().getTime() - windowOf(ctx.flags) - EXPLAIN_SLACK_MS;
-  const mine = (entry: JournalEntry) =>
-    entry.kind === 'payment' && entry.amountCentavos === amount && Date.parse(entry.at) >= since;
-  const journal = ctx.whole ? ctx.journal : await journalOf(deps, mine);
-  return journal
-    .read()
-    .filter((entry) => mine(entry) && effectiveState(entry) !== 'failed' && ofAccount(entry, account))
+  const since = new Date(deps.clock.now().getTime() - windowOf(ctx.flags) - EXPLAIN_SLACK_MS);
+  return (await ctx.journal.payments(amount, since))
+    .filter((entry) => effectiveState(entry) !== 'failed' && ofAccount(entry, account))
     .map((entry) => ({ amount, document: entry.payment?.document, name: entry.receiver }));
 }
 
@@ -331,7 +331,7 @@ export async function checkReceiver(
   plan: Pick<PaymentPlan, 'identity' | 'receiver'>,
   amount: Centavos,
 ): Promise<void> {
-  checkDuplicate(ctx, { ...plan.identity, amountCentavos: amount });
+  await checkDuplicate(ctx, { ...plan.identity, amountCentavos: amount });
   await checkStatement(ctx, { amount, document: plan.identity.document, name: plan.receiver.name });
 }
 
@@ -591,20 +591,21 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
   }
 
   const query: DuplicateQuery = { ...plan.identity, amountCentavos: amount };
-  const entry = journal.begin({
-    kind: 'payment',
-    ...recordedAccount(ctx.account),
-    amountCentavos: amount,
-    receiver: plan.receiver.name,
-    endToEndId: plan.endToEndId,
-    payment: plan.identity,
-  });
-  // Another pix may have started the same payment since the first check: the earlier line wins.
-  const earlier = journal.findBlocking(query, ctx.account, { before: entry.id });
-  if (earlier && (earlier.why === 'unresolved' || !ctx.flags.allowDuplicate)) {
-    journal.finish(entry.id, { state: 'failed', reason: 'duplicate' });
-    throw blockedError(ctx, earlier);
-  }
+  // Another pix (on this machine, or another sharing the ledger) may have started the same payment since
+  // the first check: the claim stands only if none did (journal/stores.ts).
+  const claim = await journal.claim(
+    {
+      kind: 'payment',
+      ...recordedAccount(ctx.account),
+      amountCentavos: amount,
+      receiver: plan.receiver.name,
+      endToEndId: plan.endToEndId,
+      payment: plan.identity,
+    },
+    { account: ctx.account, query, allowPaid: ctx.flags.allowDuplicate },
+  );
+  if (claim.entry === undefined) throw await blockedError(ctx, claim.blocked.blocker);
+  const { entry } = claim;
 
   const e2e = safeText(plan.endToEndId, 64);
   let transfer: TransferResult;

@@ -125,7 +125,7 @@ async function checkAtPayment(
     item.error = `the receiver is now ${safeText(receiverWords(item), 200)}; the plan approved ${safeText(receiverWords(approved.receiver), 200)}: nothing was sent for this row`;
   }
   const paying = items.filter((item) => item.state === 'planned');
-  const history = accountHistory((await journalOf(ctx.deps)).read(), ctx.account, now);
+  const history = accountHistory(await (await journalOf(ctx.deps)).read(), ctx.account, now);
   const fresh = new Map(paying.map((item) => [item.row.id, item]));
   const facts: RowFacts[] = plan.rows.map((row) => {
     const item = fresh.get(row.id);

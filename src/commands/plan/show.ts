@@ -23,7 +23,7 @@ export async function runPlanShow(options: PlanShowOptions, deps: Deps): Promise
   const now = deps.clock.now();
   // The time of payment is not known yet: night rules are given as conditional.
   const verdict = review(opened, undefined);
-  const paid = paidRows((await journalOf(deps)).read(), opened.plan.id);
+  const paid = paidRows(await (await journalOf(deps)).read(), opened.plan.id);
   deps.io.stdout.write(
     mode.format === 'json'
       ? jsonDocument(planDocument(opened, verdict, paid, now), mode.pretty)

@@ -24,7 +24,6 @@ import { PixError, usageError } from '../../errors.js';
 import { type JournalEntry, shortId, startLine } from '../../journal/entries.js';
 import { journalOf } from '../../journal/record.js';
 import { effectiveState, findEntry, ofAccount } from '../../journal/rules.js';
-import { damageWarning } from '../../journal/store.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import { ensurePrivateDir, writeFileAtomic } from '../../storage/files.js';
@@ -161,12 +160,12 @@ async function runBatch(
     );
   const books = await openBooks(deps);
   const journal = await journalOf(deps);
-  const warning = damageWarning(journal);
+  const warning = await journal.damageWarning();
   if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
   const paid: Array<{ row: string; entry: JournalEntry }> = [];
   let unpaid = 0;
   for (const row of parsed.rows) {
-    const entries = journal.rowEntries(row.id).filter((entry) => ofAccount(entry, books.account));
+    const entries = (await journal.rowEntries(row.id)).filter((entry) => ofAccount(entry, books.account));
     const done = entries.filter((entry) => effectiveState(entry) === 'done').at(-1);
     if (done) paid.push({ row: row.id, entry: done });
     else unpaid++;
@@ -207,9 +206,9 @@ export async function runReceipt(options: ReceiptOptions, deps: Deps): Promise<v
   if (options.dir !== undefined)
     throw usageError('--dir', 'goes with --batch; one receipt goes to stdout or --output-file');
   const journal = await journalOf(deps);
-  const warning = damageWarning(journal);
+  const warning = await journal.damageWarning();
   if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
-  const lookup = findEntry(journal.read(), options.id);
+  const lookup = findEntry(await journal.read(), options.id);
   if (lookup.found === undefined) {
     if (lookup.matches.length > 1) {
       throw usageError(

@@ -31,7 +31,6 @@ import { formatDateTime, formatDayFirst } from '../../domain/when.js';
 import { counted } from '../../domain/words.js';
 import { usageError } from '../../errors.js';
 import { journalOf } from '../../journal/record.js';
-import { damageWarning } from '../../journal/store.js';
 import { jsonDocument, money, outputMode } from '../../output/format.js';
 import { type Column, createListWriter } from '../../output/records.js';
 import { jsonSafe, safeText } from '../../output/sanitize.js';
@@ -212,14 +211,14 @@ export async function runReconcile(options: ReconcileOptions, deps: Deps): Promi
   const invoices = await readExpectations(options, deps);
   const books = await openBooks(deps);
   const journal = await journalOf(deps);
-  const warning = damageWarning(journal);
+  const warning = await journal.damageWarning();
   if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
   const client = await deps.api();
   const entries = await readRange(deps, client, range.dateFrom, range.dateTo);
   const accountNow = client.clock.now();
   const from = Date.parse(range.dateFrom);
   const to = Date.parse(range.dateTo);
-  const journalEntries = journal.read();
+  const journalEntries = await journal.read();
   const expectations = [
     ...invoices,
     ...chargeExpectations(journalEntries, books.account, from, to, accountNow),

@@ -35,7 +35,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     server = await startSandboxServer({
       port: opts.port ?? 0,
       stateFile,
-      clock: () => deps.clock.now(),
+      host: deps,
       ...(opts.faults ? { faults: opts.faults } : {}),
       ...(opts.latencyMs ? { latencyMs: opts.latencyMs } : {}),
     });

@@ -14,7 +14,7 @@ export const stateOption = [
 
 export async function openStore(deps: Deps, file: string | undefined) {
   const [{ StateStore }, { defaultStateFile }] = await Promise.all([loadStore(), loadPaths()]);
-  return new StateStore(file ?? defaultStateFile(deps.env), { clock: () => deps.clock.now() });
+  return new StateStore(file ?? defaultStateFile(deps.env), { host: deps });
 }
 
 /**

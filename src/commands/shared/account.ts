@@ -39,7 +39,7 @@ export async function accountOf(deps: Deps): Promise<Account> {
   // The embedded sandbox by its own name, whichever way it runs (config/types.ts accountBaseUrl).
   const baseUrl = accountBaseUrl(settings.baseUrl.value);
   const host = accountHost(settings.baseUrl.value, client.baseUrl);
-  const accounts = openAccounts(config.dir);
+  const accounts = openAccounts(config.dir, deps);
   const fingerprint = fingerprintOf(settings, baseUrl);
   const now = deps.clock.now();
   let learned: LearnedAccount | undefined =

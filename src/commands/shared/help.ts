@@ -1,11 +1,19 @@
-import { type Command, Help } from 'commander';
+import type { Command } from 'commander';
 import { type ErrorKind, EXIT_CODES } from '../../errors.js';
+
+const EXIT_KINDS = Symbol.for('pix.exitKinds');
+
+/** The error kinds a command's help says it can end with (addExamples), for its man page's EXIT STATUS. */
+export function exitKindsOf(command: Command): readonly ErrorKind[] | undefined {
+  return (command as unknown as Record<symbol, readonly ErrorKind[] | undefined>)[EXIT_KINDS];
+}
 
 /**
  * Ends a command's `--help` with real examples and the exit codes it can return, so people and
  * script authors learn from the help itself.
  */
 export function addExamples(command: Command, examples: string[], kinds: ErrorKind[]): Command {
+  (command as unknown as Record<symbol, readonly ErrorKind[]>)[EXIT_KINDS] = kinds;
   const codes = ['0 ok', ...kinds.map((kind) => `${EXIT_CODES[kind]} ${kind}`)].join(', ');
   const lines = ['', 'Examples:', ...examples.map((example) => `  $ ${example}`), '', `Exit codes: ${codes}`];
   return command.addHelpText('after', lines.join('\n'));
@@ -41,83 +49,9 @@ export function completionValuesOf(target: object): CompletionValues | undefined
   return (target as WithCompletion)[COMPLETION];
 }
 
-const USAGE = Symbol.for('pix.usage');
-
-interface WithUsage {
-  [USAGE]?: string;
-}
-
-/**
- * What follows a verb's name in its noun's list of commands (`get <key>`, `pay [options] <charge-id>`),
- * for when the verb's module is not loaded (`pix sandbox --help` loads none of them) and Commander cannot
- * see its flags and arguments. Once the module is loaded Commander's own term is shown, the same text.
- */
-export function setUsage(command: Command, usage: string): Command {
-  (command as WithUsage)[USAGE] = usage;
-  return command;
-}
-
-/** The usage set with setUsage(), if any. */
-export function usageOf(command: Command): string | undefined {
-  return (command as WithUsage)[USAGE];
-}
-
-/** The heading of the global flags in a subcommand's help (Commander's own is "Global Options:"). */
-export const GLOBAL_FLAGS_HEADING = 'Global options (valid on every command):';
-
-/**
- * Help as pix shows it, set on the program before its commands are made (subcommands inherit it):
- * every subcommand's help lists the global flags it inherits (`pix statement --help` shows `--json`,
- * `-o`, `-p`, …) under GLOBAL_FLAGS_HEADING, as gh shows its INHERITED FLAGS.
- */
-export function configureHelp(program: Command): void {
-  program.configureHelp({
-    showGlobalOptions: true,
-    subcommandTerm(command) {
-      const usage = (command as WithUsage)[USAGE];
-      const loaded = command.options.length > 0 || command.registeredArguments.length > 0;
-      return usage !== undefined && !loaded
-        ? `${command.name()} ${usage}`
-        : Help.prototype.subcommandTerm.call(this, command);
-    },
-    // Only the program's own flags are global: a noun's flags (`pix journal --limit`) are not its verbs'.
-    visibleGlobalOptions(command) {
-      let root = command;
-      while (root.parent) root = root.parent;
-      const global = new Set(root.options);
-      return Help.prototype.visibleGlobalOptions.call(this, command).filter((option) => global.has(option));
-    },
-    styleTitle: (title) => (title === 'Global Options:' ? GLOBAL_FLAGS_HEADING : title),
-  });
-}
-
-/**
- * `pix help [command...]`: the help of the command at that path, however deep (`pix help charge
- * immediate` is `pix charge immediate --help`; Commander's own help command stops at the first name).
- * An unknown name is Commander's unknown-command error of the command it was looked up in.
- */
-export function addHelpCommand(program: Command): void {
-  program
-    .command('help [command...]')
-    .description('display help for a command')
-    .action((names: string[]) => {
-      let at: Command = program;
-      for (const name of names) {
-        const sub = at.commands.find(
-          (command) => command.name() === name || command.aliases().includes(name),
-        );
-        if (!sub) {
-          at.error(`error: unknown command '${name}'`, { code: 'commander.unknownCommand', exitCode: 1 });
-        }
-        at = sub;
-      }
-      at.help();
-    });
-}
-
 const FIELD_NAMES = Symbol.for('pix.fieldNames');
 
-/** What shell completion offers after `--fields` for `command` (program.ts: the fields of its records). */
+/** What shell completion offers after `--fields` for `command` (cli/table.ts: the fields of its records). */
 export function setFieldNames(command: Command, fields: readonly string[]): void {
   (command as unknown as Record<symbol, readonly string[]>)[FIELD_NAMES] = fields;
 }
@@ -140,4 +74,15 @@ export function formatsOf(command: Command): readonly string[] | undefined {
     if (formats !== undefined) return formats;
   }
   return undefined;
+}
+
+const DEFAULT_VERB = Symbol.for('pix.defaultVerb');
+
+/** `verb` is what its noun runs when no verb is named (cli/table.ts `default`): completion offers its flags there too. */
+export function setDefaultVerb(noun: Command, verb: Command): void {
+  (noun as unknown as Record<symbol, Command>)[DEFAULT_VERB] = verb;
+}
+
+export function defaultVerbOf(noun: Command): Command | undefined {
+  return (noun as unknown as Record<symbol, Command | undefined>)[DEFAULT_VERB];
 }

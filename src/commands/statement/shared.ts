@@ -2,7 +2,7 @@
  * What the statement's verbs share (`pix statement`, `statement follow`, `statement summary`): the date range
  * their flags name, and the columns an entry is shown in.
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Party, StatementEntry } from '../../api/resources/statement.js';
 import { maskDocument } from '../../domain/documents.js';
 import {
@@ -20,6 +20,7 @@ import type { Column, ListWriterOptions } from '../../output/records.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
 import { amountFlag, fromDomain, parseOptions } from '../shared/flags.js';
+import { completionValues } from '../shared/help.js';
 
 /** The range flags, as typed. */
 export interface RangeFlags {
@@ -208,7 +209,8 @@ export function entryFilterOf(raw: Record<string, unknown>): EntryKeep {
 /** The filter flags, for `pix statement` (pages, `--all`, `--follow`). */
 export function addFilterOptions(command: Command): void {
   command
-    .option('--type <type>', `only ${ENTRY_TYPES}`)
+    // Any case is accepted (domain/entryfilter.ts); completion offers the words as typed.
+    .addOption(completionValues(new Option('--type <type>', `only ${ENTRY_TYPES}`), ['income', 'outcome']))
     .option('--counterparty <text>', "only entries whose counterparty's name (or document digits) holds TEXT")
     .option('--min <amount>', 'only entries of at least this amount (either sign)')
     .option('--max <amount>', 'only entries of at most this amount (either sign)');

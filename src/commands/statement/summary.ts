@@ -11,7 +11,6 @@ import {
   type Sums,
 } from '../../domain/periods.js';
 import { formatDate, parseMonth, todayIn } from '../../domain/when.js';
-import { usageError } from '../../errors.js';
 import { renderSummaryChart } from '../../output/chart.js';
 import { jsonDocument, money, outputMode } from '../../output/format.js';
 import { createProgress } from '../../output/progress.js';
@@ -21,7 +20,7 @@ import * as z from '../../zod.js';
 import { ALL_CONCURRENCY, ALL_PAGE_SIZE, finishExport } from '../shared/export.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { type DateRange, FILTER_FLAGS, resolveRange } from './shared.js';
+import { type DateRange, resolveRange } from './shared.js';
 
 const summaryOptionsSchema = z.object({
   from: z.optional(z.string()),
@@ -152,26 +151,6 @@ export async function runStatementSummary(options: SummaryOptions, deps: Deps): 
   await writer.end();
 }
 
-/**
- * Flags of `pix statement` itself that mean nothing to the summary: paging, following, and the filters
- * (a summary of every entry must not pass for a filtered one).
- */
-const STATEMENT_ONLY = ['limit', 'offset', 'all', 'concurrency', 'follow', 'interval', ...FILTER_FLAGS];
-
-/**
- * The summary's flags. Commander hands `--from`/`--to`/`--month` typed after `summary` to `statement`
- * (which has them too, and global flags stay valid anywhere), so they are read from there; the
- * statement's own paging and follow flags are refused.
- */
-function summaryFlags(self: Command): Record<string, unknown> {
-  const parent = self.parent?.opts() ?? {};
-  for (const key of STATEMENT_ONLY) {
-    if (parent[key] !== undefined) throw usageError(`--${key}`, 'does not apply to statement summary');
-  }
-  const { from, to, month } = parent;
-  return { from, to, month, ...self.opts() };
-}
-
 export function register(command: Command, deps: Deps): void {
   command
     .option(
@@ -182,7 +161,7 @@ export function register(command: Command, deps: Deps): void {
     .option('--month <yyyy-mm>', 'a whole month in the profile time zone (default: the current month)')
     .option('--by <period>', 'day, week (ISO, Monday first) or month (default: by the range length)')
     .action(async (_options, self: Command) => {
-      await runStatementSummary(parseOptions(summaryOptionsSchema, summaryFlags(self)), deps);
+      await runStatementSummary(parseOptions(summaryOptionsSchema, self.opts()), deps);
     });
   addExamples(
     command,

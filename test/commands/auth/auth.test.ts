@@ -2,10 +2,10 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../../src/config/store.js';
-import { run } from '../../../src/main.js';
+import { SYSTEM } from '../../../src/system.js';
 import { tempConfigDir } from '../../helpers/cli.js';
-import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
 import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { type PixOptions, pixWith } from '../../helpers/pix.js';
 
 const TOKEN_PATH = '/api/financial/v1/auth/token';
 const KEYS_PATH = '/api/financial/v1/pix/keys';
@@ -22,20 +22,20 @@ beforeEach(() => {
   dir = tempConfigDir();
 });
 
-async function pix(argv: string[], options: TestIOOptions & { env?: Record<string, string> } = {}) {
-  const test = createTestIO(options);
-  const code = await run(argv, {
-    io: test.io,
-    env: { PIX_CONFIG_DIR: dir, ...options.env },
-    dispatcher: mock.agent,
-    clock: { now: () => NOW },
-  });
-  outputs.push(test.stdout(), test.stderr());
-  return { code, stdout: test.stdout(), stderr: test.stderr(), readLines: test.readLines };
+const onAgent = pixWith(() => ({
+  env: { PIX_CONFIG_DIR: dir },
+  dispatcher: mock.agent,
+  clock: { now: () => NOW },
+}));
+/** pix, its output kept for the secret check of every output. */
+async function pix(argv: string[], options: PixOptions = {}) {
+  const result = await onAgent(argv, options);
+  outputs.push(result.stdout, result.stderr);
+  return result;
 }
 
 function stored() {
-  return openConfigStore({ PIX_CONFIG_DIR: dir });
+  return openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
 }
 
 describe('pix login --with-token', () => {
@@ -264,6 +264,7 @@ describe('pix auth status', () => {
       maxAmount: null,
       defaultKey: null,
       tls: null,
+      ledger: { value: 'file (this config directory)', source: 'default' },
       server: 'not checked',
     });
   });

@@ -13,6 +13,7 @@ import type { StatementEntry } from '../../../src/api/resources/statement.js';
 import { parseAllowedSigner, parseArmoredSignature, verifySshSig } from '../../../src/domain/sshsig.js';
 import { insertEntry } from '../../../src/sandbox/model.js';
 import { StateStore } from '../../../src/sandbox/store.js';
+import { SYSTEM } from '../../../src/system.js';
 import { deferEach } from '../../helpers/cleanup.js';
 import { NO_LIBREOFFICE, openInLibreOffice, soffice } from '../../helpers/libreoffice.js';
 import { readOfx } from '../../helpers/ofx.js';
@@ -229,7 +230,7 @@ describe('pix close', () => {
   it('a closed day the statement later shows otherwise is reported by the next close and by reconcile', async () => {
     await close(['--day', '2026-03-08', '--opening-balance', '0']);
     // An entry of that day appears afterwards (a late-posted credit).
-    await new StateStore(join(dir, 'sandbox.json'), { clock: () => now }).update((state) => {
+    await new StateStore(join(dir, 'sandbox.json'), { host: SYSTEM, clock: () => now }).update((state) => {
       const activity = [...state.activity];
       insertEntry(activity, {
         id: 'late0000-0000-4000-8000-000000000001',

@@ -5,17 +5,17 @@
  * land elsewhere by coincidence of amounts: the test says how many may), and a person's matches must
  * survive a rerun.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { StatementEntry } from '../../../src/api/resources/statement.js';
 import { OUTCOMES } from '../../../src/domain/reconcile.js';
-import { run } from '../../../src/main.js';
 import type { StoredEntry } from '../../../src/sandbox/model.js';
 import { insertEntry } from '../../../src/sandbox/model.js';
 import { StateStore } from '../../../src/sandbox/store.js';
-import { createTestIO } from '../../helpers/io.js';
+import { SYSTEM } from '../../../src/system.js';
+import { pixWith } from '../../helpers/pix.js';
+import { tempDir } from '../../helpers/temp.js';
 
 /** A valid CPF made from `n` (its check digits computed). */
 function cpf(n: number): string {
@@ -33,15 +33,7 @@ function cpf(n: number): string {
 const NOW = new Date('2026-03-31T15:00:00.000Z');
 let dir: string;
 
-async function pix(argv: string[]) {
-  const test = createTestIO({ columns: 80 });
-  const code = await run(argv, {
-    io: test.io,
-    env: { PIX_CONFIG_DIR: dir, HOME: dir },
-    clock: { now: () => NOW },
-  });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = pixWith(() => ({ env: { PIX_CONFIG_DIR: dir, HOME: dir }, clock: { now: () => NOW } }));
 
 interface Result {
   outcome: string;
@@ -61,7 +53,7 @@ const designed = new Map<string, string>();
 const manualPairs: Array<[string, string]> = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'pix-reconcile-'));
+  dir = tempDir('pix-reconcile-');
   const rows: string[] = ['Documento;Cliente;CNPJ;Vencimento;Valor;Observação'];
   const add = (id: string, kind: string, amount: number, doc: string, due: string, name = '') => {
     designed.set(id, kind);
@@ -110,11 +102,13 @@ beforeAll(async () => {
     add(`NF-L${i}`, 'partial', Math.ceil(cents(short) * 1.1), shortPayer, day(short.confirmedAt));
   }
   // Written before the first pix run, as the account's own activity.
-  await new StateStore(join(dir, 'sandbox-state.json'), { clock: () => NOW }).update((state) => {
-    const activity = [...state.activity];
-    for (const entry of added) insertEntry(activity, entry);
-    state.activity = activity;
-  });
+  await new StateStore(join(dir, 'sandbox-state.json'), { host: SYSTEM, clock: () => NOW }).update(
+    (state) => {
+      const activity = [...state.activity];
+      for (const entry of added) insertEntry(activity, entry);
+      state.activity = activity;
+    },
+  );
   const seeded = await pix(['sandbox', 'seed', '--transactions', '100000']);
   expect(seeded.code, seeded.stderr).toBe(0);
   const read = await pix(['statement', '--all', '--from', '2026-01-01', '--to', 'now', '-o', 'ndjson']);
@@ -166,8 +160,6 @@ beforeAll(async () => {
   expect(rows.length - 1).toBe(10_000);
   writeFileSync(join(dir, 'receber.csv'), `${rows.join('\r\n')}\r\n`);
 }, 120_000);
-
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const ARGS = [
   'reconcile',

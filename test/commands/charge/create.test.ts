@@ -6,10 +6,12 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../../src/config/store.js';
 import { encodeBrCode } from '../../../src/domain/brcode.js';
 import { run } from '../../../src/main.js';
+import { SYSTEM } from '../../../src/system.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { rememberAccount } from '../../helpers/config.js';
 import { createTestIO } from '../../helpers/io.js';
-import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { intercept, mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { pixWith } from '../../helpers/pix.js';
 
 const IMMEDIATE = '/api/financial/v1/pix-cash-in/immediate';
 const DUEDATE = '/api/financial/v1/pix-cash-in/duedate';
@@ -87,14 +89,10 @@ function interceptCharge(
 }
 
 function interceptKeys(query: Record<string, string>, page: { total: number; result: unknown[] }) {
-  mock.agent.get(ORIGIN).intercept({ path: KEYS, method: 'GET', query }).reply(200, page, JSON_HEADERS);
+  intercept(mock, KEYS, query, page);
 }
 
-async function pix(argv: string[], options: Parameters<typeof createTestIO>[0] = {}) {
-  const test = createTestIO(options);
-  const code = await run(argv, { io: test.io, env, dispatcher: mock.agent, clock });
-  return { code, stdout: test.stdout(), stderr: test.stderr(), test };
-}
+const pix = pixWith(() => ({ env, dispatcher: mock.agent, clock }));
 
 /** `pix charge immediate --key-id KEY_ID …flags` (a later --key-id wins). */
 const immediate = (...flags: string[]) => pix(['charge', 'immediate', '--key-id', KEY_ID, ...flags]);
@@ -299,7 +297,7 @@ describe('pix charge immediate', () => {
   });
 
   it("the profile's default-key (a key or an id) chooses among several keys", async () => {
-    const store = openConfigStore(env);
+    const store = openConfigStore(env, SYSTEM);
     await store.setProfile('work', { 'base-url': ORIGIN, 'default-key': 'k2@example.com' });
     await store.setCurrentProfile('work');
     env = { PIX_CONFIG_DIR: env.PIX_CONFIG_DIR!, PIX_TOKEN: 'test-token-charge' };

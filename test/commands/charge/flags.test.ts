@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { run } from '../../../src/main.js';
-import { tempConfigDir } from '../../helpers/cli.js';
-import { createTestIO } from '../../helpers/io.js';
-
-async function pix(argv: string[]) {
-  const test = createTestIO();
-  const code = await run(argv, { io: test.io, env: { PIX_CONFIG_DIR: tempConfigDir() } });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+import { pix } from '../../helpers/pix.js';
 
 describe('a flag of another verb of the same noun', () => {
   it("charge immediate --fine 2: exit 2, the flag named as charge duedate's, no guess by spelling", async () => {

@@ -7,11 +7,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseJournal } from '../../../src/journal/entries.js';
-import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { rememberAccount } from '../../helpers/config.js';
-import { createTestIO } from '../../helpers/io.js';
 import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { pixWith } from '../../helpers/pix.js';
 
 const IMMEDIATE = '/api/financial/v1/pix-cash-in/immediate';
 const DUEDATE = '/api/financial/v1/pix-cash-in/duedate';
@@ -44,16 +43,15 @@ function answer(path: string, status: number, body: string) {
     .reply(status, body, { headers: { 'content-type': 'application/json' } });
 }
 
+const onAgent = pixWith(() => ({
+  env: { PIX_CONFIG_DIR: dir, PIX_BASE_URL: ORIGIN, PIX_TOKEN: TOKEN },
+  dispatcher: mock.agent,
+  clock: { now: () => NOW },
+}));
+/** pix, and the journal it left. */
 async function pix(argv: string[]) {
-  const test = createTestIO();
-  const code = await run(argv, {
-    io: test.io,
-    env: { PIX_CONFIG_DIR: dir, PIX_BASE_URL: ORIGIN, PIX_TOKEN: TOKEN },
-    dispatcher: mock.agent,
-    clock: { now: () => NOW },
-  });
-  const journal = parseJournal(readFileSync(join(dir, 'journal.jsonl'), 'utf8'));
-  return { code, stdout: test.stdout(), stderr: test.stderr(), journal };
+  const result = await onAgent(argv);
+  return { ...result, journal: parseJournal(readFileSync(join(dir, 'journal.jsonl'), 'utf8')) };
 }
 
 const IMMEDIATE_ARGS = ['charge', 'immediate', '--amount', '10,50', '--key-id', KEY_ID, '--no-qr'];

@@ -1,18 +1,11 @@
-/**
- * The charge ledger and `pix charge list/show/wait` against the sandbox server (loopback), in-process,
- * with a fake clock and a fake sleep: the sandbox, `pix sandbox pay`, the ledger and the wait all read
- * `now`, and each sleep of the wait moves it forward (and may have someone pay a charge meanwhile).
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeBrCode } from '../../../src/domain/brcode.js';
 import { addDays, todayIn } from '../../../src/domain/when.js';
-import { run } from '../../../src/main.js';
 import { SEEDED_KEYS } from '../../../src/sandbox/seed.js';
 import { type SandboxServer, startSandboxServer } from '../../../src/sandbox/server.js';
-import { createTestIO } from '../../helpers/io.js';
+import { pixWith } from '../../helpers/pix.js';
+import { tempDir } from '../../helpers/temp.js';
 import { renderTerminal } from '../../helpers/terminal.js';
 
 const KEY = SEEDED_KEYS.email.key;
@@ -24,7 +17,7 @@ let sleeps: number[];
 let server: SandboxServer;
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'pix-charge-follow-'));
+  dir = tempDir('pix-charge-follow-');
   now = new Date('2026-03-10T15:00:00.000Z');
   onSleep = async () => {};
   sleeps = [];
@@ -33,24 +26,19 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await server.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
-async function pix(args: string[], signal?: AbortSignal, tty = false) {
-  const test = createTestIO({ tty, columns: 80 });
-  const code = await run(args, {
-    io: test.io,
-    env: { PIX_CONFIG_DIR: dir, HOME: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'test-token-follow' },
-    clock: { now: () => now },
-    sleep: async (ms) => {
-      sleeps.push(ms);
-      now = new Date(now.getTime() + ms);
-      await onSleep(ms);
-    },
-    ...(signal ? { signal } : {}),
-  });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const onServer = pixWith(() => ({
+  env: { PIX_CONFIG_DIR: dir, HOME: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'test-token-follow' },
+  clock: { now: () => now },
+  sleep: async (ms) => {
+    sleeps.push(ms);
+    now = new Date(now.getTime() + ms);
+    await onSleep(ms);
+  },
+}));
+const pix = (args: string[], signal?: AbortSignal, tty = false) =>
+  onServer(args, { tty, ...(signal ? { signal } : {}) });
 
 async function immediate(amount: string): Promise<{ id: string; emvqrcps: string }> {
   const created = await pix(['charge', 'immediate', '--amount', amount, '--json', '--no-qr', '--key', KEY]);

@@ -4,9 +4,9 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../../src/config/store.js';
-import { run } from '../../../src/main.js';
+import { SYSTEM } from '../../../src/system.js';
 import { tempConfigDir } from '../../helpers/cli.js';
-import { createTestIO } from '../../helpers/io.js';
+import { pixWith } from '../../helpers/pix.js';
 
 /** What `pix statement -o` takes, sorted. */
 const STATEMENT_FORMATS = ['csv', 'csv-br', 'json', 'ndjson', 'ofx', 'table', 'xlsx'];
@@ -16,11 +16,7 @@ const scripts: Record<string, string> = {};
 /** A directory with a `pix` that prints what the real `pix profile list` prints (piped) for `dir`. */
 let stubBin: string;
 
-async function pix(argv: string[]) {
-  const test = createTestIO();
-  const code = await run(argv, { io: test.io, env: { PIX_CONFIG_DIR: dir } });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = pixWith(() => ({ env: { PIX_CONFIG_DIR: dir } }));
 
 function hasShell(name: string): boolean {
   return spawnSync(name, ['-c', 'exit 0'], { stdio: 'ignore' }).status === 0;
@@ -28,7 +24,7 @@ function hasShell(name: string): boolean {
 
 beforeAll(async () => {
   dir = tempConfigDir();
-  const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+  const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
   await store.setProfile('prod', { 'base-url': 'https://api.example.test' });
   await store.setProfile('staging', { 'base-url': 'https://staging.example.test' });
   await store.setCurrentProfile('prod');
@@ -146,6 +142,22 @@ describe('pix completion bash (in a real bash)', () => {
     expect(offered).not.toContain('--concurrency'); // hidden in --help, hidden here
     expect(bashComplete('pix', 'statement', '--li')).toEqual(['--limit']);
     expect(bashComplete('pix', '--vers')).toEqual(['--version']);
+  });
+
+  it("only what the command accepts: a verb is not offered its sibling default verb's flags", () => {
+    const summary = bashComplete('pix', 'statement', 'summary', '--');
+    expect(summary).toEqual(expect.arrayContaining(['--by', '--month', '--json']));
+    for (const flag of ['--follow', '--type', '--limit', '--all']) expect(summary).not.toContain(flag);
+    const show = bashComplete('pix', 'journal', 'show', 'x', '--');
+    for (const flag of ['--unresolved', '--limit', '--all']) expect(show).not.toContain(flag);
+    // The noun alone runs its default verb (pix journal is pix journal list): it is offered that verb's flags.
+    expect(bashComplete('pix', 'journal', '--unr')).toEqual(['--unresolved']);
+    expect(bashComplete('pix', 'journal', 'list', '--unr')).toEqual(['--unresolved']);
+  });
+
+  it('--type <TAB> → income outcome', () => {
+    expect(bashComplete('pix', 'statement', '--type', '')).toEqual(['income', 'outcome']);
+    expect(bashComplete('pix', 'statement', 'list', '--type', 'o')).toEqual(['outcome']);
   });
 
   it('skips option values when finding the command: pix -p prod charge <TAB>', () => {

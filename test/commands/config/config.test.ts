@@ -3,15 +3,17 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../../src/config/store.js';
 import { run } from '../../../src/main.js';
+import { SYSTEM } from '../../../src/system.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { createTestIO } from '../../helpers/io.js';
+import { pixWith } from '../../helpers/pix.js';
 
 const ORIGIN = 'https://api.example.test';
 let dir: string;
 
 beforeEach(async () => {
   dir = tempConfigDir();
-  const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+  const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
   await store.setProfile('prod', { 'base-url': ORIGIN, token: 'stored-secret-token', tokenBaseUrl: ORIGIN });
   await store.setProfile('staging', {
     'base-url': 'https://staging.example.test',
@@ -27,13 +29,11 @@ beforeEach(async () => {
   await store.setCurrentProfile('prod');
 });
 
-async function pix(argv: string[], env: Record<string, string> = {}) {
-  const test = createTestIO();
-  const code = await run(argv, { io: test.io, env: { PIX_CONFIG_DIR: dir, ...env } });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const inConfigDir = pixWith(() => ({ env: { PIX_CONFIG_DIR: dir } }));
+/** `env`: variables besides the config directory. */
+const pix = (argv: string[], env: Record<string, string> = {}) => inConfigDir(argv, { env });
 
-const profile = (name: string) => openConfigStore({ PIX_CONFIG_DIR: dir }).getProfile(name);
+const profile = (name: string) => openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM).getProfile(name);
 
 describe('pix config', () => {
   it('list: the values in effect as key<TAB>value<TAB>source, secrets left out', async () => {
@@ -88,7 +88,7 @@ describe('pix config', () => {
   });
 
   it('get prints the value in effect alone (a default too); --json adds its source; a terminal shows it', async () => {
-    expect(await pix(['config', 'get', 'time-zone'])).toEqual({
+    expect(await pix(['config', 'get', 'time-zone'])).toMatchObject({
       code: 0,
       stdout: 'America/Sao_Paulo\n',
       stderr: '',
@@ -114,7 +114,7 @@ describe('pix config', () => {
   });
 
   it('get of an unset key prints nothing (null with --json)', async () => {
-    expect(await pix(['config', 'get', 'tls-cert'])).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(await pix(['config', 'get', 'tls-cert'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
     expect(JSON.parse((await pix(['config', 'get', 'tls-cert', '--json'])).stdout)).toEqual({
       key: 'tls-cert',
       value: null,

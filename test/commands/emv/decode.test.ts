@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { crc16, encodeBrCode } from '../../../src/domain/brcode.js';
-import { run } from '../../../src/main.js';
 import { DYNAMIC_CODE, STATIC_CODE } from '../../helpers/brcodes.js';
-import { tempConfigDir } from '../../helpers/cli.js';
-import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
+import { pix } from '../../helpers/pix.js';
 
 /** Offline: no dispatcher, no credentials, an empty config dir; a request would fail the test. */
-async function pix(argv: string[], io: TestIOOptions = {}) {
-  const test = createTestIO(io);
-  const code = await run(argv, { io: test.io, env: { PIX_CONFIG_DIR: tempConfigDir() } });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
 
 describe('pix emv decode', () => {
   it('piped: one tab-separated row per field and sub-field', async () => {

@@ -10,10 +10,9 @@ import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openJournal } from '../../../src/journal/store.js';
-import { run } from '../../../src/main.js';
 import { SEEDED_KEYS } from '../../../src/sandbox/seed.js';
 import { deferEach } from '../../helpers/cleanup.js';
-import { createTestIO } from '../../helpers/io.js';
+import { pixWith } from '../../helpers/pix.js';
 
 const { dir: tempDir } = deferEach();
 let dir: string;
@@ -26,11 +25,7 @@ beforeEach(() => {
   checkpointPath = join(dir, 'journal.jsonl.checkpoint');
 });
 
-async function pix(argv: string[]) {
-  const test = createTestIO();
-  const code = await run(argv, { io: test.io, env: { PIX_CONFIG_DIR: dir } });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = pixWith(() => ({ env: { PIX_CONFIG_DIR: dir } }));
 
 /** `count` payments to distinct keys, each a `sending` and a `done` line. */
 async function pay(count: number, from = 0) {

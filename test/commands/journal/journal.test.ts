@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE } from '../../../src/journal/entries.js';
 import { openJournal } from '../../../src/journal/store.js';
-import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
-import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
+import { pixWith } from '../../helpers/pix.js';
 import { renderTerminal } from '../../helpers/terminal.js';
 
 const T0 = new Date('2026-03-10T12:00:00Z');
@@ -15,11 +14,7 @@ beforeEach(() => {
   dir = tempConfigDir();
 });
 
-async function pix(argv: string[], io: TestIOOptions = {}) {
-  const test = createTestIO(io);
-  const code = await run(argv, { io: test.io, env: { PIX_CONFIG_DIR: dir }, clock: { now: () => T0 } });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = pixWith(() => ({ env: { PIX_CONFIG_DIR: dir }, clock: { now: () => T0 } }));
 
 /** Three entries: an old-format payment done, a payment unknown (a hostile receiver name), a charge done. */
 function seed() {
@@ -281,7 +276,7 @@ describe('pix journal', () => {
     journal.finish(charge.id, { state: 'unknown' });
     const result = await pix(['journal', 'resolve', charge.id, '--paid']);
     expect(result.stderr).toContain('resolved: created; it counts as done');
-    // 120 columns: at 80 the Resolution column now gives way to Kind (issue 25: Kind outranks the rest).
+    // 120 columns: at 80 the Resolution column now gives way to Kind (Kind outranks the rest).
     expect((await pix(['journal'], { tty: true, columns: 120 })).stdout).toContain('created');
   });
 });

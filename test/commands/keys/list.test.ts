@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { createTestIO } from '../../helpers/io.js';
-import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { intercept, mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
 
 const KEYS_PATH = '/api/financial/v1/pix/keys';
 
@@ -20,11 +20,9 @@ beforeEach(() => {
   env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-keys' };
 });
 
-function intercept(query: Record<string, string>, reply: { status: number; body: unknown }) {
-  mock.agent
-    .get(ORIGIN)
-    .intercept({ path: KEYS_PATH, method: 'GET', query })
-    .reply(reply.status, reply.body as object, { headers: { 'content-type': 'application/json' } });
+/** The keys endpoint answers `reply` to one GET with `query`. */
+function interceptKeys(query: Record<string, string>, reply: { status: number; body: unknown }) {
+  intercept(mock, KEYS_PATH, query, reply.body, reply.status);
 }
 
 describe('pix keys (in-process, MockAgent)', () => {
@@ -50,7 +48,7 @@ describe('pix keys (in-process, MockAgent)', () => {
   });
 
   it('piped: header-less TSV with ISO times, and a next-page hint on stderr', async () => {
-    intercept({ limit: '2', offset: '0' }, { status: 200, body: { total: 5, result: [key(1), key(2)] } });
+    interceptKeys({ limit: '2', offset: '0' }, { status: 200, body: { total: 5, result: [key(1), key(2)] } });
     const test = createTestIO();
     const code = await run(['keys', '--limit', '2'], { io: test.io, env, dispatcher: mock.agent });
     expect(code).toBe(0);
@@ -61,7 +59,7 @@ describe('pix keys (in-process, MockAgent)', () => {
   });
 
   it('on a terminal: a table with a header and times in the profile time zone', async () => {
-    intercept({ limit: '10', offset: '0' }, { status: 200, body: { total: 1, result: [key(1)] } });
+    interceptKeys({ limit: '10', offset: '0' }, { status: 200, body: { total: 1, result: [key(1)] } });
     const test = createTestIO({ tty: true });
     const code = await run(['keys'], { io: test.io, env, dispatcher: mock.agent });
     expect(code).toBe(0);
@@ -71,15 +69,15 @@ describe('pix keys (in-process, MockAgent)', () => {
   });
 
   it('--all -o ndjson fetches every page and writes one key per line', async () => {
-    intercept(
+    interceptKeys(
       { limit: '3', offset: '0' },
       { status: 200, body: { total: 7, result: [key(1), key(2), key(3)] } },
     );
-    intercept(
+    interceptKeys(
       { limit: '3', offset: '3' },
       { status: 200, body: { total: 7, result: [key(4), key(5), key(6)] } },
     );
-    intercept({ limit: '1', offset: '6' }, { status: 200, body: { total: 7, result: [key(7)] } });
+    interceptKeys({ limit: '1', offset: '6' }, { status: 200, body: { total: 7, result: [key(7)] } });
     const test = createTestIO();
     const code = await run(['keys', '--all', '--limit', '3', '-o', 'ndjson'], {
       io: test.io,
@@ -96,7 +94,7 @@ describe('pix keys (in-process, MockAgent)', () => {
   });
 
   it('an empty list is exit 0 with an empty result', async () => {
-    intercept({ limit: '10', offset: '0' }, { status: 200, body: { total: 0, result: [] } });
+    interceptKeys({ limit: '10', offset: '0' }, { status: 200, body: { total: 0, result: [] } });
     const test = createTestIO();
     expect(await run(['keys', '--json'], { io: test.io, env, dispatcher: mock.agent })).toBe(0);
     expect(JSON.parse(test.stdout())).toEqual({ total: 0, result: [] });
@@ -109,7 +107,7 @@ describe('pix keys (in-process, MockAgent)', () => {
     [400, 5],
     [422, 5],
   ])('HTTP %i → exit %i with the server message on one line', async (status, exit) => {
-    intercept({ limit: '10', offset: '0' }, { status, body: { message: 'Mensagem do servidor' } });
+    interceptKeys({ limit: '10', offset: '0' }, { status, body: { message: 'Mensagem do servidor' } });
     const test = createTestIO();
     expect(await run(['keys'], { io: test.io, env, dispatcher: mock.agent })).toBe(exit);
     const [line] = test.stderr().split('\n');
@@ -120,7 +118,7 @@ describe('pix keys (in-process, MockAgent)', () => {
   });
 
   it('--json errors are one JSON object on stderr with kind, status and the raw server body', async () => {
-    intercept(
+    interceptKeys(
       { limit: '10', offset: '0' },
       { status: 404, body: { message: 'Conta não encontrada', code: 'X' } },
     );

@@ -8,18 +8,17 @@ import { describe, expect, it } from 'vitest';
 import { appendLog, eventFiles, readEventLog } from '../../../src/commands/events/shared.js';
 import { type Delivery, deliverDue, type Owed } from '../../../src/commands/listen/deliver.js';
 import { catchUp, restoreListener } from '../../../src/commands/listen/listener.js';
-import { createDeps } from '../../../src/deps.js';
 import type { LogLine } from '../../../src/domain/event-log.js';
 import { entryEvent } from '../../../src/domain/events.js';
-import { deferEach } from '../../helpers/cleanup.js';
+import { createContext } from '../../../src/wiring.js';
 import { createTestIO } from '../../helpers/io.js';
-
-const { dir: tempDir } = deferEach();
+import { tempDir } from '../../helpers/temp.js';
 
 function depsOf(dir: string, now = new Date('2026-11-25T12:00:00Z')) {
   const test = createTestIO();
   let time = now.getTime();
-  const deps = createDeps({
+  const { deps } = createContext({
+    argv: [],
     io: test.io,
     env: { PIX_CONFIG_DIR: dir },
     clock: { now: () => new Date(time) },

@@ -2,13 +2,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE } from '../../../src/journal/entries.js';
-import { run } from '../../../src/main.js';
 import { sampleLines, sampleRows } from '../../../src/sandbox/batchfile.js';
 import { type SandboxServer, startSandboxServer } from '../../../src/sandbox/server.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { dictAnswer } from '../../helpers/fake-pix-api.js';
 import { accountReads, type FakeServer, startFakeServer } from '../../helpers/fake-server.js';
-import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
+import type { TestIOOptions } from '../../helpers/io.js';
+import { pix as runPix } from '../../helpers/pix.js';
 
 /** pix pay batch in-process, against the real sandbox server on a loopback port. */
 let server: SandboxServer | undefined;
@@ -24,11 +24,8 @@ async function setup(rows = 6, withErrors?: 'refused', latencyMs = 0) {
   const file = join(dir, 'payouts.csv');
   const sample = sampleRows({ rows, seed: 3, ...(withErrors ? { withErrors } : {}) });
   writeFileSync(file, sampleLines(sample, 'csv').join(''));
-  const pix = async (args: string[], io: TestIOOptions = {}, signal?: AbortSignal) => {
-    const test = createTestIO(io);
-    const code = await run(args, { io: test.io, env, ...(signal ? { signal } : {}) });
-    return { code, stdout: test.stdout(), stderr: test.stderr() };
-  };
+  const pix = (args: string[], io: TestIOOptions = {}, signal?: AbortSignal) =>
+    runPix(args, { ...io, env, ...(signal ? { signal } : {}) });
   const count = (endpoint: string) => server!.requests.filter((r) => r.endpoint === endpoint).length;
   return { dir, file, pix, count, sample };
 }
@@ -225,7 +222,7 @@ describe('pix pay batch (in-process)', () => {
 });
 
 /**
- * Issue 23, finding 9: the `description` column was checked and then thrown away. It is the operator's
+ * The `description` column was checked and then thrown away. It is the operator's
  * note: in every report format and on the row's journal start line; the API's transfer has no field for
  * it (API §4.5), so the transfer carries what it carried before and nothing more.
  */
@@ -270,11 +267,7 @@ describe('pix pay batch: the description column', () => {
       file,
       'id,key,amount,description\nd1,ana@example.com,10.50,"Aluguel, março"\nd2,bia@example.com,7,\n',
     );
-    const pix = async (args: string[], io: TestIOOptions = {}) => {
-      const test = createTestIO(io);
-      const code = await run(args, { io: test.io, env });
-      return { code, stdout: test.stdout(), stderr: test.stderr() };
-    };
+    const pix = (args: string[], io: TestIOOptions = {}) => runPix(args, { ...io, env });
     return { dir, file, pix };
   }
 
@@ -336,7 +329,7 @@ describe('pix pay batch: the description column', () => {
   });
 });
 
-// Issue 23, finding 13: `--concurrency` 11 to 16 printed Node's MaxListenersExceededWarning: every
+// `--concurrency` 11 to 16 printed Node's MaxListenersExceededWarning: every
 // request in flight added its own abort listener to the command's one AbortSignal (Ctrl-C).
 describe('pix pay batch at the documented maximum concurrency', () => {
   it('--concurrency 16, embedded and over HTTP: every row paid, and no warning from Node', async () => {
@@ -346,11 +339,7 @@ describe('pix pay batch at the documented maximum concurrency', () => {
     try {
       const dir = tempConfigDir();
       const env = { PIX_CONFIG_DIR: dir };
-      const pix = async (args: string[]) => {
-        const test = createTestIO();
-        const code = await run(args, { io: test.io, env, signal: new AbortController().signal });
-        return { code, stdout: test.stdout(), stderr: test.stderr() };
-      };
+      const pix = (args: string[]) => runPix(args, { env, signal: new AbortController().signal });
       const sample = await pix(['sandbox', 'batch-file', '--rows', '48']);
       expect(sample.code, sample.stderr).toBe(0);
       const file = join(dir, 'payouts.csv');

@@ -6,8 +6,9 @@ import { run } from '../../../src/main.js';
 import { DYNAMIC_CODE, STATIC_CODE } from '../../helpers/brcodes.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { rememberAccount } from '../../helpers/config.js';
-import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
+import { createTestIO } from '../../helpers/io.js';
 import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { type PixOptions, pixWith } from '../../helpers/pix.js';
 
 const PREFIX = '/api/financial/v1';
 const EMV_PATH = `${PREFIX}/pix/emv/consult`;
@@ -81,11 +82,9 @@ const dictConsult = (over: Record<string, unknown> = {}) => ({
  */
 const transferResult = { id: 't-1', endToEndId: E2E, fee: 0, status: 'PENDING' };
 
-async function pix(argv: string[], io: TestIOOptions = {}, now = NOW) {
-  const test = createTestIO(io);
-  const code = await run(argv, { io: test.io, env, dispatcher: mock.agent, clock: { now: () => now } });
-  return { code, stdout: test.stdout(), stderr: test.stderr(), readLines: test.readLines };
-}
+const onAgent = pixWith(() => ({ env, dispatcher: mock.agent }));
+const pix = (argv: string[], io: PixOptions = {}, now = NOW) =>
+  onAgent(argv, { ...io, clock: { now: () => now } });
 
 function journal(): Array<Record<string, unknown>> {
   try {
@@ -177,7 +176,7 @@ describe('pix pay key', () => {
     });
     expect(result.code).toBe(8);
     expect(result.stderr).toContain('payment cancelled');
-    // The user's own "no" is not an error (issue 14).
+    // The user's own "no" is not an error.
     expect(result.stderr).not.toContain('error:');
     expect(journal()).toEqual([]);
   });
@@ -596,7 +595,7 @@ describe('an unknown outcome is never forgotten (journal rules)', () => {
   });
 });
 
-describe('the payer-chosen amount on a terminal (issue 14)', () => {
+describe('the payer-chosen amount on a terminal', () => {
   const modifiable = () =>
     emvConsult({ type: 'STATIC_QRCODE', amount: { final: 0, canModifyFinalAmount: true } });
 

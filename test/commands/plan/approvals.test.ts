@@ -9,6 +9,7 @@ import {
   type World,
 } from '../../helpers/approvals.js';
 import { keyDir, makeKey } from '../../helpers/ssh.js';
+import { until } from '../../helpers/wait.js';
 
 /**
  * Payment approvals in-process against a real `pix sandbox serve` on loopback: plans made with
@@ -114,8 +115,7 @@ describe('a plan approved by 2 of finance is paid, each row once', () => {
       at: AFTERNOON,
       signal: stop.signal,
     });
-    const deadline = Date.now() + 10_000;
-    while (w.transfers() < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => w.transfers() >= 2, 'two transfers', 10_000);
     stop.abort('SIGINT');
     const stopped = await first;
     expect(stopped.code).toBe(130);

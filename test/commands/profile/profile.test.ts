@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../../src/config/store.js';
-import { run } from '../../../src/main.js';
+import { SYSTEM } from '../../../src/system.js';
 import { tempConfigDir } from '../../helpers/cli.js';
-import { createTestIO } from '../../helpers/io.js';
+import { pixWith } from '../../helpers/pix.js';
 
 let dir: string;
 
@@ -12,17 +12,10 @@ beforeEach(() => {
   dir = tempConfigDir();
 });
 
-async function pix(
-  argv: string[],
-  options: { env?: Record<string, string>; tty?: boolean; answers?: string[] } = {},
-) {
-  const test = createTestIO({ tty: options.tty ?? false, answers: options.answers ?? [] });
-  const code = await run(argv, { io: test.io, env: { PIX_CONFIG_DIR: dir, ...options.env } });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = pixWith(() => ({ env: { PIX_CONFIG_DIR: dir } }));
 
 async function seed() {
-  const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+  const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
   await store.setProfile('prod', {
     'base-url': 'https://api.example.test',
     token: 'x',
@@ -71,11 +64,11 @@ describe('pix profile', () => {
   it('use switches the current profile, sandbox included', async () => {
     await seed();
     expect((await pix(['profile', 'use', 'staging'])).code).toBe(0);
-    expect(openConfigStore({ PIX_CONFIG_DIR: dir }).currentProfile()).toBe('staging');
+    expect(openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM).currentProfile()).toBe('staging');
     const back = await pix(['profile', 'use', 'sandbox']);
     expect(back.code).toBe(0);
     expect(back.stderr).toBe('Now using profile sandbox\n');
-    expect(openConfigStore({ PIX_CONFIG_DIR: dir }).currentProfile()).toBe('sandbox');
+    expect(openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM).currentProfile()).toBe('sandbox');
     const status = await pix(['auth', 'status', '--json']);
     expect(JSON.parse(status.stdout).sandbox).toBe(true);
   });
@@ -87,7 +80,7 @@ describe('pix profile', () => {
     expect(result.stderr).toMatch(
       /^error: NAME: no profile named "nope" \(profiles: prod, staging, sandbox\)/,
     );
-    expect(openConfigStore({ PIX_CONFIG_DIR: dir }).currentProfile()).toBe('prod');
+    expect(openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM).currentProfile()).toBe('prod');
   });
 
   it('use warns when PIX_PROFILE still overrides it', async () => {
@@ -103,7 +96,7 @@ describe('pix profile delete', () => {
   it('--yes removes the profile and its token from disk; the others stay', async () => {
     await seed();
     await pix(['profile', 'use', 'staging']);
-    const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
     await store.update((document) => {
       document.profiles.prod!.token = 'secret-token-of-prod-4f1c';
     });
@@ -123,10 +116,10 @@ describe('pix profile delete', () => {
     const no = await pix(['profile', 'delete', 'prod'], { tty: true, answers: ['n'] });
     expect(no.code).toBe(8);
     expect(no.stderr).toContain('Delete profile prod and its stored credentials? [y/N]');
-    expect(openConfigStore({ PIX_CONFIG_DIR: dir }).listProfiles()).toEqual(['prod', 'staging']);
+    expect(openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM).listProfiles()).toEqual(['prod', 'staging']);
     const yes = await pix(['profile', 'delete', 'prod'], { tty: true, answers: ['y'] });
     expect(yes.code, yes.stderr).toBe(0);
-    expect(openConfigStore({ PIX_CONFIG_DIR: dir }).listProfiles()).toEqual(['staging']);
+    expect(openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM).listProfiles()).toEqual(['staging']);
   });
 
   it.each([
@@ -152,7 +145,7 @@ describe('pix profile delete', () => {
     await seed();
     const result = await pix(['profile', 'delete', 'prod', '--yes'], { env: { PIX_PROFILE: 'staging' } });
     expect(result.code, result.stderr).toBe(0);
-    expect(openConfigStore({ PIX_CONFIG_DIR: dir }).currentProfile()).toBeUndefined();
+    expect(openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM).currentProfile()).toBeUndefined();
   });
 });
 
@@ -166,7 +159,7 @@ describe('pix profile rename', () => {
     expect(result.stderr).toBe(
       'Renamed profile prod to loja; what it paid and charged as prod stays its own\n',
     );
-    const store = openConfigStore({ PIX_CONFIG_DIR: dir });
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
     expect(store.listProfiles().sort()).toEqual(['loja', 'staging']);
     expect(store.currentProfile()).toBe('loja');
     const document = JSON.parse(configText()) as { profiles: Record<string, Record<string, unknown>> };

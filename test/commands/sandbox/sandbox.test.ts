@@ -1,36 +1,24 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../../src/main.js';
 import { startSandboxServer } from '../../../src/sandbox/server.js';
 import { readSandboxState } from '../../../src/sandbox/store.js';
 import { createTestIO } from '../../helpers/io.js';
+import { pixWith } from '../../helpers/pix.js';
 import { sandboxKeyIds } from '../../helpers/served.js';
+import { tempDir } from '../../helpers/temp.js';
+import { until } from '../../helpers/wait.js';
 
 let dir: string;
 let now: Date;
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'pix-sandbox-cmd-'));
+  dir = tempDir('pix-sandbox-cmd-');
   now = new Date('2025-03-10T15:00:00.000Z');
 });
 
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function pix(args: string[], extra: { waitForShutdown?: () => Promise<string> } = {}) {
-  const test = createTestIO();
-  const code = await run(args, {
-    io: test.io,
-    env: { PIX_CONFIG_DIR: dir, HOME: dir },
-    clock: { now: () => now },
-    ...extra,
-  });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = pixWith(() => ({ env: { PIX_CONFIG_DIR: dir, HOME: dir }, clock: { now: () => now } }));
 
 const stateFile = () => join(dir, 'sandbox-state.json');
 
@@ -148,7 +136,7 @@ describe('pix sandbox serve', () => {
           stop = resolve;
         }),
     });
-    while (!test.stdout().includes('\n')) await new Promise((resolve) => setTimeout(resolve, 10));
+    await until(() => test.stdout().includes('\n'), 'the URL on stdout');
     const url = test.stdout().trim();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const first = await request(`${url}/api/financial/v1/pix/keys`, {

@@ -10,6 +10,7 @@ import { defaultGlobals } from '../../../src/context.js';
 import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { createTestIO } from '../../helpers/io.js';
+import { pixWith } from '../../helpers/pix.js';
 
 let env: Record<string, string>;
 
@@ -17,11 +18,7 @@ beforeEach(() => {
   env = { PIX_CONFIG_DIR: tempConfigDir() };
 });
 
-async function pix(argv: string[]) {
-  const test = createTestIO();
-  const code = await run(argv, { io: test.io, env });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = pixWith(() => ({ env }));
 
 /** The `next…: <command>` of a hint line. */
 function nextOf(stderr: string): string {

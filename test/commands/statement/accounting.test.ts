@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
-import { createTestIO } from '../../helpers/io.js';
-import { mockAgentPerTest, ORIGIN, replyJson } from '../../helpers/mock-agent.js';
+import { intercept, mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
 import { readOfx } from '../../helpers/ofx.js';
+import { pixWith } from '../../helpers/pix.js';
 import { readWorkbook } from '../../helpers/xlsx.js';
 
 const PATH = '/api/financial/v1/account/transactions';
@@ -40,23 +39,15 @@ beforeEach(() => {
   env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-xlsx' };
 });
 
-function intercept(query: Record<string, string>, body: unknown) {
-  replyJson(mock, PATH, query, body);
-}
-
-async function pix(argv: string[], options: { tty?: boolean } = {}) {
-  const test = createTestIO({ tty: options.tty ?? false, columns: 80 });
-  const code = await run(argv, { io: test.io, env, dispatcher: mock.agent, clock: { now: () => NOW } });
-  return { code, stdout: test.stdoutBytes(), stderr: test.stderr() };
-}
+const pix = pixWith(() => ({ columns: 80, env, dispatcher: mock.agent, clock: { now: () => NOW } }));
 
 describe('-o xlsx', () => {
   it('statement --all: one typed row per entry, across pages', async () => {
-    intercept({ ...PINNED, limit: '1', offset: '0' }, { total: 2, results: [income] });
-    intercept({ ...PINNED, limit: '1', offset: '1' }, { total: 2, results: [outcome] });
+    intercept(mock, PATH, { ...PINNED, limit: '1', offset: '0' }, { total: 2, results: [income] });
+    intercept(mock, PATH, { ...PINNED, limit: '1', offset: '1' }, { total: 2, results: [outcome] });
     const result = await pix(['statement', '--all', '--limit', '1', '-o', 'xlsx']);
     expect(result.code, result.stderr).toBe(0);
-    const sheet = await readWorkbook(result.stdout);
+    const sheet = await readWorkbook(result.stdoutBytes);
     expect(sheet.name).toBe('Statement');
     expect(sheet.rows[0]!.map((cell) => cell.value)).toEqual([
       'confirmedAt',
@@ -102,15 +93,15 @@ describe('-o xlsx', () => {
   });
 
   it('statement: one page, and the filters, as any list format', async () => {
-    intercept({ limit: '10', offset: '0' }, { total: 2, results: [income, outcome] });
+    intercept(mock, PATH, { limit: '10', offset: '0' }, { total: 2, results: [income, outcome] });
     const result = await pix(['statement', '--type', 'outcome', '-o', 'xlsx']);
     expect(result.code, result.stderr).toBe(0);
-    const sheet = await readWorkbook(result.stdout);
+    const sheet = await readWorkbook(result.stdoutBytes);
     expect(sheet.rows.slice(1).map((row) => row[9]!.value)).toEqual(['out-2']);
   });
 
   it('--output-file: the workbook is written whole to FILE', async () => {
-    intercept({ limit: '10', offset: '0' }, { total: 2, results: [income, outcome] });
+    intercept(mock, PATH, { limit: '10', offset: '0' }, { total: 2, results: [income, outcome] });
     const file = join(dir, 'statement.xlsx');
     const result = await pix(['statement', '-o', 'xlsx', '--output-file', file], { tty: true });
     expect(result.code, result.stderr).toBe(0);
@@ -140,6 +131,8 @@ describe('-o xlsx', () => {
     const february = { dateFrom: '2025-02-01T03:00:00.000Z', dateTo: '2025-03-01T02:59:59.999Z' };
     const inFebruary = { confirmedAt: '2025-02-09T13:04:05.000Z' };
     intercept(
+      mock,
+      PATH,
       { ...february, limit: '100', offset: '0' },
       {
         total: 2,
@@ -151,7 +144,7 @@ describe('-o xlsx', () => {
     );
     const result = await pix(['statement', 'summary', '--month', '2025-02', '--by', 'month', '-o', 'xlsx']);
     expect(result.code, result.stderr).toBe(0);
-    const sheet = await readWorkbook(result.stdout);
+    const sheet = await readWorkbook(result.stdoutBytes);
     expect(sheet.name).toBe('Summary');
     expect(sheet.rows[0]!.map((cell) => cell.value)).toEqual([
       'period',
@@ -167,7 +160,7 @@ describe('-o xlsx', () => {
   it('journal: an empty journal is a workbook with its header', async () => {
     const result = await pix(['journal', '-o', 'xlsx']);
     expect(result.code, result.stderr).toBe(0);
-    const sheet = await readWorkbook(result.stdout);
+    const sheet = await readWorkbook(result.stdoutBytes);
     expect(sheet.name).toBe('Journal');
     expect(sheet.rows).toHaveLength(1);
   });
@@ -175,11 +168,11 @@ describe('-o xlsx', () => {
 
 describe('-o ofx', () => {
   it('statement --all: every entry once, its fee apart, the pinned period, the profile as the account', async () => {
-    intercept({ ...PINNED, limit: '1', offset: '0' }, { total: 2, results: [income] });
-    intercept({ ...PINNED, limit: '1', offset: '1' }, { total: 2, results: [outcome] });
+    intercept(mock, PATH, { ...PINNED, limit: '1', offset: '0' }, { total: 2, results: [income] });
+    intercept(mock, PATH, { ...PINNED, limit: '1', offset: '1' }, { total: 2, results: [outcome] });
     const result = await pix(['statement', '--all', '--limit', '1', '-o', 'ofx']);
     expect(result.code, result.stderr).toBe(0);
-    const ofx = readOfx(result.stdout.toString('utf8'));
+    const ofx = readOfx(result.stdout);
     expect(ofx.validation.isValid).toBe(true);
     expect(ofx.transactions.map((t) => [t.TRNTYPE, t.TRNAMT, t.FITID])).toEqual([
       ['CREDIT', '1234.56', 'in-1'],
@@ -193,7 +186,7 @@ describe('-o ofx', () => {
 
   it('one page with a range: the range is the period; the filters apply', async () => {
     const range = { dateFrom: '2025-03-01T03:00:00.000Z', dateTo: '2025-03-10T02:59:59.999Z' };
-    intercept({ ...range, limit: '10', offset: '0' }, { total: 2, results: [income, outcome] });
+    intercept(mock, PATH, { ...range, limit: '10', offset: '0' }, { total: 2, results: [income, outcome] });
     const result = await pix([
       'statement',
       '--from',
@@ -206,7 +199,7 @@ describe('-o ofx', () => {
       'ofx',
     ]);
     expect(result.code, result.stderr).toBe(0);
-    const ofx = readOfx(result.stdout.toString('utf8'));
+    const ofx = readOfx(result.stdout);
     expect(ofx.transactions.map((t) => t.FITID)).toEqual(['in-1']);
     expect(ofx.period).toEqual(['2025-03-01', '2025-03-09']);
   });
@@ -225,11 +218,11 @@ describe('-o ofx', () => {
 
 describe('-o csv-br and -o csv', () => {
   it('csv-br: one BOM, ; between fields, decimal commas, day-first dates, formulas guarded, across pages', async () => {
-    intercept({ ...PINNED, limit: '1', offset: '0' }, { total: 2, results: [income] });
-    intercept({ ...PINNED, limit: '1', offset: '1' }, { total: 2, results: [outcome] });
+    intercept(mock, PATH, { ...PINNED, limit: '1', offset: '0' }, { total: 2, results: [income] });
+    intercept(mock, PATH, { ...PINNED, limit: '1', offset: '1' }, { total: 2, results: [outcome] });
     const result = await pix(['statement', '--all', '--limit', '1', '-o', 'csv-br']);
     expect(result.code, result.stderr).toBe(0);
-    const text = result.stdout.toString('utf8');
+    const text = result.stdout;
     // For people: Portuguese names and values (output/ptbr.ts); -o csv below keeps the English ones.
     expect(text.startsWith('\ufeffData;Tipo;Valor;Tarifa;')).toBe(true);
     expect(text.lastIndexOf('\ufeff')).toBe(0);
@@ -240,10 +233,10 @@ describe('-o csv-br and -o csv', () => {
   });
 
   it('csv: the exact data a script reads back, formula-looking text and all', async () => {
-    intercept({ limit: '10', offset: '0' }, { total: 1, results: [income] });
+    intercept(mock, PATH, { limit: '10', offset: '0' }, { total: 1, results: [income] });
     const result = await pix(['statement', '-o', 'csv']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout.toString('utf8').split('\r\n')[1]).toBe(
+    expect(result.stdout.split('\r\n')[1]).toBe(
       '2025-03-09T13:04:05.000Z,INCOME,1234.56,0.00,PIX,"=HYPERLINK(""http://x"",""pague"")",01234567890,001,CONFIRMED,in-1',
     );
   });

@@ -3,7 +3,8 @@ import { FOLLOW_PAGE } from '../../../src/commands/statement/follow.js';
 import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { createTestIO, ndjsonIds as ids } from '../../helpers/io.js';
-import { mockAgentPerTest, ORIGIN, replyJson } from '../../helpers/mock-agent.js';
+import { intercept, mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { pixWith } from '../../helpers/pix.js';
 
 const PATH = '/api/financial/v1/account/transactions';
 const NOW = new Date('2025-03-10T15:00:00.000Z');
@@ -37,15 +38,7 @@ beforeEach(() => {
   env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-filters' };
 });
 
-function intercept(query: Record<string, string>, body: unknown) {
-  replyJson(mock, PATH, query, body);
-}
-
-async function pix(argv: string[], options: { tty?: boolean } = {}) {
-  const test = createTestIO({ tty: options.tty ?? false, columns: 80 });
-  const code = await run(argv, { io: test.io, env, dispatcher: mock.agent, clock: { now: () => NOW } });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = pixWith(() => ({ columns: 80, env, dispatcher: mock.agent, clock: { now: () => NOW } }));
 
 describe('pix statement filters', () => {
   it.each([
@@ -66,14 +59,14 @@ describe('pix statement filters', () => {
     ],
     [['--type', 'income', '--min', 'R$ 100'], ['in-maria']],
   ])('%j keeps only the matching entries of the page', async (flags, expected) => {
-    intercept({ limit: '10', offset: '0' }, { total: 3, results: page });
+    intercept(mock, PATH, { limit: '10', offset: '0' }, { total: 3, results: page });
     const result = await pix(['statement', '-o', 'ndjson', ...flags]);
     expect(result.code, result.stderr).toBe(0);
     expect(ids(result.stdout)).toEqual(expected);
   });
 
   it('the totals line counts only what is shown; the next-page hint repeats the filters', async () => {
-    intercept({ limit: '3', offset: '0' }, { total: 9, results: page });
+    intercept(mock, PATH, { limit: '3', offset: '0' }, { total: 9, results: page });
     const result = await pix(['statement', '--limit', '3', '--type', 'income', '--counterparty', 'João P']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
@@ -85,7 +78,7 @@ describe('pix statement filters', () => {
   });
 
   it('a page where nothing matches, on a terminal: said, zero totals, and the next page', async () => {
-    intercept({ limit: '3', offset: '0' }, { total: 9, results: page });
+    intercept(mock, PATH, { limit: '3', offset: '0' }, { total: 9, results: page });
     const result = await pix(['statement', '--limit', '3', '--counterparty', 'nobody'], { tty: true });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('');
@@ -95,7 +88,7 @@ describe('pix statement filters', () => {
   });
 
   it('--json: the page object with only the entries kept', async () => {
-    intercept({ limit: '10', offset: '0' }, { total: 3, results: page });
+    intercept(mock, PATH, { limit: '10', offset: '0' }, { total: 3, results: page });
     const result = await pix(['statement', '--json', '--type', 'outcome']);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ total: 3, results: [mercado] });
@@ -103,8 +96,8 @@ describe('pix statement filters', () => {
 
   it('--all: every page filtered, CSV rows and totals only for what is shown', async () => {
     const pinned = { dateFrom: '2000-01-01T00:00:00.000Z', dateTo: NOW.toISOString() };
-    intercept({ ...pinned, limit: '2', offset: '0' }, { total: 3, results: page.slice(0, 2) });
-    intercept({ ...pinned, limit: '1', offset: '2' }, { total: 3, results: page.slice(2) });
+    intercept(mock, PATH, { ...pinned, limit: '2', offset: '0' }, { total: 3, results: page.slice(0, 2) });
+    intercept(mock, PATH, { ...pinned, limit: '1', offset: '2' }, { total: 3, results: page.slice(2) });
     const result = await pix(['statement', '--all', '--limit', '2', '-o', 'csv', '--min', '100']);
     expect(result.code, result.stderr).toBe(0);
     const rows = result.stdout.trim().split('\r\n');

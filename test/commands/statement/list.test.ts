@@ -2,7 +2,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { createTestIO } from '../../helpers/io.js';
-import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { intercept, mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { pixWith } from '../../helpers/pix.js';
 
 const PATH = '/api/financial/v1/account/transactions';
 // 12:00 in São Paulo (UTC-3) on 2025-03-10.
@@ -37,30 +38,11 @@ beforeEach(() => {
   env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-statement' };
 });
 
-function intercept(query: Record<string, string>, body: unknown, status = 200) {
-  mock.agent
-    .get(ORIGIN)
-    .intercept({ path: PATH, method: 'GET', query })
-    .reply(status, body as object, { headers: { 'content-type': 'application/json' } });
-}
-
-async function pix(
-  argv: string[],
-  options: { tty?: boolean; columns?: number; env?: Record<string, string> } = {},
-) {
-  const test = createTestIO({ tty: options.tty ?? false, columns: options.columns ?? 80 });
-  const code = await run(argv, {
-    io: test.io,
-    env: { ...env, ...options.env },
-    dispatcher: mock.agent,
-    clock,
-  });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const pix = pixWith(() => ({ env, dispatcher: mock.agent, clock }));
 
 describe('pix statement: one page', () => {
   it('piped: header-less TSV with ISO times, plain decimals, full documents; totals and next page on stderr', async () => {
-    intercept({ limit: '10', offset: '0' }, { total: 25, results: [income(1), outcome(2)] });
+    intercept(mock, PATH, { limit: '10', offset: '0' }, { total: 25, results: [income(1), outcome(2)] });
     const result = await pix(['statement']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
@@ -72,7 +54,12 @@ describe('pix statement: one page', () => {
   });
 
   it('on a terminal: a table in the profile time zone, R$, coloured amounts, masked documents', async () => {
-    intercept({ limit: '10', offset: '0' }, { total: 2, results: [income(1, 1234.56), outcome(2)] });
+    intercept(
+      mock,
+      PATH,
+      { limit: '10', offset: '0' },
+      { total: 2, results: [income(1, 1234.56), outcome(2)] },
+    );
     const result = await pix(['statement'], { tty: true, columns: 160, env: { CLICOLOR_FORCE: '1' } });
     expect(result.code).toBe(0);
     const out = result.stdout;
@@ -95,7 +82,7 @@ describe('pix statement: one page', () => {
 
   it('--json prints the API page as is, unknown fields included', async () => {
     const page = { total: 1, results: [{ ...income(1), extra: { x: 1 } }], cursor: 'abc' };
-    intercept({ limit: '10', offset: '0' }, page);
+    intercept(mock, PATH, { limit: '10', offset: '0' }, page);
     const result = await pix(['statement', '--json']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(page);
@@ -109,11 +96,11 @@ describe('pix statement: one page', () => {
       status: 'PROCESSING',
       confirmedAt: '2025-03-01T00:00:00Z',
     };
-    intercept({ limit: '10', offset: '0' }, { total: 1, results: [odd] });
+    intercept(mock, PATH, { limit: '10', offset: '0' }, { total: 1, results: [odd] });
     const piped = await pix(['statement']);
     expect(piped.code).toBe(0);
     expect(piped.stdout).toBe('2025-03-01T00:00:00Z\tREVERSAL\t-3.00\t0.00\t\t\t\t\tPROCESSING\todd\n');
-    intercept({ limit: '10', offset: '0' }, { total: 1, results: [odd] });
+    intercept(mock, PATH, { limit: '10', offset: '0' }, { total: 1, results: [odd] });
     const table = await pix(['statement'], { tty: true });
     expect(table.code).toBe(0);
     expect(table.stdout).toContain('REVERSAL');
@@ -121,14 +108,14 @@ describe('pix statement: one page', () => {
   });
 
   it('an empty statement is exit 0', async () => {
-    intercept({ limit: '10', offset: '0' }, { total: 0, results: [] });
+    intercept(mock, PATH, { limit: '10', offset: '0' }, { total: 0, results: [] });
     const result = await pix(['statement', '--json']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ total: 0, results: [] });
   });
 
   it('-o csv: header row, RFC 4180 quoting, plain decimals', async () => {
-    intercept({ limit: '10', offset: '0' }, { total: 2, results: [income(1), outcome(2)] });
+    intercept(mock, PATH, { limit: '10', offset: '0' }, { total: 2, results: [income(1), outcome(2)] });
     const result = await pix(['statement', '-o', 'csv']);
     expect(result.code).toBe(0);
     expect(result.stdout.split('\r\n')).toEqual([
@@ -140,7 +127,7 @@ describe('pix statement: one page', () => {
   });
 
   it('a response of the wrong shape is exit 6', async () => {
-    intercept({ limit: '10', offset: '0' }, { total: 1, results: [{ id: 1 }] });
+    intercept(mock, PATH, { limit: '10', offset: '0' }, { total: 1, results: [{ id: 1 }] });
     expect((await pix(['statement'])).code).toBe(6);
   });
 
@@ -149,7 +136,7 @@ describe('pix statement: one page', () => {
     [401, 3],
     [404, 4],
   ])('HTTP %i → exit %i with the server message', async (status, exit) => {
-    intercept({ limit: '10', offset: '0' }, { message: 'Conta não encontrada' }, status);
+    intercept(mock, PATH, { limit: '10', offset: '0' }, { message: 'Conta não encontrada' }, status);
     const result = await pix(['statement']);
     expect(result.code).toBe(exit);
     expect(result.stderr.split('\n')[0]).toMatch(/^error: reading the statement: .*Conta não encontrada$/);
@@ -159,6 +146,8 @@ describe('pix statement: one page', () => {
 describe('pix statement: dates', () => {
   it('YYYY-MM-DD is the start of the --from day and the end of the --to day in São Paulo', async () => {
     intercept(
+      mock,
+      PATH,
       { dateFrom: '2025-01-01T03:00:00.000Z', dateTo: '2025-02-01T02:59:59.999Z', limit: '50', offset: '0' },
       { total: 0, results: [] },
     );
@@ -170,6 +159,8 @@ describe('pix statement: dates', () => {
     const set = await pix(['config', 'set', 'time-zone', 'UTC']);
     expect(set.code, set.stderr).toBe(0);
     intercept(
+      mock,
+      PATH,
       { dateFrom: '2025-01-01T00:00:00.000Z', dateTo: '2025-01-01T23:59:59.999Z', limit: '10', offset: '0' },
       { total: 1, results: [income(1)] },
     );
@@ -180,11 +171,15 @@ describe('pix statement: dates', () => {
 
   it('--month is the whole month; full ISO 8601 passes through (normalised to UTC)', async () => {
     intercept(
+      mock,
+      PATH,
       { dateFrom: '2025-02-01T03:00:00.000Z', dateTo: '2025-03-01T02:59:59.999Z', limit: '10', offset: '0' },
       { total: 0, results: [] },
     );
     expect((await pix(['statement', '--month', '2025-02'])).code).toBe(0);
     intercept(
+      mock,
+      PATH,
       { dateFrom: '2025-01-01T17:00:00.000Z', dateTo: '2025-01-02T00:00:00.000Z', limit: '10', offset: '0' },
       { total: 0, results: [] },
     );
@@ -200,6 +195,8 @@ describe('pix statement: dates', () => {
 
   it('yesterday and today are days in the profile zone at the clock', async () => {
     intercept(
+      mock,
+      PATH,
       { dateFrom: '2025-03-09T03:00:00.000Z', dateTo: '2025-03-11T02:59:59.999Z', limit: '10', offset: '0' },
       { total: 0, results: [] },
     );
@@ -208,6 +205,8 @@ describe('pix statement: dates', () => {
 
   it('the next-page hint repeats the range and the page size', async () => {
     intercept(
+      mock,
+      PATH,
       { dateFrom: '2025-02-01T03:00:00.000Z', dateTo: '2025-03-01T02:59:59.999Z', limit: '2', offset: '4' },
       { total: 9, results: [income(1), income(2)] },
     );
@@ -219,12 +218,16 @@ describe('pix statement: dates', () => {
 
   it('--from alone is from that day until now; DD/MM/YYYY and -7d are days, as in charge', async () => {
     intercept(
+      mock,
+      PATH,
       { dateFrom: '2025-03-03T03:00:00.000Z', dateTo: NOW.toISOString(), limit: '10', offset: '0' },
       { total: 1, results: [income(1)] },
     );
     const relative = await pix(['statement', '--from', '-7d']);
     expect(relative.code, relative.stderr).toBe(0);
     intercept(
+      mock,
+      PATH,
       { dateFrom: '2026-11-23T03:00:00.000Z', dateTo: '2026-11-24T02:59:59.999Z', limit: '10', offset: '0' },
       { total: 1, results: [income(1)] },
     );
@@ -234,6 +237,8 @@ describe('pix statement: dates', () => {
 
   it('an empty range on a terminal: no boxed table; "no entries from … to …" and the zero totals line', async () => {
     intercept(
+      mock,
+      PATH,
       { dateFrom: '2025-03-10T03:00:00.000Z', dateTo: '2025-03-11T02:59:59.999Z', limit: '10', offset: '0' },
       { total: 0, results: [] },
     );
@@ -248,6 +253,8 @@ describe('pix statement: dates', () => {
 
   it('an empty range with --all on a terminal: no box either, the same line and zero totals', async () => {
     intercept(
+      mock,
+      PATH,
       { dateFrom: '2025-03-10T03:00:00.000Z', dateTo: NOW.toISOString(), limit: '100', offset: '0' },
       { total: 0, results: [] },
     );
@@ -289,9 +296,9 @@ describe('pix statement --all', () => {
 
   it('-o ndjson: pins dateTo to the start, keeps API order across concurrent pages', async () => {
     const all = Array.from({ length: 7 }, (_, i) => income(i));
-    intercept({ ...pinned, limit: '3', offset: '0' }, { total: 7, results: all.slice(0, 3) });
-    intercept({ ...pinned, limit: '3', offset: '3' }, { total: 7, results: all.slice(3, 6) });
-    intercept({ ...pinned, limit: '1', offset: '6' }, { total: 7, results: all.slice(6) });
+    intercept(mock, PATH, { ...pinned, limit: '3', offset: '0' }, { total: 7, results: all.slice(0, 3) });
+    intercept(mock, PATH, { ...pinned, limit: '3', offset: '3' }, { total: 7, results: all.slice(3, 6) });
+    intercept(mock, PATH, { ...pinned, limit: '1', offset: '6' }, { total: 7, results: all.slice(6) });
     const result = await pix(['statement', '--all', '--limit', '3', '-o', 'ndjson']);
     expect(result.code).toBe(0);
     const lines = result.stdout
@@ -304,11 +311,15 @@ describe('pix statement --all', () => {
 
   it('a --to later than now is pinned to now; an earlier one is kept', async () => {
     intercept(
+      mock,
+      PATH,
       { dateFrom: '2025-03-01T03:00:00.000Z', dateTo: NOW.toISOString(), limit: '100', offset: '0' },
       { total: 0, results: [] },
     );
     expect((await pix(['statement', '--all', '--month', '2025-03', '-o', 'ndjson'])).code).toBe(0);
     intercept(
+      mock,
+      PATH,
       { dateFrom: '2025-02-01T03:00:00.000Z', dateTo: '2025-03-01T02:59:59.999Z', limit: '100', offset: '0' },
       { total: 0, results: [] },
     );
@@ -316,10 +327,20 @@ describe('pix statement --all', () => {
   });
 
   it('drops duplicate ids and warns when the total moved; reads a grown list to its new end', async () => {
-    intercept({ ...pinned, limit: '2', offset: '0' }, { total: 4, results: [income(1), income(2)] });
-    intercept({ ...pinned, limit: '2', offset: '2' }, { total: 5, results: [income(2), income(3)] });
+    intercept(
+      mock,
+      PATH,
+      { ...pinned, limit: '2', offset: '0' },
+      { total: 4, results: [income(1), income(2)] },
+    );
+    intercept(
+      mock,
+      PATH,
+      { ...pinned, limit: '2', offset: '2' },
+      { total: 5, results: [income(2), income(3)] },
+    );
     // An entry landed at the top: in-4 was pushed to offset 4, past the first total.
-    intercept({ ...pinned, limit: '1', offset: '4' }, { total: 5, results: [income(4)] });
+    intercept(mock, PATH, { ...pinned, limit: '1', offset: '4' }, { total: 5, results: [income(4)] });
     const result = await pix(['statement', '--all', '--limit', '2', '-o', 'ndjson']);
     expect(result.code, result.stderr).toBe(0);
     expect(
@@ -334,9 +355,9 @@ describe('pix statement --all', () => {
 
   it('adapts when the server returns fewer entries than asked', async () => {
     const all = Array.from({ length: 5 }, (_, i) => outcome(i));
-    intercept({ ...pinned, limit: '100', offset: '0' }, { total: 5, results: all.slice(0, 2) });
-    intercept({ ...pinned, limit: '2', offset: '2' }, { total: 5, results: all.slice(2, 4) });
-    intercept({ ...pinned, limit: '1', offset: '4' }, { total: 5, results: all.slice(4) });
+    intercept(mock, PATH, { ...pinned, limit: '100', offset: '0' }, { total: 5, results: all.slice(0, 2) });
+    intercept(mock, PATH, { ...pinned, limit: '2', offset: '2' }, { total: 5, results: all.slice(2, 4) });
+    intercept(mock, PATH, { ...pinned, limit: '1', offset: '4' }, { total: 5, results: all.slice(4) });
     const result = await pix(['statement', '--all', '-o', 'csv']);
     expect(result.code).toBe(0);
     const rows = result.stdout.trimEnd().split('\r\n');
@@ -351,15 +372,25 @@ describe('pix statement --all', () => {
   });
 
   it('--json gives one document {total, results}', async () => {
-    intercept({ ...pinned, limit: '2', offset: '0' }, { total: 3, results: [income(1), outcome(2)] });
-    intercept({ ...pinned, limit: '1', offset: '2' }, { total: 3, results: [income(3)] });
+    intercept(
+      mock,
+      PATH,
+      { ...pinned, limit: '2', offset: '0' },
+      { total: 3, results: [income(1), outcome(2)] },
+    );
+    intercept(mock, PATH, { ...pinned, limit: '1', offset: '2' }, { total: 3, results: [income(3)] });
     const result = await pix(['statement', '--all', '--limit', '2', '--json']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ total: 3, results: [income(1), outcome(2), income(3)] });
   });
 
   it('--offset starts the export further in; progress shows only on a terminal stderr', async () => {
-    intercept({ ...pinned, limit: '2', offset: '1' }, { total: 3, results: [income(2), income(3)] });
+    intercept(
+      mock,
+      PATH,
+      { ...pinned, limit: '2', offset: '1' },
+      { total: 3, results: [income(2), income(3)] },
+    );
     const test = createTestIO({ stderrTTY: true });
     const code = await run(['statement', '--all', '--limit', '2', '--offset', '1', '-o', 'ndjson'], {
       io: test.io,
@@ -373,18 +404,33 @@ describe('pix statement --all', () => {
   });
 
   it('an export the server cuts short (empty pages before its total) writes what came and exits 6: received N of M', async () => {
-    intercept({ ...pinned, limit: '2', offset: '0' }, { total: 6, results: [income(1), income(2)] });
-    intercept({ ...pinned, limit: '2', offset: '2' }, { total: 6, results: [income(3), income(4)] });
-    intercept({ ...pinned, limit: '2', offset: '4' }, { total: 6, results: [] });
+    intercept(
+      mock,
+      PATH,
+      { ...pinned, limit: '2', offset: '0' },
+      { total: 6, results: [income(1), income(2)] },
+    );
+    intercept(
+      mock,
+      PATH,
+      { ...pinned, limit: '2', offset: '2' },
+      { total: 6, results: [income(3), income(4)] },
+    );
+    intercept(mock, PATH, { ...pinned, limit: '2', offset: '4' }, { total: 6, results: [] });
     const result = await pix(['statement', '--all', '--limit', '2', '--json']);
     expect(result.code, result.stderr).toBe(6);
     expect(JSON.parse(result.stdout).results).toHaveLength(4);
     expect(result.stderr).toMatch(/"kind":"unavailable".*received 4 of 6/);
 
     // The same without --json: one error line and a hint; the records stream out first.
-    intercept({ ...pinned, limit: '2', offset: '0' }, { total: 6, results: [income(1), income(2)] });
-    intercept({ ...pinned, limit: '2', offset: '2' }, { total: 6, results: [] });
-    intercept({ ...pinned, limit: '2', offset: '4' }, { total: 6, results: [] });
+    intercept(
+      mock,
+      PATH,
+      { ...pinned, limit: '2', offset: '0' },
+      { total: 6, results: [income(1), income(2)] },
+    );
+    intercept(mock, PATH, { ...pinned, limit: '2', offset: '2' }, { total: 6, results: [] });
+    intercept(mock, PATH, { ...pinned, limit: '2', offset: '4' }, { total: 6, results: [] });
     const ndjson = await pix(['statement', '--all', '--limit', '2', '-o', 'ndjson']);
     expect(ndjson.code).toBe(6);
     expect(ndjson.stdout.trimEnd().split('\n')).toHaveLength(2);
@@ -394,8 +440,13 @@ describe('pix statement --all', () => {
   });
 
   it('a failing page fails the export with the error of that page', async () => {
-    intercept({ ...pinned, limit: '2', offset: '0' }, { total: 4, results: [income(1), income(2)] });
-    intercept({ ...pinned, limit: '2', offset: '2' }, { message: 'Requisição inválida' }, 400);
+    intercept(
+      mock,
+      PATH,
+      { ...pinned, limit: '2', offset: '0' },
+      { total: 4, results: [income(1), income(2)] },
+    );
+    intercept(mock, PATH, { ...pinned, limit: '2', offset: '2' }, { message: 'Requisição inválida' }, 400);
     const result = await pix(['statement', '--all', '--limit', '2', '-o', 'ndjson']);
     expect(result.code).toBe(5);
     expect(result.stderr).toContain('Requisição inválida');

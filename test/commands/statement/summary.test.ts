@@ -1,9 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { defaultUnit } from '../../../src/commands/statement/summary.js';
-import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
-import { createTestIO } from '../../helpers/io.js';
-import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { intercept, mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';
+import { pixWith } from '../../helpers/pix.js';
 import { renderTerminal } from '../../helpers/terminal.js';
 
 const PATH = '/api/financial/v1/account/transactions';
@@ -36,41 +35,32 @@ let env: Record<string, string>;
 beforeEach(() => {
   env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-summary' };
 });
-function intercept(
+function interceptPage(
   range: { dateFrom: string; dateTo: string },
   results: unknown[],
   offset = 0,
   total?: number,
   limit = 100,
 ) {
-  mock.agent
-    .get(ORIGIN)
-    .intercept({
-      path: PATH,
-      method: 'GET',
-      query: { ...range, limit: String(limit), offset: String(offset) },
-    })
-    .reply(
-      200,
-      { total: total ?? results.length, results },
-      { headers: { 'content-type': 'application/json' } },
-    );
+  intercept(
+    mock,
+    PATH,
+    { ...range, limit: String(limit), offset: String(offset) },
+    {
+      total: total ?? results.length,
+      results,
+    },
+  );
 }
 
-async function pix(argv: string[], options: { tty?: boolean; columns?: number } = {}) {
-  const test = createTestIO({ tty: options.tty ?? false, columns: options.columns ?? 80 });
-  const code = await run(argv, {
-    io: test.io,
-    env: { ...env, ...(options.tty ? { CLICOLOR_FORCE: '1' } : {}) },
-    dispatcher: mock.agent,
-    clock: { now: () => NOW },
-  });
-  return { code, stdout: test.stdout(), stderr: test.stderr() };
-}
+const onAgent = pixWith(() => ({ env, dispatcher: mock.agent, clock: { now: () => NOW } }));
+/** On a terminal, in colour (CLICOLOR_FORCE): the chart as a person sees it. */
+const pix = (argv: string[], options: { tty?: boolean; columns?: number } = {}) =>
+  onAgent(argv, { ...options, ...(options.tty ? { env: { CLICOLOR_FORCE: '1' } } : {}) });
 
 describe('pix statement summary', () => {
   it('--json: every ISO week of the month in the profile zone, sums exact in centavos, the total', async () => {
-    intercept(FEBRUARY, ENTRIES);
+    interceptPage(FEBRUARY, ENTRIES);
     const result = await pix(['statement', 'summary', '--month', '2025-02', '--by', 'week', '--json']);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
@@ -89,9 +79,9 @@ describe('pix statement summary', () => {
     const many = Array.from({ length: 250 }, (_, i) =>
       entry(new Date(Date.parse('2025-02-01T03:00:00.000Z') + i * 3_600_000).toISOString(), 1.01),
     );
-    intercept(FEBRUARY, many.slice(0, 100), 0, 250);
-    intercept(FEBRUARY, many.slice(100, 200), 100, 250);
-    intercept(FEBRUARY, many.slice(200), 200, 250, 50); // the last page asks only for what is left
+    interceptPage(FEBRUARY, many.slice(0, 100), 0, 250);
+    interceptPage(FEBRUARY, many.slice(100, 200), 100, 250);
+    interceptPage(FEBRUARY, many.slice(200), 200, 250, 50); // the last page asks only for what is left
     const result = await pix([
       'statement',
       'summary',
@@ -120,18 +110,18 @@ describe('pix statement summary', () => {
   });
 
   it('-o csv: a header and one row per period, plain decimals; piped: the same as TSV without header', async () => {
-    intercept(FEBRUARY, ENTRIES);
+    interceptPage(FEBRUARY, ENTRIES);
     const csv = await pix(['statement', 'summary', '--month', '2025-02', '--by', 'month', '-o', 'csv']);
     expect(csv.stdout).toBe(
       'period,count,income,outcome,fees,net\r\n2025-02,5,1234.86,-60.25,2.00,1172.61\r\n',
     );
-    intercept(FEBRUARY, ENTRIES);
+    interceptPage(FEBRUARY, ENTRIES);
     const tsv = await pix(['statement', 'summary', '--month', '2025-02', '--by', 'month']);
     expect(tsv.stdout).toBe('2025-02\t5\t1234.86\t-60.25\t2.00\t1172.61\n');
   });
 
   it('on a terminal: the chart, coloured, within the width, shown unwrapped by an 80-column terminal', async () => {
-    intercept(FEBRUARY, ENTRIES);
+    interceptPage(FEBRUARY, ENTRIES);
     const result = await pix(['statement', 'summary', '--month', '2025-02', '--by', 'week'], {
       tty: true,
       columns: 80,
@@ -148,7 +138,7 @@ describe('pix statement summary', () => {
   });
 
   it('without flags: the current month up to now, by day', async () => {
-    intercept({ dateFrom: '2025-03-01T03:00:00.000Z', dateTo: NOW.toISOString() }, []);
+    interceptPage({ dateFrom: '2025-03-01T03:00:00.000Z', dateTo: NOW.toISOString() }, []);
     const result = await pix(['statement', 'summary', '-o', 'ndjson']);
     expect(result.code, result.stderr).toBe(0);
     const periods = result.stdout
@@ -161,7 +151,7 @@ describe('pix statement summary', () => {
   });
 
   it('says so when the server sends entries outside the range', async () => {
-    intercept(FEBRUARY, [...ENTRIES, entry('2025-03-05T12:00:00.000Z', 99)]);
+    interceptPage(FEBRUARY, [...ENTRIES, entry('2025-03-05T12:00:00.000Z', 99)]);
     const result = await pix(['statement', 'summary', '--month', '2025-02', '--json']);
     expect(JSON.parse(result.stdout).total.count).toBe(5);
     expect(result.stderr).toContain('warning: 1 entries outside the range');
@@ -171,15 +161,24 @@ describe('pix statement summary', () => {
     [['--by', 'year'], '--by'],
     [['--from', 'tomorrow'], '--from'], // --from alone runs until now: a day still to come is refused
     [['--month', '2025-13'], '--month'],
-    [['--limit', '5'], '--limit'],
-    [['--type', 'income'], '--type'], // the statement's filters: a summary of all would pass for a filtered one
-    [['--min', '10'], '--min'],
     [['--from', '1700-01-01', '--to', '2025-01-01', '--by', 'day'], '--by'],
   ])('refuses %j with one line naming %s, exit 2, nothing sent', async (argv, flag) => {
     const result = await pix(['statement', 'summary', ...argv]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(new RegExp(`^error: ${flag}`));
   });
+
+  // The list's paging and filters are not the summary's (a summary of all would pass for a filtered one).
+  it.each([['--limit', '5'], ['--type', 'income'], ['--min', '10'], ['--follow']])(
+    'refuses the list flag %s as unknown, saying whose it is, exit 2',
+    async (flag, ...value) => {
+      const result = await pix(['statement', 'summary', flag, ...value]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        `error: unknown option '${flag}'\nhint: ${flag} is a flag of \`pix statement list\`, not of \`pix statement summary\`\n`,
+      );
+    },
+  );
 });
 
 describe('defaultUnit', () => {

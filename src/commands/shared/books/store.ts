@@ -99,7 +99,7 @@ export async function openBooks(deps: Deps): Promise<Books> {
     closes: () => foldCloses(readLines(closesFile, closeOf, warn)),
     locked(work) {
       ensurePrivateDir(dir);
-      return withFileLock(closesFile, 'the closed days', work);
+      return withFileLock(closesFile, 'the closed days', deps, work);
     },
     addClose(close) {
       ensurePrivateDir(dir);

@@ -1,0 +1,73 @@
+/**
+ * `pix ledger init [--url-stdin | --url-file FILE]`: creates or migrates the shared ledger's schema
+ * (journal/postgres/schema.ts: versioned migrations shipped with pix, idempotent, a schema newer than
+ * this pix refused), and with a URL given, keeps it in the profile as its `ledger` (config.json is 0600,
+ * as a token is kept). Without one, the profile's ledger or PIX_LEDGER_URL is initialised.
+ */
+
+import { hostname } from 'node:os';
+import type { Command } from 'commander';
+import type { Deps } from '../../context.js';
+import { jsonDocument } from '../../output/format.js';
+import * as z from '../../zod.js';
+import { parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import { givenUrl, onLedger, openLedgerPool, URL_FILE_OPTION, URL_STDIN_OPTION } from './shared.js';
+
+const initOptionsSchema = z.object({
+  urlFile: z.optional(z.string().check(z.minLength(1))),
+  urlStdin: z._default(z.boolean(), false),
+});
+
+export type LedgerInitOptions = z.output<typeof initOptionsSchema>;
+
+export async function runLedgerInit(options: LedgerInitOptions, deps: Deps): Promise<void> {
+  const url = await givenUrl(deps, options);
+  const settings = await deps.settings();
+  const pool = await openLedgerPool(deps, url);
+  const { migrateSchema } = await import('../../journal/postgres/schema.js');
+  const report = await onLedger(pool, () => migrateSchema(pool.sql, `pix on ${hostname()}`, pool.where));
+  if (url !== undefined) {
+    const store = await deps.config();
+    const name = settings.profile.value;
+    await store.update((document) => {
+      const before = document.profiles[name] ?? {};
+      document.profiles[name] = { ...before, ledger: url };
+    });
+  }
+  const { stdout, stderr } = deps.io;
+  const what =
+    report.applied.length === 0
+      ? `schema ${report.to}, up to date`
+      : report.from === 0
+        ? `schema ${report.to} created`
+        : `schema ${report.from} migrated to ${report.to}`;
+  stderr.write(
+    `ledger ${pool.where}: ${what}${url === undefined ? '' : `; profile "${settings.profile.value}" uses it`}\n`,
+  );
+  if (deps.globals.json) {
+    stdout.write(
+      jsonDocument(
+        { ledger: pool.where, from: report.from, to: report.to, applied: report.applied },
+        stdout.isTTY,
+      ),
+    );
+  }
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .option(...URL_STDIN_OPTION)
+    .option(...URL_FILE_OPTION)
+    .action(async (_options, self: Command) => {
+      await runLedgerInit(parseOptions(initOptionsSchema, self.opts()), deps);
+    });
+  addExamples(
+    command,
+    [
+      'printf %s "$LEDGER_URL" | pix ledger init --url-stdin',
+      'PIX_LEDGER_URL="$LEDGER_URL" pix ledger status',
+    ],
+    ['usage', 'unavailable', 'declined'],
+  );
+}

@@ -1,0 +1,131 @@
+/**
+ * `pix ledger migrate --from file`: this machine's history into the shared ledger (docs/team.md) — the
+ * journal of the config directory, whose charges are the charge ledger. Idempotent: an entry already in
+ * the database (by its id) is left as it is, so a second run imports nothing. The counts are checked
+ * after: every entry of the file is in the database, or the command fails (exit 1) saying how many are
+ * missing. A file journal with damaged lines is refused (exit 8): what a damaged line said is unknown,
+ * and importing around it would make the shared ledger forget a payment.
+ */
+import type { Command } from 'commander';
+import type { Deps } from '../../context.js';
+import { PixError } from '../../errors.js';
+import type { JournalEntry } from '../../journal/entries.js';
+import { describeDamage } from '../../journal/store.js';
+import { fileStore } from '../../journal/stores.js';
+import { jsonDocument } from '../../output/format.js';
+import * as z from '../../zod.js';
+import { parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import { onLedger, openLedgerPool } from './shared.js';
+
+const migrateOptionsSchema = z.object({ from: z.literal('file') });
+
+export type LedgerMigrateOptions = z.output<typeof migrateOptionsSchema>;
+
+/** How many entries are written in one transaction (pipelined: one round trip's wait for many). */
+const CHUNK = 500;
+
+/** The lines of an entry beyond its start, as the file held them (entries.ts). */
+export function laterLines(entry: JournalEntry): { outcome?: object; resolved?: object; matched?: object } {
+  const lines: { outcome?: object; resolved?: object; matched?: object } = {};
+  if (entry.state !== 'sending') {
+    const { transferId, chargeId, status, reason, created, anomalies } = entry;
+    lines.outcome = {
+      id: entry.id,
+      at: entry.finishedAt ?? entry.at,
+      state: entry.state,
+      ...(transferId === undefined ? {} : { transferId }),
+      ...(chargeId === undefined ? {} : { chargeId }),
+      ...(status === undefined ? {} : { status }),
+      ...(reason === undefined ? {} : { reason }),
+      ...(created === undefined ? {} : { created }),
+      ...(anomalies === undefined ? {} : { anomalies }),
+    };
+  }
+  if (entry.resolution !== undefined) {
+    lines.resolved = { id: entry.id, at: entry.resolvedAt ?? entry.at, resolution: entry.resolution };
+  }
+  if (entry.match !== undefined)
+    lines.matched = { id: entry.id, at: entry.matchedAt ?? entry.at, match: entry.match };
+  return lines;
+}
+
+export async function runLedgerMigrate(_options: LedgerMigrateOptions, deps: Deps): Promise<void> {
+  const config = await deps.config();
+  const file = fileStore(config.dir, deps.clock, deps.processes);
+  const { damage } = await file.verify();
+  if (damage.length > 0) {
+    throw new PixError(
+      'declined',
+      `the file journal is damaged: ${describeDamage(file.where, damage)}; nothing was imported`,
+      {
+        hint: '`pix journal verify` lists every damaged line: repair them (checking `pix statement`), then migrate',
+      },
+    );
+  }
+  const entries = await file.read();
+  const pool = await openLedgerPool(deps);
+  const { sql, where } = pool;
+  const { checkSchema, insertEntry, schemaVersion } = await import('../../journal/postgres/store.js');
+  const { transaction } = await import('../../journal/postgres/connect.js');
+  const { stdout, stderr } = deps.io;
+  const imported = await onLedger(pool, async () => {
+    checkSchema(await schemaVersion(sql), where);
+    let added = 0;
+    for (let start = 0; start < entries.length; start += CHUNK) {
+      const chunk = entries.slice(start, start + CHUNK);
+      const counts = await transaction(sql, (tx) =>
+        // An entry still `sending` here keeps no lease: its process is not the database's to wait for.
+        Promise.all(chunk.map((entry) => insertEntry(tx, entry, laterLines(entry), undefined))),
+      );
+      added += counts.reduce((sum, count) => sum + count, 0);
+    }
+    return added;
+  });
+  // The counts checked: every id of the file is in the database now.
+  const present = await onLedger(pool, async () => {
+    let found = 0;
+    for (let start = 0; start < entries.length; start += 10_000) {
+      const ids = entries.slice(start, start + 10_000).map((entry) => entry.id);
+      const [row] = await sql.unsafe(
+        'SELECT count(*)::int AS n FROM pix_journal WHERE id = ANY($1::text[])',
+        [ids],
+      );
+      found += Number(row?.n ?? 0);
+    }
+    return found;
+  });
+  if (present !== entries.length) {
+    throw new PixError(
+      'internal',
+      `${where}: ${entries.length - present} of ${entries.length} entries of ${file.where} are missing after the import`,
+      {
+        hint: 'run it again: entries already imported are left as they are',
+      },
+    );
+  }
+  stderr.write(
+    `ledger ${where}: ${imported} of ${entries.length} entries of ${file.where} imported (${entries.length - imported} were there already); counts checked\n`,
+  );
+  if (deps.globals.json) {
+    stdout.write(
+      jsonDocument(
+        { ledger: where, from: file.where, entries: entries.length, imported, present },
+        stdout.isTTY,
+      ),
+    );
+  }
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .requiredOption('--from <SOURCE>', 'file: the journal and charge ledger of this config directory')
+    .action(async (_options, self: Command) => {
+      await runLedgerMigrate(parseOptions(migrateOptionsSchema, self.opts()), deps);
+    });
+  addExamples(
+    command,
+    ['pix ledger migrate --from file', 'pix ledger migrate --from file --json'],
+    ['usage', 'unavailable', 'declined'],
+  );
+}

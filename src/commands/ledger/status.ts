@@ -1,0 +1,174 @@
+/**
+ * `pix ledger status`: where the profile's ledger is and what it holds (docs/team.md) — the backend, the
+ * schema's version, counts of entries, the oldest unresolved payment, the live leases (who is sending
+ * what, on which machine), and outcomes of this machine still waiting in the spill file. Exit 6 when the
+ * database cannot be reached.
+ */
+import type { Command } from 'commander';
+import type { Deps } from '../../context.js';
+import { formatBRL } from '../../domain/money.js';
+import { shortId } from '../../journal/entries.js';
+import { journalOf } from '../../journal/record.js';
+import { isUnresolved } from '../../journal/rules.js';
+import { jsonDocument } from '../../output/format.js';
+import { safeText } from '../../output/sanitize.js';
+import * as z from '../../zod.js';
+import { parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import { onLedger, openLedgerPool } from './shared.js';
+
+const statusOptionsSchema = z.object({});
+
+export interface LedgerStatus {
+  backend: 'file' | 'postgres';
+  where: string;
+  schema: number | null;
+  entries: number;
+  payments: number;
+  charges: number;
+  unresolved: number;
+  oldestUnresolved: { id: string; at: string; amountCentavos: number; receiver: string | null } | null;
+  leases: Array<{ id: string; host: string; pid: number; beatSecondsAgo: number }>;
+  /** Outcomes of this machine waiting in the spill file for this database. */
+  spilled: number;
+}
+
+async function fileStatus(deps: Deps): Promise<LedgerStatus> {
+  const journal = await journalOf(deps);
+  const entries = await journal.read();
+  const open = entries.filter((entry) => entry.kind === 'payment' && isUnresolved(entry));
+  const oldest = open[0];
+  return {
+    backend: 'file',
+    where: journal.where,
+    schema: null,
+    entries: entries.length,
+    payments: entries.filter((entry) => entry.kind === 'payment').length,
+    charges: entries.filter((entry) => entry.kind === 'charge').length,
+    unresolved: open.length,
+    oldestUnresolved:
+      oldest === undefined
+        ? null
+        : {
+            id: oldest.id,
+            at: oldest.at,
+            amountCentavos: oldest.amountCentavos,
+            receiver: oldest.receiver ?? null,
+          },
+    leases: [],
+    spilled: 0,
+  };
+}
+
+async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
+  const pool = await openLedgerPool(deps);
+  const { sql, where } = pool;
+  const { schemaVersion } = await import('../../journal/postgres/store.js');
+  const { waiting } = await import('../../journal/postgres/spill.js');
+  const spilled = waiting((await deps.config()).dir, where).length;
+  return onLedger(pool, async () => {
+    const schema = (await schemaVersion(sql)) ?? null;
+    if (schema === null || schema === 0) {
+      return {
+        backend: 'postgres',
+        where,
+        schema: null,
+        entries: 0,
+        payments: 0,
+        charges: 0,
+        unresolved: 0,
+        oldestUnresolved: null,
+        leases: [],
+        spilled,
+      };
+    }
+    const [counts] = await sql.unsafe(
+      `SELECT count(*)::int AS entries, count(*) FILTER (WHERE kind = 'payment')::int AS payments,
+         count(*) FILTER (WHERE kind = 'charge')::int AS charges,
+         count(*) FILTER (WHERE kind = 'payment' AND state IN ('sending', 'unknown') AND resolution IS NULL)::int AS unresolved
+       FROM pix_journal`,
+    );
+    const [oldest] = await sql.unsafe(
+      `SELECT id, start->>'at' AS at, amount_centavos::int AS amount, start->>'receiver' AS receiver
+         FROM pix_journal WHERE kind = 'payment' AND state IN ('sending', 'unknown') AND resolution IS NULL
+         ORDER BY seq LIMIT 1`,
+    );
+    const leases = await sql.unsafe(
+      `SELECT id, lease_host AS host, lease_pid AS pid, extract(epoch FROM now() - lease_beat)::float AS ago
+         FROM pix_journal WHERE state = 'sending' AND lease_beat IS NOT NULL ORDER BY seq`,
+    );
+    return {
+      backend: 'postgres',
+      where,
+      schema,
+      entries: Number(counts?.entries ?? 0),
+      payments: Number(counts?.payments ?? 0),
+      charges: Number(counts?.charges ?? 0),
+      unresolved: Number(counts?.unresolved ?? 0),
+      oldestUnresolved:
+        oldest === undefined
+          ? null
+          : {
+              id: String(oldest.id),
+              at: String(oldest.at),
+              amountCentavos: Number(oldest.amount),
+              receiver: oldest.receiver ?? null,
+            },
+      leases: leases.map((row) => ({
+        id: String(row.id),
+        host: String(row.host),
+        pid: Number(row.pid),
+        beatSecondsAgo: Math.round(Number(row.ago)),
+      })),
+      spilled,
+    };
+  });
+}
+
+export async function runLedgerStatus(deps: Deps): Promise<void> {
+  const settings = await deps.settings();
+  const status = settings.ledger.kind === 'file' ? await fileStatus(deps) : await postgresStatus(deps);
+  const { stdout } = deps.io;
+  if (deps.globals.json) {
+    stdout.write(jsonDocument(status, stdout.isTTY));
+    return;
+  }
+  const lines: Array<[string, string]> = [
+    ['backend', status.backend],
+    ['where', status.where],
+  ];
+  if (status.backend === 'postgres')
+    lines.push(['schema', status.schema === null ? 'none (run `pix ledger init`)' : String(status.schema)]);
+  lines.push(['entries', `${status.entries} (${status.payments} payments, ${status.charges} charges)`]);
+  lines.push(['unresolved', String(status.unresolved)]);
+  const oldest = status.oldestUnresolved;
+  if (oldest !== null) {
+    const to = oldest.receiver === null ? '' : ` to ${safeText(oldest.receiver, 60)}`;
+    lines.push([
+      'oldest unresolved',
+      `${shortId(oldest.id)} ${formatBRL(oldest.amountCentavos)}${to} at ${oldest.at}`,
+    ]);
+  }
+  if (status.backend === 'postgres') {
+    lines.push(['live leases', String(status.leases.length)]);
+    for (const lease of status.leases) {
+      lines.push([
+        '  sending',
+        `${shortId(lease.id)} by pix process ${lease.pid} on ${safeText(lease.host, 80)}, beat ${lease.beatSecondsAgo}s ago`,
+      ]);
+    }
+    lines.push(['spilled here', String(status.spilled)]);
+  }
+  const width = Math.max(...lines.map(([label]) => label.length)) + 2;
+  for (const [label, value] of lines) {
+    stdout.write(stdout.isTTY ? `${label.padEnd(width)}${value}\n` : `${label}\t${value}\n`);
+  }
+}
+
+export function register(command: Command, deps: Deps): void {
+  command.action(async (_options, self: Command) => {
+    parseOptions(statusOptionsSchema, self.opts());
+    await runLedgerStatus(deps);
+  });
+  addExamples(command, ['pix ledger status', 'pix ledger status --json'], ['unavailable']);
+}

@@ -1,0 +1,103 @@
+/**
+ * The one place the PostgreSQL driver is loaded (`postgres`, docs/dependencies.md): only a profile whose
+ * ledger is a database reaches this module (architecture rule 8). The URL is read as libpq reads it
+ * (url.ts) and handed to the driver as explicit options, so the driver never parses the secret itself and
+ * nothing it prints can carry it; notices are dropped (they would go to the console, rule 2).
+ */
+import postgres from 'postgres';
+import { describeLedger, type LedgerUrl, parseLedgerUrl, tlsOptions } from '../../config/ledger.js';
+import { PixError } from '../../errors.js';
+
+export type Sql = postgres.Sql;
+export type Tx = postgres.ReservedSql;
+
+/** How many connections one pix process opens by default (a batch's claims and its heartbeat). */
+export const DEFAULT_POOL = 4;
+
+export interface Pool {
+  sql: Sql;
+  url: LedgerUrl;
+  /** `postgres://HOST:PORT/DB`: what people are shown. */
+  where: string;
+}
+
+export function openPool(text: string, home: string | undefined, poolSize = DEFAULT_POOL): Pool {
+  let url: LedgerUrl;
+  try {
+    url = parseLedgerUrl(text);
+  } catch (error) {
+    throw new PixError('usage', `the ledger URL: ${(error as Error).message}`, {
+      hint: 'see docs/team.md for the URL pix takes (sslmode=verify-full, sslrootcert=FILE)',
+    });
+  }
+  const ssl = tlsOptions(url, home);
+  const sql = postgres({
+    host: url.socket ?? url.host,
+    port: url.port,
+    database: url.database,
+    ...(url.user === undefined ? {} : { username: url.user }),
+    ...(url.password === undefined ? {} : { password: url.password }),
+    ssl,
+    max: url.poolMax ?? poolSize,
+    connect_timeout: url.connectTimeout,
+    idle_timeout: 30,
+    onnotice: () => {},
+    connection: { application_name: 'pix' },
+  });
+  return { sql, url, where: describeLedger(url) };
+}
+
+/**
+ * `work` in one transaction on a connection of its own. Written with BEGIN and COMMIT on a reserved
+ * connection rather than the driver's `begin`: that one sends ROLLBACK after any failure, and on a
+ * connection the server has just dropped the driver then writes to a socket it has let go of, an error
+ * thrown from a timer that would end the process as a crash. A dropped connection needs no ROLLBACK (the
+ * server rolls back what it did not commit); only an error the server answered gets one.
+ */
+export async function transaction<T>(sql: Sql, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const tx = await sql.reserve();
+  try {
+    await tx.unsafe('BEGIN');
+    const result = await work(tx);
+    await tx.unsafe('COMMIT');
+    return result;
+  } catch (error) {
+    if (!isConnectionError(error)) await tx.unsafe('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    tx.release();
+  }
+}
+
+/** Driver errors that mean the database could not be reached or the connection was lost. */
+export function isConnectionError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string') return false;
+  return (
+    code.startsWith('E') || // ECONNREFUSED, ECONNRESET, ETIMEDOUT, EHOSTUNREACH, ENOTFOUND…
+    code.startsWith('CONNECT') || // CONNECT_TIMEOUT
+    code.startsWith('CONNECTION_') || // CONNECTION_CLOSED, CONNECTION_ENDED, CONNECTION_DESTROYED
+    code === '57P01' || // admin_shutdown
+    code === '57P02' ||
+    code === '57P03' // cannot_connect_now (starting up, shutting down)
+  );
+}
+
+/** What went wrong, in a few words and without the URL: the driver's message, its password cut out. */
+export function reasonOf(error: unknown, url: LedgerUrl): string {
+  let message = (error as Error | undefined)?.message ?? String(error);
+  if (url.password) message = message.split(url.password).join('***');
+  return message.length > 200 ? `${message.slice(0, 200)}…` : message;
+}
+
+/** Exit 6: the ledger could not be reached or answered; nothing was sent. */
+export function unreachable(error: unknown, pool: Pool): PixError {
+  if (error instanceof PixError) return error;
+  return new PixError(
+    'unavailable',
+    `the shared ledger ${pool.where} could not be used (${reasonOf(error, pool.url)}); nothing was sent`,
+    {
+      hint: 'the statement can still be read; payments wait until the database answers (`pix ledger status` checks it)',
+    },
+  );
+}

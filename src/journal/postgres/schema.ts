@@ -1,0 +1,145 @@
+/**
+ * The shared ledger's schema, as versioned migrations shipped in the package (docs/team.md). `pix ledger
+ * init` applies those not yet applied, each in its own transaction under an advisory lock, so two machines
+ * initialising at once apply each once; it is idempotent, and refuses a schema newer than this pix knows.
+ * Every other command only checks the version (`pix ledger init` is the one that changes the schema).
+ *
+ * The journal is one row per entry: the start line (`start`), the latest outcome merged over the earlier
+ * ones (`outcome`, as the file's reader merges outcome lines), the operator's finding (`resolved`) and the
+ * charge's match (`matched`), each kept as the line the file would hold, so one reader (entries.ts)
+ * reads both stores. The columns beside them are what the rules ask by (row id, key, code, amount and
+ * time, state) and the lease of a `sending` claim (host, pid, heartbeat: the database's clock).
+ */
+import { PixError } from '../../errors.js';
+import { isConnectionError, type Sql } from './connect.js';
+
+export interface Migration {
+  version: number;
+  what: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    what: 'the journal (payments, charges, batch and plan rows) with claims and leases',
+    sql: `
+      CREATE SEQUENCE pix_journal_changes;
+      CREATE TABLE pix_journal (
+        seq bigserial PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        account text,
+        kind text NOT NULL,
+        at timestamptz NOT NULL,
+        amount_centavos bigint NOT NULL,
+        row_id text,
+        pay_key text,
+        emv_hash text,
+        state text NOT NULL,
+        resolution text,
+        start jsonb NOT NULL,
+        outcome jsonb,
+        resolved jsonb,
+        matched jsonb,
+        lease_host text,
+        lease_pid integer,
+        lease_beat timestamptz,
+        changed bigint NOT NULL DEFAULT nextval('pix_journal_changes')
+      );
+      CREATE INDEX pix_journal_row ON pix_journal (row_id) WHERE row_id IS NOT NULL;
+      CREATE INDEX pix_journal_key ON pix_journal (pay_key) WHERE pay_key IS NOT NULL;
+      CREATE INDEX pix_journal_code ON pix_journal (emv_hash) WHERE emv_hash IS NOT NULL;
+      CREATE INDEX pix_journal_amount ON pix_journal (amount_centavos, at);
+      CREATE INDEX pix_journal_open ON pix_journal (seq)
+        WHERE state IN ('sending', 'unknown') AND resolution IS NULL;
+      CREATE INDEX pix_journal_changed ON pix_journal (changed);
+    `,
+  },
+];
+
+/** The newest schema this pix knows. */
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
+
+/** The table that records which migrations were applied (created by `pix ledger init`). */
+export const SCHEMA_TABLE = `
+  CREATE TABLE IF NOT EXISTS pix_schema (
+    version integer PRIMARY KEY,
+    what text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now(),
+    applied_by text NOT NULL
+  )
+`;
+
+/** The advisory lock `pix ledger init` holds while it migrates (one key for the whole schema). */
+export const MIGRATION_LOCK = 'pix ledger schema';
+
+/** What `migrateSchema` did: the version before and after, and the migrations it applied. */
+export interface MigrationReport {
+  from: number;
+  to: number;
+  applied: number[];
+}
+
+/**
+ * Applies the migrations this database has not had, each in its own transaction, under an advisory lock
+ * (two machines initialising at once: the second waits, then finds nothing to do). Refuses a schema newer
+ * than this pix knows (it would not know what the newer one means): nothing is changed then.
+ */
+export async function migrateSchema(
+  sql: Sql,
+  appliedBy: string,
+  where = 'the ledger',
+): Promise<MigrationReport> {
+  const reserved = await sql.reserve();
+  try {
+    await reserved.unsafe('SELECT pg_advisory_lock(hashtextextended($1, 0))', [MIGRATION_LOCK]);
+    try {
+      await reserved.unsafe(SCHEMA_TABLE);
+      const [row] = await reserved.unsafe('SELECT coalesce(max(version), 0) AS version FROM pix_schema');
+      const from = Number(row?.version ?? 0);
+      if (from > SCHEMA_VERSION) throw new NewerSchema(from, where);
+      const applied: number[] = [];
+      for (const migration of MIGRATIONS) {
+        if (migration.version <= from) continue;
+        await reserved.unsafe('BEGIN');
+        try {
+          await reserved.unsafe(migration.sql);
+          await reserved.unsafe('INSERT INTO pix_schema (version, what, applied_by) VALUES ($1, $2, $3)', [
+            migration.version,
+            migration.what,
+            appliedBy,
+          ]);
+          await reserved.unsafe('COMMIT');
+        } catch (error) {
+          // A dropped connection needs no ROLLBACK (connect.ts transaction says why it must not get one).
+          if (!isConnectionError(error)) await reserved.unsafe('ROLLBACK').catch(() => {});
+          throw error;
+        }
+        applied.push(migration.version);
+      }
+      return { from, to: Math.max(from, SCHEMA_VERSION), applied };
+    } finally {
+      await reserved
+        .unsafe('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [MIGRATION_LOCK])
+        .catch(() => {});
+    }
+  } finally {
+    reserved.release();
+  }
+}
+
+/** The database's schema is newer than this pix: it refuses to touch it (exit 8). */
+export class NewerSchema extends PixError {
+  constructor(
+    readonly version: number,
+    where: string,
+  ) {
+    super(
+      'declined',
+      `${where}: schema ${version} is newer than this pix knows (${SCHEMA_VERSION}); nothing was changed`,
+      {
+        hint: 'upgrade pix on this machine: another machine runs a newer one',
+      },
+    );
+  }
+}

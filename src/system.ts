@@ -1,0 +1,44 @@
+/**
+ * This machine as pix reads it: the clock, randomness, this process's id and whether another's is alive,
+ * timers. With main.ts and output/iostreams.ts the only module that touches them (architecture rule 2):
+ * the composition root (src/wiring.ts) puts them in every command's context, and code below the commands
+ * is handed them (storage/files.ts LockHost), so tests can give their own.
+ */
+import type { Clock, Processes } from './context.js';
+
+export interface System {
+  clock: Clock;
+  random(): number;
+  processes: Processes;
+  /** Waits `ms`; ends at once when `signal` aborts (a stopped process has no timer left to wait on). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const SYSTEM: System = {
+  clock: { now: () => new Date() },
+  random: Math.random,
+  processes: {
+    pid: process.pid,
+    // Signal 0 tests a process without touching it; EPERM means it runs under another user.
+    alive(pid) {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code === 'EPERM';
+      }
+    },
+  },
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      const stop = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', stop);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', stop, { once: true });
+    }),
+};

@@ -1,0 +1,189 @@
+/**
+ * The composition root: the one place a command's context (Deps, context.ts) is made, whole, before Commander
+ * parses the command line, and never changed afterwards — as the GitHub CLI builds its factory
+ * (pkg/cmd/factory/default.go) before cobra runs. It holds:
+ * - the I/O: the output writer (output/writer.ts) over the process's streams or a test's, which owns stdout,
+ *   the pager, `--output-file` and the `--jq`/`--fields` mode;
+ * - the system: the clock, randomness, this process's id and the others', timers, the stop signal;
+ * - the global flags, read from argv by cli/globals.ts;
+ * - made on first use, each loaded then and only then: the config store, the settings (flag > environment
+ *   > profile > default) and the API client. Here, and only here, it is decided whether a command talks to
+ *   the embedded sandbox or to a real API: api/ is handed a transport and a clock and never learns which.
+ *
+ * What it makes on first use comes in one import() of src/wiring-lazy.ts (one chunk). It imports nothing of
+ * src/commands/ (test/architecture.test.ts holds it).
+ */
+import type { ApiClient } from './api/client.js';
+import { type CommandOutput, readGlobals } from './cli/globals.js';
+import type { Mint, TokenProvider } from './config/tokens.js';
+import type { Settings } from './config/types.js';
+import type { Deps, DepsOverrides } from './context.js';
+import type { IOStreams } from './output/iostreams.js';
+import { createPrompter } from './output/prompt.js';
+import { createOutputWriter, type OutputWriter } from './output/writer.js';
+import { SYSTEM } from './system.js';
+
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => {
+    value ??= make();
+    return value;
+  };
+}
+
+export interface ContextOptions extends DepsOverrides {
+  /** The command line, for the global flags. */
+  argv: readonly string[];
+  /** The command argv names (cli/load.ts), for the rules of its output flags; none when it names none. */
+  command?: CommandOutput | undefined;
+  /** Whether a pager may be started: only on the process's own terminal. */
+  canPage?: boolean;
+}
+
+export interface Context {
+  deps: Deps;
+  /** The writer behind deps.io.stdout, which main.ts commits or aborts. */
+  output: OutputWriter;
+  /** A global flag that is wrong (`-o ofx` on a command without it): thrown when the command would run. */
+  globalsError?: unknown;
+}
+
+/** The context of one run of pix. */
+export function createContext(options: ContextOptions): Context {
+  const { argv, command, canPage, io: raw, ...overrides } = options;
+  const random = overrides.random ?? SYSTEM.random;
+  const output = createOutputWriter(raw, { canPage: canPage === true, random });
+  const io: IOStreams = { ...raw, stdout: output.stdout, stderr: output.stderr };
+  const { globals, error: globalsError } = readGlobals(argv, command);
+  const signal = overrides.signal ?? new AbortController().signal;
+  const cleanups: Array<() => unknown> = [];
+
+  const apiFor = async (settings: Settings): Promise<ApiClient> => {
+    const { createApiClient, createConnection, isLoopbackHost, loadEmbedded, loadTime, safeText } =
+      await import('./wiring-lazy.js');
+    let baseUrl = settings.baseUrl.value;
+    let transport = deps.dispatcher;
+    if (settings.sandbox) {
+      const { startEmbeddedSandbox } = await loadEmbedded();
+      const sandbox = await startEmbeddedSandbox(deps.env, deps);
+      deps.defer(() => sandbox.close());
+      baseUrl = sandbox.baseUrl;
+      // In-process (no socket, no HTTP) unless PIX_SANDBOX_FAULTS asked for a loopback server.
+      transport ??= sandbox.transport;
+      io.stderr.write('sandbox: simulated account, no real money moves\n');
+    }
+    const origin = new URL(baseUrl);
+    const given = transport;
+    const connect = given
+      ? async () => given
+      : async () => {
+          const pool = await createConnection(origin, settings.tls, deps.env, globals.timeoutMs);
+          // Registered after the sandbox: closed before it (deps.close() goes last to first).
+          deps.defer(() => pool.close());
+          return pool;
+        };
+    // The account's clock is the sandbox's when the API is the sandbox, the embedded one or one on loopback
+    // (sandbox/time.ts): its answers set it. Any other API's is this machine's clock.
+    let clock = deps.clock;
+    let connectTo = connect;
+    if (settings.sandbox || isLoopbackHost(origin.hostname)) {
+      const { followClock } = await loadTime();
+      const followed = followClock(deps.clock);
+      clock = followed.clock;
+      connectTo = async () => followed.follow(await connect());
+    }
+    const { credentials } = settings;
+    const tokens = settings.sandbox
+      ? // The sandbox takes any bearer: this one grants nothing and is no secret.
+        { token: async () => 'sandbox', refresh: async () => undefined, secret: false }
+      : await tokenSource(settings, () => client.mintToken);
+    const client = await createApiClient({
+      baseUrl,
+      transport: connectTo,
+      tokens,
+      secrets: [
+        ...(credentials.kind === 'token' ? [credentials.token.value] : []),
+        ...(credentials.kind === 'client' ? [credentials.clientSecret.value] : []),
+      ],
+      sanitize: safeText,
+      timeoutMs: globals.timeoutMs,
+      verbose: globals.verbose,
+      stderr: io.stderr,
+      signal,
+      clock,
+      sleep: deps.sleep,
+      random,
+    });
+    return client;
+  };
+
+  /** The profile's token (config/tokens.ts), minted through the client and cached in the config store. */
+  const tokenSource = async (settings: Settings, mint: () => Mint) => {
+    const { createTokenProvider, noCredentialsError } = await import('./wiring-lazy.js');
+    let provider: TokenProvider | undefined;
+    const open = async () => {
+      provider ??= createTokenProvider(
+        settings,
+        await deps.config(),
+        (key, secret) => mint()(key, secret),
+        deps.clock,
+        (text) => io.stderr.write(`warning: ${text}\n`),
+      );
+      return provider;
+    };
+    return {
+      secret: true,
+      async token() {
+        const token = await (await open()).token();
+        if (token === undefined) throw noCredentialsError(settings.profile);
+        return token;
+      },
+      refresh: async (rejected: string) => (await open()).refresh(rejected),
+    };
+  };
+
+  const deps: Deps = {
+    clock: SYSTEM.clock,
+    processes: SYSTEM.processes,
+    sleep: SYSTEM.sleep,
+    dispatcher: undefined,
+    waitForShutdown: () =>
+      new Promise<string>((resolve, reject) => {
+        if (signal.aborted) return resolve(String(signal.reason));
+        // A context with no signal source (a test that gave none) must not wait forever.
+        if (!overrides.signal) return reject(new Error('no shutdown signal source in this context'));
+        signal.addEventListener('abort', () => resolve(String(signal.reason)), { once: true });
+      }),
+    prompter: createPrompter(
+      io,
+      () => globals.input,
+      () => signal,
+    ),
+    ...overrides,
+    io,
+    random,
+    signal,
+    globals,
+    output,
+    config: once(async () => {
+      const { openConfigStore } = await import('./wiring-lazy.js');
+      return openConfigStore(deps.env, deps);
+    }),
+    settings: once(async () => {
+      const [{ resolveSettings }, store] = await Promise.all([import('./wiring-lazy.js'), deps.config()]);
+      const settings = resolveSettings(globals, deps.env, store);
+      for (const warning of settings.warnings) io.stderr.write(`warning: ${warning}\n`);
+      return settings;
+    }),
+    api: once(async () => apiFor(await deps.settings())),
+    apiFor,
+    defer: (cleanup) => {
+      cleanups.push(cleanup);
+    },
+    close: async () => {
+      // Last registered, first closed: the client's pool goes before the server it talks to.
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    },
+  };
+  return { deps, output, ...(globalsError === undefined ? {} : { globalsError }) };
+}

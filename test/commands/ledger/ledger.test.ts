@@ -1,0 +1,183 @@
+/**
+ * `pix ledger init|status|migrate` against a real PostgreSQL (test/helpers/postgres.ts), in-process on the
+ * embedded sandbox. The URL is a secret: it never comes from argv and never shows in any output.
+ */
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JOURNAL_FILE } from '../../../src/journal/entries.js';
+import { run } from '../../../src/main.js';
+import { deferEach } from '../../helpers/cleanup.js';
+import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
+import { type Cluster, postgresMissing, startPostgres } from '../../helpers/postgres.js';
+
+const TEAM_DOC = new URL('../../../docs/team.md', import.meta.url);
+const deferred = deferEach();
+const missing = postgresMissing();
+let cluster: Cluster | undefined;
+let databases = 0;
+beforeAll(async () => {
+  if (missing === undefined) cluster = await startPostgres();
+});
+afterAll(() => cluster?.remove());
+
+/** A database with a password in its URL, so a leak of the URL would show it. */
+function database() {
+  const name = `cmd_${process.pid}_${++databases}`;
+  cluster!.createDatabase(name);
+  const url = cluster!.url(name).replace('postgres://pix@', 'postgres://pix:Sekret-9f2@');
+  return { name, url };
+}
+
+function setup() {
+  const dir = deferred.dir();
+  const pix = async (args: string[], env: Record<string, string> = {}, io: TestIOOptions = {}) => {
+    const test = createTestIO(io);
+    const code = await run(args, { io: test.io, env: { PIX_CONFIG_DIR: dir, ...env } });
+    const result = { code, stdout: test.stdout(), stderr: test.stderr() };
+    // Whatever the command, the password never reaches its output.
+    expect(`${result.stdout}${result.stderr}`).not.toContain('Sekret-9f2');
+    return result;
+  };
+  return { dir, pix };
+}
+
+const suite = missing === undefined ? describe : describe.skip;
+
+suite('pix ledger', () => {
+  it('init keeps a URL read from stdin in the profile; argv is refused; status and auth status show host and database', async () => {
+    const { pix } = setup();
+    const db = database();
+    const argv = await pix(['config', 'set', 'ledger', db.url]);
+    expect(argv.code).toBe(2);
+    expect(argv.stderr).toMatch(/a database URL is a secret and is never taken from the command line/);
+    const init = await pix(['ledger', 'init', '--url-stdin', '--json'], {}, { stdin: `${db.url}\n` });
+    expect(init.code, init.stderr).toBe(0);
+    expect(JSON.parse(init.stdout)).toEqual({
+      ledger: `postgres://127.0.0.1:${cluster!.port}/${db.name}`,
+      from: 0,
+      to: 1,
+      applied: [1],
+    });
+    const again = await pix(['ledger', 'init']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/schema 1, up to date/);
+    const status = await pix(['ledger', 'status', '--json']);
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      backend: 'postgres',
+      schema: 1,
+      entries: 0,
+      leases: [],
+    });
+    const auth = await pix(['auth', 'status', '--json']);
+    expect(JSON.parse(auth.stdout).ledger).toEqual({
+      value: `postgres://127.0.0.1:${cluster!.port}/${db.name}`,
+      source: 'profile',
+    });
+    // Back to the file ledger by name.
+    expect((await pix(['config', 'set', 'ledger', 'file'])).code).toBe(0);
+    expect(JSON.parse((await pix(['ledger', 'status', '--json'])).stdout).backend).toBe('file');
+  });
+
+  it('a schema newer than this pix: init refuses to touch it (exit 8), payments refuse (exit 6), nothing sent', async () => {
+    const { pix } = setup();
+    const db = database();
+    const env = { PIX_LEDGER_URL: db.url };
+    expect((await pix(['ledger', 'init'], env)).code).toBe(0);
+    cluster!.psql(
+      `INSERT INTO pix_schema (version, what, applied_by) VALUES (99, 'future', 'test')`,
+      db.name,
+    );
+    const init = await pix(['ledger', 'init'], env);
+    expect(init.code).toBe(8);
+    expect(init.stderr).toMatch(/schema 99 is newer than this pix knows \(1\); nothing was changed/);
+    const pay = await pix(['pay', 'key', 'ana@example.com', '--amount', '1', '--yes'], env);
+    expect(pay.code).toBe(6);
+    expect(pay.stderr).toMatch(/has schema 99, newer than this pix knows/);
+  });
+
+  it("migrate --from file moves this machine's payments and charges; again imports nothing; the paid rows stay paid", async () => {
+    const { dir, pix } = setup();
+    const file = join(dir, 'rows.csv');
+    writeFileSync(file, 'id,key,amount\nr1,ana@example.com,10.00\nr2,bruno@example.com,11.00\n');
+    expect((await pix(['pay', 'batch', file, '--yes'])).code).toBe(0);
+    const charge = await pix(['charge', 'immediate', '--amount', '7', '--no-qr', '--json']);
+    expect(charge.code, charge.stderr).toBe(0);
+    const db = database();
+    const env = { PIX_LEDGER_URL: db.url };
+    expect((await pix(['ledger', 'init'], env)).code).toBe(0);
+    const first = await pix(['ledger', 'migrate', '--from', 'file', '--json'], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ entries: 3, imported: 3, present: 3 });
+    const second = await pix(['ledger', 'migrate', '--from', 'file', '--json'], env);
+    expect(JSON.parse(second.stdout)).toMatchObject({ entries: 3, imported: 0, present: 3 });
+    const rerun = await pix(['pay', 'batch', file, '--yes', '-o', 'ndjson'], env);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(
+      rerun.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).state),
+    ).toEqual(['already_paid', 'already_paid']);
+    const charges = await pix(['charge', 'list', '--json'], env);
+    expect(JSON.parse(charges.stdout).results.map((c: { id: string }) => c.id)).toEqual([
+      JSON.parse(charge.stdout).id,
+    ]);
+    const status = JSON.parse((await pix(['ledger', 'status', '--json'], env)).stdout);
+    expect(status).toMatchObject({ entries: 3, payments: 2, charges: 1, unresolved: 0 });
+  });
+
+  it('runs with the least privilege docs/team.md grants: an owner runs init, a plain role pays and resolves', async () => {
+    const { dir, pix } = setup();
+    const name = `priv_${process.pid}_${++databases}`;
+    const owner = `owner_${name}`;
+    const runner = `runner_${name}`;
+    cluster!.psql(`CREATE ROLE ${owner} LOGIN; CREATE ROLE ${runner} LOGIN`);
+    cluster!.psql(`CREATE DATABASE ${name} OWNER ${owner}`);
+    cluster!.psql(
+      `REVOKE ALL ON SCHEMA public FROM PUBLIC; GRANT ALL ON SCHEMA public TO ${owner}; GRANT USAGE ON SCHEMA public TO ${runner}`,
+      name,
+    );
+    const as = (role: string) => cluster!.url(name).replace('postgres://pix@', `postgres://${role}@`);
+    expect((await pix(['ledger', 'init'], { PIX_LEDGER_URL: as(owner) })).code).toBe(0);
+    // The grants of docs/team.md, as the owner gives them.
+    const grants = readFileSync(TEAM_DOC, 'utf8')
+      .match(/^GRANT .* TO pix;$/gm)!
+      .slice(1);
+    expect(grants.length).toBe(3);
+    execFileSync('psql', [
+      '-X',
+      '-q',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-d',
+      as(owner),
+      '-c',
+      grants.join('\n').replaceAll(' TO pix;', ` TO ${runner};`),
+    ]);
+    const env = { PIX_LEDGER_URL: as(runner) };
+    const file = join(dir, 'rows.csv');
+    writeFileSync(file, 'id,key,amount\nr1,ana@example.com,10.00\n');
+    const paid = await pix(['pay', 'batch', file, '--yes'], env);
+    expect(paid.code, paid.stderr).toBe(0);
+    expect((await pix(['ledger', 'status', '--json'], env)).code).toBe(0);
+    // Nothing more than that: the runner can delete no row of the journal.
+    const deletes = cluster!.psql(`SELECT has_table_privilege('${runner}', 'pix_journal', 'DELETE')`, name);
+    expect(deletes.trim()).toBe('f');
+  });
+
+  it('migrate refuses a file journal with a damaged line (exit 8), importing nothing', async () => {
+    const { dir, pix } = setup();
+    expect((await pix(['pay', 'key', 'ana@example.com', '--amount', '1', '--yes'])).code).toBe(0);
+    appendFileSync(join(dir, JOURNAL_FILE), '{"id": "x", "state": "weird"}\n');
+    const db = database();
+    const env = { PIX_LEDGER_URL: db.url };
+    expect((await pix(['ledger', 'init'], env)).code).toBe(0);
+    const migrate = await pix(['ledger', 'migrate', '--from', 'file'], env);
+    expect(migrate.code).toBe(8);
+    expect(migrate.stderr).toMatch(/the file journal is damaged: .*journal.jsonl line 3: /);
+    expect(cluster!.psql('SELECT count(*) FROM pix_journal', db.name).trim()).toBe('0');
+  });
+});
