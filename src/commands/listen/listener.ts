@@ -220,40 +220,55 @@ export function checkpoint(listener: Listener, now: Date, catchUp?: Checkpoint['
  * stop, everything since the checkpoint; for an earlier version's log, everything it had not made.
  */
 export async function catchUp(listener: Listener, start: Start, backfillMs: number | undefined, deps: Deps) {
-  const { client } = listener;
-  if (start.kind === 'resume') {
-    const fresh = await newEntries(client, listener.seen);
-    see(listener, fresh);
-    const facts = await listener.journal.poll(client.clock.now(), {
-      ...(start.checkpoint.journal === null ? {} : { resume: start.checkpoint.journal }),
-    });
-    record(listener, [...entryEvents(listener, fresh), ...factEvents(facts)]);
-  } else if (start.kind === 'first') {
-    const page = await newestPage(client);
-    const now = client.clock.now();
-    const redo = start.since !== undefined;
-    const since = start.since ?? now.getTime() - (backfillMs ?? 0);
-    checkpoint(listener, now, { legacy: false, since: new Date(since).toISOString() });
-    const window =
-      redo || backfillMs !== undefined ? await statementWindow(client, new Date(since), now) : [];
-    see(listener, page);
-    const facts = await listener.journal.poll(now, { since });
-    record(listener, [...entryEvents(listener, window), ...factEvents(facts)]);
-  } else {
-    checkpoint(listener, client.clock.now(), { legacy: true });
-    const fresh = await newEntries(client, listener.legacy!.seen);
-    const facts = await listener.journal.poll(client.clock.now());
-    record(listener, [...entryEvents(listener, fresh), ...factEvents(facts)]);
-    see(listener, await newestPage(client));
-  }
+  if (start.kind === 'resume') await resumeRun(listener, start.checkpoint);
+  else if (start.kind === 'first') await firstRun(listener, start.since, backfillMs);
+  else await adoptLog(listener);
   delete listener.legacy;
-  checkpoint(listener, client.clock.now());
+  checkpoint(listener, listener.client.clock.now());
   const damaged = listener.journal.damage();
   if (damaged > 0) {
     deps.io.stderr.write(
       `warning: the journal has ${damaged} damaged line${damaged === 1 ? '' : 's'}: their payments and charges make no events (see \`pix journal verify\`)\n`,
     );
   }
+}
+
+/** After a stop: the statement back to the entries the checkpoint saw, the journal from where it was read. */
+async function resumeRun(listener: Listener, saved: Checkpoint): Promise<void> {
+  const { client } = listener;
+  const fresh = await newEntries(client, listener.seen);
+  see(listener, fresh);
+  const facts = await listener.journal.poll(client.clock.now(), {
+    ...(saved.journal === null ? {} : { resume: saved.journal }),
+  });
+  record(listener, [...entryEvents(listener, fresh), ...factEvents(facts)]);
+}
+
+/**
+ * A first run (`since`: one picked up again after a crash, from its marker): the newest page is seen, not
+ * delivered; only the --backfill window, and the journal's facts from its start, are events.
+ */
+async function firstRun(listener: Listener, since: number | undefined, backfillMs: number | undefined) {
+  const { client } = listener;
+  const page = await newestPage(client);
+  const now = client.clock.now();
+  const from = since ?? now.getTime() - (backfillMs ?? 0);
+  checkpoint(listener, now, { legacy: false, since: new Date(from).toISOString() });
+  const window =
+    since !== undefined || backfillMs !== undefined ? await statementWindow(client, new Date(from), now) : [];
+  see(listener, page);
+  const facts = await listener.journal.poll(now, { since: from });
+  record(listener, [...entryEvents(listener, window), ...factEvents(facts)]);
+}
+
+/** An earlier version's log: everything it had not made (it is recognised by its source: legacyMade). */
+async function adoptLog(listener: Listener): Promise<void> {
+  const { client } = listener;
+  checkpoint(listener, client.clock.now(), { legacy: true });
+  const fresh = await newEntries(client, listener.legacy!.seen);
+  const facts = await listener.journal.poll(client.clock.now());
+  record(listener, [...entryEvents(listener, fresh), ...factEvents(facts)]);
+  see(listener, await newestPage(client));
 }
 
 /** One poll: the statement's new entries and the journal's new facts, logged, owed and checkpointed. */
