@@ -8,9 +8,29 @@
 /**
  * The line a writer appends before its own when it finds the file ending in a torn line (one without a
  * newline: a write cut short, by a kill, a full disk or a power cut). It marks that line as torn, not
- * damaged: a write cut short never returned, so whatever it was to record is still to come.
+ * damaged: a write cut short never returned, so whatever it was to record is still to come. A writer may
+ * also have seen another writer's line half written (the size grows page by page), which is whole by the
+ * time it is read: a mark after a good line says nothing.
  */
 export const TORN_MARK = '{"torn":true}';
+
+/**
+ * A log's line as a reader takes it: without the byte-order mark some editors add at the start of the file
+ * (line 1), undefined when blank (passed over).
+ */
+export function lineText(raw: string, number: number): string | undefined {
+  const line = number === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+  return line.trim() === '' ? undefined : line;
+}
+
+/**
+ * TORN_MARK was read: the line before it that was not JSON (`pending`) was a torn write, counted in `torn`;
+ * a mark after a good line says nothing. Returns what is pending now: nothing.
+ */
+export function markTorn(pending: { line: number } | undefined, torn: number[]): undefined {
+  if (pending !== undefined) torn.push(pending.line);
+  return undefined;
+}
 
 /** A line a reader could not take; `line` counts from 1, blank lines included, as an editor numbers them. */
 export interface LineDamage {
@@ -40,13 +60,10 @@ export function createLineReader(take: (line: string, number: number) => string 
     /** One whole line, without its newline. */
     feed(raw: string): void {
       number++;
-      const line = number === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
-      if (line.trim() === '') return;
+      const line = lineText(raw, number);
+      if (line === undefined) return;
       if (line === TORN_MARK) {
-        // A writer that saw the file end mid-line marks it. It may have seen another writer's line half
-        // written (the size grows page by page), which is whole by now: a mark after a good line says nothing.
-        if (unreadable !== undefined) torn.push(unreadable.line);
-        unreadable = undefined;
+        unreadable = markTorn(unreadable, torn);
         return;
       }
       settle();

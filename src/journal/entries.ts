@@ -28,7 +28,7 @@
  */
 import { accountBaseUrl } from '../config/types.js';
 import type { DueDateModifiers } from '../domain/duedate.js';
-import { TORN_MARK } from '../domain/lines.js';
+import { lineText, markTorn, TORN_MARK } from '../domain/lines.js';
 import type { Evidence } from '../domain/matching.js';
 import type { Centavos } from '../domain/money.js';
 import { type ChainTail, createChainFollower, lineDigest } from './chain.js';
@@ -544,14 +544,10 @@ export function createJournalParser(
   };
   const feedLine = (raw: string): void => {
     lineNumber++;
-    // A byte-order mark some editors add at the start of the file is not part of the first line.
-    const line = lineNumber === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
-    if (line.trim() === '') return;
+    const line = lineText(raw, lineNumber);
+    if (line === undefined) return;
     if (line === TORN_MARK) {
-      // A writer that saw the file end mid-line marks it. It may have seen another writer's line half
-      // written (the size grows page by page), which is whole by now: a mark after a good line says nothing.
-      if (unreadable !== undefined) torn.push(unreadable.line);
-      unreadable = undefined;
+      unreadable = markTorn(unreadable, torn);
       return;
     }
     if (unreadable !== undefined) {
