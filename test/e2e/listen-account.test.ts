@@ -23,6 +23,7 @@ import {
   stderrOf,
   stopped,
 } from '../helpers/listen.js';
+import { postgresMissing, startPostgres } from '../helpers/postgres.js';
 import { serveSandbox } from '../helpers/served.js';
 import { until } from '../helpers/wait.js';
 
@@ -297,4 +298,49 @@ describe('pix listen: an event log of an earlier version', () => {
     expect(verified.code, verified.stderr).toBe(0);
     expect(target.got).toHaveLength(3);
   });
+});
+
+describe('pix listen on a shared PostgreSQL ledger (docs/team.md)', () => {
+  it.skipIf(postgresMissing() !== undefined)(
+    'a payment another machine sent is one payment.sent; restarted, the listener delivers only what came since',
+    async () => {
+      const cluster = await startPostgres();
+      defer(() => cluster.remove());
+      const ledger = cluster.createDatabase('ledger');
+      const { server } = await served();
+      const machine = () => ({
+        PIX_CONFIG_DIR: tempDir(),
+        PIX_BASE_URL: server.url,
+        PIX_TOKEN: 'e2e-token',
+        PIX_LEDGER_URL: ledger,
+      });
+      const [listening, paying] = [machine(), machine()];
+      const init = await runCli(['ledger', 'init'], { env: listening });
+      expect(init.code, init.stderr).toBe(0);
+      const pay = async (amount: string) => {
+        const paid = await runCli(['pay', 'key', 'ana@example.com', '--amount', amount, '-y'], {
+          env: paying,
+        });
+        expect(paid.code, paid.stderr).toBe(0);
+      };
+      const target = await receiver();
+      const sent = () => bodies(target.got).filter((event) => event.type === 'payment.sent');
+      const dir = listening.PIX_CONFIG_DIR;
+      const first = listen(dir, ['--forward-to', target.url], listening);
+      await until(() => caughtUp(dir), "the listener's first run");
+      await pay('3');
+      await until(() => sent().length === 1, "the other machine's payment");
+      first.kill('SIGTERM');
+      expect(await stopped(first)).toBe(0);
+      await pay('4');
+      listen(dir, ['--forward-to', target.url], listening);
+      await until(() => sent().length >= 2, 'the payment made while the listener was down');
+      // One more: once it is in, the polls between made nothing again.
+      await pay('5');
+      await until(() => sent().length >= 3, 'the payment made after the restart');
+      expect(sent().map((event) => event.data.amount)).toEqual([3, 4, 5]);
+      expect(new Set(ids(target.got)).size).toBe(target.got.length);
+    },
+    60_000,
+  );
 });
