@@ -12,6 +12,7 @@ import { deferEach } from '../helpers/cleanup.js';
 import { runCli } from '../helpers/cli.js';
 import {
   caughtUp,
+  caughtUpOn,
   customerPays,
   eventsFile,
   ids,
@@ -327,7 +328,7 @@ describe('pix listen on a shared PostgreSQL ledger (docs/team.md)', () => {
       const sent = () => bodies(target.got).filter((event) => event.type === 'payment.sent');
       const dir = listening.PIX_CONFIG_DIR;
       const first = listen(dir, ['--forward-to', target.url], listening);
-      await until(() => caughtUp(dir), "the listener's first run");
+      await until(() => caughtUpOn(cluster, 'ledger'), "the listener's first run");
       await pay('3');
       await until(() => sent().length === 1, "the other machine's payment");
       first.kill('SIGTERM');

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, expect } from 'vitest';
 import { BIN, NODE, runCli } from './cli.js';
+import type { Cluster } from './postgres.js';
 
 export interface Received {
   headers: IncomingMessage['headers'];
@@ -99,6 +100,19 @@ export function caughtUp(dir: string): boolean {
   if (file === undefined) return false;
   try {
     return (JSON.parse(readFileSync(file, 'utf8')) as { catchUp?: unknown }).catchUp === undefined;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * On a database profile (events/postgres.ts): an account's listener made its first run (its cursor is
+ * recorded, without a first run's marker).
+ */
+export function caughtUpOn(cluster: Cluster, database: string): boolean {
+  try {
+    const sql = `SELECT count(*) FROM pix_listen WHERE cursor IS NOT NULL AND NOT cursor ? 'catchUp'`;
+    return Number(cluster.psql(sql, database).trim()) > 0;
   } catch {
     return false;
   }

@@ -9,14 +9,17 @@
  * and repeats at most the deliveries that were in flight. A failed delivery is retried (1 s doubling to
  * 5 minutes) while newer events keep flowing; after `--max-attempts` it is a dead letter (`pix events
  * list --failed`, `pix events resend`). One listener per account: a second one exits 8 naming the first,
- * or waits for it with `--wait-lock`. A damaged, cut or emptied log is exit 8, never a fresh start.
+ * or waits for it with `--wait-lock`; on a database profile, a second one (on any machine) is a standby
+ * that takes over when the active one dies (events/postgres.ts). A damaged, cut or emptied log is exit 8,
+ * never a fresh start.
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
-import { PixError, usageError } from '../../errors.js';
+import { usageError } from '../../errors.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { appendLog, type EventFiles, eventFiles, signingSecret, takeListenerLock } from '../events/shared.js';
+import { type EventFiles, eventFiles, signingSecret } from '../events/shared.js';
+import { eventStoreOf } from '../events/stores.js';
 import { durationFlag, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { pause } from '../statement/follow.js';
@@ -30,9 +33,6 @@ import {
   printer,
 } from './deliver.js';
 import { catchUp, checkpoint, type Listener, poll, restoreListener } from './listener.js';
-
-/** How often a listener waiting with --wait-lock looks at the lock again. */
-const LOCK_RETRY_MS = 1_000;
 
 const listenOptionsSchema = z.object({
   forwardTo: z.optional(fromDomain(parseForwardTarget)),
@@ -55,43 +55,15 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
     deps.io.stdout.write(`${signingSecret(files.secret, options.rotateSecret)}\n`);
     return;
   }
-  const lock = await lockAccount(files, options, deps);
-  if (lock === undefined) return; // stopped while waiting for the lock
-  try {
-    const { listener, start } = await restoreListener(files, deps);
+  const store = await eventStoreOf(files, deps);
+  const intervalMs = options.interval?.milliseconds ?? 5_000;
+  await store.hold({ destination: destinationOf(options), wait: options.waitLock, intervalMs }, async () => {
+    const { listener, start } = await restoreListener(files, store, deps);
     await catchUp(listener, start, options.backfill?.milliseconds, deps);
     announce(options, deps);
     const timeZone = (await deps.settings()).timeZone.value;
     await listenUntilStopped(listener, sinkOf(files, options, timeZone, deps), options, timeZone, deps);
-  } finally {
-    lock.release();
-  }
-}
-
-/**
- * The account's listener lock (events/shared.ts), or exit 8 naming the listener that holds it; with
- * --wait-lock, the lock once that listener stops (undefined: stopped while waiting).
- */
-async function lockAccount(
-  files: EventFiles,
-  options: ListenOptions,
-  deps: Deps,
-): Promise<{ release(): void } | undefined> {
-  let said = false;
-  for (;;) {
-    const lock = takeListenerLock(files, destinationOf(options), deps);
-    if (lock.held) return lock;
-    const { pid, at, profile, destination } = lock.holder;
-    const who = `pix listen (pid ${pid}, profile ${safeText(String(profile), 40)}, since ${safeText(at, 40)}) delivers this account's events to ${safeText(String(destination), 120)}`;
-    if (!options.waitLock) {
-      throw new PixError('declined', `another ${who}: one listener per account`, {
-        hint: `stop it first, or add --wait-lock to take over when it stops; if no listener runs, remove ${files.lock}`,
-      });
-    }
-    if (!said) deps.io.stderr.write(`waiting: ${who}\n`);
-    said = true;
-    if (!(await pause(deps, LOCK_RETRY_MS))) return undefined;
-  }
+  });
 }
 
 function sinkOf(files: EventFiles, options: ListenOptions, timeZone: string, deps: Deps): Delivery {
@@ -130,7 +102,7 @@ async function listenUntilStopped(
         listener.owed,
         sink,
         options.maxAttempts,
-        (lines) => appendLog(listener.files, lines),
+        (lines) => listener.store.write(lines),
         deps,
         narrate,
       );
@@ -146,7 +118,7 @@ async function listenUntilStopped(
   } catch (error) {
     if (!stopped()) throw error;
   }
-  checkpoint(listener, listener.client.clock.now());
+  await checkpoint(listener, listener.client.clock.now());
 }
 
 export function register(command: Command, deps: Deps): void {

@@ -1,0 +1,32 @@
+/**
+ * Where `pix listen` had got to, whichever store keeps it (events/stores.ts): the checkpoint of the file
+ * log without the log's own counts, and how a run starts from it.
+ */
+import type { Checkpoint } from '../../domain/event-log.js';
+
+/** Where the listener had got to: the checkpoint without the file log's own counts. */
+export type Cursor = Omit<Checkpoint, 'version' | 'log'>;
+
+/** How a run starts: its first, an earlier version's log adopted, or where the last run stopped. */
+export type Start =
+  | { kind: 'first'; since?: number }
+  | { kind: 'adopt' }
+  | { kind: 'resume'; cursor: Cursor };
+
+/** Whether the cursor moved: a first run's marker, the journal read further, newer statement entries. */
+export function moved(before: Cursor, next: Cursor): boolean {
+  return (
+    next.catchUp !== undefined ||
+    before.catchUp !== undefined ||
+    next.journal?.offset !== before.journal?.offset ||
+    next.journal?.identity !== before.journal?.identity ||
+    next.statement.recent.join() !== before.statement.recent.join()
+  );
+}
+
+/** How a run starts from the cursor the last one left. */
+export function startOfCursor(cursor: Cursor): Start {
+  const { catchUp } = cursor;
+  if (catchUp === undefined) return { kind: 'resume', cursor };
+  return catchUp.legacy ? { kind: 'adopt' } : { kind: 'first', since: Date.parse(catchUp.since) };
+}

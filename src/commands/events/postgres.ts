@@ -1,0 +1,228 @@
+/**
+ * `pix listen`'s state on the shared PostgreSQL ledger (docs/team.md), behind the listener's one interface
+ * (stores.ts); loaded only for a profile whose ledger is a database (architecture rule 8).
+ *
+ * - Events are rows keyed by their id (`pix_events`): recording one that is there already does nothing,
+ *   so an event id is made once whoever makes it, and its body is the one first recorded (kept as the text
+ *   delivered, byte for byte). Its delivery state and attempts are rows beside it.
+ * - One active listener per account, across machines: a session advisory lock, taken on a connection
+ *   reserved for the whole run (connect.ts reserved). A second listener is a standby: it says so once,
+ *   looks at the lock every interval, and takes over when the active one's connection ends (PostgreSQL
+ *   frees the lock of a session that is gone), resuming from the cursor it left and delivering what it
+ *   owed. Every write goes through that connection, after checking it is still the session that took the
+ *   lock: a listener that lost it stops (exit 6) instead of writing beside the one that took over.
+ */
+import { hostname } from 'node:os';
+import type { Deps } from '../../context.js';
+import type { LogLine } from '../../domain/event-log.js';
+import type { PixEvent } from '../../domain/events.js';
+import { PixError } from '../../errors.js';
+import { openPool, reasonOf, reserved, type Tx } from '../../journal/postgres/connect.js';
+import { checkSchema, schemaVersion } from '../../journal/postgres/store.js';
+import { safeText } from '../../output/sanitize.js';
+import { pause } from '../statement/follow.js';
+import { type Cursor, moved, startOfCursor } from './cursor.js';
+import type { EventFiles } from './shared.js';
+import type { EventStore, Restored } from './stores.js';
+
+/** The advisory lock of an account's active listener (as the lock file, keyed by the account alone). */
+export const listenLockKey = (account: string) => `pix listen ${account}`;
+
+/** Connections a listener opens: the reserved one that holds the lock, and one spare. */
+const POOL = 2;
+
+export function postgresEventStore(url: string, files: EventFiles, deps: Deps): EventStore {
+  const pool = openPool(url, deps.env.HOME, POOL);
+  const { sql, where } = pool;
+  const account = files.account.id;
+  const host = hostname();
+  const { pid } = deps.processes;
+  /** The connection holding the lock while this listener is the active one, and its server process. */
+  let held: { tx: Tx; backend: number } | undefined;
+  let saved: Cursor | undefined;
+  let closed = false;
+
+  const failed = (error: unknown): PixError =>
+    error instanceof PixError
+      ? error
+      : new PixError(
+          'unavailable',
+          `the shared ledger ${where} could not be used (${reasonOf(error, pool.url)}); this listener stops, and what it owes stays owed there`,
+          { hint: 'run pix listen again once the database answers (a standby, if one runs, takes over)' },
+        );
+  const onDb = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      throw failed(error);
+    }
+  };
+  /** The lock's connection, still the session that took the lock (a reconnected one holds nothing). */
+  const active = async (): Promise<Tx> => {
+    if (held === undefined) throw new PixError('internal', 'the listener wrote before it was active');
+    const [row] = await held.tx.unsafe('SELECT pg_backend_pid() AS pid');
+    if (Number(row?.pid) !== held.backend) {
+      throw new PixError(
+        'unavailable',
+        `the shared ledger ${where}: this listener lost its connection, and with it the account's listener lock; it stops`,
+        { hint: 'another pix listen of this account takes over (or run this one again)' },
+      );
+    }
+    return held.tx;
+  };
+
+  const standbyLine = async (tx: Tx, intervalMs: number): Promise<string> => {
+    const [row] = await tx.unsafe(
+      `SELECT host, pid, profile, destination, since::text AS since FROM pix_listen WHERE account = $1`,
+      [account],
+    );
+    const every = `looking every ${intervalMs / 1000} s`;
+    if (row?.host == null) {
+      return `standby: another pix listen is this account's active listener; taking over when it stops (${every})\n`;
+    }
+    return `standby: pix listen (pid ${Number(row.pid)} on ${safeText(String(row.host), 80)}, profile ${safeText(String(row.profile), 40)}, since ${safeText(String(row.since), 40)}) delivers this account's events to ${safeText(String(row.destination), 120)}; taking over when it stops (${every})\n`;
+  };
+
+  return {
+    backend: 'postgres',
+    where,
+    hold: (hold, work) =>
+      onDb(() =>
+        reserved(sql, async (tx, note) => {
+          checkSchema(await schemaVersion(tx), where);
+          const key = listenLockKey(account);
+          let waited = false;
+          for (;;) {
+            const [got] = await tx.unsafe(
+              'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS held, pg_backend_pid() AS pid',
+              [key],
+            );
+            if (got?.held === true) {
+              held = { tx, backend: Number(got.pid) };
+              break;
+            }
+            if (!waited) deps.io.stderr.write(await standbyLine(tx, hold.intervalMs));
+            waited = true;
+            if (!(await pause(deps, hold.intervalMs))) return undefined;
+          }
+          try {
+            await tx.unsafe(
+              `INSERT INTO pix_listen (account, host, pid, profile, destination, since, backend_pid)
+               VALUES ($1, $2, $3, $4, $5, now(), $6)
+               ON CONFLICT (account) DO UPDATE SET host = excluded.host, pid = excluded.pid,
+                 profile = excluded.profile, destination = excluded.destination, since = excluded.since,
+                 backend_pid = excluded.backend_pid`,
+              [account, host, pid, files.profile, hold.destination, held.backend],
+            );
+            if (waited) deps.io.stderr.write(`active: this listener took over the account's events\n`);
+            return await work();
+          } finally {
+            held = undefined;
+            await tx
+              .unsafe(
+                `UPDATE pix_listen SET backend_pid = NULL WHERE account = $1 AND backend_pid = pg_backend_pid()`,
+                [account],
+              )
+              .catch(note);
+            await tx.unsafe('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(note);
+          }
+        }),
+      ),
+    restore: () =>
+      onDb(async (): Promise<Restored> => {
+        const tx = await active();
+        const [row] = await tx.unsafe('SELECT cursor::text AS cursor FROM pix_listen WHERE account = $1', [
+          account,
+        ]);
+        const cursor = row?.cursor == null ? undefined : (JSON.parse(String(row.cursor)) as Cursor);
+        saved = cursor;
+        const owed = await tx.unsafe(
+          `SELECT body, attempts FROM pix_events WHERE account = $1 AND state = 'pending' ORDER BY seq`,
+          [account],
+        );
+        return {
+          start: cursor === undefined ? { kind: 'first' } : startOfCursor(cursor),
+          owed: owed.map((event) => ({
+            event: JSON.parse(String(event.body)) as PixEvent,
+            attempts: Number(event.attempts),
+          })),
+          // The database refuses an id made before (record): nothing to remember here.
+          made: [],
+          recent: cursor === undefined || cursor.catchUp !== undefined ? [] : cursor.statement.recent,
+          journal: cursor?.journal ?? null,
+        };
+      }),
+    record: (events) =>
+      onDb(async () => {
+        if (events.length === 0) return [];
+        const tx = await active();
+        const rows = await tx.unsafe(
+          `INSERT INTO pix_events (id, account, type, created, body, made_by)
+           SELECT e.id, $1, e.type, e.created, e.body, $6
+             FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(id, type, created, body, n)
+             ORDER BY e.n
+           ON CONFLICT (id) DO NOTHING RETURNING id`,
+          [
+            account,
+            events.map((event) => event.id),
+            events.map((event) => event.type),
+            events.map((event) => event.created),
+            events.map((event) => JSON.stringify(event)),
+            `${host}:${pid}`,
+          ],
+        );
+        const made = new Set(rows.map((row) => String(row.id)));
+        return events.filter((event) => made.has(event.id));
+      }),
+    write: (lines) =>
+      onDb(async () => {
+        if (lines.length === 0) return;
+        const tx = await active();
+        for (const line of lines) await writeLine(tx, line, host, pid);
+      }),
+    checkpoint: (cursor) =>
+      onDb(async () => {
+        if (saved !== undefined && !moved(saved, cursor)) return;
+        const tx = await active();
+        await tx.unsafe('UPDATE pix_listen SET cursor = $2::text::jsonb WHERE account = $1', [
+          account,
+          JSON.stringify(cursor),
+        ]);
+        saved = cursor;
+      }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await sql.end({ timeout: 5 }).catch(() => {});
+    },
+  };
+}
+
+/** One line of the file log, as the rows say it (domain/event-log.ts createReplay reads it the same way). */
+async function writeLine(tx: Tx, line: LogLine, host: string, pid: number): Promise<void> {
+  if (line.t === 'attempt' || line.t === 'resend') {
+    const attempt = line.t === 'attempt';
+    await tx.unsafe(
+      `WITH tried AS (
+         INSERT INTO pix_event_attempts (event_id, at, ok, status, error, kind, by_host, by_pid)
+         VALUES ($1, $2, $3::boolean, $4::integer, $5::text, $6, $7, $8))
+       UPDATE pix_events SET
+         attempts = CASE WHEN $6 = 'resend' THEN 0 ELSE attempts + 1 END,
+         state = CASE WHEN $6 = 'resend' THEN 'pending' ELSE state END,
+         last_error = CASE WHEN NOT $3::boolean AND $5::text IS NOT NULL THEN $5::text ELSE last_error END
+       WHERE id = $1`,
+      [
+        line.id,
+        line.at,
+        attempt ? line.ok : true,
+        attempt ? (line.status ?? null) : null,
+        attempt ? (line.error ?? null) : null,
+        line.t,
+        host,
+        pid,
+      ],
+    );
+  } else if (line.t === 'delivered' || line.t === 'dead') {
+    await tx.unsafe('UPDATE pix_events SET state = $2 WHERE id = $1', [line.id, line.t]);
+  }
+}
