@@ -1,0 +1,140 @@
+/**
+ * One active `pix listen` per account across machines, on the shared PostgreSQL ledger (docs/team.md):
+ * two listeners of one account from two config directories on one database, each delivering to its own
+ * loopback receiver. The second is a standby and delivers nothing while the first lives; the first is
+ * SIGKILLed in the middle of a delivery while another machine keeps paying; the standby takes over and
+ * delivers what followed. Across both receivers: every event the ledger made is delivered at least once,
+ * each id always with the same body, and no id delivered by both but the one in flight at the kill. The
+ * built binary, a real PostgreSQL server, `pix sandbox serve`.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { deferEach } from '../helpers/cleanup.js';
+import { runCli } from '../helpers/cli.js';
+import { caughtUpOn, ids, listen, type Received, receiver, stderrOf } from '../helpers/listen.js';
+import { postgresMissing, startPostgres } from '../helpers/postgres.js';
+import { serveSandbox } from '../helpers/served.js';
+import { until, within } from '../helpers/wait.js';
+
+const { defer, dir: tempDir } = deferEach();
+
+interface Delivered {
+  id: string;
+  type: string;
+  data: { amount?: number };
+}
+
+/** How many payments another machine makes while the listeners run. */
+const PAYMENTS = 8;
+/** The active listener is killed when its receiver gets this request (before answering it). */
+const KILL_AT = 4;
+
+describe('pix listen on a shared PostgreSQL ledger: one active listener, a standby', () => {
+  it.skipIf(postgresMissing() !== undefined)(
+    'the active one SIGKILLed mid-delivery while payments arrive: the standby takes over and delivers what followed; every event at least once, one body per id, none made twice',
+    async () => {
+      const cluster = await startPostgres();
+      defer(() => cluster.remove());
+      const ledger = cluster.createDatabase('standby');
+      const sandbox = await serveSandbox();
+      defer(() => rmSync(sandbox.dir, { recursive: true, force: true }));
+      defer(() => sandbox.server.close());
+      const machine = () => ({
+        PIX_CONFIG_DIR: tempDir(),
+        PIX_BASE_URL: sandbox.server.url,
+        PIX_TOKEN: 'e2e-token',
+        PIX_LEDGER_URL: ledger,
+      });
+      const [one, two, paying] = [machine(), machine(), machine()];
+      const init = await runCli(['ledger', 'init'], { env: one });
+      expect(init.code, init.stderr).toBe(0);
+
+      let active: ChildProcess | undefined;
+      let inFlight: string | undefined;
+      // The active listener dies with a delivery in flight: its receiver has the request, pix no answer.
+      const first = await receiver((n, id) => {
+        if (n !== KILL_AT) return 200;
+        inFlight = id;
+        active!.kill('SIGKILL');
+        return 'hang';
+      });
+      const second = await receiver();
+      active = listen(one.PIX_CONFIG_DIR, ['--forward-to', first.url], one);
+      await until(() => caughtUpOn(cluster, 'standby'), "the first listener's first run");
+      const standby = listen(two.PIX_CONFIG_DIR, ['--forward-to', second.url], two);
+      await until(
+        () => stderrOf(standby).includes(`standby: pix listen (pid ${active!.pid} on `),
+        'the second listener to say it is a standby, naming the active one',
+      );
+
+      // Another machine pays, one payment after another, while the listeners run and one dies.
+      const paid: number[] = [];
+      const payments = (async () => {
+        for (let amount = 1; amount <= PAYMENTS; amount++) {
+          const result = await runCli(['pay', 'key', 'ana@example.com', '--amount', String(amount), '-y'], {
+            env: paying,
+          });
+          expect(result.code, result.stderr).toBe(0);
+          paid.push(amount);
+        }
+      })();
+      await until(() => inFlight !== undefined, 'the kill in the middle of a delivery', 60_000);
+      // While the first lived, the standby delivered nothing.
+      expect(second.got).toHaveLength(0);
+      await until(() => active!.signalCode === 'SIGKILL', 'the first listener to die');
+      await within(payments, 'the payments', 90_000);
+
+      const bodies = (got: Received[]) => got.map((request) => JSON.parse(request.body) as Delivered);
+      const all = () => [...first.got, ...second.got];
+      // Each payment is two events: payment.sent (from the ledger) and entry.outcome (from the statement,
+      // where its amount is negative).
+      const amounts = (type: string) =>
+        new Set(
+          bodies(all())
+            .filter((event) => event.type === type)
+            .map((event) => Math.abs(event.data.amount ?? 0)),
+        );
+      const owed = () =>
+        Number(cluster.psql(`SELECT count(*) FROM pix_events WHERE state <> 'delivered'`, 'standby').trim());
+      await until(
+        () =>
+          amounts('payment.sent').size === PAYMENTS &&
+          amounts('entry.outcome').size === PAYMENTS &&
+          owed() === 0,
+        'both events of every payment delivered, nothing owed',
+        60_000,
+      );
+      expect(stderrOf(standby)).toContain('active: this listener took over');
+      expect(stderrOf(standby).split('standby:')).toHaveLength(2); // said once
+
+      // Every event the ledger made was delivered, at least once, across both receivers.
+      const made = cluster
+        .psql('SELECT id FROM pix_events ORDER BY seq', 'standby')
+        .trim()
+        .split('\n')
+        .filter(Boolean);
+      const delivered = new Set(ids(all()));
+      expect(made.filter((id) => !delivered.has(id))).toEqual([]);
+      expect([...delivered].filter((id) => !made.includes(id))).toEqual([]);
+      // The standby delivered what followed the kill: the payments it had not reached, and the one in flight.
+      expect(second.got.length).toBeGreaterThan(0);
+      expect(ids(second.got)).toContain(inFlight);
+      // Each id always with the same body.
+      const byId = new Map<string, Set<string>>();
+      for (const request of all()) {
+        const id = String(request.headers['pix-event-id']);
+        byId.set(id, (byId.get(id) ?? new Set()).add(request.body));
+      }
+      expect([...byId].filter(([, seen]) => seen.size > 1)).toEqual([]);
+      // None made twice: each receiver got each id once, and only the delivery in flight went to both.
+      expect(new Set(ids(first.got)).size).toBe(first.got.length);
+      expect(new Set(ids(second.got)).size).toBe(second.got.length);
+      expect(ids(first.got).filter((id) => ids(second.got).includes(id))).toEqual([inFlight]);
+      for (const type of ['payment.sent', 'entry.outcome'])
+        expect([...amounts(type)].sort((a, b) => a - b)).toEqual(paid);
+      expect(made).toHaveLength(2 * PAYMENTS);
+    },
+    150_000,
+  );
+});
