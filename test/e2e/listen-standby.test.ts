@@ -8,11 +8,12 @@
  * built binary, a real PostgreSQL server, `pix sandbox serve`.
  */
 import type { ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { deferEach } from '../helpers/cleanup.js';
 import { runCli } from '../helpers/cli.js';
-import { caughtUpOn, ids, listen, type Received, receiver, stderrOf } from '../helpers/listen.js';
+import { caughtUpOn, ids, listen, type Received, receiver, secretOf, stderrOf } from '../helpers/listen.js';
 import { postgresMissing, startPostgres } from '../helpers/postgres.js';
 import { serveSandbox } from '../helpers/served.js';
 import { until, within } from '../helpers/wait.js';
@@ -23,6 +24,12 @@ interface Delivered {
   id: string;
   type: string;
   data: { amount?: number };
+}
+
+/** Whether a request is its body signed with `secret` (Pix-Signature: t=…,v1=HMAC-SHA256(secret, "t.body")). */
+function signedWith(secret: string, request: Received): boolean {
+  const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(request.headers['pix-signature'])) ?? [];
+  return v1 === createHmac('sha256', secret).update(`${t}.${request.body}`).digest('hex');
 }
 
 /** How many payments another machine makes while the listeners run. */
@@ -127,6 +134,14 @@ describe('pix listen on a shared PostgreSQL ledger: one active listener, a stand
         byId.set(id, (byId.get(id) ?? new Set()).add(request.body));
       }
       expect([...byId].filter(([, seen]) => seen.size > 1)).toEqual([]);
+      // Signed with one secret, the account's in the ledger, whichever listener delivered.
+      const secret = await secretOf(one);
+      expect(await secretOf(two)).toBe(secret);
+      expect(all().filter((request) => !signedWith(secret, request))).toEqual([]);
+      // The ledger names the active listener: the one that took over.
+      const status = await runCli(['ledger', 'status', '--json'], { env: two });
+      expect(status.code, status.stderr).toBe(0);
+      expect(JSON.parse(status.stdout).listeners).toMatchObject([{ pid: standby.pid }]);
       // None made twice: each receiver got each id once, and only the delivery in flight went to both.
       expect(new Set(ids(first.got)).size).toBe(first.got.length);
       expect(new Set(ids(second.got)).size).toBe(second.got.length);

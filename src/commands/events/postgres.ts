@@ -14,16 +14,16 @@
  */
 import { hostname } from 'node:os';
 import type { Deps } from '../../context.js';
-import type { LogLine } from '../../domain/event-log.js';
+import type { EventState, LogLine } from '../../domain/event-log.js';
 import type { PixEvent } from '../../domain/events.js';
 import { PixError } from '../../errors.js';
-import { openPool, reasonOf, reserved, type Tx } from '../../journal/postgres/connect.js';
+import { openPool, reasonOf, reserved, type Sql, type Tx } from '../../journal/postgres/connect.js';
 import { checkSchema, schemaVersion } from '../../journal/postgres/store.js';
 import { safeText } from '../../output/sanitize.js';
 import { pause } from '../statement/follow.js';
 import { type Cursor, moved, startOfCursor } from './cursor.js';
-import type { EventFiles } from './shared.js';
-import type { EventStore, Restored } from './stores.js';
+import { type EventFiles, newSecret, signingSecret } from './shared.js';
+import type { EventStore, History, Restored } from './stores.js';
 
 /** The advisory lock of an account's active listener (as the lock file, keyed by the account alone). */
 export const listenLockKey = (account: string) => `pix listen ${account}`;
@@ -69,6 +69,13 @@ export function postgresEventStore(url: string, files: EventFiles, deps: Deps): 
       );
     }
     return held.tx;
+  };
+
+  /** The schema checked once (exit 6 when it is not the one this pix knows). */
+  let checked: Promise<void> | undefined;
+  const ready = () => {
+    checked ??= schemaVersion(sql).then((version) => checkSchema(version, where));
+    return checked;
   };
 
   const standbyLine = async (tx: Tx, intervalMs: number): Promise<string> => {
@@ -174,11 +181,12 @@ export function postgresEventStore(url: string, files: EventFiles, deps: Deps): 
         const made = new Set(rows.map((row) => String(row.id)));
         return events.filter((event) => made.has(event.id));
       }),
+    // The active listener writes through its lock's connection; `pix events resend` through the pool.
     write: (lines) =>
       onDb(async () => {
         if (lines.length === 0) return;
-        const tx = await active();
-        for (const line of lines) await writeLine(tx, line, host, pid);
+        const target = held === undefined ? sql : await active();
+        for (const line of lines) await writeLine(target, line, host, pid);
       }),
     checkpoint: (cursor) =>
       onDb(async () => {
@@ -190,6 +198,52 @@ export function postgresEventStore(url: string, files: EventFiles, deps: Deps): 
         ]);
         saved = cursor;
       }),
+    secret: (rotate = false) =>
+      onDb(async () => {
+        await ready();
+        if (rotate) {
+          const made = newSecret();
+          await sql.unsafe(
+            `INSERT INTO pix_listen (account, secret) VALUES ($1, $2)
+             ON CONFLICT (account) DO UPDATE SET secret = excluded.secret`,
+            [account, made],
+          );
+          return made;
+        }
+        // The first machine's secret (this directory's, made if need be) becomes the account's.
+        const [row] = await sql.unsafe(
+          `INSERT INTO pix_listen (account, secret) VALUES ($1, $2)
+           ON CONFLICT (account) DO UPDATE SET secret = coalesce(pix_listen.secret, excluded.secret)
+           RETURNING secret`,
+          [account, signingSecret(files.secret)],
+        );
+        return String(row!.secret);
+      }),
+    history: () =>
+      onDb(async (): Promise<History> => {
+        await ready();
+        const rows = await sql.unsafe(
+          `SELECT seq, id, body, state, attempts, last_error FROM pix_events WHERE account = $1 ORDER BY seq`,
+          [account],
+        );
+        return {
+          events: rows.map((row) => {
+            const event = JSON.parse(String(row.body)) as PixEvent;
+            return {
+              id: event.id,
+              type: event.type,
+              created: event.created,
+              attempts: Number(row.attempts),
+              state: String(row.state) as EventState['state'],
+              ...(row.last_error == null ? {} : { lastError: String(row.last_error) }),
+              nextAt: 0,
+              line: Number(row.seq),
+              offset: 0,
+              event,
+            };
+          }),
+        };
+      }),
     async close() {
       if (closed) return;
       closed = true;
@@ -199,7 +253,7 @@ export function postgresEventStore(url: string, files: EventFiles, deps: Deps): 
 }
 
 /** One line of the file log, as the rows say it (domain/event-log.ts createReplay reads it the same way). */
-async function writeLine(tx: Tx, line: LogLine, host: string, pid: number): Promise<void> {
+async function writeLine(tx: Sql | Tx, line: LogLine, host: string, pid: number): Promise<void> {
   if (line.t === 'attempt' || line.t === 'resend') {
     const attempt = line.t === 'attempt';
     await tx.unsafe(
@@ -225,4 +279,64 @@ async function writeLine(tx: Tx, line: LogLine, host: string, pid: number): Prom
   } else if (line.t === 'delivered' || line.t === 'dead') {
     await tx.unsafe('UPDATE pix_events SET state = $2 WHERE id = $1', [line.id, line.t]);
   }
+}
+
+/** One account's event log of a config directory, as `pix ledger migrate --from file` imports it. */
+export interface ImportedLog {
+  account: string;
+  events: ReadonlyArray<EventState & { event: PixEvent }>;
+  /** Its checkpoint's cursor, when its listener had finished a first run. */
+  cursor?: Cursor;
+  secret?: string;
+}
+
+/**
+ * Imports a file event log into the shared ledger: each event by its id (one there already is left as it
+ * is: the same id is the same event), with its delivery state and attempt count; the cursor and the signing
+ * secret only where the account has none yet. Returns how many events were added.
+ */
+export async function importEventLog(tx: Sql | Tx, log: ImportedLog, by: string): Promise<number> {
+  let added = 0;
+  for (let start = 0; start < log.events.length; start += 1_000) {
+    const chunk = log.events.slice(start, start + 1_000);
+    const rows = await tx.unsafe(
+      `INSERT INTO pix_events (id, account, type, created, body, state, attempts, last_error, made_by)
+       SELECT e.id, $1, e.type, e.created, e.body, e.state, e.attempts, e.last_error, $9
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[])
+           WITH ORDINALITY AS e(id, type, created, body, state, attempts, last_error, n)
+         ORDER BY e.n
+       ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [
+        log.account,
+        chunk.map((state) => state.id),
+        chunk.map((state) => state.type),
+        chunk.map((state) => state.created),
+        chunk.map((state) => JSON.stringify(state.event)),
+        chunk.map((state) => state.state),
+        chunk.map((state) => state.attempts),
+        chunk.map((state) => state.lastError ?? null),
+        by,
+      ] as never[],
+    );
+    added += rows.length;
+  }
+  await tx.unsafe(
+    `INSERT INTO pix_listen (account, cursor, secret) VALUES ($1, $2::text::jsonb, $3)
+     ON CONFLICT (account) DO UPDATE SET cursor = coalesce(pix_listen.cursor, excluded.cursor),
+       secret = coalesce(pix_listen.secret, excluded.secret)`,
+    [log.account, log.cursor === undefined ? null : JSON.stringify(log.cursor), log.secret ?? null],
+  );
+  return added;
+}
+
+/** How many of these event ids the shared ledger holds (the import's counts, checked). */
+export async function eventsPresent(tx: Sql | Tx, ids: readonly string[]): Promise<number> {
+  let found = 0;
+  for (let start = 0; start < ids.length; start += 10_000) {
+    const [row] = await tx.unsafe('SELECT count(*)::int AS n FROM pix_events WHERE id = ANY($1::text[])', [
+      ids.slice(start, start + 10_000) as string[],
+    ]);
+    found += Number(row?.n ?? 0);
+  }
+  return found;
 }

@@ -13,7 +13,12 @@
  * The listener (commands/listen/) asks the store; it never asks which one it has.
  */
 import type { Deps } from '../../context.js';
-import { type Checkpoint, emptyLogCheckpoint, type LogLine } from '../../domain/event-log.js';
+import {
+  type Checkpoint,
+  type EventState,
+  emptyLogCheckpoint,
+  type LogLine,
+} from '../../domain/event-log.js';
 import type { PixEvent } from '../../domain/events.js';
 import { PixError } from '../../errors.js';
 import { safeText } from '../../output/sanitize.js';
@@ -27,6 +32,7 @@ import {
   eventAt,
   measureLog,
   readEventLog,
+  signingSecret,
   takeListenerLock,
   writeCheckpoint,
 } from './shared.js';
@@ -81,7 +87,24 @@ export interface EventStore {
   write(lines: readonly LogLine[]): Promise<void>;
   /** Records the cursor when it moved (or the log grew since the last one). */
   checkpoint(cursor: Cursor): Promise<void>;
+  /**
+   * The account's signing secret (`whsec_…`), made on first use; a new one with `rotate`. A database's is
+   * the one every machine signs with (a receiver checks one secret, whichever listener is active).
+   */
+  secret(rotate?: boolean): Promise<string>;
+  /**
+   * Every event made, oldest first, with its delivery (`pix events list`, `resend`); a damaged file log is
+   * said on stderr and what can be read of it is given. `problem`: the log's damage, for `pix events verify`.
+   */
+  history(): Promise<History>;
   close(): Promise<void>;
+}
+
+/** The events a store holds, with their delivery, and what is wrong with it (a file log's damage). */
+export interface History {
+  events: Array<EventState & { event: PixEvent }>;
+  /** The file log read as `pix listen` reads it; undefined for a database (rows are written whole). */
+  log?: EventLog;
 }
 
 /** How often a listener waiting with --wait-lock looks at a lock file again. */
@@ -153,6 +176,14 @@ export function fileEventStore(files: EventFiles, deps: Deps): EventStore {
       if (!moved(before, next) && size.bytes === before.log.bytes) return;
       writeCheckpoint(files, next);
       saved = next;
+    },
+    secret: async (rotate) => signingSecret(files.secret, rotate),
+    async history() {
+      const log = readEventLog(files, 'all');
+      const events = [...log.states.values()].filter(
+        (state): state is EventState & { event: PixEvent } => !!state.event,
+      );
+      return { events, log };
     },
     close: async () => {},
   };

@@ -18,7 +18,7 @@ import type { Deps } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { type EventFiles, eventFiles, signingSecret } from '../events/shared.js';
+import { eventFiles } from '../events/shared.js';
 import { eventStoreOf } from '../events/stores.js';
 import { durationFlag, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
@@ -51,24 +51,24 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
   if (options.forwardTo && options.exec)
     throw usageError('--exec', 'cannot go with --forward-to: one destination');
   const files = await eventFiles(deps);
+  const store = await eventStoreOf(files, deps);
   if (options.printSecret || options.rotateSecret) {
-    deps.io.stdout.write(`${signingSecret(files.secret, options.rotateSecret)}\n`);
+    deps.io.stdout.write(`${await store.secret(options.rotateSecret)}\n`);
     return;
   }
-  const store = await eventStoreOf(files, deps);
   const intervalMs = options.interval?.milliseconds ?? 5_000;
   await store.hold({ destination: destinationOf(options), wait: options.waitLock, intervalMs }, async () => {
     const { listener, start } = await restoreListener(files, store, deps);
     await catchUp(listener, start, options.backfill?.milliseconds, deps);
     announce(options, deps);
     const timeZone = (await deps.settings()).timeZone.value;
-    await listenUntilStopped(listener, sinkOf(files, options, timeZone, deps), options, timeZone, deps);
+    const sink = sinkOf(await store.secret(), options, timeZone, deps);
+    await listenUntilStopped(listener, sink, options, timeZone, deps);
   });
 }
 
-function sinkOf(files: EventFiles, options: ListenOptions, timeZone: string, deps: Deps): Delivery {
-  if (options.forwardTo)
-    return forwarder(options.forwardTo, signingSecret(files.secret), () => deps.clock.now());
+function sinkOf(secret: string, options: ListenOptions, timeZone: string, deps: Deps): Delivery {
+  if (options.forwardTo) return forwarder(options.forwardTo, secret, () => deps.clock.now());
   return options.exec ? executor(options.exec, deps.env) : printer(deps, timeZone);
 }
 

@@ -95,7 +95,8 @@ export const MIGRATIONS: readonly Migration[] = [
         profile text,
         destination text,
         since timestamptz,
-        backend_pid integer
+        backend_pid integer,
+        secret text
       );
     `,
   },
