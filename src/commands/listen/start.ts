@@ -131,7 +131,10 @@ export function register(command: Command, deps: Deps): void {
     )
     .option('--backfill <duration>', 'on the first run, also the entries of this window before it (24h)')
     .option('--max-attempts <n>', 'deliveries of one event before it is a dead letter (default 8)')
-    .option('--wait-lock', 'when another listener has this account, wait for it to stop instead of exit 8')
+    .option(
+      '--wait-lock',
+      'when another listener has this account, wait for it to stop instead of exit 8 (a shared ledger always waits)',
+    )
     .option('--print-secret', 'print the signing secret of this account and exit')
     .option('--rotate-secret', 'make a new signing secret, print it and exit')
     .action(async (_options, self: Command) => {
