@@ -8,29 +8,26 @@
  * built binary, a real PostgreSQL server, `pix sandbox serve`.
  */
 import type { ChildProcess } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { deferEach } from '../helpers/cleanup.js';
 import { runCli } from '../helpers/cli.js';
-import { caughtUpOn, ids, listen, type Received, receiver, secretOf, stderrOf } from '../helpers/listen.js';
+import {
+  bodies,
+  caughtUpOn,
+  ids,
+  listen,
+  receiver,
+  secretOf,
+  signedWith,
+  stderrOf,
+  teamMachine,
+} from '../helpers/listen.js';
 import { postgresMissing, startPostgres } from '../helpers/postgres.js';
 import { serveSandbox } from '../helpers/served.js';
 import { until, within } from '../helpers/wait.js';
 
 const { defer, dir: tempDir } = deferEach();
-
-interface Delivered {
-  id: string;
-  type: string;
-  data: { amount?: number };
-}
-
-/** Whether a request is its body signed with `secret` (Pix-Signature: t=…,v1=HMAC-SHA256(secret, "t.body")). */
-function signedWith(secret: string, request: Received): boolean {
-  const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(request.headers['pix-signature'])) ?? [];
-  return v1 === createHmac('sha256', secret).update(`${t}.${request.body}`).digest('hex');
-}
 
 /** How many payments another machine makes while the listeners run. */
 const PAYMENTS = 8;
@@ -47,12 +44,7 @@ describe('pix listen on a shared PostgreSQL ledger: one active listener, a stand
       const sandbox = await serveSandbox();
       defer(() => rmSync(sandbox.dir, { recursive: true, force: true }));
       defer(() => sandbox.server.close());
-      const machine = () => ({
-        PIX_CONFIG_DIR: tempDir(),
-        PIX_BASE_URL: sandbox.server.url,
-        PIX_TOKEN: 'e2e-token',
-        PIX_LEDGER_URL: ledger,
-      });
+      const machine = () => teamMachine(tempDir(), sandbox.server.url, ledger);
       const [one, two, paying] = [machine(), machine(), machine()];
       const init = await runCli(['ledger', 'init'], { env: one });
       expect(init.code, init.stderr).toBe(0);
@@ -92,7 +84,6 @@ describe('pix listen on a shared PostgreSQL ledger: one active listener, a stand
       await until(() => active!.signalCode === 'SIGKILL', 'the first listener to die');
       await within(payments, 'the payments', 90_000);
 
-      const bodies = (got: Received[]) => got.map((request) => JSON.parse(request.body) as Delivered);
       const all = () => [...first.got, ...second.got];
       // Each payment is two events: payment.sent (from the ledger) and entry.outcome (from the statement,
       // where its amount is negative).

@@ -4,6 +4,7 @@
  * until(), test/helpers/wait.ts: a deadline, never a fixed sleep).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -151,4 +152,29 @@ export function linesOf(file: string): string[] {
   }
 }
 
+/** An event as a receiver got it (the fields the tests look at). */
+export interface Delivered {
+  id: string;
+  type: string;
+  created: string;
+  data: { id: string; amount?: number };
+}
+
+/** The events a receiver got, parsed. */
+export const bodies = (got: Received[]) => got.map((request) => JSON.parse(request.body) as Delivered);
+
 export const ids = (got: Received[]) => got.map((request) => String(request.headers['pix-event-id']));
+
+/** Whether `request` is its body signed with `secret` (Pix-Signature: t=…,v1=HMAC-SHA256(secret, "t.body")). */
+export function signedWith(secret: string, request: Received): boolean {
+  const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(request.headers['pix-signature'])) ?? [];
+  return v1 === createHmac('sha256', secret).update(`${t}.${request.body}`).digest('hex');
+}
+
+/**
+ * A machine of a team (docs/team.md): a config directory of its own on the sandbox at `baseUrl`, its ledger
+ * the database at `ledger`.
+ */
+export function teamMachine(dir: string, baseUrl: string, ledger: string) {
+  return { PIX_CONFIG_DIR: dir, PIX_BASE_URL: baseUrl, PIX_TOKEN: 'e2e-token', PIX_LEDGER_URL: ledger };
+}
