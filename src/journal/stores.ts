@@ -87,7 +87,10 @@ export interface JournalStore {
   rowBlocker(row: string, account: Account, scope?: JournalScope): Promise<Blocker | undefined>;
   /** The payments of batch rows with this id, oldest first (every account). */
   rowEntries(row: string): Promise<readonly JournalEntry[]>;
-  /** The live pix still sending this entry, other than this process, if any. */
+  /**
+   * The live pix still sending this entry, other than this process, if any. Undefined when none is: the
+   * entry is then as it is now (finished or resolved meanwhile, by any writer), for the caller to judge.
+   */
   holder(entry: JournalEntry): Promise<Holder | undefined>;
   close(): Promise<void>;
 }

@@ -407,7 +407,13 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
              FROM pix_journal WHERE id = $1 AND state = 'sending'`,
           [entry.id, `${LEASE_TTL_MS} milliseconds`],
         );
-        if (row === undefined) return undefined;
+        if (row === undefined) {
+          // Finished (or resolved) since it was read, maybe by another machine: the entry is brought up to
+          // date, as the file store's entries are by its reads, so the caller judges it as it is now.
+          const [now] = await select(sql, { where: 'id = $1', params: [entry.id] });
+          if (now !== undefined) Object.assign(entry, now, { seq: entry.seq });
+          return undefined;
+        }
         const pid = row.lease_pid === null ? undefined : Number(row.lease_pid);
         const here = row.lease_host === host;
         if (here && pid === processes.pid) return undefined;
