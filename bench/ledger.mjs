@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { BIN, cleanEnv, flag, median, root, timed, USAGE_HOOK, usageIn } from './lib.mjs';
-import { measurePayBatch, writeHistory } from './pay-batch.mjs';
+import { measurePayBatch } from './pay-batch.mjs';
 
 const run = promisify(execFile);
 
@@ -117,8 +117,15 @@ export async function measurePayKey({
             env,
             () => JSON.parse(readFileSync(join(dir, 'journal.jsonl'), 'utf8').split('\n')[0]).account,
           );
-          // The probe's own lines are replaced by the history (a chained journal and its checkpoint).
-          if (size > 0) writeHistory(dir, size, 'http://sandbox.localhost', { account, spanDays: 365 });
+          // The probe's own lines are replaced by the history (a chained journal and its checkpoint), written
+          // by a child: on Linux a child reports the RSS its parent had when it forked as its own peak, and
+          // this process would hold the whole history for a moment.
+          if (size > 0) {
+            const options = JSON.stringify({ account, spanDays: 365 });
+            const script = `import { writeHistory } from ${JSON.stringify(pathToFileURL(join(root, 'bench', 'pay-batch.mjs')).href)};
+              writeHistory(${JSON.stringify(dir)}, ${size}, 'http://sandbox.localhost', ${options});`;
+            await run(process.execPath, ['--input-type=module', '-e', script]);
+          }
         } else {
           env.PIX_LEDGER_URL = await ledgerDatabase(cluster, env);
           const database = new URL(env.PIX_LEDGER_URL).pathname.slice(1);
