@@ -62,6 +62,7 @@ import {
   type JournalDamage,
   type JournalEntry,
   type JournalParser,
+  type JournalWatch,
   type Resolution,
   type StartFields,
   startLine,
@@ -149,6 +150,12 @@ export interface JournalScope extends Omit<Scope, 'before'> {
 
 /** How many bytes of the journal are read, decoded and parsed at a time. */
 const READ_BYTES = 1 << 20;
+/**
+ * The same for a follower, which reads the journal once whole and then lives on: smaller pieces leave a
+ * smaller heap behind (pix listen with a 100,000-line journal: 111 MB of RSS once idle with 1 MB pieces,
+ * 82 MB with these), for a few hundred more reads of a file the page cache holds.
+ */
+const FOLLOW_BYTES = 1 << 16;
 
 /** A payment that read this many bytes past the index file writes it anew. */
 const INDEX_LAG_BYTES = 256 * 1024;
@@ -176,6 +183,76 @@ export function damageWarning(journal: Journal): string | undefined {
   return `warning: the journal is damaged (${describeDamage(journal.path, damage)}): payments and charges are stopped; see \`pix journal verify\``;
 }
 
+/** Reads `limit` bytes of the journal from `offset` (the file, or the descriptor an append holds). */
+type PieceSource = (offset: number, limit?: number) => PrivateTail | undefined;
+
+/** What has been read of the journal file: its identity, how far, and the parser that holds it. */
+interface Loaded {
+  identity: string;
+  offset: number;
+  parser: JournalParser;
+}
+
+/**
+ * The journal file read as it grows: each `load` parses just the whole lines appended since the last one
+ * (up to `until`, a line's end, when given), a piece at a time (a journal of 100,000 lines, 40 MB, is never
+ * one buffer, one string or one array of all its lines), and starts over with what `fresh` makes when the
+ * file was replaced or cut.
+ */
+function journalTail<T extends Loaded>(
+  path: string,
+  fresh: (identity: string, stamp: string | undefined) => T,
+  pieceBytes = READ_BYTES,
+) {
+  let loaded: T | undefined;
+  const fromFile: PieceSource = (offset, limit) => readPrivateFrom(path, offset, limit);
+  return {
+    current: () => loaded,
+    /** Starts from `state` (resumed from the journal's index file), or from nothing. */
+    set(state: T | undefined) {
+      loaded = state;
+    },
+    load(source: PieceSource = fromFile, until = Number.POSITIVE_INFINITY): T | undefined {
+      for (;;) {
+        // Read from its start, the file's stamp before the first byte: unchanged after the last, what was
+        // read is the journal there (store.ts keepIndex vouches for it).
+        const stamp = loaded === undefined && source === fromFile ? stampOf(path)?.stamp : undefined;
+        const limitFrom = (offset: number) => Math.max(0, Math.min(pieceBytes, until - offset));
+        let limit = limitFrom(loaded?.offset ?? 0);
+        let piece = source(loaded?.offset ?? 0, limit);
+        if (piece === undefined) {
+          loaded = undefined;
+          return undefined;
+        }
+        if (loaded === undefined || piece.identity !== loaded.identity || piece.size < loaded.offset) {
+          if (loaded !== undefined) {
+            limit = limitFrom(0);
+            piece = source(0, limit) ?? { ...piece, bytes: Buffer.alloc(0) };
+          }
+          loaded = fresh(piece.identity, stamp);
+        }
+        let whole = piece.bytes.lastIndexOf(0x0a) + 1;
+        const full = limit > 0 && piece.bytes.length === limit;
+        if (whole === 0 && full && limit === pieceBytes) {
+          // One line longer than a piece (no journal line is): read it whole, so it is seen as damage.
+          piece = source(loaded.offset) ?? piece;
+          whole = piece.bytes.lastIndexOf(0x0a) + 1;
+        }
+        try {
+          loaded.parser.feed(piece.bytes.toString('utf8', 0, whole));
+        } catch (error) {
+          // Resumed from the index, a line names an entry it let go of: the history is read after all.
+          if (!(error instanceof HistoryNeeded)) throw error;
+          loaded = undefined;
+          continue;
+        }
+        loaded.offset += whole;
+        if (!full || whole === 0) return loaded;
+      }
+    },
+  };
+}
+
 /**
  * The journal in `dir` (created 0700 when missing). `only`: the entries to hold in memory (a batch holds
  * those of its rows and payees: a journal of a million lines then costs what its relevant lines cost);
@@ -201,20 +278,16 @@ export function openJournal(
   // starts over if the file was replaced or cut. Read from its start, it holds every entry; resumed from
   // the index file (indexfile.ts), those started at or after `since` and those that still matter before
   // it (rules.ts mattersBeyondWindow).
-  let parsed:
-    | {
-        identity: string;
-        offset: number;
-        parser: JournalParser;
-        index: JournalIndex;
-        /** Resumed from the index file: entries started before this (ms) that no longer matter are not held. */
-        since?: number;
-        /** Where it was resumed (the index file's length), or, read from the start, the file's stamp then. */
-        resumedAt?: number;
-        stamp?: string;
-      }
-    | undefined;
-  const fresh = (identity: string, stamp: string | undefined) => {
+  interface Parsed extends Loaded {
+    index: JournalIndex;
+    /** Resumed from the index file: entries started before this (ms) that no longer matter are not held. */
+    since?: number;
+    /** Where it was resumed (the index file's length). */
+    resumedAt?: number;
+    /** Read from the start: the file's stamp then. */
+    stamp?: string;
+  }
+  const tail = journalTail(path, (identity, stamp): Parsed => {
     const index = createJournalIndex();
     return {
       identity,
@@ -223,136 +296,10 @@ export function openJournal(
       index,
       ...(stamp === undefined ? {} : { stamp }),
     };
-  };
-  const fromFile = (offset: number, limit?: number) => readPrivateFrom(path, offset, limit);
+  });
   /** Reads and parses what was appended since the last read, from the file, or through `source`. */
-  const load = (
-    source: (offset: number, limit?: number) => PrivateTail | undefined = fromFile,
-  ): NonNullable<typeof parsed> | undefined => {
-    // A piece at a time: a journal of 100,000 lines (40 MB) is never one buffer, one string or one array
-    // of all its lines.
-    for (;;) {
-      // Read from the start, the file's stamp before the first byte: unchanged after the last, the
-      // journal read is the journal there (vouch).
-      const stamp = parsed === undefined && source === fromFile ? stampOf(path)?.stamp : undefined;
-      let tail = source(parsed?.offset ?? 0, READ_BYTES);
-      if (tail === undefined) {
-        parsed = undefined;
-        return undefined;
-      }
-      if (parsed === undefined || tail.identity !== parsed.identity || tail.size < parsed.offset) {
-        if (parsed !== undefined) tail = source(0, READ_BYTES) ?? { ...tail, bytes: Buffer.alloc(0) };
-        parsed = fresh(tail.identity, stamp);
-      }
-      let whole = tail.bytes.lastIndexOf(0x0a) + 1;
-      const full = tail.bytes.length === READ_BYTES;
-      if (whole === 0 && full) {
-        // One line longer than a piece (no journal line is): read it whole, so it is seen as damage.
-        tail = source(parsed.offset) ?? tail;
-        whole = tail.bytes.lastIndexOf(0x0a) + 1;
-      }
-      try {
-        parsed.parser.feed(tail.bytes.toString('utf8', 0, whole));
-      } catch (error) {
-        // Resumed from the index, a line names an entry it let go of: the history is read after all.
-        if (!(error instanceof HistoryNeeded)) throw error;
-        parsed = undefined;
-        continue;
-      }
-      parsed.offset += whole;
-      if (!full || whole === 0) return parsed;
-    }
-  };
-  /**
-   * Resumes from the index file when the journal is the one it was made from: the checkpoint vouches for
-   * the journal as it is (its stamp: untouched by anyone but pix since a pix found it sound), the index
-   * names this file at a length within it, and the line ending there is the one it names. Else undefined
-   * (the journal is read from its start).
-   */
-  const resume = (): NonNullable<typeof parsed> | undefined => {
-    const now = stampOf(path);
-    const checkpoint = readCheckpoint();
-    if (now === undefined || checkpoint?.seen !== stampDigest(now.stamp) || checkpoint.bytes !== now.size)
-      return undefined;
-    const found = readIndexFile(indexPath);
-    if (found === undefined || found.identity !== now.identity || found.bytes > now.size) return undefined;
-    if (digestOfLineEndingAt(path, now.identity, found.bytes) !== found.state.chain.last?.digest)
-      return undefined;
-    const index = createJournalIndex();
-    return {
-      identity: now.identity,
-      offset: found.bytes,
-      parser: createJournalParser((entry) => index.add(entry), undefined, found.state),
-      index,
-      since: found.since,
-      resumedAt: found.bytes,
-    };
-  };
-  /**
-   * The journal loaded for a payment's questions: resumed from the index file when it holds, as long as
-   * what is held covers entries started since `from` (ms); else (and for any other question) read whole.
-   */
-  const loadFor = (from: number | 'all'): NonNullable<typeof parsed> | undefined => {
-    if (parsed?.since !== undefined && (from === 'all' || from < parsed.since)) parsed = undefined;
-    if (parsed === undefined && from !== 'all' && only === undefined) {
-      parsed = resume();
-      if (parsed?.since !== undefined && from < parsed.since) parsed = undefined;
-    }
-    return load();
-  };
-  /**
-   * After a payment found the journal sound: a journal read from its start, unchanged since (its stamp),
-   * is vouched for in the checkpoint (under the lock), and the index file is written anew when there was
-   * none to resume from or the lines read past it are many. Nothing here is needed for the payment:
-   * whatever fails, the next one reads the history.
-   */
-  const keepIndex = (end: End): void => {
-    const loaded = parsed;
-    if (loaded === undefined || end.kind !== 'ok' || end.lag !== 0) return;
-    if (loaded.since !== undefined && loaded.offset - (loaded.resumedAt ?? 0) < INDEX_LAG_BYTES) return;
-    try {
-      if (loaded.since === undefined) {
-        const { stamp } = loaded;
-        const checkpoint = end.checkpoint;
-        if (stamp === undefined || checkpoint === undefined || checkpoint.bytes !== loaded.offset) return;
-        const vouched = locked(() => {
-          if (stampOf(path)?.stamp !== stamp) return false;
-          if (checkpoint.seen === stampDigest(stamp)) return true;
-          // Vouched for anew (it was not, or was changed by someone else): an index made before is of the
-          // journal as it was then, and is dropped whatever comes next.
-          rmSync(indexPath, { force: true });
-          overwritePrivateFile(checkpointPath, formatCheckpoint({ ...checkpoint, seen: stampDigest(stamp) }));
-          // The checkpoint as judged is no longer the one on disk: the next append reads it again.
-          sound = undefined;
-          return true;
-        });
-        // A reader holding some entries (a batch) makes no index.
-        if (!vouched || only !== undefined) return;
-      }
-      const since = Math.max(
-        loaded.since ?? Number.NEGATIVE_INFINITY,
-        clock.now().getTime() - INDEX_WINDOW_MS,
-      );
-      const state = loaded.parser.state(
-        (entry) => Date.parse(entry.at) >= since || mattersBeyondWindow(entry),
-      );
-      if (state === undefined) return;
-      locked(() => {
-        // Written only of the journal as it is now, vouched for.
-        const now = stampOf(path);
-        if (
-          now === undefined ||
-          now.size !== loaded.offset ||
-          readCheckpoint()?.seen !== stampDigest(now.stamp)
-        )
-          return;
-        writeIndexFile(indexPath, { identity: loaded.identity, bytes: loaded.offset, since, state });
-      });
-    } catch {
-      // A cache: a read-only directory or a full disk leaves the payments reading the history.
-    }
-  };
-  const tailOf = (loaded: typeof parsed): ChainTail => loaded?.parser.tail(loaded.offset) ?? NO_TAIL;
+  const load = (source?: PieceSource): Parsed | undefined => tail.load(source);
+  const tailOf = (loaded: Parsed | undefined): ChainTail => loaded?.parser.tail(loaded.offset) ?? NO_TAIL;
   const readCheckpoint = (): Checkpoint | undefined => {
     const text = readPrivateFile(checkpointPath);
     return text === undefined ? undefined : parseCheckpoint(text);
@@ -396,8 +343,98 @@ export function openJournal(
       }
     }
     if (judgement.kind === 'ahead')
-      return { kind: 'damaged', ...cutDamage(judgement.checkpoint, tailOf(parsed)), checkpoint };
+      return { kind: 'damaged', ...cutDamage(judgement.checkpoint, tailOf(tail.current())), checkpoint };
     return { ...judgement, checkpoint };
+  };
+  /**
+   * Resumes from the index file when the journal is the one it was made from: the checkpoint vouches for
+   * the journal as it is (its stamp: untouched by anyone but pix since a pix found it sound), the index
+   * names this file at a length within it, and the line ending there is the one it names. Else undefined
+   * (the journal is read from its start).
+   */
+  const resume = (): Parsed | undefined => {
+    const now = stampOf(path);
+    const checkpoint = readCheckpoint();
+    if (now === undefined || checkpoint?.seen !== stampDigest(now.stamp) || checkpoint.bytes !== now.size)
+      return undefined;
+    const found = readIndexFile(indexPath);
+    if (found === undefined || found.identity !== now.identity || found.bytes > now.size) return undefined;
+    if (digestOfLineEndingAt(path, now.identity, found.bytes) !== found.state.chain.last?.digest)
+      return undefined;
+    const index = createJournalIndex();
+    return {
+      identity: now.identity,
+      offset: found.bytes,
+      parser: createJournalParser((entry) => index.add(entry), undefined, undefined, found.state),
+      index,
+      since: found.since,
+      resumedAt: found.bytes,
+    };
+  };
+  /**
+   * The journal loaded for a payment's questions: resumed from the index file when it holds, as long as
+   * what is held covers entries started since `from` (ms); else (and for any other question) read whole.
+   */
+  const loadFor = (from: number | 'all'): Parsed | undefined => {
+    const current = tail.current();
+    if (current?.since !== undefined && (from === 'all' || from < current.since)) tail.set(undefined);
+    if (tail.current() === undefined && from !== 'all' && only === undefined) {
+      const resumed = resume();
+      tail.set(resumed?.since !== undefined && from < resumed.since ? undefined : resumed);
+    }
+    return load();
+  };
+  /**
+   * After a payment found the journal sound: a journal read from its start, unchanged since (its stamp),
+   * is vouched for in the checkpoint (under the lock), and the index file is written anew when there was
+   * none to resume from or the lines read past it are many. Nothing here is needed for the payment:
+   * whatever fails, the next one reads the history.
+   */
+  const keepIndex = (end: End): void => {
+    const loaded = tail.current();
+    if (loaded === undefined || end.kind !== 'ok' || end.lag !== 0) return;
+    if (loaded.since !== undefined && loaded.offset - (loaded.resumedAt ?? 0) < INDEX_LAG_BYTES) return;
+    try {
+      if (loaded.since === undefined) {
+        const { stamp } = loaded;
+        const checkpoint = end.checkpoint;
+        if (stamp === undefined || checkpoint === undefined || checkpoint.bytes !== loaded.offset) return;
+        const vouched = locked(() => {
+          if (stampOf(path)?.stamp !== stamp) return false;
+          if (checkpoint.seen === stampDigest(stamp)) return true;
+          // Vouched for anew (it was not, or was changed by someone else): an index made before is of the
+          // journal as it was then, and is dropped whatever comes next.
+          rmSync(indexPath, { force: true });
+          overwritePrivateFile(checkpointPath, formatCheckpoint({ ...checkpoint, seen: stampDigest(stamp) }));
+          // The checkpoint as judged is no longer the one on disk: the next append reads it again.
+          sound = undefined;
+          return true;
+        });
+        // A reader holding some entries (a batch) makes no index.
+        if (!vouched || only !== undefined) return;
+      }
+      const since = Math.max(
+        loaded.since ?? Number.NEGATIVE_INFINITY,
+        clock.now().getTime() - INDEX_WINDOW_MS,
+      );
+      const state = loaded.parser.state(
+        (entry) => Date.parse(entry.at) >= since || mattersBeyondWindow(entry),
+      );
+      if (state === undefined) return;
+      locked(() => {
+        // Written only of the journal as it is now, vouched for.
+        const now = stampOf(path);
+        if (
+          now === undefined ||
+          now.size !== loaded.offset ||
+          readCheckpoint()?.seen !== stampDigest(now.stamp)
+        )
+          return;
+        writeIndexFile(indexPath, { identity: loaded.identity, bytes: loaded.offset, since, state });
+      });
+    } catch {
+      // A cache: a read-only directory or a full disk leaves the payments reading the history.
+    }
   };
   /** Appends `record` naming the last line as `prev`, then records it in the checkpoint; under the lock. */
   const appendLocked = (record: object, accepting: boolean) => {
@@ -457,11 +494,11 @@ export function openJournal(
     }
   };
   const append = (record: object) => {
-    // A payment's lines: the journal read on from the index file, when it holds.
-    if (parsed === undefined) loadFor(clock.now().getTime() - DUPLICATE_WINDOW_MS);
+    // A payment's lines: the journal read on from its index file, when that holds.
+    if (tail.current() === undefined) loadFor(clock.now().getTime() - DUPLICATE_WINDOW_MS);
     locked(() => appendLocked(record, false));
   };
-  const seqOf = (loaded: NonNullable<typeof parsed>, scope: JournalScope): Scope => {
+  const seqOf = (loaded: Parsed, scope: JournalScope): Scope => {
     const { before, ...rest } = scope;
     if (before === undefined) return rest;
     return { ...rest, before: loaded.parser.get(before)?.seq ?? Number.POSITIVE_INFINITY };
@@ -470,7 +507,7 @@ export function openJournal(
   const report = (whole: boolean) => {
     loadFor(whole ? 'all' : clock.now().getTime() - DUPLICATE_WINDOW_MS);
     const end = judgeEnd(false);
-    const loaded = parsed;
+    const loaded = tail.current();
     const damage = loaded?.parser.damage() ?? [];
     if (end.kind === 'damaged') damage.push({ line: end.line, reason: end.reason });
     return { end, loaded, damage };
@@ -497,7 +534,7 @@ export function openJournal(
       loadFor('all');
       return locked(() => {
         const end = judgeEnd(true);
-        const found: AcceptedDamage[] = parsed?.parser.damageToAccept() ?? [];
+        const found: AcceptedDamage[] = tail.current()?.parser.damageToAccept() ?? [];
         if (end.kind === 'damaged') found.push({ line: end.line, reason: end.reason });
         if (found.length === 0) return [];
         appendLocked(acceptLine(clock.now().toISOString(), found), true);
@@ -574,4 +611,73 @@ export function openJournal(
     },
   };
   return journal;
+}
+
+/** A reader of the journal for a process that runs for long and follows it (pix listen). */
+export interface JournalFollower {
+  readonly path: string;
+  /**
+   * Reads the lines appended since the last read, telling the watch of each change. Lines up to
+   * `quietUntil` (a line's end), and every line of a journal found replaced or cut (it is read again from
+   * its start), are read quietly: their entries are held and let go as usual, but no change is told. Returns
+   * where the reading got to, or undefined when there is no journal.
+   */
+  read(quietUntil?: number): { identity: string; offset: number } | undefined;
+  /** The entries held now: those `keep` took that the watch has not found settled, in the order they started. */
+  entries(): JournalEntry[];
+  /**
+   * The lines the reader could not read so far (they stop money-moving commands: `pix journal verify`,
+   * which also finds lines whose entry has no start, which a follower passes over).
+   */
+  damage(): JournalDamage[];
+}
+
+/**
+ * The journal of `dir` for a follower: it holds only the entries `keep` takes, and lets each go once
+ * `watch` finds it settled, so what it holds does not grow with the journal (pix listen's memory: the
+ * unresolved payments and unpaid charges, not a year of paid batches).
+ */
+export function followJournal(
+  dir: string,
+  keep: (entry: JournalEntry) => boolean,
+  watch: JournalWatch,
+): JournalFollower {
+  const path = join(dir, JOURNAL_FILE);
+  let quiet = false;
+  let started = false;
+  const told: JournalWatch = {
+    changed: (entry, line) => {
+      if (!quiet) watch.changed(entry, line);
+    },
+    settled: (entry) => watch.settled(entry),
+  };
+  const tail = journalTail(
+    path,
+    (identity) => {
+      // A journal read before and found replaced or cut: what it holds now is taken as old.
+      if (started) quiet = true;
+      started = true;
+      return { identity, offset: 0, parser: createJournalParser(undefined, keep, told) };
+    },
+    FOLLOW_BYTES,
+  );
+  let last: Loaded | undefined;
+  return {
+    path,
+    read(quietUntil) {
+      try {
+        if (quietUntil !== undefined) {
+          quiet = true;
+          last = tail.load(undefined, quietUntil);
+          quiet = false;
+        }
+        last = tail.load();
+      } finally {
+        quiet = false;
+      }
+      return last && { identity: last.identity, offset: last.offset };
+    },
+    entries: () => last?.parser.entries() ?? [],
+    damage: () => last?.parser.damage() ?? [],
+  };
 }

@@ -13,10 +13,12 @@ import { deferEach } from '../helpers/cleanup.js';
 import { BIN, NODE, runCli } from '../helpers/cli.js';
 import { dictAnswer } from '../helpers/fake-pix-api.js';
 import { accountReads, type FakeServer, startFakeServer } from '../helpers/fake-server.js';
+import { postgresMissing, startPostgres } from '../helpers/postgres.js';
 import { runOnPty } from '../helpers/terminal.js';
 import { until } from '../helpers/wait.js';
 
 const TOKEN = 'tok_children_5Xq9RtLm2Vw8';
+const LEDGER_PASSWORD = 'pw_children_8Hn3';
 const SECRETS: Record<string, string> = {
   PIX_TOKEN: TOKEN,
   PIX_CLIENT_SECRET: 'cs_children_J7k2Pq9Zx4',
@@ -58,23 +60,36 @@ function expectNoSecrets(dump: string): void {
 }
 
 describe("the processes pix starts get the user's environment without pix's secrets", () => {
-  it('listen --exec: no PIX_TOKEN, PIX_CLIENT_SECRET, PIX_LEDGER_URL or any other PIX_ credential', async () => {
-    const { env } = await served();
-    const dump = join(tempDir(), 'env.txt');
-    const exec = `env > '${dump}.part' && mv '${dump}.part' '${dump}'`;
-    const child = spawn(NODE, [BIN, 'listen', '--interval', '1s', '--backfill', '90d', '--exec', exec], {
-      env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    defer(() => child.kill('SIGKILL'));
-    await until(() => existsSync(dump) || child.exitCode !== null, 'the --exec command to run');
-    child.kill('SIGTERM');
-    expect(await exited, stderr).toBe(0);
-    expectNoSecrets(readFileSync(dump, 'utf8'));
-  });
+  // listen reads the ledger, so its PIX_LEDGER_URL names a real database (a password trust auth ignores).
+  it.skipIf(postgresMissing() !== undefined)(
+    'listen --exec: no PIX_TOKEN, PIX_CLIENT_SECRET, PIX_LEDGER_URL or any other PIX_ credential',
+    async () => {
+      const { env } = await served();
+      const cluster = await startPostgres();
+      defer(() => cluster.remove());
+      cluster.createDatabase('ledger');
+      env.PIX_LEDGER_URL = cluster
+        .url('ledger')
+        .replace('postgres://pix@', `postgres://pix:${LEDGER_PASSWORD}@`);
+      const init = await runCli(['ledger', 'init'], { env });
+      expect(init.code, init.stderr).toBe(0);
+      const dump = join(tempDir(), 'env.txt');
+      const exec = `env > '${dump}.part' && mv '${dump}.part' '${dump}'`;
+      const child = spawn(NODE, [BIN, 'listen', '--interval', '1s', '--backfill', '90d', '--exec', exec], {
+        env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), ...env },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      defer(() => child.kill('SIGKILL'));
+      await until(() => existsSync(dump) || child.exitCode !== null, 'the --exec command to run');
+      child.kill('SIGTERM');
+      expect(await exited, stderr).toBe(0);
+      expectNoSecrets(readFileSync(dump, 'utf8'));
+      expect(readFileSync(dump, 'utf8')).not.toContain(LEDGER_PASSWORD);
+    },
+  );
 
   it('the pager (on a pty): the same environment', async () => {
     const { env } = await served();

@@ -699,20 +699,24 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   await payBatchRows(deps, options, { file: options.file, batch, rows: parsed.rows }, hooks);
 }
 
+type BatchRunOptions = Pick<
+  PayBatchOptions,
+  'concurrency' | 'maxTotal' | 'dryRun' | 'allowDuplicate' | 'duplicateWindow'
+>;
+
+/** The limits every row is held to: the profile's max-amount, and the run's --max-total. */
+type Limits = Parameters<typeof checkBatchLimits>[1];
+
 /**
  * Steps 2 to 6 over rows already read: the journal, the consultations, the guards, the confirmation, the
  * payments and the report. `hooks`: what a plan adds (writing one instead of paying, or paying one).
  */
 export async function payBatchRows(
   deps: Deps,
-  options: Pick<
-    PayBatchOptions,
-    'concurrency' | 'maxTotal' | 'dryRun' | 'allowDuplicate' | 'duplicateWindow'
-  >,
+  options: BatchRunOptions,
   source: BatchSource,
   hooks: BatchPlanHooks = {},
 ): Promise<void> {
-  const { stderr } = deps.io;
   const questions = journalQuestions(source.rows, deps.clock.now());
   const ctx = await startPayment(
     deps,
@@ -725,23 +729,69 @@ export async function payBatchRows(
     },
     questions.asked,
   );
-  const { account } = ctx;
-  const { profile, host } = account;
-  const limits = {
+  const limits: Limits = {
     ...(ctx.settings.maxAmount === undefined ? {} : { maxAmount: ctx.settings.maxAmount }),
     ...(options.maxTotal === undefined ? {} : { maxTotal: options.maxTotal }),
-    profile,
+    profile: ctx.account.profile,
   };
   const items: BatchItem[] = source.rows.map((row) => ({
     row,
     state: 'planned',
     ...(row.amount === undefined ? {} : { amount: row.amount }),
   }));
+  const run: Run = { ctx, batch: source.batch, ownRows: questions.ownRow };
+  await readJournal(run, items, source.file);
+  // Rows left to pay need a confirmation (or --yes) before any is consulted; a batch all paid before
+  // asks nothing, so it runs without a terminal and reports (exit 0).
+  if (openItems(items).length > 0) refuseUnconfirmable(deps, ctx.flags);
+  refuseOverLimits(deps, source.file, openItems(items), limits, 'the batch is over a limit');
+  await consultAll(run, openItems(items), options.concurrency);
+  await guardDuplicates(run, openItems(items));
+  if (hooks.consulted) await hooks.consulted(ctx, openItems(items));
+  const payable = openItems(items);
+  refuseOverLimits(deps, source.file, payable, limits, 'the batch is over a limit once consulted');
+  const summary = summaryOf(payable);
+  const skipped = items.filter((item) => item.state !== 'planned');
+  if (skipped.length > 0) {
+    deps.io.stderr.write(`not paid in this run: ${describeStates(heldCounts(skipped))}\n`);
+  }
+  if (options.dryRun) return endDryRun(ctx, items, skipped, summary.text);
+  if (hooks.writePlan) return endWithPlan(ctx, items, skipped, hooks.writePlan);
+  await confirmPlan(ctx, payable, summary);
+  await payAll(run, payable, options.concurrency);
+  await report(run, items, payable);
+}
 
-  // 2. The journal, of this account: rows paid before are skipped, rows sent with no known outcome are
-  // held, and a row id whose earlier payment differs from the row now refuses the file.
-  const { batch } = source;
-  const run: Run = { ctx, batch, ownRows: questions.ownRow };
+/** The rows nothing has decided yet. */
+function openItems(items: readonly BatchItem[]): BatchItem[] {
+  return items.filter((item) => item.state === 'planned');
+}
+
+function heldCounts(items: readonly BatchItem[]) {
+  return countStates(items.map((item) => item.state as RowState));
+}
+
+function refuseOverLimits(
+  deps: Deps,
+  file: string,
+  items: readonly BatchItem[],
+  limits: Limits,
+  what: string,
+): void {
+  const over = checkBatchLimits(
+    items.map((item) => ({ id: item.row.id, line: item.row.line, amount: item.amount })),
+    limits,
+  );
+  if (over.length > 0) refuseFile(deps, file, over, what, 'see pix config max-amount');
+}
+
+/**
+ * 2. The journal, of this account: rows paid before are skipped, rows sent with no known outcome are held,
+ * and a row id whose earlier payment differs from the row now refuses the file.
+ */
+async function readJournal(run: Run, items: readonly BatchItem[], file: string): Promise<void> {
+  const { ctx, batch } = run;
+  const { account } = ctx;
   const changed: BatchProblem[] = [];
   for (const item of items) {
     const blocker = await ctx.journal.rowBlocker(item.row.id, account);
@@ -767,39 +817,31 @@ export async function payBatchRows(
   }
   if (changed.length > 0) {
     refuseFile(
-      deps,
-      source.file,
+      ctx.deps,
+      file,
       changed,
       'rows already paid on this account ask another payment now',
       'a row id is paid once: give the new payment a new id (the old row stays paid)',
     );
   }
   for (const item of items.filter((i) => i.elsewhere !== undefined).slice(0, SHOWN_PROBLEMS)) {
-    stderr.write(
+    ctx.deps.io.stderr.write(
       `note: row ${safeText(item.row.id, 80)}: this id was paid on another account (${paymentWords(item.elsewhere!)}); here it is a payment of its own\n`,
     );
   }
-  const open = () => items.filter((item) => item.state === 'planned');
-  // Rows left to pay need a confirmation (or --yes) before any is consulted; a batch all paid before
-  // asks nothing, so it runs without a terminal and reports (exit 0).
-  if (open().length > 0) refuseUnconfirmable(deps, ctx.flags);
-  const offline = checkBatchLimits(
-    open().map((item) => ({ id: item.row.id, line: item.row.line, amount: item.amount })),
-    limits,
-  );
-  if (offline.length > 0)
-    refuseFile(deps, source.file, offline, 'the batch is over a limit', 'see pix config max-amount');
+}
 
-  // 3. Consult.
-  const toConsult = open();
+/** 3. Consult every open row, `concurrency` at a time; a signal ends it with nothing sent. */
+async function consultAll(run: Run, toConsult: readonly BatchItem[], concurrency: number): Promise<void> {
+  const { deps } = run.ctx;
   const progress = createProgress(deps.io, 'consulted', { streamsRows: false });
   let consulted = 0;
   await eachBounded(
     toConsult,
-    options.concurrency,
+    concurrency,
     () => deps.signal.aborted,
     async (item) => {
-      await consultRow(ctx, item);
+      await consultRow(run.ctx, item);
       progress.update(++consulted, toConsult.length);
     },
   );
@@ -809,19 +851,25 @@ export async function payBatchRows(
       signal: stopSignalOf(deps.signal),
     });
   }
-  // The duplicate guards, as for pay key and pay qr, once every amount and receiver is known: the
-  // journal's, then the statement's (read once for the whole file).
-  for (const item of open()) {
-    const query = { ...identityOf(batch, item.row, item.payee), amountCentavos: item.amount! };
+}
+
+/**
+ * The duplicate guards, as for pay key and pay qr, once every amount and receiver is known: the
+ * journal's, then the statement's (read once for the whole file).
+ */
+async function guardDuplicates(run: Run, open: readonly BatchItem[]): Promise<void> {
+  const { ctx } = run;
+  for (const item of open) {
+    const query = { ...identityOf(run.batch, item.row, item.payee), amountCentavos: item.amount! };
     const earlier = await judgeClaim(ctx.journal, claimQuestion(run, item, query));
     if (earlier) await applyBlocker(run, item, earlier.blocker, earlier.byRow);
   }
-  for (const item of open()) {
+  for (const item of openItems(open)) {
     const paidTo = { amount: item.amount!, document: item.payee?.document, name: item.receiver };
     const debit = await statementDuplicate(ctx, paidTo);
     if (debit === undefined) continue;
     if (ctx.flags.allowDuplicate) {
-      stderr.write(
+      ctx.deps.io.stderr.write(
         `warning: row ${safeText(item.row.id, 80)}: paying again (--allow-duplicate): the statement shows ${describeDebit(ctx, debit)}\n`,
       );
       continue;
@@ -829,83 +877,87 @@ export async function payBatchRows(
     item.state = 'duplicate';
     item.error = `the statement shows ${describeDebit(ctx, debit)}, which no payment in this journal explains: it may be this row paid from another machine or app; pass --allow-duplicate to pay it anyway`;
   }
-  if (hooks.consulted) await hooks.consulted(ctx, open());
-  const payable = open();
-  const planned = checkBatchLimits(
-    payable.map((item) => ({ id: item.row.id, line: item.row.line, amount: item.amount })),
-    limits,
-  );
-  if (planned.length > 0) {
-    refuseFile(
-      deps,
-      source.file,
-      planned,
-      'the batch is over a limit once consulted',
-      'see pix config max-amount',
-    );
-  }
-  const total = payable.reduce((sum, item) => sum + item.amount!, 0);
+}
+
+interface Summary {
+  total: Centavos;
+  receivers: number;
+  /** "N rows to pay, R$ …, M receivers". */
+  text: string;
+}
+
+function summaryOf(payable: readonly BatchItem[]): Summary {
+  const total = payable.reduce((sum, item) => sum + item.amount!, 0) as Centavos;
   const receivers = receiverCount(payable);
-  const summary =
+  const text =
     `${payable.length} row${payable.length === 1 ? '' : 's'} to pay, ${formatBRL(total)}, ` +
     `${receivers} receiver${receivers === 1 ? '' : 's'}`;
-  const skipped = items.filter((item) => item.state !== 'planned');
-  if (skipped.length > 0) {
-    stderr.write(
-      `not paid in this run: ${describeStates(countStates(skipped.map((i) => i.state as RowState)))}\n`,
-    );
-  }
+  return { total, receivers, text };
+}
 
-  if (options.dryRun) {
-    await writeRecords(ctx, items);
-    writeReasons(deps, items);
-    stderr.write(`dry run: ${summary}; nothing was sent\n`);
-    // The exit code the real run would end with (contract §4): a row it could not pay is not a success.
-    const held = countStates(skipped.map((item) => item.state as RowState));
-    const outcome = batchOutcome(held);
-    if (outcome.kind === undefined) return;
-    throw new PixError(outcome.kind, `dry run: the batch would not complete: ${describeStates(held)}`, {
-      hint: 'nothing was sent; fix or remove the rows named above, or run it as it is to pay the others',
-    });
-  }
-  if (hooks.writePlan) {
-    await hooks.writePlan(ctx, items);
-    await writeRecords(ctx, items);
-    // Rows the plan leaves out (not payable, held) say so in the exit code, as a run would.
-    const left = batchOutcome(countStates(skipped.map((item) => item.state as RowState)));
-    if (left.kind !== undefined) {
-      throw new PixError(
-        left.kind,
-        `the plan leaves out ${describeStates(countStates(skipped.map((i) => i.state as RowState)))}`,
-        {
-          hint: 'the report says why of each; fix or remove those rows to have them in a plan',
-        },
-      );
-    }
-    return;
-  }
+/** `--dry-run`: the report and the plan, nothing sent, and the exit code the real run would end with. */
+async function endDryRun(
+  ctx: PayContext,
+  items: readonly BatchItem[],
+  skipped: readonly BatchItem[],
+  summary: string,
+): Promise<void> {
+  await writeRecords(ctx, items);
+  writeReasons(ctx.deps, items);
+  ctx.deps.io.stderr.write(`dry run: ${summary}; nothing was sent\n`);
+  // A row the real run could not pay is not a success (contract §4).
+  const held = heldCounts(skipped);
+  const outcome = batchOutcome(held);
+  if (outcome.kind === undefined) return;
+  throw new PixError(outcome.kind, `dry run: the batch would not complete: ${describeStates(held)}`, {
+    hint: 'nothing was sent; fix or remove the rows named above, or run it as it is to pay the others',
+  });
+}
 
-  // 4. Confirm once, the plan shown first.
+/** `--plan FILE`: the plan of the rows left to pay is written instead of paying them. */
+async function endWithPlan(
+  ctx: PayContext,
+  items: BatchItem[],
+  skipped: readonly BatchItem[],
+  writePlan: NonNullable<BatchPlanHooks['writePlan']>,
+): Promise<void> {
+  await writePlan(ctx, items);
+  await writeRecords(ctx, items);
+  // Rows the plan leaves out (not payable, held) say so in the exit code, as a run would.
+  const held = heldCounts(skipped);
+  const left = batchOutcome(held);
+  if (left.kind === undefined) return;
+  throw new PixError(left.kind, `the plan leaves out ${describeStates(held)}`, {
+    hint: 'the report says why of each; fix or remove those rows to have them in a plan',
+  });
+}
+
+/** 4. Confirm once, the plan shown first (or `--yes`). */
+async function confirmPlan(ctx: PayContext, payable: readonly BatchItem[], summary: Summary): Promise<void> {
+  const { deps } = ctx;
+  const { profile, host } = ctx.account;
   const asking = payable.length > 0 && !deps.globals.yes;
   if (asking) await showPlan(deps, payable);
-  stderr.write(
-    `paying from profile "${profile}" via ${host}${ctx.settings.sandbox ? ' (sandbox)' : ''}: ${summary}\n`,
+  deps.io.stderr.write(
+    `paying from profile "${profile}" via ${host}${ctx.settings.sandbox ? ' (sandbox)' : ''}: ${summary.text}\n`,
   );
-  if (asking) {
-    const yes = await ask(() =>
-      deps.prompter.confirm(
-        `Pay ${payable.length} rows, ${formatBRL(total)} in all, to ${receivers} receivers?`,
-      ),
-    );
-    if (!yes) throw new PixError('declined', 'batch cancelled; nothing was sent', { ownChoice: true });
-  }
+  if (!asking) return;
+  const yes = await ask(() =>
+    deps.prompter.confirm(
+      `Pay ${payable.length} rows, ${formatBRL(summary.total)} in all, to ${summary.receivers} receivers?`,
+    ),
+  );
+  if (!yes) throw new PixError('declined', 'batch cancelled; nothing was sent', { ownChoice: true });
+}
 
-  // 5. Pay.
+/** 5. Pay, `concurrency` at a time, until a signal, a full disk or a refused login stops new rows. */
+async function payAll(run: Run, payable: readonly BatchItem[], concurrency: number): Promise<void> {
+  const { deps } = run.ctx;
   const paying = createProgress(deps.io, 'paid', { streamsRows: false });
   let done = 0;
   await eachBounded(
     payable,
-    options.concurrency,
+    concurrency,
     () => {
       if (deps.signal.aborted) run.stopped ??= `stopped by ${stopSignalOf(deps.signal)}`;
       return run.stopped !== undefined;
@@ -920,15 +972,17 @@ export async function payBatchRows(
     },
   );
   paying.done();
-  for (const item of payable) {
-    if (item.state !== 'planned') continue;
+  for (const item of openItems(payable)) {
     item.state = 'not_sent';
     item.error = `not started: ${run.stopped ?? 'the batch stopped'} (run the file again to pay it)`;
   }
+}
 
-  // 6. Report.
-  const states = items.map((item) => item.state as RowState);
-  const counts = countStates(states);
+/** 6. The report, why rows were not paid, how to settle unknown ones, and the exit code (contract §4). */
+async function report(run: Run, items: readonly BatchItem[], payable: readonly BatchItem[]): Promise<void> {
+  const { ctx } = run;
+  const { stderr } = ctx.deps.io;
+  const counts = heldCounts(items);
   const paidNow = payable
     .filter((item) => item.state === 'paid')
     .reduce((sum, item) => sum + item.amount!, 0);
@@ -940,7 +994,7 @@ export async function payBatchRows(
     );
     throw error;
   }
-  writeReasons(deps, items);
+  writeReasons(ctx.deps, items);
   stderr.write(`batch: ${describeStates(counts)}; ${formatBRL(paidNow)} paid in this run\n`);
   // Each unknown row, with where to look and how to record it (the report's error column has the same).
   const unknown = items.filter((item) => item.state === 'unknown' && item.earlier !== undefined);
@@ -955,6 +1009,12 @@ export async function payBatchRows(
       `the shared ledger could not record the outcome of ${items.filter((i) => i.state === 'unknown' && i.earlier === undefined).length} row(s): it is kept in ${run.spilled}, written there by the next pix command on this machine that reaches the database; run the file again then\n`,
     );
   }
+  endOfRun(run, counts);
+}
+
+/** The exit code of a run that paid: a disk fault, an unknown row, a signal, a refused login, a row not paid. */
+function endOfRun(run: Run, counts: ReturnType<typeof heldCounts>): void {
+  const { deps } = run.ctx;
   const outcome = batchOutcome(counts);
   const signal = deps.signal.aborted ? stopSignalOf(deps.signal) : undefined;
   if (run.fault !== undefined) {
@@ -962,7 +1022,7 @@ export async function payBatchRows(
     const hint = `${fault.hint}, then run the file again: paid rows are skipped, rows not sent are paid`;
     // An unknown row or a signal still decides the exit code (7, 130/143); the disk is said first.
     if (counts.unknown > 0 || signal !== undefined) {
-      stderr.write(`warning: the batch stopped: ${fault.message} (${hint})\n`);
+      deps.io.stderr.write(`warning: the batch stopped: ${fault.message} (${hint})\n`);
     } else {
       throw new PixError('internal', `the batch stopped: ${fault.message}`, { hint, cause: fault.error });
     }
