@@ -217,6 +217,47 @@ function layerViolations(dir: string, forbidden: string[]): string[] {
   );
 }
 
+/** The most lines a file of src/ may have: past it, a file is doing more than one job (a module per job). */
+const MOST_LINES = 400;
+
+/**
+ * The files of src/ allowed past MOST_LINES, each with its reason. Data tables are long because they are a
+ * list, not because they do several jobs; the others are being changed on other branches and are split once
+ * those land (a split now would collide with that work).
+ */
+const LONG_FILES: Record<string, string> = {
+  // Data tables.
+  'src/cli/table.ts': 'the command table: one declaration per verb (name, summary, formats, fields, loader)',
+  // Split once their branches land: other branches are changing them now.
+  'src/journal/entries.ts': 'split once its branch lands',
+  'src/journal/postgres/store.ts': 'split once its branch lands',
+  'src/journal/store.ts': 'split once its branch lands',
+  'src/storage/files.ts': 'split once its branch lands',
+  'src/commands/listen/start.ts': 'split once its branch lands',
+  'src/commands/pay/shared.ts': 'split once its branch lands',
+  // Pending: not split yet.
+  'src/api/client.ts': 'pending',
+  'src/commands/charge/duedate.ts': 'pending',
+  'src/commands/close/day.ts': 'pending',
+  'src/commands/completion/script.ts': 'pending',
+  'src/commands/pay/batch.ts': 'pending',
+  'src/domain/batch.ts': 'pending',
+  'src/domain/brcode.ts': 'pending',
+  'src/domain/matching.ts': 'pending',
+  'src/domain/policy.ts': 'pending',
+  'src/domain/reconcile.ts': 'pending',
+  'src/domain/sshsig.ts': 'pending',
+  'src/domain/when.ts': 'pending',
+  'src/domain/xlsxsheet.ts': 'pending',
+  'src/output/writer.ts': 'pending',
+  'src/sandbox/store.ts': 'pending',
+};
+
+function linesOf(file: string): number {
+  const text = readFileSync(join(root, file), 'utf8');
+  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}
+
 describe('architecture: the shape of src/', () => {
   let graph: Graph;
   beforeAll(async () => {
@@ -305,5 +346,16 @@ describe('architecture: the shape of src/', () => {
     // Not vacuous: the factory and the sandbox commands do come through the door.
     const door = [...graph].filter(([, edges]) => edges.some(({ path }) => path === 'src/sandbox/index.ts'));
     expect(door.map(([file]) => file)).toContain('src/wiring-lazy.ts');
+  });
+
+  it(`no file of src/ is over ${MOST_LINES} lines, but the data tables and the files listed as pending`, () => {
+    const over = sourcesOf('src')
+      .filter((file) => !(file in LONG_FILES))
+      .filter((file) => linesOf(file) > MOST_LINES)
+      .map((file) => `${file}: ${linesOf(file)} lines`);
+    expect(over).toEqual([]);
+    // A listed file that has come under the limit leaves the list, so the list stays true.
+    const listedButShort = Object.keys(LONG_FILES).filter((file) => linesOf(file) <= MOST_LINES);
+    expect(listedButShort).toEqual([]);
   });
 });
