@@ -248,7 +248,6 @@ const LONG_FILES: Record<string, string> = {
   'src/domain/reconcile.ts': 'pending',
   'src/domain/sshsig.ts': 'pending',
   'src/domain/when.ts': 'pending',
-  'src/domain/xlsxsheet.ts': 'pending',
   'src/output/writer.ts': 'pending',
   'src/sandbox/store.ts': 'pending',
 };
