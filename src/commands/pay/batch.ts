@@ -25,8 +25,6 @@ import {
   type BatchRow,
   batchFormatFor,
   formatProblem,
-  parseBatchFile,
-  parseBatchSheet,
 } from '../../domain/batch.js';
 import {
   batchOutcome,
@@ -36,6 +34,8 @@ import {
   planRowAmount,
   type RowState,
 } from '../../domain/batchplan.js';
+import { parseBatchSheet } from '../../domain/batchsheet.js';
+import { parseBatchFile } from '../../domain/batchtext.js';
 import {
   type Centavos,
   centavosFromApi,
