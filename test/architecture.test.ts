@@ -241,7 +241,6 @@ const LONG_FILES: Record<string, string> = {
   'src/commands/close/day.ts': 'pending',
   'src/commands/completion/script.ts': 'pending',
   'src/commands/pay/batch.ts': 'pending',
-  'src/domain/brcode.ts': 'pending',
   'src/domain/matching.ts': 'pending',
   'src/domain/policy.ts': 'pending',
   'src/domain/reconcile.ts': 'pending',
