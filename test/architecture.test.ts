@@ -242,7 +242,6 @@ const LONG_FILES: Record<string, string> = {
   'src/commands/completion/script.ts': 'pending',
   'src/commands/pay/batch.ts': 'pending',
   'src/domain/matching.ts': 'pending',
-  'src/domain/policy.ts': 'pending',
   'src/domain/reconcile.ts': 'pending',
   'src/domain/sshsig.ts': 'pending',
   'src/domain/when.ts': 'pending',
