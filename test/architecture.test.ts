@@ -243,7 +243,6 @@ const LONG_FILES: Record<string, string> = {
   'src/commands/pay/batch.ts': 'pending',
   'src/domain/matching.ts': 'pending',
   'src/domain/reconcile.ts': 'pending',
-  'src/domain/sshsig.ts': 'pending',
   'src/domain/when.ts': 'pending',
   'src/output/writer.ts': 'pending',
   'src/sandbox/store.ts': 'pending',

@@ -11,7 +11,7 @@ import { canonicalJson, type JsonSource, parseJsonSource, pathText } from './jso
 import { type Centavos, parseAmount } from './money.js';
 import { parsePixKey } from './pixkey.js';
 import { ADMINS, type Approver, type Caps, type Policy, type Quorum, type Rule } from './policy.js';
-import { parseAllowedSigner } from './sshsig.js';
+import { parseAllowedSigner } from './sshsigners.js';
 
 // ---------------------------------------------------------------------------------------------
 // Reading
