@@ -241,9 +241,7 @@ const LONG_FILES: Record<string, string> = {
   'src/commands/close/day.ts': 'pending',
   'src/commands/completion/script.ts': 'pending',
   'src/commands/pay/batch.ts': 'pending',
-  'src/domain/matching.ts': 'pending',
   'src/domain/reconcile.ts': 'pending',
-  'src/domain/when.ts': 'pending',
   'src/output/writer.ts': 'pending',
   'src/sandbox/store.ts': 'pending',
 };

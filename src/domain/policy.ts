@@ -19,7 +19,7 @@
  */
 import { type Centavos, formatBRL } from './money.js';
 import type { AllowedSigner } from './sshsigners.js';
-import { wallClockMs } from './when.js';
+import { wallClockMs } from './timezones.js';
 
 /** The namespaces of `ssh-keygen -Y sign`: a plan's approval can never pass for a policy's, nor for a git commit. */
 export const PLAN_NAMESPACE = 'pix-plan';
