@@ -1,5 +1,6 @@
 import * as z from '../../zod.js';
-import type { ApiClient, Endpoint } from '../client.js';
+import type { ApiClient } from '../client.js';
+import type { Endpoint } from '../endpoint.js';
 
 /**
  * A counterparty of a statement entry (API §2.1). Every field is optional: the document names them but a
