@@ -194,10 +194,19 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   /**
    * Modules of a noun that are neither a verb nor its shared.ts: `statement --follow`, the charge ledger,
-   * pay's `--plan` (its flags, and the plan it writes, loaded only for --plan), and the completion
-   * scripts' text.
+   * pay's `--plan` (its flags, and the plan it writes, loaded only for --plan), the steps of pay batch,
+   * and the completion scripts' text.
    */
-  const PARTS = ['charge/ledger', 'statement/follow', 'pay/plan', 'pay/planflags', 'completion/shells'];
+  const PARTS = [
+    'charge/ledger',
+    'statement/follow',
+    'pay/plan',
+    'pay/planflags',
+    'pay/batchconsult',
+    'pay/batchpayment',
+    'pay/batchreport',
+    'completion/shells',
+  ];
 
   it('every file under src/commands/ is a verb the COMMANDS table loads, a shared.ts, a part, or shared/', () => {
     const source = readFileSync(join(root, 'src/cli/table.ts'), 'utf8');
