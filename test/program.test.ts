@@ -195,7 +195,7 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
   /**
    * Modules of a noun that are neither a verb nor its shared.ts: `statement --follow`, the charge ledger,
    * pay's `--plan` (its flags, and the plan it writes, loaded only for --plan), the steps of pay batch,
-   * and the completion scripts' text.
+   * close's pack and `--list`, and the completion scripts' text.
    */
   const PARTS = [
     'charge/ledger',
@@ -205,6 +205,8 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
     'pay/batchconsult',
     'pay/batchpayment',
     'pay/batchreport',
+    'close/pack',
+    'close/closedlist',
     'completion/shells',
   ];
 
