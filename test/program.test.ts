@@ -193,12 +193,13 @@ describe('help shows what a subcommand inherits and goes as deep as asked', () =
 describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own entry', () => {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   /**
-   * Modules of a noun that are neither a verb nor its shared.ts: `statement --follow`, the charge ledger,
-   * pay's `--plan` (its flags, and the plan it writes, loaded only for --plan), the steps of pay batch,
-   * close's pack and `--list`, and the completion scripts' text.
+   * Modules of a noun that are neither a verb nor its shared.ts: `statement --follow`, the charge ledger
+   * and a due-date charge's request, pay's `--plan` (its flags, and the plan it writes, loaded only for
+   * --plan), the steps of pay batch, close's pack and `--list`, and the completion scripts' text.
    */
   const PARTS = [
     'charge/ledger',
+    'charge/duedaterequest',
     'statement/follow',
     'pay/plan',
     'pay/planflags',
