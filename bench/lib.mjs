@@ -49,12 +49,19 @@ export function benchToken() {
  */
 export const USAGE_HOOK = ['-r', join(root, 'bench', 'usage-hook.cjs')];
 
-/** Reads what USAGE_HOOK wrote: { peakRssMb, cpuMs }, NaN when it is not there (the child was killed). */
+/**
+ * Reads what USAGE_HOOK wrote: { peakRssMb, cpuMs, exitRssMb }, NaN when it is not there (the child was
+ * killed).
+ */
 export function usageIn(text) {
-  const match = /pix-bench-usage:(\d+):(\d+)/.exec(text);
+  const match = /pix-bench-usage:(\d+):(\d+)(?::(\d+))?/.exec(text);
   return match
-    ? { peakRssMb: Number(match[1]) / 1024, cpuMs: Number(match[2]) / 1000 }
-    : { peakRssMb: Number.NaN, cpuMs: Number.NaN };
+    ? {
+        peakRssMb: Number(match[1]) / 1024,
+        cpuMs: Number(match[2]) / 1000,
+        exitRssMb: match[3] === undefined ? Number.NaN : Number(match[3]) / 1024,
+      }
+    : { peakRssMb: Number.NaN, cpuMs: Number.NaN, exitRssMb: Number.NaN };
 }
 
 /** Runs one process to its end; resolves with the wall time in ms (spawn to exit), its exit code and output. */

@@ -3,6 +3,8 @@
 //
 // - idle polls: the CPU of a listener on a quiet account, per poll (two runs, --interval 1s, for a short and a
 //   long time: the difference over the difference in polls, so start-up is not counted);
+// - the same with a journal of 100,000 lines, and the RSS of that idle listener (as it exits, after 25 s of
+//   quiet polls) against one with no journal: its memory must not grow with the journal;
 // - a burst: `pix sandbox seed --transactions 1000` while it listens makes 1,000 new statement entries at once;
 //   the time from the seed until the receiver has all 1,000 events, and the listener's peak RSS;
 // - RSS after many quiet polls: a listener with --interval 1s for `--polls` polls (default 600; the issue asks
@@ -82,6 +84,11 @@ export async function measureListen({ node = process.execPath, polls = 600, log 
     const shortJ = await listener(node, client('journal-short'), url, 5);
     const longJ = await listener(node, client('journal-long'), url, 25);
     const cpuPerPollJournal = (longJ.cpuMs - shortJ.cpuMs) / 20;
+    const idleRss = {
+      emptyMb: long.exitRssMb,
+      journalMb: longJ.exitRssMb,
+      growthMb: longJ.exitRssMb - long.exitRssMb,
+    };
 
     log('a burst of 1,000 new entries…');
     const burstEnv = client('burst');
@@ -109,6 +116,7 @@ export async function measureListen({ node = process.execPath, polls = 600, log 
     return {
       cpuPerPollMs: cpuPerPoll,
       cpuPerPollJournalMs: cpuPerPollJournal,
+      idleRss,
       burst,
       rss: { polls, fewMb: few.peakRssMb, manyMb: many.peakRssMb, growthMb: many.peakRssMb - few.peakRssMb },
     };
@@ -125,6 +133,7 @@ export function formatListenReport(report) {
     'pix listen against pix sandbox serve (no latency), delivering to a node:http receiver',
     `  CPU per idle poll            ${report.cpuPerPollMs.toFixed(2)} ms (target ≤ 5 ms: ${verdict(report.cpuPerPollMs <= 5)})`,
     `  the same, 100,000-line journal ${report.cpuPerPollJournalMs.toFixed(2)} ms`,
+    `  idle RSS, 100,000-line journal ${report.idleRss.journalMb.toFixed(1)} MB against ${report.idleRss.emptyMb.toFixed(1)} MB with none (growth ${report.idleRss.growthMb.toFixed(1)} MB; target ≤ 20 MB: ${verdict(report.idleRss.growthMb <= 20)})`,
     `  burst of 1,000 new entries   ${report.burst.delivered} delivered in ${(report.burst.ms / 1000).toFixed(2)} s (target ≤ 10 s: ${verdict(report.burst.delivered >= 1000 && report.burst.ms <= 10_000)}), peak RSS ${report.burst.peakRssMb.toFixed(1)} MB (target ≤ 120 MB: ${verdict(report.burst.peakRssMb <= 120)})`,
     `  RSS after ${report.rss.polls} quiet polls  ${report.rss.manyMb.toFixed(1)} MB against ${report.rss.fewMb.toFixed(1)} MB after 20 (growth ${report.rss.growthMb.toFixed(1)} MB; target ≤ 10 MB: ${verdict(report.rss.growthMb <= 10)})`,
   ].join('\n');

@@ -112,7 +112,8 @@ export interface Deps {
   readonly env: Env;
   readonly clock: Clock;
   readonly processes: Processes;
-  sleep(ms: number): Promise<void>;
+  /** Waits `ms`; ends at once when `signal` aborts (a stopped process has no timer left to wait on). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** In [0, 1): backoff jitter. */
   random(): number;
   /** Overrides the API client's transport (tests inject an undici MockAgent, or an in-process one). */

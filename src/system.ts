@@ -10,7 +10,8 @@ export interface System {
   clock: Clock;
   random(): number;
   processes: Processes;
-  sleep(ms: number): Promise<void>;
+  /** Waits `ms`; ends at once when `signal` aborts (a stopped process has no timer left to wait on). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 export const SYSTEM: System = {
@@ -28,5 +29,16 @@ export const SYSTEM: System = {
       }
     },
   },
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      const stop = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', stop);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', stop, { once: true });
+    }),
 };

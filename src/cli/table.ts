@@ -444,10 +444,10 @@ export const COMMANDS: Entry[] = [
   },
   {
     name: 'events',
-    summary: 'The events pix listen made: list them, resend the failed ones',
+    summary: 'The events pix listen made: list them, resend the failed ones, verify the log',
     examples: {
-      examples: ['pix events list', 'pix events list --failed --json'],
-      exits: ['usage', 'unavailable'],
+      examples: ['pix events list', 'pix events list --failed --json', 'pix events verify'],
+      exits: ['usage', 'unavailable', 'declined'],
     },
     children: [
       {
@@ -460,6 +460,11 @@ export const COMMANDS: Entry[] = [
         name: 'resend',
         summary: 'deliver events again, now',
         load: () => import('../commands/events/resend.js'),
+      },
+      {
+        name: 'verify',
+        summary: 'check the event log: exit 8 naming each damaged line, 0 when sound',
+        load: () => import('../commands/events/verify.js'),
       },
     ],
   },

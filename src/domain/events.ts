@@ -1,11 +1,12 @@
 /**
- * `pix listen`'s events and their delivery log, pure: what an event is, its deterministic id, the
- * signature receivers check (Stripe's scheme), the retry schedule, and the state a log of lines adds up to.
+ * `pix listen`'s events, pure: what an event is, its deterministic id and body, the signature receivers
+ * check (Stripe's scheme), and the retry schedule. The log they are kept in is domain/event-log.ts.
  *
- * The log (`<config dir>/events/<account>.jsonl`, one per profile and API) is append-only: an `event` line
- * when an event is made, an `attempt` line per delivery, `delivered` or `dead` when it ends, `resend` to
- * deliver a dead one again, and `seen` for statement entries that were there before the first listen (not
- * events). Replaying it after a stop or a kill gives back every event still owed: at least once, never lost.
+ * An event is made from a source record, and everything in it comes from that record: its id from the
+ * account and the record (never from a URL's spelling or a profile's name), `created` from the time the
+ * record gives (a statement entry's confirmedAt, a journal line's time, a charge's match or expiry), never
+ * from the clock of the pix that made it. So the same fact is the same event, byte for byte, whoever makes
+ * it and however often.
  */
 import { createHash, createHmac } from 'node:crypto';
 
@@ -18,10 +19,12 @@ export type EventType =
   | 'payment.unknown'
   | 'payment.resolved';
 
+export type RecordEventType = Exclude<EventType, 'entry.income' | 'entry.outcome'>;
+
 export interface PixEvent {
   id: string;
   type: EventType;
-  /** ISO 8601: when pix made the event. */
+  /** ISO 8601: when the fact happened, as its source record says. */
   created: string;
   profile: string;
   /**
@@ -31,36 +34,34 @@ export interface PixEvent {
   data: Record<string, unknown>;
 }
 
-export type LogLine =
-  | { t: 'event'; event: PixEvent }
-  | { t: 'attempt'; id: string; at: string; ok: boolean; status?: number; error?: string }
-  | { t: 'delivered'; id: string; at: string }
-  | { t: 'dead'; id: string; at: string }
-  | { t: 'resend'; id: string; at: string }
-  | { t: 'seen'; ids: string[] };
-
-export interface EventState {
-  event: PixEvent;
-  attempts: number;
-  state: 'pending' | 'delivered' | 'dead';
-  lastError?: string;
-  /** When the next attempt may start (ms), for a pending event that failed before. */
-  nextAt: number;
+/** Who makes an event: the account it is of (journal/accounts.ts id) and the profile listening to it. */
+export interface EventContext {
+  account: string;
+  profile: string;
 }
 
-/** `evt_` and 24 hex of SHA-256 over the API, the source and its id: the same fact, the same id, always. */
-export function eventId(baseUrl: string, source: string, id: string): string {
-  return `evt_${createHash('sha256').update(`${baseUrl}\n${source}\n${id}`).digest('hex').slice(0, 24)}`;
+/**
+ * `evt_` and 24 hex of SHA-256 over a scope, the source and its id: the same fact, the same id, always.
+ * The scope is the account's id; events made by earlier versions used the base URL (legacyEventIds).
+ */
+export function eventId(scope: string, source: string, id: string): string {
+  return `evt_${createHash('sha256').update(`${scope}\n${source}\n${id}`).digest('hex').slice(0, 24)}`;
+}
+
+/** A time as the source gave it: ISO 8601 (UTC) when it is one, else the text itself (still the source's). */
+export function sourceTime(text: string): string {
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? text : new Date(ms).toISOString();
 }
 
 export function entryEvent(
-  entry: { id: string; type: string } & Record<string, unknown>,
-  context: { baseUrl: string; profile: string; now: Date },
+  entry: { id: string; type: string; confirmedAt: string } & Record<string, unknown>,
+  context: EventContext,
 ): PixEvent {
   return {
-    id: eventId(context.baseUrl, 'entry', entry.id),
+    id: eventId(context.account, 'entry', entry.id),
     type: entry.type === 'OUTCOME' ? 'entry.outcome' : 'entry.income',
-    created: context.now.toISOString(),
+    created: sourceTime(entry.confirmedAt),
     profile: context.profile,
     data: entry,
   };
@@ -68,21 +69,29 @@ export function entryEvent(
 
 /**
  * An event of a fact pix records itself (a charge paid or expired, a payment sent, unknown or resolved):
- * its id from the source record and the transition, so it is made once whatever restarts.
+ * its id from the source record and the transition, its `created` the time the record gives that
+ * transition, so it is made once, and alike, whatever restarts.
  */
 export function recordEvent(
-  type: Exclude<EventType, 'entry.income' | 'entry.outcome'>,
-  sourceId: string,
-  data: Record<string, unknown>,
-  context: { baseUrl: string; profile: string; now: Date },
+  type: RecordEventType,
+  source: { id: string; at: string; data: Record<string, unknown> },
+  context: EventContext,
 ): PixEvent {
   return {
-    id: eventId(context.baseUrl, type, sourceId),
+    id: eventId(context.account, type, source.id),
     type,
-    created: context.now.toISOString(),
+    created: sourceTime(source.at),
     profile: context.profile,
-    data,
+    data: source.data,
   };
+}
+
+/**
+ * The ids earlier versions gave the same fact (scoped by the base URL, in each spelling the account was
+ * reached by): an event log they wrote may hold them, and what it holds was already made.
+ */
+export function legacyEventIds(baseUrls: readonly string[], source: string, id: string): string[] {
+  return baseUrls.map((baseUrl) => eventId(baseUrl, source, id));
 }
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`: Stripe's `Stripe-Signature` scheme. */
@@ -95,78 +104,4 @@ export function signature(secret: string, body: string, unixSeconds: number): st
 export function retryDelayMs(attempt: number, random: number): number {
   const base = Math.min(300_000, 1000 * 2 ** Math.max(0, attempt - 2));
   return Math.round(base * (0.8 + 0.4 * random));
-}
-
-/** What one delivery adds to the log: its attempt, and `delivered` when it succeeded. */
-export function attemptLines(
-  id: string,
-  at: string,
-  result: { ok: boolean; status?: number | undefined; error?: string | undefined },
-): LogLine[] {
-  const attempt: LogLine = {
-    t: 'attempt',
-    id,
-    at,
-    ok: result.ok,
-    ...(result.status === undefined ? {} : { status: result.status }),
-    ...(result.error === undefined ? {} : { error: result.error }),
-  };
-  return result.ok ? [attempt, { t: 'delivered', id, at }] : [attempt];
-}
-
-/** The log's lines (a torn or unreadable line is skipped: its event is made again from the statement). */
-export function parseLog(text: string): LogLine[] {
-  const lines: LogLine[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const value = JSON.parse(line) as LogLine;
-      if (value && typeof value === 'object' && typeof value.t === 'string') lines.push(value);
-    } catch {
-      // torn by a kill mid-write
-    }
-  }
-  return lines;
-}
-
-/** What the log adds up to: every event in the order made, and the statement entries already accounted for. */
-export function replay(lines: readonly LogLine[]): { events: Map<string, EventState>; seen: Set<string> } {
-  const events = new Map<string, EventState>();
-  const seen = new Set<string>();
-  for (const line of lines) {
-    switch (line.t) {
-      case 'event':
-        if (!events.has(line.event.id)) {
-          events.set(line.event.id, { event: line.event, attempts: 0, state: 'pending', nextAt: 0 });
-        }
-        if (typeof line.event.data.id === 'string') seen.add(line.event.data.id);
-        break;
-      case 'seen':
-        for (const id of line.ids) seen.add(id);
-        break;
-      case 'attempt': {
-        const known = events.get(line.id);
-        if (known) {
-          known.attempts++;
-          if (!line.ok && line.error !== undefined) known.lastError = line.error;
-        }
-        break;
-      }
-      case 'delivered':
-      case 'dead': {
-        const known = events.get(line.id);
-        if (known) known.state = line.t;
-        break;
-      }
-      case 'resend': {
-        const known = events.get(line.id);
-        if (known) {
-          known.state = 'pending';
-          known.attempts = 0;
-        }
-        break;
-      }
-    }
-  }
-  return { events, seen };
 }

@@ -28,6 +28,7 @@
  */
 import { accountBaseUrl } from '../config/types.js';
 import type { DueDateModifiers } from '../domain/duedate.js';
+import { lineText, markTorn, TORN_MARK } from '../domain/lines.js';
 import type { Evidence } from '../domain/matching.js';
 import type { Centavos } from '../domain/money.js';
 import { type ChainTail, createChainFollower, lineDigest } from './chain.js';
@@ -341,12 +342,11 @@ interface Damaged extends JournalDamage {
 }
 
 /**
- * The line a writer appends before its own when it finds the file ending in a torn line (one without a
- * newline: a write cut short, by a full disk or a power cut). It marks that line as torn, not damaged:
- * a write cut short never returned, so its transfer was never sent and any outcome it carried is still
- * unknown (the rules then hold the entry), and skipping it loses nothing.
+ * The mark of a torn line (domain/lines.ts). In the journal: a write cut short never returned, so its
+ * transfer was never sent and any outcome it carried is still unknown (the rules then hold the entry), and
+ * skipping it loses nothing.
  */
-export const TORN_MARK = '{"torn":true}';
+export { TORN_MARK };
 
 /**
  * A damaged line the operator has looked at (`pix journal verify --accept`): its number, what was
@@ -407,14 +407,34 @@ export interface JournalParser {
   tail(bytes: number): ChainTail;
 }
 
+/** The kinds of line that change an entry after its start. */
+export type ChangeLine = 'outcome' | 'match' | 'resolution';
+
+/**
+ * A reader that follows the journal as it grows (pix listen): told of every line that changes an entry it
+ * holds, it lets go of an entry once nothing more can come of it, and keeps nothing of the entries it does
+ * not hold, not even their ids (a year of paid batches is 50,000 ids, 13 MB of a listener's memory). So it
+ * cannot tell a line of an entry it let go from one whose start is missing: it passes over both, and
+ * `pix journal verify` is the judge of those. A line that cannot be read at all, or out of the chain, is
+ * damage, as for any reader.
+ */
+export interface JournalWatch {
+  /** Called after each line that changes a held entry, with what the line was. */
+  changed(entry: JournalEntry, line: ChangeLine): void;
+  /** Whether the entry, as it now is, is settled: it is let go. */
+  settled(entry: JournalEntry): boolean;
+}
+
 /**
  * `onStart` is called with each entry as its start line is read (the journal's index keeps up this way).
  * `keep`, when given, says which entries to hold: the others are parsed (so damage is still found) and
- * counted, and only their ids are kept, so that their later lines are known to belong to them.
+ * counted, and only their ids are kept, so that their later lines are known to belong to them. `watch`
+ * (JournalWatch) hears of each change to a held entry and lets settled ones go (and then no id is kept).
  */
 export function createJournalParser(
   onStart?: (entry: JournalEntry) => void,
   keep?: (entry: JournalEntry) => boolean,
+  watch?: JournalWatch,
 ): JournalParser {
   const byId = new Map<string, JournalEntry>();
   const passed = new Set<string>();
@@ -466,7 +486,7 @@ export function createJournalParser(
       if (!entry) return `the start line of entry ${shortId(record.id)} has missing or invalid fields`;
       entry.seq = seq++;
       if (keep !== undefined && !keep(entry)) {
-        passed.add(entry.id);
+        if (watch === undefined) passed.add(entry.id);
         return undefined;
       }
       byId.set(entry.id, entry);
@@ -475,12 +495,22 @@ export function createJournalParser(
     }
     const entry = byId.get(record.id);
     if (!entry) {
-      if (passed.has(record.id)) return undefined;
+      if (passed.has(record.id) || watch !== undefined) return undefined;
       return `an outcome for entry ${shortId(record.id)}, whose start line is missing or damaged`;
     }
+    const applied = update(entry, record);
+    if (typeof applied !== 'object') return applied;
+    if (watch !== undefined) {
+      watch.changed(entry, applied.line);
+      if (watch.settled(entry)) byId.delete(entry.id);
+    }
+    return undefined;
+  };
+  /** Applies a line after the start to its entry: what kind of line it was, or why it could not be. */
+  const update = (entry: JournalEntry, record: Record<string, unknown>): string | { line: ChangeLine } => {
     const at = str(record.at);
     if (typeof record.state === 'string') {
-      if (!FINAL_STATES.has(record.state)) return `entry ${shortId(record.id)}: unknown state`;
+      if (!FINAL_STATES.has(record.state)) return `entry ${shortId(entry.id)}: unknown state`;
       entry.state = record.state as FinalState;
       for (const field of ['transferId', 'chargeId'] as const) {
         const given = str(record[field]);
@@ -496,32 +526,28 @@ export function createJournalParser(
       const anomalies = anomaliesOf(record.anomalies);
       if (anomalies !== undefined) entry.anomalies = anomalies;
       if (at !== undefined) entry.finishedAt = at;
-      return undefined;
+      return { line: 'outcome' };
     }
     if (record.match !== undefined) {
       const match = matchOf(record.match);
-      if (match === undefined || entry.kind !== 'charge') return `entry ${shortId(record.id)}: invalid match`;
+      if (match === undefined || entry.kind !== 'charge') return `entry ${shortId(entry.id)}: invalid match`;
       entry.match = match;
       if (at !== undefined) entry.matchedAt = at;
-      return undefined;
+      return { line: 'match' };
     }
     if (typeof record.resolution === 'string' && RESOLUTIONS.has(record.resolution)) {
       entry.resolution = record.resolution as Resolution;
       if (at !== undefined) entry.resolvedAt = at;
-      return undefined;
+      return { line: 'resolution' };
     }
-    return `entry ${shortId(record.id)}: a line with no state, match or resolution`;
+    return `entry ${shortId(entry.id)}: a line with no state, match or resolution`;
   };
   const feedLine = (raw: string): void => {
     lineNumber++;
-    // A byte-order mark some editors add at the start of the file is not part of the first line.
-    const line = lineNumber === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
-    if (line.trim() === '') return;
+    const line = lineText(raw, lineNumber);
+    if (line === undefined) return;
     if (line === TORN_MARK) {
-      // A writer that saw the file end mid-line marks it. It may have seen another writer's line half
-      // written (the size grows page by page), which is whole by now: a mark after a good line says nothing.
-      if (unreadable !== undefined) torn.push(unreadable.line);
-      unreadable = undefined;
+      unreadable = markTorn(unreadable, torn);
       return;
     }
     if (unreadable !== undefined) {

@@ -11,7 +11,8 @@
  *   new one, never half of one.
  * - Read-modify-write runs under a lock file (`<file>.lock`, O_EXCL, holding the pid); a lock whose
  *   process is dead, or that is older than 30 s, is taken over. withFileLockSync takes the same lock for
- *   short synchronous work (the journal's appends).
+ *   short synchronous work (the journal's appends). A lock held for a whole run (holdLock: one listener
+ *   per account) has no age limit: only its process's death frees it.
  */
 import {
   chmodSync,
@@ -193,6 +194,55 @@ function readAt(fd: number, offset: number, length: number): Buffer {
     read += got;
   }
   return bytes.subarray(0, read);
+}
+
+/** How many bytes readLines reads at a time. */
+const LINES_PIECE = 1 << 20;
+
+/** What readLines found besides the lines. */
+export interface LinesRead {
+  /** The text after the last newline: a line being written, or one a kill cut short. */
+  tail: string;
+  /** The offset just past the last whole line. */
+  end: number;
+  identity: string;
+  size: number;
+}
+
+/**
+ * Hands each whole line of `path` from `offset` (up to `until`) to `onLine`, without its newline, with
+ * the offset it starts at, reading a piece at a time (a file of 40 MB is never one buffer or one string).
+ * Undefined when the file does not exist; the same refusals as readPrivateFile.
+ */
+export function readLines(
+  path: string,
+  offset: number,
+  onLine: (text: string, start: number) => void,
+  until = Number.POSITIVE_INFINITY,
+): LinesRead | undefined {
+  let carry = Buffer.alloc(0);
+  let at = offset;
+  let found: { identity: string; size: number } | undefined;
+  for (;;) {
+    const want = Math.max(0, Math.min(LINES_PIECE, until - at));
+    const piece = readPrivateFrom(path, at, want);
+    if (piece === undefined)
+      return found && { ...found, tail: carry.toString('utf8'), end: at - carry.length };
+    found ??= { identity: piece.identity, size: piece.size };
+    const bytes = carry.length > 0 ? Buffer.concat([carry, piece.bytes]) : piece.bytes;
+    const start = at - carry.length;
+    let from = 0;
+    for (let newline = bytes.indexOf(0x0a); newline >= 0; newline = bytes.indexOf(0x0a, from)) {
+      onLine(bytes.toString('utf8', from, newline), start + from);
+      from = newline + 1;
+    }
+    // A copy: the piece (a megabyte) is not kept alive by the few bytes of a line still to come.
+    carry = Buffer.from(bytes.subarray(from));
+    at += piece.bytes.length;
+    if (want === 0 || piece.bytes.length < want || at >= until) {
+      return { ...found, tail: carry.toString('utf8'), end: at - carry.length };
+    }
+  }
 }
 
 /** Opens `path` refusing a symbolic link or anything but a regular file, and hands it to `use`. */
@@ -456,6 +506,92 @@ function removeIfStale(lockFile: string, host: LockHost): boolean {
     // Someone else removed it first.
   }
   return true;
+}
+
+/** What a lock held for a process's whole run says about its holder (its pid, and what it is doing). */
+export interface LockHolder {
+  pid: number;
+  /** When it was taken (ISO 8601). */
+  at: string;
+  [detail: string]: unknown;
+}
+
+/** A lock held for a process's whole run: released by `release`, or by the holder's death. */
+export type HeldLock = { held: true; release(): void } | { held: false; holder: LockHolder };
+
+/** The run-long locks this process holds (a lock naming our pid that is not among them is a dead run's). */
+const heldHere = new Set<string>();
+
+/**
+ * Takes `lockFile` (O_EXCL|O_NOFOLLOW, 0600, holding `holder` as JSON) for as long as this process runs,
+ * or says who holds it. Unlike withFileLock's locks, it has no age limit (a listener runs for months): a
+ * lock is taken over only when its process is dead (`host.processes.alive`), names this very process (a container
+ * restarted with the same pid), or was left half-written more than 2 s ago. `release` removes it only while
+ * it is still ours.
+ */
+export function holdLock(lockFile: string, holder: LockHolder, host: Omit<LockHost, 'random'>): HeldLock {
+  const now = host.clock.now().getTime();
+  const text = JSON.stringify(holder);
+  for (;;) {
+    try {
+      const fd = openSync(lockFile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+      try {
+        writeAll(fd, Buffer.from(text));
+      } finally {
+        closeSync(fd);
+      }
+      heldHere.add(resolve(lockFile));
+      return {
+        held: true,
+        release() {
+          heldHere.delete(resolve(lockFile));
+          try {
+            if (readFileSync(lockFile, 'utf8') === text) unlinkSync(lockFile);
+          } catch {
+            // Gone already: nothing to release.
+          }
+        },
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const found = readLock(lockFile);
+    if (found === undefined) continue; // released meanwhile
+    const { pid } = found.holder;
+    const stale =
+      pid === undefined
+        ? now - found.mtimeMs > 2_000
+        : pid === host.processes.pid
+          ? !heldHere.has(resolve(lockFile))
+          : !host.processes.alive(pid);
+    if (!stale) return { held: false, holder: found.holder as LockHolder };
+    try {
+      if (readFileSync(lockFile, 'utf8') === found.text) unlinkSync(lockFile);
+    } catch {
+      // Someone else took it over first: try again.
+    }
+  }
+}
+
+function readLock(
+  lockFile: string,
+): { text: string; mtimeMs: number; holder: Partial<LockHolder> } | undefined {
+  try {
+    const { mtimeMs } = lstatSync(lockFile);
+    const text = readFileSync(lockFile, 'utf8');
+    let holder: Partial<LockHolder> = {};
+    try {
+      const value = JSON.parse(text) as unknown;
+      if (typeof value === 'object' && value !== null && typeof (value as LockHolder).pid === 'number') {
+        holder = value as LockHolder;
+      }
+    } catch {
+      // Half-written by a process killed between open and write: judged by its age alone.
+    }
+    return { text, mtimeMs, holder };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Another live process held the lock for all of LOCK_WAIT_MS. */

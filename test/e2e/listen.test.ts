@@ -1,122 +1,37 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Stripe from 'stripe';
-import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, NODE, runCli, tempConfigDir } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import {
+  caughtUp,
+  eventsFile,
+  ids,
+  linesOf,
+  listen,
+  customerPays as pays,
+  receiver,
+  secretOf,
+  stopped,
+} from '../helpers/listen.js';
 import { until } from '../helpers/wait.js';
 
 /**
  * `pix listen`, the built binary, on the embedded sandbox of a config dir (money comes in through
  * `pix sandbox pay` from another process, as a customer would pay), delivering to a real receiver on
- * loopback.
+ * loopback (test/helpers/listen.ts).
  */
-interface Received {
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-const servers: Server[] = [];
-const children: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
-});
-
-/**
- * A receiver answering with `status(n, id)` for its n-th request (1-based), `id` the request's
- * Pix-Event-Id; `hang` never answers that one.
- */
-async function receiver(status: (n: number, id: string) => number | 'hang' = () => 200) {
-  const got: Received[] = [];
-  /** Requests left hanging that the client closed. */
-  const seen = { abandoned: 0 };
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      got.push({ headers: req.headers, body });
-      const answer = status(got.length, String(req.headers['pix-event-id']));
-      if (answer === 'hang') {
-        res.on('close', () => seen.abandoned++);
-        return;
-      }
-      res.statusCode = answer;
-      res.end('ok');
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    got,
-    get abandoned() {
-      return seen.abandoned;
-    },
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/pix`,
-  };
-}
-
-function listen(dir: string, args: string[]): ChildProcess {
-  const child = spawn(NODE, [BIN, 'listen', '--interval', '1s', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: dir, PIX_CONFIG_DIR: dir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.resume();
-  child.stderr!.resume();
-  children.push(child);
-  return child;
-}
-
-/** A customer pays a new charge of `amount` on the sandbox of `dir`: an INCOME entry. */
-async function customerPays(dir: string, amount: string): Promise<string> {
-  const env = { PIX_CONFIG_DIR: dir };
-  const charge = await runCli(['charge', 'immediate', '--amount', amount], { env });
-  expect(charge.code, charge.stderr).toBe(0);
-  const id = charge.stdout.split('\t')[0]!;
-  const paid = await runCli(['sandbox', 'pay', id], { env });
-  expect(paid.code, paid.stderr).toBe(0);
-  return id;
-}
-
-/**
- * The listener of `dir` has read the statement once: what the account held then is in its log as seen, so a
- * payment made from now on is news to it.
- */
-async function listening(dir: string): Promise<void> {
-  await until(() => {
-    try {
-      return readFileSync(join(dir, 'events', readEventsDir(dir)), 'utf8').includes('"t":"seen"');
-    } catch {
-      return false;
-    }
-  }, "the listener's first read of the statement");
-}
-
-const stopped = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
-    else child.on('exit', (code) => resolve(code));
-  });
-
-async function secretOf(dir: string): Promise<string> {
-  const printed = await runCli(['listen', '--print-secret'], { env: { PIX_CONFIG_DIR: dir } });
-  expect(printed.code, printed.stderr).toBe(0);
-  return printed.stdout.trim();
-}
-
-const ids = (got: Received[]) => got.map((request) => String(request.headers['pix-event-id']));
+const customerPays = (dir: string, amount: string) => pays({ PIX_CONFIG_DIR: dir }, amount);
 
 describe('pix listen → a receiver on loopback', () => {
   it("a paid charge is an entry.income, signed as Stripe signs (Stripe's own constructEvent agrees)", async () => {
     const dir = tempConfigDir();
     const target = await receiver();
-    const secret = await secretOf(dir);
+    const secret = await secretOf({ PIX_CONFIG_DIR: dir });
     expect(secret).toMatch(/^whsec_[0-9a-f]{48}$/);
     listen(dir, ['--forward-to', target.url]);
-    await listening(dir);
+    await until(() => caughtUp(dir), "the listener's first run");
     await customerPays(dir, '12,34');
     await until(() => target.got.length >= 1, 'the deliveries');
     const [request] = target.got;
@@ -142,7 +57,7 @@ describe('pix listen → a receiver on loopback', () => {
     const dir = tempConfigDir();
     const target = await receiver();
     listen(dir, ['--forward-to', target.url]);
-    await listening(dir);
+    await until(() => caughtUp(dir), "the listener's first run");
     const types = () => target.got.map((request) => String(request.headers['pix-event-type']));
     const chargeId = await customerPays(dir, '15,00');
     await until(() => types().includes('charge.paid') && types().includes('entry.income'), 'the deliveries');
@@ -165,7 +80,7 @@ describe('pix listen → a receiver on loopback', () => {
     const dir = tempConfigDir();
     const target = await receiver();
     const first = listen(dir, ['--forward-to', target.url]);
-    await listening(dir);
+    await until(() => caughtUp(dir), "the listener's first run");
     await customerPays(dir, '5,00');
     // Each payment of a charge is two events: entry.income and charge.paid.
     await until(() => target.got.length === 2, 'the deliveries');
@@ -191,7 +106,7 @@ describe('pix listen → a receiver on loopback', () => {
     const dir = tempConfigDir();
     const target = await receiver((n) => (n === 1 ? 'hang' : 200));
     const first = listen(dir, ['--forward-to', target.url]);
-    await listening(dir);
+    await until(() => caughtUp(dir), "the listener's first run");
     await customerPays(dir, '8,00');
     await until(() => target.got.length === 1, 'the deliveries');
     const inFlight = ids(target.got)[0]!;
@@ -205,7 +120,7 @@ describe('pix listen → a receiver on loopback', () => {
     const dir = tempConfigDir();
     const target = await receiver((n) => (n === 1 ? 'hang' : 200));
     const first = listen(dir, ['--forward-to', target.url]);
-    await listening(dir);
+    await until(() => caughtUp(dir), "the listener's first run");
     await customerPays(dir, '14,00');
     await until(() => target.got.length === 1, 'the deliveries');
     const inFlight = ids(target.got)[0]!;
@@ -225,7 +140,7 @@ describe('pix listen → a receiver on loopback', () => {
       return tries.get(id)! <= 2 ? 500 : 204;
     });
     listen(dir, ['--forward-to', target.url]);
-    await listening(dir);
+    await until(() => caughtUp(dir), "the listener's first run");
     await customerPays(dir, '9,00');
     await until(() => target.got.length >= 6, 'the deliveries');
     // entry.income and charge.paid: each 500, 500, then 204.
@@ -242,11 +157,14 @@ describe('pix listen → a receiver on loopback', () => {
     const dir = tempConfigDir();
     const down = await receiver(() => 503);
     listen(dir, ['--forward-to', down.url, '--max-attempts', '2']);
-    await listening(dir);
+    await until(() => caughtUp(dir), "the listener's first run");
     await customerPays(dir, '11,00');
     const env = { PIX_CONFIG_DIR: dir };
-    const deadLines = () =>
-      readFileSync(join(dir, 'events', readEventsDir(dir)), 'utf8').split('"t":"dead"').length - 1;
+    // The log is made with the first event (a first run writes only its checkpoint).
+    const deadLines = () => {
+      const log = eventsFile(dir, '.jsonl');
+      return log === undefined ? 0 : readFileSync(log, 'utf8').split('"t":"dead"').length - 1;
+    };
     await until(() => deadLines() === 2, 'the deliveries');
     const failed = await runCli(['events', 'list', '--failed', '--json'], { env });
     const dead = JSON.parse(failed.stdout).results as Array<{ id: string; delivery: { state: string } }>;
@@ -264,13 +182,7 @@ describe('pix listen → a receiver on loopback', () => {
     const out = join(dir, 'events.ndjson');
     // The sandbox account has 36 entries over the 60 days before it was made: a 90-day backfill has them all.
     listen(dir, ['--exec', `cat >> '${out}'; echo >> '${out}'`, '--backfill', '90d']);
-    const lines = () => {
-      try {
-        return readFileSync(out, 'utf8').trim().split('\n').filter(Boolean);
-      } catch {
-        return [];
-      }
-    };
+    const lines = () => linesOf(out);
     await until(() => lines().length >= 36, 'the backfilled events', 30_000);
     const events = lines().map((line) => JSON.parse(line) as { id: string; type: string });
     expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
@@ -290,7 +202,3 @@ describe('pix listen → a receiver on loopback', () => {
     }
   });
 });
-
-function readEventsDir(dir: string): string {
-  return readdirSync(join(dir, 'events')).find((name) => name.endsWith('.jsonl'))!;
-}

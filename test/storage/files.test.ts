@@ -15,6 +15,8 @@ import { describeSystemError } from '../../src/errors.js';
 import {
   appendPrivateLine,
   ensurePrivateDir,
+  holdLock,
+  readLines,
   readPrivateFile,
   UnsafeDirectoryError,
   withFileLock,
@@ -22,6 +24,7 @@ import {
 } from '../../src/storage/files.js';
 import { SYSTEM } from '../../src/system.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
@@ -167,5 +170,64 @@ describe('withFileLock', () => {
     writeFileSync(`${file}.lock`, JSON.stringify({ pid: 2 ** 22 + 7, at: new Date().toISOString() }));
     expect(await withFileLock(file, 'state', SYSTEM, () => 'ran')).toBe('ran');
     expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+});
+
+describe('holdLock (a lock held for a whole run)', () => {
+  const holder = (pid: number) => ({ pid, at: '2026-11-25T12:00:00.000Z', destination: 'stdout' });
+
+  it('is held once: a second taker is told who holds it, and takes it once it is released', () => {
+    const lock = join(tempDir(), 'acct.lock');
+    const first = holdLock(lock, holder(process.pid), SYSTEM);
+    expect(first.held).toBe(true);
+    const second = holdLock(lock, holder(4242), SYSTEM);
+    expect(second).toEqual({ held: false, holder: holder(process.pid) });
+    if (first.held) first.release();
+    expect(existsSync(lock)).toBe(false);
+    const third = holdLock(lock, holder(4242), SYSTEM);
+    expect(third.held).toBe(true);
+    expect(JSON.parse(readFileSync(lock, 'utf8'))).toEqual(holder(4242));
+  });
+
+  it("takes over a dead process's lock, and one naming this pid that this process does not hold", () => {
+    const lock = join(tempDir(), 'acct.lock');
+    writeFileSync(lock, JSON.stringify(holder(99)));
+    expect(
+      holdLock(lock, holder(100), {
+        ...SYSTEM,
+        processes: { ...SYSTEM.processes, alive: (pid) => pid !== 99 },
+      }).held,
+    ).toBe(true);
+    // A container restarted with the same pid: the lock on its volume names us, but we never took it.
+    const again = join(tempDir(), 'acct.lock');
+    writeFileSync(again, JSON.stringify(holder(process.pid)));
+    expect(holdLock(again, holder(process.pid), SYSTEM).held).toBe(true);
+  });
+
+  it('release removes only a lock that is still ours', () => {
+    const lock = join(tempDir(), 'acct.lock');
+    const mine = holdLock(lock, holder(process.pid), SYSTEM);
+    writeFileSync(lock, JSON.stringify(holder(7))); // taken over meanwhile
+    if (mine.held) mine.release();
+    expect(JSON.parse(readFileSync(lock, 'utf8'))).toEqual(holder(7));
+  });
+});
+
+describe('readLines', () => {
+  it('hands each whole line with its offset, a piece at a time, and returns the torn tail', () => {
+    const file = join(tempDir(), 'log');
+    const long = 'x'.repeat(1_500_000); // longer than a piece
+    writeFileSync(file, `a\n${long}\nbé\ncut`);
+    const seen: Array<[string, number]> = [];
+    const read = readLines(file, 0, (text, start) =>
+      seen.push([text.length > 10 ? `x*${text.length}` : text, start]),
+    );
+    expect(seen).toEqual([
+      ['a', 0],
+      ['x*1500000', 2],
+      ['bé', 1_500_003],
+    ]);
+    expect(read).toMatchObject({ tail: 'cut', end: 1_500_007 });
+    expect(readLines(`${file}.nowhere`, 0, () => {})).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 import * as z from '../../zod.js';
 import type { ApiClient } from '../client.js';
 import type { Endpoint } from '../endpoint.js';
+import { type Pagination, paginate } from '../paginate.js';
 
 /**
  * A counterparty of a statement entry (API §2.1). Every field is optional: the document names them but a
@@ -60,4 +61,28 @@ export function readStatement(client: ApiClient, query: StatementQuery): Promise
   return client.request(statementEndpoint, {
     query: { dateFrom: query.dateFrom, dateTo: query.dateTo, limit: query.limit, offset: query.offset },
   });
+}
+
+/**
+ * Every entry confirmed from `from` to `to`, a page at a time: concurrently, in the API's order, repeated ids
+ * dropped, stopping at a page that brings nothing new (api/paginate.ts; its summary says how many arrived).
+ */
+export function statementPages(
+  client: ApiClient,
+  from: Date,
+  to: Date,
+  pageSize: number,
+): Promise<Pagination<StatementEntry>> {
+  return paginate(
+    async (offset, limit) => {
+      const page = await readStatement(client, {
+        limit,
+        offset,
+        dateFrom: from.toISOString(),
+        dateTo: to.toISOString(),
+      });
+      return { total: page.total, items: page.results };
+    },
+    { pageSize, concurrency: 2, idOf: (entry) => entry.id },
+  );
 }

@@ -13,7 +13,7 @@ import { type ChargeMatch, matchCharges, matchWindow } from '../../domain/matchi
 import { centavosToApi } from '../../domain/money.js';
 import { formatDateTime } from '../../domain/when.js';
 import { incompleteList, PixError, usageError } from '../../errors.js';
-import { shortId } from '../../journal/entries.js';
+import { type JournalEntry, shortId } from '../../journal/entries.js';
 import {
   asLedgerCharge,
   chargeLedger,
@@ -28,7 +28,8 @@ import { safeText } from '../../output/sanitize.js';
 import { accountOf } from '../shared/account.js';
 
 export interface ProfileLedger {
-  journal: JournalStore;
+  /** Where a look records the payments it finds (journal match lines). */
+  journal: Pick<JournalStore, 'match'>;
   profile: string;
   account: Account;
   /** The profile's charges, oldest first. */
@@ -44,8 +45,21 @@ export async function openLedger(deps: Deps): Promise<ProfileLedger> {
   const [journal, account] = await Promise.all([journalOf(deps), accountOf(deps)]);
   const warning = await journal.damageWarning();
   if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
+  return ledgerOf(journal, () => journal.read(), account, deps);
+}
+
+/**
+ * The ledger of `account` over journal entries `read` gives (all of them, or only those a follower holds:
+ * pix listen), its looks recorded through `journal`.
+ */
+export async function ledgerOf(
+  journal: Pick<JournalStore, 'match'>,
+  read: () => Promise<readonly JournalEntry[]>,
+  account: Account,
+  deps: Deps,
+): Promise<ProfileLedger> {
   const reload = async (now = deps.clock.now()) =>
-    chargeLedger(await journal.read(), now).filter((record) => ofAccount(record, account));
+    chargeLedger(await read(), now).filter((record) => ofAccount(record, account));
   return { journal, profile: account.profile, account, records: await reload(), reload };
 }
 

@@ -1,18 +1,19 @@
 /**
- * `pix events list`: the events `pix listen` made for this profile and API, newest first, with their
- * delivery: `delivered`, `pending` (owed: the next `pix listen` delivers it) or `dead` (out of attempts:
- * `pix events resend`). From the event log alone; nothing is sent.
+ * `pix events list`: the events `pix listen` made for this account, newest first, with their delivery:
+ * `delivered`, `pending` (owed: the next `pix listen` delivers it) or `dead` (out of attempts: `pix events
+ * resend`). From the event log alone; nothing is sent. A damaged log is said on stderr (`pix events
+ * verify`) and what can be read of it is listed.
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
-import { type EventState, parseLog, replay } from '../../domain/events.js';
+import type { EventState } from '../../domain/event-log.js';
+import type { PixEvent } from '../../domain/events.js';
 import { outputMode } from '../../output/format.js';
 import { type Column, createListWriter } from '../../output/records.js';
-import { readPrivateFile } from '../../storage/files.js';
 import * as z from '../../zod.js';
-import { eventFiles } from '../listen/start.js';
 import { integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
+import { describeLogDamage, type EventFiles, eventFiles, readEventLog } from './shared.js';
 
 const listOptionsSchema = z.object({
   failed: z._default(z.boolean(), false),
@@ -22,23 +23,30 @@ const listOptionsSchema = z.object({
 
 export type EventsListOptions = z.output<typeof listOptionsSchema>;
 
-/** The account's events as the log has them, oldest first. */
-export async function loggedEvents(deps: Deps): Promise<EventState[]> {
-  const files = await eventFiles(deps);
-  return [...replay(parseLog(readPrivateFile(files.log) ?? '')).events.values()];
+/**
+ * The account's events as the log has them, oldest first, bodies and all; a damaged log is said on stderr
+ * (what can be read of it is still given).
+ */
+export function loggedEvents(files: EventFiles, deps: Deps): Array<EventState & { event: PixEvent }> {
+  const log = readEventLog(files, 'all');
+  const damage = describeLogDamage(files, log);
+  if (damage !== undefined) {
+    deps.io.stderr.write(`warning: the event log is damaged (${damage}); see \`pix events verify\`\n`);
+  }
+  return [...log.states.values()].filter((state): state is EventState & { event: PixEvent } => !!state.event);
 }
 
 const COLUMNS: Column<EventState>[] = [
-  { header: 'Id', kind: 'id', human: (s) => s.event.id, machine: (s) => s.event.id },
-  { header: 'Type', kind: 'enum', human: (s) => s.event.type, machine: (s) => s.event.type },
-  { header: 'Created', kind: 'date', human: (s) => s.event.created, machine: (s) => s.event.created },
+  { header: 'Id', kind: 'id', human: (s) => s.id, machine: (s) => s.id },
+  { header: 'Type', kind: 'enum', human: (s) => s.type, machine: (s) => s.type },
+  { header: 'Created', kind: 'date', human: (s) => s.created, machine: (s) => s.created },
   { header: 'State', kind: 'enum', human: (s) => s.state, machine: (s) => s.state },
   { header: 'Attempts', kind: 'number', human: (s) => String(s.attempts), machine: (s) => s.attempts },
   { header: 'Last error', priority: 2, human: (s) => s.lastError ?? '', machine: (s) => s.lastError ?? '' },
 ];
 
 export async function runEventsList(options: EventsListOptions, deps: Deps): Promise<void> {
-  const all = (await loggedEvents(deps)).reverse();
+  const all = loggedEvents(await eventFiles(deps), deps).reverse();
   const matching = options.failed ? all.filter((state) => state.state === 'dead') : all;
   const shown = options.all ? matching : matching.slice(0, options.limit);
   const mode = await outputMode(deps, (await deps.settings()).timeZone.value);

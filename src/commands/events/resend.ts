@@ -4,13 +4,14 @@
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
-import { attemptLines, type LogLine, parseLog, replay } from '../../domain/events.js';
+import { attemptLines } from '../../domain/event-log.js';
 import { PixError, usageError } from '../../errors.js';
-import { appendPrivateLine, readPrivateFile } from '../../storage/files.js';
 import * as z from '../../zod.js';
-import { eventFiles, executor, forwarder, parseForwardTarget, signingSecret } from '../listen/start.js';
+import { executor, forwarder, parseForwardTarget } from '../listen/deliver.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
+import { loggedEvents } from './list.js';
+import { appendLog, eventFiles, signingSecret } from './shared.js';
 
 const resendOptionsSchema = z.object({
   id: z.optional(z.string().check(z.minLength(1))),
@@ -28,10 +29,10 @@ export async function runEventsResend(options: EventsResendOptions, deps: Deps):
     throw usageError('--forward-to', 'give where to deliver: --forward-to URL or --exec COMMAND');
   }
   const files = await eventFiles(deps);
-  const { events } = replay(parseLog(readPrivateFile(files.log) ?? ''));
+  const events = loggedEvents(files, deps);
   const chosen = options.allFailed
-    ? [...events.values()].filter((state) => state.state === 'dead')
-    : [...events.values()].filter((state) => state.event.id.startsWith(options.id!));
+    ? events.filter((state) => state.state === 'dead')
+    : events.filter((state) => state.id.startsWith(options.id!));
   if (!options.allFailed && chosen.length !== 1) {
     throw usageError(
       'ID',
@@ -42,16 +43,15 @@ export async function runEventsResend(options: EventsResendOptions, deps: Deps):
   const sink = url
     ? forwarder(url, signingSecret(files.secret), () => deps.clock.now())
     : executor(options.exec!, deps.env);
-  const write = (line: LogLine) => appendPrivateLine(files.log, JSON.stringify(line));
   let failed = 0;
   for (const state of chosen) {
     const at = deps.clock.now().toISOString();
-    write({ t: 'resend', id: state.event.id, at });
+    appendLog(files, [{ t: 'resend', id: state.id, at }]);
     const result = await sink.deliver(state.event);
-    for (const line of attemptLines(state.event.id, at, result)) write(line);
+    appendLog(files, attemptLines(state.id, at, result));
     if (!result.ok) failed++;
     deps.io.stderr.write(
-      `${state.event.id}: ${result.ok ? 'delivered' : `failed (${result.status ?? result.error})`}\n`,
+      `${state.id}: ${result.ok ? 'delivered' : `failed (${result.status ?? result.error})`}\n`,
     );
   }
   if (failed > 0) {

@@ -4,9 +4,8 @@
  * the one transfer request (never retried), and the output. Every server-provided text shown here
  * (names, statuses, ids) goes through the one sanitizer (output/sanitize.ts).
  */
-import { paginate } from '../../api/paginate.js';
 import { type DictConsultation, sendTransfer, type TransferResult } from '../../api/resources/payments.js';
-import { readStatement } from '../../api/resources/statement.js';
+import { statementPages } from '../../api/resources/statement.js';
 import type { Settings } from '../../config/types.js';
 import type { Deps } from '../../context.js';
 import { transferAnomalies } from '../../domain/anomalies.js';
@@ -292,18 +291,7 @@ async function readDebits(ctx: PayContext): Promise<Debit[]> {
   const client = await ctx.deps.api();
   const to = client.clock.now();
   const from = new Date(to.getTime() - windowOf(ctx.flags));
-  const { pages } = await paginate(
-    async (offset, limit) => {
-      const page = await readStatement(client, {
-        limit,
-        offset,
-        dateFrom: from.toISOString(),
-        dateTo: to.toISOString(),
-      });
-      return { total: page.total, items: page.results };
-    },
-    { pageSize: STATEMENT_PAGE, concurrency: 2, idOf: (entry) => entry.id },
-  );
+  const { pages } = await statementPages(client, from, to, STATEMENT_PAGE);
   const debits: Debit[] = [];
   for await (const page of pages) {
     for (const entry of page) {

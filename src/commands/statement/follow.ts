@@ -71,8 +71,11 @@ export function oldestFirst(entries: readonly StatementEntry[]): StatementEntry[
     .map(({ entry }) => entry);
 }
 
-/** The ids already printed, the newest REMEMBERED of them (insertion order is age). */
-class RecentIds {
+/**
+ * The ids already seen, the newest REMEMBERED of them (insertion order is age): what a live view needs
+ * to tell new from seen without a set that grows for as long as it runs (`--follow`, pix listen).
+ */
+export class RecentIds {
   private readonly ids = new Set<string>();
   has(id: string): boolean {
     return this.ids.has(id);
@@ -194,7 +197,8 @@ export function pause(deps: Deps, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     const stop = () => resolve(false);
     signal.addEventListener('abort', stop, { once: true });
-    void deps.sleep(ms).then(() => {
+    // The sleep ends with the signal too: a stopped listener has no long --interval timer holding it up.
+    void deps.sleep(ms, signal).then(() => {
       signal.removeEventListener('abort', stop);
       resolve(!signal.aborted);
     });

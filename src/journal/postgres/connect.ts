@@ -48,25 +48,51 @@ export function openPool(text: string, home: string | undefined, poolSize = DEFA
 }
 
 /**
+ * `work` on a connection of the pool reserved for it; `note` is handed the errors `work` swallows. A
+ * connection the server dropped is not released: the driver took it back from the reservation when it
+ * closed, and releasing it again would put a connection with no socket among the open ones, whose next
+ * query throws from a timer and ends the process (porsager/postgres#1208: seen here as exit 1 with
+ * PostgreSQL stopped mid-batch, test/journal/postgres-connect.test.ts). Left unreleased, the pool connects
+ * it again when it is next needed.
+ */
+export async function reserved<T>(
+  sql: Sql,
+  work: (tx: Tx, note: (error: unknown) => void) => Promise<T>,
+): Promise<T> {
+  const tx = await sql.reserve();
+  let dropped = false;
+  const note = (error: unknown) => {
+    if (isConnectionError(error)) dropped = true;
+  };
+  try {
+    return await work(tx, note);
+  } catch (error) {
+    note(error);
+    throw error;
+  } finally {
+    if (!dropped) tx.release();
+  }
+}
+
+/**
  * `work` in one transaction on a connection of its own. Written with BEGIN and COMMIT on a reserved
  * connection rather than the driver's `begin`: that one sends ROLLBACK after any failure, and on a
  * connection the server has just dropped the driver then writes to a socket it has let go of, an error
  * thrown from a timer that would end the process as a crash. A dropped connection needs no ROLLBACK (the
  * server rolls back what it did not commit); only an error the server answered gets one.
  */
-export async function transaction<T>(sql: Sql, work: (tx: Tx) => Promise<T>): Promise<T> {
-  const tx = await sql.reserve();
-  try {
+export function transaction<T>(sql: Sql, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return reserved(sql, async (tx, note) => {
     await tx.unsafe('BEGIN');
-    const result = await work(tx);
-    await tx.unsafe('COMMIT');
-    return result;
-  } catch (error) {
-    if (!isConnectionError(error)) await tx.unsafe('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    tx.release();
-  }
+    try {
+      const result = await work(tx);
+      await tx.unsafe('COMMIT');
+      return result;
+    } catch (error) {
+      if (!isConnectionError(error)) await tx.unsafe('ROLLBACK').catch(note);
+      throw error;
+    }
+  });
 }
 
 /** Driver errors that mean the database could not be reached or the connection was lost. */

@@ -11,7 +11,7 @@
  * time, state) and the lease of a `sending` claim (host, pid, heartbeat: the database's clock).
  */
 import { PixError } from '../../errors.js';
-import { isConnectionError, type Sql } from './connect.js';
+import { isConnectionError, reserved, type Sql } from './connect.js';
 
 export interface Migration {
   version: number;
@@ -90,42 +90,37 @@ export async function migrateSchema(
   appliedBy: string,
   where = 'the ledger',
 ): Promise<MigrationReport> {
-  const reserved = await sql.reserve();
-  try {
-    await reserved.unsafe('SELECT pg_advisory_lock(hashtextextended($1, 0))', [MIGRATION_LOCK]);
+  return reserved(sql, async (tx, note) => {
+    await tx.unsafe('SELECT pg_advisory_lock(hashtextextended($1, 0))', [MIGRATION_LOCK]);
     try {
-      await reserved.unsafe(SCHEMA_TABLE);
-      const [row] = await reserved.unsafe('SELECT coalesce(max(version), 0) AS version FROM pix_schema');
+      await tx.unsafe(SCHEMA_TABLE);
+      const [row] = await tx.unsafe('SELECT coalesce(max(version), 0) AS version FROM pix_schema');
       const from = Number(row?.version ?? 0);
       if (from > SCHEMA_VERSION) throw new NewerSchema(from, where);
       const applied: number[] = [];
       for (const migration of MIGRATIONS) {
         if (migration.version <= from) continue;
-        await reserved.unsafe('BEGIN');
+        await tx.unsafe('BEGIN');
         try {
-          await reserved.unsafe(migration.sql);
-          await reserved.unsafe('INSERT INTO pix_schema (version, what, applied_by) VALUES ($1, $2, $3)', [
+          await tx.unsafe(migration.sql);
+          await tx.unsafe('INSERT INTO pix_schema (version, what, applied_by) VALUES ($1, $2, $3)', [
             migration.version,
             migration.what,
             appliedBy,
           ]);
-          await reserved.unsafe('COMMIT');
+          await tx.unsafe('COMMIT');
         } catch (error) {
           // A dropped connection needs no ROLLBACK (connect.ts transaction says why it must not get one).
-          if (!isConnectionError(error)) await reserved.unsafe('ROLLBACK').catch(() => {});
+          if (!isConnectionError(error)) await tx.unsafe('ROLLBACK').catch(note);
           throw error;
         }
         applied.push(migration.version);
       }
       return { from, to: Math.max(from, SCHEMA_VERSION), applied };
     } finally {
-      await reserved
-        .unsafe('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [MIGRATION_LOCK])
-        .catch(() => {});
+      await tx.unsafe('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [MIGRATION_LOCK]).catch(note);
     }
-  } finally {
-    reserved.release();
-  }
+  });
 }
 
 /** The database's schema is newer than this pix: it refuses to touch it (exit 8). */

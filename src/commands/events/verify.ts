@@ -1,0 +1,71 @@
+/**
+ * `pix events verify`: the account's event log checked whole, as `pix listen` checks it before it starts
+ * (commands/events/shared.ts): every line that cannot be read, by number, and the log as a whole against its
+ * checkpoint (cut, emptied, missing, replaced). Exit 8 when anything is wrong (`pix listen` would refuse
+ * to start: it never mistakes a damaged log for a first run), 0 when the log is sound. Nothing is sent.
+ */
+import type { Command } from 'commander';
+import type { Deps } from '../../context.js';
+import { PixError } from '../../errors.js';
+import { jsonDocument, outputMode } from '../../output/format.js';
+import * as z from '../../zod.js';
+import { parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import { describeLogDamage, eventFiles, readEventLog, recoveryHint } from './shared.js';
+
+const verifyOptionsSchema = z.object({});
+
+export type EventsVerifyOptions = z.output<typeof verifyOptionsSchema>;
+
+export async function runEventsVerify(_options: EventsVerifyOptions, deps: Deps): Promise<void> {
+  const files = await eventFiles(deps);
+  const mode = await outputMode(deps, (await deps.settings()).timeZone.value);
+  const log = readEventLog(files, 'owed');
+  const { stdout, stderr } = deps.io;
+  const states = [...log.states.values()];
+  const count = (state: string) => states.filter((event) => event.state === state).length;
+  if (mode.format === 'json') {
+    stdout.write(
+      jsonDocument(
+        {
+          path: files.log,
+          checkpoint: files.checkpoint,
+          events: states.length,
+          owed: count('pending'),
+          dead: count('dead'),
+          damaged: log.damage,
+          problem: log.problem ?? null,
+          torn: log.torn,
+        },
+        mode.pretty,
+      ),
+    );
+  } else if (log.damage.length > 0) {
+    stdout.write(
+      mode.table(
+        ['Line', 'Problem'],
+        log.damage.map((problem) => [String(problem.line), problem.reason]),
+      ),
+    );
+  }
+  if (log.torn.length > 0) {
+    stderr.write(
+      `${log.torn.length} torn write${log.torn.length === 1 ? '' : 's'} skipped (line ${log.torn.slice(0, 5).join(', ')}${log.torn.length > 5 ? ', …' : ''}): lines a kill cut short, made again from their source\n`,
+    );
+  }
+  const damage = describeLogDamage(files, log);
+  if (damage === undefined) {
+    stderr.write(
+      `event log ${files.log}: ${states.length} events (${count('pending')} owed, ${count('dead')} dead letters), no damaged line\n`,
+    );
+    return;
+  }
+  throw new PixError('declined', `the event log is damaged: ${damage}`, { hint: recoveryHint(files) });
+}
+
+export function register(command: Command, deps: Deps): void {
+  command.action(async () => {
+    await runEventsVerify(parseOptions(verifyOptionsSchema, {}), deps);
+  });
+  addExamples(command, ['pix events verify', 'pix events verify --json'], ['declined']);
+}
