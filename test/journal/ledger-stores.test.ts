@@ -288,4 +288,30 @@ describe('the PostgreSQL store alone', () => {
     expect(claims.filter((claim) => claim.entry !== undefined)).toHaveLength(1);
     expect(claims.filter((claim) => claim.blocked?.byRow === true)).toHaveLength(7);
   });
+
+  test('a claim another machine finished after it was found: asking who sends it brings the entry up to date', async () => {
+    const s = await setup('postgres');
+    const [a, b] = [s.storeAs(liveProcess(), 'machine-a'), s.storeAs(liveProcess(), 'machine-b')];
+    const fields = {
+      kind: 'payment' as const,
+      account: s.account.id,
+      profile: 'sandbox',
+      host: s.account.host,
+      amountCentavos: 100,
+      payment: { method: 'key' as const, key: 'hana@example.com', batchRow: { batch: 'b', row: 'r1' } },
+    };
+    const question = {
+      account: s.account,
+      query: { method: 'key' as const, key: 'hana@example.com', amountCentavos: 100 },
+      row: 'r1',
+    };
+    const claimed = await a.claim(fields, question);
+    const found = await b.claim(fields, question);
+    expect(found.blocked?.blocker.entry.state).toBe('sending');
+    await a.finish(claimed.entry!.id, { state: 'done' });
+    // Nobody sends it now, and it is judged as it is: paid once (a batch reports already_paid, not unknown).
+    expect(await b.holder(found.blocked!.blocker.entry)).toBeUndefined();
+    expect(found.blocked!.blocker.entry.state).toBe('done');
+    await Promise.all([a.close(), b.close()]);
+  });
 });
