@@ -195,7 +195,7 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
   /**
    * Modules of a noun that are neither a verb nor its shared.ts: `statement --follow`, the charge ledger
    * and a due-date charge's request, pay's `--plan` (its flags, and the plan it writes, loaded only for
-   * --plan), the steps of pay batch, close's pack and `--list`, the steps of `pix listen` (delivery, its
+   * --plan), the steps of pay batch, the guards before a payment and how one is shown, close's pack and `--list`, the steps of `pix listen` (delivery, its
    * state, its sources), and the completion scripts' text.
    */
   const PARTS = [
@@ -207,6 +207,8 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
     'pay/batchconsult',
     'pay/batchpayment',
     'pay/batchreport',
+    'pay/guards',
+    'pay/details',
     'close/pack',
     'close/closedlist',
     'listen/deliver',

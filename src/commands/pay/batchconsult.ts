@@ -12,7 +12,9 @@ import { createProgress } from '../../output/progress.js';
 import { safeText } from '../../output/sanitize.js';
 import type { BatchItem } from './batch.js';
 import type { Run } from './batchpayment.js';
-import { checkNotExpired, institution, keyAnswerProblem, maskedDocument, type PayContext } from './shared.js';
+import { institution, maskedDocument } from './details.js';
+import { checkNotExpired, keyAnswerProblem } from './guards.js';
+import type { PayContext } from './shared.js';
 
 /** Runs `work` over `items` with at most `limit` at a time, starting none once `stop()` is true. */
 export async function eachBounded<T>(

@@ -28,13 +28,8 @@ import { safeText } from '../../output/sanitize.js';
 import { refuseFile, SHOWN_PROBLEMS } from '../shared/files.js';
 import type { BatchItem } from './batch.js';
 import { eachBounded, refusalOf } from './batchconsult.js';
-import {
-  describeDebit,
-  holderWords,
-  journaledTransfer,
-  type PayContext,
-  statementDuplicate,
-} from './shared.js';
+import { describeDebit, holderWords, statementDuplicate } from './guards.js';
+import { journaledTransfer, type PayContext } from './shared.js';
 
 /** Entries of a row's amount a batch holds: those started within the duplicate window, and more. */
 const RECENT_MS = 2 * DUPLICATE_WINDOW_MS;
