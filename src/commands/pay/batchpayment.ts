@@ -16,6 +16,7 @@ import {
   DUPLICATE_WINDOW_MS,
   type DuplicateQuery,
   effectiveState,
+  isUnresolved,
   recordedAccount,
   rowPaidElsewhere,
   type Scope,
@@ -147,6 +148,8 @@ function paymentWords(entry: JournalEntry): string {
 async function applyBlocker(run: Run, item: BatchItem, blocker: Blocker, byRow: boolean): Promise<void> {
   const { entry } = blocker;
   item.earlier = entry;
+  // Who still sends it, if anyone: asking also brings a shared store's entry up to date (stores.ts holder).
+  const holder = isUnresolved(entry) ? await run.ctx.journal.holder(entry) : undefined;
   // The entry is the journal's own, read again since it was found (appending our line reads what other
   // writers appended first): another pix may have finished it meanwhile. It is judged as it is now.
   const state = effectiveState(entry);
@@ -162,7 +165,6 @@ async function applyBlocker(run: Run, item: BatchItem, blocker: Blocker, byRow: 
     }
     return;
   }
-  const holder = await run.ctx.journal.holder(entry);
   if (holder !== undefined) {
     item.state = 'in_progress';
     item.error = `in progress ${holder.here ? 'elsewhere' : `on ${safeText(holder.host, 80)}`}: ${holderWords(holder)} is sending it (journal entry ${shortId(entry.id)}); its report will say how it ended`;
