@@ -37,19 +37,25 @@ async function missing(env) {
  * as pix chains them (src/journal/chain.ts: each line's `prev` is the first 96 bits of SHA-256 of the line
  * before, in base64url; the checkpoint names the last line), so every line is hashed when it is read.
  */
-export function writeHistory(dir, lines, baseUrl) {
+export function writeHistory(dir, lines, baseUrl, { account, spanDays } = {}) {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const host = new URL(baseUrl).host;
-  const at = new Date(Date.now() - 86_400_000).toISOString();
+  const now = Date.now();
+  const count = lines / 2;
+  // All a day old, or (spanDays) spread evenly over that many days up to now: a year of payments.
+  const atOf = (n) =>
+    new Date(spanDays === undefined ? now - 86_400_000 : now - ((count - n) / count) * spanDays * 86_400_000);
   const out = [];
-  for (let n = 0; n < lines / 2; n++) {
+  for (let n = 0; n < count; n++) {
     const id = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    const at = atOf(n).toISOString();
     out.push(
       JSON.stringify({
         id,
         at,
         kind: 'payment',
         state: 'sending',
+        ...(account === undefined ? {} : { account }),
         profile: 'sandbox',
         host,
         baseUrl,
@@ -85,6 +91,8 @@ export async function measurePayBatch({
   concurrency,
   journalLines = 0,
   node = process.execPath,
+  /** A PostgreSQL ledger (its schema made) for the payer, instead of its config directory's journal. */
+  ledgerUrl,
   log = () => {},
 } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-batch-'));
@@ -107,6 +115,7 @@ export async function measurePayBatch({
       PIX_CONFIG_DIR: join(scratch, 'client'),
       PIX_BASE_URL: server.url,
       PIX_TOKEN: benchToken(),
+      ...(ledgerUrl === undefined ? {} : { PIX_LEDGER_URL: ledgerUrl }),
     });
     if (journalLines > 0) writeHistory(join(scratch, 'client'), journalLines, server.url);
     log(

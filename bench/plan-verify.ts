@@ -10,7 +10,7 @@ import { readApprovals, readPolicyFile, writeApproval } from '../src/approvals/f
 import { reviewPlan, verifySignoffs } from '../src/approvals/review.js';
 import { verdictMessage } from '../src/domain/plan.js';
 import { PLAN_NAMESPACE } from '../src/domain/policy.js';
-import { parsePublicKeyLine } from '../src/domain/sshsig.js';
+import { parsePublicKeyLine } from '../src/domain/sshkeys.js';
 
 const [dir = '.', runsText = '200'] = process.argv.slice(2);
 const runs = Number(runsText);

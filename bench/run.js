@@ -21,14 +21,16 @@
 //   against the plain `pay batch` of the same rows (alternating runs, medians), and the in-process cost of
 //   verifying a plan's three approvals;
 // - the books (bench/books.mjs): `pix reconcile` of 10,000 invoices against 100,000 entries, and the receipts
-//   of a 1,000-row batch.
+//   of a 1,000-row batch;
+// - the shared ledger (bench/ledger.mjs): pay key on the file ledger and on PostgreSQL on loopback, empty and
+//   with 1,000,000 lines of history, and the 1,000-row batch at 20 ms on each.
 //
 // Then every target with PASS/FAIL per line. Public tools only: Node spawning processes, util-linux `script`.
 //
 //   npm run bench               15 measured runs after 2 warm-ups; 100,000 entries/rows
 //   npm run bench -- --quick    5 runs after 1 warm-up, 20,000 entries/rows, 200 batch rows (a smoke check)
 //   npm run bench -- --runs 30  as many start-up runs as you like
-//   npm run bench -- --no-export --no-table --no-batch --no-workbook --no-listen --no-plan --no-books --no-node24    leave parts out
+//   npm run bench -- --no-export --no-table --no-batch --no-workbook --no-listen --no-plan --no-books --no-ledger --no-node24    leave parts out
 //   npm run bench -- --against DIR   start-up of another checkout's build (DIR/bin/pix.js, built) beside this one,
 //                                    in the same rounds: a change's before and after in one run
 //
@@ -39,6 +41,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeLine } from '../scripts/node-line.mjs';
 import { measureBooks } from './books.mjs';
+import { benchCluster, measureLedgerBatch, measurePayKey } from './ledger.mjs';
 import {
   BIN,
   benchToken,
@@ -71,6 +74,8 @@ const LISTEN_POLLS = quick ? 30 : 120;
 /** The journal already present for the second batch line, and the two sizes of the scale line. */
 const BATCH_JOURNAL_LINES = quick ? 20_000 : 100_000;
 const SCALE_ROWS = quick ? [200, 2_000] : [2_000, 20_000];
+/** The history of the ledger that pay key must not feel (bench/ledger.mjs). */
+const LEDGER_LINES = quick ? 100_000 : 1_000_000;
 const TABLE_CAP_MS = 60_000;
 /** Alternating runs of pix and the loop per Node line, medians reported: one run of each moves by ±10 % on a busy machine. */
 const EXPORT_RUNS = quick ? 1 : 3;
@@ -141,6 +146,91 @@ function startupTargets(line) {
     { id: 'keys', floor: 'http', limit: tight ? 1.5 : 2.5 },
     { id: 'statement', floor: 'httpStatement', limit: tight ? 1.6 : 2.5 },
   ];
+}
+
+/**
+ * The shared ledger (bench/ledger.mjs) on every line: pay key on the file ledger and on PostgreSQL on
+ * loopback, empty and with a history of LEDGER_LINES, and the 1,000-row batch at 20 ms on each. Its own
+ * PostgreSQL, started as the tests start theirs (test/helpers/postgres.ts); without one, its rows say n/a.
+ */
+async function measureLedger(lines, targets) {
+  const started = await benchCluster(scratch);
+  const history = LEDGER_LINES.toLocaleString('en');
+  const keyRows = [];
+  const batchRows = [];
+  try {
+    for (const line of lines) {
+      const na = started.na;
+      log(`the shared ledger on ${line.name}:`);
+      const keys = na
+        ? []
+        : await measurePayKey({
+            lines: [0, LEDGER_LINES],
+            runs: quick ? 3 : 7,
+            node: line.path,
+            cluster: started.cluster,
+            log,
+          });
+      const batch = na
+        ? undefined
+        : await measureLedgerBatch({
+            rows: BATCH_ROWS,
+            runs: quick ? 1 : 3,
+            node: line.path,
+            cluster: started.cluster,
+            log,
+          });
+      const of = (store, size) => keys.find((one) => one.store === store && one.lines === size);
+      for (const one of keys) {
+        keyRows.push([
+          line.name,
+          one.store,
+          one.lines.toLocaleString('en'),
+          fmt(one.ms),
+          fmt(one.cpuMs),
+          megabytes(one.peakRssMb),
+        ]);
+      }
+      if (batch !== undefined) {
+        for (const store of ['file', 'postgres']) {
+          const one = batch[store];
+          batchRows.push([line.name, store, seconds(one.ms), seconds(one.cpuMs), megabytes(one.peakRssMb)]);
+        }
+      }
+      const ratio = (store) => (na ? Number.NaN : of(store, LEDGER_LINES).cpuMs / of(store, 0).cpuMs);
+      targets.get(line).push(
+        {
+          what: `${BATCH_ROWS.toLocaleString('en')}-row pay batch, PostgreSQL ledger ≤ 1.2× file ledger`,
+          value: na ? Number.NaN : batch.postgres.ms / batch.file.ms,
+          limit: 1.2,
+          unit: '×',
+          na,
+        },
+        {
+          what: 'pay key, PostgreSQL ledger on loopback ≤ file ledger + 15 ms (median)',
+          value: na ? Number.NaN : of('postgres', 0).ms - of('file', 0).ms,
+          limit: 15,
+          unit: ' ms',
+          na,
+        },
+        ...['file', 'postgres'].map((store) => ({
+          what: `pay key, ${history}-line ${store} ledger vs empty, CPU within ±20 %`,
+          value: Math.abs(ratio(store) - 1),
+          limit: 0.2,
+          shown: `${ratio(store).toFixed(2)}×`,
+          na,
+        })),
+      );
+    }
+  } finally {
+    started.cluster?.remove();
+  }
+  console.log(
+    `\npay key on the embedded sandbox, the ledger empty and with ${history} lines of history (a year of payments); medians of ${quick ? 3 : 7} rounds${started.na ? ` (PostgreSQL n/a: ${started.na})` : ''}\n`,
+  );
+  printTable(['node', 'ledger', 'history', 'time', 'CPU', 'peak RSS'], keyRows, [2, 3, 4, 5]);
+  console.log(`\npix pay batch of ${BATCH_ROWS.toLocaleString('en')} rows at 20 ms, on each ledger\n`);
+  printTable(['node', 'ledger', 'time', 'CPU', 'peak RSS'], batchRows, [2, 3, 4]);
 }
 
 async function measureStartup(lines, sandboxUrl) {
@@ -747,6 +837,8 @@ async function main() {
         [1, 2, 3, 4, 5],
       );
     }
+
+    if (!args.includes('--no-ledger')) await measureLedger(measurable, targets);
 
     console.log('\ntargets\n');
     let met = 0;

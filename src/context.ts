@@ -7,8 +7,8 @@ import type { ApiClient } from './api/client.js';
 import type { ApiTransport } from './api/transport.js';
 import type { ConfigStore, Settings } from './config/types.js';
 import type { IOStreams } from './output/iostreams.js';
+import type { Output } from './output/output.js';
 import type { Prompter } from './output/prompt.js';
-import type { Output } from './output/writer.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

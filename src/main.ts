@@ -13,8 +13,8 @@ import {
   stopSignalOf,
 } from './errors.js';
 import { processIOStreams } from './output/iostreams.js';
+import type { OutputWriter } from './output/output.js';
 import { escapeUnsafe } from './output/sanitize.js';
-import type { OutputWriter } from './output/writer.js';
 import { createContext } from './wiring.js';
 
 interface ErrorReport {

@@ -19,8 +19,9 @@ import type { Mint, TokenProvider } from './config/tokens.js';
 import type { Settings } from './config/types.js';
 import type { Deps, DepsOverrides } from './context.js';
 import type { IOStreams } from './output/iostreams.js';
+import type { OutputWriter } from './output/output.js';
 import { createPrompter } from './output/prompt.js';
-import { createOutputWriter, type OutputWriter } from './output/writer.js';
+import { createOutputWriter } from './output/writer.js';
 import { SYSTEM } from './system.js';
 
 function once<T>(make: () => Promise<T>): () => Promise<T> {

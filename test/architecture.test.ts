@@ -217,6 +217,32 @@ function layerViolations(dir: string, forbidden: string[]): string[] {
   );
 }
 
+/** The most lines a file of src/ may have: past it, a file is doing more than one job (a module per job). */
+const MOST_LINES = 400;
+
+/**
+ * The files of src/ allowed past MOST_LINES, each with its reason. Data tables are long because they are a
+ * list, not because they do several jobs; the others are being changed on other branches and are split once
+ * those land (a split now would collide with that work).
+ */
+const LONG_FILES: Record<string, string> = {
+  // Data tables: long because they are lists, each entry read alone.
+  'src/cli/table.ts': 'the command table: one declaration per verb (name, summary, formats, fields, loader)',
+  'src/commands/completion/shells.ts':
+    'the completion scripts: shell code, one line per string, filled from the model',
+  // Split once their branches land: other branches are changing them now (journal/, storage/files.ts),
+  // and a split here would collide with that work.
+  'src/journal/entries.ts': 'split once its branch lands',
+  'src/journal/postgres/store.ts': 'split once its branch lands',
+  'src/journal/store.ts': 'split once its branch lands',
+  'src/storage/files.ts': 'split once its branch lands',
+};
+
+function linesOf(file: string): number {
+  const text = readFileSync(join(root, file), 'utf8');
+  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}
+
 describe('architecture: the shape of src/', () => {
   let graph: Graph;
   beforeAll(async () => {
@@ -305,5 +331,16 @@ describe('architecture: the shape of src/', () => {
     // Not vacuous: the factory and the sandbox commands do come through the door.
     const door = [...graph].filter(([, edges]) => edges.some(({ path }) => path === 'src/sandbox/index.ts'));
     expect(door.map(([file]) => file)).toContain('src/wiring-lazy.ts');
+  });
+
+  it(`no file of src/ is over ${MOST_LINES} lines, but the data tables and the files listed as pending`, () => {
+    const over = sourcesOf('src')
+      .filter((file) => !(file in LONG_FILES))
+      .filter((file) => linesOf(file) > MOST_LINES)
+      .map((file) => `${file}: ${linesOf(file)} lines`);
+    expect(over).toEqual([]);
+    // A listed file that has come under the limit leaves the list, so the list stays true.
+    const listedButShort = Object.keys(LONG_FILES).filter((file) => linesOf(file) <= MOST_LINES);
+    expect(listedButShort).toEqual([]);
   });
 });

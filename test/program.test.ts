@@ -193,18 +193,28 @@ describe('help shows what a subcommand inherits and goes as deep as asked', () =
 describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own entry', () => {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   /**
-   * Modules of a noun that are neither a verb nor its shared.ts: `statement --follow`, the charge ledger,
-   * pay's `--plan` (its flags, and the plan it writes, loaded only for --plan), and the steps of `pix listen`
-   * (delivery, its state, its sources).
+   * Modules of a noun that are neither a verb nor its shared.ts: `statement --follow`, the charge ledger
+   * and a due-date charge's request, pay's `--plan` (its flags, and the plan it writes, loaded only for
+   * --plan), the steps of pay batch, the guards before a payment and how one is shown, close's pack and `--list`, the steps of `pix listen` (delivery, its
+   * state, its sources), and the completion scripts' text.
    */
   const PARTS = [
     'charge/ledger',
+    'charge/duedaterequest',
     'statement/follow',
     'pay/plan',
     'pay/planflags',
+    'pay/batchconsult',
+    'pay/batchpayment',
+    'pay/batchreport',
+    'pay/guards',
+    'pay/details',
+    'close/pack',
+    'close/closedlist',
     'listen/deliver',
     'listen/listener',
     'listen/sources',
+    'completion/shells',
   ];
 
   it('every file under src/commands/ is a verb the COMMANDS table loads, a shared.ts, a part, or shared/', () => {

@@ -2,57 +2,22 @@ import type { Clock } from '../context.js';
 import { interruptedError, PixError, stopSignalOf } from '../errors.js';
 import type * as z from '../zod.js';
 import { type BodyText, MAX_BODY_BYTES, parseBody, readBounded } from './body.js';
-import { httpError, UNKNOWN_OUTCOME_HINT } from './errors.js';
-import type { Verdict } from './outcomes.js';
+import type { Endpoint, EndpointPolicy, RequestInput } from './endpoint.js';
+import {
+  describeIssues,
+  errorCode,
+  httpError,
+  NetworkFailure,
+  NOT_SENT_CODES,
+  networkHint,
+  UNKNOWN_OUTCOME_HINT,
+  unreadable,
+} from './errors.js';
 import { tokenEndpoint } from './resources/auth.js';
 import { type AttemptOutcome, isRetryable, MAX_RETRIES, parseRetryAfter, retryDelay } from './retry.js';
 import { createSecretScanner, redactParsed } from './secrets.js';
-import { type ApiTransport, CONNECT_TIMEOUT, NOT_CONNECTED } from './transport.js';
-
-export type EndpointName = 'auth' | 'statement' | 'keys' | 'charge' | 'emv' | 'dict' | 'transfer' | 'api';
-
-/** One API endpoint, declared once in src/api/resources/. */
-export interface Endpoint<T> {
-  name: EndpointName;
-  /** What failed, in the user's words: "listing PIX keys". */
-  what: string;
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
-  path: string;
-  /**
-   * `safe`: reads and consultations, retried on network errors, 429, 502, 503, 504.
-   * `never`: charges and the transfer. Never retried, and a failure after sending is an unknown outcome (exit 7).
-   */
-  retry: 'safe' | 'never';
-  /** The answer's schema: a constant of the resource's module, made when that module is first imported. */
-  schema: () => z.ZodMiniType<T>;
-  /** False only for the token endpoint (whose answer is itself a credential). */
-  authenticated?: boolean;
-  /** `pix api`: a 2xx answer with no body (HEAD, 204) is `null`, not an unreadable answer. */
-  emptyOk?: boolean;
-  /**
-   * Writes only: what a 2xx answer that passed the schema proves (api/outcomes.ts). A refusal becomes a
-   * `rejected` error (exit 5), an answer that proves nothing an `unknown_outcome` (exit 7).
-   */
-  verdict?: (value: T) => Verdict;
-}
-
-/** What error reporting needs of an endpoint, whatever its answer type. */
-type EndpointPolicy = Pick<Endpoint<unknown>, 'what' | 'retry'>;
-
-export interface RequestInput {
-  query?: Record<string, string | number | undefined>;
-  body?: unknown;
-  /**
-   * Once it has left, the request is not cancelled by the command's signal (Ctrl-C) but waits for its answer
-   * (still bounded by --timeout), so what it did is known: a batch's rows in flight when the operator
-   * stops it. A second Ctrl-C still ends pix at once. Nothing starts after the signal either way.
-   */
-  finishOnSignal?: boolean;
-  /** `pix api -H`: headers besides pix's own (never a credential: domain/apipath.ts). */
-  headers?: Record<string, string>;
-  /** `pix api -i`: the final answer's status and its headers as --verbose shows them (allowlisted, redacted). */
-  seen?: (status: number, headers: string[]) => void;
-}
+import type { ApiTransport } from './transport.js';
+import { REDACTED_HEADERS, SHOWN_RESPONSE_HEADERS } from './verbose.js';
 
 /**
  * Where the bearer token of each request comes from (config/tokens.ts: a stored token, or one minted from
@@ -122,88 +87,7 @@ interface RawResponse {
   body: BodyText;
 }
 
-/** A request that failed below HTTP; `sent` is false only when we know no byte reached the server. */
-class NetworkFailure extends Error {
-  constructor(
-    readonly sent: boolean,
-    readonly timedOut: boolean,
-    readonly code: string | undefined,
-    /** The command's signal (Ctrl-C, SIGTERM) cancelled it. */
-    readonly interrupted = false,
-  ) {
-    super(code ?? 'network failure');
-  }
-}
-
-const NOT_SENT_CODES = new Set([
-  NOT_CONNECTED,
-  CONNECT_TIMEOUT,
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'CERT_HAS_EXPIRED',
-]);
-
-/** Request headers pix sends that carry a credential: logged as `[redacted]` by --verbose. */
-const REDACTED_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
-
-/**
- * Response headers --verbose shows (the server's own headers are hostile text too: one echoing the token,
- * `x-debug-authorization` or `www-authenticate … token="…"`, is named with `[not shown]`). Request ids are
- * what a provider's support desk asks for.
- */
-const SHOWN_RESPONSE_HEADERS = new Set([
-  'content-type',
-  'content-length',
-  'content-encoding',
-  'date',
-  'retry-after',
-  'x-request-id',
-  'request-id',
-  'x-correlation-id',
-  'correlation-id',
-  'x-trace-id',
-  'traceparent',
-  'x-amzn-requestid',
-  'x-amz-request-id',
-  'cf-ray',
-  'x-ratelimit-limit',
-  'x-ratelimit-remaining',
-  'x-ratelimit-reset',
-]);
-
 const MAX_BODY_MIB = MAX_BODY_BYTES / (1024 * 1024);
-
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-/** What a network failure's error code suggests doing. */
-function networkHint(failure: NetworkFailure): string {
-  if (failure.timedOut) return 'check the network, or raise --timeout if the API is slow';
-  switch (failure.code) {
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'the host name did not resolve: check the base URL (and the DNS)';
-    case 'ECONNREFUSED':
-      return 'nothing listens there: check the base URL and that the API is up';
-    default:
-      return 'check the network and the base URL';
-  }
-}
 
 function buildPath(path: string, query: RequestInput['query']): string {
   const params = new URLSearchParams();
@@ -211,18 +95,6 @@ function buildPath(path: string, query: RequestInput['query']): string {
     if (value !== undefined) params.set(name, String(value));
   const search = params.toString();
   return search ? `${path}?${search}` : path;
-}
-
-/** The first problem zod found in an answer (its documented issues: a path and a message). */
-function describeIssues(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }): string {
-  const issue = error.issues[0];
-  if (!issue) return 'unexpected shape';
-  const where = issue.path.length ? issue.path.join('.') : 'body';
-  // zod says "Invalid input: expected string, received undefined"; users read "missing (expected string)".
-  const reason = issue.message
-    .replace(/^Invalid input: expected (.+), received undefined$/, 'missing (expected $1)')
-    .replace(/^Invalid input: /, '');
-  return `unexpected shape at ${where}: ${reason}`;
 }
 
 export async function createApiClient(options: ApiClientOptions): Promise<ApiClient> {
@@ -369,20 +241,6 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
         ? `nothing was sent; it is safe to try again (${networkHint(failure)})`
         : networkHint(failure);
     return new PixError('unavailable', `${endpoint.what}: ${cause}`, { hint });
-  }
-
-  /** A 2xx answer that cannot be taken as what was asked: unavailable for a read, unknown for a write. */
-  function unreadable(endpoint: EndpointPolicy, status: number, reason: string, body: unknown): PixError {
-    const write = endpoint.retry === 'never';
-    return new PixError(
-      write ? 'unknown_outcome' : 'unavailable',
-      `${endpoint.what}: the answer could not be read (${reason})`,
-      {
-        status,
-        ...(body === undefined ? {} : { server: body }),
-        hint: write ? UNKNOWN_OUTCOME_HINT : 'the server sent something unexpected; try again later',
-      },
-    );
   }
 
   /** A 2xx answer of a write, judged by what it proves (api/outcomes.ts). */

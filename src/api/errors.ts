@@ -1,5 +1,12 @@
+/**
+ * How a request that went wrong becomes a PixError: an HTTP error status and the server's message, a
+ * failure below HTTP (and whether a byte of it can have reached the server, with the hint its error code
+ * suggests), and a 2xx answer that cannot be read (unavailable for a read, an unknown outcome for a write).
+ */
 import { type ErrorKind, PixError } from '../errors.js';
+import type { EndpointPolicy } from './endpoint.js';
 import { kindForStatus } from './outcomes.js';
+import { CONNECT_TIMEOUT, NOT_CONNECTED } from './transport.js';
 
 /** Reads the server's message from an error body of unknown shape (contract §6), keeping the raw body. */
 export function serverMessageOf(body: unknown): string | undefined {
@@ -70,4 +77,90 @@ export function httpError(what: string, status: number, body: unknown, write: bo
     ...(serverMessage === undefined ? {} : { serverMessage }),
     ...(hint === undefined ? {} : { hint }),
   });
+}
+
+/** A request that failed below HTTP; `sent` is false only when we know no byte reached the server. */
+export class NetworkFailure extends Error {
+  constructor(
+    readonly sent: boolean,
+    readonly timedOut: boolean,
+    readonly code: string | undefined,
+    /** The command's signal (Ctrl-C, SIGTERM) cancelled it. */
+    readonly interrupted = false,
+  ) {
+    super(code ?? 'network failure');
+  }
+}
+
+export const NOT_SENT_CODES = new Set([
+  NOT_CONNECTED,
+  CONNECT_TIMEOUT,
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_HAS_EXPIRED',
+]);
+
+export function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** What a network failure's error code suggests doing. */
+export function networkHint(failure: NetworkFailure): string {
+  if (failure.timedOut) return 'check the network, or raise --timeout if the API is slow';
+  switch (failure.code) {
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name did not resolve: check the base URL (and the DNS)';
+    case 'ECONNREFUSED':
+      return 'nothing listens there: check the base URL and that the API is up';
+    default:
+      return 'check the network and the base URL';
+  }
+}
+
+/** The first problem zod found in an answer (its documented issues: a path and a message). */
+export function describeIssues(error: {
+  issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>;
+}): string {
+  const issue = error.issues[0];
+  if (!issue) return 'unexpected shape';
+  const where = issue.path.length ? issue.path.join('.') : 'body';
+  // zod says "Invalid input: expected string, received undefined"; users read "missing (expected string)".
+  const reason = issue.message
+    .replace(/^Invalid input: expected (.+), received undefined$/, 'missing (expected $1)')
+    .replace(/^Invalid input: /, '');
+  return `unexpected shape at ${where}: ${reason}`;
+}
+
+/** A 2xx answer that cannot be taken as what was asked: unavailable for a read, unknown for a write. */
+export function unreadable(
+  endpoint: EndpointPolicy,
+  status: number,
+  reason: string,
+  body: unknown,
+): PixError {
+  const write = endpoint.retry === 'never';
+  return new PixError(
+    write ? 'unknown_outcome' : 'unavailable',
+    `${endpoint.what}: the answer could not be read (${reason})`,
+    {
+      status,
+      ...(body === undefined ? {} : { server: body }),
+      hint: write ? UNKNOWN_OUTCOME_HINT : 'the server sent something unexpected; try again later',
+    },
+  );
 }

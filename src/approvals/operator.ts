@@ -18,7 +18,7 @@ import { childEnv, type Deps } from '../context.js';
 import { InvalidValue } from '../domain/invalid.js';
 import type { PlanMaker } from '../domain/plan.js';
 import type { Approver, Policy } from '../domain/policy.js';
-import { parsePublicKeyLine, type SshPublicKey } from '../domain/sshsig.js';
+import { parsePublicKeyLine, type SshPublicKey } from '../domain/sshkeys.js';
 import { PixError, usageError } from '../errors.js';
 import { safeText } from '../output/sanitize.js';
 

@@ -1,8 +1,8 @@
 import type { Env, GlobalOptions } from '../context.js';
 import { InvalidValue } from '../domain/invalid.js';
 import { parseAmount } from '../domain/money.js';
+import { isValidTimeZone, meantTimeZone } from '../domain/timezones.js';
 import { normalizeBaseUrl } from '../domain/url.js';
-import { isValidTimeZone, meantTimeZone } from '../domain/when.js';
 import { type PixError, usageError } from '../errors.js';
 import { asUsage } from '../usage.js';
 import { describeLedgerText } from './ledger.js';

@@ -12,10 +12,15 @@
  *
  * Lengths in the TLV count characters (Unicode code points), as the manual's examples do; the CRC
  * is computed over the UTF-8 bytes.
+ *
+ * Here the decoder; the field names are in `brcodenames.ts`, the CRC in `crc16.ts`, the explanation of
+ * each field in `brcodeexplain.ts` and the encoder in `brcodeencode.ts`.
  */
+
+import { childName, isMerchantAccount, isTemplate, topName } from './brcodenames.js';
+import { crc16 } from './crc16.js';
 import { InvalidValue } from './invalid.js';
-import { type Centavos, formatBRL, formatDecimal } from './money.js';
-import { UUID_PATTERN } from './pixkey.js';
+import type { Centavos } from './money.js';
 import { counted } from './words.js';
 
 export interface BrCodeField {
@@ -76,115 +81,7 @@ export interface BrCodeInput {
 export const PIX_GUI = 'br.gov.bcb.pix';
 export const MAX_MERCHANT_NAME = 25;
 export const MAX_MERCHANT_CITY = 15;
-const NO_TXID = '***';
-
-// ---------------------------------------------------------------------------------------------
-// CRC16/CCITT-FALSE
-
-let crcTable: Uint16Array | undefined;
-
-function table(): Uint16Array {
-  if (crcTable) return crcTable;
-  crcTable = new Uint16Array(256);
-  for (let byte = 0; byte < 256; byte++) {
-    let crc = byte << 8;
-    for (let bit = 0; bit < 8; bit++)
-      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-    crcTable[byte] = crc;
-  }
-  return crcTable;
-}
-
-/** CRC16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no xor-out) of the UTF-8 bytes, as 4 upper-case hex digits. */
-export function crc16(text: string): string {
-  const t = table();
-  let crc = 0xffff;
-  for (const byte of new TextEncoder().encode(text))
-    crc = ((crc << 8) & 0xffff) ^ t[((crc >> 8) ^ byte) & 0xff]!;
-  return crc.toString(16).toUpperCase().padStart(4, '0');
-}
-
-// ---------------------------------------------------------------------------------------------
-// Field names
-
-const TOP_NAMES: Record<string, string> = {
-  '00': 'Payload Format Indicator',
-  '01': 'Point of Initiation Method',
-  '52': 'Merchant Category Code',
-  '53': 'Transaction Currency',
-  '54': 'Transaction Amount',
-  '55': 'Tip or Convenience Indicator',
-  '56': 'Value of Convenience Fee Fixed',
-  '57': 'Value of Convenience Fee Percentage',
-  '58': 'Country Code',
-  '59': 'Merchant Name',
-  '60': 'Merchant City',
-  '61': 'Postal Code',
-  '62': 'Additional Data Field Template',
-  '63': 'CRC',
-  '64': 'Merchant Information — Language Template',
-};
-
-const PIX_NAMES: Record<string, string> = {
-  '00': 'Globally Unique Identifier (GUI)',
-  '01': 'PIX Key',
-  '02': 'Additional Information (description)',
-  '03': 'Withdrawal Facilitator ISPB (fss)',
-  '25': 'URL (location of the dynamic charge)',
-};
-
-const ADDITIONAL_NAMES: Record<string, string> = {
-  '01': 'Bill Number',
-  '02': 'Mobile Number',
-  '03': 'Store Label',
-  '04': 'Loyalty Number',
-  '05': 'Reference Label (txid)',
-  '06': 'Customer Label',
-  '07': 'Terminal Label',
-  '08': 'Purpose of Transaction',
-  '09': 'Additional Consumer Data Request',
-  '50': 'Payment System Specific Template',
-};
-
-const LANGUAGE_NAMES: Record<string, string> = {
-  '00': 'Language Preference',
-  '01': 'Merchant Name — Alternate Language',
-  '02': 'Merchant City — Alternate Language',
-};
-
-function num(id: string): number {
-  return Number(id);
-}
-
-function isMerchantAccount(id: string): boolean {
-  return num(id) >= 26 && num(id) <= 51;
-}
-
-function isTemplate(id: string): boolean {
-  const n = num(id);
-  return (n >= 26 && n <= 51) || n === 62 || n === 64 || (n >= 80 && n <= 99);
-}
-
-function topName(id: string): string {
-  const n = num(id);
-  if (TOP_NAMES[id]) return TOP_NAMES[id];
-  if (n >= 2 && n <= 25) return 'Merchant Account Information (card networks)';
-  if (n >= 26 && n <= 51) return 'Merchant Account Information';
-  if (n >= 65 && n <= 79) return 'RFU for EMVCo';
-  if (n >= 80 && n <= 99) return 'Unreserved Template';
-  return 'Unknown field';
-}
-
-function childName(parentId: string, id: string, pix: boolean): string {
-  if (isMerchantAccount(parentId)) {
-    if (id === '00') return PIX_NAMES['00']!;
-    return (pix && PIX_NAMES[id]) || 'Payment network specific';
-  }
-  if (parentId === '62')
-    return ADDITIONAL_NAMES[id] ?? (num(id) >= 50 ? 'Payment System Specific Template' : 'RFU for EMVCo');
-  if (parentId === '64') return LANGUAGE_NAMES[id] ?? 'RFU for EMVCo';
-  return id === '00' ? 'Globally Unique Identifier (GUI)' : 'Context specific data';
-}
+export const NO_TXID = '***';
 
 // ---------------------------------------------------------------------------------------------
 // TLV walk
@@ -239,7 +136,7 @@ function findChild(field: BrCodeField | undefined, id: string): BrCodeField | un
 }
 
 /** Whether a merchant account template's sub-fields carry the PIX GUI in sub-field 00 (any case). */
-function hasPixGui(children: ReadonlyArray<{ id: string; value: string }> | undefined): boolean {
+export function hasPixGui(children: ReadonlyArray<{ id: string; value: string }> | undefined): boolean {
   return (children ?? []).some((c) => c.id === '00' && c.value.toLowerCase() === PIX_GUI);
 }
 
@@ -457,196 +354,4 @@ export function decodeBrCode(text: string): DecodedBrCode {
   if (txid !== undefined && txid !== NO_TXID) decoded.txid = txid;
   decoded.warnings = brokenRules(fields, decoded, crc.field.value);
   return decoded;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Explain
-
-export interface ExplainedField {
-  /** `54`, or `26.01` for a sub-field. */
-  path: string;
-  name: string;
-  value: string;
-  meaning: string;
-}
-
-function describeKey(key: string): string {
-  if (/^\d{11}$/.test(key)) return 'PIX key of the receiver: a CPF (11 digits)';
-  if (/^[0-9A-Z]{12}\d{2}$/.test(key)) return 'PIX key of the receiver: a CNPJ (14 characters)';
-  if (/^\+\d{12,13}$/.test(key)) return 'PIX key of the receiver: a phone number (E.164)';
-  if (key.includes('@')) return 'PIX key of the receiver: an e-mail address';
-  if (UUID_PATTERN.test(key)) {
-    return 'PIX key of the receiver: a random key (EVP)';
-  }
-  return 'PIX key of the receiver (not in a form pix recognises; the bank will check it)';
-}
-
-function meaningOf(path: string, field: BrCodeField, decoded: DecodedBrCode): string {
-  const v = field.value;
-  const [parent, child] = path.includes('.') ? path.split('.') : [path, undefined];
-  if (child !== undefined && parent !== undefined) {
-    if (isMerchantAccount(parent)) {
-      const isPix = hasPixGui(decoded.fields.find((f) => f.id === parent)?.children);
-      if (child === '00')
-        return isPix ? 'identifies this template as PIX' : `identifies a payment scheme other than PIX`;
-      if (!isPix) return 'data of a payment scheme other than PIX (ignored)';
-      if (child === '01') return describeKey(v);
-      if (child === '02') return 'free text the receiver wrote for the payer';
-      if (child === '03')
-        return 'ISPB of the withdrawal facilitator: this is a Pix Saque (cash withdrawal) code';
-      if (child === '25') {
-        return 'dynamic charge: the payer’s bank fetches the amount and the details from this URL (https://…)';
-      }
-      return 'sub-field not defined by the PIX manual';
-    }
-    if (parent === '62') {
-      if (child === '05') {
-        return v === NO_TXID
-          ? 'no transaction id (*** marker)'
-          : 'transaction id (txid) the receiver uses to reconcile the payment';
-      }
-      if (child === '50') return 'payment system specific data';
-      return 'additional data';
-    }
-    if (parent === '64') {
-      if (child === '00') return 'language of the alternate name and city';
-      if (child === '01') return 'receiver name in the alternate language';
-      if (child === '02') return 'receiver city in the alternate language';
-      return 'language template data';
-    }
-    return 'template data';
-  }
-  const over = (max: number) =>
-    Array.from(v).length > max ? ` (longer than the ${max} characters the manual allows)` : '';
-  switch (field.id) {
-    case '00':
-      return `payload format version ${v}`;
-    case '01':
-      return v === '12'
-        ? 'dynamic: the code is meant to be paid once'
-        : 'static: the code may be paid more than once';
-    case '52':
-      return v === '0000' ? 'merchant category code: not informed' : `merchant category code ${v}`;
-    case '53':
-      return v === '986' ? 'currency: Brazilian real (BRL, ISO 4217 986)' : `currency ISO 4217 ${v}`;
-    case '54':
-      return decoded.amount === undefined
-        ? 'amount'
-        : `amount to pay: ${formatBRL(decoded.amount)}${decoded.kind === 'dynamic' ? ' (the URL is the source of truth)' : ''}`;
-    case '58':
-      return v === 'BR' ? 'country: Brazil' : `country ${v}`;
-    case '59':
-      return `name of the receiver${over(MAX_MERCHANT_NAME)}`;
-    case '60':
-      return `city of the receiver${over(MAX_MERCHANT_CITY)}`;
-    case '61':
-      return 'postal code (CEP) of the receiver';
-    case '62':
-      return 'additional data (template)';
-    case '63':
-      return `CRC16-CCITT checksum: matches the content`;
-    case '64':
-      return 'receiver name and city in another language (template)';
-  }
-  if (isMerchantAccount(field.id)) {
-    return field === decoded.fields.find((f) => f.id === field.id) && hasPixGui(field.children)
-      ? `PIX account of the receiver (template): ${decoded.kind === 'dynamic' ? 'dynamic code with a URL' : 'static code with a key'}`
-      : 'merchant account of a payment scheme other than PIX (template)';
-  }
-  const n = num(field.id);
-  if (n >= 2 && n <= 25) return 'merchant account of a card network (not PIX; ignored)';
-  if (n >= 80) return 'unreserved template (not used by PIX; ignored)';
-  return 'field not defined by the BR Code manual (ignored)';
-}
-
-/** Every field of a decoded code, in order, with an English explanation for `pix emv decode`. */
-export function explainBrCode(decoded: DecodedBrCode): ExplainedField[] {
-  const out: ExplainedField[] = [];
-  for (const field of decoded.fields) {
-    out.push({
-      path: field.id,
-      name: field.name,
-      value: field.value,
-      meaning: meaningOf(field.id, field, decoded),
-    });
-    for (const child of field.children ?? []) {
-      const path = `${field.id}.${child.id}`;
-      out.push({ path, name: child.name, value: child.value, meaning: meaningOf(path, child, decoded) });
-    }
-  }
-  if (!decoded.fields.some((f) => f.id === '54')) {
-    // Say so where field 54 would have been: before the first top-level field with a higher id.
-    const at = out.findIndex((row) => !row.path.includes('.') && row.path > '54');
-    out.splice(at === -1 ? out.length : at, 0, {
-      path: '54',
-      name: 'Transaction Amount',
-      value: '',
-      meaning:
-        decoded.kind === 'dynamic'
-          ? 'absent: the amount comes from the URL'
-          : 'absent: the payer chooses the amount',
-    });
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Encode
-
-function tlv(id: string, value: string): string {
-  const length = Array.from(value).length;
-  if (length === 0) throw new InvalidValue(`field ${id} would be empty`);
-  if (length > 99) throw new InvalidValue(`field ${id} would be ${length} characters long; at most 99 fit`);
-  return `${id}${String(length).padStart(2, '0')}${value}`;
-}
-
-function truncate(text: string, max: number): string {
-  return Array.from(text).slice(0, max).join('');
-}
-
-/**
- * Builds a BR Code with its CRC. Exactly one of `pixKey` (static) or `url` (dynamic, written without
- * `https://`) is required. The merchant name is cut to 25 characters and the city to 15 (the
- * manual's limits); the description is cut to what still fits in the 99-character PIX template.
- * Field 01 is written when `pointOfInitiation` is given, and as `12` for a URL; a static code
- * without it omits field 01 as BACEN's own example does. Characters are kept as given (no accent
- * folding); lengths count characters.
- */
-export function encodeBrCode(input: BrCodeInput): string {
-  const hasKey = input.pixKey !== undefined && input.pixKey !== '';
-  const hasUrl = input.url !== undefined && input.url !== '';
-  if (hasKey === hasUrl) throw new InvalidValue('a BR Code needs exactly one of a PIX key or a URL');
-  const name = truncate(input.merchantName.trim(), MAX_MERCHANT_NAME);
-  const city = truncate(input.merchantCity.trim(), MAX_MERCHANT_CITY);
-  if (name === '') throw new InvalidValue('the merchant name is empty');
-  if (city === '') throw new InvalidValue('the merchant city is empty');
-  const txid = input.txid ?? NO_TXID;
-  if (txid !== NO_TXID && !/^[A-Za-z0-9]{1,25}$/.test(txid)) {
-    throw new InvalidValue(`txid "${txid}" must be 1 to 25 letters and digits`);
-  }
-  if (input.amount !== undefined && (!Number.isSafeInteger(input.amount) || input.amount <= 0)) {
-    throw new InvalidValue(`amount ${input.amount} must be a positive whole number of centavos`);
-  }
-
-  let account = tlv('00', PIX_GUI) + (hasKey ? tlv('01', input.pixKey!) : tlv('25', input.url!));
-  if (input.description) {
-    const room = 99 - Array.from(account).length - 4;
-    const description = truncate(input.description, room);
-    if (description !== '') account += tlv('02', description);
-  }
-  const poi = input.pointOfInitiation ?? (hasUrl ? '12' : undefined);
-
-  let code = tlv('00', '01');
-  if (poi) code += tlv('01', poi);
-  code += tlv('26', account);
-  code += tlv('52', '0000');
-  code += tlv('53', '986');
-  if (input.amount !== undefined) code += tlv('54', formatDecimal(input.amount));
-  code += tlv('58', 'BR');
-  code += tlv('59', name);
-  code += tlv('60', city);
-  if (input.postalCode) code += tlv('61', input.postalCode);
-  code += tlv('62', tlv('05', txid));
-  code += '6304';
-  return code + crc16(code);
 }

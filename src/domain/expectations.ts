@@ -11,8 +11,9 @@
  * place as a batch file's do (domain/batch.ts formatProblem): `line 12 (id NF-7): amount: …`, or in a
  * workbook the cell, `C12 (id NF-7): …`.
  */
-import { amountText, type BatchProblem } from './batch.js';
+import type { BatchProblem } from './batch.js';
 import { detectDelimiter, readCsvRecords } from './batchcsv.js';
+import { amountText } from './batchrow.js';
 import { columnLetters } from './cellref.js';
 import { parseTaxId } from './documents.js';
 import { InvalidValue } from './invalid.js';

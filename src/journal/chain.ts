@@ -35,6 +35,18 @@ export interface Checkpoint {
   bytes: number;
   /** The last line's digest. */
   last: string;
+  /**
+   * The journal's file stamp (storage/files.ts fileStamp) after that line, when its writer vouches that
+   * the journal was sound and untouched by anyone but pix up to it: the journal found with that stamp is
+   * that journal, and a payment may consult its index instead of reading the history (store.ts). Kept
+   * as a digest (stampDigest), so the record stays within CHECKPOINT_BYTES whatever the file's numbers.
+   */
+  seen?: string;
+}
+
+/** A file stamp as the checkpoint keeps it. */
+export function stampDigest(stamp: string): string {
+  return lineDigest(stamp);
 }
 
 /**
@@ -44,7 +56,8 @@ export interface Checkpoint {
 export const CHECKPOINT_BYTES = 128;
 
 export function formatCheckpoint(checkpoint: Checkpoint): string {
-  const text = JSON.stringify({ lines: checkpoint.lines, bytes: checkpoint.bytes, last: checkpoint.last });
+  const { lines, bytes, last, seen } = checkpoint;
+  const text = JSON.stringify({ lines, bytes, last, ...(seen === undefined ? {} : { seen }) });
   return `${text.padEnd(CHECKPOINT_BYTES - 1)}\n`;
 }
 
@@ -61,7 +74,13 @@ export function parseCheckpoint(text: string): Checkpoint | undefined {
   if (!Number.isSafeInteger(lines) || (lines as number) < 1) return undefined;
   if (!Number.isSafeInteger(bytes) || (bytes as number) < 1) return undefined;
   if (typeof last !== 'string') return undefined;
-  return { lines: lines as number, bytes: bytes as number, last };
+  const { seen } = value as Record<string, unknown>;
+  return {
+    lines: lines as number,
+    bytes: bytes as number,
+    last,
+    ...(typeof seen === 'string' ? { seen } : {}),
+  };
 }
 
 /** A line of the chain: its number and digest. */
@@ -191,12 +210,15 @@ const digestOf = (held: Held): string => {
   return held.digest;
 };
 
-export function createChainFollower(): ChainFollower {
-  let last: Held | undefined;
-  let before: Held | undefined;
+/** `from`: the tail of the lines already followed (a journal's index resumes there: store.ts). */
+export function createChainFollower(from?: ChainTail): ChainFollower {
+  const held = (member: Member | undefined): Held | undefined =>
+    member === undefined ? undefined : { line: member.line, text: '', digest: member.digest };
+  let last = held(from?.last);
+  let before = held(from?.before);
   /** The first line with a `prev`: from there on every line has one. */
-  let start: number | undefined;
-  let chained = 0;
+  let start = from?.start;
+  let chained = from?.chained ?? 0;
   let lastDamaged = false;
   const head = () => (last === undefined ? GENESIS : digestOf(last));
   return {

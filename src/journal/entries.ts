@@ -405,6 +405,36 @@ export interface JournalParser {
   head(): string;
   /** Where the lines read end, for the checkpoint (chain.ts judgeCheckpoint); `bytes`: their length. */
   tail(bytes: number): ChainTail;
+  /**
+   * Where this parser stands, holding the entries `still` keeps, to resume from (`from`); undefined when
+   * it is no place to resume: a damaged line was read, or the last line is no line of the chain.
+   */
+  state(still: (entry: JournalEntry) => boolean): ParserState | undefined;
+}
+
+/**
+ * Where a parser stands after the lines it read, with the entries that still matter: enough to read on
+ * from there (the journal's index, store.ts) without the lines before.
+ */
+export interface ParserState {
+  /** Lines read, as an editor numbers them. */
+  lines: number;
+  /** The `seq` the next entry gets. */
+  seq: number;
+  /** The chain's tail there (its `bytes` are the store's to say). */
+  chain: ChainTail;
+  entries: JournalEntry[];
+}
+
+/**
+ * A parser resumed from a ParserState met a line of an entry it does not hold (an outcome, a finding or a
+ * match of an entry it let go of): that line can only be judged with the history, which must be read.
+ */
+export class HistoryNeeded extends Error {
+  constructor(id: string) {
+    super(`a line of entry ${shortId(id)}, which the index does not hold`);
+    this.name = 'HistoryNeeded';
+  }
 }
 
 /** The kinds of line that change an entry after its start. */
@@ -430,21 +460,28 @@ export interface JournalWatch {
  * `keep`, when given, says which entries to hold: the others are parsed (so damage is still found) and
  * counted, and only their ids are kept, so that their later lines are known to belong to them. `watch`
  * (JournalWatch) hears of each change to a held entry and lets settled ones go (and then no id is kept).
+ * `from` resumes where a parser's `state()` stood (the lines before it are not read again): a later line
+ * of an entry it does not hold throws HistoryNeeded.
  */
 export function createJournalParser(
   onStart?: (entry: JournalEntry) => void,
   keep?: (entry: JournalEntry) => boolean,
   watch?: JournalWatch,
+  from?: ParserState,
 ): JournalParser {
   const byId = new Map<string, JournalEntry>();
+  for (const entry of from?.entries ?? []) {
+    byId.set(entry.id, entry);
+    onStart?.(entry);
+  }
   const passed = new Set<string>();
   /** Each damaged line with its text: an acceptance names the text it accepted by its digest. */
   const damaged: Damaged[] = [];
   const acceptances: Acceptance[] = [];
-  const chain = createChainFollower();
+  const chain = createChainFollower(from?.chain);
   const torn: number[] = [];
-  let lineNumber = 0;
-  let seq = 0;
+  let lineNumber = from?.lines ?? 0;
+  let seq = from?.seq ?? 0;
   const texts = new Map<string, string>();
   const intern: Intern = (text) => {
     if (text === undefined) return undefined;
@@ -496,6 +533,7 @@ export function createJournalParser(
     const entry = byId.get(record.id);
     if (!entry) {
       if (passed.has(record.id) || watch !== undefined) return undefined;
+      if (from !== undefined) throw new HistoryNeeded(record.id);
       return `an outcome for entry ${shortId(record.id)}, whose start line is missing or damaged`;
     }
     const applied = update(entry, record);
@@ -589,6 +627,13 @@ export function createJournalParser(
     acceptances: () => [...acceptances],
     head: () => (unreadable === undefined ? chain.head() : lineDigest(unreadable.text)),
     tail: (bytes) => chain.tail(lineNumber, bytes, unreadable),
+    state(still) {
+      // Only a sound place to resume: no damage, and the last line read a line of the chain.
+      if (damagedNow().length > 0) return undefined;
+      const tail = chain.tail(lineNumber, 0);
+      if (tail.last?.line !== lineNumber) return undefined;
+      return { lines: lineNumber, seq, chain: tail, entries: [...byId.values()].filter(still) };
+    },
   };
 }
 

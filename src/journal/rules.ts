@@ -157,6 +157,21 @@ function blocks(
   return age < DUPLICATE_WINDOW_MS ? why : undefined;
 }
 
+/**
+ * Whether an entry can still matter to a payment's questions once every question asks only about entries
+ * started within some window (the journal's index keeps these from before its window, and every entry
+ * within it: store.ts): an unresolved entry holds a payment with no time limit, and a dynamic code paid,
+ * or held, is one payment forever (blocks). A code's digest names its bytes, and so whether it is dynamic:
+ * only a code recorded as static (`dynamic: false`) is let go of. The rest (paid, refused) stops the same
+ * payment only within DUPLICATE_WINDOW_MS, and a batch row's history is asked of the whole journal.
+ */
+export function mattersBeyondWindow(entry: JournalEntry): boolean {
+  if (isUnresolved(entry)) return true;
+  const { payment } = entry;
+  if (entry.kind !== 'payment' || payment?.emvHash === undefined || payment.dynamic === false) return false;
+  return blockingState(entry) !== undefined;
+}
+
 /** Which earlier entries a question looks at. */
 export interface Scope {
   /** Only entries started before this one (by `seq`): after appending our own line, to close the race. */

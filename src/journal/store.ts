@@ -20,6 +20,7 @@
  * the guard's questions (by batch row, by payee) go to the index (indexes.ts), not over every entry.
  */
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock, Processes } from '../context.js';
 import { PixError } from '../errors.js';
@@ -32,6 +33,7 @@ import {
   type PrivateTail,
   readPrivateFile,
   readPrivateFrom,
+  stampOf,
   withFileLockSync,
 } from '../storage/files.js';
 import { SYSTEM } from '../system.js';
@@ -46,6 +48,7 @@ import {
   judgeCheckpoint,
   lineDigest,
   parseCheckpoint,
+  stampDigest,
 } from './chain.js';
 import {
   type Acceptance,
@@ -54,6 +57,7 @@ import {
   type ChargeMatchRecord,
   createJournalParser,
   type FinishFields,
+  HistoryNeeded,
   JOURNAL_FILE,
   type JournalDamage,
   type JournalEntry,
@@ -64,12 +68,21 @@ import {
   startLine,
   TORN_MARK,
 } from './entries.js';
-import { createJournalIndex } from './indexes.js';
+import { createJournalIndex, type JournalIndex } from './indexes.js';
+import {
+  digestOfLineEndingAt,
+  INDEX_SUFFIX,
+  INDEX_WINDOW_MS,
+  readIndexFile,
+  writeIndexFile,
+} from './indexfile.js';
 import {
   type Account,
   type Blocker,
+  DUPLICATE_WINDOW_MS,
   type DuplicateQuery,
   findBlocking,
+  mattersBeyondWindow,
   rowBlocker,
   type Scope,
 } from './rules.js';
@@ -113,6 +126,8 @@ export interface Journal {
   rowBlocker(row: string, account: Account, scope?: JournalScope): Blocker | undefined;
   /** The payments of batch rows with this id, oldest first (every account). */
   rowEntries(row: string): readonly JournalEntry[];
+  /** Payments of this amount started at or after `since`. */
+  payments(amount: number, since: Date): JournalEntry[];
   /** The live pix process, other than this one, that is still sending this entry, if any. */
   inFlightElsewhere(entry: JournalEntry): number | undefined;
 }
@@ -141,6 +156,9 @@ const READ_BYTES = 1 << 20;
  * 82 MB with these), for a few hundred more reads of a file the page cache holds.
  */
 const FOLLOW_BYTES = 1 << 16;
+
+/** A payment that read this many bytes past the index file writes it anew. */
+const INDEX_LAG_BYTES = 256 * 1024;
 
 const NO_TAIL: ChainTail = { lines: 0, bytes: 0, chained: 0 };
 
@@ -183,17 +201,22 @@ interface Loaded {
  */
 function journalTail<T extends Loaded>(
   path: string,
-  fresh: (identity: string) => T,
+  fresh: (identity: string, stamp: string | undefined) => T,
   pieceBytes = READ_BYTES,
 ) {
   let loaded: T | undefined;
+  const fromFile: PieceSource = (offset, limit) => readPrivateFrom(path, offset, limit);
   return {
     current: () => loaded,
-    load(
-      source: PieceSource = (offset, limit) => readPrivateFrom(path, offset, limit),
-      until = Number.POSITIVE_INFINITY,
-    ): T | undefined {
+    /** Starts from `state` (resumed from the journal's index file), or from nothing. */
+    set(state: T | undefined) {
+      loaded = state;
+    },
+    load(source: PieceSource = fromFile, until = Number.POSITIVE_INFINITY): T | undefined {
       for (;;) {
+        // Read from its start, the file's stamp before the first byte: unchanged after the last, what was
+        // read is the journal there (store.ts keepIndex vouches for it).
+        const stamp = loaded === undefined && source === fromFile ? stampOf(path)?.stamp : undefined;
         const limitFrom = (offset: number) => Math.max(0, Math.min(pieceBytes, until - offset));
         let limit = limitFrom(loaded?.offset ?? 0);
         let piece = source(loaded?.offset ?? 0, limit);
@@ -206,7 +229,7 @@ function journalTail<T extends Loaded>(
             limit = limitFrom(0);
             piece = source(0, limit) ?? { ...piece, bytes: Buffer.alloc(0) };
           }
-          loaded = fresh(piece.identity);
+          loaded = fresh(piece.identity, stamp);
         }
         let whole = piece.bytes.lastIndexOf(0x0a) + 1;
         const full = limit > 0 && piece.bytes.length === limit;
@@ -215,7 +238,14 @@ function journalTail<T extends Loaded>(
           piece = source(loaded.offset) ?? piece;
           whole = piece.bytes.lastIndexOf(0x0a) + 1;
         }
-        loaded.parser.feed(piece.bytes.toString('utf8', 0, whole));
+        try {
+          loaded.parser.feed(piece.bytes.toString('utf8', 0, whole));
+        } catch (error) {
+          // Resumed from the index, a line names an entry it let go of: the history is read after all.
+          if (!(error instanceof HistoryNeeded)) throw error;
+          loaded = undefined;
+          continue;
+        }
         loaded.offset += whole;
         if (!full || whole === 0) return loaded;
       }
@@ -243,13 +273,30 @@ export function openJournal(
     ensurePrivateDir(dir);
     return withFileLockSync(path, `the journal ${path}`, host, work);
   };
+  const indexPath = `${path}${INDEX_SUFFIX}`;
   // The journal only grows: each read parses just the whole lines appended since the last one, and
-  // starts over if the file was replaced or cut.
-  const tail = journalTail(path, (identity) => {
+  // starts over if the file was replaced or cut. Read from its start, it holds every entry; resumed from
+  // the index file (indexfile.ts), those started at or after `since` and those that still matter before
+  // it (rules.ts mattersBeyondWindow).
+  interface Parsed extends Loaded {
+    index: JournalIndex;
+    /** Resumed from the index file: entries started before this (ms) that no longer matter are not held. */
+    since?: number;
+    /** Where it was resumed (the index file's length). */
+    resumedAt?: number;
+    /** Read from the start: the file's stamp then. */
+    stamp?: string;
+  }
+  const tail = journalTail(path, (identity, stamp): Parsed => {
     const index = createJournalIndex();
-    return { identity, offset: 0, parser: createJournalParser((entry) => index.add(entry), only), index };
+    return {
+      identity,
+      offset: 0,
+      parser: createJournalParser((entry) => index.add(entry), only),
+      index,
+      ...(stamp === undefined ? {} : { stamp }),
+    };
   });
-  type Parsed = NonNullable<ReturnType<typeof tail.current>>;
   /** Reads and parses what was appended since the last read, from the file, or through `source`. */
   const load = (source?: PieceSource): Parsed | undefined => tail.load(source);
   const tailOf = (loaded: Parsed | undefined): ChainTail => loaded?.parser.tail(loaded.offset) ?? NO_TAIL;
@@ -299,11 +346,103 @@ export function openJournal(
       return { kind: 'damaged', ...cutDamage(judgement.checkpoint, tailOf(tail.current())), checkpoint };
     return { ...judgement, checkpoint };
   };
+  /**
+   * Resumes from the index file when the journal is the one it was made from: the checkpoint vouches for
+   * the journal as it is (its stamp: untouched by anyone but pix since a pix found it sound), the index
+   * names this file at a length within it, and the line ending there is the one it names. Else undefined
+   * (the journal is read from its start).
+   */
+  const resume = (): Parsed | undefined => {
+    const now = stampOf(path);
+    const checkpoint = readCheckpoint();
+    if (now === undefined || checkpoint?.seen !== stampDigest(now.stamp) || checkpoint.bytes !== now.size)
+      return undefined;
+    const found = readIndexFile(indexPath);
+    if (found === undefined || found.identity !== now.identity || found.bytes > now.size) return undefined;
+    if (digestOfLineEndingAt(path, now.identity, found.bytes) !== found.state.chain.last?.digest)
+      return undefined;
+    const index = createJournalIndex();
+    return {
+      identity: now.identity,
+      offset: found.bytes,
+      parser: createJournalParser((entry) => index.add(entry), undefined, undefined, found.state),
+      index,
+      since: found.since,
+      resumedAt: found.bytes,
+    };
+  };
+  /**
+   * The journal loaded for a payment's questions: resumed from the index file when it holds, as long as
+   * what is held covers entries started since `from` (ms); else (and for any other question) read whole.
+   */
+  const loadFor = (from: number | 'all'): Parsed | undefined => {
+    const current = tail.current();
+    if (current?.since !== undefined && (from === 'all' || from < current.since)) tail.set(undefined);
+    if (tail.current() === undefined && from !== 'all' && only === undefined) {
+      const resumed = resume();
+      tail.set(resumed?.since !== undefined && from < resumed.since ? undefined : resumed);
+    }
+    return load();
+  };
+  /**
+   * After a payment found the journal sound: a journal read from its start, unchanged since (its stamp),
+   * is vouched for in the checkpoint (under the lock), and the index file is written anew when there was
+   * none to resume from or the lines read past it are many. Nothing here is needed for the payment:
+   * whatever fails, the next one reads the history.
+   */
+  const keepIndex = (end: End): void => {
+    const loaded = tail.current();
+    if (loaded === undefined || end.kind !== 'ok' || end.lag !== 0) return;
+    if (loaded.since !== undefined && loaded.offset - (loaded.resumedAt ?? 0) < INDEX_LAG_BYTES) return;
+    try {
+      if (loaded.since === undefined) {
+        const { stamp } = loaded;
+        const checkpoint = end.checkpoint;
+        if (stamp === undefined || checkpoint === undefined || checkpoint.bytes !== loaded.offset) return;
+        const vouched = locked(() => {
+          if (stampOf(path)?.stamp !== stamp) return false;
+          if (checkpoint.seen === stampDigest(stamp)) return true;
+          // Vouched for anew (it was not, or was changed by someone else): an index made before is of the
+          // journal as it was then, and is dropped whatever comes next.
+          rmSync(indexPath, { force: true });
+          overwritePrivateFile(checkpointPath, formatCheckpoint({ ...checkpoint, seen: stampDigest(stamp) }));
+          // The checkpoint as judged is no longer the one on disk: the next append reads it again.
+          sound = undefined;
+          return true;
+        });
+        // A reader holding some entries (a batch) makes no index.
+        if (!vouched || only !== undefined) return;
+      }
+      const since = Math.max(
+        loaded.since ?? Number.NEGATIVE_INFINITY,
+        clock.now().getTime() - INDEX_WINDOW_MS,
+      );
+      const state = loaded.parser.state(
+        (entry) => Date.parse(entry.at) >= since || mattersBeyondWindow(entry),
+      );
+      if (state === undefined) return;
+      locked(() => {
+        // Written only of the journal as it is now, vouched for.
+        const now = stampOf(path);
+        if (
+          now === undefined ||
+          now.size !== loaded.offset ||
+          readCheckpoint()?.seen !== stampDigest(now.stamp)
+        )
+          return;
+        writeIndexFile(indexPath, { identity: loaded.identity, bytes: loaded.offset, since, state });
+      });
+    } catch {
+      // A cache: a read-only directory or a full disk leaves the payments reading the history.
+    }
+  };
   /** Appends `record` naming the last line as `prev`, then records it in the checkpoint; under the lock. */
   const appendLocked = (record: object, accepting: boolean) => {
     let end: End | undefined;
     let read = NO_TAIL;
     let text = '';
+    /** The journal as a vouched-for pix left it (its checkpoint names its stamp): so is it after this line. */
+    let vouched = false;
     // What was appended since the last read is read through the descriptor the line is appended on.
     const written = appendPrivateLine(
       path,
@@ -315,6 +454,7 @@ export function openJournal(
             ? { kind: 'damaged', ...cutDamage(judgement.checkpoint, tailOf(loaded)), checkpoint }
             : { ...judgement, checkpoint };
         read = tailOf(loaded);
+        vouched = !accepting && end.kind === 'ok' && checkpoint?.seen === stampDigest(file.stamp);
         const { last } = read;
         if (end.kind === 'ok' && last !== undefined && checkpoint?.last !== last.digest) {
           // A writer was killed between its line and its checkpoint: the checkpoint is brought up to
@@ -337,7 +477,12 @@ export function openJournal(
     if (end?.kind === 'damaged' && !accepting) return;
     // The line's number: after the lines read, or after a torn line and its mark (files.ts).
     const line = read.lines + (written.tornBefore ? 3 : 1);
-    const checkpoint = { lines: line, bytes: written.size, last: lineDigest(text) };
+    const checkpoint: Checkpoint = {
+      lines: line,
+      bytes: written.size,
+      last: lineDigest(text),
+      ...(vouched ? { seen: stampDigest(written.stamp) } : {}),
+    };
     sound = undefined;
     try {
       overwritePrivateFile(checkpointPath, formatCheckpoint(checkpoint));
@@ -348,20 +493,30 @@ export function openJournal(
       // append replaces it. Behind by more (it keeps failing: a full disk), readers say so.
     }
   };
-  const append = (record: object) => locked(() => appendLocked(record, false));
+  const append = (record: object) => {
+    // A payment's lines: the journal read on from its index file, when that holds.
+    if (tail.current() === undefined) loadFor(clock.now().getTime() - DUPLICATE_WINDOW_MS);
+    locked(() => appendLocked(record, false));
+  };
   const seqOf = (loaded: Parsed, scope: JournalScope): Scope => {
     const { before, ...rest } = scope;
     if (before === undefined) return rest;
     return { ...rest, before: loaded.parser.get(before)?.seq ?? Number.POSITIVE_INFINITY };
   };
+  /** The damage a reader is told of (`whole`: every line read, as `pix journal verify` reports). */
+  const report = (whole: boolean) => {
+    loadFor(whole ? 'all' : clock.now().getTime() - DUPLICATE_WINDOW_MS);
+    const end = judgeEnd(false);
+    const loaded = tail.current();
+    const damage = loaded?.parser.damage() ?? [];
+    if (end.kind === 'damaged') damage.push({ line: end.line, reason: end.reason });
+    return { end, loaded, damage };
+  };
   const journal: Journal = {
     path,
-    read: () => load()?.parser.entries() ?? [],
+    read: () => loadFor('all')?.parser.entries() ?? [],
     verify() {
-      const end = judgeEnd(false);
-      const loaded = tail.current();
-      const damage = loaded?.parser.damage() ?? [];
-      if (end.kind === 'damaged') damage.push({ line: end.line, reason: end.reason });
+      const { end, loaded, damage } = report(true);
       const { checkpoint } = end;
       const { start } = tailOf(loaded);
       return {
@@ -376,6 +531,7 @@ export function openJournal(
       };
     },
     accept() {
+      loadFor('all');
       return locked(() => {
         const end = judgeEnd(true);
         const found: AcceptedDamage[] = tail.current()?.parser.damageToAccept() ?? [];
@@ -386,8 +542,12 @@ export function openJournal(
       });
     },
     checkSound() {
-      const { damage } = journal.verify();
-      if (damage.length === 0) return;
+      // What a payment asks: the journal read on from its index file, when that holds (indexfile.ts).
+      const { end, damage } = report(false);
+      if (damage.length === 0) {
+        keepIndex(end);
+        return;
+      }
       throw new PixError(
         'declined',
         `the journal is damaged: ${describeDamage(path, damage)}; nothing was sent`,
@@ -418,7 +578,8 @@ export function openJournal(
       append({ id, at: clock.now().toISOString(), match });
     },
     findBlocking(query, account, scope = {}) {
-      const loaded = load();
+      // What the rules find blocking started within the duplicate window, or still matters (rules.ts).
+      const loaded = loadFor(clock.now().getTime() - DUPLICATE_WINDOW_MS);
       if (loaded === undefined) return undefined;
       return findBlocking(
         loaded.index.byPayee(query, query.amountCentavos),
@@ -429,11 +590,19 @@ export function openJournal(
       );
     },
     rowBlocker(row, account, scope = {}) {
-      const loaded = load();
+      // A batch row's payments, however old: the whole journal.
+      const loaded = loadFor('all');
       if (loaded === undefined) return undefined;
       return rowBlocker(loaded.index.byRow(row), account, seqOf(loaded, scope));
     },
-    rowEntries: (row) => load()?.index.byRow(row) ?? [],
+    rowEntries: (row) => loadFor('all')?.index.byRow(row) ?? [],
+    payments(amount, since) {
+      const from = since.getTime();
+      const loaded = loadFor(from);
+      return (loaded?.index.byAmount(amount) ?? []).filter(
+        (entry) => entry.kind === 'payment' && Date.parse(entry.at) >= from,
+      );
+    },
     inFlightElsewhere(entry) {
       const { pid } = entry;
       if (processes === undefined || pid === undefined || pid === processes.pid) return undefined;

@@ -87,7 +87,10 @@ export interface JournalStore {
   rowBlocker(row: string, account: Account, scope?: JournalScope): Promise<Blocker | undefined>;
   /** The payments of batch rows with this id, oldest first (every account). */
   rowEntries(row: string): Promise<readonly JournalEntry[]>;
-  /** The live pix still sending this entry, other than this process, if any. */
+  /**
+   * The live pix still sending this entry, other than this process, if any. Undefined when none is: the
+   * entry is then as it is now (finished or resolved meanwhile, by any writer), for the caller to judge.
+   */
   holder(entry: JournalEntry): Promise<Holder | undefined>;
   close(): Promise<void>;
 }
@@ -133,13 +136,13 @@ export function fileStore(
     where: journal.path,
     read: async () => journal.read(),
     async payments(amount, since) {
+      if (only === undefined) return journal.payments(amount, since);
+      // A store holding only some entries (a batch's) reads the file again for these alone.
       const mine = (entry: JournalEntry) =>
         entry.kind === 'payment' &&
         entry.amountCentavos === amount &&
         Date.parse(entry.at) >= since.getTime();
-      // A store holding only some entries (a batch's) reads the file again for these alone.
-      const source = only === undefined ? journal : openJournal(dir, clock, processes, mine);
-      return source.read().filter(mine);
+      return openJournal(dir, clock, processes, mine).read().filter(mine);
     },
     // The file only grows: its size changes with every line.
     version: async () => String(statSync(journal.path, { throwIfNoEntry: false })?.size ?? 0),

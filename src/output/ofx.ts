@@ -18,7 +18,7 @@
  * Every server text goes through the one sanitizer (xmlSafe: controls shown escaped, `<>&` as entities),
  * so a counterparty named `</NAME><STMTTRN>` stays inside its NAME.
  */
-import { wallClockMs } from '../domain/when.js';
+import { wallClockMs } from '../domain/timezones.js';
 import { PixError } from '../errors.js';
 import { safeText, xmlSafe } from './sanitize.js';
 

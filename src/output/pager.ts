@@ -10,7 +10,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { childEnv, type Env } from '../context.js';
 import { nodeOut } from './iostreams.js';
-import type { Pager } from './writer.js';
+import type { Pager } from './output.js';
 
 /** How to start the pager: a program and its arguments, found on PATH. */
 export interface PagerCommand {

@@ -3,10 +3,10 @@ import { formatDecimal } from '../domain/money.js';
 import { formatDayFirst } from '../domain/when.js';
 import { fieldsSinkOf, isMoneyField, type Json, pickFields, pickRecord, valueAt } from './fields.js';
 import type { OutStream } from './iostreams.js';
+import type { RecordTally } from './output.js';
 import { portugueseHeader, portugueseValue } from './ptbr.js';
 import { escapeUnsafe, jsonSafe, spreadsheetSafe } from './sanitize.js';
 import type { Cell, ColumnKind, TableColumn, TableStream } from './table.js';
-import type { RecordTally } from './writer.js';
 import type { SheetWriter } from './xlsx.js';
 
 /**

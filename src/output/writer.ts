@@ -15,11 +15,21 @@
  * writing stops and pix ends quietly. Through `deps.output` a command also tells the writer what a lost
  * output would lose (`ifLost`: a created charge) and counts the records of a list (`records`), so an
  * interrupted or failed export says how many records were written of how many.
+ *
+ * What is asked of it is declared in `output.ts`; the temporary file of `--output-file` is handled by
+ * `outputfile.ts`.
  */
-import type { FileHandle } from 'node:fs/promises';
-import { describeSystemError, PixError, usageError } from '../errors.js';
-import type { OutputCapture, OutputTransform } from './capture.js';
+import { describeSystemError, PixError } from '../errors.js';
+import type { OutputTransform } from './capture.js';
 import type { IOStreams, OutStream } from './iostreams.js';
+import type { OutputWriter, Pager } from './output.js';
+import {
+  discardOutputFile,
+  type FileTarget,
+  openOutputFile,
+  putInPlace,
+  syncDirectoryOf,
+} from './outputfile.js';
 import { createWordWrapper } from './wrap.js';
 
 /** Data is handed to the destination in chunks of about this size. */
@@ -37,97 +47,6 @@ class OutputClosed extends Error {
     super('output closed by its reader');
     this.name = 'OutputClosed';
   }
-}
-
-/** Counts the records of a list as they are handed to stdout. */
-export interface RecordTally {
-  /** `count` (default 1) more records were written to stdout, whole: call it just after writing their text. */
-  add(count?: number): void;
-  /** The list is complete: a later failure of the command no longer makes it partial. */
-  done(): void;
-}
-
-/** What commands ask of the writer, besides writing (deps.output). */
-export interface Output {
-  /**
-   * A list of `total` records (undefined: not known) starts on stdout. If the command then fails or is
-   * interrupted before `done()`, stderr says `interrupted: wrote 12,300 of 100,000 records` (or, on a
-   * failure, `the output is incomplete: …`), counting only the records that reached the destination.
-   */
-  records(total?: number): RecordTally;
-  /**
-   * Something exists now whose only record was the output (`the charge was created: id …`): said on
-   * stderr if the output cannot be written.
-   */
-  ifLost(note: string): void;
-  /** Points stdout at its destination once the command is known (cli/program.ts, before it runs). */
-  open(target: OutputTarget): Promise<void>;
-  /**
-   * What was written is the output even though the command ends by a signal (a live view's Ctrl-C): an
-   * `--output-file` is put in place now, as on success (commit).
-   */
-  keep(): Promise<void>;
-}
-
-/** A running pager (output/pager.ts). */
-export interface Pager {
-  /** The pager's stdin. */
-  input: OutStream;
-  /** Ends its input and resolves when the person has quit it. */
-  close(): Promise<void>;
-  /** Stops it at once (SIGTERM ended pix). */
-  kill(): void;
-}
-
-/**
- * Where the output goes, decided once the command is known (cli/program.ts). A `file` that cannot be
- * created is exit 2, before the command runs.
- */
-export interface OutputTarget {
-  /** `--output-file`: the path as the user gave it. */
-  file?: string | undefined;
-  /** `--force`: FILE may exist and is replaced; without it an existing FILE is exit 2, as for `--qr-png`. */
-  replace?: boolean;
-  /** Starts the pager; given only when stdout is a terminal and the command's output can be long. */
-  pager?: (() => Pager) | undefined;
-  /**
-   * `--jq`/`--fields` (output/capture.ts): what the command writes is kept, and on `commit()` what the
-   * transform made from the writer's streams makes of it is written instead; a failed command writes nothing.
-   */
-  capture?: OutputCapture | undefined;
-}
-
-export interface OutputWriter extends Output {
-  readonly stdout: OutStream;
-  readonly stderr: OutStream;
-  /**
-   * The command succeeded: writes what is held, waits for every byte to be out, replaces FILE, waits
-   * for the pager to be quit. Throws the write error (PixError, exit 1) when the output was lost.
-   */
-  commit(): Promise<void>;
-  /**
-   * The command failed: writes the whole records held (stdout), throws the temporary file away, ends
-   * the pager (waits for it to be quit; kills it on SIGTERM). Returns the lines to say on stderr after
-   * the error: the partial count, what was lost with the output.
-   */
-  abort(signal?: 'SIGINT' | 'SIGTERM'): Promise<{ partial?: string; lost: string[] }>;
-  /** True once the reader went away (EPIPE): the run ends quietly. */
-  readonly closed: boolean;
-  /** A pager holds the terminal: a second Ctrl-C must not end pix under it. */
-  readonly paging: boolean;
-  /** Removes the temporary file at once (the process is about to exit on a second signal). */
-  discardNow(): void;
-}
-
-interface FileTarget {
-  path: string;
-  shown: string;
-  temp: string;
-  handle: FileHandle;
-  stream: import('node:fs').WriteStream;
-  sink: OutStream;
-  fs: typeof import('node:fs/promises');
-  unlinkSync: (path: string) => void;
 }
 
 /** `12300` → `12,300`. */
@@ -345,14 +264,6 @@ export function createOutputWriter(
     drained: () => io.stderr.drained(),
   };
 
-  const discardFile = async () => {
-    if (!file) return;
-    const { handle, temp, fs } = file;
-    file.stream.destroy();
-    await handle.close().catch(() => {});
-    await fs.unlink(temp).catch(() => {});
-  };
-
   const writer: OutputWriter = {
     stdout,
     stderr,
@@ -366,44 +277,8 @@ export function createOutputWriter(
     async open(target) {
       transform = target.capture?.({ captured: stdout, direct });
       if (target.file !== undefined) {
-        const [fs, path, { unlinkSync }] = await Promise.all([
-          import('node:fs/promises'),
-          import('node:path'),
-          import('node:fs'),
-        ]);
-        const absolute = path.resolve(target.file);
-        const existing = await fs.stat(absolute).catch(() => undefined);
-        if (existing?.isDirectory()) throw usageError('--output-file', `${target.file} is a directory`);
-        // One rule for every file pix writes: an existing one is replaced only when asked (--force).
-        if (existing && !target.replace) {
-          throw usageError('--output-file', `${target.file} already exists; add --force to replace it`);
-        }
-        // The file keeps its mode when replaced; a new one gets the usual 0666 less the umask, like `>`.
-        const mode = existing ? existing.mode & 0o777 : 0o666;
-        const temp = `${absolute}.${Math.floor(random() * 0x100000000).toString(36)}.tmp`;
-        let handle: FileHandle;
-        try {
-          handle = await fs.open(temp, 'wx', mode);
-        } catch (error) {
-          const described = describeSystemError(error);
-          throw usageError(
-            '--output-file',
-            `cannot write ${target.file}: ${described ? described.message.replace(/^cannot \w+( \S+)?: /, '') : String(error)}`,
-          );
-        }
-        const stream = handle.createWriteStream({ autoClose: false, highWaterMark: CHUNK });
-        stream.on('error', () => {});
-        const fileSink: OutStream = {
-          isTTY: false,
-          columns: 80,
-          write: (chunk, done) => stream.write(chunk, done),
-          drained: () =>
-            stream.writableNeedDrain
-              ? new Promise((resolve) => stream.once('drain', () => resolve()))
-              : Promise.resolve(),
-        };
-        file = { path: absolute, shown: target.file, temp, handle, stream, sink: fileSink, fs, unlinkSync };
-        sink = fileSink;
+        file = await openOutputFile(target.file, target.replace, random, CHUNK);
+        sink = file.sink;
         where = target.file;
         return;
       }
@@ -447,28 +322,14 @@ export function createOutputWriter(
       if (file) {
         const target = file;
         try {
-          await new Promise<void>((resolve, reject) => {
-            target.stream.once('error', reject);
-            target.stream.end(() => resolve());
-          });
-          await target.handle.sync();
-          // The stream holds the handle until destroyed (autoClose is off, so that it can be fsynced first).
-          target.stream.destroy();
-          await target.handle.close();
-          await target.fs.rename(target.temp, target.path);
+          await putInPlace(target);
         } catch (error) {
           failure ??= error;
           await target.fs.unlink(target.temp).catch(() => {});
           throw writeFailure(error, where);
         }
         file = undefined;
-        // The rename is durable once the directory is: best effort (some file systems refuse it).
-        const { dirname } = await import('node:path');
-        const directory = await target.fs.open(dirname(target.path), 'r').catch(() => undefined);
-        await directory
-          ?.sync()
-          .catch(() => {})
-          .finally(() => directory.close());
+        await syncDirectoryOf(target);
       }
       if (pager) await pager.close();
     },
@@ -479,7 +340,7 @@ export function createOutputWriter(
       captured = [];
       transform = undefined;
       if (file) {
-        await discardFile();
+        await discardOutputFile(file);
       } else {
         // Whole records only are held: they are written, so the count below is what the reader got.
         push();

@@ -20,7 +20,7 @@
  */
 import { Zip, ZipDeflate } from 'fflate';
 import { columnLetters } from '../domain/cellref.js';
-import { wallClockMs } from '../domain/when.js';
+import { wallClockMs } from '../domain/timezones.js';
 import { xmlSafe } from './sanitize.js';
 import type { ColumnKind } from './table.js';
 

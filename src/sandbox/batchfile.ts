@@ -13,7 +13,7 @@
  * a key the DICT does not know, a magic amount); its id says which (`…-err-<kind>`).
  */
 import type { TextBatchFormat } from '../domain/batch.js';
-import { encodeBrCode } from '../domain/brcode.js';
+import { encodeBrCode } from '../domain/brcodeencode.js';
 import { type Centavos, formatDecimal } from '../domain/money.js';
 import { MAGIC } from './failure.js';
 import { COMPANIES, FIRST, LAST, MISSING_KEYS, withCnpjDigits, withCpfDigits } from './people.js';

@@ -2,7 +2,7 @@
  * The charges of the sandbox account, independent of HTTP: validate a request body, change the state,
  * and build the API's response objects (amounts in decimal reais on the wire, centavos inside).
  */
-import { encodeBrCode } from '../domain/brcode.js';
+import { encodeBrCode } from '../domain/brcodeencode.js';
 import {
   type Amounts,
   BRASILIA_TIME_ZONE,

@@ -31,9 +31,10 @@ import {
   withFileLock,
   writeFileAtomic,
 } from '../storage/files.js';
-import { applyPatch, type Patch, RECORD_COLLECTIONS, watch } from './changes.js';
+import { applyPatch, type Patch, watch } from './changes.js';
 import type { GeneratedStatement, SandboxState } from './model.js';
 import { GeneratedEntries, initialState, StatementView } from './seed.js';
+import { isPatchLine, isState } from './stateshape.js';
 
 export class StateError extends Error {
   constructor(message: string) {
@@ -46,7 +47,7 @@ export class StateError extends Error {
 const COMPACT_AT_BYTES = 64 * 1024;
 
 /** A patch line: what one update changed (changes.ts), after the snapshot whose token is `log`. */
-type PatchLine = Patch & { log: string; seq: number };
+export type PatchLine = Patch & { log: string; seq: number };
 
 /** What a store holds of its file: the state, and where in the file it stands. */
 interface Loaded {
@@ -375,48 +376,4 @@ export class StateStore {
       throw error;
     }
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isPatchLine(value: unknown): value is PatchLine {
-  if (!isRecord(value)) return false;
-  const { log, seq, top, activity } = value;
-  if (typeof log !== 'string' || !Number.isSafeInteger(seq) || !isRecord(top)) return false;
-  if ('activity' in top || RECORD_COLLECTIONS.some((name) => name in top)) return false;
-  if (!isState({ ...top, activity: [], charges: {}, consultations: {}, transfers: {} })) return false;
-  for (const name of RECORD_COLLECTIONS) {
-    const changed = value[name];
-    if (changed === undefined) continue;
-    if (!isRecord(changed) || !Object.values(changed).every((r) => r === null || isRecord(r))) return false;
-  }
-  return (
-    activity === undefined ||
-    (Array.isArray(activity) &&
-      activity.every(
-        (pair) =>
-          Array.isArray(pair) &&
-          pair.length === 2 &&
-          Number.isSafeInteger(pair[0]) &&
-          pair[0] >= 0 &&
-          isRecord(pair[1]),
-      ))
-  );
-}
-
-function isState(value: unknown): value is SandboxState {
-  if (typeof value !== 'object' || value === null) return false;
-  const state = value as Partial<SandboxState>;
-  return (
-    state.version === 1 &&
-    Array.isArray(state.keys) &&
-    Array.isArray(state.activity) &&
-    typeof state.generated === 'object' &&
-    typeof state.charges === 'object' &&
-    typeof state.consultations === 'object' &&
-    typeof state.transfers === 'object' &&
-    typeof state.clockOffsetMs === 'number'
-  );
 }

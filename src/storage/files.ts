@@ -159,6 +159,27 @@ export function fileIdentity(stats: Stats): string {
   return `${stats.dev}:${stats.ino}`;
 }
 
+/**
+ * What tells one state of a file from any other without reading it: device, inode, size, and the times of
+ * its last modification and last change, to the nanosecond. Every write changes the change time, which no
+ * one can set back (touch sets the modification time only), and a kernel with multigrain timestamps (Linux
+ * 6.13 onwards) gives the first change after a stat a time of its own; on a coarser clock, a write made
+ * within one tick of the last stat keeping the size would go unseen. As git's index trusts a file's stat.
+ */
+export function fileStamp(fd: number): string {
+  const stats = fstatSync(fd, { bigint: true });
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+}
+
+/** fileStamp of `path` with its identity and size, or undefined when it does not exist. */
+export function stampOf(path: string): { stamp: string; identity: string; size: number } | undefined {
+  return withPrivateFile(path, (fd, stats) => ({
+    stamp: fileStamp(fd),
+    identity: fileIdentity(stats),
+    size: stats.size,
+  }));
+}
+
 /** What readPrivateFrom found: the bytes from the offset asked for, the file's identity and size. */
 export interface PrivateTail {
   bytes: Buffer;
@@ -395,6 +416,8 @@ export interface AppendingFile {
   identity: string;
   /** Its size before the line. */
   size: number;
+  /** Its fileStamp before the line. */
+  stamp: string;
   /** What readPrivateFrom would give, read through the same descriptor. */
   readFrom(offset: number, limit?: number): PrivateTail;
 }
@@ -411,7 +434,7 @@ export function appendPrivateLine(
   path: string,
   line: string | ((file: AppendingFile) => string),
   { durable = true, torn = 'keep', tornMark }: AppendOptions = {},
-): { identity: string; size: number; mtimeMs: number; tornBefore: boolean } {
+): { identity: string; size: number; mtimeMs: number; stamp: string; tornBefore: boolean } {
   const fd = openSync(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, 0o600);
   try {
     const stats = fstatSync(fd); // through the descriptor: the path may have been replaced
@@ -421,7 +444,8 @@ export function appendPrivateLine(
       identity,
       size: stats.size,
     });
-    const composed = typeof line === 'string' ? line : line({ identity, size: stats.size, readFrom });
+    const composed =
+      typeof line === 'string' ? line : line({ identity, size: stats.size, stamp: fileStamp(fd), readFrom });
     let text = composed.endsWith('\n') ? composed : `${composed}\n`;
     let tornBefore = false;
     if (stats.size > 0) {
@@ -448,7 +472,13 @@ export function appendPrivateLine(
     }
     if (durable) fsyncSync(fd);
     const after = fstatSync(fd);
-    return { identity: fileIdentity(after), size: after.size, mtimeMs: after.mtimeMs, tornBefore };
+    return {
+      identity: fileIdentity(after),
+      size: after.size,
+      mtimeMs: after.mtimeMs,
+      stamp: fileStamp(fd),
+      tornBefore,
+    };
   } catch (error) {
     // write(2) and fsync(2) errors carry no path: every message about them must name the file.
     if (typeof error === 'object' && error !== null && 'code' in error && !('path' in error)) {

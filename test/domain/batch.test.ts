@@ -6,9 +6,9 @@ import {
   batchFormatFor,
   emvHash,
   formatProblem,
-  parseBatchFile,
 } from '../../src/domain/batch.js';
-import { encodeBrCode } from '../../src/domain/brcode.js';
+import { parseBatchFile } from '../../src/domain/batchtext.js';
+import { encodeBrCode } from '../../src/domain/brcodeencode.js';
 import { hashEmv } from '../../src/journal/entries.js';
 import { DYNAMIC_CODE, STATIC_CODE } from '../helpers/brcodes.js';
 

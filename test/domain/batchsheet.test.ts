@@ -1,6 +1,7 @@
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { formatProblem, parseBatchSheet } from '../../src/domain/batch.js';
+import { formatProblem } from '../../src/domain/batch.js';
+import { parseBatchSheet } from '../../src/domain/batchsheet.js';
 import { InvalidValue } from '../../src/domain/invalid.js';
 import { readFirstSheet } from '../../src/domain/xlsxsheet.js';
 

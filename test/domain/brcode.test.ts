@@ -1,12 +1,9 @@
 import { getPixPayloadInfo } from '@brazilian-utils/brazilian-utils/get-pix-payload-info';
 import { describe, expect, it } from 'vitest';
-import {
-  type BrCodeInput,
-  crc16,
-  decodeBrCode,
-  encodeBrCode,
-  explainBrCode,
-} from '../../src/domain/brcode.js';
+import { type BrCodeInput, decodeBrCode } from '../../src/domain/brcode.js';
+import { encodeBrCode } from '../../src/domain/brcodeencode.js';
+import { explainBrCode } from '../../src/domain/brcodeexplain.js';
+import { crc16 } from '../../src/domain/crc16.js';
 import { InvalidValue } from '../../src/domain/invalid.js';
 import { reasonOf } from '../helpers/domain.js';
 

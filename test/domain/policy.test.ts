@@ -10,10 +10,9 @@ import {
   isNight,
   outsideAllowlist,
   type Policy,
-  parsePolicy,
-  parseQuorum,
   type RowFacts,
 } from '../../src/domain/policy.js';
+import { parsePolicy, parseQuorum } from '../../src/domain/policyfile.js';
 import { reasonOf } from '../helpers/domain.js';
 import { softwareKeyLine } from '../helpers/ssh.js';
 

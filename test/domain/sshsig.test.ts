@@ -2,14 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidValue } from '../../src/domain/invalid.js';
-import {
-  fingerprintOf,
-  matchPatternList,
-  parseAllowedSigner,
-  parseArmoredSignature,
-  parsePublicKeyLine,
-  verifySshSig,
-} from '../../src/domain/sshsig.js';
+import { fingerprintOf, parsePublicKeyLine } from '../../src/domain/sshkeys.js';
+import { parseArmoredSignature, verifySshSig } from '../../src/domain/sshsig.js';
+import { matchPatternList, parseAllowedSigner } from '../../src/domain/sshsigners.js';
 import { reasonOf } from '../helpers/domain.js';
 import {
   keyDir,

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { isValidTimeZone } from '../../src/domain/timezones.js';
 import {
   addDays,
   endOfDay,
   formatDate,
   formatDateTime,
   formatMinuteWithOffset,
-  isValidTimeZone,
   parseDateOnly,
   parseDay,
   parseMonth,

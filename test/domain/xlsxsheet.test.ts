@@ -1,6 +1,7 @@
 import { deflateSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { type BatchParseResult, formatProblem, parseBatchSheet } from '../../src/domain/batch.js';
+import { type BatchParseResult, formatProblem } from '../../src/domain/batch.js';
+import { parseBatchSheet } from '../../src/domain/batchsheet.js';
 import { InvalidValue } from '../../src/domain/invalid.js';
 import { readFirstSheet } from '../../src/domain/xlsxsheet.js';
 import { WORKBOOK_LIMITS } from '../../src/domain/xlsxzip.js';

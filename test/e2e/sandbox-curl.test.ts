@@ -138,7 +138,7 @@ describe('pix sandbox serve, driven by plain curl', () => {
     expect((await curl('GET', '/pix/keys', undefined, 'sandbox-expired-token')).status).toBe(401);
     const unknown =
       '00020101021226360014br.gov.bcb.pix2514example.test/x52040000530398654041.005802BR5905Teste6009SAO PAULO62070503***6304';
-    const { crc16 } = await import('../../src/domain/brcode.js');
+    const { crc16 } = await import('../../src/domain/crc16.js');
     expect((await curl('POST', '/pix/emv/consult', { emv: unknown + crc16(unknown) })).status).toBe(404);
     const listed = await curl('GET', '/pix/keys');
     const pixKeyId = listed.body.result[0].id;

@@ -1,4 +1,4 @@
-import { encodeBrCode } from '../../src/domain/brcode.js';
+import { encodeBrCode } from '../../src/domain/brcodeencode.js';
 
 /** A static BR Code (key, no amount) and a dynamic one (URL), valid CRCs, for command and reliability tests. */
 export const STATIC_CODE = encodeBrCode({

@@ -9,14 +9,9 @@ import { createHash, generateKeyPairSync, type KeyObject, sign } from 'node:cryp
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  armor,
-  SK_ECDSA,
-  SK_ED25519,
-  signatureBlob,
-  signedData,
-  sshString,
-} from '../../src/domain/sshsig.js';
+import { SK_ECDSA, SK_ED25519 } from '../../src/domain/sshkeys.js';
+import { armor, signatureBlob, signedData } from '../../src/domain/sshsig.js';
+import { sshString } from '../../src/domain/sshwire.js';
 
 /** ssh-keygen with nothing of the developer's: no agent, no config. */
 const SSH_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() };

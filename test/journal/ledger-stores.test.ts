@@ -243,6 +243,20 @@ describe.each(backends)('the ledger on the %s store', (backend) => {
   });
 });
 
+/** A claim of batch row r1 paying R$ 1,00 to `key` on `account`: its fields and its question. */
+function rowClaim(account: Account, key: string) {
+  const fields = {
+    kind: 'payment' as const,
+    account: account.id,
+    profile: 'sandbox',
+    host: account.host,
+    amountCentavos: 100,
+    payment: { method: 'key' as const, key, batchRow: { batch: 'b', row: 'r1' } },
+  };
+  const question = { account, query: { method: 'key' as const, key, amountCentavos: 100 }, row: 'r1' };
+  return { fields, question };
+}
+
 describe('the PostgreSQL store alone', () => {
   const test = missing === undefined ? it : it.skip;
 
@@ -269,23 +283,25 @@ describe('the PostgreSQL store alone', () => {
   test('two claims of one row at once: one stands, the other sees it (one transaction and lock per account)', async () => {
     const s = await setup('postgres');
     const stores = [s.storeAs(liveProcess()), s.storeAs(liveProcess(), 'other-machine')];
-    const fields = {
-      kind: 'payment' as const,
-      account: s.account.id,
-      profile: 'sandbox',
-      host: s.account.host,
-      amountCentavos: 100,
-      payment: { method: 'key' as const, key: 'gil@example.com', batchRow: { batch: 'b', row: 'r1' } },
-    };
-    const question = {
-      account: s.account,
-      query: { method: 'key' as const, key: 'gil@example.com', amountCentavos: 100 },
-      row: 'r1',
-    };
+    const { fields, question } = rowClaim(s.account, 'gil@example.com');
     const claims = await Promise.all(
       Array.from({ length: 8 }, (_, i) => stores[i % 2]!.claim(fields, question)),
     );
     expect(claims.filter((claim) => claim.entry !== undefined)).toHaveLength(1);
     expect(claims.filter((claim) => claim.blocked?.byRow === true)).toHaveLength(7);
+  });
+
+  test('a claim another machine finished after it was found: asking who sends it brings the entry up to date', async () => {
+    const s = await setup('postgres');
+    const [a, b] = [s.storeAs(liveProcess(), 'machine-a'), s.storeAs(liveProcess(), 'machine-b')];
+    const { fields, question } = rowClaim(s.account, 'hana@example.com');
+    const claimed = await a.claim(fields, question);
+    const found = await b.claim(fields, question);
+    expect(found.blocked?.blocker.entry.state).toBe('sending');
+    await a.finish(claimed.entry!.id, { state: 'done' });
+    // Nobody sends it now, and it is judged as it is: paid once (a batch reports already_paid, not unknown).
+    expect(await b.holder(found.blocked!.blocker.entry)).toBeUndefined();
+    expect(found.blocked!.blocker.entry.state).toBe('done');
+    await Promise.all([a.close(), b.close()]);
   });
 });

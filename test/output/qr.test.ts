@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeBrCode } from '../../src/domain/brcode.js';
+import { encodeBrCode } from '../../src/domain/brcodeencode.js';
 import { PixError } from '../../src/errors.js';
 import {
   COMPACT_QUIET_ZONE,

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../src/config/store.js';
-import { encodeBrCode } from '../../src/domain/brcode.js';
+import { encodeBrCode } from '../../src/domain/brcodeencode.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { SYSTEM } from '../../src/system.js';
 import { tempConfigDir } from '../helpers/cli.js';

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encodeBrCode } from '../../src/domain/brcode.js';
+import { encodeBrCode } from '../../src/domain/brcodeencode.js';
 import { deferEach } from '../helpers/cleanup.js';
 import { runCli } from '../helpers/cli.js';
 import { dictAnswer } from '../helpers/fake-pix-api.js';

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type TextBatchFormat as BatchFormat,
-  type BatchRow,
-  formatProblem,
-  parseBatchFile,
-} from '../../src/domain/batch.js';
+import { type TextBatchFormat as BatchFormat, type BatchRow, formatProblem } from '../../src/domain/batch.js';
 import { planRowAmount } from '../../src/domain/batchplan.js';
+import { parseBatchFile } from '../../src/domain/batchtext.js';
 import { decodeBrCode } from '../../src/domain/brcode.js';
 import { centavosFromApi, centavosToApi } from '../../src/domain/money.js';
 import { type SampleOptions, type SampleRow, sampleLines, sampleRows } from '../../src/sandbox/batchfile.js';

@@ -1,5 +1,5 @@
 import * as z from '../../zod.js';
-import type { Endpoint } from '../client.js';
+import type { Endpoint } from '../endpoint.js';
 
 const tokenSchema = z.looseObject({
   clientToken: z.string().check(z.minLength(1)),

@@ -1,7 +1,8 @@
 import type { ModifierName } from '../../domain/modalities.js';
 import { type Centavos, centavosToApi } from '../../domain/money.js';
 import * as z from '../../zod.js';
-import type { ApiClient, Endpoint } from '../client.js';
+import type { ApiClient } from '../client.js';
+import type { Endpoint } from '../endpoint.js';
 import { chargeVerdict } from '../outcomes.js';
 
 /**

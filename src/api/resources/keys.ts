@@ -1,6 +1,7 @@
 import { incompleteList } from '../../errors.js';
 import * as z from '../../zod.js';
-import type { ApiClient, Endpoint } from '../client.js';
+import type { ApiClient } from '../client.js';
+import type { Endpoint } from '../endpoint.js';
 import { paginate, shortfall } from '../paginate.js';
 
 /** API §2.9. keyType stays an open string: the API lists more types than its example shows. */

@@ -1,5 +1,6 @@
 import * as z from '../../zod.js';
-import type { ApiClient, Endpoint } from '../client.js';
+import type { ApiClient } from '../client.js';
+import type { Endpoint } from '../endpoint.js';
 import { transferVerdict } from '../outcomes.js';
 
 /**

@@ -11,7 +11,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { Endpoint } from '../../api/client.js';
+import type { Endpoint } from '../../api/endpoint.js';
 import type { Deps } from '../../context.js';
 import {
   API_BASE,

@@ -9,12 +9,11 @@
  * its balance, each entry's fingerprint and the pack's digest (SHA-256 of SHA256SUMS; signed when
  * signing is available, books/signing.ts). Today's close is provisional (up to now), replaced by the
  * next close of the day; a past day's close is final. A closed day the statement now shows otherwise is
- * reported (books/closed.ts), never absorbed. `pix close --list`: the closed days.
+ * reported (books/closed.ts), never absorbed. `pix close --list`: the closed days (closedlist.ts). The
+ * pack's files are made in pack.ts.
  */
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { StatementEntry } from '../../api/resources/statement.js';
 import type { Deps } from '../../context.js';
 import {
   type BookEntry,
@@ -22,14 +21,12 @@ import {
   closingOf,
   counts,
   entriesOfDay,
-  feeOf,
   fingerprint,
   totalsOf,
 } from '../../domain/books.js';
-import { formatDocument } from '../../domain/documents.js';
 import { BRASILIA_TIME_ZONE, loadBusinessDayTest } from '../../domain/duedate.js';
 import { InvalidValue } from '../../domain/invalid.js';
-import { type Centavos, formatBRL, formatDecimal, parseAmount } from '../../domain/money.js';
+import { type Centavos, formatBRL, parseAmount } from '../../domain/money.js';
 import { reconcile } from '../../domain/reconcile.js';
 import { addDays, calendarDay, endOfDay, formatDateTime, startOfDay, todayIn } from '../../domain/when.js';
 import { counted } from '../../domain/words.js';
@@ -37,8 +34,7 @@ import { PixError, usageError } from '../../errors.js';
 import { shortId } from '../../journal/entries.js';
 import { journalOf } from '../../journal/record.js';
 import { isUnresolved, ofAccount } from '../../journal/rules.js';
-import { jsonDocument, money, outputMode } from '../../output/format.js';
-import { createListWriter } from '../../output/records.js';
+import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import { ensurePrivateDir, writeFileAtomic } from '../../storage/files.js';
 import * as z from '../../zod.js';
@@ -46,10 +42,11 @@ import { checkClosedDays } from '../shared/books/closed.js';
 import { publicResult } from '../shared/books/report.js';
 import { signDigest } from '../shared/books/signing.js';
 import { chargeExpectations, paymentExpectations, readRange } from '../shared/books/sources.js';
-import { type Books, openBooks } from '../shared/books/store.js';
+import { openBooks } from '../shared/books/store.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { counterpartyOf } from '../statement/shared.js';
+import { publicClose, runList } from './closedlist.js';
+import { ofx, sums, workbook } from './pack.js';
 
 const ZONE = BRASILIA_TIME_ZONE;
 
@@ -75,126 +72,6 @@ export type CloseOptions = z.output<typeof closeOptionsSchema>;
 
 /** How many days back a close looks for closed days the statement now shows otherwise. */
 export const RECHECK_DAYS = 31;
-
-/** The day's pack, written: its files (name → bytes) and the digest of their SHA256SUMS. */
-function sums(files: ReadonlyArray<[string, Uint8Array]>): { text: string; digest: string } {
-  const text = files
-    .map(([name, bytes]) => `${createHash('sha256').update(bytes).digest('hex')}  ${name}\n`)
-    .join('');
-  return { text, digest: createHash('sha256').update(text).digest('hex') };
-}
-
-async function workbook(
-  day: string,
-  kind: ClosedDay['kind'],
-  opening: Centavos,
-  entries: readonly StatementEntry[],
-  closing: Centavos,
-  totals: ClosedDay['totals'],
-): Promise<Uint8Array> {
-  const { createWorkbookWriter } = await import('../../output/xlsx.js');
-  const chunks: Uint8Array[] = [];
-  const writer = createWorkbookWriter(
-    async (chunk) => {
-      chunks.push(chunk);
-    },
-    {
-      timeZone: ZONE,
-      sheets: [
-        {
-          name: 'Entries',
-          columns: [
-            { header: 'Confirmed', kind: 'date' },
-            { header: 'Id', kind: 'id' },
-            { header: 'Type', kind: 'enum' },
-            { header: 'Counterparty' },
-            { header: 'Document' },
-            { header: 'Amount', kind: 'money' },
-            { header: 'Fee', kind: 'money' },
-            { header: 'Balance', kind: 'money' },
-          ],
-        },
-        {
-          name: 'Summary',
-          columns: [
-            { header: 'Day', kind: 'date' },
-            { header: 'Close', kind: 'enum' },
-            { header: 'Opening', kind: 'money' },
-            { header: 'Income', kind: 'money' },
-            { header: 'Outcome', kind: 'money' },
-            { header: 'Fees', kind: 'money' },
-            { header: 'Closing', kind: 'money' },
-            { header: 'Entries', kind: 'number' },
-          ],
-        },
-      ],
-    },
-  );
-  let balance = opening;
-  await writer.rows(
-    0,
-    entries.map((entry) => {
-      const amount = Math.round(entry.amount * 100);
-      const fee = feeOf(entry);
-      balance += amount - fee;
-      const party = counterpartyOf(entry);
-      return [
-        entry.confirmedAt,
-        entry.id,
-        entry.type,
-        party?.name,
-        party?.documentNumber ? formatDocument(party.documentNumber) : undefined,
-        formatDecimal(amount),
-        formatDecimal(fee),
-        formatDecimal(balance),
-      ];
-    }),
-  );
-  await writer.rows(1, [
-    [
-      day,
-      kind,
-      formatDecimal(opening),
-      formatDecimal(totals.income),
-      formatDecimal(totals.outcome),
-      formatDecimal(totals.fees),
-      formatDecimal(closing),
-      totals.count,
-    ],
-  ]);
-  await writer.end();
-  return Buffer.concat(chunks);
-}
-
-async function ofx(
-  profile: string,
-  from: string,
-  through: string,
-  now: Date,
-  entries: readonly StatementEntry[],
-  closing: Centavos,
-): Promise<Uint8Array> {
-  const { ofxBegin, ofxEnd, ofxTransactions } = await import('../../output/ofx.js');
-  let text = ofxBegin({ dateFrom: from, dateTo: through, now, account: profile, timeZone: ZONE });
-  for (const entry of entries) {
-    const party = counterpartyOf(entry);
-    text += ofxTransactions(
-      {
-        id: entry.id,
-        type: entry.type,
-        amountCentavos: Math.round(entry.amount * 100),
-        feeCentavos: feeOf(entry),
-        confirmedAt: entry.confirmedAt,
-        status: entry.status,
-        name: party?.name,
-        document: party?.documentNumber,
-      },
-      ZONE,
-    );
-  }
-  text += ofxEnd({ amountCentavos: closing, asOf: through }, ZONE);
-  return Buffer.from(text, 'utf8');
-}
 
 /** The previous close, and the opening balance it gives D; exit 2 when the days are not closed in order. */
 function openingOf(closes: readonly ClosedDay[], day: string, given: Centavos | undefined): Centavos {
@@ -242,77 +119,6 @@ function openingOf(closes: readonly ClosedDay[], day: string, given: Centavos | 
     );
   }
   return before.closing;
-}
-
-async function runList(books: Books, deps: Deps): Promise<void> {
-  const settings = await deps.settings();
-  const mode = await outputMode(deps, settings.timeZone.value);
-  const closes = books.closes();
-  if (mode.format === 'json') {
-    deps.io.stdout.write(
-      jsonDocument({ total: closes.length, results: closes.map(publicClose) }, mode.pretty),
-    );
-    return;
-  }
-  if (closes.length === 0) {
-    deps.io.stderr.write('no closed days (pix close --day D closes one)\n');
-    return;
-  }
-  const writer = createListWriter(deps.io.stdout, {
-    ...mode,
-    listField: 'results',
-    raw: publicClose,
-    columns: [
-      { header: 'Day', kind: 'date', human: (c) => c.day, machine: (c) => c.day },
-      { header: 'Close', kind: 'enum', human: (c) => c.kind, machine: (c) => c.kind },
-      {
-        header: 'Opening',
-        kind: 'money',
-        human: (c) => money(c.opening, mode.human),
-        machine: (c) => formatDecimal(c.opening),
-      },
-      {
-        header: 'Closing',
-        kind: 'money',
-        human: (c) => money(c.closing, mode.human),
-        machine: (c) => formatDecimal(c.closing),
-      },
-      {
-        header: 'Entries',
-        kind: 'number',
-        human: (c) => String(c.totals.count),
-        machine: (c) => c.totals.count,
-      },
-      {
-        header: 'Closed at',
-        kind: 'date',
-        priority: 2,
-        human: (c) => formatDateTime(c.closedAt, ZONE),
-        machine: (c) => c.closedAt,
-      },
-      {
-        header: 'Digest',
-        kind: 'id',
-        priority: 3,
-        human: (c) => c.digest.slice(0, 16),
-        machine: (c) => c.digest,
-      },
-    ],
-  });
-  await writer.begin(closes.length);
-  await writer.writeMany(closes);
-  await writer.end();
-}
-
-/** A close as `--json` shows it: money in reais (as the API writes it) and in centavos. */
-function publicClose(close: ClosedDay): Record<string, unknown> {
-  const { entries, ...rest } = close;
-  return {
-    ...rest,
-    openingBalance: Number(formatDecimal(close.opening)),
-    closingBalance: Number(formatDecimal(close.closing)),
-    entries: Object.keys(entries).length,
-  };
 }
 
 export async function runClose(options: CloseOptions, deps: Deps): Promise<void> {

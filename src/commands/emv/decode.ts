@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
-import { type DecodedBrCode, type ExplainedField, explainBrCode } from '../../domain/brcode.js';
+import type { DecodedBrCode } from '../../domain/brcode.js';
+import { type ExplainedField, explainBrCode } from '../../domain/brcodeexplain.js';
 import { centavosToApi } from '../../domain/money.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import { type Column, createListWriter } from '../../output/records.js';

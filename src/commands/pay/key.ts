@@ -13,20 +13,10 @@ import {
   parseOptions,
 } from '../shared/flags.js';
 import { addExamples, completionValues } from '../shared/help.js';
+import { institution, maskedDocument, moneyRow, textRow } from './details.js';
+import { checkDuplicate, checkMaxAmount, keyAnswerProblem } from './guards.js';
 import { planFlags, planOptions, planRequestOf } from './planflags.js';
-import {
-  checkDuplicate,
-  checkMaxAmount,
-  confirmAndPay,
-  type DetailRow,
-  DUPLICATE_WINDOW_OPTION,
-  institution,
-  keyAnswerProblem,
-  maskedDocument,
-  moneyRow,
-  startPayment,
-  textRow,
-} from './shared.js';
+import { confirmAndPay, type DetailRow, DUPLICATE_WINDOW_OPTION, startPayment } from './shared.js';
 
 const payKeyOptionsSchema = z.object({
   key: z.string(),

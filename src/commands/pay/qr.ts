@@ -12,23 +12,16 @@ import * as z from '../../zod.js';
 import { decodeEmvOrFail, readEmvArgument, reportBrokenRules } from '../emv/shared.js';
 import { amountFlag, duplicateWindowFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
+import { institution, maskedDocument, moneyRow, showDetailsFirst, textRow, timeRow } from './details.js';
+import { checkDuplicate, checkMaxAmount, checkNotExpired } from './guards.js';
 import { planFlags, planOptions, planRequestOf } from './planflags.js';
 import {
   ask,
-  checkDuplicate,
-  checkMaxAmount,
-  checkNotExpired,
   confirmAndPay,
   type DetailRow,
   DUPLICATE_WINDOW_OPTION,
-  institution,
-  maskedDocument,
-  moneyRow,
   type PayContext,
-  showDetailsFirst,
   startPayment,
-  textRow,
-  timeRow,
 } from './shared.js';
 
 const payQrOptionsSchema = z.object({

@@ -20,7 +20,7 @@ import type { Command } from 'commander';
 import { accountHistory, capsBroken, type Payee } from '../../approvals/history.js';
 import { refusalOf } from '../../approvals/review.js';
 import type { Deps } from '../../context.js';
-import { parseBatchFile } from '../../domain/batch.js';
+import { parseBatchFile } from '../../domain/batchtext.js';
 import { formatDecimal } from '../../domain/money.js';
 import { type PlanRow, rowFacts, shortPlanId } from '../../domain/plan.js';
 import { isNight, outsideAllowlist, type RowFacts } from '../../domain/policy.js';

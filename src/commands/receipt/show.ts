@@ -10,15 +10,13 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { StatementEntry } from '../../api/resources/statement.js';
 import type { Deps } from '../../context.js';
-import {
-  type BatchParseResult,
-  batchFormatFor,
-  parseBatchFile,
-  parseBatchSheet,
-} from '../../domain/batch.js';
+import { type BatchParseResult, batchFormatFor } from '../../domain/batch.js';
+import { parseBatchSheet } from '../../domain/batchsheet.js';
+import { parseBatchFile } from '../../domain/batchtext.js';
 import { loadBusinessDayTest } from '../../domain/duedate.js';
 import { buildReceipt, type Receipt, type ReceiptDebit, receiptLines } from '../../domain/receipt.js';
-import { DEBIT_AFTER_MS, DEBIT_BEFORE_MS, reconcile } from '../../domain/reconcile.js';
+import { reconcile } from '../../domain/reconcile.js';
+import { DEBIT_AFTER_MS, DEBIT_BEFORE_MS } from '../../domain/reconcilepayments.js';
 import { counted } from '../../domain/words.js';
 import { PixError, usageError } from '../../errors.js';
 import { type JournalEntry, shortId, startLine } from '../../journal/entries.js';

@@ -93,6 +93,43 @@ function indexed(entry: JournalEntry) {
   };
 }
 
+/** A question of the rules as SQL: the condition on pix_journal's rows and its parameters. */
+export interface Question {
+  where: string;
+  params: unknown[];
+}
+
+/**
+ * The entries the duplicate guard may find blocking `query` at `now` (rules.ts blocks): a payment of the
+ * same amount (to the same key, code or receiver: samePayee asks the amount first) started within the
+ * window or still unresolved, and for a code the same code whatever the amount or age (a dynamic code
+ * is one payment forever). Each part is answered by an index — (amount, at), the open entries' partial
+ * index, the code's — so a payment costs the same on a ledger of a million rows (test/journal/postgres-queries.test.ts).
+ */
+export function blockingQuestion(query: DuplicateQuery, now: Date): Question {
+  const window = new Date(now.getTime() - DUPLICATE_WINDOW_MS).toISOString();
+  const same = `amount_centavos = $1 AND (at >= $2 OR (state IN ('sending', 'unknown') AND resolution IS NULL))`;
+  if (query.emvHash === undefined)
+    return { where: `kind = 'payment' AND ${same}`, params: [query.amountCentavos, window] };
+  return {
+    where: `kind = 'payment' AND (emv_hash = $3 OR (${same}))`,
+    params: [query.amountCentavos, window, query.emvHash],
+  };
+}
+
+/** Payments of `amount` started at or after `since` (the statement guard's explanations). */
+export function paymentsQuestion(amount: number, since: Date): Question {
+  return {
+    where: `kind = 'payment' AND amount_centavos = $1 AND at >= $2`,
+    params: [amount, since.toISOString()],
+  };
+}
+
+/** The entries of a batch row id. */
+export function rowQuestion(row: string): Question {
+  return { where: 'row_id = $1', params: [row] };
+}
+
 /** Inserts an entry's start (a migration gives its outcome, finding and match too). */
 export async function insertEntry(
   sql: Sql | Tx,
@@ -240,7 +277,7 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
     }
   };
 
-  const select = async (target: Sql | Tx, where: string, params: unknown[]): Promise<JournalEntry[]> =>
+  const select = async (target: Sql | Tx, { where, params }: Question): Promise<JournalEntry[]> =>
     entriesOf(
       (await target.unsafe(
         `SELECT ${COLUMNS} FROM pix_journal WHERE ${where} ORDER BY seq`,
@@ -258,23 +295,11 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
   /** The rules' questions, asked of `target` (the pool, or a claim's transaction). */
   const questions = (target: Sql | Tx) => ({
     async rowBlocker(row: string, account: Account, scope?: JournalScope) {
-      return rowBlocker(await select(target, 'row_id = $1', [row]), account, await seqOf(target, scope));
+      return rowBlocker(await select(target, rowQuestion(row)), account, await seqOf(target, scope));
     },
     async findBlocking(query: DuplicateQuery, account: Account, scope?: JournalScope) {
       const now = clock.now();
-      // What the rules can find blocking (rules.ts blocks): the same key or code at any time; the same
-      // amount (a receiver known by document and institution) when unresolved, or within the window.
-      const candidates = await select(
-        target,
-        `kind = 'payment' AND (pay_key = $1 OR emv_hash = $2 OR (amount_centavos = $3 AND (at >= $4
-           OR (state IN ('sending', 'unknown') AND resolution IS NULL))))`,
-        [
-          query.key ?? null,
-          query.emvHash ?? null,
-          query.amountCentavos,
-          new Date(now.getTime() - DUPLICATE_WINDOW_MS).toISOString(),
-        ],
-      );
+      const candidates = await select(target, blockingQuestion(query, now));
       return findBlocking(candidates, query, now, account, await seqOf(target, scope));
     },
   });
@@ -304,11 +329,8 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
   const store: JournalStore = {
     backend: 'postgres',
     where,
-    read: () => using(() => select(sql, 'true', [])),
-    payments: (amount, since) =>
-      using(() =>
-        select(sql, `kind = 'payment' AND amount_centavos = $1 AND at >= $2`, [amount, since.toISOString()]),
-      ),
+    read: () => using(() => select(sql, { where: 'true', params: [] })),
+    payments: (amount, since) => using(() => select(sql, paymentsQuestion(amount, since))),
     version: () =>
       using(async () => {
         const [row] = await sql.unsafe('SELECT coalesce(max(changed), 0)::text AS changed FROM pix_journal');
@@ -376,7 +398,7 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
       using(() => applyChange({ op: 'match', id, line: { id, at: clock.now().toISOString(), match } })),
     findBlocking: (query, account, scope) => using(() => questions(sql).findBlocking(query, account, scope)),
     rowBlocker: (row, account, scope) => using(() => questions(sql).rowBlocker(row, account, scope)),
-    rowEntries: (row) => using(() => select(sql, 'row_id = $1', [row])),
+    rowEntries: (row) => using(() => select(sql, rowQuestion(row))),
     async holder(entry): Promise<Holder | undefined> {
       if (entry.state !== 'sending' || entry.resolution !== undefined) return undefined;
       return using(async () => {
@@ -385,7 +407,13 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
              FROM pix_journal WHERE id = $1 AND state = 'sending'`,
           [entry.id, `${LEASE_TTL_MS} milliseconds`],
         );
-        if (row === undefined) return undefined;
+        if (row === undefined) {
+          // Finished (or resolved) since it was read, maybe by another machine: the entry is brought up to
+          // date, as the file store's entries are by its reads, so the caller judges it as it is now.
+          const [now] = await select(sql, { where: 'id = $1', params: [entry.id] });
+          if (now !== undefined) Object.assign(entry, now, { seq: entry.seq });
+          return undefined;
+        }
         const pid = row.lease_pid === null ? undefined : Number(row.lease_pid);
         const here = row.lease_host === host;
         if (here && pid === processes.pid) return undefined;

@@ -4,7 +4,7 @@ import { stripVTControlCharacters } from 'node:util';
 import QRCode from 'qrcode';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../../src/config/store.js';
-import { encodeBrCode } from '../../../src/domain/brcode.js';
+import { encodeBrCode } from '../../../src/domain/brcodeencode.js';
 import { run } from '../../../src/main.js';
 import { SYSTEM } from '../../../src/system.js';
 import { tempConfigDir } from '../../helpers/cli.js';

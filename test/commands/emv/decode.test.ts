@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { crc16, encodeBrCode } from '../../../src/domain/brcode.js';
+import { encodeBrCode } from '../../../src/domain/brcodeencode.js';
+import { crc16 } from '../../../src/domain/crc16.js';
 import { DYNAMIC_CODE, STATIC_CODE } from '../../helpers/brcodes.js';
 import { pix } from '../../helpers/pix.js';
 

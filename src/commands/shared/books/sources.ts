@@ -9,7 +9,7 @@ import { readStatement, type StatementEntry } from '../../../api/resources/state
 import type { Deps } from '../../../context.js';
 import { type LedgerCharge, matchWindow } from '../../../domain/matching.js';
 import type { ReconExpectation } from '../../../domain/reconcile.js';
-import { DEBIT_AFTER_MS, DEBIT_BEFORE_MS } from '../../../domain/reconcile.js';
+import { DEBIT_AFTER_MS, DEBIT_BEFORE_MS } from '../../../domain/reconcilepayments.js';
 import { PixError, stopSignalOf } from '../../../errors.js';
 import type { JournalEntry } from '../../../journal/entries.js';
 import { asLedgerCharge, chargeLedger } from '../../../journal/ledger.js';

@@ -1,0 +1,261 @@
+#!/usr/bin/env node
+// The shared ledger (docs/team.md; docs/performance.md, "The shared ledger"), on the file ledger and on
+// PostgreSQL on loopback (a throwaway cluster started by test/helpers/postgres.ts, bundled by esbuild):
+//
+// - `pix pay key … --yes` against the embedded sandbox with an empty ledger and with ledgers of N rows (a
+//   year of payments on the account: half a line per row on the file, one row per entry in the database),
+//   every ledger one payment per round, round-robin, after one payment each that is not timed (the first
+//   payment after a history appears reads it once: the file store's index is made then); medians of wall
+//   time and of the child's own CPU (bench/usage-hook.cjs);
+// - `pix pay batch` of 1,000 rows at 20 ms of latency with the PostgreSQL ledger against the file ledger,
+//   alternating runs, each on a fresh ledger (bench/pay-batch.mjs).
+//
+//   node bench/ledger.mjs [--lines 0,100000,1000000] [--runs 7] [--batch-runs 3] [--rows 1000] [--no-batch]
+//                         [--no-postgres] [--node PATH]
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { BIN, cleanEnv, flag, median, root, timed, USAGE_HOOK, usageIn } from './lib.mjs';
+import { measurePayBatch } from './pay-batch.mjs';
+
+const run = promisify(execFile);
+
+/** Why PostgreSQL cannot be had here, or the module that starts it (test/helpers/postgres.ts, bundled). */
+export async function postgresHelper(scratch) {
+  const { build } = await import('esbuild');
+  const outfile = join(scratch, 'postgres-helper.mjs');
+  await build({
+    entryPoints: [join(root, 'test', 'helpers', 'postgres.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    logLevel: 'error',
+  });
+  const helper = await import(pathToFileURL(outfile).href);
+  const missing = helper.postgresMissing();
+  return missing === undefined ? { helper } : { na: missing };
+}
+
+let databases = 0;
+
+/** A new database with pix's schema (`pix ledger init`), and its URL. */
+export async function ledgerDatabase(cluster, env) {
+  const url = cluster.createDatabase(`bench_${process.pid}_${++databases}`);
+  await run(process.execPath, [BIN, 'ledger', 'init'], { env: { ...env, PIX_LEDGER_URL: url } });
+  return url;
+}
+
+/** `lines` journal lines' worth of paid payments (lines / 2 entries) on `account`, over the last year. */
+export function databaseHistory(cluster, url, lines, account) {
+  const count = Math.floor(lines / 2);
+  if (count === 0) return;
+  const database = new URL(url).pathname.slice(1);
+  cluster.psql(
+    `INSERT INTO pix_journal (id, account, kind, at, amount_centavos, row_id, pay_key, state, start, outcome)
+     SELECT id, '${account}', 'payment', at, amount, 'h-' || n, 'hist-' || n || '@example.com', 'done',
+       jsonb_build_object('id', id, 'at', stamp, 'kind', 'payment', 'state', 'sending', 'account', '${account}',
+         'profile', 'sandbox', 'host', 'sandbox.localhost', 'baseUrl', 'http://sandbox.localhost',
+         'amountCentavos', amount, 'receiver', 'Histórico Ltda',
+         'payment', jsonb_build_object('method', 'key', 'key', 'hist-' || n || '@example.com',
+           'batchRow', jsonb_build_object('batch', 'history', 'row', 'h-' || n))),
+       jsonb_build_object('id', id, 'at', stamp, 'state', 'done', 'transferId', 't-' || n, 'status', 'PENDING')
+     FROM (SELECT n, '00000000-0000-4000-8000-' || lpad(n::text, 12, '0') AS id, 100 + n % 5000 AS amount, at,
+             to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS stamp
+           FROM (SELECT n, now() - ((${count} - n)::float8 / ${count}) * interval '365 days' AS at
+                 FROM generate_series(0, ${count - 1}) AS n) AS times) AS history;
+     ANALYZE pix_journal;`,
+    database,
+  );
+}
+
+const payKey = (n) => [
+  BIN,
+  'pay',
+  'key',
+  `bench-${n}@example.com`,
+  '--amount',
+  `${(n % 900) + 1}.07`,
+  '--yes',
+];
+
+/** The account the embedded sandbox of `env`'s config directory pays from (one payment made to learn it). */
+async function accountOf(node, env, journalText) {
+  const probe = await timed(node, [...USAGE_HOOK, ...payKey(0)], env);
+  if (probe.code !== 0) throw new Error(`pix pay key exited ${probe.code}: ${probe.stderr.slice(-800)}`);
+  return journalText();
+}
+
+/**
+ * pay key on every ledger of `lines` sizes and `stores`, round-robin: resolves with
+ * [{ store, lines, ms, cpuMs, peakRssMb }] (medians of `runs`).
+ */
+export async function measurePayKey({
+  lines = [0, 100_000, 1_000_000],
+  stores = ['file', 'postgres'],
+  runs = 7,
+  node = process.execPath,
+  cluster,
+  log = () => {},
+} = {}) {
+  const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-ledger-'));
+  try {
+    const ledgers = [];
+    for (const store of stores) {
+      for (const size of lines) {
+        const dir = join(scratch, `${store}-${size}`);
+        mkdirSync(dir, { mode: 0o700 });
+        const env = cleanEnv(scratch, { PIX_CONFIG_DIR: dir });
+        log(`ledger ${store}, ${size.toLocaleString('en')} lines: writing the history…`);
+        if (store === 'file') {
+          const account = await accountOf(
+            node,
+            env,
+            () => JSON.parse(readFileSync(join(dir, 'journal.jsonl'), 'utf8').split('\n')[0]).account,
+          );
+          // The probe's own lines are replaced by the history (a chained journal and its checkpoint), written
+          // by a child: on Linux a child reports the RSS its parent had when it forked as its own peak, and
+          // this process would hold the whole history for a moment.
+          if (size > 0) {
+            const options = JSON.stringify({ account, spanDays: 365 });
+            const script = `import { writeHistory } from ${JSON.stringify(pathToFileURL(join(root, 'bench', 'pay-batch.mjs')).href)};
+              writeHistory(${JSON.stringify(dir)}, ${size}, 'http://sandbox.localhost', ${options});`;
+            await run(process.execPath, ['--input-type=module', '-e', script]);
+          }
+        } else {
+          env.PIX_LEDGER_URL = await ledgerDatabase(cluster, env);
+          const database = new URL(env.PIX_LEDGER_URL).pathname.slice(1);
+          const account = await accountOf(node, env, () =>
+            cluster.psql('SELECT account FROM pix_journal LIMIT 1', database).trim(),
+          );
+          databaseHistory(cluster, env.PIX_LEDGER_URL, size, account);
+        }
+        ledgers.push({ store, lines: size, env, ms: [], cpuMs: [], peakRssMb: [] });
+      }
+    }
+    let n = 1;
+    for (let round = -1; round < runs; round++) {
+      log(
+        round < 0
+          ? 'pay key: one payment on each ledger, not timed…'
+          : `pay key: round ${round + 1}/${runs}…`,
+      );
+      for (const ledger of ledgers) {
+        const result = await timed(node, [...USAGE_HOOK, ...payKey(n++)], ledger.env);
+        if (result.code !== 0) {
+          throw new Error(
+            `pix pay key (${ledger.store}, ${ledger.lines} lines) exited ${result.code}: ${result.stderr.slice(-800)}`,
+          );
+        }
+        if (round < 0) continue;
+        const usage = usageIn(result.stderr);
+        ledger.ms.push(result.ms);
+        ledger.cpuMs.push(usage.cpuMs);
+        ledger.peakRssMb.push(usage.peakRssMb);
+      }
+    }
+    return ledgers.map((ledger) => ({
+      store: ledger.store,
+      lines: ledger.lines,
+      ms: median(ledger.ms),
+      cpuMs: median(ledger.cpuMs),
+      peakRssMb: median(ledger.peakRssMb),
+    }));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The 1,000-row batch on each ledger, alternating: resolves with { file, postgres } medians of `runs`. */
+export async function measureLedgerBatch({
+  rows = 1000,
+  runs = 3,
+  node = process.execPath,
+  cluster,
+  log = () => {},
+}) {
+  const runsOf = { file: [], postgres: [] };
+  const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-ledger-batch-'));
+  try {
+    for (let round = 0; round < runs; round++) {
+      for (const store of ['file', 'postgres']) {
+        const ledgerUrl =
+          store === 'postgres'
+            ? await ledgerDatabase(cluster, cleanEnv(scratch, { PIX_CONFIG_DIR: scratch }))
+            : undefined;
+        log(`pay batch, ${store} ledger, run ${round + 1}/${runs}…`);
+        runsOf[store].push(await measurePayBatch({ rows, node, ledgerUrl }));
+      }
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  const summary = (reports) => ({
+    ms: median(reports.map((report) => report.ms)),
+    cpuMs: median(reports.map((report) => report.cpuMs)),
+    peakRssMb: median(reports.map((report) => report.peakRssMb)),
+  });
+  return { rows, file: summary(runsOf.file), postgres: summary(runsOf.postgres) };
+}
+
+/** Starts the cluster for the bench, or says why it cannot: { cluster } or { na }. */
+export async function benchCluster(scratch) {
+  const found = await postgresHelper(scratch);
+  if (found.na) return found;
+  return { cluster: await found.helper.startPostgres() };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const args = process.argv.slice(2);
+  const log = (text) => process.stderr.write(`${text}\n`);
+  const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-pg-'));
+  let cluster;
+  try {
+    const node = flag(args, '--node', process.execPath);
+    const postgres = !args.includes('--no-postgres');
+    if (postgres) {
+      const started = await benchCluster(scratch);
+      if (started.na) throw new Error(started.na);
+      cluster = started.cluster;
+    }
+    const version = (await run(node, ['--version'])).stdout.trim();
+    const results = await measurePayKey({
+      lines: flag(args, '--lines', '0,100000,1000000').split(',').map(Number),
+      stores: postgres ? ['file', 'postgres'] : ['file'],
+      runs: Number(flag(args, '--runs', 7)),
+      node,
+      cluster,
+      log,
+    });
+    for (const result of results) {
+      process.stdout.write(
+        `${version} pay key, ${result.store} ledger, ${result.lines.toLocaleString('en')} lines: ${result.ms.toFixed(1)} ms, CPU ${result.cpuMs.toFixed(1)} ms, peak RSS ${result.peakRssMb.toFixed(1)} MB\n`,
+      );
+    }
+    if (postgres && !args.includes('--no-batch')) {
+      const batch = await measureLedgerBatch({
+        rows: Number(flag(args, '--rows', 1000)),
+        runs: Number(flag(args, '--batch-runs', 3)),
+        node,
+        cluster,
+        log,
+      });
+      for (const store of ['file', 'postgres']) {
+        const one = batch[store];
+        process.stdout.write(
+          `${version} pay batch of ${batch.rows} rows at 20 ms, ${store} ledger: ${(one.ms / 1000).toFixed(2)} s, CPU ${(one.cpuMs / 1000).toFixed(2)} s, peak RSS ${one.peakRssMb.toFixed(1)} MB\n`,
+        );
+      }
+    }
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exitCode = 1;
+  } finally {
+    cluster?.remove();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,316 @@
+/**
+ * The sheet part of an xlsx workbook, for `domain/xlsxsheet.ts`: its rows and cells as they inflate, its
+ * merged ranges, hidden rows and columns and default row height, refusing a cell or row written twice or
+ * out of the sheet's bounds.
+ */
+
+import SSF from 'ssf';
+import { columnLetters, parseRef } from './cellref.js';
+import { InvalidValue } from './invalid.js';
+import { type OpenCell, readCell } from './xlsxcell.js';
+import { isTrue, MAIN, type Workbook } from './xlsxparts.js';
+import type { MergedRange, SheetRow } from './xlsxsheet.js';
+import { checkStringElement, type SharedString, StringBuilder } from './xlsxstrings.js';
+import type { Styles } from './xlsxstyles.js';
+
+/** Rows shorter than this, in points, show nothing a person can read. */
+const MIN_ROW_POINTS = 3;
+/** A payout sheet has none or a few: more than this is refused before any is checked. */
+const MAX_MERGED_RANGES = 10_000;
+const MAX_ROW = 1_048_576;
+const MAX_COLUMN = 16_383;
+
+// ---------------------------------------------------------------------------------------------
+// The sheet
+
+const SHEET_CONTENT = new Set(['sheetData', 'row', 'c']);
+const CELL_PARTS = new Set(['v', 'f', 'is']);
+
+interface RowAttributes {
+  hidden: boolean;
+  height: number | undefined;
+}
+
+/** Reads the sheet's cells, rows, merged ranges, hidden columns and default row height. */
+export async function sheetCells(
+  book: Workbook,
+  part: string,
+  strings: readonly SharedString[],
+  styleSheet: Styles,
+  date1904: boolean,
+): Promise<{ rows: SheetRow[]; merges: MergedRange[] }> {
+  const rows: SheetRow[] = [];
+  const rowAttributes: RowAttributes[] = [];
+  const hiddenColumns: Array<[number, number]> = [];
+  const merges: MergedRange[] = [];
+  let zeroHeight = false;
+  let defaultHeight: number | undefined;
+  let sheetDatas = 0;
+  let row: SheetRow | undefined;
+  let lastRow = 0;
+  let lastColumn = -1;
+  let cell: OpenCell | undefined;
+  const format = (code: string, value: number | string | boolean, ref: string): string => {
+    try {
+      return SSF.format(code, value, { date1904 });
+    } catch {
+      throw new InvalidValue(`cell ${ref} has a number format a spreadsheet cannot apply ("${code}")`);
+    }
+  };
+
+  const conditional = (range: string | undefined, change: string) =>
+    new InvalidValue(
+      `a conditional format ${range === undefined ? `in ${part}` : `on ${range}`} shows cells with ${change}, not as they hold: remove it (Home > Conditional Formatting > Clear Rules)`,
+    );
+  await book.read(
+    part,
+    MAIN,
+    SHEET_CONTENT,
+    {
+      open(element, stack) {
+        const depth = stack.length;
+        if (depth === 1) {
+          if (element.uri !== MAIN || element.local !== 'worksheet') {
+            throw new InvalidValue(
+              `the first sheet is not a worksheet (${element.local}): pix reads a worksheet of rows`,
+            );
+          }
+          return;
+        }
+        const inData = depth >= 3 && stack[1]!.local === 'sheetData' && stack[1]!.uri === MAIN;
+        if (!inData) {
+          // A conditional format that shows a cell's value otherwise, wherever it is written (Excel 2010's
+          // own, x14:conditionalFormatting in extLst, carry their format inline): a number format, or a
+          // data bar or icon set shown without the value.
+          if (depth >= 3 && stack.some((e) => e.local === 'conditionalFormatting')) {
+            if (element.local === 'numFmt') {
+              throw conditional(undefined, `the number format "${element.attr('formatCode') ?? ''}"`);
+            }
+            if (
+              (element.local === 'dataBar' || element.local === 'iconSet') &&
+              (element.attr('showValue') === '0' || element.attr('showValue') === 'false')
+            ) {
+              throw conditional(
+                undefined,
+                `a ${element.local === 'dataBar' ? 'data bar' : 'icon set'} without the value`,
+              );
+            }
+          }
+          if (depth !== 2 && depth !== 3) return;
+          if (element.uri !== MAIN) return;
+          if (depth === 2 && element.local === 'sheetData' && sheetDatas++ > 0) {
+            throw new InvalidValue(`${part} has two sheetData: a spreadsheet shows one of them`);
+          }
+          if (depth === 2 && element.local === 'sheetFormatPr') {
+            zeroHeight = isTrue(element.attr('zeroHeight'));
+            const height = element.attr('defaultRowHeight');
+            if (height !== undefined) defaultHeight = Number(height);
+          } else if (depth === 3 && element.local === 'col' && stack[1]!.local === 'cols') {
+            const min = Number(element.attr('min'));
+            const max = Number(element.attr('max'));
+            const width = element.attr('width');
+            if (isTrue(element.attr('hidden')) || (width !== undefined && Number(width) <= 0)) {
+              if (Number.isInteger(min) && Number.isInteger(max)) hiddenColumns.push([min - 1, max - 1]);
+            }
+          } else if (
+            depth === 3 &&
+            element.local === 'cfRule' &&
+            stack[1]!.local === 'conditionalFormatting'
+          ) {
+            const dxf = element.attr('dxfId');
+            const change = dxf === undefined ? undefined : styleSheet.dxfChanges[Number(dxf)];
+            if (change !== undefined) throw conditional(stack[1]!.attr('sqref'), change);
+          } else if (depth === 3 && element.local === 'mergeCell' && stack[1]!.local === 'mergeCells') {
+            if (merges.length >= MAX_MERGED_RANGES) {
+              throw new InvalidValue(
+                `the first sheet has more than ${MAX_MERGED_RANGES.toLocaleString('en')} merged ranges, which a payout sheet does not: unmerge them`,
+              );
+            }
+            merges.push(mergedRange(element.attr('ref') ?? ''));
+          }
+          return;
+        }
+        const where = cell === undefined ? `row ${row?.row ?? lastRow + 1}` : `cell ${cell.ref}`;
+        if (element.uri !== MAIN) {
+          throw new InvalidValue(
+            `${where} holds an element of the namespace ${element.uri || '(none)'}, which a spreadsheet does not show`,
+          );
+        }
+        if (depth === 3) {
+          if (element.local !== 'row')
+            throw new InvalidValue(`the sheet's data holds an unexpected ${element.local}`);
+          const number = element.attr('r') === undefined ? lastRow + 1 : Number(element.attr('r'));
+          if (!Number.isInteger(number) || number < 1 || number > MAX_ROW) {
+            throw new InvalidValue(`row "${element.attr('r')}" is not a row number`);
+          }
+          if (number <= lastRow) {
+            throw new InvalidValue(
+              number === lastRow
+                ? `row ${number} is written twice: a spreadsheet shows one of them`
+                : `row ${number} is written after row ${lastRow}: save the workbook again from the spreadsheet`,
+            );
+          }
+          lastRow = number;
+          lastColumn = -1;
+          row = { row: number, cells: [] };
+          const height = element.attr('ht');
+          rowAttributes.push({
+            hidden: isTrue(element.attr('hidden')),
+            height: height === undefined ? undefined : Number(height),
+          });
+          return;
+        }
+        if (depth === 4) {
+          if (element.local !== 'c') throw new InvalidValue(`${where} holds an unexpected ${element.local}`);
+          const rowNumber = row!.row;
+          const reference = element.attr('r');
+          let column = lastColumn + 1;
+          if (reference !== undefined) {
+            const at = parseRef(reference);
+            if (at === undefined || at.column > MAX_COLUMN) {
+              throw new InvalidValue(
+                `row ${rowNumber} has a cell "${reference}" that is not a cell reference`,
+              );
+            }
+            if (at.row !== rowNumber)
+              throw new InvalidValue(`cell ${reference} is written inside row ${rowNumber}`);
+            column = at.column;
+          }
+          if (column > MAX_COLUMN) throw new InvalidValue(`row ${rowNumber} runs past the last column`);
+          const ref = `${columnLetters(column)}${rowNumber}`;
+          if (column <= lastColumn) {
+            throw new InvalidValue(
+              column === lastColumn
+                ? `cell ${ref} is written twice: a spreadsheet shows one of them`
+                : `cell ${ref} is written after ${columnLetters(lastColumn)}${rowNumber}: save the workbook again from the spreadsheet`,
+            );
+          }
+          lastColumn = column;
+          const style = Number(element.attr('s') ?? '0');
+          if (!Number.isInteger(style) || (style !== 0 && style >= styleSheet.formats.length)) {
+            throw new InvalidValue(
+              `cell ${ref} has a style (${element.attr('s')}) the workbook does not define`,
+            );
+          }
+          cell = {
+            ref,
+            row: rowNumber,
+            column,
+            type: element.attr('t') ?? 'n',
+            style,
+            value: undefined,
+            formula: undefined,
+            inline: undefined,
+            into: undefined,
+          };
+          return;
+        }
+        const open = cell!;
+        if (depth === 5) {
+          if (!CELL_PARTS.has(element.local))
+            throw new InvalidValue(`${where} holds an unexpected ${element.local}`);
+          const twice = () =>
+            new InvalidValue(`${where} holds two ${element.local}s: a spreadsheet shows one of them`);
+          if (element.local === 'v') {
+            if (open.value !== undefined) throw twice();
+            open.value = '';
+            open.into = 'v';
+          } else if (element.local === 'f') {
+            if (open.formula !== undefined) throw twice();
+            open.formula = '';
+            open.into = 'f';
+          } else {
+            if (open.inline !== undefined) throw twice();
+            open.inline = new StringBuilder();
+          }
+          return;
+        }
+        if (open.inline === undefined || stack[4]!.local !== 'is') {
+          throw new InvalidValue(`${where} holds an unexpected ${element.local}`);
+        }
+        const parent = stack[depth - 2]!;
+        checkStringElement(element, depth - 5, parent, where);
+        open.inline.open(element, depth - 5, parent);
+      },
+      text(text) {
+        if (cell === undefined) return;
+        if (cell.into === 'v') cell.value += text;
+        else if (cell.into === 'f') cell.formula += text;
+        else cell.inline?.add(text);
+      },
+      close(element, stack) {
+        const depth = stack.length;
+        if (cell !== undefined && depth > 5 && cell.inline !== undefined) {
+          cell.inline.close(element, depth - 5);
+        } else if (depth === 5 && cell !== undefined) {
+          cell.into = undefined;
+        } else if (depth === 4 && cell !== undefined) {
+          const read = readCell(cell, strings, styleSheet, format);
+          if (read !== undefined) row!.cells.push(read);
+          cell = undefined;
+        } else if (depth === 3 && row !== undefined && element.local === 'row') {
+          const attributes = rowAttributes.pop()!;
+          if (row.cells.length > 0) {
+            const hidden = rowHidden(attributes, zeroHeight, defaultHeight);
+            if (hidden !== undefined) row.hidden = hidden;
+            rows.push(row);
+          }
+          row = undefined;
+        }
+      },
+    },
+    true,
+  );
+  if (hiddenColumns.length > 0) markHiddenColumns(rows, hiddenColumns);
+  return { rows, merges };
+}
+
+/**
+ * Why a row cannot be seen: hidden, or too short to show a line of text — its own height, or, without
+ * one, the sheet's default (or zero when the sheet hides rows by default).
+ */
+function rowHidden(
+  { hidden, height }: RowAttributes,
+  zeroHeight: boolean,
+  defaultHeight: number | undefined,
+): string | undefined {
+  if (hidden) return 'hidden';
+  const effective = height ?? (zeroHeight ? 0 : defaultHeight);
+  if (effective !== undefined && !(effective >= MIN_ROW_POINTS)) return `${effective} points tall`;
+  return undefined;
+}
+
+/** Marks the cells of hidden columns: the ranges merged and sorted, one binary search per cell. */
+function markHiddenColumns(rows: SheetRow[], ranges: Array<[number, number]>): void {
+  ranges.sort((a, b) => a[0] - b[0]);
+  const merged: Array<[number, number]> = [];
+  for (const [from, to] of ranges) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && from <= last[1] + 1) last[1] = Math.max(last[1], to);
+    else merged.push([from, to]);
+  }
+  for (const { cells } of rows) {
+    for (const cell of cells) {
+      let low = 0;
+      let high = merged.length - 1;
+      while (low <= high) {
+        const middle = (low + high) >> 1;
+        const [from, to] = merged[middle]!;
+        if (cell.column < from) high = middle - 1;
+        else if (cell.column > to) low = middle + 1;
+        else {
+          cell.hiddenColumn = true;
+          break;
+        }
+      }
+    }
+  }
+}
+
+function mergedRange(ref: string): MergedRange {
+  const [from, to] = ref.split(':').map(parseRef);
+  if (from === undefined || to === undefined || to.row < from.row || to.column < from.column) {
+    throw new InvalidValue(`the merged range "${ref}" is not a range of cells`);
+  }
+  return { ref, from, to };
+}
