@@ -21,6 +21,7 @@ import {
   secretOf,
   signedWith,
   stderrOf,
+  stopped,
   teamMachine,
 } from '../helpers/listen.js';
 import { postgresMissing, startPostgres } from '../helpers/postgres.js';
@@ -142,5 +143,34 @@ describe('pix listen on a shared PostgreSQL ledger: one active listener, a stand
       expect(made).toHaveLength(2 * PAYMENTS);
     },
     150_000,
+  );
+
+  it.skipIf(postgresMissing() !== undefined)(
+    'a listener whose session the server ends stops (exit 6) instead of writing beside the standby that took its lock',
+    async () => {
+      const cluster = await startPostgres();
+      defer(() => cluster.remove());
+      const ledger = cluster.createDatabase('ended');
+      const sandbox = await serveSandbox();
+      defer(() => rmSync(sandbox.dir, { recursive: true, force: true }));
+      defer(() => sandbox.server.close());
+      const [one, two] = [0, 1].map(() => teamMachine(tempDir(), sandbox.server.url, ledger)) as [
+        ReturnType<typeof teamMachine>,
+        ReturnType<typeof teamMachine>,
+      ];
+      expect((await runCli(['ledger', 'init'], { env: one })).code).toBe(0);
+      const target = await receiver();
+      const first = listen(one.PIX_CONFIG_DIR, ['--forward-to', target.url], one);
+      await until(() => caughtUpOn(cluster, 'ended'), "the first listener's first run");
+      const standby = listen(two.PIX_CONFIG_DIR, ['--forward-to', target.url], two);
+      await until(() => stderrOf(standby).includes('standby: '), 'the standby');
+      // An administrator (or a failover of the server's) ends the active listener's session.
+      cluster.psql(`SELECT pg_terminate_backend(backend_pid) FROM pix_listen`, 'ended');
+      const code = await within(stopped(first), 'the first listener to stop', 15_000);
+      expect(code, stderrOf(first)).toBe(6);
+      expect(stderrOf(first)).toContain('lost its connection');
+      await until(() => stderrOf(standby).includes('active: '), 'the standby to take over');
+    },
+    60_000,
   );
 });

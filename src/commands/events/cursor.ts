@@ -1,8 +1,20 @@
 /**
- * Where `pix listen` had got to, whichever store keeps it (events/stores.ts): the checkpoint of the file
- * log without the log's own counts, and how a run starts from it.
+ * What both of `pix listen`'s stores (events/stores.ts) share: where the listener had got to (the checkpoint
+ * of the file log without the log's own counts), how a run starts from it, and the error of a listener that
+ * is no longer the active one.
  */
 import type { Checkpoint } from '../../domain/event-log.js';
+import { PixError } from '../../errors.js';
+
+/**
+ * The listener lost the account's lock (another may be active now): it stops (exit 6) rather than write or
+ * poll again; never a warning to try again after.
+ */
+export class ListenerLockLost extends PixError {
+  constructor(message: string, hint: string) {
+    super('unavailable', message, { hint });
+  }
+}
 
 /** Where the listener had got to: the checkpoint without the file log's own counts. */
 export type Cursor = Omit<Checkpoint, 'version' | 'log'>;

@@ -17,55 +17,85 @@ import type { Deps } from '../../context.js';
 import type { EventState, LogLine } from '../../domain/event-log.js';
 import type { PixEvent } from '../../domain/events.js';
 import { PixError } from '../../errors.js';
-import { openPool, reasonOf, reserved, type Sql, type Tx } from '../../journal/postgres/connect.js';
+import {
+  isConnectionError,
+  openPool,
+  reasonOf,
+  reserved,
+  type Sql,
+  type Tx,
+} from '../../journal/postgres/connect.js';
 import { checkSchema, schemaVersion } from '../../journal/postgres/store.js';
 import { safeText } from '../../output/sanitize.js';
 import { pause } from '../statement/follow.js';
-import { type Cursor, moved, startOfCursor } from './cursor.js';
+import { type Cursor, ListenerLockLost, moved, startOfCursor } from './cursor.js';
 import { type EventFiles, newSecret, signingSecret } from './shared.js';
 import type { EventStore, History, Restored } from './stores.js';
 
 /** The advisory lock of an account's active listener (as the lock file, keyed by the account alone). */
 export const listenLockKey = (account: string) => `pix listen ${account}`;
 
-/** Connections a listener opens: the reserved one that holds the lock, and one spare. */
-const POOL = 2;
+/** Connections a listener opens beside the one that holds the lock (the secret, the event list). */
+const POOL = 1;
 
 export function postgresEventStore(url: string, files: EventFiles, deps: Deps): EventStore {
   const pool = openPool(url, deps.env.HOME, POOL);
   const { sql, where } = pool;
+  // The lock's connection has a pool of its own, whose one connection closing means the session (and its
+  // lock) is gone: nothing may be sent on it after that (the driver would write to a socket it let go of
+  // and end the process: porsager/postgres#1208, connect.ts reserved).
+  let gone = false;
+  const lockPool = openPool(url, deps.env.HOME, 1, () => {
+    gone = true;
+  });
   const account = files.account.id;
   const host = hostname();
   const { pid } = deps.processes;
-  /** The connection holding the lock while this listener is the active one, and its server process. */
-  let held: { tx: Tx; backend: number } | undefined;
+  /** The connection holding the lock while this listener is the active one, its server process, its note. */
+  let held: { tx: Tx; backend: number; note: (error: unknown) => void } | undefined;
+  /** The lock's connection, unless it is gone (then reserved() is told, and the caller stops). */
+  const lockConnection = (tx: Tx, note: (error: unknown) => void, raise = true): Tx => {
+    if (!gone) return tx;
+    const error = Object.assign(new Error('the connection holding the lock closed'), {
+      code: 'CONNECTION_CLOSED',
+    });
+    note(error);
+    if (raise) throw error;
+    return tx;
+  };
   let saved: Cursor | undefined;
   let closed = false;
 
   const failed = (error: unknown): PixError =>
-    error instanceof PixError
-      ? error
-      : new PixError(
-          'unavailable',
-          `the shared ledger ${where} could not be used (${reasonOf(error, pool.url)}); this listener stops, and what it owes stays owed there`,
-          { hint: 'run pix listen again once the database answers (a standby, if one runs, takes over)' },
-        );
+    new PixError(
+      'unavailable',
+      `the shared ledger ${where} could not be used (${reasonOf(error, pool.url)}); this listener stops, and what it owes stays owed there`,
+      { hint: 'run pix listen again once the database answers (a standby, if one runs, takes over)' },
+    );
+  /** Errors of the database or of the connection to it are exit 6; anything else is what it is. */
   const onDb = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
     } catch (error) {
-      throw failed(error);
+      const name = (error as Error | undefined)?.name;
+      throw isConnectionError(error) || name === 'PostgresError' ? failed(error) : error;
     }
   };
   /** The lock's connection, still the session that took the lock (a reconnected one holds nothing). */
   const active = async (): Promise<Tx> => {
     if (held === undefined) throw new PixError('internal', 'the listener wrote before it was active');
-    const [row] = await held.tx.unsafe('SELECT pg_backend_pid() AS pid');
-    if (Number(row?.pid) !== held.backend) {
-      throw new PixError(
-        'unavailable',
-        `the shared ledger ${where}: this listener lost its connection, and with it the account's listener lock; it stops`,
-        { hint: 'another pix listen of this account takes over (or run this one again)' },
+    // A connection that cannot say which session it is cannot say it holds the lock either.
+    const backend = await Promise.resolve()
+      .then(() => lockConnection(held!.tx, held!.note).unsafe('SELECT pg_backend_pid() AS pid'))
+      .then(
+        ([row]) => Number(row?.pid),
+        (error: unknown) => reasonOf(error, pool.url),
+      );
+    if (backend !== held.backend) {
+      const why = typeof backend === 'string' ? ` (${backend})` : '';
+      throw new ListenerLockLost(
+        `the shared ledger ${where}: this listener lost its connection${why}, and with it the account's listener lock; it stops`,
+        'another pix listen of this account takes over (or run this one again)',
       );
     }
     return held.tx;
@@ -95,20 +125,20 @@ export function postgresEventStore(url: string, files: EventFiles, deps: Deps): 
     where,
     hold: (hold, work) =>
       onDb(() =>
-        reserved(sql, async (tx, note) => {
+        reserved(lockPool.sql, async (tx, note) => {
           checkSchema(await schemaVersion(tx), where);
           const key = listenLockKey(account);
           let waited = false;
           for (;;) {
-            const [got] = await tx.unsafe(
+            const [got] = await lockConnection(tx, note).unsafe(
               'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS held, pg_backend_pid() AS pid',
               [key],
             );
             if (got?.held === true) {
-              held = { tx, backend: Number(got.pid) };
+              held = { tx, backend: Number(got.pid), note };
               break;
             }
-            if (!waited) deps.io.stderr.write(await standbyLine(tx, hold.intervalMs));
+            if (!waited) deps.io.stderr.write(await standbyLine(lockConnection(tx, note), hold.intervalMs));
             waited = true;
             if (!(await pause(deps, hold.intervalMs))) return undefined;
           }
@@ -125,13 +155,18 @@ export function postgresEventStore(url: string, files: EventFiles, deps: Deps): 
             return await work();
           } finally {
             held = undefined;
-            await tx
-              .unsafe(
-                `UPDATE pix_listen SET backend_pid = NULL WHERE account = $1 AND backend_pid = pg_backend_pid()`,
-                [account],
-              )
-              .catch(note);
-            await tx.unsafe('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(note);
+            // A session that is gone holds nothing to give back (and its connection takes nothing more).
+            if (gone) {
+              lockConnection(tx, note, false);
+            } else {
+              await tx
+                .unsafe(
+                  `UPDATE pix_listen SET backend_pid = NULL WHERE account = $1 AND backend_pid = pg_backend_pid()`,
+                  [account],
+                )
+                .catch(note);
+              await tx.unsafe('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(note);
+            }
           }
         }),
       ),
@@ -190,8 +225,9 @@ export function postgresEventStore(url: string, files: EventFiles, deps: Deps): 
       }),
     checkpoint: (cursor) =>
       onDb(async () => {
-        if (saved !== undefined && !moved(saved, cursor)) return;
+        // Asked after every poll, moved or not: a listener that lost the lock stops within an interval.
         const tx = await active();
+        if (saved !== undefined && !moved(saved, cursor)) return;
         await tx.unsafe('UPDATE pix_listen SET cursor = $2::text::jsonb WHERE account = $1', [
           account,
           JSON.stringify(cursor),
@@ -247,7 +283,10 @@ export function postgresEventStore(url: string, files: EventFiles, deps: Deps): 
     async close() {
       if (closed) return;
       closed = true;
-      await sql.end({ timeout: 5 }).catch(() => {});
+      await Promise.all([
+        sql.end({ timeout: 5 }).catch(() => {}),
+        lockPool.sql.end({ timeout: 5 }).catch(() => {}),
+      ]);
     },
   };
 }

@@ -18,6 +18,7 @@ import type { Deps } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
+import { ListenerLockLost } from '../events/cursor.js';
 import { eventFiles } from '../events/shared.js';
 import { eventStoreOf } from '../events/stores.js';
 import { durationFlag, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
@@ -111,6 +112,7 @@ async function listenUntilStopped(
         await poll(listener);
       } catch (error) {
         if (stopped()) break;
+        if (error instanceof ListenerLockLost) throw error;
         const message = error instanceof Error ? error.message : String(error);
         deps.io.stderr.write(`warning: reading the statement: ${safeText(message, 200)}; trying again\n`);
       }
