@@ -35,20 +35,29 @@ const PAYMENTS = 8;
 /** The active listener is killed when its receiver gets this request (before answering it). */
 const KILL_AT = 4;
 
+/**
+ * A PostgreSQL server with the database `name` initialised, a `pix sandbox serve`, and machines of a team
+ * on both (each a config directory of its own), all removed after the test.
+ */
+async function team(name: string) {
+  const cluster = await startPostgres();
+  defer(() => cluster.remove());
+  const ledger = cluster.createDatabase(name);
+  const sandbox = await serveSandbox();
+  defer(() => rmSync(sandbox.dir, { recursive: true, force: true }));
+  defer(() => sandbox.server.close());
+  const machine = () => teamMachine(tempDir(), sandbox.server.url, ledger);
+  const init = await runCli(['ledger', 'init'], { env: machine() });
+  expect(init.code, init.stderr).toBe(0);
+  return { cluster, machine };
+}
+
 describe('pix listen on a shared PostgreSQL ledger: one active listener, a standby', () => {
   it.skipIf(postgresMissing() !== undefined)(
     'the active one SIGKILLed mid-delivery while payments arrive: the standby takes over and delivers what followed; every event at least once, one body per id, none made twice',
     async () => {
-      const cluster = await startPostgres();
-      defer(() => cluster.remove());
-      const ledger = cluster.createDatabase('standby');
-      const sandbox = await serveSandbox();
-      defer(() => rmSync(sandbox.dir, { recursive: true, force: true }));
-      defer(() => sandbox.server.close());
-      const machine = () => teamMachine(tempDir(), sandbox.server.url, ledger);
+      const { cluster, machine } = await team('standby');
       const [one, two, paying] = [machine(), machine(), machine()];
-      const init = await runCli(['ledger', 'init'], { env: one });
-      expect(init.code, init.stderr).toBe(0);
 
       let active: ChildProcess | undefined;
       let inFlight: string | undefined;
@@ -148,17 +157,8 @@ describe('pix listen on a shared PostgreSQL ledger: one active listener, a stand
   it.skipIf(postgresMissing() !== undefined)(
     'a listener whose session the server ends stops (exit 6) instead of writing beside the standby that took its lock',
     async () => {
-      const cluster = await startPostgres();
-      defer(() => cluster.remove());
-      const ledger = cluster.createDatabase('ended');
-      const sandbox = await serveSandbox();
-      defer(() => rmSync(sandbox.dir, { recursive: true, force: true }));
-      defer(() => sandbox.server.close());
-      const [one, two] = [0, 1].map(() => teamMachine(tempDir(), sandbox.server.url, ledger)) as [
-        ReturnType<typeof teamMachine>,
-        ReturnType<typeof teamMachine>,
-      ];
-      expect((await runCli(['ledger', 'init'], { env: one })).code).toBe(0);
+      const { cluster, machine } = await team('ended');
+      const [one, two] = [machine(), machine()];
       const target = await receiver();
       const first = listen(one.PIX_CONFIG_DIR, ['--forward-to', target.url], one);
       await until(() => caughtUpOn(cluster, 'ended'), "the first listener's first run");
