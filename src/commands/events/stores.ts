@@ -66,7 +66,7 @@ export interface Hold {
   destination: string;
   /** With another listener active: exit 8 (false) or wait for it (true). A database's store always waits. */
   wait: boolean;
-  /** How often a waiting listener looks at the lock again. */
+  /** How often a standby looks at a database's lock again (`--interval`; a lock file is looked at every second). */
   intervalMs: number;
 }
 
