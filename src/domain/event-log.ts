@@ -296,3 +296,17 @@ export function parseCheckpoint(text: string): Checkpoint | string {
     return 'a first run without its start';
   return value as unknown as Checkpoint;
 }
+
+/** The checkpoint of a log that has none yet: `size` (an earlier version's lines, if any) and no position. */
+export function emptyLogCheckpoint(
+  size: { lines: number; bytes: number; last: string },
+  now: Date,
+): Checkpoint {
+  return {
+    version: 1,
+    log: { ...size, legacyLines: size.lines },
+    statement: { recent: [] },
+    journal: null,
+    at: now.toISOString(),
+  };
+}

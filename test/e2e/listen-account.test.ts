@@ -4,15 +4,18 @@
  * version. The built binary, against the embedded sandbox or `pix sandbox serve`, delivering to a real
  * node:http receiver on loopback (test/helpers/listen.ts).
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deferEach } from '../helpers/cleanup.js';
 import { runCli } from '../helpers/cli.js';
 import {
+  bodies,
   caughtUp,
+  caughtUpOn,
   customerPays,
+  type Delivered,
   eventsFile,
   ids,
   linesOf,
@@ -20,8 +23,10 @@ import {
   type Received,
   receiver,
   secretOf,
+  signedWith,
   stderrOf,
   stopped,
+  teamMachine,
 } from '../helpers/listen.js';
 import { postgresMissing, startPostgres } from '../helpers/postgres.js';
 import { serveSandbox } from '../helpers/served.js';
@@ -29,27 +34,12 @@ import { until } from '../helpers/wait.js';
 
 const { defer, dir: tempDir } = deferEach();
 
-interface Delivered {
-  id: string;
-  type: string;
-  created: string;
-  data: { id: string; amount?: number };
-}
-
-const bodies = (got: Received[]) => got.map((request) => JSON.parse(request.body) as Delivered);
-
 /** A `pix sandbox serve` of its own, stopped and removed after the test. */
 async function served() {
   const sandbox = await serveSandbox();
   defer(() => rmSync(sandbox.dir, { recursive: true, force: true }));
   defer(() => sandbox.server.close());
   return sandbox;
-}
-
-/** Whether `signature` is `body` signed with `secret` (Pix-Signature: t=…,v1=HMAC-SHA256(secret, "t.body")). */
-function signedWith(secret: string, request: Received): boolean {
-  const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(request.headers['pix-signature'])) ?? [];
-  return v1 === createHmac('sha256', secret).update(`${t}.${request.body}`).digest('hex');
 }
 
 describe('pix listen: the account keeps its events', () => {
@@ -308,12 +298,7 @@ describe('pix listen on a shared PostgreSQL ledger (docs/team.md)', () => {
       defer(() => cluster.remove());
       const ledger = cluster.createDatabase('ledger');
       const { server } = await served();
-      const machine = () => ({
-        PIX_CONFIG_DIR: tempDir(),
-        PIX_BASE_URL: server.url,
-        PIX_TOKEN: 'e2e-token',
-        PIX_LEDGER_URL: ledger,
-      });
+      const machine = () => teamMachine(tempDir(), server.url, ledger);
       const [listening, paying] = [machine(), machine()];
       const init = await runCli(['ledger', 'init'], { env: listening });
       expect(init.code, init.stderr).toBe(0);
@@ -327,7 +312,7 @@ describe('pix listen on a shared PostgreSQL ledger (docs/team.md)', () => {
       const sent = () => bodies(target.got).filter((event) => event.type === 'payment.sent');
       const dir = listening.PIX_CONFIG_DIR;
       const first = listen(dir, ['--forward-to', target.url], listening);
-      await until(() => caughtUp(dir), "the listener's first run");
+      await until(() => caughtUpOn(cluster, 'ledger'), "the listener's first run");
       await pay('3');
       await until(() => sent().length === 1, "the other machine's payment");
       first.kill('SIGTERM');

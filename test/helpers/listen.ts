@@ -4,12 +4,14 @@
  * until(), test/helpers/wait.ts: a deadline, never a fixed sleep).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, expect } from 'vitest';
 import { BIN, NODE, runCli } from './cli.js';
+import type { Cluster } from './postgres.js';
 
 export interface Received {
   headers: IncomingMessage['headers'];
@@ -105,6 +107,19 @@ export function caughtUp(dir: string): boolean {
 }
 
 /**
+ * On a database profile (events/postgres.ts): an account's listener made its first run (its cursor is
+ * recorded, without a first run's marker).
+ */
+export function caughtUpOn(cluster: Cluster, database: string): boolean {
+  try {
+    const sql = `SELECT count(*) FROM pix_listen WHERE cursor IS NOT NULL AND NOT cursor ? 'catchUp'`;
+    return Number(cluster.psql(sql, database).trim()) > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * A customer pays a new charge of `amount` on the sandbox `env` names (a profile's, or the embedded one):
  * an INCOME entry. `extra`: more arguments for `pix charge immediate` and for `pix sandbox pay`.
  */
@@ -137,4 +152,29 @@ export function linesOf(file: string): string[] {
   }
 }
 
+/** An event as a receiver got it (the fields the tests look at). */
+export interface Delivered {
+  id: string;
+  type: string;
+  created: string;
+  data: { id: string; amount?: number };
+}
+
+/** The events a receiver got, parsed. */
+export const bodies = (got: Received[]) => got.map((request) => JSON.parse(request.body) as Delivered);
+
 export const ids = (got: Received[]) => got.map((request) => String(request.headers['pix-event-id']));
+
+/** Whether `request` is its body signed with `secret` (Pix-Signature: t=…,v1=HMAC-SHA256(secret, "t.body")). */
+export function signedWith(secret: string, request: Received): boolean {
+  const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(request.headers['pix-signature'])) ?? [];
+  return v1 === createHmac('sha256', secret).update(`${t}.${request.body}`).digest('hex');
+}
+
+/**
+ * A machine of a team (docs/team.md): a config directory of its own on the sandbox at `baseUrl`, its ledger
+ * the database at `ledger`.
+ */
+export function teamMachine(dir: string, baseUrl: string, ledger: string) {
+  return { PIX_CONFIG_DIR: dir, PIX_BASE_URL: baseUrl, PIX_TOKEN: 'e2e-token', PIX_LEDGER_URL: ledger };
+}

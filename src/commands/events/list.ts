@@ -1,7 +1,7 @@
 /**
  * `pix events list`: the events `pix listen` made for this account, newest first, with their delivery:
  * `delivered`, `pending` (owed: the next `pix listen` delivers it) or `dead` (out of attempts: `pix events
- * resend`). From the event log alone; nothing is sent. A damaged log is said on stderr (`pix events
+ * resend`). From the event log alone (the shared ledger's, on a database profile); nothing is sent. A damaged log is said on stderr (`pix events
  * verify`) and what can be read of it is listed.
  */
 import type { Command } from 'commander';
@@ -13,7 +13,8 @@ import { type Column, createListWriter } from '../../output/records.js';
 import * as z from '../../zod.js';
 import { integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { describeLogDamage, type EventFiles, eventFiles, readEventLog } from './shared.js';
+import { describeLogDamage, type EventFiles, eventFiles } from './shared.js';
+import { type EventStore, eventStoreOf } from './stores.js';
 
 const listOptionsSchema = z.object({
   failed: z._default(z.boolean(), false),
@@ -24,16 +25,20 @@ const listOptionsSchema = z.object({
 export type EventsListOptions = z.output<typeof listOptionsSchema>;
 
 /**
- * The account's events as the log has them, oldest first, bodies and all; a damaged log is said on stderr
- * (what can be read of it is still given).
+ * The account's events as its store has them (the log of the config directory, or the shared ledger's),
+ * oldest first, bodies and all; a damaged log is said on stderr (what can be read of it is still given).
  */
-export function loggedEvents(files: EventFiles, deps: Deps): Array<EventState & { event: PixEvent }> {
-  const log = readEventLog(files, 'all');
-  const damage = describeLogDamage(files, log);
+export async function loggedEvents(
+  files: EventFiles,
+  store: EventStore,
+  deps: Deps,
+): Promise<Array<EventState & { event: PixEvent }>> {
+  const { events, log } = await store.history();
+  const damage = log === undefined ? undefined : describeLogDamage(files, log);
   if (damage !== undefined) {
     deps.io.stderr.write(`warning: the event log is damaged (${damage}); see \`pix events verify\`\n`);
   }
-  return [...log.states.values()].filter((state): state is EventState & { event: PixEvent } => !!state.event);
+  return events;
 }
 
 const COLUMNS: Column<EventState>[] = [
@@ -46,7 +51,8 @@ const COLUMNS: Column<EventState>[] = [
 ];
 
 export async function runEventsList(options: EventsListOptions, deps: Deps): Promise<void> {
-  const all = loggedEvents(await eventFiles(deps), deps).reverse();
+  const files = await eventFiles(deps);
+  const all = (await loggedEvents(files, await eventStoreOf(files, deps), deps)).reverse();
   const matching = options.failed ? all.filter((state) => state.state === 'dead') : all;
   const shown = options.all ? matching : matching.slice(0, options.limit);
   const mode = await outputMode(deps, (await deps.settings()).timeZone.value);

@@ -11,7 +11,8 @@ import { executor, forwarder, parseForwardTarget } from '../listen/deliver.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { loggedEvents } from './list.js';
-import { appendLog, eventFiles, signingSecret } from './shared.js';
+import { eventFiles } from './shared.js';
+import { eventStoreOf } from './stores.js';
 
 const resendOptionsSchema = z.object({
   id: z.optional(z.string().check(z.minLength(1))),
@@ -29,7 +30,8 @@ export async function runEventsResend(options: EventsResendOptions, deps: Deps):
     throw usageError('--forward-to', 'give where to deliver: --forward-to URL or --exec COMMAND');
   }
   const files = await eventFiles(deps);
-  const events = loggedEvents(files, deps);
+  const store = await eventStoreOf(files, deps);
+  const events = await loggedEvents(files, store, deps);
   const chosen = options.allFailed
     ? events.filter((state) => state.state === 'dead')
     : events.filter((state) => state.id.startsWith(options.id!));
@@ -41,14 +43,14 @@ export async function runEventsResend(options: EventsResendOptions, deps: Deps):
   }
   const url = options.forwardTo;
   const sink = url
-    ? forwarder(url, signingSecret(files.secret), () => deps.clock.now())
+    ? forwarder(url, await store.secret(), () => deps.clock.now())
     : executor(options.exec!, deps.env);
   let failed = 0;
   for (const state of chosen) {
     const at = deps.clock.now().toISOString();
-    appendLog(files, [{ t: 'resend', id: state.id, at }]);
+    await store.write([{ t: 'resend', id: state.id, at }]);
     const result = await sink.deliver(state.event);
-    appendLog(files, attemptLines(state.id, at, result));
+    await store.write(attemptLines(state.id, at, result));
     if (!result.ok) failed++;
     deps.io.stderr.write(
       `${state.id}: ${result.ok ? 'delivered' : `failed (${result.status ?? result.error})`}\n`,

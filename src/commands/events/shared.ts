@@ -95,9 +95,14 @@ function adoptFile(from: string, to: string): void {
 export function signingSecret(path: string, rotate = false): string {
   const existing = rotate ? undefined : readPrivateFile(path)?.trim();
   if (existing) return existing;
-  const secret = `whsec_${randomBytes(24).toString('hex')}`;
+  const secret = newSecret();
   writeFileAtomic(path, `${secret}\n`);
   return secret;
+}
+
+/** A new signing secret. */
+export function newSecret(): string {
+  return `whsec_${randomBytes(24).toString('hex')}`;
 }
 
 /** Appends lines to the log in one write (each with its checksum), after a torn line's mark if need be. */

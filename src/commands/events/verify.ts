@@ -2,7 +2,8 @@
  * `pix events verify`: the account's event log checked whole, as `pix listen` checks it before it starts
  * (commands/events/shared.ts): every line that cannot be read, by number, and the log as a whole against its
  * checkpoint (cut, emptied, missing, replaced). Exit 8 when anything is wrong (`pix listen` would refuse
- * to start: it never mistakes a damaged log for a first run), 0 when the log is sound. Nothing is sent.
+ * to start: it never mistakes a damaged log for a first run), 0 when the log is sound. Nothing is sent. On a
+ * database profile the events are rows of the shared ledger (events/postgres.ts): it counts them.
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
@@ -12,6 +13,7 @@ import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { describeLogDamage, eventFiles, readEventLog, recoveryHint } from './shared.js';
+import { eventStoreOf } from './stores.js';
 
 const verifyOptionsSchema = z.object({});
 
@@ -20,8 +22,35 @@ export type EventsVerifyOptions = z.output<typeof verifyOptionsSchema>;
 export async function runEventsVerify(_options: EventsVerifyOptions, deps: Deps): Promise<void> {
   const files = await eventFiles(deps);
   const mode = await outputMode(deps, (await deps.settings()).timeZone.value);
-  const log = readEventLog(files, 'owed');
   const { stdout, stderr } = deps.io;
+  const store = await eventStoreOf(files, deps);
+  if (store.backend !== 'file') {
+    // Rows written whole by transactions: no line to be torn or damaged, no checkpoint to disagree with.
+    const { events } = await store.history();
+    const count = (state: string) => events.filter((event) => event.state === state).length;
+    if (mode.format === 'json') {
+      stdout.write(
+        jsonDocument(
+          {
+            path: store.where,
+            checkpoint: null,
+            events: events.length,
+            owed: count('pending'),
+            dead: count('dead'),
+            damaged: [],
+            problem: null,
+            torn: [],
+          },
+          mode.pretty,
+        ),
+      );
+    }
+    stderr.write(
+      `events of this account in the shared ledger ${store.where}: ${events.length} (${count('pending')} owed, ${count('dead')} dead letters)\n`,
+    );
+    return;
+  }
+  const log = readEventLog(files, 'owed');
   const states = [...log.states.values()];
   const count = (state: string) => states.filter((event) => event.state === state).length;
   if (mode.format === 'json') {

@@ -1,19 +1,30 @@
 /**
  * `pix ledger migrate --from file`: this machine's history into the shared ledger (docs/team.md) — the
- * journal of the config directory, whose charges are the charge ledger. Idempotent: an entry already in
+ * journal of the config directory, whose charges are the charge ledger, and `pix listen`'s event logs
+ * (each event by its id, with its delivery; the cursor and signing secret where the account has none). Idempotent: an entry already in
  * the database (by its id) is left as it is, so a second run imports nothing. The counts are checked
  * after: every entry of the file is in the database, or the command fails (exit 1) saying how many are
  * missing. A file journal with damaged lines is refused (exit 8): what a damaged line said is unknown,
  * and importing around it would make the shared ledger forget a payment.
  */
+import { readdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { Command } from 'commander';
+import { configDir } from '../../config/store.js';
 import type { Deps } from '../../context.js';
+import type { EventState } from '../../domain/event-log.js';
+import type { PixEvent } from '../../domain/events.js';
 import { PixError } from '../../errors.js';
 import type { JournalEntry } from '../../journal/entries.js';
+import type { Pool } from '../../journal/postgres/connect.js';
 import { describeDamage } from '../../journal/store.js';
 import { fileStore } from '../../journal/stores.js';
 import { jsonDocument } from '../../output/format.js';
+import { readPrivateFile } from '../../storage/files.js';
 import * as z from '../../zod.js';
+import type { ImportedLog } from '../events/postgres.js';
+import { describeLogDamage, readEventLog } from '../events/shared.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { onLedger, openLedgerPool } from './shared.js';
@@ -64,6 +75,7 @@ export async function runLedgerMigrate(_options: LedgerMigrateOptions, deps: Dep
     );
   }
   const entries = await file.read();
+  const logs = eventLogsOf(deps);
   const pool = await openLedgerPool(deps);
   const { sql, where } = pool;
   const { checkSchema, insertEntry, schemaVersion } = await import('../../journal/postgres/store.js');
@@ -104,22 +116,88 @@ export async function runLedgerMigrate(_options: LedgerMigrateOptions, deps: Dep
       },
     );
   }
+  const events = await importEvents(pool, logs, deps);
   stderr.write(
-    `ledger ${where}: ${imported} of ${entries.length} entries of ${file.where} imported (${entries.length - imported} were there already); counts checked\n`,
+    `ledger ${where}: ${imported} of ${entries.length} entries of ${file.where} imported (${entries.length - imported} were there already); ${events.imported} of ${events.events} events of ${logs.length} event log${logs.length === 1 ? '' : 's'} imported; counts checked\n`,
   );
   if (deps.globals.json) {
     stdout.write(
       jsonDocument(
-        { ledger: where, from: file.where, entries: entries.length, imported, present },
+        { ledger: where, from: file.where, entries: entries.length, imported, present, events },
         stdout.isTTY,
       ),
     );
   }
 }
 
+/**
+ * `pix listen`'s event logs of this config directory, one per account (events/shared.ts), each read whole
+ * and checked as the listener checks it: a damaged one is refused (exit 8) before anything is imported.
+ */
+function eventLogsOf(deps: Deps): ImportedLog[] {
+  const dir = join(configDir(deps.env), 'events');
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const logs: ImportedLog[] = [];
+  for (const name of names.filter((file) => /^acct_[^.]+\.jsonl$/.test(file)).sort()) {
+    const account = name.slice(0, -'.jsonl'.length);
+    const files = { log: join(dir, name), checkpoint: join(dir, `${account}.checkpoint`) };
+    const log = readEventLog(files, 'all');
+    const damage = describeLogDamage(files, log);
+    if (damage !== undefined) {
+      throw new PixError('declined', `the event log is damaged: ${damage}; nothing was imported`, {
+        hint: '`pix events verify` names every damaged line: settle them, then migrate',
+      });
+    }
+    const events = [...log.states.values()].filter(
+      (state): state is EventState & { event: PixEvent } => state.event !== undefined,
+    );
+    const { checkpoint } = log;
+    const secret = readPrivateFile(join(dir, `${account}.secret`))?.trim();
+    logs.push({
+      account,
+      events,
+      ...(checkpoint === undefined || checkpoint.catchUp !== undefined
+        ? {}
+        : { cursor: { statement: checkpoint.statement, journal: checkpoint.journal, at: checkpoint.at } }),
+      ...(secret ? { secret } : {}),
+    });
+  }
+  return logs;
+}
+
+/** The event logs into the shared ledger (idempotent by event id), the counts checked after. */
+async function importEvents(pool: Pool, logs: readonly ImportedLog[], deps: Deps) {
+  const { importEventLog, eventsPresent } = await import('../events/postgres.js');
+  const { transaction } = await import('../../journal/postgres/connect.js');
+  const ids = logs.flatMap((log) => log.events.map((state) => state.id));
+  const by = `migrated by ${hostname()}:${deps.processes.pid}`;
+  const imported = await onLedger(pool, async () => {
+    let added = 0;
+    for (const log of logs) added += await transaction(pool.sql, (tx) => importEventLog(tx, log, by));
+    return added;
+  });
+  const present = await onLedger(pool, () => eventsPresent(pool.sql, ids));
+  if (present !== ids.length) {
+    throw new PixError(
+      'internal',
+      `${pool.where}: ${ids.length - present} of ${ids.length} events of this config directory's event logs are missing after the import`,
+      { hint: 'run it again: events already imported are left as they are' },
+    );
+  }
+  return { logs: logs.length, events: ids.length, imported, present };
+}
+
 export function register(command: Command, deps: Deps): void {
   command
-    .requiredOption('--from <SOURCE>', 'file: the journal and charge ledger of this config directory')
+    .requiredOption(
+      '--from <SOURCE>',
+      'file: the journal, charge ledger and event logs of this config directory',
+    )
     .action(async (_options, self: Command) => {
       await runLedgerMigrate(parseOptions(migrateOptionsSchema, self.opts()), deps);
     });

@@ -1,8 +1,8 @@
 /**
  * `pix ledger status`: where the profile's ledger is and what it holds (docs/team.md) — the backend, the
  * schema's version, counts of entries, the oldest unresolved payment, the live leases (who is sending
- * what, on which machine), and outcomes of this machine still waiting in the spill file. Exit 6 when the
- * database cannot be reached.
+ * what, on which machine), outcomes of this machine still waiting in the spill file, and `pix listen`'s
+ * events and the active listener of each account. Exit 6 when the database cannot be reached.
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
@@ -31,6 +31,17 @@ export interface LedgerStatus {
   leases: Array<{ id: string; host: string; pid: number; beatSecondsAgo: number }>;
   /** Outcomes of this machine waiting in the spill file for this database. */
   spilled: number;
+  /** `pix listen`'s events in the database: how many, how many still owed. */
+  events: { made: number; owed: number; dead: number };
+  /** The active `pix listen` of each account (the one holding its advisory lock). */
+  listeners: Array<{
+    account: string;
+    host: string;
+    pid: number;
+    profile: string;
+    destination: string;
+    since: string;
+  }>;
 }
 
 async function fileStatus(deps: Deps): Promise<LedgerStatus> {
@@ -57,6 +68,8 @@ async function fileStatus(deps: Deps): Promise<LedgerStatus> {
           },
     leases: [],
     spilled: 0,
+    events: { made: 0, owed: 0, dead: 0 },
+    listeners: [],
   };
 }
 
@@ -80,6 +93,8 @@ async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
         oldestUnresolved: null,
         leases: [],
         spilled,
+        events: { made: 0, owed: 0, dead: 0 },
+        listeners: [],
       };
     }
     const [counts] = await sql.unsafe(
@@ -96,6 +111,17 @@ async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
     const leases = await sql.unsafe(
       `SELECT id, lease_host AS host, lease_pid AS pid, extract(epoch FROM now() - lease_beat)::float AS ago
          FROM pix_journal WHERE state = 'sending' AND lease_beat IS NOT NULL ORDER BY seq`,
+    );
+    const [events] = await sql.unsafe(
+      `SELECT count(*)::int AS made, count(*) FILTER (WHERE state = 'pending')::int AS owed,
+         count(*) FILTER (WHERE state = 'dead')::int AS dead FROM pix_events`,
+    );
+    // Active: its session still holds an advisory lock (PostgreSQL frees it when the session ends).
+    const listeners = await sql.unsafe(
+      `SELECT account, host, pid, profile, destination, since::text AS since FROM pix_listen l
+         WHERE backend_pid IS NOT NULL AND EXISTS (SELECT 1 FROM pg_locks k
+           WHERE k.locktype = 'advisory' AND k.granted AND k.pid = l.backend_pid)
+         ORDER BY account`,
     );
     return {
       backend: 'postgres',
@@ -121,6 +147,19 @@ async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
         beatSecondsAgo: Math.round(Number(row.ago)),
       })),
       spilled,
+      events: {
+        made: Number(events?.made ?? 0),
+        owed: Number(events?.owed ?? 0),
+        dead: Number(events?.dead ?? 0),
+      },
+      listeners: listeners.map((row) => ({
+        account: String(row.account),
+        host: String(row.host),
+        pid: Number(row.pid),
+        profile: String(row.profile),
+        destination: String(row.destination),
+        since: String(row.since),
+      })),
     };
   });
 }
@@ -158,6 +197,15 @@ export async function runLedgerStatus(deps: Deps): Promise<void> {
       ]);
     }
     lines.push(['spilled here', String(status.spilled)]);
+    const { events } = status;
+    lines.push(['events', `${events.made} (${events.owed} owed, ${events.dead} dead letters)`]);
+    lines.push(['active listeners', String(status.listeners.length)]);
+    for (const listener of status.listeners) {
+      lines.push([
+        '  pix listen',
+        `${safeText(listener.account, 60)}: pid ${listener.pid} on ${safeText(listener.host, 80)} (profile ${safeText(listener.profile, 40)}) to ${safeText(listener.destination, 120)} since ${safeText(listener.since, 40)}`,
+      ]);
+    }
   }
   const width = Math.max(...lines.map(([label]) => label.length)) + 2;
   for (const [label, value] of lines) {

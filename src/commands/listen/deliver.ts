@@ -181,7 +181,7 @@ export async function deliverDue(
   owed: Map<string, Owed>,
   sink: Delivery,
   maxAttempts: number,
-  write: (lines: LogLine[]) => void,
+  write: (lines: LogLine[]) => unknown,
   deps: Deps,
   narrate?: string,
 ): Promise<void> {
@@ -223,6 +223,6 @@ export async function deliverDue(
         `warning: delivering ${id} failed (${why}); attempt ${state.attempts} of ${maxAttempts}\n`,
       );
     }
-    write(lines);
+    await write(lines);
   }
 }

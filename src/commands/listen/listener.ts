@@ -1,6 +1,6 @@
 /**
- * The state of a running `pix listen`, and the steps that move it: restored from the account's event log
- * and checkpoint (commands/events/shared.ts), caught up with what happened while it was stopped, then a poll
+ * The state of a running `pix listen`, and the steps that move it: restored from the account's event store
+ * (events/stores.ts: the event log and checkpoint of the config directory, or the shared database), caught up with what happened while it was stopped, then a poll
  * at a time. Each step reads from where the last one got to and records it in the checkpoint, so nothing
  * is read twice from the beginning, nothing is made twice, and a log that lost lines is never mistaken
  * for a first run (it is damage: exit 8).
@@ -12,18 +12,11 @@
 import type { ApiClient } from '../../api/client.js';
 import type { StatementEntry } from '../../api/resources/statement.js';
 import type { Deps } from '../../context.js';
-import { CHECKPOINT_ENTRIES, type Checkpoint, type LogLine } from '../../domain/event-log.js';
+import { CHECKPOINT_ENTRIES } from '../../domain/event-log.js';
 import { type EventContext, entryEvent, legacyEventIds, type PixEvent } from '../../domain/events.js';
-import {
-  appendLog,
-  checkSound,
-  type EventFiles,
-  type EventLog,
-  eventAt,
-  measureLog,
-  readEventLog,
-  writeCheckpoint,
-} from '../events/shared.js';
+import type { Cursor, Start } from '../events/cursor.js';
+import type { EventFiles } from '../events/shared.js';
+import type { EventStore, LegacyLog } from '../events/stores.js';
 import { newEntries, oldestFirst, RecentIds } from '../statement/follow.js';
 import type { Owed } from './deliver.js';
 import {
@@ -35,16 +28,12 @@ import {
   statementWindow,
 } from './sources.js';
 
-/** What an earlier version's log says was made: by source (type and record id), by id, or as seen. */
-interface LegacyLog {
-  sources: Set<string>;
-  ids: Set<string>;
-  seen: Set<string>;
-  baseUrls: string[];
-}
+export type { Start };
 
 export interface Listener {
   files: EventFiles;
+  /** Where the events, their deliveries and the cursor are kept (events/stores.ts). */
+  store: EventStore;
   client: ApiClient;
   context: EventContext;
   /** The events owed, in the order made. */
@@ -56,97 +45,43 @@ export interface Listener {
   seen: RecentIds;
   recent: string[];
   journal: JournalSource;
-  /** The log as the last checkpoint recorded it, and the checkpoint. */
-  saved: Checkpoint;
+  /** How far the journal was read at the last cursor recorded. */
+  position: Cursor['journal'];
 }
 
-/** How a run starts: its first, an earlier version's log adopted, or where the last run stopped. */
-export type Start =
-  | { kind: 'first'; since?: number }
-  | { kind: 'adopt' }
-  | { kind: 'resume'; checkpoint: Checkpoint };
-
 /**
- * The listener of the account's files: the log read (exit 8 when it is damaged), what it owes, how this
- * run starts. The journal source reads nothing yet (catchUp does).
+ * The listener of the account's store: what the last run left (exit 8 when the file log is damaged), what
+ * it owes, how this run starts. The journal source reads nothing yet (catchUp does).
  */
 export async function restoreListener(
   files: EventFiles,
+  store: EventStore,
   deps: Deps,
 ): Promise<{ listener: Listener; start: Start }> {
-  const peek = readEventLog(files, 'owed');
-  checkSound(files, peek);
-  const adopting = peek.legacy || peek.checkpoint?.catchUp?.legacy === true;
-  // An earlier version's log is read again with every body: what it made is recognised by its source.
-  const log = adopting ? readEventLog(files, 'all') : peek;
-  const start = startOf(log);
+  const restored = await store.restore();
+  const { start } = restored;
   const client = await deps.api();
   const context = { account: files.account.id, profile: files.profile };
-  const checkpoint = log.checkpoint;
   // A first run's expiries are news from its `since` on (catchUp says), an adopted log's all of them.
-  const expiredAfter = start.kind === 'resume' ? Date.parse(start.checkpoint.at) : Number.NEGATIVE_INFINITY;
+  const expiredAfter = start.kind === 'resume' ? Date.parse(start.cursor.at) : Number.NEGATIVE_INFINITY;
+  const owed = new Map<string, Owed>();
+  for (const { event, attempts } of restored.owed) owed.set(event.id, { event, attempts, nextAt: 0 });
   const listener: Listener = {
     files,
+    store,
     client,
     context,
-    owed: owedOf(files, log),
+    owed,
     made: new RecentIds(),
     seen: new RecentIds(),
-    recent: checkpoint?.catchUp === undefined ? (checkpoint?.statement.recent ?? []) : [],
+    recent: restored.recent,
     journal: await journalSource(deps, files.account, context, expiredAfter),
-    saved: checkpoint ?? emptyCheckpoint(log, deps.clock.now()),
+    position: restored.journal,
   };
-  // A fact read again after the checkpoint (a run stopped between its log and its checkpoint) is in the
-  // log after it; a first run picked up again may have made any of the log's.
-  const after = start.kind === 'resume' ? start.checkpoint.log.lines : 0;
-  for (const state of log.states.values()) {
-    if (state.line > after || state.state !== 'delivered') listener.made.add(state.id);
-  }
+  for (const id of restored.made) listener.made.add(id);
   for (const id of [...listener.recent].reverse()) listener.seen.add(id);
-  if (adopting) listener.legacy = legacyOf(log, files.baseUrls);
+  if (restored.legacy !== undefined) listener.legacy = restored.legacy;
   return { listener, start };
-}
-
-function startOf(log: EventLog): Start {
-  const { checkpoint } = log;
-  if (checkpoint === undefined) return log.legacy ? { kind: 'adopt' } : { kind: 'first' };
-  const { catchUp } = checkpoint;
-  if (catchUp === undefined) return { kind: 'resume', checkpoint };
-  return catchUp.legacy ? { kind: 'adopt' } : { kind: 'first', since: Date.parse(catchUp.since) };
-}
-
-/** The owed events, with their bodies (read back by line for the ones a resend made owed again). */
-function owedOf(files: EventFiles, log: EventLog): Map<string, Owed> {
-  const owed = new Map<string, Owed>();
-  for (const state of log.states.values()) {
-    if (state.state !== 'pending') continue;
-    const event = state.event ?? eventAt(files, state.offset, state.id);
-    if (event !== undefined) owed.set(state.id, { event, attempts: state.attempts, nextAt: 0 });
-  }
-  return owed;
-}
-
-function legacyOf(log: EventLog, baseUrls: string[]): LegacyLog {
-  const legacy: LegacyLog = { sources: new Set(), ids: new Set(), seen: log.seen, baseUrls };
-  for (const state of log.states.values()) {
-    legacy.ids.add(state.id);
-    const source = state.event?.data.id;
-    if (typeof source === 'string') {
-      legacy.sources.add(`${state.type}\n${source}`);
-      if (state.type.startsWith('entry.')) legacy.seen.add(source);
-    }
-  }
-  return legacy;
-}
-
-function emptyCheckpoint(log: EventLog, now: Date): Checkpoint {
-  return {
-    version: 1,
-    log: { ...log.size, legacyLines: log.size.lines },
-    statement: { recent: [] },
-    journal: null,
-    at: now.toISOString(),
-  };
 }
 
 /** Whether an earlier version's log made this event already (under the base URL's id, or as seen). */
@@ -159,17 +94,20 @@ function legacyMade(legacy: LegacyLog, event: PixEvent): boolean {
   );
 }
 
-/** Logs the events not made before, in one write, and owes them. */
-export function record(listener: Listener, events: readonly PixEvent[]): void {
-  const lines: LogLine[] = [];
+/**
+ * Records the events not made before, in one write, and owes those the store made (a database's store
+ * makes an id once across every listener: one made there already is not owed again here).
+ */
+export async function record(listener: Listener, events: readonly PixEvent[]): Promise<void> {
+  const fresh = new Map<string, PixEvent>();
   for (const event of events) {
-    if (listener.owed.has(event.id) || listener.made.has(event.id)) continue;
+    if (fresh.has(event.id) || listener.owed.has(event.id) || listener.made.has(event.id)) continue;
     if (listener.legacy && legacyMade(listener.legacy, event)) continue;
-    lines.push({ t: 'event', event });
-    listener.made.add(event.id);
-    listener.owed.set(event.id, { event, attempts: 0, nextAt: 0 });
+    fresh.set(event.id, event);
   }
-  appendLog(listener.files, lines);
+  const made = await listener.store.record([...fresh.values()]);
+  for (const id of fresh.keys()) listener.made.add(id);
+  for (const event of made) listener.owed.set(event.id, { event, attempts: 0, nextAt: 0 });
 }
 
 const entryEvents = (listener: Listener, entries: readonly StatementEntry[]) =>
@@ -187,31 +125,18 @@ function see(listener: Listener, newestFirst: readonly StatementEntry[]): void {
 }
 
 /**
- * Records where the listener got to (the log's length as it is now, the newest entries seen, how far the
- * journal was read, the account's time), when any of it moved. `catchUp`: a first run's marker.
+ * Records where the listener got to (the newest entries seen, how far the journal was read, the account's
+ * time), when any of it moved (the store judges: events/stores.ts). `catchUp`: a first run's marker.
  */
-export function checkpoint(listener: Listener, now: Date, catchUp?: Checkpoint['catchUp']): void {
-  const { saved } = listener;
-  const size = measureLog(listener.files, saved.log);
-  const journal = listener.journal.position() ?? saved.journal;
-  const next: Checkpoint = {
-    version: 1,
-    log: { ...size, legacyLines: saved.log.legacyLines },
+export async function checkpoint(listener: Listener, now: Date, catchUp?: Cursor['catchUp']): Promise<void> {
+  const journal = listener.journal.position() ?? listener.position;
+  await listener.store.checkpoint({
     statement: { recent: listener.recent },
     journal,
     at: now.toISOString(),
     ...(catchUp === undefined ? {} : { catchUp }),
-  };
-  const moved =
-    catchUp !== undefined ||
-    saved.catchUp !== undefined ||
-    size.bytes !== saved.log.bytes ||
-    journal?.offset !== saved.journal?.offset ||
-    journal?.identity !== saved.journal?.identity ||
-    next.statement.recent.join() !== saved.statement.recent.join();
-  if (!moved) return;
-  writeCheckpoint(listener.files, next);
-  listener.saved = next;
+  });
+  listener.position = journal;
 }
 
 /**
@@ -220,11 +145,11 @@ export function checkpoint(listener: Listener, now: Date, catchUp?: Checkpoint['
  * stop, everything since the checkpoint; for an earlier version's log, everything it had not made.
  */
 export async function catchUp(listener: Listener, start: Start, backfillMs: number | undefined, deps: Deps) {
-  if (start.kind === 'resume') await resumeRun(listener, start.checkpoint);
+  if (start.kind === 'resume') await resumeRun(listener, start.cursor);
   else if (start.kind === 'first') await firstRun(listener, start.since, backfillMs);
   else await adoptLog(listener);
   delete listener.legacy;
-  checkpoint(listener, listener.client.clock.now());
+  await checkpoint(listener, listener.client.clock.now());
   const damaged = listener.journal.damage();
   if (damaged > 0) {
     deps.io.stderr.write(
@@ -234,14 +159,14 @@ export async function catchUp(listener: Listener, start: Start, backfillMs: numb
 }
 
 /** After a stop: the statement back to the entries the checkpoint saw, the journal from where it was read. */
-async function resumeRun(listener: Listener, saved: Checkpoint): Promise<void> {
+async function resumeRun(listener: Listener, saved: Cursor): Promise<void> {
   const { client } = listener;
   const fresh = await newEntries(client, listener.seen);
   see(listener, fresh);
   const facts = await listener.journal.poll(client.clock.now(), {
     ...(saved.journal === null ? {} : { resume: saved.journal }),
   });
-  record(listener, [...entryEvents(listener, fresh), ...factEvents(facts)]);
+  await record(listener, [...entryEvents(listener, fresh), ...factEvents(facts)]);
 }
 
 /**
@@ -253,21 +178,21 @@ async function firstRun(listener: Listener, since: number | undefined, backfillM
   const page = await newestPage(client);
   const now = client.clock.now();
   const from = since ?? now.getTime() - (backfillMs ?? 0);
-  checkpoint(listener, now, { legacy: false, since: new Date(from).toISOString() });
+  await checkpoint(listener, now, { legacy: false, since: new Date(from).toISOString() });
   const window =
     since !== undefined || backfillMs !== undefined ? await statementWindow(client, new Date(from), now) : [];
   see(listener, page);
   const facts = await listener.journal.poll(now, { since: from });
-  record(listener, [...entryEvents(listener, window), ...factEvents(facts)]);
+  await record(listener, [...entryEvents(listener, window), ...factEvents(facts)]);
 }
 
 /** An earlier version's log: everything it had not made (it is recognised by its source: legacyMade). */
 async function adoptLog(listener: Listener): Promise<void> {
   const { client } = listener;
-  checkpoint(listener, client.clock.now(), { legacy: true });
+  await checkpoint(listener, client.clock.now(), { legacy: true });
   const fresh = await newEntries(client, listener.legacy!.seen);
   const facts = await listener.journal.poll(client.clock.now());
-  record(listener, [...entryEvents(listener, fresh), ...factEvents(facts)]);
+  await record(listener, [...entryEvents(listener, fresh), ...factEvents(facts)]);
   see(listener, await newestPage(client));
 }
 
@@ -277,6 +202,6 @@ export async function poll(listener: Listener): Promise<void> {
   see(listener, fresh);
   const now = listener.client.clock.now();
   const facts = await listener.journal.poll(now);
-  record(listener, [...entryEvents(listener, fresh), ...factEvents(facts)]);
-  checkpoint(listener, now);
+  await record(listener, [...entryEvents(listener, fresh), ...factEvents(facts)]);
+  await checkpoint(listener, now);
 }

@@ -9,14 +9,18 @@
  * and repeats at most the deliveries that were in flight. A failed delivery is retried (1 s doubling to
  * 5 minutes) while newer events keep flowing; after `--max-attempts` it is a dead letter (`pix events
  * list --failed`, `pix events resend`). One listener per account: a second one exits 8 naming the first,
- * or waits for it with `--wait-lock`. A damaged, cut or emptied log is exit 8, never a fresh start.
+ * or waits for it with `--wait-lock`; on a database profile, a second one (on any machine) is a standby
+ * that takes over when the active one dies (events/postgres.ts). A damaged, cut or emptied log is exit 8,
+ * never a fresh start.
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
-import { PixError, usageError } from '../../errors.js';
+import { usageError } from '../../errors.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { appendLog, type EventFiles, eventFiles, signingSecret, takeListenerLock } from '../events/shared.js';
+import { ListenerLockLost } from '../events/cursor.js';
+import { eventFiles } from '../events/shared.js';
+import { eventStoreOf } from '../events/stores.js';
 import { durationFlag, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { pause } from '../statement/follow.js';
@@ -30,9 +34,6 @@ import {
   printer,
 } from './deliver.js';
 import { catchUp, checkpoint, type Listener, poll, restoreListener } from './listener.js';
-
-/** How often a listener waiting with --wait-lock looks at the lock again. */
-const LOCK_RETRY_MS = 1_000;
 
 const listenOptionsSchema = z.object({
   forwardTo: z.optional(fromDomain(parseForwardTarget)),
@@ -51,52 +52,24 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
   if (options.forwardTo && options.exec)
     throw usageError('--exec', 'cannot go with --forward-to: one destination');
   const files = await eventFiles(deps);
+  const store = await eventStoreOf(files, deps);
   if (options.printSecret || options.rotateSecret) {
-    deps.io.stdout.write(`${signingSecret(files.secret, options.rotateSecret)}\n`);
+    deps.io.stdout.write(`${await store.secret(options.rotateSecret)}\n`);
     return;
   }
-  const lock = await lockAccount(files, options, deps);
-  if (lock === undefined) return; // stopped while waiting for the lock
-  try {
-    const { listener, start } = await restoreListener(files, deps);
+  const intervalMs = options.interval?.milliseconds ?? 5_000;
+  await store.hold({ destination: destinationOf(options), wait: options.waitLock, intervalMs }, async () => {
+    const { listener, start } = await restoreListener(files, store, deps);
     await catchUp(listener, start, options.backfill?.milliseconds, deps);
     announce(options, deps);
     const timeZone = (await deps.settings()).timeZone.value;
-    await listenUntilStopped(listener, sinkOf(files, options, timeZone, deps), options, timeZone, deps);
-  } finally {
-    lock.release();
-  }
+    const sink = sinkOf(await store.secret(), options, timeZone, deps);
+    await listenUntilStopped(listener, sink, options, timeZone, deps);
+  });
 }
 
-/**
- * The account's listener lock (events/shared.ts), or exit 8 naming the listener that holds it; with
- * --wait-lock, the lock once that listener stops (undefined: stopped while waiting).
- */
-async function lockAccount(
-  files: EventFiles,
-  options: ListenOptions,
-  deps: Deps,
-): Promise<{ release(): void } | undefined> {
-  let said = false;
-  for (;;) {
-    const lock = takeListenerLock(files, destinationOf(options), deps);
-    if (lock.held) return lock;
-    const { pid, at, profile, destination } = lock.holder;
-    const who = `pix listen (pid ${pid}, profile ${safeText(String(profile), 40)}, since ${safeText(at, 40)}) delivers this account's events to ${safeText(String(destination), 120)}`;
-    if (!options.waitLock) {
-      throw new PixError('declined', `another ${who}: one listener per account`, {
-        hint: `stop it first, or add --wait-lock to take over when it stops; if no listener runs, remove ${files.lock}`,
-      });
-    }
-    if (!said) deps.io.stderr.write(`waiting: ${who}\n`);
-    said = true;
-    if (!(await pause(deps, LOCK_RETRY_MS))) return undefined;
-  }
-}
-
-function sinkOf(files: EventFiles, options: ListenOptions, timeZone: string, deps: Deps): Delivery {
-  if (options.forwardTo)
-    return forwarder(options.forwardTo, signingSecret(files.secret), () => deps.clock.now());
+function sinkOf(secret: string, options: ListenOptions, timeZone: string, deps: Deps): Delivery {
+  if (options.forwardTo) return forwarder(options.forwardTo, secret, () => deps.clock.now());
   return options.exec ? executor(options.exec, deps.env) : printer(deps, timeZone);
 }
 
@@ -130,7 +103,7 @@ async function listenUntilStopped(
         listener.owed,
         sink,
         options.maxAttempts,
-        (lines) => appendLog(listener.files, lines),
+        (lines) => listener.store.write(lines),
         deps,
         narrate,
       );
@@ -139,6 +112,7 @@ async function listenUntilStopped(
         await poll(listener);
       } catch (error) {
         if (stopped()) break;
+        if (error instanceof ListenerLockLost) throw error;
         const message = error instanceof Error ? error.message : String(error);
         deps.io.stderr.write(`warning: reading the statement: ${safeText(message, 200)}; trying again\n`);
       }
@@ -146,7 +120,7 @@ async function listenUntilStopped(
   } catch (error) {
     if (!stopped()) throw error;
   }
-  checkpoint(listener, listener.client.clock.now());
+  await checkpoint(listener, listener.client.clock.now());
 }
 
 export function register(command: Command, deps: Deps): void {
@@ -159,7 +133,10 @@ export function register(command: Command, deps: Deps): void {
     )
     .option('--backfill <duration>', 'on the first run, also the entries of this window before it (24h)')
     .option('--max-attempts <n>', 'deliveries of one event before it is a dead letter (default 8)')
-    .option('--wait-lock', 'when another listener has this account, wait for it to stop instead of exit 8')
+    .option(
+      '--wait-lock',
+      'when another listener has this account, wait for it to stop instead of exit 8 (a shared ledger always waits)',
+    )
     .option('--print-secret', 'print the signing secret of this account and exit')
     .option('--rotate-secret', 'make a new signing secret, print it and exit')
     .action(async (_options, self: Command) => {

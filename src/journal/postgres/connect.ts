@@ -21,7 +21,17 @@ export interface Pool {
   where: string;
 }
 
-export function openPool(text: string, home: string | undefined, poolSize = DEFAULT_POOL): Pool {
+/**
+ * A pool of connections to the ledger's database. `onclose`: told when one of its connections closes (the
+ * driver's `onclose` option), for a holder of a reserved connection that must not send on it once it is
+ * gone (see reserved).
+ */
+export function openPool(
+  text: string,
+  home: string | undefined,
+  poolSize = DEFAULT_POOL,
+  onclose?: () => void,
+): Pool {
   let url: LedgerUrl;
   try {
     url = parseLedgerUrl(text);
@@ -42,6 +52,7 @@ export function openPool(text: string, home: string | undefined, poolSize = DEFA
     connect_timeout: url.connectTimeout,
     idle_timeout: 30,
     onnotice: () => {},
+    ...(onclose === undefined ? {} : { onclose }),
     connection: { application_name: 'pix' },
   });
   return { sql, url, where: describeLedger(url) };

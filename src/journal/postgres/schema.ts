@@ -55,6 +55,51 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX pix_journal_changed ON pix_journal (changed);
     `,
   },
+  {
+    version: 2,
+    what: "pix listen's events, deliveries and cursor, per account",
+    // An event's body is kept as the text delivered (jsonb would reorder its keys: the bytes signed would
+    // differ between deliveries). The id is the primary key: an event is made once, whoever makes it.
+    sql: `
+      CREATE TABLE pix_events (
+        seq bigserial PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        account text NOT NULL,
+        type text NOT NULL,
+        created text NOT NULL,
+        body text NOT NULL,
+        state text NOT NULL DEFAULT 'pending',
+        attempts integer NOT NULL DEFAULT 0,
+        last_error text,
+        made_at timestamptz NOT NULL DEFAULT now(),
+        made_by text NOT NULL
+      );
+      CREATE INDEX pix_events_owed ON pix_events (account, seq) WHERE state = 'pending';
+      CREATE TABLE pix_event_attempts (
+        seq bigserial PRIMARY KEY,
+        event_id text NOT NULL REFERENCES pix_events (id),
+        at text NOT NULL,
+        ok boolean NOT NULL,
+        status integer,
+        error text,
+        kind text NOT NULL DEFAULT 'attempt',
+        by_host text NOT NULL,
+        by_pid integer NOT NULL
+      );
+      CREATE INDEX pix_event_attempts_event ON pix_event_attempts (event_id);
+      CREATE TABLE pix_listen (
+        account text PRIMARY KEY,
+        cursor jsonb,
+        host text,
+        pid integer,
+        profile text,
+        destination text,
+        since timestamptz,
+        backend_pid integer,
+        secret text
+      );
+    `,
+  },
 ];
 
 /** The newest schema this pix knows. */

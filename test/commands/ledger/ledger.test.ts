@@ -6,8 +6,13 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventFiles } from '../../../src/commands/events/shared.js';
+import { fileEventStore } from '../../../src/commands/events/stores.js';
+import { attemptLines } from '../../../src/domain/event-log.js';
+import { entryEvent } from '../../../src/domain/events.js';
 import { JOURNAL_FILE } from '../../../src/journal/entries.js';
 import { run } from '../../../src/main.js';
+import { createContext } from '../../../src/wiring.js';
 import { deferEach } from '../../helpers/cleanup.js';
 import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
 import { type Cluster, postgresMissing, startPostgres } from '../../helpers/postgres.js';
@@ -57,19 +62,21 @@ suite('pix ledger', () => {
     expect(JSON.parse(init.stdout)).toEqual({
       ledger: `postgres://127.0.0.1:${cluster!.port}/${db.name}`,
       from: 0,
-      to: 1,
-      applied: [1],
+      to: 2,
+      applied: [1, 2],
     });
     const again = await pix(['ledger', 'init']);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/schema 1, up to date/);
+    expect(again.stderr).toMatch(/schema 2, up to date/);
     const status = await pix(['ledger', 'status', '--json']);
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({
       backend: 'postgres',
-      schema: 1,
+      schema: 2,
       entries: 0,
       leases: [],
+      events: { made: 0, owed: 0, dead: 0 },
+      listeners: [],
     });
     const auth = await pix(['auth', 'status', '--json']);
     expect(JSON.parse(auth.stdout).ledger).toEqual({
@@ -92,7 +99,7 @@ suite('pix ledger', () => {
     );
     const init = await pix(['ledger', 'init'], env);
     expect(init.code).toBe(8);
-    expect(init.stderr).toMatch(/schema 99 is newer than this pix knows \(1\); nothing was changed/);
+    expect(init.stderr).toMatch(/schema 99 is newer than this pix knows \(2\); nothing was changed/);
     const pay = await pix(['pay', 'key', 'ana@example.com', '--amount', '1', '--yes'], env);
     expect(pay.code).toBe(6);
     expect(pay.stderr).toMatch(/has schema 99, newer than this pix knows/);
@@ -146,7 +153,7 @@ suite('pix ledger', () => {
     const grants = readFileSync(TEAM_DOC, 'utf8')
       .match(/^GRANT .* TO pix;$/gm)!
       .slice(1);
-    expect(grants.length).toBe(3);
+    expect(grants.length).toBe(6);
     execFileSync('psql', [
       '-X',
       '-q',
@@ -163,9 +170,54 @@ suite('pix ledger', () => {
     const paid = await pix(['pay', 'batch', file, '--yes'], env);
     expect(paid.code, paid.stderr).toBe(0);
     expect((await pix(['ledger', 'status', '--json'], env)).code).toBe(0);
+    // pix listen's state: the account's signing secret is kept, its events listed.
+    const secret = await pix(['listen', '--print-secret'], env);
+    expect(secret.code, secret.stderr).toBe(0);
+    expect((await pix(['events', 'list', '--json'], env)).code).toBe(0);
     // Nothing more than that: the runner can delete no row of the journal.
     const deletes = cluster!.psql(`SELECT has_table_privilege('${runner}', 'pix_journal', 'DELETE')`, name);
     expect(deletes.trim()).toBe('f');
+  });
+
+  it("migrate --from file imports pix listen's event log: each event by id with its delivery, the cursor and the signing secret; again imports nothing", async () => {
+    const { dir, pix } = setup();
+    // A listener of this directory made three events and delivered one (the file store, as pix listen does).
+    const test = createTestIO();
+    const { deps } = createContext({ argv: [], io: test.io, env: { PIX_CONFIG_DIR: dir } });
+    const files = await eventFiles(deps);
+    const store = fileEventStore(files, deps);
+    const context = { account: files.account.id, profile: files.profile };
+    const made = ['e-1', 'e-2', 'e-3'].map((id) =>
+      entryEvent({ id, type: 'INCOME', confirmedAt: '2026-11-25T11:00:00Z', amount: 1 }, context),
+    );
+    await store.restore();
+    await store.record(made);
+    await store.write(attemptLines(made[0]!.id, '2026-11-25T11:00:01.000Z', { ok: true, status: 200 }));
+    await store.checkpoint({ statement: { recent: ['e-3'] }, journal: null, at: '2026-11-25T11:00:02.000Z' });
+    const secret = await store.secret();
+    const db = database();
+    const env = { PIX_LEDGER_URL: db.url };
+    expect((await pix(['ledger', 'init'], env)).code).toBe(0);
+    const first = await pix(['ledger', 'migrate', '--from', 'file', '--json'], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout).events).toEqual({ logs: 1, events: 3, imported: 3, present: 3 });
+    const second = await pix(['ledger', 'migrate', '--from', 'file', '--json'], env);
+    expect(JSON.parse(second.stdout).events).toEqual({ logs: 1, events: 3, imported: 0, present: 3 });
+    // The same events, byte for byte, with their delivery; the cursor and the secret are the account's now.
+    expect(
+      cluster!.psql('SELECT body, state FROM pix_events ORDER BY seq', db.name).trim().split('\n'),
+    ).toEqual(made.map((event, n) => `${JSON.stringify(event)}|${n === 0 ? 'delivered' : 'pending'}`));
+    expect(cluster!.psql(`SELECT cursor->'statement'->>'recent' FROM pix_listen`, db.name).trim()).toBe(
+      '["e-3"]',
+    );
+    const printed = await pix(['listen', '--print-secret'], env);
+    expect(printed.stdout.trim()).toBe(secret);
+    const listed = await pix(['events', 'list', '--json'], env);
+    expect(JSON.parse(listed.stdout).results.map((event: { id: string }) => event.id)).toEqual(
+      made.map((event) => event.id).reverse(),
+    );
+    const status = JSON.parse((await pix(['ledger', 'status', '--json'], env)).stdout);
+    expect(status.events).toEqual({ made: 3, owed: 2, dead: 0 });
   });
 
   it('migrate refuses a file journal with a damaged line (exit 8), importing nothing', async () => {

@@ -6,6 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { appendLog, eventFiles, readEventLog } from '../../../src/commands/events/shared.js';
+import { fileEventStore } from '../../../src/commands/events/stores.js';
 import { type Delivery, deliverDue, type Owed } from '../../../src/commands/listen/deliver.js';
 import { catchUp, restoreListener } from '../../../src/commands/listen/listener.js';
 import type { LogLine } from '../../../src/domain/event-log.js';
@@ -69,7 +70,8 @@ describe('restoreListener and catchUp', () => {
   it('a first run makes nothing of the past without --backfill; with it, the window, once, even when run again after a crash', async () => {
     const quiet = tempDir();
     const { deps } = depsOf(quiet);
-    const { listener, start } = await restoreListener(await eventFiles(deps), deps);
+    const quietFiles = await eventFiles(deps);
+    const { listener, start } = await restoreListener(quietFiles, fileEventStore(quietFiles, deps), deps);
     expect(start).toEqual({ kind: 'first' });
     await catchUp(listener, start, undefined, deps);
     expect(listener.owed.size).toBe(0);
@@ -78,7 +80,7 @@ describe('restoreListener and catchUp', () => {
     const dir = tempDir();
     const first = depsOf(dir);
     const files = await eventFiles(first.deps);
-    const restored = await restoreListener(files, first.deps);
+    const restored = await restoreListener(files, fileEventStore(files, first.deps), first.deps);
     // The marker a first run writes before its first event: a run that dies after logging events but before
     // its last checkpoint does its first run again.
     await catchUp(restored.listener, restored.start, 90 * 86_400_000, first.deps);
@@ -96,7 +98,7 @@ describe('restoreListener and catchUp', () => {
     );
     // Its events were delivered: only the log says they were made.
     const again = depsOf(dir);
-    const rerun = await restoreListener(files, again.deps);
+    const rerun = await restoreListener(files, fileEventStore(files, again.deps), again.deps);
     expect(rerun.start.kind).toBe('first');
     await catchUp(rerun.listener, rerun.start, undefined, again.deps);
     const log = readEventLog(files, 'owed');
