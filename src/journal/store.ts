@@ -1,12 +1,12 @@
 /**
  * The journal file (contract §7.6, §8): `<config dir>/journal.jsonl`, opened only through
- * storage/files.ts — the directory 0700, the file 0600, opened O_NOFOLLOW (a symbolic link planted at
+ * storage/ — the directory 0700, the file 0600, opened O_NOFOLLOW (a symbolic link planted at
  * journal.jsonl is refused, never followed), each line appended with ONE write(2) on an O_APPEND
  * descriptor and fsync'd before the call returns. A line torn by a write cut short is marked by the next
  * writer (entries.ts TORN_MARK); any other line the reader cannot take is damage, and a damaged journal
  * stops every command that moves money (checkSound) until the operator has looked (`pix journal verify`).
  *
- * The chain (chain.ts): writers append under the journal's lock (`journal.jsonl.lock`, storage/files.ts),
+ * The chain (chain.ts): writers append under the journal's lock (`journal.jsonl.lock`, storage/locks.ts),
  * each reading what was appended since its last read, so its line names the true last line as `prev`;
  * then it replaces the checkpoint (`journal.jsonl.checkpoint`) with where the journal now ends. A writer
  * killed between the two leaves the checkpoint one line behind, which is not damage; a journal shorter
@@ -24,18 +24,16 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock, Processes } from '../context.js';
 import { PixError } from '../errors.js';
+import { appendPrivateLine } from '../storage/append.js';
+import { ensurePrivateDir } from '../storage/dirs.js';
 import {
-  appendPrivateLine,
-  ensurePrivateDir,
-  type LockHost,
-  LockTimeoutError,
   overwritePrivateFile,
   type PrivateTail,
   readPrivateFile,
   readPrivateFrom,
   stampOf,
-  withFileLockSync,
 } from '../storage/files.js';
+import { type LockHost, LockTimeoutError, withFileLockSync } from '../storage/locks.js';
 import { SYSTEM } from '../system.js';
 import {
   CHECKPOINT_SUFFIX,
@@ -475,7 +473,7 @@ export function openJournal(
     );
     // A damaged end keeps its checkpoint: it is the evidence, until the operator accepts it.
     if (end?.kind === 'damaged' && !accepting) return;
-    // The line's number: after the lines read, or after a torn line and its mark (files.ts).
+    // The line's number: after the lines read, or after a torn line and its mark (storage/append.ts).
     const line = read.lines + (written.tornBefore ? 3 : 1);
     const checkpoint: Checkpoint = {
       lines: line,
