@@ -38,7 +38,7 @@ export interface Checkpoint {
   /**
    * The journal's file stamp (storage/files.ts fileStamp) after that line, when its writer vouches that
    * the journal was sound and untouched by anyone but pix up to it: the journal found with that stamp is
-   * that journal, and a payment may consult its index instead of reading the history (store.ts). Kept
+   * that journal, and a payment may consult its index instead of reading the history (resume.ts). Kept
    * as a digest (stampDigest), so the record stays within CHECKPOINT_BYTES whatever the file's numbers.
    */
   seen?: string;
@@ -110,7 +110,7 @@ export interface ChainTail {
  *   the checkpoint), or there is none and at most one line is chained (a first chained line whose
  *   writer was killed before its checkpoint, or a journal pix never chained);
  * - `ahead`: it names a line past the end: lines were cut, or appended since the end was read (the
- *   caller reads on and asks again: store.ts);
+ *   caller reads on and asks again: judge.ts);
  * - `damaged`: the reason, and the line it is said of.
  */
 export type Judgement =
@@ -210,7 +210,7 @@ const digestOf = (held: Held): string => {
   return held.digest;
 };
 
-/** `from`: the tail of the lines already followed (a journal's index resumes there: store.ts). */
+/** `from`: the tail of the lines already followed (a journal's index resumes there: resume.ts). */
 export function createChainFollower(from?: ChainTail): ChainFollower {
   const held = (member: Member | undefined): Held | undefined =>
     member === undefined ? undefined : { line: member.line, text: '', digest: member.digest };

@@ -414,7 +414,7 @@ export interface JournalParser {
 
 /**
  * Where a parser stands after the lines it read, with the entries that still matter: enough to read on
- * from there (the journal's index, store.ts) without the lines before.
+ * from there (the journal's index, resume.ts) without the lines before.
  */
 export interface ParserState {
   /** Lines read, as an editor numbers them. */
