@@ -8,7 +8,7 @@
  * last line's number and digest, and its length. A journal shorter than its checkpoint was cut.
  *
  * What is a member of the chain: every whole line except blank lines, the torn mark and a torn line
- * (entries.ts TORN_MARK) — a write cut short never counted. Lines written by a pix without the chain
+ * (parser.ts TORN_MARK) — a write cut short never counted. Lines written by a pix without the chain
  * (no `prev`) are accepted as they are until the first line that has one; from there on, every line
  * must. The digest is SHA-256 of the line's text (its UTF-8 bytes, without the newline and without a
  * byte-order mark an editor put at the start of the file), the first 96 bits in base64url: enough to
@@ -89,7 +89,7 @@ export interface Member {
   digest: string;
 }
 
-/** The end of the journal as the reader left it (entries.ts JournalParser.tail). */
+/** The end of the journal as the reader left it (parser.ts JournalParser.tail). */
 export interface ChainTail {
   /** Whole lines read (blank and torn lines included). */
   lines: number;
@@ -182,7 +182,7 @@ export function cutDamage(checkpoint: Checkpoint, tail: ChainTail): { line: numb
 }
 
 /**
- * Follows the chain line by line for the reader (entries.ts): says what breaks it, and keeps the two
+ * Follows the chain line by line for the reader (parser.ts): says what breaks it, and keeps the two
  * last members for the checkpoint. A line's digest is computed only when asked for (the next line
  * names one, or the end is judged): a journal without `prev` costs no hashing.
  */

@@ -3,13 +3,8 @@
  * last read, each change told to a watch, holding only the entries not yet settled.
  */
 import { join } from 'node:path';
-import {
-  createJournalParser,
-  JOURNAL_FILE,
-  type JournalDamage,
-  type JournalEntry,
-  type JournalWatch,
-} from './entries.js';
+import { JOURNAL_FILE, type JournalEntry } from './entries.js';
+import { createJournalParser, type JournalDamage, type JournalWatch } from './parser.js';
 import { journalTail, type Loaded } from './tail.js';
 
 /**

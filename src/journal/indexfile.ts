@@ -1,6 +1,6 @@
 /**
  * The journal's index file, `journal.jsonl.index` beside the journal and its checkpoint: where a reader of
- * the journal stood (its ParserState, entries.ts) at some length of the file, holding only the entries a
+ * the journal stood (its ParserState, parser.ts) at some length of the file, holding only the entries a
  * payment's questions can still find (rules.ts mattersBeyondWindow, and every entry started within
  * INDEX_WINDOW_MS of when it was written). A payment resumes there and reads only the lines after it, so
  * it costs the same with an empty journal or a million lines (resume.ts says when it may).
@@ -14,7 +14,7 @@
 
 import { readPrivateFile, readPrivateFrom, writeFileAtomic } from '../storage/files.js';
 import { lineDigest } from './chain.js';
-import type { ParserState } from './entries.js';
+import type { ParserState } from './parser.js';
 
 export const INDEX_SUFFIX = '.index';
 

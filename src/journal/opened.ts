@@ -10,9 +10,10 @@ import { readPrivateFile } from '../storage/files.js';
 import { type LockHost, withFileLockSync } from '../storage/locks.js';
 import { SYSTEM } from '../system.js';
 import { CHECKPOINT_SUFFIX, type ChainTail, type Checkpoint, parseCheckpoint } from './chain.js';
-import { createJournalParser, JOURNAL_FILE, type JournalEntry } from './entries.js';
+import { JOURNAL_FILE, type JournalEntry } from './entries.js';
 import { createJournalIndex, type JournalIndex } from './indexes.js';
 import { INDEX_SUFFIX } from './indexfile.js';
+import { createJournalParser } from './parser.js';
 import { type JournalTail, journalTail, type Loaded, type PieceSource } from './tail.js';
 
 // The journal only grows: each read parses just the whole lines appended since the last one, and

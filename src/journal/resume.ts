@@ -5,11 +5,11 @@
 import { rmSync } from 'node:fs';
 import { overwritePrivateFile, stampOf } from '../storage/files.js';
 import { formatCheckpoint, stampDigest } from './chain.js';
-import { createJournalParser } from './entries.js';
 import { createJournalIndex } from './indexes.js';
 import { digestOfLineEndingAt, INDEX_WINDOW_MS, readIndexFile, writeIndexFile } from './indexfile.js';
 import type { End } from './judge.js';
 import { load, locked, type OpenedJournal, type Parsed, readCheckpoint } from './opened.js';
+import { createJournalParser } from './parser.js';
 import { mattersBeyondWindow } from './rules.js';
 
 /** A payment that read this many bytes past the index file writes it anew. */

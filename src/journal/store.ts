@@ -3,7 +3,7 @@
  * storage/ — the directory 0700, the file 0600, opened O_NOFOLLOW (a symbolic link planted at
  * journal.jsonl is refused, never followed), each line appended with ONE write(2) on an O_APPEND
  * descriptor and fsync'd before the call returns. A line torn by a write cut short is marked by the next
- * writer (entries.ts TORN_MARK); any other line the reader cannot take is damage, and a damaged journal
+ * writer (parser.ts TORN_MARK); any other line the reader cannot take is damage, and a damaged journal
  * stops every command that moves money (checkSound) until the operator has looked (`pix journal verify`).
  *
  * The chain (chain.ts): writers append under the journal's lock (`journal.jsonl.lock`, storage/locks.ts),
@@ -25,12 +25,8 @@ import { PixError } from '../errors.js';
 import { append, appendLocked } from './append.js';
 import type { Checkpoint } from './chain.js';
 import {
-  type Acceptance,
-  type AcceptedDamage,
-  acceptLine,
   type ChargeMatchRecord,
   type FinishFields,
-  type JournalDamage,
   type JournalEntry,
   type Resolution,
   type StartFields,
@@ -38,6 +34,7 @@ import {
 } from './entries.js';
 import { judgeEnd } from './judge.js';
 import { locked, type OpenedJournal, openedJournal, type Parsed, tailOf } from './opened.js';
+import { type Acceptance, type AcceptedDamage, acceptLine, type JournalDamage } from './parser.js';
 import { keepIndex, loadFor } from './resume.js';
 import {
   type Account,

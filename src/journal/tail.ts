@@ -3,7 +3,7 @@
  * since the last read, a piece at a time, starting over when the file was replaced or cut.
  */
 import { type PrivateTail, readPrivateFrom, stampOf } from '../storage/files.js';
-import { HistoryNeeded, type JournalParser } from './entries.js';
+import { HistoryNeeded, type JournalParser } from './parser.js';
 
 /** How many bytes of the journal are read, decoded and parsed at a time. */
 const READ_BYTES = 1 << 20;

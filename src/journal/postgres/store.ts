@@ -19,7 +19,8 @@ import { hostname } from 'node:os';
 import type { Clock, Processes } from '../../context.js';
 import { PixError } from '../../errors.js';
 import { SYSTEM } from '../../system.js';
-import { createJournalParser, type JournalEntry, type StartFields, startLine } from '../entries.js';
+import { type JournalEntry, type StartFields, startLine } from '../entries.js';
+import { createJournalParser } from '../parser.js';
 import {
   type Account,
   DUPLICATE_WINDOW_MS,
@@ -69,7 +70,7 @@ interface Row {
   matched: string | null;
 }
 
-/** Rows → entries, through the file's own reader (entries.ts): one format, one reading of it. */
+/** Rows → entries, through the file's own reader (parser.ts): one format, one reading of it. */
 export function entriesOf(rows: readonly Row[]): JournalEntry[] {
   const parser = createJournalParser();
   const seqs = new Map<string, number>();
