@@ -2,7 +2,7 @@
  * This machine as pix reads it: the clock, randomness, this process's id and whether another's is alive,
  * timers. With main.ts and output/iostreams.ts the only module that touches them (architecture rule 2):
  * the composition root (src/wiring.ts) puts them in every command's context, and code below the commands
- * is handed them (storage/files.ts LockHost), so tests can give their own.
+ * is handed them (storage/locks.ts LockHost), so tests can give their own.
  */
 import type { Clock, Processes } from './context.js';
 

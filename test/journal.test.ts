@@ -15,11 +15,10 @@ import {
   hashEmv,
   JOURNAL_FILE,
   type JournalEntry,
-  parseJournal,
   type StartFields,
   shortId,
-  TORN_MARK,
 } from '../src/journal/entries.js';
+import { parseJournal, TORN_MARK } from '../src/journal/parser.js';
 import {
   type Account,
   DUPLICATE_WINDOW_MS,

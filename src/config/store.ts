@@ -1,14 +1,9 @@
 import { isAbsolute, join } from 'node:path';
 import type { Env } from '../context.js';
 import { describeSystemError, PixError } from '../errors.js';
-import {
-  checkPrivateDir,
-  ensurePrivateDir,
-  type LockHost,
-  readPrivateFile,
-  withFileLock,
-  writeFileAtomic,
-} from '../storage/files.js';
+import { checkPrivateDir, ensurePrivateDir } from '../storage/dirs.js';
+import { readPrivateFile, writeFileAtomic } from '../storage/files.js';
+import { type LockHost, withFileLock } from '../storage/locks.js';
 import {
   type CachedToken,
   CONFIG_KEYS,
@@ -19,7 +14,7 @@ import {
 
 /**
  * The profile store: `<dir>/config.json`, JSON, and `<dir>/token-cache.json` for tokens minted from
- * client credentials given in the environment. Every file goes through storage/files.ts: read refusing
+ * client credentials given in the environment. Every file goes through storage/: read refusing
  * symbolic links, changed under a lock on a fresh read, replaced atomically (temporary file, fsync,
  * rename), 0600 in a directory made 0700.
  *
@@ -27,7 +22,7 @@ import {
  * (`atomically`) resolves a symbolic link at config.json and replaces the file it points to, its
  * directory creation is a recursive mkdir (which spins forever under /proc and makes 0755 directories),
  * and it reads the file itself, following links, outside any lock of ours. What it did for pix (parse and
- * write a JSON object) is a few lines over files.ts.
+ * write a JSON object) is a few lines over storage/.
  *
  * Reads never create the directory or a file: a fresh machine stays untouched until something is stored.
  */
@@ -141,7 +136,7 @@ function checkedProfile(path: string, name: string, raw: unknown): ProfileData |
   return profile as ProfileData;
 }
 
-/** `host`: the clock, randomness and pids the store's lock runs by (storage/files.ts), a command's Deps. */
+/** `host`: the clock, randomness and pids the store's lock runs by (storage/locks.ts), a command's Deps. */
 export function openConfigStore(env: Env, host: LockHost): ConfigStore {
   const dir = configDir(env);
   const path = join(dir, 'config.json');

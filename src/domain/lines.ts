@@ -1,7 +1,7 @@
 /**
- * Reading back the lines pix appends (storage/files.ts appendPrivateLine) to an append-only log: which
+ * Reading back the lines pix appends (storage/append.ts appendPrivateLine) to an append-only log: which
  * lines are damage and which are torn writes. The event log (domain/event-log.ts) reads its lines with
- * createLineReader; the journal (journal/entries.ts) judges torn lines by the same TORN_MARK, in a reader
+ * createLineReader; the journal (journal/parser.ts) judges torn lines by the same TORN_MARK, in a reader
  * of its own that also follows the chain of its lines (journal/chain.ts). Pure: lines in, judgements out.
  */
 

@@ -19,13 +19,9 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import {
-  ensurePrivateDir,
-  type LockHost,
-  readPrivateFile,
-  withFileLock,
-  writeFileAtomic,
-} from '../storage/files.js';
+import { ensurePrivateDir } from '../storage/dirs.js';
+import { readPrivateFile, writeFileAtomic } from '../storage/files.js';
+import { type LockHost, withFileLock } from '../storage/locks.js';
 
 export const ACCOUNTS_FILE = 'accounts.json';
 
@@ -155,7 +151,7 @@ export interface AccountStore {
 }
 
 /** The accounts file of config directory `dir`. */
-/** `host`: the clock, randomness and pids its lock runs by (storage/files.ts), a command's Deps. */
+/** `host`: the clock, randomness and pids its lock runs by (storage/locks.ts), a command's Deps. */
 export function openAccounts(dir: string, host: LockHost): AccountStore {
   const path = join(dir, ACCOUNTS_FILE);
   const read = () => parseRegistry(readPrivateFile(path), path);

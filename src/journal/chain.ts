@@ -8,7 +8,7 @@
  * last line's number and digest, and its length. A journal shorter than its checkpoint was cut.
  *
  * What is a member of the chain: every whole line except blank lines, the torn mark and a torn line
- * (entries.ts TORN_MARK) — a write cut short never counted. Lines written by a pix without the chain
+ * (parser.ts TORN_MARK) — a write cut short never counted. Lines written by a pix without the chain
  * (no `prev`) are accepted as they are until the first line that has one; from there on, every line
  * must. The digest is SHA-256 of the line's text (its UTF-8 bytes, without the newline and without a
  * byte-order mark an editor put at the start of the file), the first 96 bits in base64url: enough to
@@ -38,7 +38,7 @@ export interface Checkpoint {
   /**
    * The journal's file stamp (storage/files.ts fileStamp) after that line, when its writer vouches that
    * the journal was sound and untouched by anyone but pix up to it: the journal found with that stamp is
-   * that journal, and a payment may consult its index instead of reading the history (store.ts). Kept
+   * that journal, and a payment may consult its index instead of reading the history (resume.ts). Kept
    * as a digest (stampDigest), so the record stays within CHECKPOINT_BYTES whatever the file's numbers.
    */
   seen?: string;
@@ -89,7 +89,7 @@ export interface Member {
   digest: string;
 }
 
-/** The end of the journal as the reader left it (entries.ts JournalParser.tail). */
+/** The end of the journal as the reader left it (parser.ts JournalParser.tail). */
 export interface ChainTail {
   /** Whole lines read (blank and torn lines included). */
   lines: number;
@@ -110,7 +110,7 @@ export interface ChainTail {
  *   the checkpoint), or there is none and at most one line is chained (a first chained line whose
  *   writer was killed before its checkpoint, or a journal pix never chained);
  * - `ahead`: it names a line past the end: lines were cut, or appended since the end was read (the
- *   caller reads on and asks again: store.ts);
+ *   caller reads on and asks again: judge.ts);
  * - `damaged`: the reason, and the line it is said of.
  */
 export type Judgement =
@@ -182,7 +182,7 @@ export function cutDamage(checkpoint: Checkpoint, tail: ChainTail): { line: numb
 }
 
 /**
- * Follows the chain line by line for the reader (entries.ts): says what breaks it, and keeps the two
+ * Follows the chain line by line for the reader (parser.ts): says what breaks it, and keeps the two
  * last members for the checkpoint. A line's digest is computed only when asked for (the next line
  * names one, or the end is judged): a journal without `prev` costs no hashing.
  */
@@ -210,7 +210,7 @@ const digestOf = (held: Held): string => {
   return held.digest;
 };
 
-/** `from`: the tail of the lines already followed (a journal's index resumes there: store.ts). */
+/** `from`: the tail of the lines already followed (a journal's index resumes there: resume.ts). */
 export function createChainFollower(from?: ChainTail): ChainFollower {
   const held = (member: Member | undefined): Held | undefined =>
     member === undefined ? undefined : { line: member.line, text: '', digest: member.digest };

@@ -1,7 +1,7 @@
 /**
- * The journal's index, kept up to date as its start lines are read (store.ts feeds it through the
- * parser), so the guard's questions cost the same with 100 or 1,000,000 journal lines: a batch asks
- * them once per row. Entries are indexed by what the rules (rules.ts) compare — the batch row id, and
+ * The journal's index, kept up to date as its start lines are read (opened.ts and resume.ts feed it
+ * through the parser), so the guard's questions cost the same with 100 or 1,000,000 journal lines: a
+ * batch asks them once per row. Entries are indexed by what the rules (rules.ts) compare — the batch row id, and
  * who gets paid — and the index holds the entries themselves, which later lines update in place.
  */
 import type { Centavos } from '../domain/money.js';

@@ -1,12 +1,12 @@
 /**
  * The journal's index file, `journal.jsonl.index` beside the journal and its checkpoint: where a reader of
- * the journal stood (its ParserState, entries.ts) at some length of the file, holding only the entries a
+ * the journal stood (its ParserState, parser.ts) at some length of the file, holding only the entries a
  * payment's questions can still find (rules.ts mattersBeyondWindow, and every entry started within
  * INDEX_WINDOW_MS of when it was written). A payment resumes there and reads only the lines after it, so
- * it costs the same with an empty journal or a million lines (store.ts says when it may).
+ * it costs the same with an empty journal or a million lines (resume.ts says when it may).
  *
  * It is a cache, never the record: it is believed only when the journal is the one it was made from.
- * store.ts checks that the checkpoint vouches for the journal as it is now (its stamp, chain.ts
+ * resume.ts checks that the checkpoint vouches for the journal as it is now (its stamp, chain.ts
  * Checkpoint.seen), that the index names this file (device and inode) at a length within it, and that the
  * line ending there is the one the index names (its digest). Its own text carries its digest: an index
  * edited, cut or garbled is not read. Anything that does not hold is read from the journal again, whole.
@@ -14,7 +14,7 @@
 
 import { readPrivateFile, readPrivateFrom, writeFileAtomic } from '../storage/files.js';
 import { lineDigest } from './chain.js';
-import type { ParserState } from './entries.js';
+import type { ParserState } from './parser.js';
 
 export const INDEX_SUFFIX = '.index';
 

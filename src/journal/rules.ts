@@ -160,7 +160,7 @@ function blocks(
 /**
  * Whether an entry can still matter to a payment's questions once every question asks only about entries
  * started within some window (the journal's index keeps these from before its window, and every entry
- * within it: store.ts): an unresolved entry holds a payment with no time limit, and a dynamic code paid,
+ * within it: resume.ts): an unresolved entry holds a payment with no time limit, and a dynamic code paid,
  * or held, is one payment forever (blocks). A code's digest names its bytes, and so whether it is dynamic:
  * only a code recorded as static (`dynamic: false`) is let go of. The rest (paid, refused) stops the same
  * payment only within DUPLICATE_WINDOW_MS, and a batch row's history is asked of the whole journal.

@@ -10,15 +10,8 @@
 
 import { statSync } from 'node:fs';
 import type { Clock, Processes } from '../context.js';
-import type {
-  AcceptedDamage,
-  ChargeMatchRecord,
-  FinishFields,
-  JournalDamage,
-  JournalEntry,
-  Resolution,
-  StartFields,
-} from './entries.js';
+import type { ChargeMatchRecord, FinishFields, JournalEntry, Resolution, StartFields } from './entries.js';
+import type { AcceptedDamage, JournalDamage } from './parser.js';
 import type { Account, Blocker, DuplicateQuery, Scope } from './rules.js';
 import { type ChainReport, damageWarning, type Journal, type JournalScope, openJournal } from './store.js';
 

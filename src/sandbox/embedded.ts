@@ -10,7 +10,7 @@
 import type { ApiTransport, TransportRequest, TransportResponse } from '../api/transport.js';
 import type { Env } from '../context.js';
 import { usageError } from '../errors.js';
-import type { LockHost } from '../storage/files.js';
+import type { LockHost } from '../storage/locks.js';
 import { answerRequest, type SandboxAnswer, type SandboxRequest } from './answer.js';
 import { FaultSpecError } from './faults.js';
 import { defaultStateFile } from './paths.js';
@@ -107,7 +107,7 @@ export function inProcessTransport(
   };
 }
 
-/** `host`: the clock, randomness and pids of the command that starts it (storage/files.ts LockHost). */
+/** `host`: the clock, randomness and pids of the command that starts it (storage/locks.ts LockHost). */
 export async function startEmbeddedSandbox(env: Env, host: LockHost): Promise<EmbeddedSandbox> {
   const faults = env.PIX_SANDBOX_FAULTS;
   if (!faults) {

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { LockHost } from '../storage/files.js';
+import type { LockHost } from '../storage/locks.js';
 import { SYSTEM } from '../system.js';
 import {
   answerRequest,
@@ -39,7 +39,7 @@ export interface SandboxServerOptions {
   /** Real time source (sandbox time adds the state's clock offset); default: the host's clock. */
   clock?: () => Date;
   /**
-   * The clock, randomness and pids the state's lock runs by (storage/files.ts); default: this machine's
+   * The clock, randomness and pids the state's lock runs by (storage/locks.ts); default: this machine's
    * (src/system.ts), for a server that is a program of its own (`pix sandbox serve` gives its command's).
    */
   host?: LockHost;

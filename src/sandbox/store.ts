@@ -1,11 +1,11 @@
 /**
- * The store: the sandbox's account (model.ts), persisted as one file through storage/files.ts like every file of pix's.
+ * The store: the sandbox's account (model.ts), persisted as one file through storage/ like every file of pix's.
  *
  * - The file is a log: line 1 is a snapshot (the SandboxState JSON, plus the `log` token that names it);
  *   every later line is the patch one `update` made (changes.ts: the small top-level fields, the records it
  *   made or changed, the activity entries it inserted). The state is the snapshot with the patches replayed
  *   in order. An update of a 1,000-payment account appends a line of a few kB instead of rewriting 1 MB.
- * - Writers take the lock of files.ts (`<file>.lock`; a lock whose process is dead, or older than 30 s,
+ * - Writers take the lock of storage/locks.ts (`<file>.lock`; a lock whose process is dead, or older than 30 s,
  *   is stale and taken over), catch up with the file, mutate, and append one line (not fsync'd: a
  *   simulated account), so several CLI processes on the same file lose nothing. When the patches outgrow
  *   the snapshot, the writer replaces the file with one new snapshot line instead, atomically (temporary
@@ -21,16 +21,10 @@
  */
 import { lstatSync, type Stats, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import {
-  appendPrivateLine,
-  ensurePrivateDir,
-  fileIdentity,
-  type LockHost,
-  LockTimeoutError,
-  readPrivateFrom,
-  withFileLock,
-  writeFileAtomic,
-} from '../storage/files.js';
+import { appendPrivateLine } from '../storage/append.js';
+import { ensurePrivateDir } from '../storage/dirs.js';
+import { fileIdentity, readPrivateFrom, writeFileAtomic } from '../storage/files.js';
+import { type LockHost, LockTimeoutError, withFileLock } from '../storage/locks.js';
 import { applyPatch, type Patch, watch } from './changes.js';
 import type { GeneratedStatement, SandboxState } from './model.js';
 import { GeneratedEntries, initialState, StatementView } from './seed.js';
@@ -152,7 +146,7 @@ export function readSandboxState(file: string): SandboxState | undefined {
 }
 
 export interface StateStoreOptions {
-  /** The clock, randomness and pids the state's lock runs by (storage/files.ts): the command's Deps. */
+  /** The clock, randomness and pids the state's lock runs by (storage/locks.ts): the command's Deps. */
   host: LockHost;
   /** Real time (default: the host's clock); sandbox time is this plus the state's clock offset. */
   clock?: () => Date;

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { describeSystemError } from '../../src/errors.js';
 import { sampleLines, sampleRows } from '../../src/sandbox/batchfile.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
-import { appendPrivateLine } from '../../src/storage/files.js';
+import { appendPrivateLine } from '../../src/storage/append.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { pix as runPix } from '../helpers/pix.js';
 

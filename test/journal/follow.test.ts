@@ -1,9 +1,10 @@
 import { appendFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type ChangeLine, JOURNAL_FILE, type JournalEntry } from '../../src/journal/entries.js';
+import { JOURNAL_FILE, type JournalEntry } from '../../src/journal/entries.js';
+import { followJournal } from '../../src/journal/follow.js';
+import type { ChangeLine } from '../../src/journal/parser.js';
 import { isResolvable } from '../../src/journal/rules.js';
-import { followJournal } from '../../src/journal/store.js';
 import { deferEach } from '../helpers/cleanup.js';
 
 const { dir: tempDir } = deferEach();

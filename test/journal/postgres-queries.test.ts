@@ -1,18 +1,18 @@
 /**
  * What a payment asks the shared ledger is answered by its indexes, not by reading its rows: on a ledger
  * of 200,000 entries (a year of payments on the account, analysed as autovacuum would), the plan of each
- * question the PostgreSQL store asks for a payment (src/journal/postgres/store.ts) reads no table whole.
+ * question the PostgreSQL store asks for a payment (src/journal/postgres/queries.ts) reads no table whole.
  * A real server started by the test (test/helpers/postgres.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPool, type Pool } from '../../src/journal/postgres/connect.js';
-import { migrateSchema } from '../../src/journal/postgres/schema.js';
 import {
   blockingQuestion,
   paymentsQuestion,
   type Question,
   rowQuestion,
-} from '../../src/journal/postgres/store.js';
+} from '../../src/journal/postgres/queries.js';
+import { migrateSchema } from '../../src/journal/postgres/schema.js';
 import { type Cluster, postgresMissing, startPostgres } from '../helpers/postgres.js';
 
 const missing = postgresMissing();

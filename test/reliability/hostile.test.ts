@@ -16,7 +16,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../src/api/body.js';
-import { parseJournal } from '../../src/journal/entries.js';
+import { parseJournal } from '../../src/journal/parser.js';
 import { DYNAMIC_CODE, STATIC_CODE } from '../helpers/brcodes.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import {

@@ -12,16 +12,10 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeSystemError } from '../../src/errors.js';
-import {
-  appendPrivateLine,
-  ensurePrivateDir,
-  holdLock,
-  readLines,
-  readPrivateFile,
-  UnsafeDirectoryError,
-  withFileLock,
-  writeFileAtomic,
-} from '../../src/storage/files.js';
+import { appendPrivateLine } from '../../src/storage/append.js';
+import { ensurePrivateDir, UnsafeDirectoryError } from '../../src/storage/dirs.js';
+import { readLines, readPrivateFile, writeFileAtomic } from '../../src/storage/files.js';
+import { holdLock, withFileLock } from '../../src/storage/locks.js';
 import { SYSTEM } from '../../src/system.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
@@ -137,8 +131,10 @@ describe('withFileLock', () => {
     const file = join(dir, 'counter');
     writeFileSync(file, '0');
     const moduleUrl = new URL('../../src/storage/files.ts', import.meta.url).href;
+    const locksUrl = new URL('../../src/storage/locks.ts', import.meta.url).href;
     const script = `
-      const { withFileLock, writeFileAtomic, readPrivateFile } = await import(${JSON.stringify(moduleUrl)});
+      const { writeFileAtomic, readPrivateFile } = await import(${JSON.stringify(moduleUrl)});
+      const { withFileLock } = await import(${JSON.stringify(locksUrl)});
       const { SYSTEM } = await import(${JSON.stringify(new URL('../../src/system.ts', import.meta.url).href)});
       for (let i = 0; i < 25; i++) {
         await withFileLock(${JSON.stringify(file)}, 'counter', SYSTEM, () => {

@@ -33,16 +33,10 @@ import type { PixEvent } from '../../domain/events.js';
 import { PixError } from '../../errors.js';
 import { openAccounts } from '../../journal/accounts.js';
 import type { Account } from '../../journal/rules.js';
-import {
-  appendPrivateLine,
-  ensurePrivateDir,
-  type HeldLock,
-  holdLock,
-  type LockHolder,
-  readLines,
-  readPrivateFile,
-  writeFileAtomic,
-} from '../../storage/files.js';
+import { appendPrivateLine } from '../../storage/append.js';
+import { ensurePrivateDir } from '../../storage/dirs.js';
+import { readLines, readPrivateFile, writeFileAtomic } from '../../storage/files.js';
+import { type HeldLock, holdLock, type LockHolder } from '../../storage/locks.js';
 import { accountOf } from '../shared/account.js';
 
 export interface EventFiles {
@@ -272,7 +266,7 @@ export function writeCheckpoint(files: Pick<EventFiles, 'checkpoint'>, checkpoin
 }
 
 /**
- * The account's listener lock (storage/files.ts holdLock: taken over when its process is dead), holding
+ * The account's listener lock (storage/locks.ts holdLock: taken over when its process is dead), holding
  * the pid, the profile and where it delivers, so a second listener can name the first.
  */
 export function takeListenerLock(

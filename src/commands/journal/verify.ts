@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import { PixError } from '../../errors.js';
-import type { AcceptedDamage } from '../../journal/entries.js';
+import type { AcceptedDamage } from '../../journal/parser.js';
 import { type ChainReport, describeDamage } from '../../journal/store.js';
 import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';

@@ -78,7 +78,8 @@ export async function runLedgerMigrate(_options: LedgerMigrateOptions, deps: Dep
   const logs = eventLogsOf(deps);
   const pool = await openLedgerPool(deps);
   const { sql, where } = pool;
-  const { checkSchema, insertEntry, schemaVersion } = await import('../../journal/postgres/store.js');
+  const { checkSchema, schemaVersion } = await import('../../journal/postgres/store.js');
+  const { insertEntry } = await import('../../journal/postgres/queries.js');
   const { transaction } = await import('../../journal/postgres/connect.js');
   const { stdout, stderr } = deps.io;
   const imported = await onLedger(pool, async () => {

@@ -4,7 +4,7 @@
  *
  * - the statement: the newest page, and the pages after it only while every entry on one is new (a burst
  *   bigger than a page, or a long stop), back to an entry seen before; a window of it for --backfill;
- * - the journal, followed as it grows (journal/store.ts followJournal): the lines appended since the last
+ * - the journal, followed as it grows (journal/follow.ts followJournal): the lines appended since the last
  *   read become payment.sent, payment.unknown, payment.resolved and charge.paid; it holds only what can
  *   still change (this account's unresolved payments, and its charges, which the ledger matches
  *   together), so the listener's memory does not grow with a year of paid batches. A profile whose
@@ -19,11 +19,12 @@ import type { Deps } from '../../context.js';
 import { type EventContext, type PixEvent, recordEvent } from '../../domain/events.js';
 import { LATE_TOLERANCE_MS } from '../../domain/matching.js';
 import { incompleteList } from '../../errors.js';
-import type { JournalEntry, JournalWatch } from '../../journal/entries.js';
+import type { JournalEntry } from '../../journal/entries.js';
+import { followJournal } from '../../journal/follow.js';
 import { chargeLedger, type LedgerRecord } from '../../journal/ledger.js';
+import type { JournalWatch } from '../../journal/parser.js';
 import { journalOf } from '../../journal/record.js';
 import { type Account, isResolvable, ofAccount } from '../../journal/rules.js';
-import { followJournal } from '../../journal/store.js';
 import type { JournalStore } from '../../journal/stores.js';
 import { readPrivateFrom } from '../../storage/files.js';
 import { ledgerJson, ledgerOf, type ProfileLedger, refreshLedger } from '../charge/ledger.js';
@@ -185,7 +186,7 @@ function expiredBetween(records: readonly LedgerRecord[], after: number, now: Da
   });
 }
 
-/** The journal file of `dir`, followed (journal/store.ts followJournal): memory bounded by what can change. */
+/** The journal file of `dir`, followed (journal/follow.ts followJournal): memory bounded by what can change. */
 function fileReader(dir: string, account: Account, watch: JournalWatch): JournalReader {
   const follower = followJournal(dir, (entry) => ofAccount(entry, account), watch);
   return {

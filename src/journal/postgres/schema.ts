@@ -6,7 +6,7 @@
  *
  * The journal is one row per entry: the start line (`start`), the latest outcome merged over the earlier
  * ones (`outcome`, as the file's reader merges outcome lines), the operator's finding (`resolved`) and the
- * charge's match (`matched`), each kept as the line the file would hold, so one reader (entries.ts)
+ * charge's match (`matched`), each kept as the line the file would hold, so one reader (parser.ts)
  * reads both stores. The columns beside them are what the rules ask by (row id, key, code, amount and
  * time, state) and the lease of a `sending` claim (host, pid, heartbeat: the database's clock).
  */

@@ -1,19 +1,15 @@
 /**
  * The spill file (docs/team.md): `<config dir>/ledger-spill.jsonl`, where an outcome goes when the shared
  * ledger was lost after the transfer left. Each line names the database it belongs to (host, port,
- * database: never a credential) and the change it carries; it is appended with fsync (storage/files.ts),
+ * database: never a credential) and the change it carries; it is appended with fsync (storage/append.ts),
  * and written to that database by the next command that reaches it, before anything else, then removed.
  * A transfer whose outcome is here is never sent again: its claim is in the database already.
  */
 import { join } from 'node:path';
-import {
-  appendPrivateLine,
-  ensurePrivateDir,
-  type LockHost,
-  readPrivateFile,
-  withFileLock,
-  writeFileAtomic,
-} from '../../storage/files.js';
+import { appendPrivateLine } from '../../storage/append.js';
+import { ensurePrivateDir } from '../../storage/dirs.js';
+import { readPrivateFile, writeFileAtomic } from '../../storage/files.js';
+import { type LockHost, withFileLock } from '../../storage/locks.js';
 
 export const SPILL_FILE = 'ledger-spill.jsonl';
 

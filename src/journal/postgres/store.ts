@@ -19,15 +19,9 @@ import { hostname } from 'node:os';
 import type { Clock, Processes } from '../../context.js';
 import { PixError } from '../../errors.js';
 import { SYSTEM } from '../../system.js';
-import { createJournalParser, type JournalEntry, type StartFields, startLine } from '../entries.js';
-import {
-  type Account,
-  DUPLICATE_WINDOW_MS,
-  type DuplicateQuery,
-  findBlocking,
-  rowBlocker,
-  type Scope,
-} from '../rules.js';
+import type { JournalEntry, StartFields } from '../entries.js';
+import { createJournalParser } from '../parser.js';
+import { type Account, type DuplicateQuery, findBlocking, rowBlocker, type Scope } from '../rules.js';
 import type { JournalScope } from '../store.js';
 import { type Claim, type Holder, type JournalStore, judgeClaim, OutcomeSpilled } from '../stores.js';
 import {
@@ -40,6 +34,16 @@ import {
   transaction,
   unreachable,
 } from './connect.js';
+import {
+  blockingQuestion,
+  COLUMNS,
+  entriesOf,
+  insertEntry,
+  paymentsQuestion,
+  type Question,
+  type Row,
+  rowQuestion,
+} from './queries.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { drain, type SpilledChange, spill } from './spill.js';
 
@@ -56,119 +60,6 @@ export interface PostgresJournalOptions {
   /** This machine's name, as leases carry it (os.hostname() unless given). */
   host?: string | undefined;
   home?: string | undefined;
-}
-
-const COLUMNS =
-  'seq, start::text AS start, outcome::text AS outcome, resolved::text AS resolved, matched::text AS matched';
-
-interface Row {
-  seq: string;
-  start: string;
-  outcome: string | null;
-  resolved: string | null;
-  matched: string | null;
-}
-
-/** Rows → entries, through the file's own reader (entries.ts): one format, one reading of it. */
-export function entriesOf(rows: readonly Row[]): JournalEntry[] {
-  const parser = createJournalParser();
-  const seqs = new Map<string, number>();
-  for (const row of rows) {
-    const lines = [row.start, row.outcome, row.resolved, row.matched].filter((line) => line !== null);
-    parser.feed(`${lines.join('\n')}\n`);
-    seqs.set((JSON.parse(row.start) as { id: string }).id, Number(row.seq));
-  }
-  const entries = parser.entries();
-  for (const entry of entries) entry.seq = seqs.get(entry.id) ?? entry.seq;
-  return entries;
-}
-
-/** The columns the rules ask by, from an entry's start. */
-function indexed(entry: JournalEntry) {
-  const { payment } = entry;
-  return {
-    row: payment?.batchRow?.row ?? null,
-    key: payment?.key ?? null,
-    code: payment?.emvHash ?? null,
-  };
-}
-
-/** A question of the rules as SQL: the condition on pix_journal's rows and its parameters. */
-export interface Question {
-  where: string;
-  params: unknown[];
-}
-
-/**
- * The entries the duplicate guard may find blocking `query` at `now` (rules.ts blocks): a payment of the
- * same amount (to the same key, code or receiver: samePayee asks the amount first) started within the
- * window or still unresolved, and for a code the same code whatever the amount or age (a dynamic code
- * is one payment forever). Each part is answered by an index — (amount, at), the open entries' partial
- * index, the code's — so a payment costs the same on a ledger of a million rows (test/journal/postgres-queries.test.ts).
- */
-export function blockingQuestion(query: DuplicateQuery, now: Date): Question {
-  const window = new Date(now.getTime() - DUPLICATE_WINDOW_MS).toISOString();
-  const same = `amount_centavos = $1 AND (at >= $2 OR (state IN ('sending', 'unknown') AND resolution IS NULL))`;
-  if (query.emvHash === undefined)
-    return { where: `kind = 'payment' AND ${same}`, params: [query.amountCentavos, window] };
-  return {
-    where: `kind = 'payment' AND (emv_hash = $3 OR (${same}))`,
-    params: [query.amountCentavos, window, query.emvHash],
-  };
-}
-
-/** Payments of `amount` started at or after `since` (the statement guard's explanations). */
-export function paymentsQuestion(amount: number, since: Date): Question {
-  return {
-    where: `kind = 'payment' AND amount_centavos = $1 AND at >= $2`,
-    params: [amount, since.toISOString()],
-  };
-}
-
-/** The entries of a batch row id. */
-export function rowQuestion(row: string): Question {
-  return { where: 'row_id = $1', params: [row] };
-}
-
-/** Inserts an entry's start (a migration gives its outcome, finding and match too). */
-export async function insertEntry(
-  sql: Sql | Tx,
-  entry: JournalEntry,
-  lines: { outcome?: object; resolved?: object; matched?: object },
-  lease: { host: string; pid: number } | undefined,
-): Promise<number> {
-  const { row, key, code } = indexed(entry);
-  // JSON goes as text cast to jsonb: a text parameter is never serialised a second time by the driver.
-  const json = (value: object | undefined) => (value === undefined ? null : JSON.stringify(value));
-  const recorded = lines.outcome === undefined ? 'sending' : entry.state;
-  const resolution = lines.resolved === undefined ? null : (entry.resolution ?? null);
-  const result = await sql.unsafe(
-    `INSERT INTO pix_journal (id, account, kind, at, amount_centavos, row_id, pay_key, emv_hash, state,
-       resolution, start, outcome, resolved, matched, lease_host, lease_pid, lease_beat)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text::jsonb, $12::text::jsonb, $13::text::jsonb, $14::text::jsonb,
-       $15, $16, CASE WHEN $15::text IS NULL THEN NULL ELSE now() END)
-     ON CONFLICT (id) DO NOTHING`,
-    [
-      entry.id,
-      entry.account ?? null,
-      entry.kind,
-      entry.at,
-      entry.amountCentavos,
-      row,
-      key,
-      code,
-      recorded,
-      resolution,
-      // The start line as first written (an imported entry carries its later state in `outcome`).
-      JSON.stringify({ ...startLine(entry), state: 'sending' }),
-      json(lines.outcome),
-      json(lines.resolved),
-      json(lines.matched),
-      lease?.host ?? null,
-      lease?.pid ?? null,
-    ],
-  );
-  return result.count;
 }
 
 /** The schema's version, or undefined when pix's tables are not there (`pix ledger init` makes them). */

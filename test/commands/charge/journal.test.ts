@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { parseJournal } from '../../../src/journal/entries.js';
+import { parseJournal } from '../../../src/journal/parser.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { rememberAccount } from '../../helpers/config.js';
 import { mockAgentPerTest, ORIGIN } from '../../helpers/mock-agent.js';

@@ -1,6 +1,6 @@
 /**
  * What `pix reconcile` and `pix close` remember, per account, in the config directory:
- * `<config dir>/books/<account>/` (0700), through storage/files.ts only —
+ * `<config dir>/books/<account>/` (0700), through storage/ only —
  *
  * - `decisions.jsonl`: a person's `pix reconcile match|unmatch`, one line each, appended (one write,
  *   fsync'd); the latest about a pair counts, so nothing is ever rewritten;
@@ -17,13 +17,10 @@ import type { Deps } from '../../../context.js';
 import { type ClosedDay, closeOf, foldCloses } from '../../../domain/books.js';
 import type { Decision } from '../../../domain/reconcile.js';
 import type { Account } from '../../../journal/rules.js';
-import {
-  appendPrivateLine,
-  checkPrivateDir,
-  ensurePrivateDir,
-  readPrivateFile,
-  withFileLock,
-} from '../../../storage/files.js';
+import { appendPrivateLine } from '../../../storage/append.js';
+import { checkPrivateDir, ensurePrivateDir } from '../../../storage/dirs.js';
+import { readPrivateFile } from '../../../storage/files.js';
+import { withFileLock } from '../../../storage/locks.js';
 import { accountOf } from '../account.js';
 
 /**

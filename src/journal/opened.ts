@@ -1,0 +1,107 @@
+/**
+ * One open journal (store.ts openJournal): its files (the journal, its checkpoint, its index file), its
+ * lock, what has been read of it and where its end was last found sound — the state its steps share
+ * (judge.ts, resume.ts, append.ts).
+ */
+import { join } from 'node:path';
+import type { Clock, Processes } from '../context.js';
+import { ensurePrivateDir } from '../storage/dirs.js';
+import { readPrivateFile } from '../storage/files.js';
+import { type LockHost, withFileLockSync } from '../storage/locks.js';
+import { SYSTEM } from '../system.js';
+import { CHECKPOINT_SUFFIX, type ChainTail, type Checkpoint, parseCheckpoint } from './chain.js';
+import { JOURNAL_FILE, type JournalEntry } from './entries.js';
+import { createJournalIndex, type JournalIndex } from './indexes.js';
+import { INDEX_SUFFIX } from './indexfile.js';
+import { createJournalParser } from './parser.js';
+import { type JournalTail, journalTail, type Loaded, type PieceSource } from './tail.js';
+
+// The journal only grows: each read parses just the whole lines appended since the last one, and
+// starts over if the file was replaced or cut. Read from its start, it holds every entry; resumed from
+// the index file (indexfile.ts), those started at or after `since` and those that still matter before
+// it (rules.ts mattersBeyondWindow).
+export interface Parsed extends Loaded {
+  index: JournalIndex;
+  /** Resumed from the index file: entries started before this (ms) that no longer matter are not held. */
+  since?: number;
+  /** Where it was resumed (the index file's length). */
+  resumedAt?: number;
+  /** Read from the start: the file's stamp then. */
+  stamp?: string;
+}
+
+export interface OpenedJournal {
+  readonly dir: string;
+  readonly path: string;
+  readonly checkpointPath: string;
+  readonly indexPath: string;
+  readonly clock: Clock;
+  readonly processes: Processes | undefined;
+  /** The entries to hold in memory (openJournal's `only`); every line is still read and checked. */
+  readonly only: ((entry: JournalEntry) => boolean) | undefined;
+  readonly host: LockHost;
+  readonly tail: JournalTail<Parsed>;
+  /**
+   * Where the journal ended (its identity and length) when its end was last found sound, by a judgement
+   * or by this process's own append: found so again with no line added since, the checkpoint need not be
+   * read again (a batch asks before every row).
+   */
+  sound: { identity: string; offset: number; checkpoint: Checkpoint | undefined; lag: number } | undefined;
+}
+
+/** The journal in `dir`, nothing read yet. */
+export function openedJournal(
+  dir: string,
+  clock: Clock,
+  processes: Processes | undefined,
+  only: ((entry: JournalEntry) => boolean) | undefined,
+): OpenedJournal {
+  const path = join(dir, JOURNAL_FILE);
+  // The lock's clock and pids are the command's (a reader given no processes, a test, locks as this process);
+  // its jitter is this machine's randomness (src/system.ts).
+  const host: LockHost = { clock, random: SYSTEM.random, processes: processes ?? SYSTEM.processes };
+  const tail = journalTail(path, (identity, stamp): Parsed => {
+    const index = createJournalIndex();
+    return {
+      identity,
+      offset: 0,
+      parser: createJournalParser((entry) => index.add(entry), only),
+      index,
+      ...(stamp === undefined ? {} : { stamp }),
+    };
+  });
+  return {
+    dir,
+    path,
+    checkpointPath: `${path}${CHECKPOINT_SUFFIX}`,
+    indexPath: `${path}${INDEX_SUFFIX}`,
+    clock,
+    processes,
+    only,
+    host,
+    tail,
+    sound: undefined,
+  };
+}
+
+/** Runs `work` under the journal's lock (the directory made first). */
+export function locked<T>(journal: OpenedJournal, work: () => T): T {
+  ensurePrivateDir(journal.dir);
+  return withFileLockSync(journal.path, `the journal ${journal.path}`, journal.host, work);
+}
+
+/** Reads and parses what was appended since the last read, from the file, or through `source`. */
+export function load(journal: OpenedJournal, source?: PieceSource): Parsed | undefined {
+  return journal.tail.load(source);
+}
+
+export const NO_TAIL: ChainTail = { lines: 0, bytes: 0, chained: 0 };
+
+export function tailOf(loaded: Parsed | undefined): ChainTail {
+  return loaded?.parser.tail(loaded.offset) ?? NO_TAIL;
+}
+
+export function readCheckpoint(journal: OpenedJournal): Checkpoint | undefined {
+  const text = readPrivateFile(journal.checkpointPath);
+  return text === undefined ? undefined : parseCheckpoint(text);
+}
