@@ -4,11 +4,13 @@
  * folder, a free loopback port, trust authentication for one role, removed afterwards. initdb refuses
  * root: run as root, the cluster is made and run as the `postgres` user. No mock of the database.
  */
+
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe } from 'vitest';
 
 /** The directory of initdb and pg_ctl, or undefined when the server is not installed. */
 export function postgresBin(): string | undefined {
@@ -126,4 +128,23 @@ export async function startPostgres(): Promise<Cluster> {
     },
   };
   return cluster;
+}
+
+/**
+ * One cluster for the tests of a file: started before them where PostgreSQL's server is installed and
+ * removed after them. `missing` says why it is not (postgresMissing()), `suite` is `describe` or
+ * `describe.skip` accordingly, and `cluster()` is the running cluster inside a test.
+ */
+export function clusterPerFile() {
+  const missing = postgresMissing();
+  let started: Cluster | undefined;
+  beforeAll(async () => {
+    if (missing === undefined) started = await startPostgres();
+  });
+  afterAll(() => started?.remove());
+  const cluster = () => {
+    if (started === undefined) throw new Error(missing ?? 'the cluster is started before the tests');
+    return started;
+  };
+  return { missing, suite: missing === undefined ? describe : describe.skip, cluster };
 }

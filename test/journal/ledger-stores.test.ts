@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newAccountId } from '../../src/journal/accounts.js';
 import type { JournalEntry } from '../../src/journal/entries.js';
 import { openPool } from '../../src/journal/postgres/connect.js';
@@ -21,24 +21,18 @@ import { run } from '../../src/main.js';
 import { startSandboxServer } from '../../src/sandbox/server.js';
 import { deferEach } from '../helpers/cleanup.js';
 import { createTestIO } from '../helpers/io.js';
-import { type Cluster, postgresMissing, startPostgres } from '../helpers/postgres.js';
+import { clusterPerFile } from '../helpers/postgres.js';
 import { sandboxKeyIds } from '../helpers/served.js';
 
 const deferred = deferEach();
-const missing = postgresMissing();
-let cluster: Cluster | undefined;
+const { missing, cluster } = clusterPerFile();
 let databases = 0;
-
-beforeAll(async () => {
-  if (missing === undefined) cluster = await startPostgres();
-});
-afterAll(() => cluster?.remove());
 
 type Backend = 'file' | 'postgres';
 
 /** A fresh database with pix's schema, for one test. */
 async function freshLedger(): Promise<string> {
-  const url = cluster!.createDatabase(`ledger_${process.pid}_${++databases}`);
+  const url = cluster().createDatabase(`ledger_${process.pid}_${++databases}`);
   const pool = openPool(url, undefined);
   try {
     await migrateSchema(pool.sql, 'test');
@@ -268,7 +262,7 @@ describe('the PostgreSQL store alone', () => {
     expect(busy.code, busy.stderr).toBe(8);
     expect(busy.stderr).toMatch(/in progress on ci-runner-7: pix process 4242 on ci-runner-7 is sending/);
     // The other machine stops beating (its heartbeat is a minute old): held as unknown, never in progress.
-    cluster!.psql(
+    cluster().psql(
       `UPDATE pix_journal SET lease_beat = now() - interval '1 minute' WHERE id = '${entry.id}'`,
       new URL(s.ledger!).pathname.slice(1),
     );

@@ -9,7 +9,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openPool } from '../../src/journal/postgres/connect.js';
 import { migrateSchema } from '../../src/journal/postgres/schema.js';
 import { SPILL_FILE } from '../../src/journal/postgres/spill.js';
@@ -18,15 +18,10 @@ import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server
 import { readSandboxState } from '../../src/sandbox/store.js';
 import { deferEach } from '../helpers/cleanup.js';
 import { BIN, runProcess } from '../helpers/cli.js';
-import { type Cluster, postgresMissing, startPostgres } from '../helpers/postgres.js';
+import { clusterPerFile } from '../helpers/postgres.js';
 
 const deferred = deferEach();
-const missing = postgresMissing();
-let cluster: Cluster | undefined;
-beforeAll(async () => {
-  if (missing === undefined) cluster = await startPostgres();
-});
-afterAll(() => cluster?.remove());
+const { suite, cluster } = clusterPerFile();
 
 const ROWS = 500;
 
@@ -52,7 +47,7 @@ async function setup(shared: boolean) {
   deferred.defer(() => server.close());
   let ledger: string | undefined;
   if (shared) {
-    ledger = cluster!.createDatabase(`two_${process.pid}_${Date.now() % 100000}`);
+    ledger = cluster().createDatabase(`two_${process.pid}_${Date.now() % 100000}`);
     const pool = openPool(ledger, undefined);
     await migrateSchema(pool.sql, 'test');
     await pool.sql.end();
@@ -166,8 +161,6 @@ async function untilDone(
   throw new Error(`machine ${machine.name} never finished: ${JSON.stringify(tally)}`);
 }
 
-const suite = missing === undefined ? describe : describe.skip;
-
 suite('two machines, one account, one 500-row batch', () => {
   it("on the shared PostgreSQL ledger: killed and rerun on both at once, exactly 500 transfers, each its row's amount", async () => {
     const s = await setup(true);
@@ -230,7 +223,7 @@ suite('two machines, one account, one 500-row batch', () => {
     // Stop the database once some rows are paid (a condition, not a time).
     const deadline = Date.now() + 60_000;
     while (s.transfers().length < 50 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    cluster!.stop('immediate');
+    cluster().stop('immediate');
     const code = await ended;
     // Rows in flight when it went: transfers that left, their outcome kept in the spill file (exit 7).
     expect(code, stderr).toBe(7);
@@ -251,14 +244,14 @@ suite('two machines, one account, one 500-row batch', () => {
     expect(down.stderr).toMatch(/the shared ledger postgres:\/\/127\.0\.0\.1:\d+\/\S+ could not be used/);
     expect((await pix(a, ['statement', '--from', '-1d', '--json'])).code).toBe(0);
     expect(s.transfers()).toHaveLength(paidBefore);
-    cluster!.start();
+    cluster().start();
     // The next run writes the spilled outcomes first, then pays the rest; unknown rows resolved as before.
     await untilDone(a, seeded(7), 0, s.transfers);
     expect(existsSync(spillFile) ? readFileSync(spillFile, 'utf8') : '').toBe('');
     // Each spilled outcome is the database's now, as it was known here (not unknown, not resolved by hand).
     const database = new URL(s.ledger!).pathname.slice(1);
     for (const { id, line } of spilled) {
-      expect(cluster!.psql(`SELECT state FROM pix_journal WHERE id = '${id}'`, database).trim(), id).toBe(
+      expect(cluster().psql(`SELECT state FROM pix_journal WHERE id = '${id}'`, database).trim(), id).toBe(
         line.state,
       );
     }

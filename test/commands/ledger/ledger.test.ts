@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { eventFiles } from '../../../src/commands/events/shared.js';
 import { fileEventStore } from '../../../src/commands/events/stores.js';
 import { attemptLines } from '../../../src/domain/event-log.js';
@@ -15,23 +15,18 @@ import { run } from '../../../src/main.js';
 import { createContext } from '../../../src/wiring.js';
 import { deferEach } from '../../helpers/cleanup.js';
 import { createTestIO, type TestIOOptions } from '../../helpers/io.js';
-import { type Cluster, postgresMissing, startPostgres } from '../../helpers/postgres.js';
+import { clusterPerFile } from '../../helpers/postgres.js';
 
 const TEAM_DOC = new URL('../../../docs/team.md', import.meta.url);
 const deferred = deferEach();
-const missing = postgresMissing();
-let cluster: Cluster | undefined;
+const { suite, cluster } = clusterPerFile();
 let databases = 0;
-beforeAll(async () => {
-  if (missing === undefined) cluster = await startPostgres();
-});
-afterAll(() => cluster?.remove());
 
 /** A database with a password in its URL, so a leak of the URL would show it. */
 function database() {
   const name = `cmd_${process.pid}_${++databases}`;
-  cluster!.createDatabase(name);
-  const url = cluster!.url(name).replace('postgres://pix@', 'postgres://pix:Sekret-9f2@');
+  cluster().createDatabase(name);
+  const url = cluster().url(name).replace('postgres://pix@', 'postgres://pix:Sekret-9f2@');
   return { name, url };
 }
 
@@ -48,8 +43,6 @@ function setup() {
   return { dir, pix };
 }
 
-const suite = missing === undefined ? describe : describe.skip;
-
 suite('pix ledger', () => {
   it('init keeps a URL read from stdin in the profile; argv is refused; status and auth status show host and database', async () => {
     const { pix } = setup();
@@ -60,7 +53,7 @@ suite('pix ledger', () => {
     const init = await pix(['ledger', 'init', '--url-stdin', '--json'], {}, { stdin: `${db.url}\n` });
     expect(init.code, init.stderr).toBe(0);
     expect(JSON.parse(init.stdout)).toEqual({
-      ledger: `postgres://127.0.0.1:${cluster!.port}/${db.name}`,
+      ledger: `postgres://127.0.0.1:${cluster().port}/${db.name}`,
       from: 0,
       to: 2,
       applied: [1, 2],
@@ -80,7 +73,7 @@ suite('pix ledger', () => {
     });
     const auth = await pix(['auth', 'status', '--json']);
     expect(JSON.parse(auth.stdout).ledger).toEqual({
-      value: `postgres://127.0.0.1:${cluster!.port}/${db.name}`,
+      value: `postgres://127.0.0.1:${cluster().port}/${db.name}`,
       source: 'profile',
     });
     // Back to the file ledger by name.
@@ -93,7 +86,7 @@ suite('pix ledger', () => {
     const db = database();
     const env = { PIX_LEDGER_URL: db.url };
     expect((await pix(['ledger', 'init'], env)).code).toBe(0);
-    cluster!.psql(
+    cluster().psql(
       `INSERT INTO pix_schema (version, what, applied_by) VALUES (99, 'future', 'test')`,
       db.name,
     );
@@ -141,13 +134,13 @@ suite('pix ledger', () => {
     const name = `priv_${process.pid}_${++databases}`;
     const owner = `owner_${name}`;
     const runner = `runner_${name}`;
-    cluster!.psql(`CREATE ROLE ${owner} LOGIN; CREATE ROLE ${runner} LOGIN`);
-    cluster!.psql(`CREATE DATABASE ${name} OWNER ${owner}`);
-    cluster!.psql(
+    cluster().psql(`CREATE ROLE ${owner} LOGIN; CREATE ROLE ${runner} LOGIN`);
+    cluster().psql(`CREATE DATABASE ${name} OWNER ${owner}`);
+    cluster().psql(
       `REVOKE ALL ON SCHEMA public FROM PUBLIC; GRANT ALL ON SCHEMA public TO ${owner}; GRANT USAGE ON SCHEMA public TO ${runner}`,
       name,
     );
-    const as = (role: string) => cluster!.url(name).replace('postgres://pix@', `postgres://${role}@`);
+    const as = (role: string) => cluster().url(name).replace('postgres://pix@', `postgres://${role}@`);
     expect((await pix(['ledger', 'init'], { PIX_LEDGER_URL: as(owner) })).code).toBe(0);
     // The grants of docs/team.md, as the owner gives them.
     const grants = readFileSync(TEAM_DOC, 'utf8')
@@ -175,7 +168,7 @@ suite('pix ledger', () => {
     expect(secret.code, secret.stderr).toBe(0);
     expect((await pix(['events', 'list', '--json'], env)).code).toBe(0);
     // Nothing more than that: the runner can delete no row of the journal.
-    const deletes = cluster!.psql(`SELECT has_table_privilege('${runner}', 'pix_journal', 'DELETE')`, name);
+    const deletes = cluster().psql(`SELECT has_table_privilege('${runner}', 'pix_journal', 'DELETE')`, name);
     expect(deletes.trim()).toBe('f');
   });
 
@@ -205,9 +198,9 @@ suite('pix ledger', () => {
     expect(JSON.parse(second.stdout).events).toEqual({ logs: 1, events: 3, imported: 0, present: 3 });
     // The same events, byte for byte, with their delivery; the cursor and the secret are the account's now.
     expect(
-      cluster!.psql('SELECT body, state FROM pix_events ORDER BY seq', db.name).trim().split('\n'),
+      cluster().psql('SELECT body, state FROM pix_events ORDER BY seq', db.name).trim().split('\n'),
     ).toEqual(made.map((event, n) => `${JSON.stringify(event)}|${n === 0 ? 'delivered' : 'pending'}`));
-    expect(cluster!.psql(`SELECT cursor->'statement'->>'recent' FROM pix_listen`, db.name).trim()).toBe(
+    expect(cluster().psql(`SELECT cursor->'statement'->>'recent' FROM pix_listen`, db.name).trim()).toBe(
       '["e-3"]',
     );
     const printed = await pix(['listen', '--print-secret'], env);
@@ -230,6 +223,6 @@ suite('pix ledger', () => {
     const migrate = await pix(['ledger', 'migrate', '--from', 'file'], env);
     expect(migrate.code).toBe(8);
     expect(migrate.stderr).toMatch(/the file journal is damaged: .*journal.jsonl line 3: /);
-    expect(cluster!.psql('SELECT count(*) FROM pix_journal', db.name).trim()).toBe('0');
+    expect(cluster().psql('SELECT count(*) FROM pix_journal', db.name).trim()).toBe('0');
   });
 });
