@@ -87,5 +87,6 @@ describe.skipIf(missing !== undefined)('two machines execute one approved plan o
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).not.toMatch(/"state":"paid"/);
     expect(w.server.requests.filter((request) => request.endpoint === 'transfer')).toHaveLength(ROWS);
-  });
+    // Four pix runs of 40 rows at 20 ms each (4 s alone): a limit far from that on a busy 2-core machine.
+  }, 120_000);
 });
