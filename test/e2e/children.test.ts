@@ -5,7 +5,6 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
@@ -76,7 +75,7 @@ describe("the processes pix starts get the user's environment without pix's secr
       const dump = join(tempDir(), 'env.txt');
       const exec = `env > '${dump}.part' && mv '${dump}.part' '${dump}'`;
       const child = spawn(NODE, [BIN, 'listen', '--interval', '1s', '--backfill', '90d', '--exec', exec], {
-        env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), ...env },
+        env: { PATH: process.env.PATH ?? '', HOME: tempDir(), ...env },
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       let stderr = '';

@@ -45,8 +45,13 @@ beforeAll(async () => {
   });
 });
 
-afterAll(() => {
-  server?.kill('SIGTERM');
+// Waits for the server to exit: on Node 22+ it writes its compile cache into HOME (the file's temporary
+// folder) on the way out, and that folder is removed after this.
+afterAll(async () => {
+  if (server === undefined || server.exitCode !== null) return;
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  server.kill('SIGTERM');
+  await exited;
 });
 
 describe('pix sandbox serve, driven by plain curl', () => {
