@@ -41,7 +41,9 @@ export default defineConfig({
         test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...e2e, ...mocking], isolate: false },
       },
       { extends: true, test: { name: 'unit-isolated', include: mocking } },
-      { extends: true, test: { name: 'e2e', include: e2e } },
+      // Each end-to-end test starts several Node processes (pix, servers, receivers): 60 s each, so a busy
+      // 2-core machine (two files at a time beside other work) stays far from the limit; the unit tier's is 20 s.
+      { extends: true, test: { name: 'e2e', include: e2e, testTimeout: 60_000 } },
     ],
   },
 });

@@ -311,7 +311,7 @@ beforeAll(async () => {
       ci = { script, ran };
     }),
   ]);
-}, 240_000);
+}, 480_000);
 
 describe('the examples of --help', () => {
   it('are found in every command (the walk reads the real help)', () => {
