@@ -168,31 +168,15 @@ describe.each(backends)('the ledger on the %s store', (backend) => {
     const s = await setup(backend);
     // A pid no process has: the claim's process is gone.
     const dead = await claimKey(s.storeAs(2 ** 22 + 17), s.account, 'dora@example.com', 2500);
-    const held = await s.pix([
-      'pay',
-      'key',
-      'dora@example.com',
-      '--amount',
-      '25',
-      '--yes',
-      '--duplicate-window',
-      '0',
-    ]);
+    const payDora = () =>
+      s.pix(['pay', 'key', 'dora@example.com', '--amount', '25', '--yes', '--duplicate-window', '0']);
+    const held = await payDora();
     expect(held.code, held.stderr).toBe(8);
     expect(held.stderr).toMatch(/an earlier payment has no known outcome/);
     expect(s.transfers()).toBe(0);
     const resolved = await s.pix(['journal', 'resolve', dead.id.slice(0, 8), '--not-paid']);
     expect(resolved.code, resolved.stderr).toBe(0);
-    const paid = await s.pix([
-      'pay',
-      'key',
-      'dora@example.com',
-      '--amount',
-      '25',
-      '--yes',
-      '--duplicate-window',
-      '0',
-    ]);
+    const paid = await payDora();
     expect(paid.code, paid.stderr).toBe(0);
     expect(s.transfers()).toBe(1);
   });
