@@ -1,5 +1,6 @@
 import { InvalidValue } from './invalid.js';
 import type { Centavos } from './money.js';
+import { foldName as fold } from './names.js';
 
 /**
  * Statement filters (`--type`, `--counterparty`, `--min`, `--max`). The API has none (API §4.1 takes a
@@ -38,10 +39,8 @@ export function parseCounterparty(text: string): string {
   return text;
 }
 
-/** Lower case, accents removed, runs of white space as one: `JOSÉ  da Silva` → `jose da silva`. */
-export function fold(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
-}
+/** Names compared as folded (domain/names.ts). */
+export { foldName as fold } from './names.js';
 
 /** Refuses bounds that no amount can satisfy, naming the flag in the command layer. */
 export function checkBounds(min: Centavos | undefined, max: Centavos | undefined): void {

@@ -11,6 +11,7 @@
  * place as a batch file's do (domain/batch.ts formatProblem): `line 12 (id NF-7): amount: …`, or in a
  * workbook the cell, `C12 (id NF-7): …`.
  */
+
 import type { BatchProblem } from './batch.js';
 import { detectDelimiter, readCsvRecords } from './batchcsv.js';
 import { amountText } from './batchrow.js';
@@ -18,6 +19,7 @@ import { columnLetters } from './cellref.js';
 import { parseTaxId } from './documents.js';
 import { InvalidValue } from './invalid.js';
 import { type Centavos, parseAmount } from './money.js';
+import { foldName } from './names.js';
 import { addDays, calendarDay } from './when.js';
 import type { SheetCell, SheetCellValue, SheetData } from './xlsxsheet.js';
 
@@ -82,7 +84,7 @@ export function parseColumnMap(text: string): ColumnMap {
 
 /** A header as compared: case, accents and repeated spaces do not count. */
 export function headerKey(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}/gu, '').trim().replace(/\s+/g, ' ').toLowerCase();
+  return foldName(text);
 }
 
 export type ExpectationsResult =
