@@ -17,6 +17,7 @@ import { loadPolicy, requireInForce } from '../../approvals/inforce.js';
 import { whoMakes } from '../../approvals/operator.js';
 import type { Centavos } from '../../domain/money.js';
 import { formatBRL } from '../../domain/money.js';
+import type { PayeeExpectation } from '../../domain/payee.js';
 import { type PlanBody, type PlanRow, rowFacts, sealPlan, shortPlanId } from '../../domain/plan.js';
 import { applyingRules, outsideAllowlist } from '../../domain/policy.js';
 import { PixError } from '../../errors.js';
@@ -37,6 +38,7 @@ interface RowInput {
   amount: Centavos;
   sendAmount: boolean;
   description?: string | undefined;
+  expect?: PayeeExpectation | undefined;
 }
 
 /** Builds the plan of `inputs`, checks it against the policy in force, writes it; returns it. */
@@ -68,6 +70,7 @@ async function writePlan(
       amountCentavos: input.amount,
       sendAmount: input.sendAmount,
       ...(input.description === undefined ? {} : { description: input.description }),
+      ...(input.expect === undefined ? {} : { expect: input.expect }),
       newReceiver: !history.knows(input.payee),
       outsideAllowlist: outsideAllowlist(policy, input.key, input.payee.document),
     };
@@ -145,6 +148,7 @@ export async function writePaymentPlan(ctx: PayContext, payment: PaymentPlan): P
       },
       amount: payment.amount,
       sendAmount: payment.sendAmount,
+      expect: payment.expect,
     },
   ]);
   if (ctx.mode.format === 'json') ctx.deps.io.stdout.write(jsonDocument(plan, ctx.mode.pretty));
@@ -175,6 +179,7 @@ export async function batchPlanHooks(request: PlanRequest, file: string): Promis
             amount: item.amount!,
             sendAmount: item.sendAmount ?? true,
             description: item.row.description,
+            expect: item.row.expect,
           };
         }),
         file === '-' ? undefined : file,

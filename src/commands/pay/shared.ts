@@ -9,6 +9,7 @@ import type { Settings } from '../../config/types.js';
 import type { Deps } from '../../context.js';
 import { transferAnomalies } from '../../domain/anomalies.js';
 import { type Centavos, centavosToApi, formatBRL } from '../../domain/money.js';
+import type { PayeeExpectation } from '../../domain/payee.js';
 import type { Debit, PaidTo } from '../../domain/statementguard.js';
 import { describeSystemError, PixError, usageError } from '../../errors.js';
 import { type JournalEntry, type JournalPlan, type PaymentIdentity, shortId } from '../../journal/entries.js';
@@ -85,6 +86,8 @@ export interface PaymentPlan {
   identity: PaymentIdentity;
   /** The details were shown already (before asking a payer-chosen amount). */
   detailsShown?: boolean;
+  /** Who the operator expects to pay (`--expect-document`, `--expect-name`), already checked; kept in a plan. */
+  expect?: PayeeExpectation | undefined;
 }
 
 /** The profile, account, output mode and journal of one payment command. */
