@@ -18,6 +18,10 @@ describe('typos get suggestions', () => {
     [['charge', 'imediate'], "error: unknown command 'imediate'\nhint: did you mean immediate?\n"],
     [['pay', 'kye'], "error: unknown command 'kye'\nhint: did you mean key?\n"],
     [['sandbox', 'reste'], "error: unknown command 'reste'\nhint: did you mean reset?\n"],
+    [
+      ['balance'],
+      "error: unknown command 'balance'\nhint: the API has no balance: `pix statement summary` sums a period and `pix close --day D` keeps the running balance from an opening one\n",
+    ],
     [['statement', '--limt', '5'], "error: unknown option '--limt'\nhint: did you mean --limit?\n"],
     [['keys', '--ouptut', 'csv'], "error: unknown option '--ouptut'\nhint: did you mean --output?\n"],
   ])('pix %j', async (argv, stderr) => {
@@ -205,6 +209,7 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
     'statement/follow',
     'pay/plan',
     'pay/planflags',
+    'pay/payeeflags',
     'pay/batchconsult',
     'pay/batchpayment',
     'pay/batchreport',
