@@ -158,6 +158,9 @@ function unreadableCell(
       return undefined;
     case 'number': {
       if (cell.shown === undefined) return undefined;
+      // A key or code is never a number (the row's own check says why): no advice on its number format,
+      // which would send a person round in a circle ("format it as General" of a cell that is General).
+      if (column === 'key' || column === 'emv') return undefined;
       const stored = String(Number(value.text));
       const same = column === 'amount' ? sameDecimal(shownNumber(cell.shown), stored) : cell.shown === stored;
       return same ? undefined : shownMessage(cell, stored);
