@@ -129,6 +129,22 @@ describe('the smallest symbol, and a drawing only where it fits', () => {
     expect((await qrForTerminal(CODE, 'dark', { columns }, 'x')).drawn).toBe(true);
   });
 
+  it('on a light theme at 80×24 a 45-module symbol is drawn with 1 module of quiet zone and the bottom row left to the next line (23 lines); a dark one cannot', async () => {
+    const code = 'pix.example.com/qr/v2/'.padEnd(170, 'a~b|c');
+    const modules = await qrModules(code);
+    expect(modules).toHaveLength(45);
+    const light = await qrForTerminal(code, 'light', { columns: 80, rows: 24 }, 'x');
+    expect(light.drawn).toBe(true);
+    const lines = light.text.trimEnd().split('\n');
+    expect(lines).toHaveLength(23);
+    expect(lines.every((line) => line.length === 47)).toBe(true);
+    expect(light.text).toBe(renderQr(modules, 'light', 1, true));
+    const dark = await qrForTerminal(code, 'dark', { columns: 80, rows: 24 }, undefined);
+    expect(dark.drawn).toBe(false);
+    expect(dark.text).not.toContain('PNG');
+    expect(dark.text).toContain('--qr-theme light draws it here');
+  });
+
   it.each([100, 134])(
     'any code of %i characters is drawn on an 80×24 terminal (the worst case: bytes, no digits)',
     async (length) => {
