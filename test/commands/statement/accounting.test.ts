@@ -253,9 +253,10 @@ describe('-o csv-br and -o csv', () => {
     // For people: Portuguese names and values (output/ptbr.ts); -o csv below keeps the English ones.
     expect(text.startsWith('\ufeffData;Tipo;Valor;Tarifa;')).toBe(true);
     expect(text.lastIndexOf('\ufeff')).toBe(0);
+    // Documents and bank codes as text a spreadsheet keeps (001 stays 001, a CNPJ is no 4,25E+12).
     expect(text.split('\r\n').slice(1, 3)).toEqual([
-      `09/03/2025 10:04:05;Entrada;1234,56;0,00;PIX;"'=HYPERLINK(""http://x"",""pague"")";01234567890;001;Confirmado;in-1`,
-      '09/03/2025 10:04:05;Saída;-0,10;1,50;PIX;Mercado\\u001b[2J Bom;04252011000110;237;Confirmado;out-2',
+      `09/03/2025 10:04:05;Entrada;1234,56;0,00;PIX;"'=HYPERLINK(""http://x"",""pague"")";012.345.678-90;001 Banco do Brasil S.A.;Confirmado;in-1`,
+      '09/03/2025 10:04:05;Saída;-0,10;1,50;PIX;Mercado\\u001b[2J Bom;04.252.011/0001-10;237 Banco Bradesco S.A.;Confirmado;out-2',
     ]);
   });
 
