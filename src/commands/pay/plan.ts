@@ -20,6 +20,7 @@ import { formatBRL } from '../../domain/money.js';
 import type { PayeeExpectation } from '../../domain/payee.js';
 import { type PlanBody, type PlanRow, rowFacts, sealPlan, shortPlanId } from '../../domain/plan.js';
 import { applyingRules, outsideAllowlist } from '../../domain/policy.js';
+import { formatForMessage } from '../../domain/when.js';
 import { PixError } from '../../errors.js';
 import { journalOf } from '../../journal/record.js';
 import { jsonDocument } from '../../output/format.js';
@@ -110,7 +111,7 @@ async function writePlan(
     .map(({ rule, ifNight }) => `${rule.name}: ${rule.require.text}${ifNight ? ' if paid at night' : ''}`)
     .join('; ');
   ctx.deps.io.stderr.write(
-    `plan ${shortPlanId(plan.id)} written to ${request.file}: ${rows.length} row${rows.length === 1 ? '' : 's'}, ${formatBRL(total)}, from profile "${account.profile}" via ${account.host}, until ${plan.expiresAt}\n` +
+    `plan ${shortPlanId(plan.id)} written to ${request.file}: ${rows.length} row${rows.length === 1 ? '' : 's'}, ${formatBRL(total)}, from profile "${account.profile}" via ${account.host}, until ${formatForMessage(plan.expiresAt, ctx.settings.timeZone.value)}\n` +
       `it needs ${needs}; next: \`pix plan approve ${request.file}\` by the approvers, then \`pix plan execute ${request.file}\`\n`,
   );
   return plan;
