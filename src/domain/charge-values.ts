@@ -13,7 +13,7 @@ import {
   type ModifierName,
   parseModality,
 } from './modalities.js';
-import { type Centavos, formatBRL, formatDecimal, parseAmount, parseReaisNumber } from './money.js';
+import { type Centavos, formatBRL, parseAmount, parseReaisNumber } from './money.js';
 import { UUID_PATTERN } from './pixkey.js';
 
 /** A name and its value (`--info NAME=VALUE`): the API's additionalInformation item. */
