@@ -81,9 +81,10 @@ describe('a missing argument shows the usage line', () => {
       ['config', 'set', 'time-zone'],
       "error: missing required argument 'value'\nhint: usage: pix config set [options] <key> <value>\n",
     ],
+    // A charge, or --key: one of the two (pix's own usage error, with what each pays).
     [
       ['sandbox', 'pay'],
-      "error: missing required argument 'charge-id'\nhint: usage: pix sandbox pay [options] <charge-id>\n",
+      'error: <charge-id>: name a charge, or --key KEY\nhint: pix sandbox pay CHARGE (its amount), or pix sandbox pay --key KEY --amount A (any amount)\n',
     ],
   ])('pix %j', async (argv, stderr) => {
     const result = await pix(argv);

@@ -17,7 +17,8 @@ import {
 } from './batch.js';
 import { detectDelimiter, readCsvRecords } from './batchcsv.js';
 import { type RawRow, RowChecker, type SplitDecimal, shownId } from './batchrow.js';
-import { headerKey, parseFieldMap } from './expectations.js';
+import { headerKey } from './expectations.js';
+import { parseFieldMap } from './fieldmap.js';
 
 /**
  * Reads and checks a whole batch file. Linear in its size; never throws on bad content. `map` names the

@@ -17,6 +17,7 @@ import { detectDelimiter, readCsvRecords } from './batchcsv.js';
 import { amountText } from './batchrow.js';
 import { columnLetters } from './cellref.js';
 import { parseTaxId } from './documents.js';
+import { parseFieldMap } from './fieldmap.js';
 import { InvalidValue } from './invalid.js';
 import { type Centavos, parseAmount } from './money.js';
 import { foldName } from './names.js';
@@ -60,32 +61,6 @@ export const PRESETS: Readonly<Record<string, ColumnMap>> = {
 const MAX_ID = 64;
 const MAX_NAME = 200;
 const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
-
-/**
- * `field=Header,field=Header` → the map, for any file whose fields pix names (this module's, a batch
- * file's): `fieldOf` reads a field's name as typed (undefined: not a field). Throws InvalidValue naming
- * what is wrong. The one `--map` syntax of `pix reconcile` and `pix pay batch`.
- */
-export function parseFieldMap<F extends string>(
-  text: string,
-  fields: readonly F[],
-  fieldOf: (typed: string) => F | undefined,
-): Partial<Record<F, string>> {
-  const map: Partial<Record<F, string>> = {};
-  for (const part of text.split(',')) {
-    const at = part.indexOf('=');
-    const typed = (at === -1 ? part : part.slice(0, at)).trim();
-    const field = fieldOf(typed);
-    const header = at === -1 ? '' : part.slice(at + 1).trim();
-    if (field === undefined)
-      throw new InvalidValue(`"${typed}" is not a field (fields: ${fields.join(', ')})`);
-    if (header === '')
-      throw new InvalidValue(`${field}= needs the header of its column, e.g. ${field}=Valor`);
-    if (map[field] !== undefined) throw new InvalidValue(`${field} is mapped twice`);
-    map[field] = header;
-  }
-  return map;
-}
 
 /** `id=Documento,amount=Valor` → the map; throws InvalidValue naming what is wrong. */
 export function parseColumnMap(text: string): ColumnMap {

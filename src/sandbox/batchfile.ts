@@ -201,11 +201,7 @@ function anyKey(random: Random): SampleKey {
   return evp(random);
 }
 
-/**
- * A static code as its key's owner would make it: the merchant name is the owner's the sandbox's DICT
- * gives (cut to the code's 25 characters), as a real code's is; pay qr and pay batch compare the two
- * (contract §7.8). A key the DICT does not know gets a made-up name.
- */
+/** A static code as its key's owner makes it: the merchant is the DICT's owner (contract §7.8), else made up. */
 function staticCode(random: Random, key: string, fixed: Centavos | undefined): string {
   const legal = random() < 0.5;
   const madeUp = legal ? `${pick(random, COMPANIES)} Ltda` : `${pick(random, FIRST)} ${pick(random, LAST)}`;

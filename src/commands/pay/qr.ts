@@ -180,7 +180,6 @@ export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void>
   const expect = expectationOf(options);
   checkPayee(expect, owner);
   const merchant = dynamic ? undefined : decoded.merchantName;
-  if (merchant !== undefined && expect === undefined) checkMerchant(ctx, merchant, owner.name);
   const receiver = {
     name: consult.receiver.name,
     document: maskedDocument(consult.receiver.documentNumber),
@@ -218,6 +217,10 @@ export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void>
     },
     detailsShown,
     expect,
+    // After the guards that say more (a payment made already is that, whoever the code names).
+    ...(merchant !== undefined && expect === undefined
+      ? { beforeConfirm: () => checkMerchant(ctx, merchant, owner.name) }
+      : {}),
   });
 }
 

@@ -88,6 +88,11 @@ export interface PaymentPlan {
   detailsShown?: boolean;
   /** Who the operator expects to pay (`--expect-document`, `--expect-name`), already checked; kept in a plan. */
   expect?: PayeeExpectation | undefined;
+  /**
+   * A check that needs a person's yes (a static code's merchant against its key's owner): run after the
+   * guards that say more (a payment made already), before the dry run, the plan or the question.
+   */
+  beforeConfirm?: () => void;
 }
 
 /** The profile, account, output mode and journal of one payment command. */
@@ -243,6 +248,7 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
   const { stdout, stderr } = deps.io;
   if (mode.human && !plan.detailsShown) stdout.write(renderDetails(plan.details, mode));
   if (plan.amount !== undefined) await checkReceiver(ctx, plan, plan.amount);
+  plan.beforeConfirm?.();
 
   if (ctx.flags.dryRun) {
     if (mode.format === 'json')
