@@ -59,9 +59,13 @@ const NOT_RUN = new Map<string, string>([
   ],
 ]);
 
-/** A static BR Code without an amount (the payer chooses it); its key is a random key (EVP). */
+/**
+ * A static BR Code without an amount (the payer chooses it); its key is a random key (EVP) and it names the
+ * key's owner in the sandbox, as a real merchant's code does: a code naming someone else is refused under
+ * --yes (confirmation of payee), which test/commands/pay/payee.test.ts holds.
+ */
 const STATIC_CODE =
-  '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D';
+  '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5921Eduarda Rocha Almeida6008BRASILIA62070503***63040A9E';
 
 /** A due-date charge body with the API's field names (API §4.3), as a user keeps in a file. */
 const DUEDATE_BODY = {
