@@ -13,6 +13,7 @@ import {
   UNKNOWN_OUTCOME_HINT,
   unreadable,
 } from './errors.js';
+import { createPager, type PageLimitStore, type Pager } from './paginate.js';
 import { tokenEndpoint } from './resources/auth.js';
 import { type AttemptOutcome, isRetryable, MAX_RETRIES, parseRetryAfter, retryDelay } from './retry.js';
 import { createSecretScanner, redactParsed } from './secrets.js';
@@ -69,12 +70,24 @@ export interface ApiClientOptions {
   sleep(ms: number): Promise<void>;
   /** In [0, 1): backoff jitter. */
   random(): number;
+  /**
+   * The largest pages this base URL took before (api/paginate.ts), kept by the wiring with the profile's
+   * cache; without one, the pager learns again in each command.
+   */
+  pageLimits?: PageLimitStore;
 }
 
 export interface ApiClient {
   readonly baseUrl: string;
   /** The account's time, as given: the sandbox's clock when the API is the sandbox, else the local clock. */
   readonly clock: Clock;
+  /**
+   * The server's time as its answers tell it (their `Date` header, RFC 9110 §6.6.1), run on by `clock`
+   * since the last one; undefined before any answer with a readable Date. Whole seconds: the header's.
+   */
+  serverTime(): Date | undefined;
+  /** Every read of a list goes through this (api/paginate.ts: the one paging rule). */
+  readonly pager: Pager;
   request<T>(endpoint: Endpoint<T>, input?: RequestInput): Promise<T>;
   /** POST /auth/token with client credentials; used by the token provider and by `pix login`. */
   mintToken(clientKey: string, clientSecret: string): Promise<{ clientToken: string; expiresIn: number }>;
@@ -109,6 +122,14 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
   const getTransport = (): Promise<ApiTransport> => {
     transport ??= options.transport();
     return transport;
+  };
+
+  // The server's clock against the account's, from the Date of its latest answer (serverTime).
+  let serverOffsetMs: number | undefined;
+  const observeDate = (headers: Record<string, string | string[] | undefined>) => {
+    const value = headers.date;
+    const ms = Date.parse(String(Array.isArray(value) ? value[0] : (value ?? '')));
+    if (Number.isFinite(ms)) serverOffsetMs = ms - options.clock.now().getTime();
   };
 
   const log = (line: string) => {
@@ -185,6 +206,7 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
+      observeDate(response.headers);
       const text = await readBounded(response.body, response.headers['content-length']);
       if (verbose) {
         log(`< ${response.statusCode} (${elapsed()} ms)`);
@@ -330,6 +352,9 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
   const client: ApiClient = {
     baseUrl,
     clock: options.clock,
+    serverTime: () =>
+      serverOffsetMs === undefined ? undefined : new Date(options.clock.now().getTime() + serverOffsetMs),
+    pager: createPager(options.pageLimits),
     async request<T>(endpoint: Endpoint<T>, input: RequestInput = {}): Promise<T> {
       const path = buildPath(prefix + endpoint.path, input.query);
       const write = endpoint.retry === 'never';

@@ -223,10 +223,14 @@ export function endpointOf(path: string): FaultEndpoint | undefined {
   return routeAt(path)?.endpoint;
 }
 
-/** The sandbox's time, on every answer the state was read for: the ledger's clock in pix (sandbox/time.ts). */
+/**
+ * The sandbox's time, on every answer the state was read for: its own header, the ledger's clock in pix
+ * (sandbox/time.ts), and the HTTP `Date` any server sends (RFC 9110 §6.6.1), in the sandbox's time too:
+ * `pix sandbox clock` moves the account's clock, and a server's Date is its clock.
+ */
 function clockHeader(store: StateStore): Record<string, string> {
   const now = store.lastKnownNow();
-  return now === undefined ? {} : { [SANDBOX_TIME_HEADER]: now.toISOString() };
+  return now === undefined ? {} : { date: now.toUTCString(), [SANDBOX_TIME_HEADER]: now.toISOString() };
 }
 
 /**

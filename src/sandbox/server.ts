@@ -145,6 +145,9 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
   const requests: RequestLogEntry[] = [];
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // The Date of an answer is the sandbox's clock (answer.ts clockHeader), never this machine's: an
+    // answer that read no state carries none.
+    res.sendDate = false;
     const url = req.url ?? '/';
     const method = req.method ?? '';
     const path = pathOf(url);
