@@ -120,7 +120,7 @@ export function createContext(options: ContextOptions): Context {
   };
 
   /**
-   * The largest pages the server at `baseUrl` took (api/paginate.ts), kept with the profile's cache in the
+   * The largest pages the server at `baseUrl` took (api/pager.ts), kept with the profile's cache in the
    * config directory (config/store.ts page-limits.json). Only a cache: a directory that cannot be written
    * costs the next command the learning again, never the command itself.
    */

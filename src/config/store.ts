@@ -16,7 +16,7 @@ import {
 /**
  * The profile store: `<dir>/config.json`, JSON, `<dir>/token-cache.json` for tokens minted from client
  * credentials given in the environment, and `<dir>/page-limits.json`, the largest page each server took
- * (api/paginate.ts), by base URL. Every file goes through storage/: read refusing
+ * (api/pager.ts), by base URL. Every file goes through storage/: read refusing
  * symbolic links, changed under a lock on a fresh read, replaced atomically (temporary file, fsync,
  * rename), 0600 in a directory made 0700.
  *

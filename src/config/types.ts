@@ -172,7 +172,7 @@ export interface ConfigStore {
   cacheToken(digest: string, token: CachedToken | undefined, now: Date): Promise<void>;
   /**
    * The largest page of `list` (`statement`, `keys`) the server at `baseUrl` took, learned within
-   * PAGE_LIMIT_TTL_MS of `now` (api/paginate.ts); undefined when none was learned.
+   * PAGE_LIMIT_TTL_MS of `now` (api/pager.ts); undefined when none was learned.
    */
   pageLimit(baseUrl: string, list: string, now: Date): number | undefined;
   /** Keeps what the pager learned of `baseUrl`; learned limits older than PAGE_LIMIT_TTL_MS are dropped. */

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createPager,
-  type ListSource,
-  MAX_PAGE_SIZE,
-  type Page,
-  type PageLimitStore,
-  paginate,
-  shortfall,
-} from '../../src/api/paginate.js';
+import { createPager, type ListSource, MAX_PAGE_SIZE, type PageLimitStore } from '../../src/api/pager.js';
+import { type Page, paginate, shortfall } from '../../src/api/paginate.js';
 import { PixError } from '../../src/errors.js';
 import { until } from '../helpers/wait.js';
 

@@ -33,7 +33,7 @@ function ask(method: string, url: string, options: { token?: string; body?: stri
 }
 
 function json(answer: SandboxAnswer) {
-  return JSON.parse(answer.body) as Record<string, unknown>;
+  return JSON.parse(String(answer.body)) as Record<string, unknown>;
 }
 
 describe('answerRequest', () => {

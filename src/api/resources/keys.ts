@@ -1,7 +1,8 @@
 import * as z from '../../zod.js';
 import type { ApiClient } from '../client.js';
 import type { Endpoint } from '../endpoint.js';
-import type { ListSource } from '../paginate.js';
+import { listPageSchema } from '../listpage.js';
+import type { ListSource } from '../pager.js';
 
 /** API §2.9. keyType stays an open string: the API lists more types than its example shows. */
 export const registeredKeySchema = z.looseObject({
@@ -11,11 +12,11 @@ export const registeredKeySchema = z.looseObject({
   createdAt: z.string(),
 });
 
-/** API §4.7: the array is named `result` here (`results` in the statement). */
-const keyPageSchema = z.looseObject({
-  total: z.number().check(z.int(), z.nonnegative()),
-  result: z.array(registeredKeySchema),
-});
+/**
+ * API §4.7: the array is named `result` here, `results` in the statement (API §4.1), which is read too (a
+ * server that names both alike is one the document allows: docs/api.md); pix's page names it `result`.
+ */
+const keyPageSchema = listPageSchema(registeredKeySchema, 'result', 'results');
 
 export type RegisteredKey = z.infer<typeof registeredKeySchema>;
 export type KeyPage = z.infer<typeof keyPageSchema>;
@@ -29,7 +30,7 @@ export const keysEndpoint: Endpoint<KeyPage> = {
   schema: () => keyPageSchema,
 };
 
-/** One request, as the pager sizes it: only the pager asks (api/paginate.ts, the one paging rule). */
+/** One request, as the pager sizes it: only the pager asks (api/pager.ts, the one paging rule). */
 function listKeys(client: ApiClient, page: { limit: number; offset: number }): Promise<KeyPage> {
   return client.request(keysEndpoint, { query: { limit: page.limit, offset: page.offset } });
 }

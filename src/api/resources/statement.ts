@@ -1,7 +1,9 @@
 import * as z from '../../zod.js';
 import type { ApiClient } from '../client.js';
 import type { Endpoint } from '../endpoint.js';
-import type { ListSource, PagesOptions, Pagination, ReadAllOptions } from '../paginate.js';
+import { listPageSchema } from '../listpage.js';
+import type { ListSource, PagesOptions, ReadAllOptions } from '../pager.js';
+import type { Pagination } from '../paginate.js';
 
 /**
  * A counterparty of a statement entry (API §2.1). Every field is optional: the document names them but a
@@ -30,11 +32,11 @@ export const statementEntrySchema = z.looseObject({
   debtor: z.nullish(partySchema),
 });
 
-/** API §4.1: the array is named `results` here (`result` in the key list). */
-const statementPageSchema = z.looseObject({
-  total: z.number().check(z.int(), z.nonnegative()),
-  results: z.array(statementEntrySchema),
-});
+/**
+ * API §4.1: the array is named `results` here, `result` in the key list (API §4.7), which is read too (a
+ * server that names both alike is one the document allows: docs/api.md); pix's page names it `results`.
+ */
+const statementPageSchema = listPageSchema(statementEntrySchema, 'results', 'result');
 
 export type Party = z.infer<typeof partySchema>;
 export type StatementEntry = z.infer<typeof statementEntrySchema>;
@@ -63,7 +65,7 @@ export interface StatementRange {
   dateTo: string;
 }
 
-/** One request, as the pager sizes it: only the pager asks (api/paginate.ts, the one paging rule). */
+/** One request, as the pager sizes it: only the pager asks (api/pager.ts, the one paging rule). */
 function readStatement(client: ApiClient, query: StatementQuery): Promise<StatementPage> {
   return client.request(statementEndpoint, {
     query: { dateFrom: query.dateFrom, dateTo: query.dateTo, limit: query.limit, offset: query.offset },

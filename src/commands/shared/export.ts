@@ -1,11 +1,5 @@
-import {
-  DEFAULT_PAGE_SIZE,
-  MAX_PAGE_SIZE,
-  type PagesOptions,
-  type PaginateSummary,
-  type Pagination,
-  shortfall,
-} from '../../api/paginate.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PagesOptions } from '../../api/pager.js';
+import { type PaginateSummary, type Pagination, shortfall } from '../../api/paginate.js';
 import type { Deps } from '../../context.js';
 import { counted } from '../../domain/words.js';
 import { incompleteList, interruptedError, stopSignalOf } from '../../errors.js';
@@ -16,7 +10,7 @@ import { createListWriter, type ListWriterOptions } from '../../output/records.j
 export const DEFAULT_PAGE = DEFAULT_PAGE_SIZE;
 /**
  * Records asked per request by `--all` when --limit is not given: the most the pager asks of any server
- * (api/paginate.ts: a server that takes fewer teaches it so); concurrency hides the extra round trips.
+ * (api/pager.ts: a server that takes fewer teaches it so); concurrency hides the extra round trips.
  */
 export const ALL_PAGE_SIZE = MAX_PAGE_SIZE;
 export const ALL_CONCURRENCY = 4;
@@ -24,7 +18,7 @@ export const ALL_CONCURRENCY = 4;
 export interface ExportOptions<T> {
   /** What is exported, for progress and warnings: "statement", "key list". */
   subject: string;
-  /** The list's pages, through the pager of the API client (api/paginate.ts). */
+  /** The list's pages, through the pager of the API client (api/pager.ts). */
   read(options: PagesOptions): Promise<Pagination<T>>;
   pageSize: number;
   concurrency: number;

@@ -137,7 +137,7 @@ describe('pix statement: one page', () => {
     [404, 4],
   ])('HTTP %i → exit %i with the server message', async (status, exit) => {
     intercept(mock, PATH, { limit: '10', offset: '0' }, { message: 'Conta não encontrada' }, status);
-    // A refusal may be of the page's size (api/paginate.ts): one record, refused too, says it is not.
+    // A refusal may be of the page's size (api/pager.ts): one record, refused too, says it is not.
     if (status === 400) intercept(mock, PATH, { limit: '1', offset: '0' }, { message: 'outra' }, status);
     const result = await pix(['statement']);
     expect(result.code).toBe(exit);
@@ -451,7 +451,7 @@ describe('pix statement --all', () => {
       { total: 4, results: [income(1), income(2)] },
     );
     intercept(mock, PATH, { ...pinned, limit: '2', offset: '2' }, { message: 'Requisição inválida' }, 400);
-    // Not the page's size: one record is refused too (api/paginate.ts).
+    // Not the page's size: one record is refused too (api/pager.ts).
     intercept(mock, PATH, { ...pinned, limit: '1', offset: '2' }, { message: 'Requisição inválida' }, 400);
     const result = await pix(['statement', '--all', '--limit', '2', '-o', 'ndjson']);
     expect(result.code).toBe(5);

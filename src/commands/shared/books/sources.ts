@@ -14,7 +14,7 @@ import { asLedgerCharge, chargeLedger } from '../../../journal/ledger.js';
 import { type Account, effectiveState, ofAccount } from '../../../journal/rules.js';
 
 /**
- * Every entry of the statement from `from` to `to` (ISO instants), through the pager (api/paginate.ts): a
+ * Every entry of the statement from `from` to `to` (ISO instants), through the pager (api/pager.ts): a
  * read that is not whole is exit 6, nothing reconciled or closed on part of the statement.
  */
 export function readRange(
