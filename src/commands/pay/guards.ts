@@ -197,7 +197,7 @@ export async function checkReceiver(
   plan: Pick<PaymentPlan, 'identity' | 'receiver'>,
   amount: Centavos,
 ): Promise<void> {
-  await checkDuplicate(ctx, { ...plan.identity, amountCentavos: amount });
+  await checkDuplicate(ctx, { ...plan.identity, amountCentavos: amount, receiver: plan.receiver.name });
   await checkStatement(ctx, { amount, document: plan.identity.document, name: plan.receiver.name });
 }
 
