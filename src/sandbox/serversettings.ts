@@ -1,7 +1,7 @@
 /**
  * The sandbox as any server the API document allows (docs/api.md, "What the document leaves open"): each
  * point the document does not show, or shows two ways, is a setting, so pix is tried against the servers
- * it may meet and not only against the one written beside it (architecture rule 15). The defaults are the
+ * it may meet and not only against the one written beside it. The defaults are the
  * sandbox as it always answered.
  *
  * SPEC     = SETTING ("," SETTING)*          (PIX_SANDBOX_SERVER, for the embedded sandbox)

@@ -1,5 +1,5 @@
 /**
- * The money paths against many servers, not one (architecture rule 15): pay key, pay qr, pay batch, plan
+ * The money paths against many servers, not one (docs/api.md, what the document leaves open): pay key, pay qr, pay batch, plan
  * execute, reconcile, close and pix listen, with the built binary, against `pix sandbox serve` as a seeded
  * sample of the servers the API document allows (test/helpers/servers.ts: pages of at most 100, 50 and 10,
  * and every other open point drawn, each one answered otherwise than the sandbox's own way by one server at

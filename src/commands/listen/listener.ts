@@ -209,9 +209,10 @@ async function adoptLog(listener: Listener): Promise<void> {
   const legacy = listener.legacy!;
   listener.readAt -= ADOPT_WINDOW_MS;
   const window = await readNew(listener, new RecentIds());
-  const seenLast = Math.max(
-    ...window.filter((entry) => legacy.seen.has(entry.id)).map((entry) => Date.parse(entry.confirmedAt)),
-  );
+  let seenLast = Number.NEGATIVE_INFINITY;
+  for (const entry of window) {
+    if (legacy.seen.has(entry.id)) seenLast = Math.max(seenLast, Date.parse(entry.confirmedAt));
+  }
   const fresh = window.filter(
     (entry) => !legacy.seen.has(entry.id) && Date.parse(entry.confirmedAt) >= seenLast,
   );

@@ -52,10 +52,7 @@ export function parseFollow(raw: Record<string, unknown>): FollowOptions | undef
   }
   const options = parseOptions(followOptionsSchema, { interval: raw.interval, limit: raw.limit });
   if (options.limit !== undefined && options.limit > MAX_PAGE) {
-    throw usageError(
-      '--limit',
-      `${options.limit} is more than ${MAX_PAGE}, the most pix asks for in one page`,
-    );
+    throw usageError('--limit', `${options.limit} is more than ${MAX_PAGE}, the most pix shows in one page`);
   }
   return options;
 }
