@@ -3,7 +3,7 @@
  * read of a list goes through the pager of its API client (createPager), which
  *
  * - never asks a server for more than MAX_PAGE_SIZE records in one request, nor more than the server was
- *   seen to take: a page size the server refuses (400, or 422) is narrowed down to the largest it accepts,
+ *   seen to take: a page size the server refuses (400) is narrowed down to the largest it accepts,
  *   which the pager then asks from that base URL on (kept between commands by the wiring: PageLimitStore);
  * - takes whatever a server hands out per request (a server that clamps pages below what was asked is
  *   followed at the offset it reached);
@@ -77,10 +77,10 @@ export interface Pager {
   all<T>(source: ListSource<T>, options: ReadAllOptions): Promise<T[]>;
 }
 
-/** A refusal that may be about the page's size: 400 (API §4.1, §4.7), or 422 as some frameworks answer. */
+/** A refusal that may be about the page's size: 400, what both lists answer invalid parameters with (API §7). */
 function refusesSize(error: unknown): boolean {
-  const status = (error as { kind?: unknown; status?: unknown } | null)?.status;
-  return (error as { kind?: unknown } | null)?.kind === 'rejected' && (status === 400 || status === 422);
+  const refusal = error as { kind?: unknown; status?: unknown } | null;
+  return refusal?.kind === 'rejected' && refusal.status === 400;
 }
 
 /**
