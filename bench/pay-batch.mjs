@@ -93,6 +93,8 @@ export async function measurePayBatch({
   node = process.execPath,
   /** A PostgreSQL ledger (its schema made) for the payer, instead of its config directory's journal. */
   ledgerUrl,
+  /** The pix that pays (another checkout's bin/pix.js: --against); the sandbox and the file are this one's. */
+  bin = BIN,
   log = () => {},
 } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-batch-'));
@@ -126,7 +128,7 @@ export async function measurePayBatch({
     const { code, stdout, stderr } = await new Promise((resolve, reject) => {
       const child = spawn(
         node,
-        [...USAGE_HOOK, BIN, 'pay', 'batch', file, '--yes', '-o', 'ndjson', ...extra],
+        [...USAGE_HOOK, bin, 'pay', 'batch', file, '--yes', '-o', 'ndjson', ...extra],
         {
           env: client,
           stdio: ['ignore', 'pipe', 'pipe'],

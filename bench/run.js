@@ -17,6 +17,8 @@
 //   exceljs, refused at its last row, so the read and the checks are measured and nothing is paid;
 // - `pix listen` (bench/listen.mjs): CPU per idle poll, a burst of 1,000 new entries delivered to a receiver,
 //   RSS after 120 quiet polls against 20;
+// - the statement guard (bench/guard.mjs): `pix pay key` against a sandbox refusing pages above 100 whose
+//   window holds 1,000 entries: statement requests per 100 entries (≤ 1);
 // - payment approvals (bench/plan.mjs): `pay batch --plan` and `plan execute` of 1,000 rows at 20 ms, each
 //   against the plain `pay batch` of the same rows (alternating runs, medians), and the in-process cost of
 //   verifying a plan's three approvals;
@@ -30,9 +32,10 @@
 //   npm run bench               15 measured runs after 2 warm-ups; 100,000 entries/rows
 //   npm run bench -- --quick    5 runs after 1 warm-up, 20,000 entries/rows, 200 batch rows (a smoke check)
 //   npm run bench -- --runs 30  as many start-up runs as you like
-//   npm run bench -- --no-export --no-table --no-batch --no-workbook --no-listen --no-plan --no-books --no-ledger --no-node24    leave parts out
+//   npm run bench -- --no-export --no-table --no-batch --no-guard --no-workbook --no-listen --no-plan --no-books --no-ledger --no-node24    leave parts out
 //   npm run bench -- --against DIR   start-up of another checkout's build (DIR/bin/pix.js, built) beside this one,
-//                                    in the same rounds: a change's before and after in one run
+//                                    in the same rounds, and its 1,000-row batch alternating with this one's
+//                                    (≤ 1.10×): a change's before and after in one run
 //
 // Start-up commands are run round-robin over both lines (one run of each, then the next round), so a burst of
 // load on the machine hits every row alike and the same-run ratios stay meaningful on a busy box.
@@ -41,6 +44,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeLine } from '../scripts/node-line.mjs';
 import { measureBooks } from './books.mjs';
+import { measureGuard } from './guard.mjs';
 import { benchCluster, measureLedgerBatch, measurePayKey } from './ledger.mjs';
 import {
   BIN,
@@ -646,6 +650,71 @@ async function main() {
       printTable(['node', 'rows', 'time', 'CPU', 'peak RSS'], scaleRows, [2, 3, 4]);
       const reasons = new Set(batchReports.filter((report) => report.na).map((report) => report.na));
       for (const reason of reasons) console.log(`n/a: ${reason}`);
+    }
+
+    if (!args.includes('--no-batch') && AGAINST !== undefined) {
+      // The same 1,000-row batch paid by the other checkout's build, alternating with this one's, each
+      // against this checkout's sandbox at 20 ms: the before and after of a change, medians of three.
+      const againstRows = [];
+      for (const line of measurable) {
+        const ours = [];
+        const theirs = [];
+        for (let round = 0; round < 3; round++) {
+          ours.push(await measurePayBatch({ rows: BATCH_ROWS, node: line.path, log }));
+          theirs.push(await measurePayBatch({ rows: BATCH_ROWS, node: line.path, bin: AGAINST, log }));
+        }
+        const na = ours[0].na ?? theirs[0].na;
+        const now = na ? Number.NaN : median(ours.map((report) => report.ms));
+        const before = na ? Number.NaN : median(theirs.map((report) => report.ms));
+        againstRows.push([
+          line.name,
+          na ? 'n/a' : seconds(before),
+          na ? 'n/a' : seconds(now),
+          (now / before).toFixed(2),
+        ]);
+        targets.get(line).push({
+          what: `${BATCH_ROWS.toLocaleString('en')}-row pay batch ≤ 1.10× the --against build's`,
+          value: now / before,
+          limit: 1.1,
+          unit: '×',
+          na,
+        });
+      }
+      console.log(
+        `
+pix pay batch of ${BATCH_ROWS.toLocaleString('en')} rows at 20 ms: the --against build, then this one (medians of 3, alternating)
+`,
+      );
+      printTable(['node', '--against', 'this build', 'ratio'], againstRows, [1, 2, 3]);
+    }
+
+    if (!args.includes('--no-guard')) {
+      // The statement guard at 100 records a page: requests per 100 entries of its window.
+      const guardRows = [];
+      const entries = quick ? 500 : 1000;
+      for (const line of measurable) {
+        const report = await measureGuard({ entries, node: line.path, log });
+        guardRows.push(
+          report.na
+            ? [line.name, 'n/a', '', '', '']
+            : [
+                line.name,
+                report.entries.toLocaleString('en'),
+                String(report.requests),
+                report.perHundred.toFixed(2),
+                seconds(report.ms),
+              ],
+        );
+        targets.get(line).push({
+          what: 'the statement guard at 100 a page: ≤ 1 request per 100 entries of its window',
+          value: report.perHundred,
+          limit: 1,
+          unit: '',
+          na: report.na,
+        });
+      }
+      console.log('\npix pay key: the statement guard against pix sandbox serve --max-page 100\n');
+      printTable(['node', 'entries', 'requests', 'per 100', 'pay key'], guardRows, [1, 2, 3, 4]);
     }
 
     if (!args.includes('--no-workbook')) {

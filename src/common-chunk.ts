@@ -11,6 +11,7 @@
  */
 
 export * as commonOutcomes from './api/outcomes.js';
+export * as commonPager from './api/pager.js';
 export * as commonPaginate from './api/paginate.js';
 export * as commonExport from './commands/shared/export.js';
 export * as commonFlags from './commands/shared/flags.js';

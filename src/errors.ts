@@ -88,18 +88,19 @@ export function interruptedError(signal: StopSignal, what: string, hint?: string
 
 /**
  * Exit 6 for a list read short of the total its server announced (a page that brought nothing new before
- * it): `<what> is incomplete: received N of M records the server announced`. Every pager says it so.
+ * it): `<what> is incomplete: received N of M records the server announced`; or whose total moved while it
+ * was read (api/paginate.ts shortfall). Every pager says it so.
  */
 export function incompleteList(
   what: string,
-  short: { received: number; expected: number },
+  short: { received: number; expected: number; moved?: { from: number; to: number } | undefined },
   hint: string,
 ): PixError {
-  return new PixError(
-    'unavailable',
-    `${what} is incomplete: received ${short.received} of ${short.expected} records the server announced`,
-    { hint },
-  );
+  const why =
+    short.moved === undefined
+      ? `received ${short.received} of ${short.expected} records the server announced`
+      : `the server's total changed while it was read (${short.moved.from} → ${short.moved.to}; received ${short.received})`;
+  return new PixError('unavailable', `${what} is incomplete: ${why}`, { hint });
 }
 
 /** The signal an aborted `deps.signal` carries (main.ts aborts with the signal's name). */

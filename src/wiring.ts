@@ -117,9 +117,26 @@ export function createContext(options: ContextOptions): Context {
       clock,
       sleep: deps.sleep,
       random,
+      pageLimits: pageLimitsOf(baseUrl),
     });
     return client;
   };
+
+  /**
+   * The largest pages the server at `baseUrl` took (api/pager.ts), kept with the profile's cache in the
+   * config directory (config/store.ts page-limits.json). Only a cache: a directory that cannot be written
+   * costs the next command the learning again, never the command itself.
+   */
+  const pageLimitsOf = (baseUrl: string) => ({
+    read: async (list: string) => (await deps.config()).pageLimit(baseUrl, list, deps.clock.now()),
+    remember: async (list: string, limit: number) => {
+      try {
+        await (await deps.config()).rememberPageLimit(baseUrl, list, limit, deps.clock.now());
+      } catch {
+        // Not kept: the pager keeps it for this command.
+      }
+    },
+  });
 
   /** The profile's token (config/tokens.ts), minted through the client and cached in the config store. */
   const tokenSource = async (settings: Settings, mint: () => Mint) => {

@@ -349,6 +349,47 @@ describe('the journal rules', () => {
     expect(block(earlier, { ...keyQuery, key: 'bob@example.com' }, T0)).toBeUndefined();
   });
 
+  it('a receiver is its document at any institution; without one, its name as banks write it at the same institution', () => {
+    const cpf = '52998224725';
+    const paidTo = (payment: JournalEntry['payment'], receiver = 'Ana Souza') => entry({ payment, receiver });
+    const atItau = paidTo({ method: 'key', key: 'ana@itau.example', document: cpf, participant: '60701190' });
+    // One CPF with keys at two banks: the same person.
+    const atNubank = {
+      method: 'key' as const,
+      key: 'ana@nubank.example',
+      document: cpf,
+      participant: '18236120',
+    };
+    expect(block([atItau], { ...atNubank, amountCentavos: 1050 }, later(MINUTE))?.entry.id).toBe('p1');
+    // As an EMV consultation masks it, too; another CPF is another person, whatever the name.
+    expect(
+      block([atItau], { ...atNubank, document: '***.982.247-**', amountCentavos: 1050 }, later(MINUTE)),
+    ).toBeDefined();
+    expect(
+      block([atItau], { ...atNubank, document: '11144477735', amountCentavos: 1050 }, later(MINUTE)),
+    ).toBeUndefined();
+    // No document: the name, folded, at the same institution; at another, someone else of that name.
+    const noDocument = paidTo(
+      { method: 'key', key: 'joao@itau.example', participant: '60701190' },
+      'João Pedro Oliveira',
+    );
+    const asked = {
+      method: 'key' as const,
+      key: 'jp@itau.example',
+      participant: '60701190',
+      amountCentavos: 1050,
+    };
+    expect(block([noDocument], { ...asked, receiver: 'JOAO PEDRO OLIVEIRA' }, later(MINUTE))).toBeDefined();
+    expect(block([noDocument], { ...asked, receiver: 'Joao Paulo Oliveira' }, later(MINUTE))).toBeUndefined();
+    expect(
+      block(
+        [noDocument],
+        { ...asked, participant: '18236120', receiver: 'JOAO PEDRO OLIVEIRA' },
+        later(MINUTE),
+      ),
+    ).toBeUndefined();
+  });
+
   it('a sending or unknown payment blocks with NO time limit; failed never blocks', () => {
     for (const state of ['sending', 'unknown'] as const) {
       for (const when of [later(MINUTE), later(DAY), later(365 * DAY)]) {

@@ -17,14 +17,59 @@ export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** The deepest JSON nesting pix accepts; the API's objects are four levels deep. */
 export const MAX_JSON_DEPTH = 100;
 
-/** The text of a body and the bytes it was decoded from, or the size of one too long to read. */
-export type BodyText = { ok: true; text: string; raw: Uint8Array } | { ok: false; bytes: number };
+/**
+ * The text of a body and the bytes it was decoded from, or why it was not read: the size of one too long
+ * to read, or (`reason`) a compression it could not be decoded from.
+ */
+export type BodyText =
+  | { ok: true; text: string; raw: Uint8Array }
+  | { ok: false; bytes: number; reason?: string };
 
-/** Reads `body` to its end, or stops (destroying it) as soon as it is longer than `limit` bytes. */
+/** The compressions an answer may come in (RFC 9110 §8.4.1): whether a server uses one is not shown (API). */
+const DECODERS = {
+  gzip: 'gunzipSync',
+  'x-gzip': 'gunzipSync',
+  deflate: 'inflateSync',
+  br: 'brotliDecompressSync',
+} as const;
+
+/**
+ * The bytes of a body in `encoding` (the Content-Encoding header), decoded to at most `limit` bytes: a
+ * small answer that inflates past the bound (a compression bomb) is as long as its inflated size.
+ */
+function decoded(raw: Buffer, encoding: string | string[] | undefined, limit: number): BodyText {
+  const names = String(Array.isArray(encoding) ? encoding.join(',') : (encoding ?? ''))
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '' && name !== 'identity');
+  let bytes = raw;
+  for (const name of names.reverse()) {
+    const decoder = Object.hasOwn(DECODERS, name) ? DECODERS[name as keyof typeof DECODERS] : undefined;
+    if (decoder === undefined) return { ok: false, bytes: raw.byteLength, reason: `compressed as ${name}` };
+    // Loaded here: an answer that is not compressed (most) never loads zlib.
+    const zlib = process.getBuiltinModule('node:zlib');
+    try {
+      bytes = zlib[decoder](bytes, { maxOutputLength: limit + 1 });
+    } catch (error) {
+      const tooLarge = (error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE';
+      return tooLarge
+        ? { ok: false, bytes: limit + 1 }
+        : { ok: false, bytes: raw.byteLength, reason: `not valid ${name}` };
+    }
+    if (bytes.byteLength > limit) return { ok: false, bytes: bytes.byteLength };
+  }
+  return { ok: true, text: bytes.toString('utf8'), raw: bytes };
+}
+
+/**
+ * Reads `body` to its end, or stops (destroying it) as soon as it is longer than `limit` bytes, and decodes
+ * it from its `encoding` (gzip, deflate or br), within the same bound.
+ */
 export async function readBounded(
   body: AsyncIterable<Uint8Array> & { destroy?(error?: Error): unknown },
   declaredLength: string | string[] | undefined,
   limit = MAX_BODY_BYTES,
+  encoding?: string | string[],
 ): Promise<BodyText> {
   const declared = Number(Array.isArray(declaredLength) ? declaredLength[0] : declaredLength);
   if (Number.isFinite(declared) && declared > limit) {
@@ -42,6 +87,7 @@ export async function readBounded(
     chunks.push(chunk);
   }
   const raw = Buffer.concat(chunks, bytes);
+  if (encoding !== undefined) return decoded(raw, encoding, limit);
   return { ok: true, text: raw.toString('utf8'), raw };
 }
 

@@ -1,7 +1,7 @@
-import type { Clock } from '../context.js';
 import { interruptedError, PixError, stopSignalOf } from '../errors.js';
 import type * as z from '../zod.js';
 import { type BodyText, MAX_BODY_BYTES, parseBody, readBounded } from './body.js';
+import type { ApiClient, ApiClientOptions } from './clienttypes.js';
 import type { Endpoint, EndpointPolicy, RequestInput } from './endpoint.js';
 import {
   describeIssues,
@@ -13,72 +13,14 @@ import {
   UNKNOWN_OUTCOME_HINT,
   unreadable,
 } from './errors.js';
+import { createPager } from './pager.js';
 import { tokenEndpoint } from './resources/auth.js';
 import { type AttemptOutcome, isRetryable, MAX_RETRIES, parseRetryAfter, retryDelay } from './retry.js';
 import { createSecretScanner, redactParsed } from './secrets.js';
 import type { ApiTransport } from './transport.js';
 import { REDACTED_HEADERS, SHOWN_RESPONSE_HEADERS } from './verbose.js';
 
-/**
- * Where the bearer token of each request comes from (config/tokens.ts: a stored token, or one minted from
- * client credentials and cached), as the composition root (src/wiring.ts) makes it.
- */
-export interface TokenSource {
-  /** The token to send; throws the error a person should see when there is none (exit 3). */
-  token(): Promise<string>;
-  /** After a 401 on `rejected`: another token, or undefined when none can be had (the 401 stands). */
-  refresh(rejected: string): Promise<string | undefined>;
-  /**
-   * Whether its tokens are secrets, redacted wherever an answer echoes them (--verbose, errors, JSON). Only
-   * a bearer that grants nothing, which any text may contain, is not.
-   */
-  readonly secret: boolean;
-}
-
-/**
- * What the client needs, and no more. The composition root (src/wiring.ts) makes it from the settings and the
- * command's deps; which API is behind the transport (the embedded sandbox, a real one) the client never knows.
- */
-export interface ApiClientOptions {
-  /** The API's base URL, canonical (api/url.ts); a path after the host prefixes every endpoint's. */
-  baseUrl: string;
-  /**
-   * Where requests go, asked for once, at the first request (so a command that fails before sending loads no
-   * HTTP client): a connection pool (api/transport.ts), an in-process answer, a test's MockAgent.
-   */
-  transport(): Promise<ApiTransport>;
-  tokens: TokenSource;
-  /** Secrets known before any request (a client secret): never shown, whatever an answer echoes. */
-  secrets: readonly string[];
-  /**
-   * Server text made safe for a person, at most `max` characters (output/sanitize.ts safeText, given by the
-   * composition root: the one sanitizer, architecture rule 11): --verbose's headers, a refusal's status.
-   */
-  sanitize(text: string, max?: number): string;
-  /** `--timeout`: the bound on each exchange, connecting, headers and body. */
-  timeoutMs: number;
-  /** `--verbose`: each request and answer is logged, secrets redacted, to `stderr`. */
-  verbose: boolean;
-  /** Where --verbose lines and warnings go. */
-  stderr: { write(text: string): unknown };
-  /** Ctrl-C and SIGTERM: cancels the requests in flight (but those that finish on a signal). */
-  signal: AbortSignal;
-  /** The account's clock (the sandbox's when the API is the sandbox: src/wiring.ts), read by Retry-After too. */
-  clock: Clock;
-  /** The waits between retries. */
-  sleep(ms: number): Promise<void>;
-  /** In [0, 1): backoff jitter. */
-  random(): number;
-}
-
-export interface ApiClient {
-  readonly baseUrl: string;
-  /** The account's time, as given: the sandbox's clock when the API is the sandbox, else the local clock. */
-  readonly clock: Clock;
-  request<T>(endpoint: Endpoint<T>, input?: RequestInput): Promise<T>;
-  /** POST /auth/token with client credentials; used by the token provider and by `pix login`. */
-  mintToken(clientKey: string, clientSecret: string): Promise<{ clientToken: string; expiresIn: number }>;
-}
+export type { ApiClient, ApiClientOptions, TokenSource } from './clienttypes.js';
 
 interface RawResponse {
   status: number;
@@ -109,6 +51,14 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
   const getTransport = (): Promise<ApiTransport> => {
     transport ??= options.transport();
     return transport;
+  };
+
+  // The server's clock against the account's, from the Date of its latest answer (serverTime).
+  let serverOffsetMs: number | undefined;
+  const observeDate = (headers: Record<string, string | string[] | undefined>) => {
+    const value = headers.date;
+    const ms = Date.parse(String(Array.isArray(value) ? value[0] : (value ?? '')));
+    if (Number.isFinite(ms)) serverOffsetMs = ms - options.clock.now().getTime();
   };
 
   const log = (line: string) => {
@@ -185,11 +135,19 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      const text = await readBounded(response.body, response.headers['content-length']);
+      observeDate(response.headers);
+      const text = await readBounded(
+        response.body,
+        response.headers['content-length'],
+        MAX_BODY_BYTES,
+        response.headers['content-encoding'],
+      );
       if (verbose) {
         log(`< ${response.statusCode} (${elapsed()} ms)`);
         logResponseHeaders(response.headers);
-        if (!text.ok) log(`< body of ${text.bytes} bytes not read (over ${MAX_BODY_MIB} MiB)`);
+        if (!text.ok) {
+          log(`< body of ${text.bytes} bytes not read (${text.reason ?? `over ${MAX_BODY_MIB} MiB`})`);
+        }
       }
       return { status: response.statusCode, headers: response.headers, body: text };
     } catch (error) {
@@ -281,7 +239,10 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
     const { status } = response;
     const ok = status >= 200 && status < 300;
     let text: string | undefined;
-    let parsed: ReturnType<typeof parseBody> = { ok: false, reason: `larger than ${MAX_BODY_MIB} MiB` };
+    let parsed: ReturnType<typeof parseBody> = {
+      ok: false,
+      reason: (!response.body.ok && response.body.reason) || `larger than ${MAX_BODY_MIB} MiB`,
+    };
     if (response.body.ok) {
       // The token endpoint's answer is the credential itself: it is used, never shown.
       const credential = ok && endpoint.authenticated === false;
@@ -330,6 +291,9 @@ export async function createApiClient(options: ApiClientOptions): Promise<ApiCli
   const client: ApiClient = {
     baseUrl,
     clock: options.clock,
+    serverTime: () =>
+      serverOffsetMs === undefined ? undefined : new Date(options.clock.now().getTime() + serverOffsetMs),
+    pager: createPager(options.pageLimits),
     async request<T>(endpoint: Endpoint<T>, input: RequestInput = {}): Promise<T> {
       const path = buildPath(prefix + endpoint.path, input.query);
       const write = endpoint.retry === 'never';

@@ -1,3 +1,8 @@
+/**
+ * The engine of the pager (api/pager.ts, the one paging rule): every record of a list from an offset, a page
+ * at a time and several at once, in the server's order, repeated ids dropped; and whether a read was whole.
+ */
+
 /** One page as the list endpoints return it, whatever the array is called. */
 export interface Page<T> {
   total: number;
@@ -21,6 +26,8 @@ export interface PaginateSummary {
   startOffset: number;
   /** The total announced by the last page fetched; differs from `total` when the list moved meanwhile. */
   finalTotal: number;
+  /** Whether any page announced another total than the first: the list moved while it was read. */
+  moved: boolean;
   yielded: number;
   duplicatesDropped: number;
 }
@@ -72,6 +79,7 @@ async function* remainingPages<T>(
     total: first.total,
     startOffset: start,
     finalTotal: first.total,
+    moved: false,
     yielded: 0,
     duplicatesDropped: 0,
   };
@@ -151,6 +159,7 @@ async function* remainingPages<T>(
       if (kept.length === 0) return summary;
       launch();
       summary.finalTotal = page.total;
+      if (page.total !== first.total) summary.moved = true;
       fetched += page.items.length;
       options.onProgress?.(fetched, end);
       yield kept;
@@ -162,6 +171,7 @@ async function* remainingPages<T>(
     for (let offset = Math.max(end, start + first.items.length); offset < grownTo; ) {
       const page = await fetchRange(offset, Math.min(pageSize, grownTo - offset));
       summary.finalTotal = page.total;
+      if (page.total !== first.total) summary.moved = true;
       const kept = fresh(page.items);
       if (kept.length === 0) break;
       offset += page.items.length;
@@ -176,15 +186,29 @@ async function* remainingPages<T>(
   return summary;
 }
 
+/** How a read fell short of a whole list: the records received and expected, and a total that moved. */
+export interface Shortfall {
+  received: number;
+  expected: number;
+  /** The total the first page announced and the last one did, when they differ (or moved between). */
+  moved?: { from: number; to: number };
+}
+
 /**
- * Whether an export ended with fewer records than the server announced: the records received
- * (repeated ids dropped) against the first page's total from the export's offset. What pix chose when the
- * total moves during the export: a list that grew is read to its new end (remainingPages), so every
- * record announced at the start is still expected; a list that shrank is short too, because deleting
- * records shifts later ones to offsets already read — the export missed records that still exist, and
- * only running it again gives a whole list. Undefined when nothing is missing.
+ * Whether a read ended short of the whole list: fewer records than the first page's total announced from
+ * the read's offset (repeated ids dropped), or a total that moved while it was read. What pix chose when the
+ * total moves: the list is incomplete either way. A list that grew is read to its new end (remainingPages),
+ * but the records that made it grow are in pages read already when they sit at the top; a list that shrank
+ * shifted later records to offsets already read. Only reading it again gives a whole list. Undefined when
+ * the read is whole.
  */
-export function shortfall(summary: PaginateSummary): { received: number; expected: number } | undefined {
+export function shortfall(summary: PaginateSummary): Shortfall | undefined {
   const expected = Math.max(0, summary.total - summary.startOffset);
-  return summary.yielded < expected ? { received: summary.yielded, expected } : undefined;
+  const moved = summary.moved || summary.finalTotal !== summary.total;
+  if (summary.yielded >= expected && !moved) return undefined;
+  return {
+    received: summary.yielded,
+    expected,
+    ...(moved ? { moved: { from: summary.total, to: summary.finalTotal } } : {}),
+  };
 }

@@ -3,7 +3,7 @@
  * has paid before (a "new receiver" is one it never paid), and what it paid today in Brasília's calendar
  * day, in all and per receiver (the caps). Paid means `done`, or sent with no known outcome: money that
  * may have left counts against a cap. A receiver is known as the duplicate rules know it (journal/rules.ts
- * sameRecipient: the same key, or the same document at the same institution). Pure over the journal's
+ * sameRecipient: the same key, or the same document at any institution). Pure over the journal's
  * entries.
  */
 import type { Centavos } from '../domain/money.js';

@@ -9,12 +9,14 @@ import {
   CONFIG_KEYS,
   type ConfigDocument,
   type ConfigStore,
+  PAGE_LIMIT_TTL_MS,
   type ProfileData,
 } from './types.js';
 
 /**
- * The profile store: `<dir>/config.json`, JSON, and `<dir>/token-cache.json` for tokens minted from
- * client credentials given in the environment. Every file goes through storage/: read refusing
+ * The profile store: `<dir>/config.json`, JSON, `<dir>/token-cache.json` for tokens minted from client
+ * credentials given in the environment, and `<dir>/page-limits.json`, the largest page each server took
+ * (api/pager.ts), by base URL. Every file goes through storage/: read refusing
  * symbolic links, changed under a lock on a fresh read, replaced atomically (temporary file, fsync,
  * rename), 0600 in a directory made 0700.
  *
@@ -141,6 +143,7 @@ export function openConfigStore(env: Env, host: LockHost): ConfigStore {
   const dir = configDir(env);
   const path = join(dir, 'config.json');
   const cachePath = join(dir, 'token-cache.json');
+  const limitsPath = join(dir, 'page-limits.json');
   let dirChecked = false;
 
   /** The text of one of our files; the directory is checked once (refused when others can write to it). */
@@ -218,6 +221,27 @@ export function openConfigStore(env: Env, host: LockHost): ConfigStore {
       const token = Object.hasOwn(tokens, digest) ? tokens[digest] : undefined;
       return isCachedToken(token) ? token : undefined;
     },
+    pageLimit(baseUrl, list, now) {
+      try {
+        return limitOf(parseLimits(readOwn(limitsPath))[baseUrl], list, now);
+      } catch {
+        return undefined; // only a cache: one that cannot be read is none
+      }
+    },
+    rememberPageLimit: (baseUrl, list, limit, now) =>
+      change(limitsPath, `the page-size cache ${limitsPath}`, parseLimits, (limits) => {
+        for (const [url, lists] of Object.entries(limits)) {
+          if (!isRecord(lists)) delete limits[url];
+          else {
+            for (const name of Object.keys(lists))
+              if (limitOf(lists, name, now) === undefined) delete lists[name];
+            if (Object.keys(lists).length === 0) delete limits[url];
+          }
+        }
+        const lists = isRecord(limits[baseUrl]) ? limits[baseUrl] : {};
+        lists[list] = { limit, learnedAt: now.toISOString() };
+        limits[baseUrl] = lists;
+      }),
     cacheToken: (digest, token, now) =>
       change(cachePath, `the token cache ${cachePath}`, parseTokenCache, (tokens) => {
         for (const [key, entry] of Object.entries(tokens)) {
@@ -239,4 +263,20 @@ function parseTokenCache(text: string | undefined): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+/** page-limits.json: base URL → list → {limit, learnedAt}. A broken cache is an empty one. */
+function parseLimits(text: string | undefined): Record<string, Record<string, unknown>> {
+  return parseTokenCache(text) as Record<string, Record<string, unknown>>;
+}
+
+/** A learned page size of `list` in one base URL's record, while it is fresh (PAGE_LIMIT_TTL_MS). */
+function limitOf(lists: unknown, list: string, now: Date): number | undefined {
+  if (!isRecord(lists) || !Object.hasOwn(lists, list)) return undefined;
+  const learned = lists[list];
+  if (!isRecord(learned)) return undefined;
+  const { limit, learnedAt } = learned;
+  const age = now.getTime() - Date.parse(String(learnedAt));
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) return undefined;
+  return age >= 0 && age < PAGE_LIMIT_TTL_MS ? limit : undefined;
 }

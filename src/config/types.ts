@@ -170,4 +170,17 @@ export interface ConfigStore {
   cachedToken(digest: string): CachedToken | undefined;
   /** Caches (or with undefined, forgets) such a token; tokens expired at `now` are dropped meanwhile. */
   cacheToken(digest: string, token: CachedToken | undefined, now: Date): Promise<void>;
+  /**
+   * The largest page of `list` (`statement`, `keys`) the server at `baseUrl` took, learned within
+   * PAGE_LIMIT_TTL_MS of `now` (api/pager.ts); undefined when none was learned.
+   */
+  pageLimit(baseUrl: string, list: string, now: Date): number | undefined;
+  /** Keeps what the pager learned of `baseUrl`; learned limits older than PAGE_LIMIT_TTL_MS are dropped. */
+  rememberPageLimit(baseUrl: string, list: string, limit: number, now: Date): Promise<void>;
 }
+
+/**
+ * How long a learned page size is kept: past it, the pager asks its own page size again (a server that
+ * raised its cap is then read in fewer requests), and learns once more if it is refused.
+ */
+export const PAGE_LIMIT_TTL_MS = 7 * 86_400_000;

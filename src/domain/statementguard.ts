@@ -5,13 +5,15 @@
  * that no journal payment explains may be this very payment made elsewhere, so it holds the payment as a
  * duplicate (exit 8, naming the entry) until the operator says otherwise (`--allow-duplicate`).
  *
- * A receiver is compared by document, as far as the masks show (an EMV consultation masks it, the
- * statement and a key consultation do not: documents.ts documentsAgree), else by name. Each journal
+ * A receiver is compared by document, as far as the masks show (an EMV consultation masks it, a key
+ * consultation does not, a statement may: documents.ts documentsAgree), else by name as banks write it
+ * (samePerson). Each journal
  * payment explains one debit of its amount and receiver, so two payments of R$ 50 to Ana explain two such
  * debits and a third one holds the next.
  */
 import { documentsAgree } from './documents.js';
 import type { Centavos } from './money.js';
+import { sameName } from './names.js';
 
 /** A debit of the statement (an OUTCOME entry): who it went to, as the statement names them. */
 export interface Debit {
@@ -31,10 +33,16 @@ export interface PaidTo {
   name?: string | undefined;
 }
 
+/**
+ * One receiver: by document when both name one (whatever institution holds the account: a CPF or CNPJ is
+ * one person's or company's at any bank), else by name as banks write them (domain/names.ts sameName:
+ * `JOAO PEDRO OLIVEIRA` is `João Pedro Oliveira`). The statement names an institution by its bank code and
+ * a consultation by its ISPB, and a name may be held at two banks: without a document, the same name is
+ * held as the same receiver (a hold is exit 8 that --allow-duplicate lets through; a pass pays twice).
+ */
 function samePerson(a: Omit<PaidTo, 'amount'>, b: Omit<PaidTo, 'amount'>): boolean {
   if (a.document !== undefined && b.document !== undefined) return documentsAgree(a.document, b.document);
-  const name = (text: string | undefined) => text?.trim().replace(/\s+/g, ' ').toLowerCase();
-  return name(a.name) !== undefined && name(a.name) !== '' && name(a.name) === name(b.name);
+  return sameName(a.name, b.name);
 }
 
 /** Whether a debit is a payment of this amount to this receiver. */

@@ -6,8 +6,8 @@
  * - A `sending` or `unknown` payment (sent, outcome never known) blocks the same payment with NO time
  *   limit, until `pix journal resolve` records what the statement shows.
  * - A `done` payment blocks the same dynamic code forever, and the same receiver (sameRecipient: the
- *   same key, or document and institution) and amount for 10 minutes; a batch row once paid is never
- *   paid again.
+ *   same key, or document at any institution, or without a document the name at the same institution)
+ *   and amount for 10 minutes; a batch row once paid is never paid again.
  * - A `failed` payment (refused, or never sent) blocks nothing.
  * - Every question is asked of one account (Account), as the API identifies it: a payment made on
  *   another account never blocks or pays one here (a sandbox rehearsal does not mark the real batch
@@ -18,6 +18,7 @@
 import { accountBaseUrl } from '../config/types.js';
 import { documentsAgree } from '../domain/documents.js';
 import type { Centavos } from '../domain/money.js';
+import { sameName } from '../domain/names.js';
 import { type ErrorKind, PixError } from '../errors.js';
 import type { LegacyClaim } from './accounts.js';
 import type { EntryState, JournalEntry, PaymentIdentity } from './entries.js';
@@ -45,6 +46,8 @@ export function isResolvable(entry: JournalEntry): boolean {
 
 export interface DuplicateQuery extends PaymentIdentity {
   amountCentavos: Centavos;
+  /** The receiver's name as the consultation answered it (sameRecipient, when there is no document). */
+  receiver?: string | undefined;
 }
 
 /**
@@ -104,16 +107,27 @@ function sameCode(earlier: PaymentIdentity, identity: PaymentIdentity): boolean 
 }
 
 /**
- * The same receiver, as the consultations answered: the same key (a static code's own key included), or
- * the same document (as far as the masks show: domain/documents.ts) at the same institution. A key, a
- * static code of it, that code with another txid or another merchant name: one receiver.
+ * The same receiver, as the consultations answered: the same key (a static code's own key included); else
+ * the same document (as far as the masks show: domain/documents.ts), at whatever institution (a CPF or CNPJ
+ * is one person's or company's at any bank: keys at two banks are one receiver); else, when a consultation
+ * gave no document, the same name as banks write it (domain/names.ts) at the same institution (`names`:
+ * the earlier receiver's and this one's; without them, no name is compared). A key, a static code of it,
+ * that code with another txid or another merchant name: one receiver.
  */
-export function sameRecipient(earlier: PaymentIdentity, identity: PaymentIdentity): boolean {
+export function sameRecipient(
+  earlier: PaymentIdentity,
+  identity: PaymentIdentity,
+  names?: { earlier: string | undefined; now: string | undefined },
+): boolean {
   if (earlier.key !== undefined && earlier.key === identity.key) return true;
+  if (earlier.document !== undefined && identity.document !== undefined) {
+    return documentsAgree(earlier.document, identity.document);
+  }
   return (
+    names !== undefined &&
     earlier.participant !== undefined &&
     earlier.participant === identity.participant &&
-    documentsAgree(earlier.document, identity.document)
+    sameName(names.earlier, names.now)
   );
 }
 
@@ -131,7 +145,10 @@ function samePayee(entry: JournalEntry, query: DuplicateQuery): boolean {
   if (earlier === undefined) return false;
   if (eitherDynamic(entry, query)) return sameCode(earlier, query);
   if (entry.amountCentavos !== query.amountCentavos) return false;
-  return sameCode(earlier, query) || sameRecipient(earlier, query);
+  return (
+    sameCode(earlier, query) ||
+    sameRecipient(earlier, query, { earlier: entry.receiver, now: query.receiver })
+  );
 }
 
 /** What an entry's state says to the rules: nothing (failed), or why it blocks. */

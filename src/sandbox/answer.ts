@@ -4,8 +4,9 @@
  * from node:http (`pix sandbox serve`, and the embedded sandbox with PIX_SANDBOX_FAULTS), and the embedded
  * sandbox calls it in-process (`embedded.ts`).
  *
- * Error bodies always have one shape: `{"message": "<Portuguese text>", "code": "<UPPER_SNAKE>"}`.
- * Success codes: 201 for the two charge endpoints and the transfer, 200 for everything else.
+ * Error bodies have one shape, `{"message": "<Portuguese text>", "code": "<UPPER_SNAKE>"}`, and success
+ * codes are 201 for the two charge endpoints and the transfer, 200 for everything else, unless the server
+ * settings say otherwise (serversettings.ts: asServer words every answer as the server chosen).
  */
 
 import { BRASILIA_TIME_ZONE, loadBusinessDayTest } from '../domain/duedate.js';
@@ -16,6 +17,7 @@ import { chargeView, createDueDate, createImmediate, validateDueDate, validateIm
 import { consultDict, consultEmv } from './consultations.js';
 import { ApiFailure } from './failure.js';
 import type { FaultEndpoint } from './faults.js';
+import { DEFAULT_SERVER, type ServerSettings } from './serversettings.js';
 import { keysPage, statementPage } from './statement.js';
 import { StateError, type StateStore } from './store.js';
 import { SANDBOX_TIME_HEADER } from './time.js';
@@ -32,11 +34,14 @@ export interface SandboxRequest {
   body: string;
 }
 
-/** An answer: its status, its headers (content-type and content-length first, in that order) and its text. */
+/**
+ * An answer: its status, its headers (content-type and content-length first, in that order) and its text,
+ * or its bytes when compressed (serversettings.ts gzip).
+ */
 export interface SandboxAnswer {
   status: number;
   headers: Record<string, string>;
-  body: string;
+  body: string | Uint8Array;
 }
 
 export const SANDBOX_CLIENT_KEY = 'sandbox-client-key';
@@ -61,6 +66,8 @@ interface Context {
   query: URLSearchParams;
   body: unknown;
   token: string;
+  /** The server the sandbox is (serversettings.ts): what the document leaves open, as chosen. */
+  server: ServerSettings;
 }
 
 function failure(status: number, code: string, message: string): [number, unknown] {
@@ -100,18 +107,18 @@ const ROUTES: Record<string, Route> = {
     method: 'GET',
     endpoint: 'statement',
     auth: true,
-    async handle({ store, query, token }) {
+    async handle({ store, query, token, server }) {
       if (token === NO_ACCOUNT_TOKEN) return failure(404, 'ACCOUNT_NOT_FOUND', 'Conta não encontrada');
       const state = await store.read();
-      return [200, statementPage(store.statement(state), query, store.now(state))];
+      return [200, statementPage(store.statement(state), query, store.now(state), server)];
     },
   },
   [`${PREFIX}/pix/keys`]: {
     method: 'GET',
     endpoint: 'keys',
     auth: true,
-    async handle({ store, query }) {
-      return [200, keysPage(await store.read(), query)];
+    async handle({ store, query, server }) {
+      return [200, keysPage(await store.read(), query, server)];
     },
   },
   [`${PREFIX}/pix-cash-in/immediate`]: {
@@ -131,7 +138,7 @@ const ROUTES: Record<string, Route> = {
     method: 'POST',
     endpoint: 'charge',
     auth: true,
-    async handle({ store, body }) {
+    async handle({ store, body, server }) {
       const today = todayIn(BRASILIA_TIME_ZONE, store.now(await store.read()));
       const input = validateDueDate(body, today);
       const [view, emv] = await store.update((state, now) => {
@@ -143,7 +150,7 @@ const ROUTES: Record<string, Route> = {
         const charge = createDueDate(state, now, checked);
         return [chargeView(charge, now), charge.emvqrcps] as const;
       });
-      return [201, await withQr(view, emv)];
+      return [201, await withQr({ ...view, type: server.dueDateType }, emv)];
     },
   },
   [`${PREFIX}/pix/emv/consult`]: {
@@ -159,8 +166,15 @@ const ROUTES: Record<string, Route> = {
     method: 'POST',
     endpoint: 'dict',
     auth: true,
-    async handle({ store, body }) {
-      return [200, await store.update((state, now) => consultDict(state, now, body))];
+    async handle({ store, body, server }) {
+      const answer = await store.update((state, now) => consultDict(state, now, body));
+      if (server.e2eSpelling === 'endtoEndId') return [200, answer];
+      // The document spells it with a lower-case t here (API §2.7); a server may not.
+      const spelt = Object.entries(answer).map(([name, value]) => [
+        name === 'endtoEndId' ? server.e2eSpelling : name,
+        value,
+      ]);
+      return [200, Object.fromEntries(spelt)];
     },
   },
   [`${PREFIX}/pix-cash-out/transfer`]: {
@@ -223,10 +237,14 @@ export function endpointOf(path: string): FaultEndpoint | undefined {
   return routeAt(path)?.endpoint;
 }
 
-/** The sandbox's time, on every answer the state was read for: the ledger's clock in pix (sandbox/time.ts). */
+/**
+ * The sandbox's time, on every answer the state was read for: its own header, the ledger's clock in pix
+ * (sandbox/time.ts), and the HTTP `Date` any server sends (RFC 9110 §6.6.1), in the sandbox's time too:
+ * `pix sandbox clock` moves the account's clock, and a server's Date is its clock.
+ */
 function clockHeader(store: StateStore): Record<string, string> {
   const now = store.lastKnownNow();
-  return now === undefined ? {} : { [SANDBOX_TIME_HEADER]: now.toISOString() };
+  return now === undefined ? {} : { date: now.toUTCString(), [SANDBOX_TIME_HEADER]: now.toISOString() };
 }
 
 /**
@@ -235,7 +253,19 @@ function clockHeader(store: StateStore): Record<string, string> {
  * aside), 400 for a POST body that is not JSON, else what the route says; a broken state file or a system
  * error (full disk, read-only directory) is a 500 naming it.
  */
-export async function answerRequest(store: StateStore, request: SandboxRequest): Promise<SandboxAnswer> {
+export async function answerRequest(
+  store: StateStore,
+  request: SandboxRequest,
+  server: ServerSettings = DEFAULT_SERVER,
+): Promise<SandboxAnswer> {
+  return asServer(await answerOf(store, request, server), server);
+}
+
+async function answerOf(
+  store: StateStore,
+  request: SandboxRequest,
+  server: ServerSettings,
+): Promise<SandboxAnswer> {
   const path = pathOf(request.url);
   const route = routeAt(path);
   if (!route) return failureAnswer(404, 'ROUTE_NOT_FOUND', 'Rota não encontrada');
@@ -265,6 +295,7 @@ export async function answerRequest(store: StateStore, request: SandboxRequest):
       query: new URLSearchParams(request.url.slice(path.length)),
       body,
       token,
+      server,
     });
     return jsonAnswer(status, payload, clockHeader(store));
   } catch (error) {
@@ -275,4 +306,49 @@ export async function answerRequest(store: StateStore, request: SandboxRequest):
     const message = named === undefined ? 'Erro interno do servidor' : `Erro interno do servidor: ${named}`;
     return failureAnswer(500, 'INTERNAL_ERROR', message);
   }
+}
+
+/** The error body of `message` and `code` in the shape the server settings chose (API §7: not shown). */
+function errorBody(shape: ServerSettings['errorShape'], message: string, code: string): unknown {
+  switch (shape) {
+    case 'message':
+      return { message, code };
+    case 'error':
+      return { error: { message, code } };
+    case 'errors':
+      return { errors: [{ message, code }] };
+    case 'description':
+      return { code, description: message };
+    case 'detail':
+      return { title: code, detail: message };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * An answer of the sandbox as the server chosen (serversettings.ts) words it: its error bodies' shape, the
+ * status of a creating POST, no sandbox clock header on a server whose clock is its own, compressed.
+ */
+export function asServer(answer: SandboxAnswer, server: ServerSettings): SandboxAnswer {
+  if (server === DEFAULT_SERVER) return answer;
+  let { status, body } = answer;
+  const headers = { ...answer.headers };
+  if (status === 201) status = server.postStatus;
+  if (server.clockSkewMs !== undefined) delete headers[SANDBOX_TIME_HEADER];
+  if (status >= 400 && server.errorShape !== 'message' && typeof body === 'string') {
+    const { message, code } = JSON.parse(body) as { message: string; code: string };
+    const shaped = errorBody(server.errorShape, message, code);
+    if (shaped !== undefined) body = JSON.stringify(shaped);
+    else if (server.errorShape === 'text') {
+      body = message;
+      headers['content-type'] = 'text/plain; charset=utf-8';
+    } else body = '';
+  }
+  if (server.gzip && body.length > 0) {
+    body = process.getBuiltinModule('node:zlib').gzipSync(body);
+    headers['content-encoding'] = 'gzip';
+  }
+  headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  return { status, headers, body };
 }

@@ -5,7 +5,9 @@
  * It answers in-process: the API client's requests go to answerRequest (answer.ts) through
  * `inProcessTransport`, with no socket, no HTTP parsing, and neither node:http nor undici loaded. With
  * PIX_SANDBOX_FAULTS (same SPEC as `pix sandbox serve --faults`) it listens on a free loopback port
- * instead, because faults such as `reset` and `timeout` act on a real connection.
+ * instead, because faults such as `reset` and `timeout` act on a real connection. With PIX_SANDBOX_SERVER
+ * (a SPEC of serversettings.ts, the settings of `pix sandbox serve`) it is another server the API document
+ * allows: a page maximum, a clock of its own, other spellings.
  */
 import type { ApiTransport, TransportRequest, TransportResponse } from '../api/transport.js';
 import type { Env } from '../context.js';
@@ -14,6 +16,13 @@ import type { LockHost } from '../storage/locks.js';
 import { answerRequest, type SandboxAnswer, type SandboxRequest } from './answer.js';
 import { FaultSpecError } from './faults.js';
 import { defaultStateFile } from './paths.js';
+import {
+  DEFAULT_SERVER,
+  parseServerSpec,
+  type ServerSettings,
+  ServerSpecError,
+  skewedClock,
+} from './serversettings.js';
 import { StateStore } from './store.js';
 
 /**
@@ -86,7 +95,10 @@ export function inProcessTransport(
             // and the writer's I/O waited for it (a signal meanwhile still rejects, through onAbort).
             setImmediate(() => {
               signal.removeEventListener('abort', onAbort);
-              const bytes = Buffer.from(answered.body, 'utf8');
+              const bytes =
+                typeof answered.body === 'string'
+                  ? Buffer.from(answered.body, 'utf8')
+                  : Buffer.from(answered.body);
               resolve({
                 statusCode: answered.status,
                 headers: { ...answered.headers, 'content-length': String(bytes.length) },
@@ -107,18 +119,44 @@ export function inProcessTransport(
   };
 }
 
+/** PIX_SANDBOX_SERVER: the server the embedded sandbox is (serversettings.ts); a bad SPEC is exit 2. */
+function serverOf(env: Env): ServerSettings {
+  const spec = env.PIX_SANDBOX_SERVER;
+  if (!spec) return DEFAULT_SERVER;
+  try {
+    return parseServerSpec(spec);
+  } catch (error) {
+    if (error instanceof ServerSpecError) {
+      throw usageError(
+        'PIX_SANDBOX_SERVER',
+        error.message,
+        'e.g. PIX_SANDBOX_SERVER=max-page=100,clock-skew=30s',
+      );
+    }
+    throw error;
+  }
+}
+
 /** `host`: the clock, randomness and pids of the command that starts it (storage/locks.ts LockHost). */
 export async function startEmbeddedSandbox(env: Env, host: LockHost): Promise<EmbeddedSandbox> {
   const faults = env.PIX_SANDBOX_FAULTS;
+  const settings = serverOf(env);
   if (!faults) {
-    const store = new StateStore(defaultStateFile(env), { host });
-    const transport = inProcessTransport((request) => answerRequest(store, request));
+    const clock = skewedClock(() => host.clock.now(), settings);
+    const store = new StateStore(defaultStateFile(env), { host, clock });
+    const transport = inProcessTransport((request) => answerRequest(store, request, settings));
     return { baseUrl: IN_PROCESS_ORIGIN, transport, close: () => transport.settle() };
   }
   try {
     // Loaded only here: node:http is what the in-process sandbox spares a command.
     const { startSandboxServer } = await import('./server.js');
-    const server = await startSandboxServer({ port: 0, stateFile: defaultStateFile(env), faults, host });
+    const server = await startSandboxServer({
+      port: 0,
+      stateFile: defaultStateFile(env),
+      faults,
+      host,
+      settings,
+    });
     return { baseUrl: server.url, transport: undefined, close: () => server.close() };
   } catch (error) {
     // The SPEC is parsed before the server listens.

@@ -33,7 +33,6 @@ export const MAX_AMOUNT: Centavos = 1_000_000_000_00;
 export const DEFAULT_IMMEDIATE_EXPIRY_MS = 24 * 3_600_000;
 export const DEFAULT_EXPIRATION_AFTER_PAYMENT = 30;
 export const SETTLE_AFTER_MS = 2_000;
-export const MAX_PAGE = 1000;
 /** The host of the dynamic-charge URLs: fixed, so a code stays resolvable whatever port served it. */
 export const QR_HOST = 'sandbox.pix.local';
 export const QR_URL = /^(?:https?:\/\/)?sandbox\.pix\.local\/qr\/v2\/([A-Za-z0-9]{1,35})$/;

@@ -15,6 +15,7 @@
 
 export type { EmbeddedSandbox } from './embedded.js';
 export type { SandboxServer, SandboxServerOptions } from './server.js';
+export type { ServerSettings } from './serversettings.js';
 export type { StateStore, StateStoreOptions } from './store.js';
 
 type Embedded = typeof import('./embedded.js');
@@ -26,6 +27,7 @@ type Transfers = typeof import('./transfers.js');
 type BatchFile = typeof import('./batchfile.js');
 type Consultations = typeof import('./consultations.js');
 type Time = typeof import('./time.js');
+type ServerSettingsModule = typeof import('./serversettings.js');
 
 /** The embedded sandbox the factory starts for the built-in `sandbox` profile (in-process, or loopback). */
 export function loadEmbedded(): Promise<Pick<Embedded, 'startEmbeddedSandbox'>> {
@@ -40,6 +42,13 @@ export function loadTime(): Promise<Pick<Time, 'followClock'>> {
 /** The sandbox over HTTP on loopback (`pix sandbox serve`). */
 export function loadServer(): Promise<Pick<Server, 'startSandboxServer'>> {
   return import('./server.js');
+}
+
+/** The server settings of `pix sandbox serve` (what the API document leaves open, chosen). */
+export function loadServerSettings(): Promise<
+  Pick<ServerSettingsModule, 'serverSettings' | 'ServerSpecError' | 'serverSpec'>
+> {
+  return import('./serversettings.js');
 }
 
 /** FaultSpecError: what startSandboxServer throws for a bad `--faults` SPEC. */

@@ -167,14 +167,19 @@ function digits(seed: number, count: number): string {
  * (a CPF or CNPJ key keeps its document, its holder's, and changes bank).
  */
 export function dictOwner(key: string, type: PixKeyType, generation = 0): DictOwner {
+  // An e-mail key whose name is a CPF (`52998224725@bank.example`) is that CPF's holder's: one person
+  // with keys at two banks (each key picks its own bank), as the duplicate guards must know.
+  const held = type === 'EMAIL' ? /^(\d{11})@/.exec(key)?.[1] : undefined;
+  const holder = held !== undefined && isCpf(held) ? held : undefined;
   // `g` picks the account; `h` the person (a document key's holder never changes).
   const g = hash(generation === 0 ? key : `${key}#${generation}`);
-  const h = type === 'CPF' || type === 'CNPJ' ? hash(key) : g;
-  const legal = type === 'CNPJ' || (type !== 'CPF' && h % 4 === 0);
+  const h = type === 'CPF' || type === 'CNPJ' ? hash(key) : holder !== undefined ? hash(holder) : g;
+  const legal = type === 'CNPJ' || (type !== 'CPF' && holder === undefined && h % 4 === 0);
   // Never the sandbox itself; each move goes to the next bank, so a moved key is always elsewhere.
   const bank = BANKS[(hash(key) + generation) % (BANKS.length - 1)]!;
   let documentNumber: string;
-  if (type === 'CPF' || type === 'CNPJ') documentNumber = key;
+  if (holder !== undefined) documentNumber = holder;
+  else if (type === 'CPF' || type === 'CNPJ') documentNumber = key;
   else if (legal) documentNumber = withCnpjDigits(`${digits(h, 8)}0001`);
   else documentNumber = withCpfDigits(digits(h, 9));
   const company = COMPANIES[h % COMPANIES.length]!;

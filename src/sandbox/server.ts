@@ -9,6 +9,7 @@ import type { LockHost } from '../storage/locks.js';
 import { SYSTEM } from '../system.js';
 import {
   answerRequest,
+  asServer,
   endpointOf,
   failureAnswer,
   jsonAnswer,
@@ -18,6 +19,7 @@ import {
   tooLargeAnswer,
 } from './answer.js';
 import { type FaultEndpoint, FaultInjector, type FaultKind } from './faults.js';
+import { DEFAULT_SERVER, type ServerSettings, skewedClock } from './serversettings.js';
 import { StateStore } from './store.js';
 
 export interface RequestLogEntry {
@@ -45,6 +47,8 @@ export interface SandboxServerOptions {
   host?: LockHost;
   /** Simulated network latency added to every answer, in ms (benchmarks: a real API is latency-bound). */
   latencyMs?: number;
+  /** The server the sandbox is, of those the API document allows (serversettings.ts); default: as it is. */
+  settings?: ServerSettings;
 }
 
 export interface SandboxServer {
@@ -89,23 +93,36 @@ function applyFault(
   endpoint: FaultEndpoint,
   req: IncomingMessage,
   res: ServerResponse,
+  settings: ServerSettings,
 ): void {
   switch (kind) {
     case '500':
-      send(res, failureAnswer(500, 'INTERNAL_ERROR', 'Erro interno do servidor'));
+      send(res, asServer(failureAnswer(500, 'INTERNAL_ERROR', 'Erro interno do servidor'), settings));
       return;
     case '502html':
       res.writeHead(502, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(HTML_502) });
       res.end(HTML_502);
       return;
     case '503':
-      send(res, failureAnswer(503, 'SERVICE_UNAVAILABLE', 'Serviço indisponível', { 'retry-after': '1' }));
+      send(
+        res,
+        asServer(
+          failureAnswer(503, 'SERVICE_UNAVAILABLE', 'Serviço indisponível', { 'retry-after': '1' }),
+          settings,
+        ),
+      );
       return;
     case '429':
-      send(res, failureAnswer(429, 'TOO_MANY_REQUESTS', 'Muitas requisições', { 'retry-after': '1' }));
+      send(
+        res,
+        asServer(
+          failureAnswer(429, 'TOO_MANY_REQUESTS', 'Muitas requisições', { 'retry-after': '1' }),
+          settings,
+        ),
+      );
       return;
     case '401':
-      send(res, failureAnswer(401, 'UNAUTHORIZED', 'Token inválido ou expirado'));
+      send(res, asServer(failureAnswer(401, 'UNAUTHORIZED', 'Token inválido ou expirado'), settings));
       return;
     case 'reset': {
       const socket = req.socket as Socket & { resetAndDestroy?: () => void };
@@ -137,14 +154,19 @@ function applyFault(
 }
 
 export async function startSandboxServer(options: SandboxServerOptions): Promise<SandboxServer> {
+  const host = options.host ?? SYSTEM;
+  const settings = options.settings ?? DEFAULT_SERVER;
   const store = new StateStore(options.stateFile, {
-    host: options.host ?? SYSTEM,
-    ...(options.clock ? { clock: options.clock } : {}),
+    host,
+    clock: skewedClock(options.clock ?? (() => host.clock.now()), settings),
   });
   const faults = FaultInjector.fromSpec(options.faults);
   const requests: RequestLogEntry[] = [];
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // The Date of an answer is the sandbox's clock (answer.ts clockHeader), never this machine's: an
+    // answer that read no state carries none.
+    res.sendDate = false;
     const url = req.url ?? '/';
     const method = req.method ?? '';
     const path = pathOf(url);
@@ -154,7 +176,7 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
 
     const fault = endpoint === undefined ? undefined : faults.next(endpoint);
     if (fault === 'reset') {
-      applyFault(fault, endpoint!, req, res);
+      applyFault(fault, endpoint!, req, res, settings);
       return;
     }
     let body: string;
@@ -164,20 +186,22 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
       // A route the API does not have is a 404 whatever its body; a body too large for a route, a 413.
       if (endpoint === undefined) body = '';
       else {
-        if (error instanceof BodyTooLarge && !res.headersSent) send(res, tooLargeAnswer());
+        if (error instanceof BodyTooLarge && !res.headersSent)
+          send(res, asServer(tooLargeAnswer(), settings));
         return;
       }
     }
     if (fault) {
-      applyFault(fault, endpoint!, req, res);
+      applyFault(fault, endpoint!, req, res, settings);
       return;
     }
-    send(res, await answerRequest(store, { method, url, headers: req.headers, body }));
+    send(res, await answerRequest(store, { method, url, headers: req.headers, body }, settings));
   };
 
   const server = createServer((req, res) => {
     handle(req, res).catch(() => {
-      if (!res.headersSent) send(res, failureAnswer(500, 'INTERNAL_ERROR', 'Erro interno do servidor'));
+      if (!res.headersSent)
+        send(res, asServer(failureAnswer(500, 'INTERNAL_ERROR', 'Erro interno do servidor'), settings));
       else res.destroy();
     });
   });

@@ -6,15 +6,28 @@ import { BRASILIA_TIME_ZONE } from '../domain/duedate.js';
 import { centavosToApi } from '../domain/money.js';
 import { addDays, startOfDay } from '../domain/when.js';
 import { isRealDate } from './body.js';
-import { ApiFailure, MAX_PAGE } from './failure.js';
+import { ApiFailure } from './failure.js';
 import type { Party, SandboxState, StoredEntry } from './model.js';
+import { maskDocument } from './people.js';
 import type { StatementView } from './seed.js';
+import { DEFAULT_SERVER, type ServerSettings } from './serversettings.js';
 
-function wireParty(party: Party): Party {
-  return { name: party.name, bank: party.bank, documentNumber: party.documentNumber };
+/** A counterparty as the server chosen writes it (serversettings.ts names, documents). */
+function wireParty(party: Party, server: ServerSettings): Partial<Party> {
+  const name =
+    server.names === 'upper-ascii'
+      ? party.name.normalize('NFD').replace(/\p{M}/gu, '').toUpperCase()
+      : party.name;
+  if (server.documents === 'none') return { name, bank: party.bank };
+  const documentNumber =
+    server.documents === 'masked' ? maskDocument(party.documentNumber) : party.documentNumber;
+  return { name, bank: party.bank, documentNumber };
 }
 
-export function entryView(entry: StoredEntry): Record<string, unknown> {
+export function entryView(
+  entry: StoredEntry,
+  server: ServerSettings = DEFAULT_SERVER,
+): Record<string, unknown> {
   return {
     id: entry.id,
     type: entry.type,
@@ -23,12 +36,25 @@ export function entryView(entry: StoredEntry): Record<string, unknown> {
     status: entry.status,
     method: entry.method,
     confirmedAt: entry.confirmedAt,
-    ...(entry.creditor ? { creditor: wireParty(entry.creditor) } : {}),
-    ...(entry.debtor ? { debtor: wireParty(entry.debtor) } : {}),
+    ...(entry.creditor ? { creditor: wireParty(entry.creditor, server) } : {}),
+    ...(entry.debtor ? { debtor: wireParty(entry.debtor, server) } : {}),
   };
 }
 
-export function pageParams(query: URLSearchParams): { limit: number; offset: number } {
+/**
+ * The records of a page as the server chosen hands them out: from `offset`, `limit` of them, fewer when it
+ * clamps pages, none or one fewer from where it loses records (serversettings.ts).
+ */
+function pageSpan(offset: number, limit: number, server: ServerSettings): number {
+  if (server.emptyAfter !== undefined && offset >= server.emptyAfter) return 0;
+  const count = Math.min(limit, server.clampPage ?? limit);
+  return server.shortAfter !== undefined && offset >= server.shortAfter ? Math.max(0, count - 1) : count;
+}
+
+export function pageParams(
+  query: URLSearchParams,
+  server: ServerSettings = DEFAULT_SERVER,
+): { limit: number; offset: number } {
   const read = (name: string, fallback: number, min: number, max: number): number => {
     const raw = query.get(name);
     if (raw === null) return fallback;
@@ -49,7 +75,7 @@ export function pageParams(query: URLSearchParams): { limit: number; offset: num
     }
     return value;
   };
-  return { limit: read('limit', 10, 1, MAX_PAGE), offset: read('offset', 0, 0, 999_999_999) };
+  return { limit: read('limit', 10, 1, server.maxPage), offset: read('offset', 0, 0, 999_999_999) };
 }
 
 const ISO = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -75,7 +101,12 @@ export function parseQueryDate(text: string, end: boolean): string | undefined {
  * One page of the statement, newest first (descending confirmedAt). Entries whose confirmedAt is
  * still ahead of sandbox time (transfers settling) are not shown yet.
  */
-export function statementPage(view: StatementView, query: URLSearchParams, now: Date) {
+export function statementPage(
+  view: StatementView,
+  query: URLSearchParams,
+  now: Date,
+  server: ServerSettings = DEFAULT_SERVER,
+) {
   const from = query.get('dateFrom');
   const to = query.get('dateTo');
   if ((from === null) !== (to === null)) {
@@ -93,27 +124,37 @@ export function statementPage(view: StatementView, query: URLSearchParams, now: 
     if (fromIso > toIso)
       throw new ApiFailure(400, 'INVALID_DATE_RANGE', 'dateFrom não pode ser posterior a dateTo');
   }
-  const { limit, offset } = pageParams(query);
+  const { limit, offset } = pageParams(query, server);
   const nowMs = now.getTime();
   const upper = toIso === undefined ? nowMs : Math.min(Date.parse(toIso), nowMs);
   const start = view.firstAtOrBefore(upper);
   const end = fromIso === undefined ? view.length : Math.max(view.firstBefore(Date.parse(fromIso)), start);
   const total = end - start;
   const results: Array<Record<string, unknown>> = [];
-  for (let k = start + offset; k < Math.min(start + offset + limit, end); k++)
-    results.push(entryView(view.at(k)));
-  return { total, results };
+  const span = pageSpan(offset, limit, server);
+  for (let n = offset; n < Math.min(offset + span, total); n++) {
+    // Newest first is the view's own order; oldest first counts from its other end.
+    results.push(entryView(view.at(server.order === 'newest' ? start + n : end - 1 - n), server));
+  }
+  return { total, [server.listField === 'result' ? 'result' : 'results']: results };
 }
 
-export function keysPage(state: SandboxState, query: URLSearchParams) {
-  const { limit, offset } = pageParams(query);
+export function keysPage(
+  state: SandboxState,
+  query: URLSearchParams,
+  server: ServerSettings = DEFAULT_SERVER,
+) {
+  const { limit, offset } = pageParams(query, server);
+  const keys = server.order === 'newest' ? state.keys : [...state.keys].reverse();
   return {
     total: state.keys.length,
-    result: state.keys.slice(offset, offset + limit).map((key) => ({
-      id: key.id,
-      key: key.key,
-      keyType: key.keyType,
-      createdAt: key.createdAt,
-    })),
+    [server.listField === 'results' ? 'results' : 'result']: keys
+      .slice(offset, offset + pageSpan(offset, limit, server))
+      .map((key) => ({
+        id: key.id,
+        key: key.key,
+        keyType: key.keyType,
+        createdAt: key.createdAt,
+      })),
   };
 }

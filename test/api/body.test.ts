@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH, nestedDeeperThan, parseBody, readBounded } from '../../src/api/body.js';
 
@@ -30,6 +31,35 @@ describe('bounded answers', () => {
       bytes: 64 * 1024 * 1024,
     });
     expect(read).toBe(false);
+  });
+
+  it('decodes a compressed answer (gzip, deflate, br; whether a server compresses is not shown), within the bound', async () => {
+    const json = Buffer.from(JSON.stringify({ total: 1, results: [{ id: 'é' }] }));
+    for (const [encoding, bytes] of [
+      ['gzip', gzipSync(json)],
+      ['x-gzip', gzipSync(json)],
+      ['deflate', deflateSync(json)],
+      ['br', brotliCompressSync(json)],
+      ['identity', json],
+    ] as const) {
+      const read = await readBounded(Readable.from([bytes]), undefined, 1000, encoding);
+      expect(read, encoding).toEqual({ ok: true, text: json.toString('utf8'), raw: json });
+    }
+    // A bomb: 8 kB of gzip that inflates to 8 MB is as long as what it inflates to.
+    const bomb = gzipSync(Buffer.alloc(8 * 1024 * 1024, 0x20));
+    expect(bomb.byteLength).toBeLessThan(64 * 1024);
+    const read = await readBounded(Readable.from([bomb]), undefined, 1024 * 1024, 'gzip');
+    expect(read.ok).toBe(false);
+    expect(await readBounded(Readable.from([json]), undefined, 1000, 'gzip')).toEqual({
+      ok: false,
+      bytes: json.byteLength,
+      reason: 'not valid gzip',
+    });
+    expect(await readBounded(Readable.from([json]), undefined, 1000, 'zstd')).toEqual({
+      ok: false,
+      bytes: json.byteLength,
+      reason: 'compressed as zstd',
+    });
   });
 
   it(`JSON nested more than ${MAX_JSON_DEPTH} levels is refused once parsed; brackets inside strings do not count`, () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createPager, type ListSource, MAX_PAGE_SIZE, type PageLimitStore } from '../../src/api/pager.js';
 import { type Page, paginate, shortfall } from '../../src/api/paginate.js';
+import { PixError } from '../../src/errors.js';
 import { until } from '../helpers/wait.js';
 
 interface Row {
@@ -180,7 +182,7 @@ describe('paginate', () => {
     expect(shortfall(summary)).toEqual({ received: 20, expected: 30 });
   });
 
-  it('a list that grew at the top while paging: the records pushed past the end are fetched, nothing is short', async () => {
+  it('a list that grew at the top while paging: the records pushed past the end are fetched, and the read is incomplete (the new ones sit in pages read already)', async () => {
     let data = rows(20);
     const fetchPage = async (offset: number, limit: number): Promise<Page<Row>> => {
       const page = { total: data.length, items: data.slice(offset, offset + limit) };
@@ -196,7 +198,7 @@ describe('paginate', () => {
         .sort(),
     );
     expect(summary.finalTotal).toBe(22);
-    expect(shortfall(summary)).toBeUndefined();
+    expect(shortfall(summary)).toEqual({ received: 20, expected: 20, moved: { from: 20, to: 22 } });
   });
 
   it('a list that shrank while paging is short (records shifted past the pages read), with an offset too', async () => {
@@ -210,7 +212,7 @@ describe('paginate', () => {
       await paginate(fetchPage, { pageSize: 10, concurrency: 1, startOffset: 5, idOf: (row) => row.id }),
     );
     expect(summary.finalTotal).toBe(27);
-    expect(shortfall(summary)).toEqual({ received: 22, expected: 25 });
+    expect(shortfall(summary)).toEqual({ received: 22, expected: 25, moved: { from: 30, to: 27 } });
   });
 
   it('passes a failing page on, in its turn', async () => {
@@ -251,5 +253,136 @@ describe('paginate scheduling', () => {
     releaseSlow();
     const { out } = await reading;
     expect(out.map((row) => row.id)).toEqual(data.map((row) => row.id));
+  });
+});
+
+/** A list source over `data` whose server refuses (400) a `limit` above `max`, recording every request. */
+function refusingSource(data: Row[], max: number, options: { clampAt?: number } = {}) {
+  const asked: Array<{ offset: number; limit: number }> = [];
+  const source: ListSource<Row> = {
+    list: 'statement',
+    async fetch(offset, limit) {
+      asked.push({ offset, limit });
+      if (limit > max) throw new PixError('rejected', 'reading: the request was refused', { status: 400 });
+      const take = Math.min(limit, options.clampAt ?? limit);
+      return { total: data.length, items: data.slice(offset, offset + take) };
+    },
+    idOf: (row) => row.id,
+  };
+  return { source, asked };
+}
+
+/** A PageLimitStore in memory (the wiring's is the config directory's page-limits.json). */
+function memoryStore() {
+  const kept = new Map<string, number>();
+  const store: PageLimitStore = {
+    read: async (list) => kept.get(list),
+    remember: async (list, limit) => {
+      kept.set(list, limit);
+    },
+  };
+  return { store, kept };
+}
+
+describe('the pager: one paging rule for every list read', () => {
+  it(`never asks more than ${MAX_PAGE_SIZE} records a request: a page of 250 is three requests`, async () => {
+    const { source, asked } = refusingSource(rows(1000), Number.POSITIVE_INFINITY);
+    const page = await createPager().page(source, 0, 250);
+    expect(page.items.map((row) => row.id)).toEqual(rows(250).map((row) => row.id));
+    expect(asked).toEqual([
+      { offset: 0, limit: 100 },
+      { offset: 100, limit: 100 },
+      { offset: 200, limit: 50 },
+    ]);
+  });
+
+  it.each([10, 37, 50, 99])(
+    'a server that refuses pages above %i: the pager learns it, remembers it, and a later pager asks it at once',
+    async (max) => {
+      const { store, kept } = memoryStore();
+      const first = refusingSource(rows(300), max);
+      const read = await createPager(store).all(first.source, {
+        what: 'the statement',
+        consequence: 'nothing was sent',
+      });
+      expect(read).toHaveLength(300);
+      expect(kept.get('statement')).toBe(max);
+      // Learning costs a refusal and a halving of the gap: a handful of requests, once.
+      const refused = first.asked.filter((call) => call.limit > max);
+      expect(refused.length).toBeLessThanOrEqual(8);
+      const later = refusingSource(rows(300), max);
+      await createPager(store).all(later.source, { what: 'the statement', consequence: 'nothing was sent' });
+      expect(later.asked.every((call) => call.limit <= max)).toBe(true);
+      expect(later.asked).toHaveLength(Math.ceil(300 / max));
+    },
+  );
+
+  it('a 400 that one record gets too is not about the page size: the refusal stands, nothing learned', async () => {
+    const { store, kept } = memoryStore();
+    const asked: number[] = [];
+    const source: ListSource<Row> = {
+      list: 'keys',
+      async fetch(_offset, limit) {
+        asked.push(limit);
+        throw new PixError('rejected', 'listing PIX keys: the request was refused', { status: 400 });
+      },
+      idOf: (row) => row.id,
+    };
+    await expect(createPager(store).page(source, 0, 100)).rejects.toThrow(
+      'listing PIX keys: the request was refused',
+    );
+    expect(asked).toEqual([100, 10, 1]);
+    expect(kept.size).toBe(0);
+  });
+
+  it('a server that clamps pages (answers 30 whatever is asked) is read whole, at the offsets it reached', async () => {
+    const { source } = refusingSource(rows(95), Number.POSITIVE_INFINITY, { clampAt: 30 });
+    const read = await createPager().all(source, { what: 'the statement', consequence: 'nothing was sent' });
+    expect(read.map((row) => row.id)).toEqual(rows(95).map((row) => row.id));
+  });
+
+  it.each([
+    [
+      'a short page (the 101st record never handed out)',
+      (data: Row[], offset: number, limit: number) =>
+        data.filter((_, index) => index !== 100).slice(offset, offset + limit),
+      /the statement is incomplete: received 158 of 159 records the server announced/,
+    ],
+    [
+      'an empty page before the total',
+      (data: Row[], offset: number, limit: number) =>
+        offset >= 100 ? [] : data.slice(offset, offset + limit),
+      /the statement is incomplete: received 100 of 159 records the server announced/,
+    ],
+  ])('all(): %s is an incomplete read, exit 6, nothing returned', async (_name, answer, message) => {
+    const data = rows(159);
+    const source: ListSource<Row> = {
+      list: 'statement',
+      fetch: async (offset, limit) => ({ total: 159, items: answer(data, offset, limit) }),
+      idOf: (row) => row.id,
+    };
+    const failure = await createPager()
+      .all(source, { what: 'the statement', consequence: 'nothing was sent' })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(PixError);
+    expect((failure as PixError).exitCode).toBe(6);
+    expect((failure as PixError).message).toMatch(message);
+    expect((failure as PixError).hint).toBe('nothing was sent');
+  });
+
+  it('all(): a total that changes mid-read is an incomplete read', async () => {
+    let total = 150;
+    const source: ListSource<Row> = {
+      list: 'statement',
+      async fetch(offset, limit) {
+        const page = { total, items: rows(total).slice(offset, offset + limit) };
+        total = 151; // a debit lands after the first page
+        return page;
+      },
+      idOf: (row) => row.id,
+    };
+    await expect(
+      createPager().all(source, { what: 'the statement', consequence: 'nothing was sent' }),
+    ).rejects.toThrow("the statement is incomplete: the server's total changed while it was read (150 → 151");
   });
 });

@@ -44,7 +44,7 @@ describe('wording', () => {
     const { deps } = createContext({ argv: [], io: test.io, env: {} });
     finishExport(
       deps,
-      { total: 2, startOffset: 0, finalTotal: 2, yielded: 2, duplicatesDropped: 1 },
+      { total: 2, startOffset: 0, finalTotal: 2, moved: false, yielded: 2, duplicatesDropped: 1 },
       'statement',
     );
     expect(test.stderr()).toBe('warning: 1 duplicate entry (same id) was left out\n');

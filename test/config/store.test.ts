@@ -10,6 +10,7 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configDir, openConfigStore } from '../../src/config/store.js';
+import { PAGE_LIMIT_TTL_MS } from '../../src/config/types.js';
 import { SYSTEM } from '../../src/system.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
@@ -258,5 +259,36 @@ describe('the token cache', () => {
     expect(store.cachedToken('a')).toBeUndefined();
     await store.cacheToken('a', token('A', '2099-01-01T00:00:00Z'), new Date());
     expect(store.cachedToken('a')?.value).toBe('A');
+  });
+});
+
+describe('the page-size cache (page-limits.json)', () => {
+  it('keeps what the pager learned per base URL and list, 0600, for PAGE_LIMIT_TTL_MS', async () => {
+    const dir = tempConfigDir();
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
+    const now = new Date('2026-03-10T12:00:00Z');
+    const url = 'https://api.example.test';
+    expect(store.pageLimit(url, 'statement', now)).toBeUndefined();
+    await store.rememberPageLimit(url, 'statement', 50, now);
+    await store.rememberPageLimit(url, 'keys', 20, now);
+    expect(store.pageLimit(url, 'statement', now)).toBe(50);
+    expect(store.pageLimit(url, 'keys', now)).toBe(20);
+    expect(store.pageLimit('https://other.example.test', 'statement', now)).toBeUndefined();
+    expect(statSync(join(dir, 'page-limits.json')).mode & 0o777).toBe(0o600);
+    const later = new Date(now.getTime() + PAGE_LIMIT_TTL_MS);
+    expect(store.pageLimit(url, 'statement', later)).toBeUndefined();
+  });
+
+  it('a broken cache is no cache', () => {
+    const dir = tempConfigDir();
+    writeFileSync(
+      join(dir, 'page-limits.json'),
+      '{"https://api.example.test": {"statement": {"limit": "x"}}',
+      {
+        mode: 0o600,
+      },
+    );
+    const store = openConfigStore({ PIX_CONFIG_DIR: dir }, SYSTEM);
+    expect(store.pageLimit('https://api.example.test', 'statement', new Date())).toBeUndefined();
   });
 });

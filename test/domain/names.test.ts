@@ -12,4 +12,11 @@ describe('names as banks write them', () => {
     expect(sameName(' ', ' ')).toBe(false);
     expect(sameName(undefined, undefined)).toBe(false);
   });
+
+  it('a name as a statement writes it, punctuation dropped, is the name (folding for names only)', () => {
+    expect(sameName('MERCADO BOM PRECO LTDA', 'Mercado Bom Preço, Ltda.')).toBe(true);
+    expect(sameName('D AVILA JOAO', "D'Ávila, João")).toBe(true);
+    expect(sameName('...', '---')).toBe(false);
+    expect(foldName('Bom Preço, Ltda.')).toBe('bom preco, ltda.');
+  });
 });

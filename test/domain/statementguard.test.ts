@@ -50,6 +50,26 @@ describe('the statement guard', () => {
       ]),
     ).toEqual([]);
   });
+
+  it('a name as banks write it: upper case, no accents, no punctuation, no document', () => {
+    const debits = [
+      debit('d1', 5000, undefined, 'JOAO PEDRO OLIVEIRA'),
+      debit('d22', 990, undefined, 'TECH IPE LTDA'),
+    ];
+    expect(
+      duplicateDebit(debits, { amount: c(5000), document: '52998224725', name: 'João Pedro Oliveira' })?.id,
+    ).toBe('d1');
+    expect(duplicateDebit(debits, { amount: c(990), name: 'Tech Ipê Ltda.' })?.id).toBe('d22');
+    expect(duplicateDebit(debits, { amount: c(5000), name: 'João Paulo Oliveira' })).toBeUndefined();
+    // A document on both sides decides, whatever the names: the same CPF is the same person.
+    expect(
+      duplicateDebit([debit('d1', 5000, '***.982.247-**', 'J P OLIVEIRA')], {
+        amount: c(5000),
+        document: '52998224725',
+        name: 'João Pedro Oliveira',
+      })?.id,
+    ).toBe('d1');
+  });
 });
 
 describe('accounts: known by their keys', () => {

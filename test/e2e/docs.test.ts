@@ -57,6 +57,10 @@ const NOT_RUN = new Map<string, string>([
     'pix sandbox serve --faults statement:503x2,transfer:timeout',
     'a server: runs until Ctrl-C (test/reliability/faults.test.ts covers --faults)',
   ],
+  [
+    'pix sandbox serve --max-page 100 --clock-skew 30s --order oldest --names upper-ascii',
+    'a server: runs until Ctrl-C (test/sandbox/serversettings.test.ts covers the settings)',
+  ],
 ]);
 
 /**

@@ -42,6 +42,8 @@ export function createMemoryStore(
       if (token === undefined) tokens.delete(digest);
       else tokens.set(digest, token);
     },
+    pageLimit: () => undefined,
+    async rememberPageLimit() {},
   };
   return store;
 }

@@ -33,7 +33,7 @@ function ask(method: string, url: string, options: { token?: string; body?: stri
 }
 
 function json(answer: SandboxAnswer) {
-  return JSON.parse(answer.body) as Record<string, unknown>;
+  return JSON.parse(String(answer.body)) as Record<string, unknown>;
 }
 
 describe('answerRequest', () => {
@@ -48,10 +48,17 @@ describe('answerRequest', () => {
   it('answers a listing with its JSON, content-type and the exact content-length, honouring the query', async () => {
     const answer = await ask('GET', '/pix/keys?limit=2&offset=1', { token: 'any' });
     expect(answer.status).toBe(200);
-    expect(Object.keys(answer.headers)).toEqual(['content-type', 'content-length', 'x-pix-sandbox-time']);
+    expect(Object.keys(answer.headers)).toEqual([
+      'content-type',
+      'content-length',
+      'date',
+      'x-pix-sandbox-time',
+    ]);
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
-    // The sandbox's own time, which `pix sandbox clock` moves: the charge ledger's clock in pix.
+    // The sandbox's own time, which `pix sandbox clock` moves: the charge ledger's clock in pix, and the
+    // Date any server's answer carries.
     expect(answer.headers['x-pix-sandbox-time']).toBe('2026-03-10T15:00:00.000Z');
+    expect(answer.headers.date).toBe('Tue, 10 Mar 2026 15:00:00 GMT');
     expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(answer.body)));
     const page = json(answer) as { total: number; result: unknown[] };
     expect(page.total).toBe(4);

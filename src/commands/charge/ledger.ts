@@ -6,13 +6,13 @@
  */
 import type { ApiClient } from '../../api/client.js';
 import type { Charge } from '../../api/resources/charges.js';
-import { readStatement, type StatementEntry } from '../../api/resources/statement.js';
+import { type StatementEntry, statementWindow } from '../../api/resources/statement.js';
 import type { Deps } from '../../context.js';
 import { loadBusinessDayTest } from '../../domain/duedate.js';
 import { type ChargeMatch, matchCharges, matchWindow } from '../../domain/matching.js';
 import { centavosToApi } from '../../domain/money.js';
 import { formatDateTime } from '../../domain/when.js';
-import { incompleteList, PixError, usageError } from '../../errors.js';
+import { PixError, usageError } from '../../errors.js';
 import { type JournalEntry, shortId } from '../../journal/entries.js';
 import {
   asLedgerCharge,
@@ -26,6 +26,7 @@ import { type Account, ofAccount } from '../../journal/rules.js';
 import type { JournalStore } from '../../journal/stores.js';
 import { safeText } from '../../output/sanitize.js';
 import { accountOf } from '../shared/account.js';
+import { nowOnBothClocks, SKEW_MARGIN_MS } from '../shared/clocks.js';
 
 export interface ProfileLedger {
   /** Where a look records the payments it finds (journal match lines). */
@@ -66,7 +67,6 @@ export async function ledgerOf(
 // ---------------------------------------------------------------------------------------------
 // One look at the statement
 
-const PAGE_SIZE = 100;
 const DAY_MS = 86_400_000;
 
 /**
@@ -100,42 +100,35 @@ function readTo(targets: readonly LedgerRecord[], from: number, now: number): nu
 }
 
 /**
- * Reads newest-first pages into `seen` until a page holds an entry seen by an earlier look, or the total.
- * A page that brings nothing new before the total (empty, or only entries read in this look) ends it with
- * exit 6, "received N of M" (errors.ts incompleteList): matching on a statement read short could take a
- * charge for unpaid, and a server whose total is a lie must not be read page after page up to it.
+ * The statement entries read by the looks of one wait, and where they were read: a later look reads from
+ * the time of the one before it (less SKEW_MARGIN_MS) on, whatever order the server lists entries in (API
+ * §4: not shown), not the whole window again.
  */
-async function readNewest(
-  client: ApiClient,
-  seen: Map<string, StatementEntry>,
-  from: number,
-  to: number,
-): Promise<void> {
-  const dateFrom = new Date(from).toISOString();
-  const dateTo = new Date(to).toISOString();
-  const known = seen.size > 0;
-  for (let offset = 0; ; ) {
-    const page = await readStatement(client, { dateFrom, dateTo, limit: PAGE_SIZE, offset });
-    let reachedKnown = false;
-    let added = 0;
-    for (const entry of page.results) {
-      if (seen.has(entry.id)) reachedKnown = true;
-      else {
-        seen.set(entry.id, entry);
-        added++;
-      }
-    }
-    // A short page is the server's own page size, not the end: the offset moves by what it gave.
-    offset += page.results.length;
-    if ((known && reachedKnown) || offset >= page.total) return;
-    if (added === 0) {
-      throw incompleteList(
-        'the statement',
-        { received: seen.size, expected: page.total },
-        'run it again later',
-      );
-    }
-  }
+export class SeenStatement {
+  readonly entries = new Map<string, StatementEntry>();
+  /** The start of the range read (ms). */
+  from: number | undefined;
+  /** The earlier clock's time (shared/clocks.ts) when the last look read: entries since may be new. */
+  readAt: number | undefined;
+}
+
+/**
+ * Reads the statement from `from` to `to` into `seen`: the whole range the first time, and from the time
+ * of the look before (less the margin for clocks and late entries) after, each read whole through the pager
+ * or exit 6 (errors.ts incompleteList): matching on a statement read short could take a charge for unpaid.
+ */
+async function readNewest(client: ApiClient, seen: SeenStatement, from: number, to: number): Promise<void> {
+  const { early } = nowOnBothClocks(client);
+  const start =
+    seen.readAt !== undefined && seen.from !== undefined && from >= seen.from
+      ? Math.max(from, seen.readAt - SKEW_MARGIN_MS)
+      : from;
+  const entries = await statementWindow(client, new Date(start), new Date(to), {
+    consequence: 'run it again later',
+  });
+  for (const entry of entries) seen.entries.set(entry.id, entry);
+  seen.from = Math.min(seen.from ?? from, from);
+  seen.readAt = early;
 }
 
 export interface StatementLook {
@@ -151,14 +144,14 @@ export interface StatementLook {
  * One look at the statement for the payments of `targets` (records of the ledger): reads the newest
  * pages from the start of the windows that concern them, matches every unmatched charge of the ledger
  * (domain/matching.ts), records each match in the journal, and marks the ambiguous charges. `seen`
- * keeps the entries read across the looks of one wait, so later looks read only the newest page(s).
+ * keeps the entries read across the looks of one wait, so later looks read only what is new since.
  * Throws what reading the statement throws (an `unavailable` PixError when the API is down).
  */
 export async function lookAtStatement(
   ledger: ProfileLedger,
   client: ApiClient,
   targets: readonly LedgerRecord[],
-  seen: Map<string, StatementEntry> = new Map(),
+  seen: SeenStatement = new SeenStatement(),
 ): Promise<StatementLook> {
   const records = await ledger.reload(client.clock.now());
   const ids = new Set(targets.map((target) => target.id));
@@ -174,7 +167,7 @@ export async function lookAtStatement(
     checkedAt = client.clock.now().toISOString();
   }
   const isBusinessDay = await loadBusinessDayTest();
-  const found = matchCharges(records.map(asLedgerCharge), [...seen.values()], { isBusinessDay });
+  const found = matchCharges(records.map(asLedgerCharge), [...seen.entries.values()], { isBusinessDay });
   for (const match of found.matches) {
     const record = records.find((r) => r.id === match.chargeId);
     // Only a charge whose whole window was read is matched: an entry before the part read could be

@@ -25,7 +25,14 @@ import { escapeUnsafe, safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { durationFlag, fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { chargeNamed, ledgerJson, lookAtStatement, openLedger, type ProfileLedger } from './ledger.js';
+import {
+  chargeNamed,
+  ledgerJson,
+  lookAtStatement,
+  openLedger,
+  type ProfileLedger,
+  SeenStatement,
+} from './ledger.js';
 
 export const DEFAULT_INTERVAL = '3s';
 export const DEFAULT_WAIT = '10m';
@@ -186,7 +193,7 @@ export async function waitForCharge(
   const client = await deps.api();
   const start = deps.clock.now().getTime();
   const deadline = start + limits.timeout.milliseconds;
-  const seen = new Map<string, StatementEntry>();
+  const seen = new SeenStatement();
   let interval = limits.interval.milliseconds;
   let warned = false;
   const clearLine = () => {

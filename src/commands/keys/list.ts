@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type KeyPage, listKeys, type RegisteredKey } from '../../api/resources/keys.js';
+import { type KeyPage, keyPage, keySource, type RegisteredKey } from '../../api/resources/keys.js';
 import type { Deps } from '../../context.js';
 import { formatDateTime } from '../../domain/when.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
@@ -41,7 +41,7 @@ export async function runKeys(options: KeysOptions, deps: Deps): Promise<void> {
   const offset = options.offset ?? 0;
 
   if (!options.all) {
-    const page: KeyPage = await listKeys(client, { limit: options.limit ?? DEFAULT_PAGE, offset });
+    const page: KeyPage = await keyPage(client, { limit: options.limit ?? DEFAULT_PAGE, offset });
     if (mode.format === 'json') {
       // One page is the API's own object, `result` and all (contract §3).
       stdout.write(jsonDocument(page, mode.pretty));
@@ -76,14 +76,10 @@ export async function runKeys(options: KeysOptions, deps: Deps): Promise<void> {
 
   const summary = await exportAll(deps, {
     subject: 'key list',
-    fetchPage: async (pageOffset, limit) => {
-      const page = await listKeys(client, { limit, offset: pageOffset });
-      return { total: page.total, items: page.result };
-    },
+    read: (paging) => client.pager.pages(keySource(client), paging),
     pageSize: options.limit ?? ALL_PAGE_SIZE,
     concurrency: ALL_CONCURRENCY,
     startOffset: offset,
-    idOf: (key) => key.id,
     writer: { ...mode, columns: columns(mode.timeZone), raw: (key) => key, sheet: 'Keys' },
   });
   finishExport(deps, summary, 'key list');

@@ -17,16 +17,10 @@ import { type EventContext, entryEvent, legacyEventIds, type PixEvent } from '..
 import type { Cursor, Start } from '../events/cursor.js';
 import type { EventFiles } from '../events/shared.js';
 import type { EventStore, LegacyLog } from '../events/stores.js';
-import { newEntries, oldestFirst, RecentIds } from '../statement/follow.js';
+import { nowOnBothClocks } from '../shared/clocks.js';
+import { newEntries, newestFirst, oldestFirst, RecentIds } from '../statement/follow.js';
 import type { Owed } from './deliver.js';
-import {
-  type Fact,
-  type JournalSource,
-  journalSource,
-  newestPage,
-  oldestFacts,
-  statementWindow,
-} from './sources.js';
+import { backfillWindow, type Fact, type JournalSource, journalSource, oldestFacts } from './sources.js';
 
 export type { Start };
 
@@ -44,6 +38,11 @@ export interface Listener {
   /** Statement entries seen lately, and the newest of them, newest first (the checkpoint's). */
   seen: RecentIds;
   recent: string[];
+  /**
+   * When the statement was last read (ms, the earlier clock: shared/clocks.ts): the next read is the window
+   * from there on (statement/follow.ts newEntries).
+   */
+  readAt: number;
   journal: JournalSource;
   /** How far the journal was read at the last cursor recorded. */
   position: Cursor['journal'];
@@ -75,6 +74,8 @@ export async function restoreListener(
     made: new RecentIds(),
     seen: new RecentIds(),
     recent: restored.recent,
+    // A run picked up reads from its checkpoint's time (the margin of newEntries covers the clocks).
+    readAt: start.kind === 'resume' ? Date.parse(start.cursor.at) : nowOnBothClocks(client).early,
     journal: await journalSource(deps, files.account, context, expiredAfter),
     position: restored.journal,
   };
@@ -158,10 +159,17 @@ export async function catchUp(listener: Listener, start: Start, backfillMs: numb
   }
 }
 
-/** After a stop: the statement back to the entries the checkpoint saw, the journal from where it was read. */
+/** The statement's entries not seen before, from where the last read got to (newest first). */
+async function readNew(listener: Listener, seen = listener.seen): Promise<StatementEntry[]> {
+  const { fresh, readAt } = await newEntries(listener.client, seen, listener.readAt);
+  listener.readAt = readAt;
+  return fresh;
+}
+
+/** After a stop: the statement since the checkpoint, the journal from where it was read. */
 async function resumeRun(listener: Listener, saved: Cursor): Promise<void> {
   const { client } = listener;
-  const fresh = await newEntries(client, listener.seen);
+  const fresh = await readNew(listener);
   see(listener, fresh);
   const facts = await listener.journal.poll(client.clock.now(), {
     ...(saved.journal === null ? {} : { resume: saved.journal }),
@@ -170,35 +178,52 @@ async function resumeRun(listener: Listener, saved: Cursor): Promise<void> {
 }
 
 /**
- * A first run (`since`: one picked up again after a crash, from its marker): the newest page is seen, not
- * delivered; only the --backfill window, and the journal's facts from its start, are events.
+ * A first run (`since`: one picked up again after a crash, from its marker): the statement of the last
+ * moments is seen, not delivered; only the --backfill window, and the journal's facts from its start, are
+ * events.
  */
 async function firstRun(listener: Listener, since: number | undefined, backfillMs: number | undefined) {
   const { client } = listener;
-  const page = await newestPage(client);
+  const page = await readNew(listener);
   const now = client.clock.now();
   const from = since ?? now.getTime() - (backfillMs ?? 0);
   await checkpoint(listener, now, { legacy: false, since: new Date(from).toISOString() });
   const window =
-    since !== undefined || backfillMs !== undefined ? await statementWindow(client, new Date(from), now) : [];
+    since !== undefined || backfillMs !== undefined ? await backfillWindow(client, new Date(from), now) : [];
   see(listener, page);
   const facts = await listener.journal.poll(now, { since: from });
   await record(listener, [...entryEvents(listener, window), ...factEvents(facts)]);
 }
 
-/** An earlier version's log: everything it had not made (it is recognised by its source: legacyMade). */
+/** How far back an earlier version's log is looked for in the statement when it is adopted. */
+const ADOPT_WINDOW_MS = 30 * 86_400_000;
+
+/**
+ * An earlier version's log: everything it had not made (it is recognised by its source: legacyMade). The
+ * statement's entries it had not seen, from the newest one it had seen on (by time: the order the server
+ * lists entries in is not shown), within ADOPT_WINDOW_MS.
+ */
 async function adoptLog(listener: Listener): Promise<void> {
   const { client } = listener;
   await checkpoint(listener, client.clock.now(), { legacy: true });
-  const fresh = await newEntries(client, listener.legacy!.seen);
+  const legacy = listener.legacy!;
+  listener.readAt -= ADOPT_WINDOW_MS;
+  const window = await readNew(listener, new RecentIds());
+  let seenLast = Number.NEGATIVE_INFINITY;
+  for (const entry of window) {
+    if (legacy.seen.has(entry.id)) seenLast = Math.max(seenLast, Date.parse(entry.confirmedAt));
+  }
+  const fresh = window.filter(
+    (entry) => !legacy.seen.has(entry.id) && Date.parse(entry.confirmedAt) >= seenLast,
+  );
   const facts = await listener.journal.poll(client.clock.now());
   await record(listener, [...entryEvents(listener, fresh), ...factEvents(facts)]);
-  see(listener, await newestPage(client));
+  see(listener, newestFirst(window));
 }
 
 /** One poll: the statement's new entries and the journal's new facts, logged, owed and checkpointed. */
 export async function poll(listener: Listener): Promise<void> {
-  const fresh = await newEntries(listener.client, listener.seen);
+  const fresh = await readNew(listener);
   see(listener, fresh);
   const now = listener.client.clock.now();
   const facts = await listener.journal.poll(now);

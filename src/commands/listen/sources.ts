@@ -2,8 +2,8 @@
  * Where `pix listen`'s events come from, each read from where the listener had got to (its checkpoint),
  * never from the beginning:
  *
- * - the statement: the newest page, and the pages after it only while every entry on one is new (a burst
- *   bigger than a page, or a long stop), back to an entry seen before; a window of it for --backfill;
+ * - the statement: the window since the read before (statement/follow.ts newEntries: by time, whatever
+ *   order the server lists entries in), and a window of it for --backfill;
  * - the journal, followed as it grows (journal/follow.ts followJournal): the lines appended since the last
  *   read become payment.sent, payment.unknown, payment.resolved and charge.paid; it holds only what can
  *   still change (this account's unresolved payments, and its charges, which the ledger matches
@@ -13,12 +13,10 @@
  * - time: a pending charge whose expiry passes between two polls is charge.expired.
  */
 import type { ApiClient } from '../../api/client.js';
-import { shortfall } from '../../api/paginate.js';
-import { readStatement, type StatementEntry, statementPages } from '../../api/resources/statement.js';
+import { type StatementEntry, statementWindow } from '../../api/resources/statement.js';
 import type { Deps } from '../../context.js';
 import { type EventContext, type PixEvent, recordEvent } from '../../domain/events.js';
 import { LATE_TOLERANCE_MS } from '../../domain/matching.js';
-import { incompleteList } from '../../errors.js';
 import type { JournalEntry } from '../../journal/entries.js';
 import { followJournal } from '../../journal/follow.js';
 import { chargeLedger, type LedgerRecord } from '../../journal/ledger.js';
@@ -29,7 +27,6 @@ import type { JournalStore } from '../../journal/stores.js';
 import { readPrivateFrom } from '../../storage/files.js';
 import { ledgerJson, ledgerOf, type ProfileLedger, refreshLedger } from '../charge/ledger.js';
 import { publicEntry } from '../journal/shared.js';
-import { FOLLOW_PAGE } from '../statement/follow.js';
 
 /** An event made from a source, and when its fact happened (ms): the order they are logged in. */
 export interface Fact {
@@ -42,25 +39,16 @@ export function oldestFacts(facts: readonly Fact[]): Fact[] {
   return [...facts].sort((a, b) => a.at - b.at);
 }
 
-/** The statement's newest page, newest first: where a first run starts (no walk through history). */
-export async function newestPage(client: ApiClient): Promise<StatementEntry[]> {
-  return (await readStatement(client, { limit: FOLLOW_PAGE, offset: 0 })).results;
-}
-
 /**
  * Every entry confirmed from `from` to `to` (all pages of that window; --backfill, and a first run picked
  * up again). A window read short of its total is exit 6, `received N of M`: the events of a window are
  * made once, so it is not made from half of it.
  */
-export async function statementWindow(client: ApiClient, from: Date, to: Date): Promise<StatementEntry[]> {
-  const { pages } = await statementPages(client, from, to, FOLLOW_PAGE);
-  const entries: StatementEntry[] = [];
-  let next = await pages.next();
-  for (; !next.done; next = await pages.next()) entries.push(...next.value);
-  const short = shortfall(next.value);
-  if (short !== undefined)
-    throw incompleteList('the --backfill window of the statement', short, 'run it again');
-  return entries;
+export function backfillWindow(client: ApiClient, from: Date, to: Date): Promise<StatementEntry[]> {
+  return statementWindow(client, from, to, {
+    what: 'the --backfill window of the statement',
+    consequence: 'run it again',
+  });
 }
 
 /** How far a journal file was read: its identity (device and inode) and offset. */

@@ -199,7 +199,7 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
       ...(item.row.description === undefined ? {} : { description: item.row.description }),
       ...(ctx.flags.fromPlan === undefined ? {} : { plan: ctx.flags.fromPlan }),
     },
-    claimQuestion(run, item, { ...payment, amountCentavos: amount }),
+    claimQuestion(run, item, { ...payment, amountCentavos: amount, receiver: item.receiver }),
   );
   if (claim.entry === undefined) {
     await applyBlocker(run, item, claim.blocked.blocker, claim.blocked.byRow);
@@ -304,7 +304,11 @@ export async function readJournal(run: Run, items: readonly BatchItem[], file: s
 export async function guardDuplicates(run: Run, open: readonly BatchItem[]): Promise<void> {
   const { ctx } = run;
   for (const item of open) {
-    const query = { ...identityOf(run.batch, item.row, item.payee), amountCentavos: item.amount! };
+    const query = {
+      ...identityOf(run.batch, item.row, item.payee),
+      amountCentavos: item.amount!,
+      receiver: item.receiver,
+    };
     const earlier = await judgeClaim(ctx.journal, claimQuestion(run, item, query));
     if (earlier) await applyBlocker(run, item, earlier.blocker, earlier.byRow);
   }

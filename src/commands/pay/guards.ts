@@ -5,7 +5,7 @@
  * the payment about to leave; a debit no journal entry explains holds it (exit 8) unless `--allow-duplicate`.
  */
 import type { DictConsultation } from '../../api/resources/payments.js';
-import { statementPages } from '../../api/resources/statement.js';
+import { type StatementEntry, statementWindow } from '../../api/resources/statement.js';
 import { type Centavos, centavosFromApi, formatBRL, formatDecimal } from '../../domain/money.js';
 import { answersForKey, type PixKey } from '../../domain/pixkey.js';
 import { type Debit, duplicateDebit, type PaidTo, unexplainedDebits } from '../../domain/statementguard.js';
@@ -16,6 +16,7 @@ import { recoveryHint } from '../../journal/record.js';
 import { type Blocker, type DuplicateQuery, effectiveState, ofAccount } from '../../journal/rules.js';
 import type { Holder } from '../../journal/stores.js';
 import { safeText } from '../../output/sanitize.js';
+import { nowOnBothClocks, SKEW_MARGIN_MS } from '../shared/clocks.js';
 import { DEFAULT_DUPLICATE_WINDOW_MS } from '../shared/flags.js';
 import { maskedDocument } from './details.js';
 import type { PayContext, PayFlags, PaymentPlan } from './shared.js';
@@ -117,34 +118,59 @@ export function keyAnswerProblem(asked: PixKey, consult: DictConsultation): stri
 
 /** Journal payments started this long before the window still explain its debits (they settle later). */
 const EXPLAIN_SLACK_MS = 60 * 60_000;
-const STATEMENT_PAGE = 1000;
+
+/** How many times a window is read further on when the statement shows debits later than the clocks said. */
+const FURTHER_READS = 3;
 
 function windowOf(flags: PayFlags): number {
   return flags.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS;
 }
 
+/** A debit of the statement, or undefined for an entry that is not one. */
+function debitOf(entry: StatementEntry): Debit | undefined {
+  if (entry.type !== 'OUTCOME' && entry.amount >= 0) return undefined;
+  const party = entry.debtor ?? entry.creditor ?? undefined;
+  return {
+    id: entry.id,
+    at: entry.confirmedAt,
+    amount: Math.abs(centavosFromApi(entry.amount)) as Centavos,
+    document: party?.documentNumber,
+    name: party?.name,
+  };
+}
+
 /**
- * The account's debits of the window (domain/statementguard.ts): one statement read per command (every
- * page of the window), in the account's time (the sandbox's clock).
+ * The account's debits of the window (domain/statementguard.ts): one read of the statement per command,
+ * every page of the window through the pager (a read that is not whole stops the payment: exit 6), judged
+ * on the server's clock as well as the account's (shared/clocks.ts): from the earlier of the two less the
+ * window and SKEW_MARGIN_MS, to the later plus SKEW_MARGIN_MS. The newest entry the statement returns is a
+ * time the server's clock has reached: one later than both clocks said reads the window further on.
  */
 async function readDebits(ctx: PayContext): Promise<Debit[]> {
   const client = await ctx.deps.api();
-  const to = client.clock.now();
-  const from = new Date(to.getTime() - windowOf(ctx.flags));
-  const { pages } = await statementPages(client, from, to, STATEMENT_PAGE);
+  const { early, late } = nowOnBothClocks(client);
+  const from = early - windowOf(ctx.flags) - SKEW_MARGIN_MS;
+  let to = late + SKEW_MARGIN_MS;
+  const read = (start: number, end: number) =>
+    statementWindow(client, new Date(start), new Date(end), {
+      what: 'the statement',
+      consequence: 'nothing was sent',
+      signal: ctx.deps.signal,
+    });
+  const entries = new Map<string, StatementEntry>();
+  for (const entry of await read(from, to)) entries.set(entry.id, entry);
+  for (let further = 0; further < FURTHER_READS; further++) {
+    let newest = Number.NEGATIVE_INFINITY;
+    for (const entry of entries.values()) newest = Math.max(newest, Date.parse(entry.confirmedAt));
+    if (!(newest > to - SKEW_MARGIN_MS)) break;
+    const end = newest + SKEW_MARGIN_MS;
+    for (const entry of await read(to, end)) entries.set(entry.id, entry);
+    to = end;
+  }
   const debits: Debit[] = [];
-  for await (const page of pages) {
-    for (const entry of page) {
-      if (entry.type !== 'OUTCOME' && entry.amount >= 0) continue;
-      const party = entry.debtor ?? entry.creditor ?? undefined;
-      debits.push({
-        id: entry.id,
-        at: entry.confirmedAt,
-        amount: Math.abs(centavosFromApi(entry.amount)) as Centavos,
-        document: party?.documentNumber,
-        name: party?.name,
-      });
-    }
+  for (const entry of entries.values()) {
+    const debit = debitOf(entry);
+    if (debit !== undefined) debits.push(debit);
   }
   return debits;
 }
@@ -171,7 +197,7 @@ export async function checkReceiver(
   plan: Pick<PaymentPlan, 'identity' | 'receiver'>,
   amount: Centavos,
 ): Promise<void> {
-  await checkDuplicate(ctx, { ...plan.identity, amountCentavos: amount });
+  await checkDuplicate(ctx, { ...plan.identity, amountCentavos: amount, receiver: plan.receiver.name });
   await checkStatement(ctx, { amount, document: plan.identity.document, name: plan.receiver.name });
 }
 
@@ -207,11 +233,15 @@ export async function checkStatement(ctx: PayContext, payment: PaidTo): Promise<
 export async function statementDuplicate(ctx: PayContext, payment: PaidTo): Promise<Debit | undefined> {
   if (windowOf(ctx.flags) === 0) return undefined;
   ctx.debits ??= readDebits(ctx).catch((error: unknown) => {
-    if (error instanceof PixError && error.kind === 'unavailable') {
+    // Unreadable, incomplete, or refused: nothing is known of the debits, so nothing is paid (exit 6).
+    if (error instanceof PixError && (error.kind === 'unavailable' || error.kind === 'rejected')) {
       throw new PixError(
         'unavailable',
-        `the statement could not be read to look for this payment made elsewhere (${error.message}); nothing was sent`,
-        { hint: 'run it again; --duplicate-window 0 pays without looking' },
+        `could not read the account's recent debits: ${error.message}; nothing was sent`,
+        {
+          hint: 'run it again; the statement guard looks for this payment made elsewhere (--duplicate-window 0 pays without looking)',
+          ...(error.status === undefined ? {} : { status: error.status }),
+        },
       );
     }
     throw error;

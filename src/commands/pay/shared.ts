@@ -272,7 +272,7 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
     if (!yes) throw new PixError('declined', 'payment cancelled; nothing was sent', { ownChoice: true });
   }
 
-  const query: DuplicateQuery = { ...plan.identity, amountCentavos: amount };
+  const query: DuplicateQuery = { ...plan.identity, amountCentavos: amount, receiver: plan.receiver.name };
   // Another pix (on this machine, or another sharing the ledger) may have started the same payment since
   // the first check: the claim stands only if none did (journal/stores.ts).
   const claim = await journal.claim(

@@ -1,5 +1,5 @@
-import type { Page, PaginateSummary } from '../../api/paginate.js';
-import { paginate, shortfall } from '../../api/paginate.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PagesOptions } from '../../api/pager.js';
+import { type PaginateSummary, type Pagination, shortfall } from '../../api/paginate.js';
 import type { Deps } from '../../context.js';
 import { counted } from '../../domain/words.js';
 import { incompleteList, interruptedError, stopSignalOf } from '../../errors.js';
@@ -7,31 +7,28 @@ import { createProgress } from '../../output/progress.js';
 import { createListWriter, type ListWriterOptions } from '../../output/records.js';
 
 /** The API's own default page (API §4.1, §4.7). */
-export const DEFAULT_PAGE = 10;
+export const DEFAULT_PAGE = DEFAULT_PAGE_SIZE;
 /**
- * Page size of `--all` when --limit is not given. 100 is the cap most payment APIs apply to a page, so
- * it is safe against an unknown server (the sandbox allows up to 1000); paginate() adapts when a
- * server hands out fewer, and concurrency hides the extra round trips.
+ * Records asked per request by `--all` when --limit is not given: the most the pager asks of any server
+ * (api/pager.ts: a server that takes fewer teaches it so); concurrency hides the extra round trips.
  */
-export const ALL_PAGE_SIZE = 100;
+export const ALL_PAGE_SIZE = MAX_PAGE_SIZE;
 export const ALL_CONCURRENCY = 4;
 
 export interface ExportOptions<T> {
   /** What is exported, for progress and warnings: "statement", "key list". */
   subject: string;
-  fetchPage(offset: number, limit: number): Promise<Page<T>>;
+  /** The list's pages, through the pager of the API client (api/pager.ts). */
+  read(options: PagesOptions): Promise<Pagination<T>>;
   pageSize: number;
   concurrency: number;
   startOffset: number;
-  idOf(record: T): string;
   /** Which records are written (a client-side filter); every one when absent. Duplicates are dropped first. */
   keep?: ((record: T) => boolean) | undefined;
   /** How records are written (OutputMode plus columns and the raw API object); the list is `results`. */
   writer: Omit<ListWriterOptions<T>, 'listField'>;
   /** Sees each record as it is written (the statement's totals). */
   onRecord?(record: T): void;
-  /** Said on stderr when the list moved during the export, after the counts. */
-  movedHint?: string;
 }
 
 /**
@@ -45,11 +42,10 @@ export interface ExportOptions<T> {
 export async function exportAll<T>(deps: Deps, options: ExportOptions<T>): Promise<PaginateSummary> {
   const progress = createProgress(deps.io, options.subject);
   try {
-    const { total, pages } = await paginate(options.fetchPage, {
+    const { total, pages } = await options.read({
       pageSize: options.pageSize,
       concurrency: options.concurrency,
       startOffset: options.startOffset,
-      idOf: options.idOf,
       onProgress: (done, of) => progress.update(done, of),
     });
     const tally = deps.output.records(total);
@@ -71,21 +67,17 @@ export async function exportAll<T>(deps: Deps, options: ExportOptions<T>): Promi
 }
 
 /**
- * How an export ends, after whatever the command says of its own: warnings for repeated ids and a total
- * that moved, then exit 6 when fewer records arrived than the server announced (paginate.ts shortfall).
+ * How an export ends, after whatever the command says of its own: a warning for repeated ids, then exit 6
+ * when the read was not whole (paginate.ts shortfall: fewer records than the server announced, or a total
+ * that moved while it was read).
  * The records that did arrive are written by then (on stdout; an --output-file stays untouched, as it
  * does for every failed command: it is the whole output or nothing).
  */
-export function finishExport(deps: Deps, summary: PaginateSummary, subject: string, movedHint = ''): void {
+export function finishExport(deps: Deps, summary: PaginateSummary, subject: string): void {
   const { stderr } = deps.io;
   if (summary.duplicatesDropped > 0) {
     stderr.write(
       `warning: ${counted(summary.duplicatesDropped, 'duplicate entry', 'duplicate entries')} (same id) ${summary.duplicatesDropped === 1 ? 'was' : 'were'} left out\n`,
-    );
-  }
-  if (summary.finalTotal !== summary.total) {
-    stderr.write(
-      `warning: the ${subject} changed during the export (total ${summary.total} → ${summary.finalTotal})${movedHint}\n`,
     );
   }
   const short = shortfall(summary);
@@ -93,8 +85,8 @@ export function finishExport(deps: Deps, summary: PaginateSummary, subject: stri
   throw incompleteList(
     `the ${subject} export`,
     short,
-    summary.finalTotal === summary.total
+    short.moved === undefined
       ? 'the server stopped handing out records before its own total; the ones received were written; run it again later'
-      : 'the list changed while it was read, so records were skipped; the ones received were written; run it again',
+      : `the list changed while it was read, so records may have been skipped; the ones received were written; run it again`,
   );
 }

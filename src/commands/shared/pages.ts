@@ -7,10 +7,11 @@ import { InvalidValue } from '../../domain/invalid.js';
 import { fromDomain } from './flags.js';
 
 /**
- * The most records pix asks for in one page. The API document gives no maximum (its default is 10);
- * the sandbox takes up to 1000, and a page of 1000 statement entries is already more than a terminal
- * shows. A larger `--limit` is refused before anything is sent rather than capped, so a script never
- * gets fewer records than it asked for without knowing; `--all` reads everything, in pages.
+ * The most records one page of pix holds (`--limit`). The API document gives no maximum (its default is
+ * 10): the page is read 100 records a request, or fewer if the server takes fewer (api/pager.ts), and a
+ * page of 1000 statement entries is already more than a terminal shows. A larger `--limit` is refused
+ * before anything is sent rather than capped, so a script never gets fewer records than it asked for
+ * without knowing; `--all` reads everything, in pages.
  */
 export const MAX_PAGE = 1000;
 
@@ -21,7 +22,7 @@ export const limitFlag = fromDomain((text) => {
   if (value < 1) throw new InvalidValue('must be at least 1');
   if (value > MAX_PAGE) {
     throw new InvalidValue(
-      `${value} is more than ${MAX_PAGE}, the most pix asks for in one page`,
+      `${value} is more than ${MAX_PAGE}, the most pix shows in one page`,
       'to read everything, use --all: it fetches every page, several at a time',
     );
   }

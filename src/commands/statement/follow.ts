@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
-import { readStatement, type StatementEntry } from '../../api/resources/statement.js';
+import { type StatementEntry, statementPage, statementWindow } from '../../api/resources/statement.js';
 import type { Deps } from '../../context.js';
 import { PixError, stopSignalOf, usageError } from '../../errors.js';
 import { type OutputMode, outputMode } from '../../output/format.js';
@@ -9,6 +9,7 @@ import { safeText } from '../../output/sanitize.js';
 import type { Cell } from '../../output/table.js';
 import { cutToWidth, displayWidth } from '../../output/width.js';
 import * as z from '../../zod.js';
+import { nowOnBothClocks, SKEW_MARGIN_MS } from '../shared/clocks.js';
 import { DEFAULT_PAGE } from '../shared/export.js';
 import { durationFlag, integerFlag, parseOptions } from '../shared/flags.js';
 import { MAX_PAGE } from '../shared/pages.js';
@@ -22,7 +23,7 @@ const followOptionsSchema = z.object({
 export type FollowOptions = z.output<typeof followOptionsSchema>;
 
 export const DEFAULT_INTERVAL_MS = 5_000;
-/** Entries asked for per poll: the newest page, and the next ones only while every entry on it is new. */
+/** The newest entries --follow reads first (printed up to --limit), which count as seen. */
 export const FOLLOW_PAGE = 100;
 /** Ids remembered to recognise entries already printed (the newest; far more than a page). */
 const REMEMBERED = 10_000;
@@ -51,10 +52,7 @@ export function parseFollow(raw: Record<string, unknown>): FollowOptions | undef
   }
   const options = parseOptions(followOptionsSchema, { interval: raw.interval, limit: raw.limit });
   if (options.limit !== undefined && options.limit > MAX_PAGE) {
-    throw usageError(
-      '--limit',
-      `${options.limit} is more than ${MAX_PAGE}, the most pix asks for in one page`,
-    );
+    throw usageError('--limit', `${options.limit} is more than ${MAX_PAGE}, the most pix shows in one page`);
   }
   return options;
 }
@@ -86,28 +84,54 @@ export class RecentIds {
   }
 }
 
+/** Newest first by `confirmedAt`; entries of the same instant keep the order given. */
+export function newestFirst(entries: readonly StatementEntry[]): StatementEntry[] {
+  return oldestFirst([...entries].reverse()).reverse();
+}
+
 /**
- * The entries not seen before, newest first as the API lists them: the newest page, then the next
- * while every entry of a page is new (a burst larger than a page), until the end of the statement.
+ * The entries not seen before, newest first, from `since` (ms: the earlier clock's time when the statement
+ * was read before, shared/clocks.ts) on: the window from `since` less SKEW_MARGIN_MS to the later clock
+ * plus that margin, read whole through the pager (a read that is not whole is exit 6 for this poll, and the
+ * next reads from the same `since`). By time, not by offset: the order the server lists entries in is not
+ * shown (API §4), and entries a server shows a little after the time they carry are still in the window.
+ * `readAt`: what `since` is for the next read.
  */
 export async function newEntries(
   client: ApiClient,
   seen: { has(id: string): boolean; add(id: string): void },
-): Promise<StatementEntry[]> {
+  since: number,
+): Promise<{ fresh: StatementEntry[]; readAt: number }> {
+  const { early, late } = nowOnBothClocks(client);
+  const window = await statementWindow(
+    client,
+    new Date(since - SKEW_MARGIN_MS),
+    new Date(late + SKEW_MARGIN_MS),
+    { consequence: 'the next poll reads it again' },
+  );
   const fresh: StatementEntry[] = [];
-  for (let offset = 0; ; ) {
-    const page = await readStatement(client, { limit: FOLLOW_PAGE, offset });
-    let reachedKnown = false;
-    for (const entry of page.results) {
-      if (seen.has(entry.id)) reachedKnown = true;
-      else {
-        seen.add(entry.id);
-        fresh.push(entry);
-      }
-    }
-    offset += page.results.length;
-    if (reachedKnown || page.results.length === 0 || offset >= page.total) return fresh;
+  for (const entry of oldestFirst(window)) {
+    if (seen.has(entry.id)) continue;
+    seen.add(entry.id);
+    fresh.push(entry);
   }
+  return { fresh: fresh.reverse(), readAt: early };
+}
+
+/**
+ * The newest `limit` entries of the statement, newest first, whatever order the server lists them in (API
+ * §4: not shown): its first page and, when there are more, its last, of which the newest are kept. A page
+ * a person looks at (the first screen of --follow), not a read anything is decided on.
+ */
+export async function newestEntries(client: ApiClient, limit: number): Promise<StatementEntry[]> {
+  const first = await statementPage(client, { limit, offset: 0 });
+  const pages = [first.results];
+  if (first.total > first.results.length) {
+    pages.push((await statementPage(client, { limit, offset: Math.max(0, first.total - limit) })).results);
+  }
+  const byId = new Map<string, StatementEntry>();
+  for (const entry of pages.flat()) byId.set(entry.id, entry);
+  return newestFirst([...byId.values()]).slice(0, limit);
 }
 
 /** Fixed widths of the live table (the counterparty takes what the terminal has left). */
@@ -245,14 +269,15 @@ async function follow(options: FollowOptions, deps: Deps, keep: EntryKeep): Prom
   const stopped = () => deps.signal.aborted;
   try {
     const limit = options.limit ?? DEFAULT_PAGE;
-    const first = await readStatement(client, { limit: Math.max(FOLLOW_PAGE, limit), offset: 0 });
-    // Everything on the newest page counts as seen, printed or not: only later entries are "new".
-    for (const entry of [...first.results].reverse()) seen.add(entry.id);
+    // The newest entries count as seen, printed or not: the polls print what is new in the window from
+    // now (less the margin for clocks and late entries) on.
+    let since = nowOnBothClocks(client).early;
+    const newest = await newestEntries(client, Math.max(FOLLOW_PAGE, limit));
+    for (const entry of [...newest].reverse()) seen.add(entry.id);
     // With filters, only what they keep is shown: the newest --limit of those, then the new ones.
     const kept = (entries: StatementEntry[]) => (keep ? entries.filter(keep) : entries);
-    const newest = oldestFirst(kept(first.results).slice(0, limit));
     const print = await entryPrinter(deps, mode);
-    await print(newest);
+    await print(oldestFirst(kept(newest).slice(0, limit)));
     if (stderr.isTTY) stderr.write(`following the statement every ${interval / 1000} s; Ctrl-C to stop\n`);
     let wait = interval;
     let started = deps.clock.now().getTime();
@@ -261,7 +286,9 @@ async function follow(options: FollowOptions, deps: Deps, keep: EntryKeep): Prom
       if (!(await pause(deps, Math.max(0, wait - elapsed)))) return;
       started = deps.clock.now().getTime();
       try {
-        await print(oldestFirst(kept(await newEntries(client, seen)).reverse()));
+        const read = await newEntries(client, seen, since);
+        since = read.readAt;
+        await print(oldestFirst(kept(read.fresh)));
         wait = interval;
       } catch (error) {
         if (stopped()) return;

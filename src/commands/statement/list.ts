@@ -1,5 +1,10 @@
 import { type Command, Option } from 'commander';
-import { readStatement, type StatementEntry, type StatementPage } from '../../api/resources/statement.js';
+import {
+  type StatementEntry,
+  type StatementPage,
+  statementPage,
+  statementPages,
+} from '../../api/resources/statement.js';
 import type { Deps } from '../../context.js';
 import { formatDateTime } from '../../domain/when.js';
 import { counted } from '../../domain/words.js';
@@ -161,7 +166,7 @@ export async function runStatement(
 
   if (!options.all) {
     const limit = options.limit ?? DEFAULT_PAGE;
-    const page: StatementPage = await readStatement(client, { ...range, limit, offset });
+    const page: StatementPage = await statementPage(client, { ...range, limit, offset });
     const shown = keep ? page.results.filter(keep) : page.results;
     const read = page.results.length;
     const next =
@@ -219,14 +224,10 @@ export async function runStatement(
 
   const summary = await exportAll(deps, {
     subject: 'statement',
-    fetchPage: async (pageOffset, limit) => {
-      const page = await readStatement(client, { ...pinned, limit, offset: pageOffset });
-      return { total: page.total, items: page.results };
-    },
+    read: (paging) => statementPages(client, pinned, paging),
     pageSize: options.limit ?? ALL_PAGE_SIZE,
     concurrency: options.concurrency ?? ALL_CONCURRENCY,
     startOffset: offset,
-    idOf: (entry) => entry.id,
     keep,
     writer: {
       ...mode,
@@ -245,7 +246,7 @@ export async function runStatement(
     const nothing = nothingIn(range && pinned, timeZone, { total: 0, offset, read: 0, filtered: !!keep });
     stderr.write(`${nothing}\n${totals.line(true)}\n`);
   }
-  finishExport(deps, summary, 'statement', '; run it again to be sure nothing was missed');
+  finishExport(deps, summary, 'statement');
 }
 
 export function register(command: Command, deps: Deps): void {

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { paginate } from '../../api/paginate.js';
-import { readStatement, type StatementEntry } from '../../api/resources/statement.js';
+import { statementPages } from '../../api/resources/statement.js';
 import type { Deps } from '../../context.js';
 import { centavosToApi } from '../../domain/money.js';
 import {
@@ -88,22 +87,15 @@ function columns(): Column<PeriodSums>[] {
 async function summarise(deps: Deps, range: DateRange, summary: PeriodSummary): Promise<void> {
   const client = await deps.api();
   const progress = createProgress(deps.io, 'statement', { streamsRows: false });
-  const { pages } = await paginate(
-    async (offset, limit) => {
-      const page = await readStatement(client, { ...range, limit, offset });
-      return { total: page.total, items: page.results };
-    },
-    {
-      pageSize: ALL_PAGE_SIZE,
-      concurrency: ALL_CONCURRENCY,
-      idOf: (entry: StatementEntry) => entry.id,
-      onProgress: (done, of) => progress.update(done, of),
-    },
-  );
+  const { pages } = await statementPages(client, range, {
+    pageSize: ALL_PAGE_SIZE,
+    concurrency: ALL_CONCURRENCY,
+    onProgress: (done, of) => progress.update(done, of),
+  });
   let next = await pages.next();
   for (; !next.done; next = await pages.next()) for (const entry of next.value) summary.add(entry);
   progress.done();
-  finishExport(deps, next.value, 'statement', '; run it again to be sure nothing was missed');
+  finishExport(deps, next.value, 'statement');
 }
 
 export async function runStatementSummary(options: SummaryOptions, deps: Deps): Promise<void> {

@@ -138,7 +138,7 @@ describe('--limit has a documented maximum', () => {
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe(
-        `error: --limit: ${MAX_PAGE + 1} is more than ${MAX_PAGE}, the most pix asks for in one page\n` +
+        `error: --limit: ${MAX_PAGE + 1} is more than ${MAX_PAGE}, the most pix shows in one page\n` +
           'hint: to read everything, use --all: it fetches every page, several at a time\n',
       );
     },

@@ -113,7 +113,18 @@ describe('pix statement filters', () => {
     const reply = (results: unknown[]) =>
       mock.agent
         .get(ORIGIN)
-        .intercept({ path: PATH, method: 'GET', query: { limit: String(FOLLOW_PAGE), offset: '0' } })
+        // The first screen's page, then a poll's window of the statement (any range).
+        .intercept({
+          path: (path) => {
+            const query = new URL(path, ORIGIN).searchParams;
+            return (
+              path.startsWith(PATH) &&
+              query.get('limit') === String(FOLLOW_PAGE) &&
+              query.get('offset') === '0'
+            );
+          },
+          method: 'GET',
+        })
         .reply(200, { total: results.length, results } as object, {
           headers: { 'content-type': 'application/json' },
         });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SKEW_MARGIN_MS } from '../../../src/commands/shared/clocks.js';
 import { FOLLOW_PAGE, oldestFirst } from '../../../src/commands/statement/follow.js';
 import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
@@ -30,10 +31,38 @@ let env: Record<string, string>;
 beforeEach(() => {
   env = { PIX_CONFIG_DIR: tempConfigDir(), PIX_BASE_URL: ORIGIN, PIX_TOKEN: 'test-token-follow' };
 });
-function reply(offset: number, body: unknown, status = 200, headers: Record<string, string> = {}) {
+/** The polls' window: from the start (the clock is fixed) less the margin, to it plus the margin. */
+const WINDOW = {
+  dateFrom: new Date(NOW.getTime() - SKEW_MARGIN_MS).toISOString(),
+  dateTo: new Date(NOW.getTime() + SKEW_MARGIN_MS).toISOString(),
+};
+/**
+ * Answers the next statement read at `offset`: the first screen's page (no range), or a poll's window
+ * (WINDOW), in the order the test registers them.
+ */
+function reply(
+  offset: number,
+  body: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+  limit = FOLLOW_PAGE,
+) {
   mock.agent
     .get(ORIGIN)
-    .intercept({ path: PATH, method: 'GET', query: { limit: String(FOLLOW_PAGE), offset: String(offset) } })
+    .intercept({
+      path: (path) => {
+        const url = new URL(path, ORIGIN);
+        const query = Object.fromEntries(url.searchParams);
+        const windowed = query.dateFrom === WINDOW.dateFrom && query.dateTo === WINDOW.dateTo;
+        return (
+          url.pathname === PATH &&
+          query.offset === String(offset) &&
+          query.limit === String(limit) &&
+          (windowed || (query.dateFrom === undefined && query.dateTo === undefined))
+        );
+      },
+      method: 'GET',
+    })
     .reply(status, body as object, { headers: { 'content-type': 'application/json', ...headers } });
 }
 
@@ -79,7 +108,7 @@ describe('pix statement --follow', () => {
     reply(0, { total: 2, results: newestFirst([1, 2]) });
     const burst = newestFirst(range(1, 2 + 150));
     reply(0, { total: burst.length, results: burst.slice(0, FOLLOW_PAGE) });
-    reply(FOLLOW_PAGE, { total: burst.length, results: burst.slice(FOLLOW_PAGE) });
+    reply(FOLLOW_PAGE, { total: burst.length, results: burst.slice(FOLLOW_PAGE) }, 200, {}, 52);
     const result = await follow(['-o', 'ndjson', '--interval', '2s', '--limit', '0'], 2);
     expect(result.code, result.stderr).toBe(130);
     expect(ids(result.stdout)).toEqual(range(3, 152).map((n) => `e-${n}`));

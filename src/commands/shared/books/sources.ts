@@ -4,55 +4,30 @@
  * records as expectations — the charges of the charge ledger and the payments of the journal.
  */
 import type { ApiClient } from '../../../api/client.js';
-import { paginate, shortfall } from '../../../api/paginate.js';
-import { readStatement, type StatementEntry } from '../../../api/resources/statement.js';
+import { type StatementEntry, statementWindow } from '../../../api/resources/statement.js';
 import type { Deps } from '../../../context.js';
 import { type LedgerCharge, matchWindow } from '../../../domain/matching.js';
 import type { ReconExpectation } from '../../../domain/reconcile.js';
 import { DEBIT_AFTER_MS, DEBIT_BEFORE_MS } from '../../../domain/reconcilepayments.js';
-import { PixError, stopSignalOf } from '../../../errors.js';
 import type { JournalEntry } from '../../../journal/entries.js';
 import { asLedgerCharge, chargeLedger } from '../../../journal/ledger.js';
 import { type Account, effectiveState, ofAccount } from '../../../journal/rules.js';
 
-const PAGE = 1000;
-const CONCURRENCY = 4;
-
-/** Every entry of the statement from `from` to `to` (ISO instants); a short read is exit 6. */
-export async function readRange(
+/**
+ * Every entry of the statement from `from` to `to` (ISO instants), through the pager (api/pager.ts): a
+ * read that is not whole is exit 6, nothing reconciled or closed on part of the statement.
+ */
+export function readRange(
   deps: Deps,
   client: ApiClient,
   from: string,
   to: string,
 ): Promise<StatementEntry[]> {
-  const pagination = await paginate(
-    async (offset, limit) => {
-      const page = await readStatement(client, { dateFrom: from, dateTo: to, limit, offset });
-      return { total: page.total, items: page.results };
-    },
-    { pageSize: PAGE, concurrency: CONCURRENCY, idOf: (entry) => entry.id },
-  );
-  const entries: StatementEntry[] = [];
-  for (;;) {
-    if (deps.signal.aborted) {
-      throw new PixError('interrupted', 'reading the statement: interrupted', {
-        signal: stopSignalOf(deps.signal),
-      });
-    }
-    const next = await pagination.pages.next();
-    if (next.done) {
-      const short = shortfall(next.value);
-      if (short) {
-        throw new PixError(
-          'unavailable',
-          `the statement read short: ${short.received} of ${short.expected} entries the server announced`,
-          { hint: 'nothing was reconciled or closed on part of the statement; run it again' },
-        );
-      }
-      return entries;
-    }
-    for (const entry of next.value) entries.push(entry);
-  }
+  return statementWindow(client, from, to, {
+    consequence: 'nothing was reconciled or closed on part of the statement; run it again',
+    concurrency: 4,
+    signal: deps.signal,
+  });
 }
 
 /** The journal's payments of `account` sent between `from` and `to` (ms), as expectations of a debit. */
