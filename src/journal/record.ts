@@ -11,6 +11,7 @@ import { type Anomaly, chargeAnomalies, describeAnomalies } from '../domain/anom
 import { formatBRL, formatDecimal } from '../domain/money.js';
 import { formatMinuteWithOffset } from '../domain/when.js';
 import { describeSystemError, PixError } from '../errors.js';
+import { type AccountDirectory, openAccounts } from './accounts.js';
 import {
   type ChargeCreated,
   type ChargeStart,
@@ -48,6 +49,17 @@ export async function journalOf(deps: Deps, only?: (entry: JournalEntry) => bool
     deps.defer(async () => (await store!).close());
   }
   return store;
+}
+
+/**
+ * Where the command's accounts are kept (journal/accounts.ts): the shared ledger's, when the profile's
+ * ledger is a database (every machine on it then names an account alike), else the config directory's.
+ */
+export async function accountsOf(deps: Deps): Promise<AccountDirectory> {
+  const [settings, config] = await Promise.all([deps.settings(), deps.config()]);
+  if (settings.ledger.kind === 'file') return openAccounts(config.dir, deps);
+  const store = await journalOf(deps);
+  return store.accounts!();
 }
 
 /** The command that records what the operator found about an entry. */

@@ -10,6 +10,7 @@
 
 import { statSync } from 'node:fs';
 import type { Clock, Processes } from '../context.js';
+import type { AccountDirectory } from './accounts.js';
 import type { ChargeMatchRecord, FinishFields, JournalEntry, Resolution, StartFields } from './entries.js';
 import type { AcceptedDamage, JournalDamage } from './parser.js';
 import type { Account, Blocker, DuplicateQuery, Scope } from './rules.js';
@@ -85,6 +86,8 @@ export interface JournalStore {
    * entry is then as it is now (finished or resolved meanwhile, by any writer), for the caller to judge.
    */
   holder(entry: JournalEntry): Promise<Holder | undefined>;
+  /** A shared store's accounts (journal/accounts.ts); the file store's are the config directory's file. */
+  accounts?(): AccountDirectory;
   close(): Promise<void>;
 }
 

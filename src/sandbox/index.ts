@@ -63,8 +63,8 @@ export function loadAccount(): Promise<Pick<Transfers, 'payByThirdParty' | 'ApiF
   return import('./transfers.js');
 }
 
-/** A key of someone else given to another owner (`pix sandbox move-key`). */
-export function loadDict(): Promise<Pick<Consultations, 'moveKey'>> {
+/** A key of someone else given to another owner, or an own key to another state's account (`pix sandbox move-key`). */
+export function loadDict(): Promise<Pick<Consultations, 'moveKey' | 'giveKey' | 'takeKey'>> {
   return import('./consultations.js');
 }
 

@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import { formatBRL } from '../../domain/money.js';
+import { openAccounts } from '../../journal/accounts.js';
 import { shortId } from '../../journal/entries.js';
 import { journalOf } from '../../journal/record.js';
 import { isUnresolved } from '../../journal/rules.js';
@@ -31,6 +32,8 @@ export interface LedgerStatus {
   leases: Array<{ id: string; host: string; pid: number; beatSecondsAgo: number }>;
   /** Outcomes of this machine waiting in the spill file for this database. */
   spilled: number;
+  /** Accounts known by their bank details (journal/accounts.ts); null where the schema predates them. */
+  accounts: number | null;
   /** `pix listen`'s events in the database: how many, how many still owed. */
   events: { made: number; owed: number; dead: number };
   /** The active `pix listen` of each account (the one holding its advisory lock). */
@@ -68,6 +71,7 @@ async function fileStatus(deps: Deps): Promise<LedgerStatus> {
           },
     leases: [],
     spilled: 0,
+    accounts: (await openAccounts((await deps.config()).dir, deps).accounts()).length,
     events: { made: 0, owed: 0, dead: 0 },
     listeners: [],
   };
@@ -93,6 +97,7 @@ async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
         oldestUnresolved: null,
         leases: [],
         spilled,
+        accounts: null,
         events: { made: 0, owed: 0, dead: 0 },
         listeners: [],
       };
@@ -112,6 +117,8 @@ async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
       `SELECT id, lease_host AS host, lease_pid AS pid, extract(epoch FROM now() - lease_beat)::float AS ago
          FROM pix_journal WHERE state = 'sending' AND lease_beat IS NOT NULL ORDER BY seq`,
     );
+    const [accounts] =
+      schema >= 3 ? await sql.unsafe('SELECT count(*)::int AS count FROM pix_accounts') : [undefined];
     const [events] = await sql.unsafe(
       `SELECT count(*)::int AS made, count(*) FILTER (WHERE state = 'pending')::int AS owed,
          count(*) FILTER (WHERE state = 'dead')::int AS dead FROM pix_events`,
@@ -147,6 +154,7 @@ async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
         beatSecondsAgo: Math.round(Number(row.ago)),
       })),
       spilled,
+      accounts: accounts === undefined ? null : Number(accounts.count),
       events: {
         made: Number(events?.made ?? 0),
         owed: Number(events?.owed ?? 0),
@@ -180,6 +188,10 @@ export async function runLedgerStatus(deps: Deps): Promise<void> {
     lines.push(['schema', status.schema === null ? 'none (run `pix ledger init`)' : String(status.schema)]);
   lines.push(['entries', `${status.entries} (${status.payments} payments, ${status.charges} charges)`]);
   lines.push(['unresolved', String(status.unresolved)]);
+  lines.push([
+    'accounts',
+    status.accounts === null ? 'not kept here yet (run `pix ledger init`)' : String(status.accounts),
+  ]);
   const oldest = status.oldestUnresolved;
   if (oldest !== null) {
     const to = oldest.receiver === null ? '' : ` to ${safeText(oldest.receiver, 60)}`;

@@ -24,6 +24,7 @@ import { createJournalParser } from '../parser.js';
 import { type Account, type DuplicateQuery, findBlocking, rowBlocker, type Scope } from '../rules.js';
 import type { JournalScope } from '../store.js';
 import { type Claim, type Holder, type JournalStore, judgeClaim, OutcomeSpilled } from '../stores.js';
+import { postgresAccounts } from './accounts.js';
 import {
   isConnectionError,
   openPool,
@@ -334,6 +335,7 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
         return undefined;
       });
     },
+    accounts: () => postgresAccounts(sql, where, `${host} pid ${processes.pid}`, using),
     async close() {
       if (closed) return;
       closed = true;
