@@ -88,7 +88,7 @@ export interface Learning {
   formerIds: readonly string[];
   legacy: readonly LegacyClaim[];
   /** Claims the base URL's records of before accounts were known, unless another account has. */
-  baseUrl: LegacyClaim;
+  baseUrl?: LegacyClaim | undefined;
   now: Date;
 }
 
@@ -271,7 +271,7 @@ export function mergeAccount(
     record.formerIds.push(id);
     attached.push(id);
   }
-  const claims = [...learning.legacy, ...(claimed ? [] : [learning.baseUrl])];
+  const claims = [...learning.legacy, ...(claimed || !learning.baseUrl ? [] : [learning.baseUrl])];
   for (const claim of claims) {
     if (!record.legacy.some((mine) => mine.baseUrl === claim.baseUrl)) record.legacy.push(claim);
   }
@@ -279,6 +279,8 @@ export function mergeAccount(
 }
 
 export interface FileAccounts extends AccountDirectory {
+  /** Every set of credentials seen here (what `pix ledger migrate --from file` takes to the ledger). */
+  credentials(): CredentialRecord[];
   /** What earlier versions of pix remembered in this directory. */
   former(): FormerRegistry | undefined;
   /** Records that `profile` reached `account`; returns the account it reached before, if another. */
@@ -314,7 +316,7 @@ export function openAccounts(dir: string, host: LockHost): FileAccounts {
         const id = learning.account.id;
         const claimed = Object.values(registry.accounts).some(
           (other) =>
-            other.id !== id && other.legacy.some((claim) => claim.baseUrl === learning.baseUrl.baseUrl),
+            other.id !== id && other.legacy.some((claim) => claim.baseUrl === learning.baseUrl?.baseUrl),
         );
         const { record, attached } = mergeAccount(registry.accounts[id], learning, claimed);
         registry.accounts[id] = record;
@@ -332,6 +334,7 @@ export function openAccounts(dir: string, host: LockHost): FileAccounts {
         registry.credentials[fingerprint] = { ...known, fingerprint, pending };
       }),
     former: () => read().former,
+    credentials: () => Object.values(read().credentials),
     async reached(profile, account) {
       if (read().profiles[profile] === account) return undefined;
       return change((registry) => {

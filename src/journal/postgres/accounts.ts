@@ -112,10 +112,12 @@ export function postgresAccounts(
         transaction(sql, async (tx) => {
           await tx.unsafe('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [ACCOUNTS_LOCK]);
           const id = learning.account.id;
-          const [claim] = await tx.unsafe(
-            `SELECT 1 FROM pix_accounts WHERE id <> $1 AND legacy @> $2::text::jsonb LIMIT 1`,
-            [id, JSON.stringify([{ baseUrl: learning.baseUrl.baseUrl }])],
-          );
+          const [claim] = learning.baseUrl
+            ? await tx.unsafe(
+                `SELECT 1 FROM pix_accounts WHERE id <> $1 AND legacy @> $2::text::jsonb LIMIT 1`,
+                [id, JSON.stringify([{ baseUrl: learning.baseUrl.baseUrl }])],
+              )
+            : [undefined];
           const { record, attached } = mergeAccount(await accountById(tx, id), learning, claim !== undefined);
           const { bank } = record;
           await tx.unsafe(

@@ -110,7 +110,13 @@ suite('pix ledger', () => {
     expect((await pix(['ledger', 'init'], env)).code).toBe(0);
     const first = await pix(['ledger', 'migrate', '--from', 'file', '--json'], env);
     expect(first.code, first.stderr).toBe(0);
-    expect(JSON.parse(first.stdout)).toMatchObject({ entries: 3, imported: 3, present: 3 });
+    // With the account this directory learned (its bank details), and the credentials seen to reach it.
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      entries: 3,
+      imported: 3,
+      present: 3,
+      accounts: { accounts: 1, credentials: 1 },
+    });
     const second = await pix(['ledger', 'migrate', '--from', 'file', '--json'], env);
     expect(JSON.parse(second.stdout)).toMatchObject({ entries: 3, imported: 0, present: 3 });
     const rerun = await pix(['pay', 'batch', file, '--yes', '-o', 'ndjson'], env);
@@ -126,7 +132,7 @@ suite('pix ledger', () => {
       JSON.parse(charge.stdout).id,
     ]);
     const status = JSON.parse((await pix(['ledger', 'status', '--json'], env)).stdout);
-    expect(status).toMatchObject({ entries: 3, payments: 2, charges: 1, unresolved: 0 });
+    expect(status).toMatchObject({ entries: 3, payments: 2, charges: 1, unresolved: 0, accounts: 1 });
   });
 
   it('a ledger on an older schema (2, before accounts): payments refuse naming `pix ledger init` (exit 6, nothing sent); once migrated they pay', async () => {
