@@ -43,6 +43,8 @@ export async function journalOf(deps: Deps, only?: (entry: JournalEntry) => bool
         clock: deps.clock,
         processes: deps.processes,
         home: deps.env.HOME,
+        requestTimeoutMs: deps.globals.timeoutMs,
+        stopAt: deps.env.PIX_TEST_STOP_AT,
       }),
     );
     shared.set(deps, store);
@@ -204,6 +206,9 @@ export interface JournaledRequest<T> {
 /** Sends, records the outcome, and returns the result or throws a PixError saying what is known. */
 export async function sendJournaled<T>(request: JournaledRequest<T>): Promise<T> {
   const { journal, entry, warn } = request;
+  // The claim must still be certainly this process's (a shared ledger's lease): otherwise nothing is sent,
+  // and the entry stays as the ledger has it (postgres/leases.ts).
+  await journal.beforeSend(entry);
   let result: T;
   try {
     result = await request.send();

@@ -73,6 +73,17 @@ export interface JournalStore {
   claim(fields: StartFields & { account: string }, question: ClaimQuestion): Promise<Claim>;
   /** Begins an entry no rule stops (a charge: creating one twice asks a customer twice, not pays twice). */
   begin(fields: StartFields & { account: string }): Promise<JournalEntry>;
+  /**
+   * Called just before the request of entry `id` is sent: throws (exit 8, nothing sent) when its claim may
+   * no longer be its own (a shared store's lease: postgres/leases.ts). The file store's claim is its line.
+   */
+  beforeSend(entry: JournalEntry): Promise<void>;
+  /**
+   * Until when another process may still send entry `entry` (its claim's send deadline on the shared
+   * ledger), with how long that is from now; undefined once it cannot (or on the file store, whose sender
+   * is a process of this machine: holder() says whether it lives).
+   */
+  sendDeadline(entry: JournalEntry): Promise<{ until: Date; remainingMs: number } | undefined>;
   /** Records the outcome of entry `id` (its claim's lease, if any, ends). */
   finish(id: string, outcome: FinishFields): Promise<void>;
   resolve(id: string, resolution: Resolution): Promise<void>;
@@ -161,6 +172,8 @@ export function fileStore(
       return { blocked };
     },
     begin: async (fields) => journal.begin(fields),
+    beforeSend: async () => {},
+    sendDeadline: async () => undefined,
     finish: async (id, outcome) => journal.finish(id, outcome),
     resolve: async (id, resolution) => journal.resolve(id, resolution),
     match: async (id, match) => journal.match(id, match),

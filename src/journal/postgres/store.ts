@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Clock, Processes } from '../../context.js';
+import { type Clock, DEFAULT_TIMEOUT_MS, type Processes } from '../../context.js';
 import { PixError } from '../../errors.js';
 import { SYSTEM } from '../../system.js';
 import type { JournalEntry, StartFields } from '../entries.js';
@@ -35,6 +35,7 @@ import {
   transaction,
   unreachable,
 } from './connect.js';
+import { createLeases, LEASE_TTL_MS, SEND_MARGIN_MS } from './leases.js';
 import {
   blockingQuestion,
   COLUMNS,
@@ -48,9 +49,21 @@ import {
 import { SCHEMA_VERSION } from './schema.js';
 import { drain, type SpilledChange, spill } from './spill.js';
 
-/** How often a live claim's lease is beaten, and how long one that stopped beating stays "in progress". */
-export const LEASE_BEAT_MS = 5_000;
-export const LEASE_TTL_MS = 30_000;
+export { LEASE_BEAT_MS, LEASE_TTL_MS, SEND_MARGIN_MS } from './leases.js';
+
+/** The steps of a claimed payment, where a test may pause it (storeSeams). */
+export type ClaimStep = 'claimed' | 'sending' | 'sent' | 'recorded';
+
+/**
+ * The store's test seam: `pause` is awaited at each step of claim → send → record, so a test pauses a
+ * claimant deterministically where SIGSTOP could (test/journal/claim-pause.test.ts), never by sleeping.
+ * Unset outside tests.
+ */
+export const storeSeams: {
+  pause?: ((step: ClaimStep, id: string) => Promise<void>) | undefined;
+  /** The monotonic clock leases are measured by, so a test's pause can last longer than it takes. */
+  monotonic?: (() => number) | undefined;
+} = {};
 
 export interface PostgresJournalOptions {
   url: string;
@@ -61,6 +74,15 @@ export interface PostgresJournalOptions {
   /** This machine's name, as leases carry it (os.hostname() unless given). */
   host?: string | undefined;
   home?: string | undefined;
+  /** The claimant's request timeout (`--timeout`): what its claims' send deadlines allow a request. */
+  requestTimeoutMs?: number | undefined;
+  /** A monotonic clock in ms (leases.ts); the machine's unless given. */
+  monotonic?: (() => number) | undefined;
+  /**
+   * A step at which this process stops itself as SIGSTOP would (PIX_TEST_STOP_AT, read by the wiring):
+   * the end-to-end reproduction of a pause (test/reliability/claim-pause.test.ts). Unset outside tests.
+   */
+  stopAt?: string | undefined;
 }
 
 /** The schema's version, or undefined when pix's tables are not there (`pix ledger init` makes them). */
@@ -99,26 +121,20 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
   const { sql, where } = pool;
   const { clock, processes, dir } = options;
   const host = options.host ?? hostname();
-  const leases = new Set<string>();
-  let beating: ReturnType<typeof setInterval> | undefined;
-  let closed = false;
-
-  const beat = async () => {
-    if (leases.size === 0) return;
-    try {
-      await sql.unsafe(
-        `UPDATE pix_journal SET lease_beat = now() WHERE id = ANY($1::text[]) AND state = 'sending'`,
-        [[...leases]],
-      );
-    } catch {
-      // The database lost: the lease stops beating, so other machines come to hold these as unknown.
-    }
+  const monotonic = options.monotonic ?? (() => (storeSeams.monotonic ?? SYSTEM.monotonic)());
+  const leases = createLeases(sql, { host, pid: processes.pid }, monotonic);
+  const leaseOf = {
+    host,
+    pid: processes.pid,
+    timeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ttlMs: LEASE_TTL_MS,
+    marginMs: SEND_MARGIN_MS,
   };
-  const lease = (id: string) => {
-    leases.add(id);
-    beating ??= setInterval(() => void beat(), LEASE_BEAT_MS);
-    // A lease never keeps a finished command alive.
-    beating.unref?.();
+  let closed = false;
+  /** A step of claim → send → record: a test's pause, or the reproduction's stop. */
+  const step = async (at: ClaimStep, id: string) => {
+    if (options.stopAt === at) SYSTEM.stopSelf();
+    await storeSeams.pause?.(at, id);
   };
 
   const applyChange = async (change: Pick<SpilledChange, 'op' | 'id' | 'line'>, target: Sql | Tx = sql) => {
@@ -207,7 +223,7 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
 
   /** A change after the transfer left: written, or kept in the spill file when the database is lost. */
   const afterSend = async (change: Pick<SpilledChange, 'op' | 'id' | 'line'>) => {
-    leases.delete(change.id);
+    leases.drop(change.id);
     try {
       await ready();
       await applyChange(change);
@@ -252,6 +268,8 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
       await ready();
       const entry = newEntry(fields);
       let claim: Claim;
+      // Measured before the transaction begins: never later than its now(), the lease's stamp.
+      const sentAt = monotonic();
       try {
         claim = await transaction(sql, async (tx): Promise<Claim> => {
           // One claim at a time per account, across every machine: the rules then see every earlier entry.
@@ -260,28 +278,53 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
           ]);
           const blocked = await judgeClaim(questions(tx), question);
           if (blocked !== undefined) return { blocked };
-          await insertEntry(tx, entry, {}, { host, pid: processes.pid });
+          await insertEntry(tx, entry, {}, leaseOf);
           return { entry };
         });
       } catch (error) {
         throw unreachable(error, pool);
       }
-      if (claim.entry !== undefined) lease(claim.entry.id);
+      if (claim.entry !== undefined) {
+        leases.take(claim.entry.id, sentAt);
+        await step('claimed', claim.entry.id);
+      }
       return claim;
     },
     async begin(fields) {
       await ready();
       const entry = newEntry(fields);
+      const sentAt = monotonic();
       try {
-        await insertEntry(sql, entry, {}, { host, pid: processes.pid });
+        await insertEntry(sql, entry, {}, leaseOf);
       } catch (error) {
         throw unreachable(error, pool);
       }
-      lease(entry.id);
+      leases.take(entry.id, sentAt);
       return entry;
     },
-    finish: (id, outcome) =>
-      afterSend({ op: 'finish', id, line: { id, at: clock.now().toISOString(), ...outcome } }),
+    async beforeSend(entry) {
+      await step('sending', entry.id);
+      leases.checkSend(entry.id);
+    },
+    async finish(id, outcome) {
+      await step('sent', id);
+      await afterSend({ op: 'finish', id, line: { id, at: clock.now().toISOString(), ...outcome } });
+      await step('recorded', id);
+    },
+    sendDeadline: (entry) =>
+      using(async () => {
+        const [row] = await sql.unsafe(
+          `SELECT extract(epoch FROM send_deadline) * 1000 AS until,
+             extract(epoch FROM send_deadline - now()) * 1000 AS remaining
+           FROM pix_journal WHERE id = $1 AND send_deadline > now()`,
+          [entry.id],
+        );
+        if (row === undefined) return undefined;
+        return {
+          until: new Date(Math.ceil(Number(row.until))),
+          remainingMs: Math.ceil(Number(row.remaining)),
+        };
+      }),
     resolve: (id, resolution) =>
       using(() =>
         applyChange({ op: 'resolve', id, line: { id, at: clock.now().toISOString(), resolution } }),
@@ -312,10 +355,13 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
         const live = row.live === true && pid !== undefined && (!here || processes.alive(pid));
         if (live) return { host: String(row.lease_host), pid: pid!, here };
         // Its process is gone, or its lease stopped beating: the outcome is unknown, held until resolved.
-        // Only while it is still so (the process may have finished it meanwhile, or beaten again).
+        // Only while it is still so (the process may have finished it meanwhile, or beaten again). A process
+        // of this machine known gone sends nothing more: its send deadline goes with it.
         await sql.unsafe(
           `UPDATE pix_journal SET state = 'unknown', outcome = coalesce(outcome, '{}'::jsonb) || $2::text::jsonb,
-             lease_host = NULL, lease_pid = NULL, lease_beat = NULL, changed = nextval('pix_journal_changes')
+             lease_host = NULL, lease_pid = NULL, lease_beat = NULL, changed = nextval('pix_journal_changes'),
+             send_deadline = CASE WHEN lease_host = $4 AND lease_pid = $5 AND $6::boolean THEN NULL
+               ELSE send_deadline END
            WHERE id = $1 AND state = 'sending' AND (lease_beat IS NULL OR now() - lease_beat >= $3::interval
              OR (lease_host = $4 AND lease_pid = $5 AND $6::boolean))`,
           [
@@ -339,7 +385,7 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
     async close() {
       if (closed) return;
       closed = true;
-      if (beating !== undefined) clearInterval(beating);
+      leases.close();
       // A database that went away mid-command may fail its own goodbye: nothing is left to record by then
       // (every outcome was written or spilled), so the command's exit is what it already decided.
       await sql.end({ timeout: 5 }).catch(() => {});
