@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import { formatBRL } from '../../domain/money.js';
+import { PixError } from '../../errors.js';
 import { openAccounts } from '../../journal/accounts.js';
 import { shortId } from '../../journal/entries.js';
 import { journalOf } from '../../journal/record.js';
@@ -32,6 +33,8 @@ export interface LedgerStatus {
   leases: Array<{ id: string; host: string; pid: number; beatSecondsAgo: number }>;
   /** Outcomes of this machine waiting in the spill file for this database. */
   spilled: number;
+  /** Why the spill file cannot be written to the database (damaged, or contradicted by it): exit 8. */
+  spillProblem: string | null;
   /** Accounts known by their bank details (journal/accounts.ts); null where the schema predates them. */
   accounts: number | null;
   /** `pix listen`'s events in the database: how many, how many still owed. */
@@ -71,6 +74,7 @@ async function fileStatus(deps: Deps): Promise<LedgerStatus> {
           },
     leases: [],
     spilled: 0,
+    spillProblem: null,
     accounts: (await openAccounts((await deps.config()).dir, deps).accounts()).length,
     events: { made: 0, owed: 0, dead: 0 },
     listeners: [],
@@ -81,8 +85,10 @@ async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
   const pool = await openLedgerPool(deps);
   const { sql, where } = pool;
   const { schemaVersion } = await import('../../journal/postgres/store.js');
-  const { waiting } = await import('../../journal/postgres/spill.js');
-  const spilled = waiting((await deps.config()).dir, where).length;
+  const { inspectSpill, judgeSpilled } = await import('../../journal/postgres/spill.js');
+  const spill = inspectSpill((await deps.config()).dir, where);
+  const spilled = spill.waiting.length;
+  let spillProblem = spill.damage ?? null;
   return onLedger(pool, async () => {
     const schema = (await schemaVersion(sql)) ?? null;
     if (schema === null || schema === 0) {
@@ -97,6 +103,7 @@ async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
         oldestUnresolved: null,
         leases: [],
         spilled,
+        spillProblem,
         accounts: null,
         events: { made: 0, owed: 0, dead: 0 },
         listeners: [],
@@ -117,6 +124,18 @@ async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
       `SELECT id, lease_host AS host, lease_pid AS pid, extract(epoch FROM now() - lease_beat)::float AS ago
          FROM pix_journal WHERE state = 'sending' AND lease_beat IS NOT NULL ORDER BY seq`,
     );
+    // Each waiting outcome against the entry as the database has it now: one it contradicts is named.
+    for (const change of spillProblem === null ? spill.waiting : []) {
+      const [row] = await sql.unsafe('SELECT state, resolution FROM pix_journal WHERE id = $1', [change.id]);
+      const said = judgeSpilled(
+        change,
+        row === undefined ? undefined : { state: String(row.state), resolution: row.resolution ?? null },
+      );
+      if (said !== 'apply' && said !== 'done') {
+        spillProblem = said;
+        break;
+      }
+    }
     const [accounts] =
       schema >= 3 ? await sql.unsafe('SELECT count(*)::int AS count FROM pix_accounts') : [undefined];
     const [events] = await sql.unsafe(
@@ -154,6 +173,7 @@ async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
         beatSecondsAgo: Math.round(Number(row.ago)),
       })),
       spilled,
+      spillProblem,
       accounts: accounts === undefined ? null : Number(accounts.count),
       events: {
         made: Number(events?.made ?? 0),
@@ -178,6 +198,7 @@ export async function runLedgerStatus(deps: Deps): Promise<void> {
   const { stdout } = deps.io;
   if (deps.globals.json) {
     stdout.write(jsonDocument(status, stdout.isTTY));
+    refuseSpill(status);
     return;
   }
   const lines: Array<[string, string]> = [
@@ -209,6 +230,7 @@ export async function runLedgerStatus(deps: Deps): Promise<void> {
       ]);
     }
     lines.push(['spilled here', String(status.spilled)]);
+    if (status.spillProblem !== null) lines.push(['spill problem', safeText(status.spillProblem, 300)]);
     const { events } = status;
     lines.push(['events', `${events.made} (${events.owed} owed, ${events.dead} dead letters)`]);
     lines.push(['active listeners', String(status.listeners.length)]);
@@ -223,6 +245,19 @@ export async function runLedgerStatus(deps: Deps): Promise<void> {
   for (const [label, value] of lines) {
     stdout.write(stdout.isTTY ? `${label.padEnd(width)}${value}\n` : `${label}\t${value}\n`);
   }
+  refuseSpill(status);
+}
+
+/** Exit 8 once the status is out, when the spill file cannot be written to the database. */
+function refuseSpill(status: LedgerStatus): void {
+  if (status.spillProblem === null) return;
+  throw new PixError(
+    'declined',
+    `the ledger spill file cannot be trusted: ${safeText(status.spillProblem, 300)}`,
+    {
+      hint: 'payments and charges are stopped: settle the entry (`pix statement`, then `pix journal resolve`), then move the spill file and its .checkpoint aside',
+    },
+  );
 }
 
 export function register(command: Command, deps: Deps): void {
@@ -230,5 +265,5 @@ export function register(command: Command, deps: Deps): void {
     parseOptions(statusOptionsSchema, self.opts());
     await runLedgerStatus(deps);
   });
-  addExamples(command, ['pix ledger status', 'pix ledger status --json'], ['unavailable']);
+  addExamples(command, ['pix ledger status', 'pix ledger status --json'], ['unavailable', 'declined']);
 }

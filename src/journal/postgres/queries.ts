@@ -127,3 +127,34 @@ export async function insertEntry(
   );
   return result.count;
 }
+
+/**
+ * A change of an entry after its start (entries.ts): its outcome merged over the earlier ones (its lease
+ * ends), the operator's finding, or a charge's match, each kept as the line the file would hold.
+ */
+export async function writeChange(
+  target: Sql | Tx,
+  change: { op: 'finish' | 'resolve' | 'match'; id: string; line: Record<string, unknown> },
+): Promise<void> {
+  const line = JSON.stringify(change.line);
+  if (change.op === 'finish') {
+    const state = String(change.line.state);
+    await target.unsafe(
+      `UPDATE pix_journal SET state = $2, outcome = coalesce(outcome, '{}'::jsonb) || $3::text::jsonb,
+         lease_host = NULL, lease_pid = NULL, lease_beat = NULL, changed = nextval('pix_journal_changes')
+       WHERE id = $1`,
+      [change.id, state, line],
+    );
+  } else if (change.op === 'resolve') {
+    await target.unsafe(
+      `UPDATE pix_journal SET resolution = $2, resolved = $3::text::jsonb, changed = nextval('pix_journal_changes')
+       WHERE id = $1`,
+      [change.id, String(change.line.resolution), line],
+    );
+  } else {
+    await target.unsafe(
+      `UPDATE pix_journal SET matched = $2::text::jsonb, changed = nextval('pix_journal_changes') WHERE id = $1`,
+      [change.id, line],
+    );
+  }
+}

@@ -11,7 +11,7 @@
  * time, state) and the lease of a `sending` claim (host, pid, heartbeat: the database's clock).
  */
 import { PixError } from '../../errors.js';
-import { isConnectionError, reserved, type Sql } from './connect.js';
+import { isConnectionError, reserved, type Sql, type Tx } from './connect.js';
 
 export interface Migration {
   version: number;
@@ -228,6 +228,37 @@ export class NewerSchema extends PixError {
       {
         hint: 'upgrade pix on this machine: another machine runs a newer one',
       },
+    );
+  }
+}
+
+/** The schema's version, or undefined when pix's tables are not there (`pix ledger init` makes them). */
+export async function schemaVersion(sql: Sql | Tx): Promise<number | undefined> {
+  const [exists] = await sql.unsafe(`SELECT to_regclass('pix_schema') IS NOT NULL AS present`);
+  if (!exists?.present) return undefined;
+  const [row] = await sql.unsafe('SELECT coalesce(max(version), 0) AS version FROM pix_schema');
+  return Number(row?.version ?? 0);
+}
+
+/** Exit 6 unless the schema is the one this pix knows. */
+export function checkSchema(version: number | undefined, where: string): void {
+  if (version === undefined || version === 0) {
+    throw new PixError('unavailable', `the shared ledger ${where} has no pix schema; nothing was sent`, {
+      hint: 'run `pix ledger init` once (with a role that may create tables: docs/team.md)',
+    });
+  }
+  if (version > SCHEMA_VERSION) {
+    throw new PixError(
+      'unavailable',
+      `the shared ledger ${where} has schema ${version}, newer than this pix knows (${SCHEMA_VERSION}); nothing was sent`,
+      { hint: 'upgrade pix on this machine: another machine runs a newer one' },
+    );
+  }
+  if (version < SCHEMA_VERSION) {
+    throw new PixError(
+      'unavailable',
+      `the shared ledger ${where} has schema ${version}; this pix needs ${SCHEMA_VERSION}; nothing was sent`,
+      { hint: 'run `pix ledger init` to migrate it' },
     );
   }
 }

@@ -45,9 +45,10 @@ import {
   type Question,
   type Row,
   rowQuestion,
+  writeChange,
 } from './queries.js';
-import { SCHEMA_VERSION } from './schema.js';
-import { drain, type SpilledChange, spill } from './spill.js';
+import { checkSchema, schemaVersion } from './schema.js';
+import { drain, judgeSpilled, type SpilledChange, type SpillProblem, spill } from './spill.js';
 
 export { LEASE_BEAT_MS, LEASE_TTL_MS, SEND_MARGIN_MS } from './leases.js';
 
@@ -85,36 +86,7 @@ export interface PostgresJournalOptions {
   stopAt?: string | undefined;
 }
 
-/** The schema's version, or undefined when pix's tables are not there (`pix ledger init` makes them). */
-export async function schemaVersion(sql: Sql | Tx): Promise<number | undefined> {
-  const [exists] = await sql.unsafe(`SELECT to_regclass('pix_schema') IS NOT NULL AS present`);
-  if (!exists?.present) return undefined;
-  const [row] = await sql.unsafe('SELECT coalesce(max(version), 0) AS version FROM pix_schema');
-  return Number(row?.version ?? 0);
-}
-
-/** Exit 6 unless the schema is the one this pix knows. */
-export function checkSchema(version: number | undefined, where: string): void {
-  if (version === undefined || version === 0) {
-    throw new PixError('unavailable', `the shared ledger ${where} has no pix schema; nothing was sent`, {
-      hint: 'run `pix ledger init` once (with a role that may create tables: docs/team.md)',
-    });
-  }
-  if (version > SCHEMA_VERSION) {
-    throw new PixError(
-      'unavailable',
-      `the shared ledger ${where} has schema ${version}, newer than this pix knows (${SCHEMA_VERSION}); nothing was sent`,
-      { hint: 'upgrade pix on this machine: another machine runs a newer one' },
-    );
-  }
-  if (version < SCHEMA_VERSION) {
-    throw new PixError(
-      'unavailable',
-      `the shared ledger ${where} has schema ${version}; this pix needs ${SCHEMA_VERSION}; nothing was sent`,
-      { hint: 'run `pix ledger init` to migrate it' },
-    );
-  }
-}
+export { checkSchema, schemaVersion } from './schema.js';
 
 export function openPostgresJournal(options: PostgresJournalOptions): JournalStore {
   const pool: Pool = openPool(options.url, options.home);
@@ -137,29 +109,25 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
     await storeSeams.pause?.(at, id);
   };
 
-  const applyChange = async (change: Pick<SpilledChange, 'op' | 'id' | 'line'>, target: Sql | Tx = sql) => {
-    const line = JSON.stringify(change.line);
-    if (change.op === 'finish') {
-      const state = String(change.line.state);
-      await target.unsafe(
-        `UPDATE pix_journal SET state = $2, outcome = coalesce(outcome, '{}'::jsonb) || $3::text::jsonb,
-           lease_host = NULL, lease_pid = NULL, lease_beat = NULL, changed = nextval('pix_journal_changes')
-         WHERE id = $1`,
-        [change.id, state, line],
+  const applyChange = (change: Pick<SpilledChange, 'op' | 'id' | 'line'>, target: Sql | Tx = sql) =>
+    writeChange(target, change);
+
+  const lockHost = { clock, random: SYSTEM.random, processes };
+  /** A spilled outcome the database contradicts, or a damaged spill file: money stops (spill.ts). */
+  let spillProblem: SpillProblem | undefined;
+  /** A spilled outcome, written only where the database agrees it is still awaited (judgeSpilled). */
+  const applySpilled = (change: SpilledChange) =>
+    transaction(sql, async (tx) => {
+      const [row] = await tx.unsafe('SELECT state, resolution FROM pix_journal WHERE id = $1 FOR UPDATE', [
+        change.id,
+      ]);
+      const said = judgeSpilled(
+        change,
+        row === undefined ? undefined : { state: String(row.state), resolution: row.resolution ?? null },
       );
-    } else if (change.op === 'resolve') {
-      await target.unsafe(
-        `UPDATE pix_journal SET resolution = $2, resolved = $3::text::jsonb, changed = nextval('pix_journal_changes')
-         WHERE id = $1`,
-        [change.id, String(change.line.resolution), line],
-      );
-    } else {
-      await target.unsafe(
-        `UPDATE pix_journal SET matched = $2::text::jsonb, changed = nextval('pix_journal_changes') WHERE id = $1`,
-        [change.id, line],
-      );
-    }
-  };
+      if (said === 'apply') await applyChange(change, tx);
+      return said === 'apply' ? 'applied' : said;
+    });
 
   /** Connected, the schema checked, and this machine's spilled outcomes written first. */
   let readiness: Promise<void> | undefined;
@@ -167,13 +135,25 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
     readiness ??= (async () => {
       try {
         checkSchema(await schemaVersion(sql), where);
-        await drain(dir, where, { clock, random: SYSTEM.random, processes }, (change) => applyChange(change));
+        spillProblem = (await drain(dir, where, lockHost, applySpilled)).problem;
       } catch (error) {
         readiness = undefined;
         throw unreachable(error, pool);
       }
     })();
     return readiness;
+  };
+  /** Ready, and nothing spilled that stops money (exit 8, naming the file and line). */
+  const sound = async () => {
+    await ready();
+    if (spillProblem === undefined) return;
+    throw new PixError(
+      'declined',
+      `the ledger spill file cannot be trusted: ${spillProblem.message}; nothing was sent`,
+      {
+        hint: `\`pix ledger status\` names it; settle the entry (\`pix statement\`, then \`pix journal resolve\`), then move ${spillProblem.file} and its .checkpoint aside`,
+      },
+    );
   };
   /** Runs a read or a write once ready; a failure is exit 6 (nothing was sent because of it). */
   const using = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -228,7 +208,7 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
       await ready();
       await applyChange(change);
     } catch (error) {
-      const file = spill(dir, { db: where, ...change });
+      const file = await spill(dir, { db: where, ...change }, lockHost);
       const why = error instanceof PixError ? error.message : reasonOf(error, pool.url);
       throw new OutcomeSpilled(why, file);
     }
@@ -262,10 +242,16 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
     },
     // Nothing to accept: the reader's complaints about a row written by hand are for its operator to mend.
     accept: async () => [],
-    damageWarning: async () => undefined,
-    checkSound: () => ready(),
-    async claim(fields, question): Promise<Claim> {
+    damageWarning: async () => {
       await ready();
+      return (
+        spillProblem &&
+        `warning: the ledger spill file cannot be trusted (${spillProblem.message}): payments and charges are stopped`
+      );
+    },
+    checkSound: sound,
+    async claim(fields, question): Promise<Claim> {
+      await sound();
       const entry = newEntry(fields);
       let claim: Claim;
       // Measured before the transaction begins: never later than its now(), the lease's stamp.
@@ -291,7 +277,7 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
       return claim;
     },
     async begin(fields) {
-      await ready();
+      await sound();
       const entry = newEntry(fields);
       const sentAt = monotonic();
       try {
