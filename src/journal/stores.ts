@@ -41,6 +41,17 @@ export type Claim =
   | { entry: JournalEntry; blocked?: undefined }
   | { entry?: undefined; blocked: { blocker: Blocker; byRow: boolean } };
 
+/** Closed days kept by a shared store: each close as the line `closes.jsonl` would hold. */
+export interface ClosesStore {
+  /** For people: `postgres://HOST/DATABASE`. */
+  readonly where: string;
+  /** The close lines of these account ids (an account's id and its former names), oldest first. */
+  lines(accounts: readonly string[]): Promise<string[]>;
+  append(account: string, day: string, line: string): Promise<void>;
+  /** Runs `work` holding the account's closes lock on every machine (a close reads the last and adds one). */
+  locked<T>(account: string, work: () => Promise<T>): Promise<T>;
+}
+
 /** What `verify` reports: lines the reader could not take, torn ones, and the file's chain (store.ts). */
 export interface StoreReport {
   damage: JournalDamage[];
@@ -99,6 +110,8 @@ export interface JournalStore {
   holder(entry: JournalEntry): Promise<Holder | undefined>;
   /** A shared store's accounts (journal/accounts.ts); the file store's are the config directory's file. */
   accounts?(): AccountDirectory;
+  /** A shared store's closed days (commands/shared/books/store.ts); the file store's are the books directory's. */
+  closes?(): ClosesStore;
   close(): Promise<void>;
 }
 

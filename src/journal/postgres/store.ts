@@ -25,6 +25,7 @@ import { type Account, type DuplicateQuery, findBlocking, rowBlocker, type Scope
 import type { JournalScope } from '../store.js';
 import { type Claim, type Holder, type JournalStore, judgeClaim, OutcomeSpilled } from '../stores.js';
 import { postgresAccounts } from './accounts.js';
+import { postgresCloses } from './closes.js';
 import {
   isConnectionError,
   openPool,
@@ -368,6 +369,7 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
       });
     },
     accounts: () => postgresAccounts(sql, where, `${host} pid ${processes.pid}`, using),
+    closes: () => postgresCloses(sql, where, `${host} pid ${processes.pid}`, using),
     async close() {
       if (closed) return;
       closed = true;
