@@ -93,6 +93,8 @@ export async function measurePayBatch({
   node = process.execPath,
   /** A PostgreSQL ledger (its schema made) for the payer, instead of its config directory's journal. */
   ledgerUrl,
+  /** The build to run (another checkout's bin/pix.js: a change's before and after). */
+  bin = BIN,
   log = () => {},
 } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-batch-'));
@@ -102,15 +104,17 @@ export async function measurePayBatch({
     const na = await missing(base);
     if (na) return { rows, na };
     const file = join(scratch, 'batch.csv');
-    const generated = await run(process.execPath, [BIN, 'sandbox', 'batch-file', '--rows', String(rows)], {
+    const generated = await run(process.execPath, [bin, 'sandbox', 'batch-file', '--rows', String(rows)], {
       env: base,
       maxBuffer: 64 * 1024 * 1024,
     });
     writeFileSync(file, generated.stdout);
-    server = await serveSandbox(base, join(scratch, 'served', 'state.json'), [
-      '--latency-ms',
-      String(latencyMs),
-    ]);
+    server = await serveSandbox(
+      base,
+      join(scratch, 'served', 'state.json'),
+      ['--latency-ms', String(latencyMs)],
+      bin,
+    );
     const client = cleanEnv(scratch, {
       PIX_CONFIG_DIR: join(scratch, 'client'),
       PIX_BASE_URL: server.url,
@@ -126,7 +130,7 @@ export async function measurePayBatch({
     const { code, stdout, stderr } = await new Promise((resolve, reject) => {
       const child = spawn(
         node,
-        [...USAGE_HOOK, BIN, 'pay', 'batch', file, '--yes', '-o', 'ndjson', ...extra],
+        [...USAGE_HOOK, bin, 'pay', 'batch', file, '--yes', '-o', 'ndjson', ...extra],
         {
           env: client,
           stdio: ['ignore', 'pipe', 'pipe'],
