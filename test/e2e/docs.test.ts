@@ -46,6 +46,10 @@ const NOT_RUN = new Map<string, string>([
     'binds only an account that lists no key; the sandbox lists four (test/reliability/account-ledger.test.ts binds one)',
   ],
   [
+    'pix account bind --participant 12345678 --branch 0001 --number 123456-7 --name "Empresa Ltda" --json',
+    'binds only an account that lists no key; the sandbox lists four (test/reliability/account-ledger.test.ts binds one)',
+  ],
+  [
     'pix listen --forward-to http://127.0.0.1:3000/pix --backfill 1h',
     'runs until Ctrl-C, delivering to a receiver (test/e2e/listen.test.ts)',
   ],

@@ -97,7 +97,7 @@ function pauseAt(step: ClaimStep) {
 
 const PAY = ['pay', 'key', 'ana@example.com', '--amount', '10', '--yes', '--duplicate-window', '0'];
 
-suite('a claimant paused at each step of claim → send → record', () => {
+suite('a claimant paused at each step of claim → send → record', { timeout: 120_000 }, () => {
   for (const step of ['claimed', 'sending'] as const) {
     it(`paused at "${step}" past its lease: the other machine may resolve it only after its send deadline, pays it; the claimant sends nothing`, async () => {
       const s = await setup();
@@ -199,7 +199,7 @@ suite('a claimant paused at each step of claim → send → record', () => {
     const short = pauseAt('claimed');
     const next = a(['pay', 'key', 'bruno@example.com', '--amount', '11', '--yes', '--duplicate-window', '0']);
     await short.at;
-    s.passes(20_000);
+    s.passes(10_000);
     short.go();
     expect((await next).code).toBe(0);
     expect(s.transfers()).toHaveLength(1);

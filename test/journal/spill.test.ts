@@ -108,7 +108,7 @@ describe('the spill file: chained and checkpointed', () => {
   });
 });
 
-suite('the spill file on a shared ledger', () => {
+suite('the spill file on a shared ledger', { timeout: 60_000 }, () => {
   async function setup() {
     const name = `spill_${process.pid}_${Math.floor(performance.now())}`;
     const url = cluster().createDatabase(name);

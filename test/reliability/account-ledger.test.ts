@@ -132,7 +132,7 @@ async function payBatch(m: ReturnType<typeof machine>, file: string) {
   return { ...result, states: states(result.stdout) };
 }
 
-suite('the account is its bank account, on a shared ledger', () => {
+suite('the account is its bank account, on a shared ledger', { timeout: 120_000 }, () => {
   it('two machines joining an account before and after it gains a key (whose id sorts first) pay one batch once', async () => {
     const url = await ledger();
     const bank = await serve();

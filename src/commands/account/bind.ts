@@ -10,9 +10,10 @@ import { describeBank } from '../../journal/accounts.js';
 import { jsonDocument } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { bankWords, bindAccount } from '../shared/account.js';
+import { bankWords } from '../shared/account.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
+import { bindAccount } from './shared.js';
 
 const part = (what: string) =>
   z
@@ -67,7 +68,10 @@ export function register(command: Command, deps: Deps): void {
     });
   addExamples(
     command,
-    ['pix account bind --participant 12345678 --branch 0001 --number 123456-7'],
+    [
+      'pix account bind --participant 12345678 --branch 0001 --number 123456-7',
+      'pix account bind --participant 12345678 --branch 0001 --number 123456-7 --name "Empresa Ltda" --json',
+    ],
     ['usage', 'auth', 'unavailable', 'declined'],
   );
 }

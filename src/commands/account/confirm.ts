@@ -9,9 +9,10 @@ import { describeBank } from '../../journal/accounts.js';
 import { jsonDocument } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { confirmAccount, describeAccount } from '../shared/account.js';
+import { confirmAccount } from '../shared/account.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
+import { describeAccount } from './shared.js';
 
 const confirmOptionsSchema = z.object({});
 
@@ -32,5 +33,9 @@ export function register(command: Command, deps: Deps): void {
     parseOptions(confirmOptionsSchema, self.opts());
     await runAccountConfirm(deps);
   });
-  addExamples(command, ['pix account confirm'], ['auth', 'unavailable', 'declined']);
+  addExamples(
+    command,
+    ['pix account confirm', 'pix account confirm --json'],
+    ['auth', 'unavailable', 'declined'],
+  );
 }

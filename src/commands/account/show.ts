@@ -9,9 +9,9 @@ import { describeBank } from '../../journal/accounts.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { describeAccount } from '../shared/account.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
+import { describeAccount } from './shared.js';
 
 const showOptionsSchema = z.object({});
 

@@ -175,7 +175,7 @@ function changedAccount(
 }
 
 /** What learning needs, gathered once. */
-interface Context {
+export interface Context {
   deps: Deps;
   settings: Settings;
   client: ApiClient;
@@ -244,7 +244,7 @@ async function learnAccount(
 }
 
 /** Records under names just attached: counted in the journal, and said once. */
-async function reportAttached(deps: Deps, recorded: Recorded): Promise<void> {
+export async function reportAttached(deps: Deps, recorded: Recorded): Promise<void> {
   const { attached, shared } = recorded;
   if (attached.length > 0) {
     const names = new Set(attached);
@@ -287,7 +287,7 @@ export function confirmAccount(deps: Deps): Promise<Account> {
   return account;
 }
 
-async function context(deps: Deps): Promise<Context> {
+export async function context(deps: Deps): Promise<Context> {
   const [settings, client] = await Promise.all([deps.settings(), deps.api()]);
   return {
     deps,
@@ -345,67 +345,5 @@ async function findAccount(deps: Deps, confirm: boolean): Promise<Account> {
     host: ctx.host,
     legacy: record.legacy,
     formerIds: record.formerIds,
-  };
-}
-
-/**
- * `pix account bind`: names the account these credentials reach by its bank details, for an account that
- * lists no key (one that does is learned from the DICT: exit 2). Returns the account and whether it was
- * named so before.
- */
-export async function bindAccount(
-  deps: Deps,
-  bank: BankAccount,
-  owner: AccountOwner | undefined,
-): Promise<{ account: AccountRecord; before?: AccountRecord }> {
-  const ctx = await context(deps);
-  const { identity, known, keys } = await knownOf(ctx);
-  const listed = keys ?? (await everyKey(ctx.client, 'nothing was bound; run it again later'));
-  if (listed.length > 0) {
-    throw new PixError(
-      'usage',
-      `profile "${ctx.settings.profile.value}" lists ${counted(listed.length, 'PIX key')}: pix learns its bank account from the DICT, it needs no binding`,
-      { hint: 'pix account shows what was learned' },
-    );
-  }
-  const id = bankAccountId(bank);
-  const before = known === undefined ? undefined : await ctx.directory.account(known.account);
-  if (before !== undefined && before.id !== id && known?.pending?.id !== id) {
-    throw new PixError(
-      'declined',
-      `the credentials of profile "${ctx.settings.profile.value}" are bound to ${bankWords(before)} already; nothing was changed`,
-      {
-        hint: 'a different account behind the same credentials: bind it with new credentials, or check the bank details',
-      },
-    );
-  }
-  const local = openAccounts((await deps.config()).dir, deps);
-  const former = formerNames(local.former(), identity.fingerprint, []);
-  const recorded = await ctx.directory.record({
-    account: { id, bank, ...(owner === undefined ? {} : { owner }), basis: 'bound' },
-    fingerprint: identity.fingerprint,
-    credential: identity.credential,
-    keyIds: [],
-    formerIds: former.ids,
-    legacy: former.legacy,
-    baseUrl: { baseUrl: ctx.baseUrl, host: ctx.host },
-    now: deps.clock.now(),
-  });
-  await reportAttached(deps, recorded);
-  return { account: recorded.account, ...(before === undefined ? {} : { before }) };
-}
-
-/** `pix account`: the account these credentials reach, as kept (learned now if need be). */
-export async function describeAccount(
-  deps: Deps,
-): Promise<{ account: AccountRecord; checkedAt?: string; where: string }> {
-  const account = await accountOf(deps);
-  const ctx = await context(deps);
-  const record = await ctx.directory.account(account.id);
-  const { known } = await knownOf(ctx);
-  return {
-    account: record!,
-    ...(known?.checkedAt === undefined ? {} : { checkedAt: known.checkedAt }),
-    where: ctx.directory.where,
   };
 }

@@ -103,7 +103,7 @@ function forge(line: string): string {
   });
 }
 
-describe('closed days checked on read (the config directory)', () => {
+describe('closed days checked on read (the config directory)', { timeout: 60_000 }, () => {
   it('a signed day edited by hand (closing, OFX BALAMT, SHA256SUMS, digest rewritten) is loud: --list and the next close exit 8 naming it', async () => {
     const pix = machine(await served());
     const keys = keyDir();
@@ -226,7 +226,7 @@ describe('closed days checked on read (the config directory)', () => {
   });
 });
 
-suite('closed days on a shared ledger', () => {
+suite('closed days on a shared ledger', { timeout: 60_000 }, () => {
   it('a day one machine closed is the other’s; edited on the ledger, it is loud on both', async () => {
     const name = `books_${process.pid}`;
     const ledger = cluster().createDatabase(name);
