@@ -98,6 +98,8 @@ export interface Recorded {
   attached: string[];
   /** Other accounts that claim one of those names too (attached to each: pix refuses rather than pays). */
   shared: Array<{ name: string; accounts: string[] }>;
+  /** The journal entries written under the names attached now, when the directory counts them (a database). */
+  counted?: { payments: number; entries: number };
 }
 
 /** Where accounts are kept: the config directory's file, or the shared ledger. */

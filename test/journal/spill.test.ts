@@ -68,6 +68,10 @@ describe('the spill file: chained and checkpointed', () => {
     expect(damageOf(`${lines.slice(0, 2).join('\n')}\n`)?.reason).toMatch(/its last line was cut/);
     expect(damageOf('')?.reason).toMatch(/its last 3 lines were cut/);
     expect(damageOf(`${text}{"db":"postgres://127.0.0.1:5432/pix","op":"fin`)).toBeUndefined();
+    // A line added by hand, without a chain, after chained ones.
+    expect(damageOf(`${text}${JSON.stringify(change('forged', 'failed'))}\n`)?.reason).toMatch(
+      /it has no prev, and the chain starts at line 1/,
+    );
     // A rewrite cut short after its next checkpoint and file, before the rename: sound.
     await drain(dir, 'postgres://127.0.0.1:5432/pix', SYSTEM, async (c) =>
       c.id === 'e1' ? 'applied' : 'stop',

@@ -248,12 +248,19 @@ export async function reportAttached(deps: Deps, recorded: Recorded): Promise<vo
   const { attached, shared } = recorded;
   if (attached.length > 0) {
     const names = new Set(attached);
-    const entries = (await (await journalOf(deps)).read()).filter(
-      (entry) => entry.account !== undefined && names.has(entry.account),
-    );
-    const payments = entries.filter((entry) => entry.kind === 'payment').length;
+    const held =
+      recorded.counted ??
+      (await (async () => {
+        const entries = (await (await journalOf(deps)).read()).filter(
+          (entry) => entry.account !== undefined && names.has(entry.account),
+        );
+        return {
+          payments: entries.filter((entry) => entry.kind === 'payment').length,
+          entries: entries.length,
+        };
+      })());
     deps.io.stderr.write(
-      `note: records written under ${attached.length === 1 ? 'the former name' : 'the former names'} ${attached.join(', ')} (before pix knew accounts by their bank details) are now ${bankWords(recorded.account)}'s: ${counted(payments, 'payment')}, ${counted(entries.length - payments, 'other journal entry', 'other journal entries')}; its events and books follow when next used\n`,
+      `note: records written under ${attached.length === 1 ? 'the former name' : 'the former names'} ${attached.join(', ')} (before pix knew accounts by their bank details) are now ${bankWords(recorded.account)}'s: ${counted(held.payments, 'payment')}, ${counted(held.entries - held.payments, 'other journal entry', 'other journal entries')}; its events and books follow when next used\n`,
     );
   }
   for (const { name, accounts } of shared) {

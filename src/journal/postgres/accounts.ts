@@ -181,7 +181,16 @@ export function postgresAccounts(
             holders.map((holder) => ({ id: holder.id, formerIds: holder.names })),
             attached,
           );
-          return { account: record, attached, shared };
+          // What they held, counted where it is (a million rows are not read to count them).
+          const [held] = attached.length
+            ? await tx.unsafe(
+                `SELECT count(*) FILTER (WHERE kind = 'payment')::int AS payments, count(*)::int AS entries
+                   FROM pix_journal WHERE account = ANY($1::text[])`,
+                [attached],
+              )
+            : [undefined];
+          const counted = held && { payments: Number(held.payments), entries: Number(held.entries) };
+          return { account: record, attached, shared, ...(counted ? { counted } : {}) };
         }),
       ),
     hold: (known, fingerprint, pending) =>

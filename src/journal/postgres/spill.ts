@@ -95,12 +95,9 @@ export function readSpill(path: string): SpillRead {
     } catch {
       value = undefined;
     }
-    const broken = follower.follow(
-      lineNo,
-      piece,
-      (value as { prev?: unknown } | undefined)?.prev ?? null,
-      !isChange(value),
-    );
+    // A line that is not JSON is no member of the chain (null); one without `prev` is an earlier pix's.
+    const prev = value === undefined ? null : (value as { prev?: unknown } | null)?.prev;
+    const broken = follower.follow(lineNo, piece, prev, !isChange(value));
     if (!isChange(value)) damage ??= { line: lineNo, reason: 'not a spilled outcome: edited or damaged' };
     else changes.push({ db: value.db, op: value.op, id: value.id, line: value.line, lineNo });
     if (broken !== undefined) damage ??= { line: lineNo, reason: broken };
