@@ -6,6 +6,7 @@ import { type JournalEntry, startLine } from '../entries.js';
 import { createJournalParser } from '../parser.js';
 import { DUPLICATE_WINDOW_MS, type DuplicateQuery } from '../rules.js';
 import type { Sql, Tx } from './connect.js';
+import { SEND_MARGIN_MS } from './leases.js';
 
 export const COLUMNS =
   'seq, start::text AS start, outcome::text AS outcome, resolved::text AS resolved, matched::text AS matched';
@@ -140,10 +141,12 @@ export async function writeChange(
   if (change.op === 'finish') {
     const state = String(change.line.state);
     await target.unsafe(
+      // Its request ended: nothing more can be sent for it after a margin (leases.ts SEND_MARGIN_MS).
       `UPDATE pix_journal SET state = $2, outcome = coalesce(outcome, '{}'::jsonb) || $3::text::jsonb,
-         lease_host = NULL, lease_pid = NULL, lease_beat = NULL, changed = nextval('pix_journal_changes')
+         lease_host = NULL, lease_pid = NULL, lease_beat = NULL, changed = nextval('pix_journal_changes'),
+         send_deadline = least(send_deadline, now() + $4::integer * interval '1 millisecond')
        WHERE id = $1`,
-      [change.id, state, line],
+      [change.id, state, line, SEND_MARGIN_MS],
     );
   } else if (change.op === 'resolve') {
     await target.unsafe(
