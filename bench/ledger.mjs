@@ -10,15 +10,30 @@
 // - `pix pay batch` of 1,000 rows at 20 ms of latency with the PostgreSQL ledger against the file ledger,
 //   alternating runs, each on a fresh ledger (bench/pay-batch.mjs).
 //
+// - learning the account (commands/shared/account.ts): DICT consultations of own keys per set of credentials,
+//   over a dozen commands on three config directories sharing a PostgreSQL ledger (target: one per set a day);
+// - with `--against DIR`: the 1,000-row batch on PostgreSQL, this build against DIR's (built), alternating.
+//
 //   node bench/ledger.mjs [--lines 0,100000,1000000] [--runs 7] [--batch-runs 3] [--rows 1000] [--no-batch]
-//                         [--no-postgres] [--node PATH]
+//                         [--no-account] [--against DIR] [--no-postgres] [--node PATH]
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { BIN, cleanEnv, flag, median, root, timed, USAGE_HOOK, usageIn } from './lib.mjs';
+import {
+  BIN,
+  benchToken,
+  cleanEnv,
+  flag,
+  median,
+  root,
+  serveSandbox,
+  timed,
+  USAGE_HOOK,
+  usageIn,
+} from './lib.mjs';
 import { measurePayBatch } from './pay-batch.mjs';
 
 const run = promisify(execFile);
@@ -43,10 +58,10 @@ export async function postgresHelper(scratch) {
 
 let databases = 0;
 
-/** A new database with pix's schema (`pix ledger init`), and its URL. */
-export async function ledgerDatabase(cluster, env) {
+/** A new database with pix's schema (`pix ledger init` of the build `bin`), and its URL. */
+export async function ledgerDatabase(cluster, env, bin = BIN) {
   const url = cluster.createDatabase(`bench_${process.pid}_${++databases}`);
-  await run(process.execPath, [BIN, 'ledger', 'init'], { env: { ...env, PIX_LEDGER_URL: url } });
+  await run(process.execPath, [bin, 'ledger', 'init'], { env: { ...env, PIX_LEDGER_URL: url } });
   return url;
 }
 
@@ -202,6 +217,122 @@ export async function measureLedgerBatch({
   return { rows, file: summary(runsOf.file), postgres: summary(runsOf.postgres) };
 }
 
+/**
+ * The 1,000-row batch on the PostgreSQL ledger with this build and with another checkout's (`against`: its
+ * bin/pix.js, built), alternating, each on a fresh ledger its own `pix ledger init` made: resolves with
+ * { rows, mine, theirs } medians of `runs` (a change's before and after, on a machine whose load moves).
+ */
+export async function measureBatchAgainst({
+  rows = 1000,
+  runs = 3,
+  node = process.execPath,
+  cluster,
+  against,
+  log = () => {},
+}) {
+  const bins = { mine: BIN, theirs: join(against, 'bin', 'pix.js') };
+  const runsOf = { mine: [], theirs: [] };
+  const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-ledger-against-'));
+  try {
+    for (let round = 0; round < runs; round++) {
+      for (const build of ['theirs', 'mine']) {
+        const env = cleanEnv(scratch, { PIX_CONFIG_DIR: join(scratch, `${build}-${round}`) });
+        const ledgerUrl = await ledgerDatabase(cluster, env, bins[build]);
+        log(
+          `pay batch, PostgreSQL ledger, ${build === 'mine' ? 'this build' : against}, run ${round + 1}/${runs}…`,
+        );
+        runsOf[build].push(await measurePayBatch({ rows, node, ledgerUrl, bin: bins[build] }));
+      }
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  const summary = (reports) => ({
+    ms: median(reports.map((report) => report.ms)),
+    cpuMs: median(reports.map((report) => report.cpuMs)),
+    peakRssMb: median(reports.map((report) => report.peakRssMb)),
+  });
+  return { rows, mine: summary(runsOf.mine), theirs: summary(runsOf.theirs) };
+}
+
+/** The sandbox's own record of its state (src/sandbox/store.ts, bundled as the tests' helper is). */
+async function sandboxReader(scratch) {
+  const { build } = await import('esbuild');
+  const outfile = join(scratch, 'sandbox-store.mjs');
+  await build({
+    entryPoints: [join(root, 'src', 'sandbox', 'store.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    logLevel: 'error',
+  });
+  return (await import(pathToFileURL(outfile).href)).readSandboxState;
+}
+
+/**
+ * What learning the account costs (commands/shared/account.ts): one DICT consultation of an own key per
+ * set of credentials a day, wherever the commands run. Two machines (config directories) on one PostgreSQL
+ * ledger share one token and run a dozen commands between them — payments, a batch, the charge ledger, the
+ * closed days — and a third set of credentials pays once; the sandbox's record of its consultations counts
+ * those of its own keys. Resolves with { commands, credentials, consultations }.
+ */
+export async function measureAccountLearning({ node = process.execPath, cluster, log = () => {} }) {
+  const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-account-'));
+  let server;
+  try {
+    const readSandboxState = await sandboxReader(scratch);
+    const base = cleanEnv(scratch, { PIX_CONFIG_DIR: join(scratch, 'served') });
+    const stateFile = join(scratch, 'served', 'state.json');
+    mkdirSync(join(scratch, 'served'), { recursive: true, mode: 0o700 });
+    server = await serveSandbox(base, stateFile);
+    const ledgerUrl = await ledgerDatabase(cluster, base);
+    const machine = (name, token) =>
+      cleanEnv(scratch, {
+        PIX_CONFIG_DIR: join(scratch, name),
+        PIX_BASE_URL: server.url,
+        PIX_TOKEN: token,
+        PIX_LEDGER_URL: ledgerUrl,
+      });
+    const batch = join(scratch, 'rows.csv');
+    const generated = await run(process.execPath, [BIN, 'sandbox', 'batch-file', '--rows', '20'], {
+      env: base,
+    });
+    writeFileSync(batch, generated.stdout);
+    const token = benchToken();
+    const commands = [
+      ['a', token, ['pay', 'key', 'learn-1@example.com', '--amount', '1.11', '--yes']],
+      ['a', token, ['pay', 'key', 'learn-2@example.com', '--amount', '1.12', '--yes']],
+      ['a', token, ['pay', 'batch', batch, '--yes', '-o', 'ndjson']],
+      ['a', token, ['charge', 'list']],
+      ['a', token, ['journal', '--json']],
+      ['b', token, ['pay', 'key', 'learn-3@example.com', '--amount', '1.13', '--yes']],
+      ['b', token, ['pay', 'batch', batch, '--yes', '-o', 'ndjson']],
+      ['b', token, ['close', '--list']],
+      ['b', token, ['account', '--json']],
+      ['b', token, ['pay', 'key', 'learn-4@example.com', '--amount', '1.14', '--yes']],
+      ['c', `${token}-another`, ['pay', 'key', 'learn-5@example.com', '--amount', '1.15', '--yes']],
+      ['c', `${token}-another`, ['pay', 'key', 'learn-6@example.com', '--amount', '1.16', '--yes']],
+    ];
+    log(`account learning: ${commands.length} commands on 3 config directories, 2 sets of credentials…`);
+    for (const [name, credential, argv] of commands) {
+      const result = await timed(node, [BIN, ...argv], machine(name, credential));
+      if (result.code !== 0)
+        throw new Error(`pix ${argv.join(' ')} exited ${result.code}: ${result.stderr.slice(-800)}`);
+    }
+    await server.stop();
+    server = undefined;
+    const consultations = Object.values(readSandboxState(stateFile).consultations).filter(
+      (consultation) => consultation.flow === 'dict' && consultation.own,
+    ).length;
+    return { commands: commands.length, credentials: 2, consultations };
+  } finally {
+    await server?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 /** Starts the cluster for the bench, or says why it cannot: { cluster } or { na }. */
 export async function benchCluster(scratch) {
   const found = await postgresHelper(scratch);
@@ -234,6 +365,32 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     for (const result of results) {
       process.stdout.write(
         `${version} pay key, ${result.store} ledger, ${result.lines.toLocaleString('en')} lines: ${result.ms.toFixed(1)} ms, CPU ${result.cpuMs.toFixed(1)} ms, peak RSS ${result.peakRssMb.toFixed(1)} MB\n`,
+      );
+    }
+    if (postgres && !args.includes('--no-account')) {
+      const learned = await measureAccountLearning({ node, cluster, log });
+      process.stdout.write(
+        `${version} learning the account: ${learned.consultations} DICT consultations of own keys for ${learned.credentials} sets of credentials over ${learned.commands} commands on 3 machines (target 1 per set)\n`,
+      );
+    }
+    const against = flag(args, '--against', undefined);
+    if (postgres && against !== undefined) {
+      const compared = await measureBatchAgainst({
+        rows: Number(flag(args, '--rows', 1000)),
+        runs: Number(flag(args, '--batch-runs', 3)),
+        node,
+        cluster,
+        against,
+        log,
+      });
+      for (const build of ['theirs', 'mine']) {
+        const one = compared[build];
+        process.stdout.write(
+          `${version} pay batch of ${compared.rows} rows at 20 ms, PostgreSQL ledger, ${build === 'mine' ? 'this build' : against}: ${(one.ms / 1000).toFixed(2)} s, CPU ${(one.cpuMs / 1000).toFixed(2)} s, peak RSS ${one.peakRssMb.toFixed(1)} MB\n`,
+        );
+      }
+      process.stdout.write(
+        `${version} this build / ${against}: wall ${(compared.mine.ms / compared.theirs.ms).toFixed(3)}×, CPU ${(compared.mine.cpuMs / compared.theirs.cpuMs).toFixed(3)}× (target ≤ 1.10×)\n`,
       );
     }
     if (postgres && !args.includes('--no-batch')) {

@@ -110,11 +110,11 @@ export function helpOf(args, env) {
  * Starts `pix sandbox serve --port 0` over `stateFile` (with `extraArgs`, e.g. a simulated latency) and
  * resolves with its URL, read from the first line it prints, and a stop function.
  */
-export function serveSandbox(env, stateFile, extraArgs = []) {
+export function serveSandbox(env, stateFile, extraArgs = [], bin = BIN) {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [BIN, 'sandbox', 'serve', '--port', '0', '--state', stateFile, ...extraArgs],
+      [bin, 'sandbox', 'serve', '--port', '0', '--state', stateFile, ...extraArgs],
       {
         env,
         stdio: ['ignore', 'pipe', 'pipe'],

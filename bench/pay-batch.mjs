@@ -93,7 +93,7 @@ export async function measurePayBatch({
   node = process.execPath,
   /** A PostgreSQL ledger (its schema made) for the payer, instead of its config directory's journal. */
   ledgerUrl,
-  /** The pix that pays (another checkout's bin/pix.js: --against); the sandbox and the file are this one's. */
+  /** The build to run, sandbox and file included (another checkout's bin/pix.js: --against, a change's before and after). */
   bin = BIN,
   log = () => {},
 } = {}) {
@@ -104,15 +104,17 @@ export async function measurePayBatch({
     const na = await missing(base);
     if (na) return { rows, na };
     const file = join(scratch, 'batch.csv');
-    const generated = await run(process.execPath, [BIN, 'sandbox', 'batch-file', '--rows', String(rows)], {
+    const generated = await run(process.execPath, [bin, 'sandbox', 'batch-file', '--rows', String(rows)], {
       env: base,
       maxBuffer: 64 * 1024 * 1024,
     });
     writeFileSync(file, generated.stdout);
-    server = await serveSandbox(base, join(scratch, 'served', 'state.json'), [
-      '--latency-ms',
-      String(latencyMs),
-    ]);
+    server = await serveSandbox(
+      base,
+      join(scratch, 'served', 'state.json'),
+      ['--latency-ms', String(latencyMs)],
+      bin,
+    );
     const client = cleanEnv(scratch, {
       PIX_CONFIG_DIR: join(scratch, 'client'),
       PIX_BASE_URL: server.url,

@@ -45,7 +45,13 @@ import { join } from 'node:path';
 import { nodeLine } from '../scripts/node-line.mjs';
 import { measureBooks } from './books.mjs';
 import { measureGuard } from './guard.mjs';
-import { benchCluster, measureLedgerBatch, measurePayKey } from './ledger.mjs';
+import {
+  benchCluster,
+  measureAccountLearning,
+  measureBatchAgainst,
+  measureLedgerBatch,
+  measurePayKey,
+} from './ledger.mjs';
 import {
   BIN,
   benchToken,
@@ -184,6 +190,37 @@ async function measureLedger(lines, targets) {
             cluster: started.cluster,
             log,
           });
+      // One DICT consultation of an own key per set of credentials (a day), however many commands.
+      const learned = na
+        ? undefined
+        : await measureAccountLearning({ node: line.path, cluster: started.cluster, log });
+      targets.get(line).push({
+        what: `learning the account: own-key DICT consultations per set of credentials (${learned?.commands ?? 0} commands, 3 machines)`,
+        value: na ? Number.NaN : learned.consultations / learned.credentials,
+        limit: 1,
+        unit: '',
+        na,
+      });
+      // With --against: the batch on the shared ledger, this build against that one.
+      const compared =
+        na || AGAINST === undefined
+          ? undefined
+          : await measureBatchAgainst({
+              rows: BATCH_ROWS,
+              runs: quick ? 1 : 3,
+              node: line.path,
+              cluster: started.cluster,
+              against: join(AGAINST, '..', '..'),
+              log,
+            });
+      if (compared !== undefined) {
+        targets.get(line).push({
+          what: `${BATCH_ROWS.toLocaleString('en')}-row pay batch on the PostgreSQL ledger, this build ≤ 1.1× --against's`,
+          value: compared.mine.ms / compared.theirs.ms,
+          limit: 1.1,
+          unit: '×',
+        });
+      }
       const of = (store, size) => keys.find((one) => one.store === store && one.lines === size);
       for (const one of keys) {
         keyRows.push([

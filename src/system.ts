@@ -12,6 +12,13 @@ export interface System {
   processes: Processes;
   /** Waits `ms`; ends at once when `signal` aborts (a stopped process has no timer left to wait on). */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Milliseconds on a clock that only moves forward, at the rate time passes (a stopped or suspended
+   * process sees it jump): what a claim's lease is measured by (journal/postgres/store.ts).
+   */
+  monotonic(): number;
+  /** Stops this process as SIGSTOP would (a test's reproduction of a pause: PIX_TEST_STOP_AT). */
+  stopSelf(): void;
 }
 
 export const SYSTEM: System = {
@@ -28,6 +35,10 @@ export const SYSTEM: System = {
         return (error as NodeJS.ErrnoException).code === 'EPERM';
       }
     },
+  },
+  monotonic: () => performance.now(),
+  stopSelf: () => {
+    process.kill(process.pid, 'SIGSTOP');
   },
   sleep: (ms, signal) =>
     new Promise((resolve) => {

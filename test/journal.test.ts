@@ -74,6 +74,7 @@ const ACCOUNT: Account = {
   baseUrl: 'https://api.example.test',
   host: 'api.example.test',
   legacy: [{ baseUrl: 'https://api.example.test', host: 'api.example.test' }],
+  formerIds: [],
 };
 const block = (entries: readonly JournalEntry[], query: DuplicateQuery, now: Date) =>
   findBlocking(entries, query, now, ACCOUNT);

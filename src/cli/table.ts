@@ -264,6 +264,32 @@ export const COMMANDS: Entry[] = [
     ],
   },
   {
+    name: 'account',
+    summary: 'The bank account the credentials reach, as pix knows it (learned from the DICT, or bound)',
+    examples: {
+      examples: ['pix account', 'pix account bind --participant 12345678 --branch 0001 --number 123456-7'],
+      exits: ['usage', 'auth', 'unavailable', 'declined'],
+    },
+    children: [
+      {
+        name: 'show',
+        summary: 'its id, bank details and owner, how it was learned, its former names',
+        default: true,
+        load: () => import('../commands/account/show.js'),
+      },
+      {
+        name: 'bind',
+        summary: 'name the bank account of credentials whose account lists no PIX key',
+        load: () => import('../commands/account/bind.js'),
+      },
+      {
+        name: 'confirm',
+        summary: 'record that the credentials now reach another bank account (exit 8 until then)',
+        load: () => import('../commands/account/confirm.js'),
+      },
+    ],
+  },
+  {
     name: 'journal',
     summary: 'Payments and charges pix sent, and resolving those with no known outcome',
     examples: {

@@ -44,8 +44,54 @@ export interface ClosedDay {
   /** SHA-256 (hex) of the pack's SHA256SUMS, and where the pack was written. */
   digest: string;
   dir: string;
-  /** An SSH signature of the digest, when signing was available. */
+  /** An SSH signature of the pack's SHA256SUMS, when signing was available. */
   signature?: string | undefined;
+  /** The SHA256SUMS text itself (closes made before it was kept: read from the pack). */
+  sums?: string | undefined;
+  /** The public key that signed it (`ssh-ed25519 AAAA…`): what its signature is checked against. */
+  signer?: string | undefined;
+}
+
+/** Why a closed day does not add up, by itself and beside the day before it; none when it does. */
+export function closeProblems(closes: readonly ClosedDay[]): Array<{ day: string; reason: string }> {
+  const problems: Array<{ day: string; reason: string }> = [];
+  const byDay = new Map(closes.map((close) => [close.day, close]));
+  for (const close of closes) {
+    const expected = closingOf(close.opening, close.totals);
+    if (expected !== close.closing) {
+      problems.push({
+        day: close.day,
+        reason: `its closing ${close.closing} is not its opening ${close.opening} plus its entries (${close.totals.income} in, ${close.totals.outcome} out, ${close.totals.fees} fees) = ${expected} (centavos)`,
+      });
+      continue;
+    }
+    if (close.totals.count > Object.keys(close.entries).length) {
+      problems.push({
+        day: close.day,
+        reason: `it counts ${close.totals.count} entries and lists ${Object.keys(close.entries).length}`,
+      });
+      continue;
+    }
+    const before = byDay.get(previousDay(close.day));
+    if (before !== undefined && before.kind === 'final' && before.closing !== close.opening) {
+      problems.push({
+        day: close.day,
+        reason: `its opening ${close.opening} is not the closing of ${before.day} (${before.closing}) (centavos)`,
+      });
+      continue;
+    }
+    if (close.sums !== undefined && createHash('sha256').update(close.sums).digest('hex') !== close.digest) {
+      problems.push({ day: close.day, reason: 'its digest is not the SHA-256 of its SHA256SUMS' });
+    }
+  }
+  return problems;
+}
+
+/** The calendar day before `day` (YYYY-MM-DD). */
+function previousDay(day: string): string {
+  const at = new Date(`${day}T12:00:00Z`);
+  at.setUTCDate(at.getUTCDate() - 1);
+  return at.toISOString().slice(0, 10);
 }
 
 /** An amount of the API (reais) in centavos; a missing one is zero. */
@@ -167,7 +213,10 @@ export function closeOf(value: unknown): ClosedDay | undefined {
     typeof v.entries !== 'object' ||
     v.entries === null ||
     typeof v.digest !== 'string' ||
-    typeof v.dir !== 'string'
+    typeof v.dir !== 'string' ||
+    (v.signature !== undefined && typeof v.signature !== 'string') ||
+    (v.sums !== undefined && typeof v.sums !== 'string') ||
+    (v.signer !== undefined && typeof v.signer !== 'string')
   ) {
     return undefined;
   }

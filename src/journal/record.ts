@@ -11,6 +11,7 @@ import { type Anomaly, chargeAnomalies, describeAnomalies } from '../domain/anom
 import { formatBRL, formatDecimal } from '../domain/money.js';
 import { formatMinuteWithOffset } from '../domain/when.js';
 import { describeSystemError, PixError } from '../errors.js';
+import { type AccountDirectory, openAccounts } from './accounts.js';
 import {
   type ChargeCreated,
   type ChargeStart,
@@ -42,12 +43,25 @@ export async function journalOf(deps: Deps, only?: (entry: JournalEntry) => bool
         clock: deps.clock,
         processes: deps.processes,
         home: deps.env.HOME,
+        requestTimeoutMs: deps.globals.timeoutMs,
+        stopAt: deps.env.PIX_TEST_STOP_AT,
       }),
     );
     shared.set(deps, store);
     deps.defer(async () => (await store!).close());
   }
   return store;
+}
+
+/**
+ * Where the command's accounts are kept (journal/accounts.ts): the shared ledger's, when the profile's
+ * ledger is a database (every machine on it then names an account alike), else the config directory's.
+ */
+export async function accountsOf(deps: Deps): Promise<AccountDirectory> {
+  const [settings, config] = await Promise.all([deps.settings(), deps.config()]);
+  if (settings.ledger.kind === 'file') return openAccounts(config.dir, deps);
+  const store = await journalOf(deps);
+  return store.accounts!();
 }
 
 /** The command that records what the operator found about an entry. */
@@ -192,6 +206,9 @@ export interface JournaledRequest<T> {
 /** Sends, records the outcome, and returns the result or throws a PixError saying what is known. */
 export async function sendJournaled<T>(request: JournaledRequest<T>): Promise<T> {
   const { journal, entry, warn } = request;
+  // The claim must still be certainly this process's (a shared ledger's lease): otherwise nothing is sent,
+  // and the entry stays as the ledger has it (postgres/leases.ts).
+  await journal.beforeSend(entry);
   let result: T;
   try {
     result = await request.send();

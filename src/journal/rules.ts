@@ -51,16 +51,25 @@ export interface DuplicateQuery extends PaymentIdentity {
 }
 
 /**
- * The account a command pays from, as the API identifies it (journal/accounts.ts): its id, and what a new
- * record also names for people (the profile, the base URL, the host). Records written before accounts
- * were known carry only a base URL or a host: those of the URLs the account claimed (`legacy`) are its own.
+ * The account a command pays from, as the API identifies it (journal/accounts.ts): its id (from its bank
+ * details, the same on every machine), and what a new record also names for people (the profile, the base
+ * URL, the host). Records written under its former names (`formerIds`: the key-based names of earlier
+ * versions) are its own; records written before accounts were known carry only a base URL or a host:
+ * those of the URLs the account claimed (`legacy`) are its own.
  */
 export interface Account {
+  /** The account's stable id: `acct_` and a digest of its bank details. */
   id: string;
   profile: string;
   baseUrl: string;
   host: string;
   legacy: readonly LegacyClaim[];
+  formerIds: readonly string[];
+}
+
+/** Whether an account id a record (a plan, an entry) names is this account's, now or by a former name. */
+export function isAccountId(id: string | undefined, account: Pick<Account, 'id' | 'formerIds'>): boolean {
+  return id !== undefined && (id === account.id || account.formerIds.includes(id));
 }
 
 /** What a new journal entry records of the account it was made on. */
@@ -78,7 +87,7 @@ export function ofAccount(
   record: { account?: string | undefined; baseUrl?: string | undefined; host: string },
   account: Account,
 ): boolean {
-  if (record.account !== undefined) return record.account === account.id;
+  if (record.account !== undefined) return isAccountId(record.account, account);
   // A claim of an earlier version may name the embedded sandbox by its placeholder (config/types.ts).
   return account.legacy.some((claim) =>
     record.baseUrl === undefined

@@ -10,6 +10,7 @@
 
 import { statSync } from 'node:fs';
 import type { Clock, Processes } from '../context.js';
+import type { AccountDirectory } from './accounts.js';
 import type { ChargeMatchRecord, FinishFields, JournalEntry, Resolution, StartFields } from './entries.js';
 import type { AcceptedDamage, JournalDamage } from './parser.js';
 import type { Account, Blocker, DuplicateQuery, Scope } from './rules.js';
@@ -39,6 +40,17 @@ export interface ClaimQuestion {
 export type Claim =
   | { entry: JournalEntry; blocked?: undefined }
   | { entry?: undefined; blocked: { blocker: Blocker; byRow: boolean } };
+
+/** Closed days kept by a shared store: each close as the line `closes.jsonl` would hold. */
+export interface ClosesStore {
+  /** For people: `postgres://HOST/DATABASE`. */
+  readonly where: string;
+  /** The close lines of these account ids (an account's id and its former names), oldest first. */
+  lines(accounts: readonly string[]): Promise<string[]>;
+  append(account: string, day: string, line: string): Promise<void>;
+  /** Runs `work` holding the account's closes lock on every machine (a close reads the last and adds one). */
+  locked<T>(account: string, work: () => Promise<T>): Promise<T>;
+}
 
 /** What `verify` reports: lines the reader could not take, torn ones, and the file's chain (store.ts). */
 export interface StoreReport {
@@ -72,6 +84,17 @@ export interface JournalStore {
   claim(fields: StartFields & { account: string }, question: ClaimQuestion): Promise<Claim>;
   /** Begins an entry no rule stops (a charge: creating one twice asks a customer twice, not pays twice). */
   begin(fields: StartFields & { account: string }): Promise<JournalEntry>;
+  /**
+   * Called just before the request of entry `id` is sent: throws (exit 8, nothing sent) when its claim may
+   * no longer be its own (a shared store's lease: postgres/leases.ts). The file store's claim is its line.
+   */
+  beforeSend(entry: JournalEntry): Promise<void>;
+  /**
+   * Until when another process may still send entry `entry` (its claim's send deadline on the shared
+   * ledger), with how long that is from now; undefined once it cannot (or on the file store, whose sender
+   * is a process of this machine: holder() says whether it lives).
+   */
+  sendDeadline(entry: JournalEntry): Promise<{ until: Date; remainingMs: number } | undefined>;
   /** Records the outcome of entry `id` (its claim's lease, if any, ends). */
   finish(id: string, outcome: FinishFields): Promise<void>;
   resolve(id: string, resolution: Resolution): Promise<void>;
@@ -85,6 +108,10 @@ export interface JournalStore {
    * entry is then as it is now (finished or resolved meanwhile, by any writer), for the caller to judge.
    */
   holder(entry: JournalEntry): Promise<Holder | undefined>;
+  /** A shared store's accounts (journal/accounts.ts); the file store's are the config directory's file. */
+  accounts?(): AccountDirectory;
+  /** A shared store's closed days (commands/shared/books/store.ts); the file store's are the books directory's. */
+  closes?(): ClosesStore;
   close(): Promise<void>;
 }
 
@@ -158,6 +185,8 @@ export function fileStore(
       return { blocked };
     },
     begin: async (fields) => journal.begin(fields),
+    beforeSend: async () => {},
+    sendDeadline: async () => undefined,
     finish: async (id, outcome) => journal.finish(id, outcome),
     resolve: async (id, resolution) => journal.resolve(id, resolution),
     match: async (id, match) => journal.match(id, match),

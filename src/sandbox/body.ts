@@ -93,6 +93,14 @@ export function findKey(state: SandboxState, body: Body) {
   return key;
 }
 
+/** `length` random decimal digits. */
+export function randomDigits(length: number): string {
+  const bytes = randomBytes(length);
+  let text = '';
+  for (let i = 0; i < length; i++) text += String(bytes[i]! % 10);
+  return text;
+}
+
 export function randomAlnum(length: number): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
   const bytes = randomBytes(length);

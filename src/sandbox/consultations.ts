@@ -8,8 +8,9 @@ import { centavosToApi } from '../domain/money.js';
 import { asBody, randomAlnum, requiredString } from './body.js';
 import { assertPayable, chargeAmounts, fixedAmounts } from './charges.js';
 import { ApiFailure, QR_URL } from './failure.js';
-import type { Consultation, Receiver, SandboxState } from './model.js';
+import type { Consultation, KeyRecord, Receiver, SandboxState } from './model.js';
 import { dictOwner, keyTypeOf, MISSING_KEYS, maskDocument } from './people.js';
+import { accountNumber } from './seed.js';
 
 export function endToEndId(now: Date, participant: string): string {
   const stamp = now.toISOString().replace(/[-:T]/g, '').slice(0, 12);
@@ -38,7 +39,7 @@ function lookupKey(state: SandboxState, key: string) {
       receiver,
       tradeName: 'Loja Sandbox',
       branch: state.account.branch,
-      account: state.account.number,
+      account: accountNumber(state),
     };
   }
   return { type, own: false, ...dictOwner(key, type, state.movedKeys?.[key] ?? 0) };
@@ -60,6 +61,25 @@ export function moveKey(state: SandboxState, raw: string): Receiver {
   moved[key] = (moved[key] ?? 0) + 1;
   state.movedKeys = moved;
   return dictOwner(key, type, moved[key]).receiver;
+}
+
+/**
+ * `pix sandbox move-key KEY --to STATE`: one of the account's own keys passes to the account of another
+ * state (a key ported to another account, as the DICT allows): taken from this one (giveKey), registered
+ * there with the same record (takeKey). The DICT then answers the other account's bank details for it.
+ */
+export function giveKey(state: SandboxState, raw: string): KeyRecord {
+  const key = raw.trim();
+  const index = state.keys.findIndex((own) => own.key === key);
+  if (index < 0) throw new ApiFailure(404, 'PIX_KEY_NOT_FOUND', 'A chave não pertence a esta conta');
+  const [record] = state.keys.splice(index, 1);
+  return record!;
+}
+
+export function takeKey(state: SandboxState, record: KeyRecord): void {
+  if (state.keys.some((own) => own.key === record.key))
+    throw new ApiFailure(422, 'PIX_KEY_EXISTS', 'A chave já pertence a esta conta');
+  state.keys.push({ ...record });
 }
 
 export function consultDict(state: SandboxState, now: Date, value: unknown) {

@@ -75,8 +75,8 @@ export function loadAccount(): Promise<Pick<Transfers, 'payByThirdParty' | 'payT
   return import('./transfers.js');
 }
 
-/** A key of someone else given to another owner (`pix sandbox move-key`). */
-export function loadDict(): Promise<Pick<Consultations, 'moveKey'>> {
+/** A key of someone else given to another owner, or an own key to another state's account (`pix sandbox move-key`). */
+export function loadDict(): Promise<Pick<Consultations, 'moveKey' | 'giveKey' | 'takeKey'>> {
   return import('./consultations.js');
 }
 

@@ -7,7 +7,7 @@
  */
 
 import { SANDBOX_DEFAULT_KEY } from '../config/types.js';
-import { randomUUID } from './body.js';
+import { randomDigits, randomUUID } from './body.js';
 import type { GeneratedStatement, KeyRecord, Party, SandboxState, StoredEntry } from './model.js';
 
 export const SANDBOX_ISPB = '99999999';
@@ -17,9 +17,10 @@ const GENERATED_SEED = 20240601;
 const DAY_MS = 86_400_000;
 
 /**
- * The account's four keys. Their ids are made for each new state (initialState): the ids of its keys are
- * how pix tells accounts apart (journal/accounts.ts), and two sandbox states are two accounts — a rehearsal
- * on the embedded sandbox is not a payment on `pix sandbox serve --state ci.json`.
+ * The account's four keys. Their ids are made for each new state (initialState), as its account number is:
+ * pix knows an account by the bank details the DICT answers for one of its own keys (journal/accounts.ts),
+ * and two sandbox states are two accounts — a rehearsal on the embedded sandbox is not a payment on
+ * `pix sandbox serve --state ci.json`, and `pix sandbox reset` makes a new account.
  */
 export const SEEDED_KEYS = {
   email: { key: SANDBOX_DEFAULT_KEY, keyType: 'EMAIL' },
@@ -27,6 +28,23 @@ export const SEEDED_KEYS = {
   cpf: { key: '12345678909', keyType: 'CPF' },
   phone: { key: '+5511912345678', keyType: 'PHONE' },
 } as const;
+
+/** The number every state held before each was given its own. */
+const EARLIER_NUMBER = '1234567';
+
+/**
+ * The account's number as the DICT answers it. A state made by an earlier version holds the number every
+ * state then held: its own is made from what is its alone (when it was made, its first key's id), so two
+ * such states are still two accounts.
+ */
+export function accountNumber(state: Pick<SandboxState, 'account' | 'createdAt' | 'keys'>): string {
+  if (state.account.number !== EARLIER_NUMBER) return state.account.number;
+  let hash = 2166136261;
+  for (const char of `${state.createdAt}\n${state.keys[0]?.id ?? ''}`) {
+    hash = Math.imul(hash ^ char.charCodeAt(0), 16777619) >>> 0;
+  }
+  return `8${String(hash % 1_000_000).padStart(6, '0')}`;
+}
 
 export function initialState(now: Date): SandboxState {
   const created = now.getTime();
@@ -48,7 +66,7 @@ export function initialState(now: Date): SandboxState {
       participant: SANDBOX_ISPB,
       bank: SANDBOX_BANK_CODE,
       branch: '0001',
-      number: '1234567',
+      number: `7${randomDigits(6)}`,
     },
     keys,
     generated: { count: DEFAULT_GENERATED_ENTRIES, seed: GENERATED_SEED, anchor: now.toISOString() },

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { documentsAgree } from '../../src/domain/documents.js';
 import type { Centavos } from '../../src/domain/money.js';
 import { type Debit, duplicateDebit, unexplainedDebits } from '../../src/domain/statementguard.js';
-import { learn, newAccountId } from '../../src/journal/accounts.js';
 
 const c = (n: number) => n as Centavos;
 const debit = (id: string, amount: number, document?: string, name?: string): Debit => ({
@@ -69,35 +68,5 @@ describe('the statement guard', () => {
         name: 'João Pedro Oliveira',
       })?.id,
     ).toBe('d1');
-  });
-});
-
-describe('accounts: known by their keys', () => {
-  const now = new Date('2026-03-10T10:00:00Z');
-  const facts = (keyIds: string[], baseUrl = 'https://api.example.test') => ({
-    keyIds,
-    baseUrl,
-    host: new URL(baseUrl).host,
-    now,
-  });
-  it('the same keys (or one of them) are one account, whatever URL; other keys another', () => {
-    const registry = { version: 1 as const, accounts: {}, credentials: {} };
-    const first = learn(registry, facts(['k2', 'k1']));
-    expect(first.id).toBe(newAccountId({ keyIds: ['k1'], baseUrl: '' }));
-    // A key added later joins the account that lists it beside a known one.
-    expect(learn(registry, facts(['k1', 'k3'], 'https://other.example.test')).id).toBe(first.id);
-    expect(learn(registry, facts(['k3'])).id).toBe(first.id);
-    expect(learn(registry, facts(['k9'])).id).not.toBe(first.id);
-    // Only the first account learned on a URL takes the records written before accounts were known.
-    expect(first.record.legacy).toEqual([
-      { baseUrl: 'https://api.example.test', host: 'api.example.test' },
-      { baseUrl: 'https://other.example.test', host: 'other.example.test' },
-    ]);
-    expect(learn(registry, facts(['k9'])).record.legacy).toEqual([]);
-  });
-  it('an account with no key is known by its URL and client key, never by a profile name', () => {
-    const a = newAccountId({ keyIds: [], baseUrl: 'https://x.test', credentialId: 'ck-1' });
-    expect(newAccountId({ keyIds: [], baseUrl: 'https://x.test', credentialId: 'ck-2' })).not.toBe(a);
-    expect(newAccountId({ keyIds: [], baseUrl: 'https://x.test', credentialId: 'ck-1' })).toBe(a);
   });
 });

@@ -109,7 +109,9 @@ const HOSTILE = `Loja${CLEAR}${TITLE}${RLO}Real`;
 
 async function hostileApi(): Promise<{ server: FakeServer; env: Record<string, string> }> {
   const server = await startFakeServer((request) => {
-    if (request.path.includes('/pix/keys')) return accountReads(request)!;
+    // The account's own reads: its key list and its key's consultation (which account: accounts.ts).
+    const own = request.path.includes('/account/transactions') ? undefined : accountReads(request);
+    if (own !== undefined) return own;
     if (request.path.includes('/account/transactions')) {
       return {
         kind: 'json',

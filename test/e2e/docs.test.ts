@@ -38,6 +38,18 @@ const NOT_RUN = new Map<string, string>([
   ],
   ['pix sandbox serve --port 8080', 'a server: runs until Ctrl-C (test/sandbox covers serve)'],
   [
+    'pix sandbox move-key loja@sandbox.pix.local --to other-state.json',
+    'needs a second state that lacks the key; every fresh state has it (test/reliability/account-ledger.test.ts moves one)',
+  ],
+  [
+    'pix account bind --participant 12345678 --branch 0001 --number 123456-7',
+    'binds only an account that lists no key; the sandbox lists four (test/reliability/account-ledger.test.ts binds one)',
+  ],
+  [
+    'pix account bind --participant 12345678 --branch 0001 --number 123456-7 --name "Empresa Ltda" --json',
+    'binds only an account that lists no key; the sandbox lists four (test/reliability/account-ledger.test.ts binds one)',
+  ],
+  [
     'pix listen --forward-to http://127.0.0.1:3000/pix --backfill 1h',
     'runs until Ctrl-C, delivering to a receiver (test/e2e/listen.test.ts)',
   ],

@@ -63,6 +63,7 @@ const TEMPLATES = [
   'pix plan show plans/2026-03.json && pix plan approve plans/2026-03.json && git add plans && git commit -m approve && git push',
   'pix plan approve plans/2026-03.json --key ~/.ssh/id_ed25519_sk',
   'pix plan execute plans/2026-03.json --yes -o ndjson > report.ndjson',
+  'pix sandbox move-key loja@sandbox.pix.local --to other.json',
   'pix pay batch pagamentos.xlsx --dry-run',
   'man pix-statement',
   'printf %s "$LEDGER_URL" | pix ledger init --url-stdin',

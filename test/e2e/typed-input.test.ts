@@ -51,7 +51,8 @@ describe('11 digits that are not a valid CPF are refused, in pay key and batch f
     expect(unknown.stderr).toContain(
       'error: --key-type: "celular" is not a key type (cpf, cnpj, phone, email, evp)',
     );
-    expect(count('dict')).toBe(1);
+    // The payee's consultation, and once the account's own key's (which bank account it is: accounts.ts).
+    expect(count('dict')).toBe(2);
     expect(count('transfer')).toBe(1);
   });
 

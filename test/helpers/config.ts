@@ -1,6 +1,11 @@
 import type { CachedToken, ConfigDocument, ConfigStore, ProfileData } from '../../src/config/types.js';
 import { normalizeBaseUrl } from '../../src/domain/url.js';
-import { credentialFingerprint, openAccounts } from '../../src/journal/accounts.js';
+import {
+  bankAccountId,
+  credentialFingerprint,
+  credentialId,
+  openAccounts,
+} from '../../src/journal/accounts.js';
 import { SYSTEM } from '../../src/system.js';
 
 /** An in-memory ConfigStore for unit tests of code that reads and writes profiles. */
@@ -51,20 +56,25 @@ export function createMemoryStore(
 /**
  * Remembers that the environment's PIX_TOKEN reaches an account at its PIX_BASE_URL, as a pix that used
  * these credentials before would (journal/accounts.ts): the command under test then asks the API for no
- * key list, and a test's interceptors stay those of the command. Seen "at the end of time", so whatever a
- * test's clock says, it is less than a day ago. Returns the account's id.
+ * key list and no consultation, and a test's interceptors stay those of the command. Seen "at the end of
+ * time", so whatever a test's clock says, it is less than a day ago. Returns the account's id.
  */
 export async function rememberAccount(
   env: Record<string, string | undefined>,
   keyIds: readonly string[] = ['test-account-key'],
+  bank = { participant: '99999999', branch: '0001', number: '1000001' },
 ): Promise<string> {
   const baseUrl = normalizeBaseUrl(env.PIX_BASE_URL!);
-  const learned = await openAccounts(env.PIX_CONFIG_DIR!, SYSTEM).learn({
-    keyIds,
-    baseUrl,
-    host: new URL(baseUrl).host,
+  const id = bankAccountId(bank);
+  await openAccounts(env.PIX_CONFIG_DIR!, SYSTEM).record({
+    account: { id, bank, basis: 'dict' },
     fingerprint: credentialFingerprint(baseUrl, 'token', env.PIX_TOKEN!),
+    credential: credentialId(baseUrl, 'token', env.PIX_TOKEN!),
+    keyIds,
+    formerIds: [],
+    legacy: [],
+    baseUrl: { baseUrl, host: new URL(baseUrl).host },
     now: new Date('9999-12-31T00:00:00Z'),
   });
-  return learned.id;
+  return id;
 }

@@ -85,18 +85,35 @@ export async function startFakeServer(
   };
 }
 
+/** The one key of the account accountReads answers for. */
+export const ACCOUNT_KEY = 'conta@example.test';
+
 /**
  * What an account's reads answer on a fake server that is about something else: the key list (one key,
- * so pix knows the account: journal/accounts.ts) and an empty statement (nothing paid elsewhere for the
+ * whose DICT consultation names the account's bank details: journal/accounts.ts) and an empty statement (nothing paid elsewhere for the
  * statement guard). A respond function calls it first: `(request) => accountReads(request) ?? …`.
  */
 export function accountReads(request: SeenRequest): Behaviour | undefined {
-  if (request.method !== 'GET') return undefined;
   const path = request.path.split('?')[0]!;
+  if (request.method === 'POST' && path.endsWith('/pix/dict/consult') && request.body.includes(ACCOUNT_KEY)) {
+    // The DICT's answer for the account's own key: its bank account (how pix names the account).
+    return {
+      kind: 'json',
+      status: 200,
+      body: {
+        key: ACCOUNT_KEY,
+        keyType: 'EMAIL',
+        endtoEndId: 'E99999999202601010000ACCOUNTKEY',
+        account: { participant: '99999999', accountType: 'CACC', branch: '0001', account: '5550001' },
+        owner: { name: 'Conta de Teste Ltda', type: 'LEGAL_PERSON', documentNumber: '11222333000181' },
+      },
+    };
+  }
+  if (request.method !== 'GET') return undefined;
   if (path.endsWith('/pix/keys')) {
     const key = {
       id: 'fake-account-key',
-      key: 'conta@example.test',
+      key: ACCOUNT_KEY,
       keyType: 'EMAIL',
       createdAt: '2026-01-01T00:00:00Z',
     };

@@ -10,7 +10,6 @@ import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { newAccountId } from '../../src/journal/accounts.js';
 import type { JournalEntry } from '../../src/journal/entries.js';
 import { openPool } from '../../src/journal/postgres/connect.js';
 import { migrateSchema } from '../../src/journal/postgres/schema.js';
@@ -22,7 +21,6 @@ import { startSandboxServer } from '../../src/sandbox/server.js';
 import { deferEach } from '../helpers/cleanup.js';
 import { createTestIO } from '../helpers/io.js';
 import { clusterPerFile } from '../helpers/postgres.js';
-import { sandboxKeyIds } from '../helpers/served.js';
 
 const deferred = deferEach();
 const { missing, cluster } = clusterPerFile();
@@ -59,13 +57,15 @@ async function setup(backend: Backend) {
     const code = await run(args, { io: test.io, env });
     return { code, stdout: test.stdout(), stderr: test.stderr() };
   };
-  const keyIds = Object.values(await sandboxKeyIds(server.url));
+  // The account as pix learns it (its bank details, from the DICT: commands/shared/account.ts).
+  const shown = await pix(['account', '--json']);
   const account: Account = {
-    id: newAccountId({ keyIds, baseUrl: server.url, credentialId: undefined }),
+    id: (JSON.parse(shown.stdout) as { id: string }).id,
     profile: 'sandbox',
     baseUrl: server.url,
     host: new URL(server.url).host,
     legacy: [],
+    formerIds: [],
   };
   /** The store as another pix process (`pid`, on `host`) opens it. */
   const storeAs = (pid: number, host = hostname()): JournalStore => {

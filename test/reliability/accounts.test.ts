@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../src/config/store.js';
 import { encodeBrCode } from '../../src/domain/brcodeencode.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import { readSandboxState } from '../../src/sandbox/store.js';
 import { SYSTEM } from '../../src/system.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
@@ -134,10 +135,21 @@ describe('the account is what the API says it is', () => {
       if (path.endsWith('/account/transactions')) return json({ total: 0, results: [] });
       if (path.endsWith('/pix/dict/consult')) {
         const { key } = JSON.parse(request.body) as { key: string };
+        // The account's own key answers its bank account (each token's its own); a payee's, a person.
+        const own = key.startsWith('key-of-the-');
         return json({
           key,
           keyType: 'EMAIL',
           endtoEndId: `E99999999202611231200${String(api.requests.length).padStart(11, '0')}`,
+          ...(own
+            ? {
+                account: {
+                  participant: '99999999',
+                  branch: '0001',
+                  account: key.startsWith('key-of-the-first') ? '1001' : '1002',
+                },
+              }
+            : {}),
           owner: { name: `Owner of ${key}`, documentNumber: '52998224725' },
         });
       }
@@ -256,21 +268,28 @@ describe('the statement is the last guard before a payment', () => {
 });
 
 describe('what the guards cost', () => {
-  it('one statement read per command, and the key list only when the credentials are new', async () => {
+  it('one statement read per command; the key list and one consultation of an own key only when the credentials are new', async () => {
     const dir = tempConfigDir();
-    const { server } = await serve(dir);
+    const { server, stateFile } = await serve(dir);
     const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 't' };
+    // The DICT consultations of the account's own keys (how pix learns which bank account it is), as the
+    // sandbox recorded them.
+    let ownSoFar = 0;
     const reads = () => {
-      const counts = { keys: 0, statement: 0 };
+      const counts = { keys: 0, statement: 0, ownKey: 0 };
       for (const request of server.requests.splice(0)) {
         if (request.endpoint === 'keys' || request.endpoint === 'statement') counts[request.endpoint]++;
       }
+      const consultations = Object.values(readSandboxState(stateFile)!.consultations);
+      const own = consultations.filter((consultation) => consultation.flow === 'dict' && consultation.own);
+      counts.ownKey = own.length - ownSoFar;
+      ownSoFar = own.length;
       return counts;
     };
     expect((await pix(['pay', 'batch', batchFile(dir, 20), '--yes'], env)).code).toBe(0);
-    expect(reads()).toEqual({ keys: 1, statement: 1 });
+    expect(reads()).toEqual({ keys: 1, statement: 1, ownKey: 1 });
     expect((await pix(['pay', 'key', 'ana@example.com', '--amount', '3', '--yes'], env)).code).toBe(0);
-    expect(reads()).toEqual({ keys: 0, statement: 1 });
+    expect(reads()).toEqual({ keys: 0, statement: 1, ownKey: 0 });
   });
 });
 

@@ -153,7 +153,7 @@ const defaultKeysAnswer = (): Behaviour =>
   json(
     200,
     {
-      total: 1,
+      total: 2,
       result: [
         {
           id: 'k1',
@@ -161,6 +161,8 @@ const defaultKeysAnswer = (): Behaviour =>
           keyType: 'EMAIL',
           createdAt: '2026-03-01T00:00:00Z',
         },
+        // The account's oldest key, whose consultation names its bank account (commands/shared/account.ts).
+        { id: 'k0', key: 'conta@x.com', keyType: 'EMAIL', createdAt: '2026-02-01T00:00:00Z' },
       ],
     },
     {
@@ -198,6 +200,7 @@ beforeAll(async () => {
         return json(200, consultAnswer());
       }
       case `${P}/pix/dict/consult`:
+        if (request.body.includes('conta@x.com')) return json(200, { ...dictAnswer(), key: 'conta@x.com' });
         return json(200, dictAnswer());
       case `${P}/pix-cash-out/transfer`:
         return transferAnswer(request);

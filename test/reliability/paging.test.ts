@@ -141,11 +141,12 @@ describe('the look at the statement of charge show (the ledger)', () => {
       createdAt: '2026-03-10T11:00:00.000Z',
       expiresAt: '2099-03-10T13:00:00.000Z',
     };
-    // The key list is told honestly (which account: journal/accounts.ts); the statement repeats its pages.
+    // The key list and its key's consultation are told honestly (which account: journal/accounts.ts); the
+    // statement repeats its pages.
     const { server, pix } = await liar('repeated', (request) =>
       request.path.endsWith('/pix-cash-in/immediate')
         ? { kind: 'json', status: 201, body: charge }
-        : request.path.includes('/pix/keys')
+        : request.path.includes('/pix/keys') || request.path.includes('/pix/dict/consult')
           ? accountReads(request)
           : undefined,
     );

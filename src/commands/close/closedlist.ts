@@ -10,24 +10,36 @@ import { formatDecimal } from '../../domain/money.js';
 import { formatDateTime } from '../../domain/when.js';
 import { jsonDocument, money, outputMode } from '../../output/format.js';
 import { createListWriter } from '../../output/records.js';
+import { safeText } from '../../output/sanitize.js';
 import type { Books } from '../shared/books/store.js';
+import { closesRefusal, verifiedCloses } from '../shared/books/verify.js';
 
 /** The books' days are Brasília's calendar days. */
 const ZONE = BRASILIA_TIME_ZONE;
 
+/**
+ * The closed days, each checked (books/verify.ts): listed as kept, then exit 8 naming every day that does
+ * not check (`--json`: each close's `problems`).
+ */
 export async function runList(books: Books, deps: Deps): Promise<void> {
   const settings = await deps.settings();
   const mode = await outputMode(deps, settings.timeZone.value);
-  const closes = books.closes();
+  const { closes, problems, notes } = await verifiedCloses(books);
+  for (const note of notes) deps.io.stderr.write(`note: ${safeText(note, 300)}\n`);
+  const refuse = () => {
+    if (problems.length > 0) throw closesRefusal(books, problems, 'the list shows them as kept, unchecked');
+  };
   if (mode.format === 'json') {
-    deps.io.stdout.write(
-      jsonDocument({ total: closes.length, results: closes.map(publicClose) }, mode.pretty),
-    );
-    return;
+    const results = closes.map((close) => ({
+      ...publicClose(close),
+      problems: problems.filter((problem) => problem.day === close.day).map((problem) => problem.reason),
+    }));
+    deps.io.stdout.write(jsonDocument({ total: closes.length, results }, mode.pretty));
+    return refuse();
   }
   if (closes.length === 0) {
     deps.io.stderr.write('no closed days (pix close --day D closes one)\n');
-    return;
+    return refuse();
   }
   const writer = createListWriter(deps.io.stdout, {
     ...mode,
@@ -73,11 +85,12 @@ export async function runList(books: Books, deps: Deps): Promise<void> {
   await writer.begin(closes.length);
   await writer.writeMany(closes);
   await writer.end();
+  refuse();
 }
 
 /** A close as `--json` shows it: money in reais (as the API writes it) and in centavos. */
 export function publicClose(close: ClosedDay): Record<string, unknown> {
-  const { entries, ...rest } = close;
+  const { entries, sums: _sums, ...rest } = close;
   return {
     ...rest,
     openingBalance: Number(formatDecimal(close.opening)),

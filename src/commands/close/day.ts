@@ -12,7 +12,7 @@
  * reported (books/closed.ts), never absorbed. `pix close --list`: the closed days (closedlist.ts). The
  * pack's files are made in pack.ts.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import {
@@ -28,6 +28,8 @@ import { BRASILIA_TIME_ZONE, loadBusinessDayTest } from '../../domain/duedate.js
 import { InvalidValue } from '../../domain/invalid.js';
 import { type Centavos, formatBRL, parseAmount } from '../../domain/money.js';
 import { reconcile } from '../../domain/reconcile.js';
+import { publicKeyLine } from '../../domain/sshkeys.js';
+import { parseArmoredSignature } from '../../domain/sshsig.js';
 import { addDays, calendarDay, endOfDay, formatDateTime, startOfDay, todayIn } from '../../domain/when.js';
 import { counted } from '../../domain/words.js';
 import { PixError, usageError } from '../../errors.js';
@@ -44,6 +46,7 @@ import { publicResult } from '../shared/books/report.js';
 import { signDigest } from '../shared/books/signing.js';
 import { chargeExpectations, paymentExpectations, readRange } from '../shared/books/sources.js';
 import { openBooks } from '../shared/books/store.js';
+import { closesRefusal, verifiedCloses } from '../shared/books/verify.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { publicClose, runList } from './closedlist.js';
@@ -74,12 +77,21 @@ export type CloseOptions = z.output<typeof closeOptionsSchema>;
 /** How many days back a close looks for closed days the statement now shows otherwise. */
 export const RECHECK_DAYS = 31;
 
+/** Closing earlier than a closed day, explained: why pix does not, and what can be done instead. */
+function outOfOrder(day: string, later: ClosedDay, closes: readonly ClosedDay[]): never {
+  const last = closes.at(-1)!;
+  const next = last.kind === 'final' ? addDays(last.day, 1) : last.day;
+  throw usageError(
+    '--day',
+    `${day} is before ${later.day}, which is closed: days are closed in order, oldest first, each opening with the closing of the day before, so a day before a closed one cannot be closed now (what it would change is in the closes after it)`,
+    `the next day to close is ${next} (pix close --day ${next}); a change to ${day} is booked on a day still open. Reopening means removing the closes from ${day} on where the books are kept (pix close --list) and closing each day again: for whoever keeps the books and signed them, never pix`,
+  );
+}
+
 /** The previous close, and the opening balance it gives D; exit 2 when the days are not closed in order. */
 function openingOf(closes: readonly ClosedDay[], day: string, given: Centavos | undefined): Centavos {
   const later = closes.find((close) => close.day > day);
-  if (later) {
-    throw usageError('--day', `${day} is before ${later.day}, which is closed: days are closed in order`);
-  }
+  if (later) outOfOrder(day, later, closes);
   const before = closes.filter((close) => close.day < day).at(-1);
   const again = closes.find((close) => close.day === day);
   if (before === undefined) {
@@ -108,18 +120,34 @@ function openingOf(closes: readonly ClosedDay[], day: string, given: Centavos | 
   if (before.day !== yesterday) {
     throw usageError(
       '--day',
-      `${yesterday} is not closed (the last closed day is ${before.day}): close the days in order`,
-      `pix close --day ${addDays(before.day, 1)}`,
+      `${yesterday} is not closed (the last closed day is ${before.day}): days are closed in order, each opening with the closing of the day before`,
+      `close ${addDays(before.day, 1)} first: pix close --day ${addDays(before.day, 1)}`,
     );
   }
   if (before.kind === 'provisional') {
     throw usageError(
       '--day',
-      `${yesterday} was closed before it ended (provisional): close it again now`,
+      `${yesterday} was closed before it ended (provisional): close it again now, then ${day}`,
       `pix close --day ${yesterday}`,
     );
   }
   return before.closing;
+}
+
+/** A signed day closed again must be signed again: its signature is never dropped silently (exit 2). */
+function keepSignature(already: ClosedDay | undefined, key: string | undefined): void {
+  if (already?.signature === undefined || key !== undefined) return;
+  let by = 'a key';
+  try {
+    by = parseArmoredSignature(already.signature).publicKey.fingerprint;
+  } catch {
+    // The check of the day says what is wrong with it.
+  }
+  throw usageError(
+    '--key',
+    `${already.day} was closed signed (by ${by}): closing it again without --key would drop its signature`,
+    `pix close --day ${already.day} --key PATH (the key that signed it, or another the books accept)`,
+  );
 }
 
 export async function runClose(options: CloseOptions, deps: Deps): Promise<void> {
@@ -137,7 +165,9 @@ export async function runClose(options: CloseOptions, deps: Deps): Promise<void>
   const client = await deps.api();
   const { stdout, stderr } = deps.io;
   await books.locked(async () => {
-    const closes = books.closes();
+    const { closes, problems, notes } = await verifiedCloses(books);
+    for (const note of notes) stderr.write(`note: ${safeText(note, 300)}\n`);
+    if (problems.length > 0) throw closesRefusal(books, problems, 'nothing was closed');
     // Today by the account's clock (the sandbox's may run ahead): read once the API has answered.
     const nowLocal = deps.clock.now();
     const localToday = todayIn(ZONE, nowLocal);
@@ -164,6 +194,7 @@ export async function runClose(options: CloseOptions, deps: Deps): Promise<void>
       );
     }
     const opening = openingOf(closes, day, options.openingBalance);
+    keepSignature(already, options.key);
 
     // A payment of the day whose outcome is unknown may have moved money the day's books would not show.
     const journal = await journalOf(deps);
@@ -257,7 +288,8 @@ export async function runClose(options: CloseOptions, deps: Deps): Promise<void>
       { from: dayStart, to: dayEnd, now: now.getTime(), isBusinessDay: await loadBusinessDayTest() },
     );
 
-    const dir = options.dir ?? books.dayDir(day);
+    // Kept absolute: a later check (on this machine) finds the pack wherever it is run from.
+    const dir = options.dir === undefined ? books.dayDir(day) : resolve(options.dir);
     const files: Array<[string, Uint8Array]> = [
       [
         `${day}.ofx`,
@@ -289,9 +321,12 @@ export async function runClose(options: CloseOptions, deps: Deps): Promise<void>
       entries: Object.fromEntries(ofDay.map((entry: BookEntry) => [entry.id, fingerprint(entry)])),
       digest,
       dir,
-      ...(signature === undefined ? {} : { signature }),
+      sums: text,
+      ...(signature === undefined
+        ? {}
+        : { signature, signer: publicKeyLine(parseArmoredSignature(signature).publicKey) }),
     };
-    books.addClose(close);
+    await books.addClose(close);
     if (mode.format === 'json') {
       stdout.write(jsonDocument(publicClose(close), mode.pretty));
       return;

@@ -57,14 +57,20 @@ export async function eventFiles(deps: Deps): Promise<EventFiles> {
   ensurePrivateDir(dir);
   const at = (suffix: string) => join(dir, `${account.id}.${suffix}`);
   const files = { log: at('jsonl'), checkpoint: at('checkpoint'), secret: at('secret'), lock: at('lock') };
-  const known = openAccounts(config.dir, deps).all()[account.id];
+  // The files of the account's former names (journal/accounts.ts) are its own: adopted under its id.
+  for (const former of account.formerIds) {
+    for (const suffix of ['jsonl', 'checkpoint', 'secret'] as const) {
+      adoptFile(join(dir, `${former}.${suffix}`), at(suffix));
+    }
+  }
+  const earlier = openAccounts(config.dir, deps).former()?.accounts ?? {};
   // Earlier versions named files and ids after the base URL as the settings spell it (the embedded
   // sandbox's `http://127.0.0.1:0`), not as the account is known.
   const baseUrls = [
     ...new Set([
       account.baseUrl,
       settings.baseUrl.value,
-      ...(known?.baseUrls ?? []),
+      ...account.formerIds.flatMap((id) => earlier[id]?.baseUrls ?? []),
       ...account.legacy.map((claim) => claim.baseUrl),
     ]),
   ];

@@ -16,6 +16,7 @@ import type { Deps } from '../../context.js';
 import type { EventState } from '../../domain/event-log.js';
 import type { PixEvent } from '../../domain/events.js';
 import { PixError } from '../../errors.js';
+import { openAccounts } from '../../journal/accounts.js';
 import type { JournalEntry } from '../../journal/entries.js';
 import type { Pool } from '../../journal/postgres/connect.js';
 import { describeDamage } from '../../journal/store.js';
@@ -118,13 +119,14 @@ export async function runLedgerMigrate(_options: LedgerMigrateOptions, deps: Dep
     );
   }
   const events = await importEvents(pool, logs, deps);
+  const accounts = await importAccounts(pool, deps);
   stderr.write(
-    `ledger ${where}: ${imported} of ${entries.length} entries of ${file.where} imported (${entries.length - imported} were there already); ${events.imported} of ${events.events} events of ${logs.length} event log${logs.length === 1 ? '' : 's'} imported; counts checked\n`,
+    `ledger ${where}: ${imported} of ${entries.length} entries of ${file.where} imported (${entries.length - imported} were there already); ${events.imported} of ${events.events} events of ${logs.length} event log${logs.length === 1 ? '' : 's'} imported; ${accounts.credentials} set${accounts.credentials === 1 ? '' : 's'} of credentials of ${accounts.accounts} account${accounts.accounts === 1 ? '' : 's'} imported; counts checked\n`,
   );
   if (deps.globals.json) {
     stdout.write(
       jsonDocument(
-        { ledger: where, from: file.where, entries: entries.length, imported, present, events },
+        { ledger: where, from: file.where, entries: entries.length, imported, present, events, accounts },
         stdout.isTTY,
       ),
     );
@@ -169,6 +171,39 @@ function eventLogsOf(deps: Deps): ImportedLog[] {
     });
   }
   return logs;
+}
+
+/**
+ * The accounts this directory learned (journal/accounts.ts), each with the credentials seen to reach it,
+ * into the ledger's accounts: merged as a learning is (former names joined, never lost).
+ */
+async function importAccounts(pool: Pool, deps: Deps): Promise<{ accounts: number; credentials: number }> {
+  const local = openAccounts((await deps.config()).dir, deps);
+  const { postgresAccounts } = await import('../../journal/postgres/accounts.js');
+  const ledger = postgresAccounts(
+    pool.sql,
+    pool.where,
+    `migrated by ${hostname()}:${deps.processes.pid}`,
+    (work) => onLedger(pool, work),
+  );
+  const accounts = new Map((await local.accounts()).map((account) => [account.id, account]));
+  const credentials = local.credentials().filter((credential) => accounts.has(credential.account));
+  for (const credential of credentials) {
+    const account = accounts.get(credential.account)!;
+    await ledger.record({
+      account: { id: account.id, bank: account.bank, owner: account.owner, basis: account.basis },
+      fingerprint: credential.fingerprint,
+      credential: credential.credential,
+      keyIds: credential.keyIds,
+      formerIds: account.formerIds,
+      legacy: account.legacy,
+      now: new Date(credential.checkedAt),
+    });
+  }
+  return {
+    accounts: new Set(credentials.map((credential) => credential.account)).size,
+    credentials: credentials.length,
+  };
 }
 
 /** The event logs into the shared ledger (idempotent by event id), the counts checked after. */

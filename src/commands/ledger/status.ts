@@ -7,6 +7,8 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import { formatBRL } from '../../domain/money.js';
+import { PixError } from '../../errors.js';
+import { openAccounts } from '../../journal/accounts.js';
 import { shortId } from '../../journal/entries.js';
 import { journalOf } from '../../journal/record.js';
 import { isUnresolved } from '../../journal/rules.js';
@@ -31,6 +33,10 @@ export interface LedgerStatus {
   leases: Array<{ id: string; host: string; pid: number; beatSecondsAgo: number }>;
   /** Outcomes of this machine waiting in the spill file for this database. */
   spilled: number;
+  /** Why the spill file cannot be written to the database (damaged, or contradicted by it): exit 8. */
+  spillProblem: string | null;
+  /** Accounts known by their bank details (journal/accounts.ts); null where the schema predates them. */
+  accounts: number | null;
   /** `pix listen`'s events in the database: how many, how many still owed. */
   events: { made: number; owed: number; dead: number };
   /** The active `pix listen` of each account (the one holding its advisory lock). */
@@ -68,6 +74,8 @@ async function fileStatus(deps: Deps): Promise<LedgerStatus> {
           },
     leases: [],
     spilled: 0,
+    spillProblem: null,
+    accounts: (await openAccounts((await deps.config()).dir, deps).accounts()).length,
     events: { made: 0, owed: 0, dead: 0 },
     listeners: [],
   };
@@ -77,8 +85,10 @@ async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
   const pool = await openLedgerPool(deps);
   const { sql, where } = pool;
   const { schemaVersion } = await import('../../journal/postgres/store.js');
-  const { waiting } = await import('../../journal/postgres/spill.js');
-  const spilled = waiting((await deps.config()).dir, where).length;
+  const { inspectSpill, judgeSpilled } = await import('../../journal/postgres/spill.js');
+  const spill = inspectSpill((await deps.config()).dir, where);
+  const spilled = spill.waiting.length;
+  let spillProblem = spill.damage ?? null;
   return onLedger(pool, async () => {
     const schema = (await schemaVersion(sql)) ?? null;
     if (schema === null || schema === 0) {
@@ -93,6 +103,8 @@ async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
         oldestUnresolved: null,
         leases: [],
         spilled,
+        spillProblem,
+        accounts: null,
         events: { made: 0, owed: 0, dead: 0 },
         listeners: [],
       };
@@ -112,6 +124,20 @@ async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
       `SELECT id, lease_host AS host, lease_pid AS pid, extract(epoch FROM now() - lease_beat)::float AS ago
          FROM pix_journal WHERE state = 'sending' AND lease_beat IS NOT NULL ORDER BY seq`,
     );
+    // Each waiting outcome against the entry as the database has it now: one it contradicts is named.
+    for (const change of spillProblem === null ? spill.waiting : []) {
+      const [row] = await sql.unsafe('SELECT state, resolution FROM pix_journal WHERE id = $1', [change.id]);
+      const said = judgeSpilled(
+        change,
+        row === undefined ? undefined : { state: String(row.state), resolution: row.resolution ?? null },
+      );
+      if (said !== 'apply' && said !== 'done') {
+        spillProblem = said;
+        break;
+      }
+    }
+    const [accounts] =
+      schema >= 3 ? await sql.unsafe('SELECT count(*)::int AS count FROM pix_accounts') : [undefined];
     const [events] = await sql.unsafe(
       `SELECT count(*)::int AS made, count(*) FILTER (WHERE state = 'pending')::int AS owed,
          count(*) FILTER (WHERE state = 'dead')::int AS dead FROM pix_events`,
@@ -147,6 +173,8 @@ async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
         beatSecondsAgo: Math.round(Number(row.ago)),
       })),
       spilled,
+      spillProblem,
+      accounts: accounts === undefined ? null : Number(accounts.count),
       events: {
         made: Number(events?.made ?? 0),
         owed: Number(events?.owed ?? 0),
@@ -170,6 +198,7 @@ export async function runLedgerStatus(deps: Deps): Promise<void> {
   const { stdout } = deps.io;
   if (deps.globals.json) {
     stdout.write(jsonDocument(status, stdout.isTTY));
+    refuseSpill(status);
     return;
   }
   const lines: Array<[string, string]> = [
@@ -180,6 +209,10 @@ export async function runLedgerStatus(deps: Deps): Promise<void> {
     lines.push(['schema', status.schema === null ? 'none (run `pix ledger init`)' : String(status.schema)]);
   lines.push(['entries', `${status.entries} (${status.payments} payments, ${status.charges} charges)`]);
   lines.push(['unresolved', String(status.unresolved)]);
+  lines.push([
+    'accounts',
+    status.accounts === null ? 'not kept here yet (run `pix ledger init`)' : String(status.accounts),
+  ]);
   const oldest = status.oldestUnresolved;
   if (oldest !== null) {
     const to = oldest.receiver === null ? '' : ` to ${safeText(oldest.receiver, 60)}`;
@@ -197,6 +230,7 @@ export async function runLedgerStatus(deps: Deps): Promise<void> {
       ]);
     }
     lines.push(['spilled here', String(status.spilled)]);
+    if (status.spillProblem !== null) lines.push(['spill problem', safeText(status.spillProblem, 300)]);
     const { events } = status;
     lines.push(['events', `${events.made} (${events.owed} owed, ${events.dead} dead letters)`]);
     lines.push(['active listeners', String(status.listeners.length)]);
@@ -211,6 +245,19 @@ export async function runLedgerStatus(deps: Deps): Promise<void> {
   for (const [label, value] of lines) {
     stdout.write(stdout.isTTY ? `${label.padEnd(width)}${value}\n` : `${label}\t${value}\n`);
   }
+  refuseSpill(status);
+}
+
+/** Exit 8 once the status is out, when the spill file cannot be written to the database. */
+function refuseSpill(status: LedgerStatus): void {
+  if (status.spillProblem === null) return;
+  throw new PixError(
+    'declined',
+    `the ledger spill file cannot be trusted: ${safeText(status.spillProblem, 300)}`,
+    {
+      hint: 'payments and charges are stopped: settle the entry (`pix statement`, then `pix journal resolve`), then move the spill file and its .checkpoint aside',
+    },
+  );
 }
 
 export function register(command: Command, deps: Deps): void {
@@ -218,5 +265,5 @@ export function register(command: Command, deps: Deps): void {
     parseOptions(statusOptionsSchema, self.opts());
     await runLedgerStatus(deps);
   });
-  addExamples(command, ['pix ledger status', 'pix ledger status --json'], ['unavailable']);
+  addExamples(command, ['pix ledger status', 'pix ledger status --json'], ['unavailable', 'declined']);
 }

@@ -218,7 +218,14 @@ async function payRow(run: Run, item: BatchItem): Promise<void> {
   } catch (error) {
     if (!(error instanceof PixError)) throw error;
     item.error = error.message;
-    if (error.kind === 'unknown_outcome' && error.cause instanceof OutcomeSpilled) {
+    if (error.name === 'ClaimLapsed') {
+      // Not sent: its claim could have lapsed while pix was paused (journal/postgres/leases.ts). The ledger
+      // holds the row as unknown until it is resolved, as every later run will report it.
+      item.state = 'unknown';
+      item.earlier = entry;
+      item.error = `${error.message}; ${error.hint}`;
+      run.stopped ??= `row ${item.row.id}'s claim could have lapsed before it was sent`;
+    } else if (error.kind === 'unknown_outcome' && error.cause instanceof OutcomeSpilled) {
       // Known here, kept in the spill file: written to the shared ledger by the next command here, not
       // for the operator to resolve.
       item.state = 'unknown';

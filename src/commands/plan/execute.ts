@@ -27,6 +27,7 @@ import { isNight, outsideAllowlist, type RowFacts } from '../../domain/policy.js
 import { PixError, usageError } from '../../errors.js';
 import type { JournalPlan } from '../../journal/entries.js';
 import { journalOf } from '../../journal/record.js';
+import { isAccountId } from '../../journal/rules.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { type BatchItem, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, payBatchRows } from '../pay/batch.js';
@@ -186,7 +187,7 @@ export async function runPlanExecute(options: PlanExecuteOptions, deps: Deps): P
   }
   // The account the plan was made for, as the API identifies it (one read of its keys, cached a day).
   const account = await accountOf(deps);
-  if (plan.account.id !== account.id) {
+  if (!isAccountId(plan.account.id, account)) {
     throw new PixError(
       'declined',
       `the plan pays from the account of profile "${plan.account.profile}" via ${plan.account.api}; this is another account (profile "${account.profile}" via ${account.baseUrl}); nothing was sent`,

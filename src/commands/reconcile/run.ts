@@ -230,7 +230,7 @@ export async function runReconcile(options: ReconcileOptions, deps: Deps): Promi
     now: accountNow.getTime(),
     isBusinessDay: await loadBusinessDayTest(),
   });
-  const changed = checkClosedDays(books.closes(), entries, from, to);
+  const changed = checkClosedDays((await books.closes()).closes, entries, from, to);
   const { stdout, stderr } = deps.io;
   for (const day of changed) stderr.write(`warning: ${day.message}\n`);
   for (const stale of found.staleDecisions) {

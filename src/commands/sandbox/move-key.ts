@@ -11,6 +11,7 @@ import { openStore, stateFlag, stateOption, translate, writeJson } from './share
 export const moveKeySchema = z.object({
   key: fromDomain((text) => parsePixKey(text).key),
   state: stateFlag,
+  to: stateFlag,
 });
 export type MoveKeyOptions = z.output<typeof moveKeySchema>;
 
@@ -20,6 +21,7 @@ export type MoveKeyOptions = z.output<typeof moveKeySchema>;
  * old owner does (`pix plan execute` refuses it).
  */
 export async function runMoveKey(opts: MoveKeyOptions, deps: Deps): Promise<void> {
+  if (opts.to !== undefined) return moveOwnKey(opts, opts.to, deps);
   const store = await openStore(deps, opts.state);
   const { moveKey } = await loadDict();
   const owner = await translate(() => store.update((state) => moveKey(state, opts.key)), {
@@ -37,16 +39,40 @@ export async function runMoveKey(opts: MoveKeyOptions, deps: Deps): Promise<void
   }
 }
 
+/**
+ * `--to STATE`: one of this state's own keys passes to the account of state STATE (another `pix sandbox
+ * serve --state`): this account no longer lists it, that one does, with the same record, and the DICT
+ * answers that account's bank details for it. What a key ported between accounts does to pix's idea of
+ * which account is which (journal/accounts.ts).
+ */
+async function moveOwnKey(opts: MoveKeyOptions, to: string, deps: Deps): Promise<void> {
+  const [from, into] = await Promise.all([openStore(deps, opts.state), openStore(deps, to)]);
+  const { giveKey, takeKey } = await loadDict();
+  const words = { notFound: 'not a key of this account', refused: 'the other account has this key already' };
+  // Registered there first: a key is never of neither account, and one the other has is refused before.
+  const record = (await translate(() => from.read(), words)).keys.find((own) => own.key === opts.key);
+  if (record === undefined) await translate(() => from.update((state) => giveKey(state, opts.key)), words);
+  await translate(() => into.update((state) => takeKey(state, record!)), words);
+  await translate(() => from.update((state) => giveKey(state, opts.key)), words);
+  if (deps.globals.json) writeJson(deps, { key: opts.key, id: record!.id, to });
+  else deps.io.stdout.write(`${opts.key}\t${record!.id}\t${to}\n`);
+}
+
 export function register(command: Command, deps: Deps): void {
   command
-    .argument('<key>', "a key of someone else (not one of the sandbox account's own)")
+    .argument('<key>', "a key of someone else (with --to: one of the sandbox account's own)")
     .option(...stateOption)
+    .option('--to <file>', "one of this account's own keys, to the account of this other state file")
     .action(async (key: string, raw) =>
       runMoveKey(parseOptions(moveKeySchema, { ...raw, key }, { key: '<key>' }), deps),
     );
   addExamples(
     command,
-    ['pix sandbox move-key ana@example.com', 'pix sandbox move-key +5511987654321 --json'],
+    [
+      'pix sandbox move-key ana@example.com',
+      'pix sandbox move-key +5511987654321 --json',
+      'pix sandbox move-key loja@sandbox.pix.local --to other-state.json',
+    ],
     ['usage', 'not_found', 'rejected', 'unavailable'],
   );
 }

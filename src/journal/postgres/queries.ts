@@ -6,6 +6,7 @@ import { type JournalEntry, startLine } from '../entries.js';
 import { createJournalParser } from '../parser.js';
 import { DUPLICATE_WINDOW_MS, type DuplicateQuery } from '../rules.js';
 import type { Sql, Tx } from './connect.js';
+import { SEND_MARGIN_MS } from './leases.js';
 
 export const COLUMNS =
   'seq, start::text AS start, outcome::text AS outcome, resolved::text AS resolved, matched::text AS matched';
@@ -79,12 +80,17 @@ export function rowQuestion(row: string): Question {
   return { where: 'row_id = $1', params: [row] };
 }
 
-/** Inserts an entry's start (a migration gives its outcome, finding and match too). */
+/**
+ * Inserts an entry's start (a migration gives its outcome, finding and match too). A claim's `lease`: who
+ * holds it, its heartbeat from now (the transaction's start: never later than its claimant measured it
+ * from), and the send deadline after which its claimant will not be sending (leaseEnd: the lease's time
+ * to live, the claimant's request timeout, a margin), on the database's clock.
+ */
 export async function insertEntry(
   sql: Sql | Tx,
   entry: JournalEntry,
   lines: { outcome?: object; resolved?: object; matched?: object },
-  lease: { host: string; pid: number } | undefined,
+  lease: { host: string; pid: number; timeoutMs: number; ttlMs: number; marginMs: number } | undefined,
 ): Promise<number> {
   const { row, key, code } = indexed(entry);
   // JSON goes as text cast to jsonb: a text parameter is never serialised a second time by the driver.
@@ -93,9 +99,10 @@ export async function insertEntry(
   const resolution = lines.resolved === undefined ? null : (entry.resolution ?? null);
   const result = await sql.unsafe(
     `INSERT INTO pix_journal (id, account, kind, at, amount_centavos, row_id, pay_key, emv_hash, state,
-       resolution, start, outcome, resolved, matched, lease_host, lease_pid, lease_beat)
+       resolution, start, outcome, resolved, matched, lease_host, lease_pid, lease_beat, lease_timeout_ms, send_deadline)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text::jsonb, $12::text::jsonb, $13::text::jsonb, $14::text::jsonb,
-       $15, $16, CASE WHEN $15::text IS NULL THEN NULL ELSE now() END)
+       $15, $16, CASE WHEN $15::text IS NULL THEN NULL ELSE now() END, $17::integer,
+       CASE WHEN $15::text IS NULL THEN NULL ELSE now() + $18::integer * interval '1 millisecond' END)
      ON CONFLICT (id) DO NOTHING`,
     [
       entry.id,
@@ -115,7 +122,42 @@ export async function insertEntry(
       json(lines.matched),
       lease?.host ?? null,
       lease?.pid ?? null,
+      lease?.timeoutMs ?? null,
+      lease === undefined ? null : lease.ttlMs + lease.timeoutMs + lease.marginMs,
     ],
   );
   return result.count;
+}
+
+/**
+ * A change of an entry after its start (entries.ts): its outcome merged over the earlier ones (its lease
+ * ends), the operator's finding, or a charge's match, each kept as the line the file would hold.
+ */
+export async function writeChange(
+  target: Sql | Tx,
+  change: { op: 'finish' | 'resolve' | 'match'; id: string; line: Record<string, unknown> },
+): Promise<void> {
+  const line = JSON.stringify(change.line);
+  if (change.op === 'finish') {
+    const state = String(change.line.state);
+    await target.unsafe(
+      // Its request ended: nothing more can be sent for it after a margin (leases.ts SEND_MARGIN_MS).
+      `UPDATE pix_journal SET state = $2, outcome = coalesce(outcome, '{}'::jsonb) || $3::text::jsonb,
+         lease_host = NULL, lease_pid = NULL, lease_beat = NULL, changed = nextval('pix_journal_changes'),
+         send_deadline = least(send_deadline, now() + $4::integer * interval '1 millisecond')
+       WHERE id = $1`,
+      [change.id, state, line, SEND_MARGIN_MS],
+    );
+  } else if (change.op === 'resolve') {
+    await target.unsafe(
+      `UPDATE pix_journal SET resolution = $2, resolved = $3::text::jsonb, changed = nextval('pix_journal_changes')
+       WHERE id = $1`,
+      [change.id, String(change.line.resolution), line],
+    );
+  } else {
+    await target.unsafe(
+      `UPDATE pix_journal SET matched = $2::text::jsonb, changed = nextval('pix_journal_changes') WHERE id = $1`,
+      [change.id, line],
+    );
+  }
 }

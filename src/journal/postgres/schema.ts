@@ -11,7 +11,7 @@
  * time, state) and the lease of a `sending` claim (host, pid, heartbeat: the database's clock).
  */
 import { PixError } from '../../errors.js';
-import { isConnectionError, reserved, type Sql } from './connect.js';
+import { isConnectionError, reserved, type Sql, type Tx } from './connect.js';
 
 export interface Migration {
   version: number;
@@ -100,6 +100,54 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    what: 'accounts by their bank details, claims that cannot be outlived, closed days',
+    // Accounts (journal/accounts.ts): the bank account, the credentials seen to reach it (digests, never a
+    // secret), the names records were written under before. A claim's send deadline (store.ts): the
+    // database's time after which its claimant will not send, the request's timeout included. Closed days
+    // (commands/shared/books/store.ts): each close as the line the file would hold, the latest of a day
+    // its close.
+    sql: `
+      CREATE TABLE pix_accounts (
+        id text PRIMARY KEY,
+        participant text NOT NULL,
+        branch text NOT NULL,
+        number text NOT NULL,
+        owner jsonb,
+        basis text NOT NULL,
+        learned_at timestamptz NOT NULL,
+        learned_by text NOT NULL,
+        legacy jsonb NOT NULL DEFAULT '[]'
+      );
+      CREATE TABLE pix_account_names (
+        name text NOT NULL,
+        account text NOT NULL REFERENCES pix_accounts (id),
+        attached_at timestamptz NOT NULL DEFAULT now(),
+        attached_by text NOT NULL,
+        PRIMARY KEY (name, account)
+      );
+      CREATE TABLE pix_account_credentials (
+        fingerprint text PRIMARY KEY,
+        credential text NOT NULL,
+        account text NOT NULL REFERENCES pix_accounts (id),
+        key_ids jsonb NOT NULL DEFAULT '[]',
+        checked_at timestamptz NOT NULL,
+        pending jsonb
+      );
+      CREATE INDEX pix_account_credentials_id ON pix_account_credentials (credential, checked_at);
+      ALTER TABLE pix_journal ADD COLUMN lease_timeout_ms integer, ADD COLUMN send_deadline timestamptz;
+      CREATE TABLE pix_closes (
+        seq bigserial PRIMARY KEY,
+        account text NOT NULL,
+        day text NOT NULL,
+        line text NOT NULL,
+        closed_at timestamptz NOT NULL DEFAULT now(),
+        closed_by text NOT NULL
+      );
+      CREATE INDEX pix_closes_day ON pix_closes (account, day, seq);
+    `,
+  },
 ];
 
 /** The newest schema this pix knows. */
@@ -180,6 +228,37 @@ export class NewerSchema extends PixError {
       {
         hint: 'upgrade pix on this machine: another machine runs a newer one',
       },
+    );
+  }
+}
+
+/** The schema's version, or undefined when pix's tables are not there (`pix ledger init` makes them). */
+export async function schemaVersion(sql: Sql | Tx): Promise<number | undefined> {
+  const [exists] = await sql.unsafe(`SELECT to_regclass('pix_schema') IS NOT NULL AS present`);
+  if (!exists?.present) return undefined;
+  const [row] = await sql.unsafe('SELECT coalesce(max(version), 0) AS version FROM pix_schema');
+  return Number(row?.version ?? 0);
+}
+
+/** Exit 6 unless the schema is the one this pix knows. */
+export function checkSchema(version: number | undefined, where: string): void {
+  if (version === undefined || version === 0) {
+    throw new PixError('unavailable', `the shared ledger ${where} has no pix schema; nothing was sent`, {
+      hint: 'run `pix ledger init` once (with a role that may create tables: docs/team.md)',
+    });
+  }
+  if (version > SCHEMA_VERSION) {
+    throw new PixError(
+      'unavailable',
+      `the shared ledger ${where} has schema ${version}, newer than this pix knows (${SCHEMA_VERSION}); nothing was sent`,
+      { hint: 'upgrade pix on this machine: another machine runs a newer one' },
+    );
+  }
+  if (version < SCHEMA_VERSION) {
+    throw new PixError(
+      'unavailable',
+      `the shared ledger ${where} has schema ${version}; this pix needs ${SCHEMA_VERSION}; nothing was sent`,
+      { hint: 'run `pix ledger init` to migrate it' },
     );
   }
 }

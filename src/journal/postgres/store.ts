@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Clock, Processes } from '../../context.js';
+import { type Clock, DEFAULT_TIMEOUT_MS, type Processes } from '../../context.js';
 import { PixError } from '../../errors.js';
 import { SYSTEM } from '../../system.js';
 import type { JournalEntry, StartFields } from '../entries.js';
@@ -24,6 +24,8 @@ import { createJournalParser } from '../parser.js';
 import { type Account, type DuplicateQuery, findBlocking, rowBlocker, type Scope } from '../rules.js';
 import type { JournalScope } from '../store.js';
 import { type Claim, type Holder, type JournalStore, judgeClaim, OutcomeSpilled } from '../stores.js';
+import { postgresAccounts } from './accounts.js';
+import { postgresCloses } from './closes.js';
 import {
   isConnectionError,
   openPool,
@@ -34,6 +36,7 @@ import {
   transaction,
   unreachable,
 } from './connect.js';
+import { createLeases, LEASE_TTL_MS, SEND_MARGIN_MS } from './leases.js';
 import {
   blockingQuestion,
   COLUMNS,
@@ -43,13 +46,26 @@ import {
   type Question,
   type Row,
   rowQuestion,
+  writeChange,
 } from './queries.js';
-import { SCHEMA_VERSION } from './schema.js';
-import { drain, type SpilledChange, spill } from './spill.js';
+import { checkSchema, schemaVersion } from './schema.js';
+import { drain, judgeSpilled, type SpilledChange, type SpillProblem, spill } from './spill.js';
 
-/** How often a live claim's lease is beaten, and how long one that stopped beating stays "in progress". */
-export const LEASE_BEAT_MS = 5_000;
-export const LEASE_TTL_MS = 30_000;
+export { LEASE_BEAT_MS, LEASE_TTL_MS, SEND_MARGIN_MS } from './leases.js';
+
+/** The steps of a claimed payment, where a test may pause it (storeSeams). */
+export type ClaimStep = 'claimed' | 'sending' | 'sent' | 'recorded';
+
+/**
+ * The store's test seam: `pause` is awaited at each step of claim → send → record, so a test pauses a
+ * claimant deterministically where SIGSTOP could (test/journal/claim-pause.test.ts), never by sleeping.
+ * Unset outside tests.
+ */
+export const storeSeams: {
+  pause?: ((step: ClaimStep, id: string) => Promise<void>) | undefined;
+  /** The monotonic clock leases are measured by, so a test's pause can last longer than it takes. */
+  monotonic?: (() => number) | undefined;
+} = {};
 
 export interface PostgresJournalOptions {
   url: string;
@@ -60,89 +76,59 @@ export interface PostgresJournalOptions {
   /** This machine's name, as leases carry it (os.hostname() unless given). */
   host?: string | undefined;
   home?: string | undefined;
+  /** The claimant's request timeout (`--timeout`): what its claims' send deadlines allow a request. */
+  requestTimeoutMs?: number | undefined;
+  /** A monotonic clock in ms (leases.ts); the machine's unless given. */
+  monotonic?: (() => number) | undefined;
+  /**
+   * A step at which this process stops itself as SIGSTOP would (PIX_TEST_STOP_AT, read by the wiring):
+   * the end-to-end reproduction of a pause (test/reliability/claim-pause.test.ts). Unset outside tests.
+   */
+  stopAt?: string | undefined;
 }
 
-/** The schema's version, or undefined when pix's tables are not there (`pix ledger init` makes them). */
-export async function schemaVersion(sql: Sql | Tx): Promise<number | undefined> {
-  const [exists] = await sql.unsafe(`SELECT to_regclass('pix_schema') IS NOT NULL AS present`);
-  if (!exists?.present) return undefined;
-  const [row] = await sql.unsafe('SELECT coalesce(max(version), 0) AS version FROM pix_schema');
-  return Number(row?.version ?? 0);
-}
-
-/** Exit 6 unless the schema is the one this pix knows. */
-export function checkSchema(version: number | undefined, where: string): void {
-  if (version === undefined || version === 0) {
-    throw new PixError('unavailable', `the shared ledger ${where} has no pix schema; nothing was sent`, {
-      hint: 'run `pix ledger init` once (with a role that may create tables: docs/team.md)',
-    });
-  }
-  if (version > SCHEMA_VERSION) {
-    throw new PixError(
-      'unavailable',
-      `the shared ledger ${where} has schema ${version}, newer than this pix knows (${SCHEMA_VERSION}); nothing was sent`,
-      { hint: 'upgrade pix on this machine: another machine runs a newer one' },
-    );
-  }
-  if (version < SCHEMA_VERSION) {
-    throw new PixError(
-      'unavailable',
-      `the shared ledger ${where} has schema ${version}; this pix needs ${SCHEMA_VERSION}; nothing was sent`,
-      { hint: 'run `pix ledger init` to migrate it' },
-    );
-  }
-}
+export { checkSchema, schemaVersion } from './schema.js';
 
 export function openPostgresJournal(options: PostgresJournalOptions): JournalStore {
   const pool: Pool = openPool(options.url, options.home);
   const { sql, where } = pool;
   const { clock, processes, dir } = options;
   const host = options.host ?? hostname();
-  const leases = new Set<string>();
-  let beating: ReturnType<typeof setInterval> | undefined;
+  const monotonic = options.monotonic ?? (() => (storeSeams.monotonic ?? SYSTEM.monotonic)());
+  const leases = createLeases(sql, { host, pid: processes.pid }, monotonic);
+  const leaseOf = {
+    host,
+    pid: processes.pid,
+    timeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ttlMs: LEASE_TTL_MS,
+    marginMs: SEND_MARGIN_MS,
+  };
   let closed = false;
-
-  const beat = async () => {
-    if (leases.size === 0) return;
-    try {
-      await sql.unsafe(
-        `UPDATE pix_journal SET lease_beat = now() WHERE id = ANY($1::text[]) AND state = 'sending'`,
-        [[...leases]],
-      );
-    } catch {
-      // The database lost: the lease stops beating, so other machines come to hold these as unknown.
-    }
-  };
-  const lease = (id: string) => {
-    leases.add(id);
-    beating ??= setInterval(() => void beat(), LEASE_BEAT_MS);
-    // A lease never keeps a finished command alive.
-    beating.unref?.();
+  /** A step of claim → send → record: a test's pause, or the reproduction's stop. */
+  const step = async (at: ClaimStep, id: string) => {
+    if (options.stopAt === at) SYSTEM.stopSelf();
+    await storeSeams.pause?.(at, id);
   };
 
-  const applyChange = async (change: Pick<SpilledChange, 'op' | 'id' | 'line'>, target: Sql | Tx = sql) => {
-    const line = JSON.stringify(change.line);
-    if (change.op === 'finish') {
-      const state = String(change.line.state);
-      await target.unsafe(
-        `UPDATE pix_journal SET state = $2, outcome = coalesce(outcome, '{}'::jsonb) || $3::text::jsonb,
-           lease_host = NULL, lease_pid = NULL, lease_beat = NULL, changed = nextval('pix_journal_changes')
-         WHERE id = $1`,
-        [change.id, state, line],
+  const applyChange = (change: Pick<SpilledChange, 'op' | 'id' | 'line'>, target: Sql | Tx = sql) =>
+    writeChange(target, change);
+
+  const lockHost = { clock, random: SYSTEM.random, processes };
+  /** A spilled outcome the database contradicts, or a damaged spill file: money stops (spill.ts). */
+  let spillProblem: SpillProblem | undefined;
+  /** A spilled outcome, written only where the database agrees it is still awaited (judgeSpilled). */
+  const applySpilled = (change: SpilledChange) =>
+    transaction(sql, async (tx) => {
+      const [row] = await tx.unsafe('SELECT state, resolution FROM pix_journal WHERE id = $1 FOR UPDATE', [
+        change.id,
+      ]);
+      const said = judgeSpilled(
+        change,
+        row === undefined ? undefined : { state: String(row.state), resolution: row.resolution ?? null },
       );
-    } else if (change.op === 'resolve') {
-      await target.unsafe(
-        `UPDATE pix_journal SET resolution = $2, resolved = $3::text::jsonb, changed = nextval('pix_journal_changes')
-         WHERE id = $1`,
-        [change.id, String(change.line.resolution), line],
-      );
-    } else {
-      await target.unsafe(
-        `UPDATE pix_journal SET matched = $2::text::jsonb, changed = nextval('pix_journal_changes') WHERE id = $1`,
-        [change.id, line],
-      );
-    }
-  };
+      if (said === 'apply') await applyChange(change, tx);
+      return said === 'apply' ? 'applied' : said;
+    });
 
   /** Connected, the schema checked, and this machine's spilled outcomes written first. */
   let readiness: Promise<void> | undefined;
@@ -150,13 +136,25 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
     readiness ??= (async () => {
       try {
         checkSchema(await schemaVersion(sql), where);
-        await drain(dir, where, { clock, random: SYSTEM.random, processes }, (change) => applyChange(change));
+        spillProblem = (await drain(dir, where, lockHost, applySpilled)).problem;
       } catch (error) {
         readiness = undefined;
         throw unreachable(error, pool);
       }
     })();
     return readiness;
+  };
+  /** Ready, and nothing spilled that stops money (exit 8, naming the file and line). */
+  const sound = async () => {
+    await ready();
+    if (spillProblem === undefined) return;
+    throw new PixError(
+      'declined',
+      `the ledger spill file cannot be trusted: ${spillProblem.message}; nothing was sent`,
+      {
+        hint: `\`pix ledger status\` names it; settle the entry (\`pix statement\`, then \`pix journal resolve\`), then move ${spillProblem.file} and its .checkpoint aside`,
+      },
+    );
   };
   /** Runs a read or a write once ready; a failure is exit 6 (nothing was sent because of it). */
   const using = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -206,12 +204,12 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
 
   /** A change after the transfer left: written, or kept in the spill file when the database is lost. */
   const afterSend = async (change: Pick<SpilledChange, 'op' | 'id' | 'line'>) => {
-    leases.delete(change.id);
+    leases.drop(change.id);
     try {
       await ready();
       await applyChange(change);
     } catch (error) {
-      const file = spill(dir, { db: where, ...change });
+      const file = await spill(dir, { db: where, ...change }, lockHost);
       const why = error instanceof PixError ? error.message : reasonOf(error, pool.url);
       throw new OutcomeSpilled(why, file);
     }
@@ -245,12 +243,20 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
     },
     // Nothing to accept: the reader's complaints about a row written by hand are for its operator to mend.
     accept: async () => [],
-    damageWarning: async () => undefined,
-    checkSound: () => ready(),
-    async claim(fields, question): Promise<Claim> {
+    damageWarning: async () => {
       await ready();
+      return (
+        spillProblem &&
+        `warning: the ledger spill file cannot be trusted (${spillProblem.message}): payments and charges are stopped`
+      );
+    },
+    checkSound: sound,
+    async claim(fields, question): Promise<Claim> {
+      await sound();
       const entry = newEntry(fields);
       let claim: Claim;
+      // Measured before the transaction begins: never later than its now(), the lease's stamp.
+      const sentAt = monotonic();
       try {
         claim = await transaction(sql, async (tx): Promise<Claim> => {
           // One claim at a time per account, across every machine: the rules then see every earlier entry.
@@ -259,28 +265,53 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
           ]);
           const blocked = await judgeClaim(questions(tx), question);
           if (blocked !== undefined) return { blocked };
-          await insertEntry(tx, entry, {}, { host, pid: processes.pid });
+          await insertEntry(tx, entry, {}, leaseOf);
           return { entry };
         });
       } catch (error) {
         throw unreachable(error, pool);
       }
-      if (claim.entry !== undefined) lease(claim.entry.id);
+      if (claim.entry !== undefined) {
+        leases.take(claim.entry.id, sentAt);
+        await step('claimed', claim.entry.id);
+      }
       return claim;
     },
     async begin(fields) {
-      await ready();
+      await sound();
       const entry = newEntry(fields);
+      const sentAt = monotonic();
       try {
-        await insertEntry(sql, entry, {}, { host, pid: processes.pid });
+        await insertEntry(sql, entry, {}, leaseOf);
       } catch (error) {
         throw unreachable(error, pool);
       }
-      lease(entry.id);
+      leases.take(entry.id, sentAt);
       return entry;
     },
-    finish: (id, outcome) =>
-      afterSend({ op: 'finish', id, line: { id, at: clock.now().toISOString(), ...outcome } }),
+    async beforeSend(entry) {
+      await step('sending', entry.id);
+      leases.checkSend(entry.id);
+    },
+    async finish(id, outcome) {
+      await step('sent', id);
+      await afterSend({ op: 'finish', id, line: { id, at: clock.now().toISOString(), ...outcome } });
+      await step('recorded', id);
+    },
+    sendDeadline: (entry) =>
+      using(async () => {
+        const [row] = await sql.unsafe(
+          `SELECT extract(epoch FROM send_deadline) * 1000 AS until,
+             extract(epoch FROM send_deadline - now()) * 1000 AS remaining
+           FROM pix_journal WHERE id = $1 AND send_deadline > now()`,
+          [entry.id],
+        );
+        if (row === undefined) return undefined;
+        return {
+          until: new Date(Math.ceil(Number(row.until))),
+          remainingMs: Math.ceil(Number(row.remaining)),
+        };
+      }),
     resolve: (id, resolution) =>
       using(() =>
         applyChange({ op: 'resolve', id, line: { id, at: clock.now().toISOString(), resolution } }),
@@ -311,10 +342,13 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
         const live = row.live === true && pid !== undefined && (!here || processes.alive(pid));
         if (live) return { host: String(row.lease_host), pid: pid!, here };
         // Its process is gone, or its lease stopped beating: the outcome is unknown, held until resolved.
-        // Only while it is still so (the process may have finished it meanwhile, or beaten again).
+        // Only while it is still so (the process may have finished it meanwhile, or beaten again). A process
+        // of this machine known gone sends nothing more: its send deadline goes with it.
         await sql.unsafe(
           `UPDATE pix_journal SET state = 'unknown', outcome = coalesce(outcome, '{}'::jsonb) || $2::text::jsonb,
-             lease_host = NULL, lease_pid = NULL, lease_beat = NULL, changed = nextval('pix_journal_changes')
+             lease_host = NULL, lease_pid = NULL, lease_beat = NULL, changed = nextval('pix_journal_changes'),
+             send_deadline = CASE WHEN lease_host = $4 AND lease_pid = $5 AND $6::boolean THEN NULL
+               ELSE send_deadline END
            WHERE id = $1 AND state = 'sending' AND (lease_beat IS NULL OR now() - lease_beat >= $3::interval
              OR (lease_host = $4 AND lease_pid = $5 AND $6::boolean))`,
           [
@@ -334,10 +368,12 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
         return undefined;
       });
     },
+    accounts: () => postgresAccounts(sql, where, `${host} pid ${processes.pid}`, using),
+    closes: () => postgresCloses(sql, where, `${host} pid ${processes.pid}`, using),
     async close() {
       if (closed) return;
       closed = true;
-      if (beating !== undefined) clearInterval(beating);
+      leases.close();
       // A database that went away mid-command may fail its own goodbye: nothing is left to record by then
       // (every outcome was written or spilled), so the command's exit is what it already decided.
       await sql.end({ timeout: 5 }).catch(() => {});

@@ -55,17 +55,17 @@ suite('pix ledger', () => {
     expect(JSON.parse(init.stdout)).toEqual({
       ledger: `postgres://127.0.0.1:${cluster().port}/${db.name}`,
       from: 0,
-      to: 2,
-      applied: [1, 2],
+      to: 3,
+      applied: [1, 2, 3],
     });
     const again = await pix(['ledger', 'init']);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/schema 2, up to date/);
+    expect(again.stderr).toMatch(/schema 3, up to date/);
     const status = await pix(['ledger', 'status', '--json']);
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({
       backend: 'postgres',
-      schema: 2,
+      schema: 3,
       entries: 0,
       leases: [],
       events: { made: 0, owed: 0, dead: 0 },
@@ -92,7 +92,7 @@ suite('pix ledger', () => {
     );
     const init = await pix(['ledger', 'init'], env);
     expect(init.code).toBe(8);
-    expect(init.stderr).toMatch(/schema 99 is newer than this pix knows \(2\); nothing was changed/);
+    expect(init.stderr).toMatch(/schema 99 is newer than this pix knows \(3\); nothing was changed/);
     const pay = await pix(['pay', 'key', 'ana@example.com', '--amount', '1', '--yes'], env);
     expect(pay.code).toBe(6);
     expect(pay.stderr).toMatch(/has schema 99, newer than this pix knows/);
@@ -110,7 +110,13 @@ suite('pix ledger', () => {
     expect((await pix(['ledger', 'init'], env)).code).toBe(0);
     const first = await pix(['ledger', 'migrate', '--from', 'file', '--json'], env);
     expect(first.code, first.stderr).toBe(0);
-    expect(JSON.parse(first.stdout)).toMatchObject({ entries: 3, imported: 3, present: 3 });
+    // With the account this directory learned (its bank details), and the credentials seen to reach it.
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      entries: 3,
+      imported: 3,
+      present: 3,
+      accounts: { accounts: 1, credentials: 1 },
+    });
     const second = await pix(['ledger', 'migrate', '--from', 'file', '--json'], env);
     expect(JSON.parse(second.stdout)).toMatchObject({ entries: 3, imported: 0, present: 3 });
     const rerun = await pix(['pay', 'batch', file, '--yes', '-o', 'ndjson'], env);
@@ -126,7 +132,38 @@ suite('pix ledger', () => {
       JSON.parse(charge.stdout).id,
     ]);
     const status = JSON.parse((await pix(['ledger', 'status', '--json'], env)).stdout);
-    expect(status).toMatchObject({ entries: 3, payments: 2, charges: 1, unresolved: 0 });
+    expect(status).toMatchObject({ entries: 3, payments: 2, charges: 1, unresolved: 0, accounts: 1 });
+  });
+
+  it('a ledger on an older schema (2, before accounts): payments refuse naming `pix ledger init` (exit 6, nothing sent); once migrated they pay', async () => {
+    const { pix } = setup();
+    const db = database();
+    const env = { PIX_LEDGER_URL: db.url };
+    // The schema as a pix of schema 2 left it: its migrations applied, accounts not there yet.
+    const { MIGRATIONS, SCHEMA_TABLE } = await import('../../../src/journal/postgres/schema.js');
+    cluster().psql(SCHEMA_TABLE, db.name);
+    for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) {
+      cluster().psql(
+        `${migration.sql}; INSERT INTO pix_schema (version, what, applied_by) VALUES (${migration.version}, 'then', 'test')`,
+        db.name,
+      );
+    }
+    const before = await pix(['pay', 'key', 'ana@example.com', '--amount', '1', '--yes'], env);
+    expect(before.code, before.stderr).toBe(6);
+    expect(before.stderr).toMatch(/has schema 2; this pix needs 3; nothing was sent/);
+    expect(before.stderr).toMatch(/hint: run `pix ledger init` to migrate it/);
+    expect(cluster().psql('SELECT count(*) FROM pix_journal', db.name).trim()).toBe('0');
+    const status = await pix(['ledger', 'status', '--json'], env);
+    expect(JSON.parse(status.stdout)).toMatchObject({ schema: 2, accounts: null });
+    const init = await pix(['ledger', 'init', '--json'], env);
+    expect(JSON.parse(init.stdout)).toMatchObject({ from: 2, to: 3, applied: [3] });
+    const after = await pix(['pay', 'key', 'ana@example.com', '--amount', '1', '--yes'], env);
+    expect(after.code, after.stderr).toBe(0);
+    expect(JSON.parse((await pix(['ledger', 'status', '--json'], env)).stdout)).toMatchObject({
+      schema: 3,
+      payments: 1,
+      accounts: 1,
+    });
   });
 
   it('runs with the least privilege docs/team.md grants: an owner runs init, a plain role pays and resolves', async () => {
@@ -146,7 +183,7 @@ suite('pix ledger', () => {
     const grants = readFileSync(TEAM_DOC, 'utf8')
       .match(/^GRANT .* TO pix;$/gm)!
       .slice(1);
-    expect(grants.length).toBe(6);
+    expect(grants.length).toBe(9);
     execFileSync('psql', [
       '-X',
       '-q',

@@ -48,8 +48,9 @@ describe('pix pay batch (in-process)', () => {
     const result = await pix(['pay', 'batch', file]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/cannot ask for confirmation/);
-    // Only the account's key list was read (which account the journal must ask: accounts.ts).
-    expect(server!.requests.map((request) => request.endpoint)).toEqual(['keys']);
+    // Only which account the journal must ask was learned (accounts.ts): its keys, and the DICT's answer
+    // for its own oldest key (its bank details). No receiver was consulted.
+    expect(server!.requests.map((request) => request.endpoint)).toEqual(['keys', 'dict']);
   });
 
   it('a batch paid in full, run again without --yes and without a terminal: nothing to confirm, exit 0', async () => {
