@@ -9,10 +9,11 @@
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidValue } from '../domain/invalid.js';
+import { canonicalJson, firstDifference, parseJsonSource } from '../domain/jsonsource.js';
 import { checkPlan, formatPlan, type Plan, type Verdict } from '../domain/plan.js';
 import type { Policy } from '../domain/policy.js';
 import { parsePolicy } from '../domain/policyfile.js';
-import { describeSystemError, PixError, usageError } from '../errors.js';
+import { describeSystemError, usageError } from '../errors.js';
 import { writeFileAtomic } from '../storage/files.js';
 import * as z from '../zod.js';
 
@@ -39,6 +40,32 @@ export function readUserFile(file: string, what: string): string {
 /** Writes a file the user named (whole or not at all), or exit 1 naming it. */
 function writeUserFile(file: string, text: string): void {
   writeFileAtomic(file, text);
+}
+
+/**
+ * A file pix verifies, read as JSON into objects without a prototype (domain/jsonsource.ts: a key given
+ * twice, or one that reaches a prototype, is refused naming its line), exit 2 naming the file.
+ */
+function readJsonFile(file: string, what: string): unknown {
+  const text = readUserFile(file, file);
+  try {
+    return parseJsonSource(text).value;
+  } catch (error) {
+    if (error instanceof InvalidValue) throw usageError(file, `not ${what}: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * What was read of a file is what its digest or signature covers: the value the schema gives back,
+ * written again, is the document's canonical form (nothing dropped, nothing added or defaulted).
+ */
+function sameAsRead(file: string, what: string, read: unknown, document: unknown): void {
+  if (canonicalJson(read) === canonicalJson(document)) return;
+  throw usageError(
+    file,
+    `not ${what}: what pix read is not what is signed (${firstDifference(read, document) ?? 'the whole file'})`,
+  );
 }
 
 /** A zod problem as `field: reason` (the first one). */
@@ -94,15 +121,10 @@ const planSchema = z.strictObject({
 
 /** A plan read and checked: its shape, then its id against its content (an edited plan is exit 2). */
 export function readPlanFile(file: string): Plan {
-  const raw = readUserFile(file, file);
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch (error) {
-    throw usageError(file, `not a plan: ${(error as Error).message}`);
-  }
+  const json = readJsonFile(file, 'a plan');
   const parsed = planSchema.safeParse(json);
   if (!parsed.success) throw usageError(file, `not a plan: ${firstProblem(parsed.error)}`);
+  sameAsRead(file, 'a plan', parsed.data, json);
   const plan = parsed.data as Plan;
   try {
     checkPlan(plan);
@@ -169,15 +191,10 @@ export function readApprovals(subjectFile: string): ApprovalFile[] {
     .sort()
     .map((name) => {
       const file = join(dir, name);
-      let json: unknown;
-      try {
-        json = JSON.parse(readUserFile(file, file));
-      } catch (error) {
-        if (error instanceof PixError) throw error;
-        throw usageError(file, `not an approval: ${(error as Error).message}`);
-      }
+      const json = readJsonFile(file, 'an approval');
       const parsed = approvalSchema.safeParse(json);
       if (!parsed.success) throw usageError(file, `not an approval: ${firstProblem(parsed.error)}`);
+      sameAsRead(file, 'an approval', parsed.data, json);
       return { file, record: parsed.data as ApprovalRecord };
     })
     .sort((a, b) => (a.record.at < b.record.at ? -1 : a.record.at > b.record.at ? 1 : 0));

@@ -43,9 +43,10 @@ export interface Quorum {
 export interface Approver {
   name: string;
   groups: string[];
+  /** The keys that are this person: who signed is known by the key alone. */
   keys: AllowedSigner[];
-  /** Who the approver also is, lower-cased: their e-mail and their keys' principals (to know a maker). */
-  identities: string[];
+  /** A label for people (lower-cased), never an identity. */
+  email?: string;
 }
 
 export interface RuleConditions {
@@ -82,6 +83,8 @@ export interface Policy {
   /** Minutes after midnight in Brasília: `from` to `to`, across midnight when from > to. */
   night: { from: number; to: number; text: string };
   caps: Caps;
+  /** Every payment of an account this policy binds is an approved plan (`pix policy enforce`). */
+  requirePlan: boolean;
   /** PIX keys and documents (digits); undefined when the policy has none (no receiver is then "outside" it). */
   allowlist: { keys: Set<string>; documents: Set<string> } | undefined;
   policyChange: Quorum;
@@ -181,7 +184,11 @@ export interface Maker {
 export function isMaker(approver: Approver, maker: Maker): boolean {
   if (approver.name.toLowerCase() === maker.name.trim().toLowerCase()) return true;
   const email = maker.email?.trim().toLowerCase();
-  return email !== undefined && email !== '' && approver.identities.includes(email);
+  const identities = [
+    approver.email,
+    ...approver.keys.flatMap((key) => key.principals.map((p) => p.toLowerCase())),
+  ];
+  return email !== undefined && email !== '' && identities.includes(email);
 }
 
 export interface Missing {

@@ -463,6 +463,64 @@ describe('require-plan', () => {
   });
 });
 
+describe('a signed file means what is signed', () => {
+  it('a "__proto__" line that would turn "over R$ 5.000 needs 2 of admins" off is refused (exit 2 naming it); nothing is paid', async () => {
+    const large = (keys: World['keys']) =>
+      policyDocument(keys, {
+        rules: [
+          { name: 'every plan', require: '1 of finance' },
+          { name: 'large payment', 'amount-over': '5000', require: '2 of admins' },
+        ],
+      });
+    const w = await approvalsWorld(large);
+    const plan = await planOf(w, [['r1', '9000']]);
+    await w.approve(plan, 'ana', AFTERNOON);
+    const short = await w.pix(['plan', 'execute', plan, '--yes'], { at: AFTERNOON });
+    expect(short.code).toBe(8);
+    expect(short.stderr).toMatch(/rule "large payment" \(2 of admins; row r1: over R\$ 5\.000,00\)/);
+    // One line, as the finding had it: the rule read its amount through the prototype, the digest did not.
+    const poisoned = JSON.stringify(large(w.keys), null, 2).replace(
+      '"name": "large payment",',
+      '"name": "large payment",\n        "__proto__": {"total-over": "99999999"},',
+    );
+    writeFileSync(w.policyFile, poisoned);
+    const line = poisoned.split('\n').findIndex((text) => text.includes('__proto__')) + 1;
+    for (const args of [
+      ['policy', 'approve', w.policyFile, '--key', w.keys.dora.privatePath!],
+      ['plan', 'execute', plan, '--yes'],
+      ['plan', 'show', plan],
+    ]) {
+      const refused = await w.pix(args, { at: AFTERNOON });
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr, args.join(' ')).toMatch(
+        new RegExp(`^error: \\S+pix-policy\\.json line ${line}, column 9: "__proto__" is refused as a key`),
+      );
+    }
+    expect(w.transfers()).toBe(0);
+  });
+
+  it('a plan or an approval with such a key is exit 2 naming its line', async () => {
+    const w = await approvalsWorld();
+    const plan = await planOf(w, [['r1', '10']]);
+    await w.approve(plan, 'ana', AFTERNOON);
+    const original = readFileSync(plan, 'utf8');
+    writeFileSync(plan, original.replace('"kind": "batch",', '"kind": "batch",\n  "constructor": {},'));
+    const shown = await w.pix(['plan', 'show', plan]);
+    expect(shown.code).toBe(2);
+    expect(shown.stderr).toMatch(
+      /^error: \S+\.plan\.json: not a plan: line \d+, column 3: "constructor" is refused as a key/,
+    );
+    writeFileSync(plan, original);
+    const dir = `${plan}.approvals`;
+    const [file] = readdirSync(dir);
+    const approval = readFileSync(join(dir, file!), 'utf8');
+    writeFileSync(join(dir, file!), approval.replace('{', '{"__proto__": {"verdict": "approve"},'));
+    const bad = await w.pix(['plan', 'show', plan]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/: not an approval: line 1, column 2: "__proto__" is refused as a key/);
+  });
+});
+
 describe('bad input is one line and exit 2', () => {
   it('a malformed signature, an unknown --key, a malformed policy', async () => {
     const w = await approvalsWorld();
