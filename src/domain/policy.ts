@@ -109,6 +109,16 @@ export function isNight(policy: Pick<Policy, 'night'>, ms: number): boolean {
   return from < to ? minute >= from && minute < to : minute >= from || minute < to;
 }
 
+/** Whether a rule has conditions on rows (else it looks at the plan as a whole, or at nothing). */
+export function hasRowCondition(rule: Rule): boolean {
+  return rule.amountOver !== undefined || rule.newReceiver === true || rule.outsideAllowlist === true;
+}
+
+/** Whether a rule that applies to a plan asks its quorum for this row: all of its rows, or those it names. */
+export function ruleCoversRow(rule: Rule, row: RowFacts): boolean {
+  return !hasRowCondition(rule) || rowMatches(rule, row);
+}
+
 /** Whether a row meets the row conditions of a rule (all of them). */
 function rowMatches(rule: Rule, row: RowFacts): boolean {
   if (rule.amountOver !== undefined && !(row.amount > rule.amountOver)) return false;
@@ -140,13 +150,13 @@ export function applyingRules(
   for (const rule of policy.rules) {
     if (rule.night && night === false) continue;
     if (rule.totalOver !== undefined && !(total > rule.totalOver)) continue;
-    const hasRowCondition = rule.amountOver !== undefined || rule.newReceiver || rule.outsideAllowlist;
-    const matching = hasRowCondition ? rows.filter((row) => rowMatches(rule, row)) : [];
-    if (hasRowCondition && matching.length === 0) continue;
+    const byRow = hasRowCondition(rule);
+    const matching = byRow ? rows.filter((row) => rowMatches(rule, row)) : [];
+    if (byRow && matching.length === 0) continue;
     const why: string[] = [];
     if (rule.totalOver !== undefined)
       why.push(`the plan pays ${formatBRL(total)}, over ${formatBRL(rule.totalOver)}`);
-    if (hasRowCondition) {
+    if (byRow) {
       const shown = matching
         .slice(0, 3)
         .map((row) => row.id)
@@ -173,23 +183,6 @@ export function applyingRules(
 
 // ---------------------------------------------------------------------------------------------
 // Quorums
-
-/** Who made the plan, as it says. */
-export interface Maker {
-  name: string;
-  email?: string;
-}
-
-/** Whether the approver is the maker: the same name, or the maker's e-mail among the approver's identities. */
-export function isMaker(approver: Approver, maker: Maker): boolean {
-  if (approver.name.toLowerCase() === maker.name.trim().toLowerCase()) return true;
-  const email = maker.email?.trim().toLowerCase();
-  const identities = [
-    approver.email,
-    ...approver.keys.flatMap((key) => key.principals.map((p) => p.toLowerCase())),
-  ];
-  return email !== undefined && email !== '' && identities.includes(email);
-}
 
 export interface Missing {
   group: string;

@@ -71,7 +71,10 @@ export interface PaymentIdentity {
  */
 export interface JournalPlan {
   id: string;
+  /** The maker's label (`Carla <carla@example.com>`). */
   maker: string;
+  /** The fingerprint of the key that signed the plan: the maker, as the policy knows people. */
+  makerKey?: string;
   approvers: ReadonlyArray<{ name: string; key: string }>;
 }
 

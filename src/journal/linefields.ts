@@ -41,7 +41,12 @@ function planOf(value: unknown): JournalPlan | undefined {
     .filter(isRecord)
     .filter((item) => typeof item.name === 'string' && typeof item.key === 'string')
     .map((item) => ({ name: item.name as string, key: item.key as string }));
-  return { id: value.id, maker: value.maker, approvers };
+  return {
+    id: value.id,
+    maker: value.maker,
+    ...(typeof value.makerKey === 'string' ? { makerKey: value.makerKey } : {}),
+    approvers,
+  };
 }
 
 /** The `created` of an outcome line: its string fields only. */

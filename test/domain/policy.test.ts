@@ -6,7 +6,6 @@ import {
   capViolations,
   checkQuorum,
   describeMissing,
-  isMaker,
   isNight,
   outsideAllowlist,
   type Policy,
@@ -209,13 +208,6 @@ describe('quorums met and missing', () => {
   it('the excluded (the maker, a refusal) are not offered as candidates', () => {
     const result = checkQuorum(policy, quorum('2 of finance'), [], new Set(['ana', 'bruno']));
     expect(result.missing).toEqual([{ group: 'finance', more: 2, candidates: ['carla', 'edu'] }]);
-  });
-
-  it('knows a maker by name or e-mail', () => {
-    expect(isMaker(person('ana'), { name: 'Ana Souza', email: 'ANA@example.com' })).toBe(true);
-    expect(isMaker(person('ana'), { name: 'ana' })).toBe(true);
-    expect(isMaker(person('ana') as Approver, { name: 'Bruno', email: 'bruno@example.com' })).toBe(false);
-    expect(isMaker(person('bruno'), { name: 'B', email: 'bruno@example.com' })).toBe(true);
   });
 });
 

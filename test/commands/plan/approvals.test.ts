@@ -4,6 +4,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type PlanBody, planBody, sealPlan } from '../../../src/domain/plan.js';
 import {
   approvalsWorld as makeWorld,
+  type Person,
   peopleKeys,
   policyDocument,
   type World,
@@ -45,16 +46,21 @@ const records = (result: { stdout: string }) =>
     .split('\n')
     .map((line) => JSON.parse(line) as { id: string; state: string; error?: string });
 
+/** carla makes the plans: her key signs them (`by` is a label). */
 async function planOf(
   w: World,
   rows: Array<[string, string]>,
   name = 'payouts',
   by = 'Carla <carla@example.com>',
   at = AFTERNOON,
+  maker: Person = 'carla',
 ) {
   const file = w.batchFile(`${name}.csv`, rows);
   const plan = join(w.repo, `${name}.plan.json`);
-  const made = await w.pix(['pay', 'batch', file, '--plan', plan, '--by', by], { at });
+  const made = await w.pix(
+    ['pay', 'batch', file, '--plan', plan, '--by', by, '--signing-key', w.keys[maker].privatePath!],
+    { at },
+  );
   expect(made.code, made.stderr).toBe(0);
   return plan;
 }
@@ -74,7 +80,9 @@ describe('a plan approved by 2 of finance is paid, each row once', () => {
     expect(paid.code, paid.stderr).toBe(0);
     expect(records(paid).map((row) => row.state)).toEqual(['paid', 'paid', 'paid']);
     expect(w.transfers()).toBe(3);
-    expect(paid.stderr).toMatch(/made by Carla <carla@example\.com>, approved by ana, bruno/);
+    expect(paid.stderr).toMatch(
+      /made by carla \(Carla <carla@example\.com>, key SHA256:\S+\), approved by ana, bruno/,
+    );
     const again = await w.pix(['plan', 'execute', plan, '--yes', '-o', 'ndjson'], { at: AFTERNOON });
     expect(again.code, again.stderr).toBe(0);
     expect(records(again).map((row) => row.state)).toEqual(['already_paid', 'already_paid', 'already_paid']);
@@ -88,6 +96,7 @@ describe('a plan approved by 2 of finance is paid, each row once', () => {
       expect(entry.plan).toEqual({
         id: ids,
         maker: 'Carla <carla@example.com>',
+        makerKey: expect.stringMatching(/^SHA256:/),
         approvers: [
           { name: 'ana', key: expect.stringMatching(/^SHA256:/) },
           { name: 'bruno', key: expect.stringMatching(/^SHA256:/) },
@@ -145,6 +154,8 @@ describe('pay key and pay qr make plans of one row', () => {
         keyPlan,
         '--by',
         'carla',
+        '--signing-key',
+        w.keys.carla.privatePath!,
         '--json',
       ],
       { at: AFTERNOON },
@@ -171,7 +182,10 @@ describe('pay key and pay qr make plans of one row', () => {
     expect(charge.code, charge.stderr).toBe(0);
     const code = charge.stdout.trim().split('\t')[10]!;
     const qrPlan = join(w.repo, 'qr.plan.json');
-    const byCode = await w.pix(['pay', 'qr', code, '--plan', qrPlan, '--by', 'carla'], { at: AFTERNOON });
+    const byCode = await w.pix(
+      ['pay', 'qr', code, '--plan', qrPlan, '--signing-key', w.keys.carla.privatePath!],
+      { at: AFTERNOON },
+    );
     expect(byCode.code, byCode.stderr).toBe(0);
     expect(w.readPlan(qrPlan).rows[0]).toMatchObject({ emv: code, amountCentavos: 1500, sendAmount: false });
     expect(w.transfers()).toBe(0);
@@ -215,7 +229,7 @@ describe('what does not count', () => {
     const carla = show.approvals.find((approval: { name: string }) => approval.name === 'carla');
     expect(carla).toMatchObject({
       counts: false,
-      why: "carla made this plan: the maker's own verdict does not count",
+      why: "carla made this plan (their key signed it): the maker's own verdict does not count",
     });
   });
 
@@ -276,18 +290,25 @@ describe('what does not count', () => {
     for (const [what, edit] of edits) {
       const body = planBody(JSON.parse(original));
       edit(body);
+      const { id, signature } = JSON.parse(original);
       // By hand: the id is the old one.
-      writeFileSync(plan, JSON.stringify({ id: JSON.parse(original).id, ...body }, null, 2));
+      writeFileSync(plan, JSON.stringify({ id, ...body, signature }, null, 2));
       const byHand = await w.pix(['plan', 'execute', plan, '--yes'], { at: AFTERNOON });
       expect(byHand.code, what).toBe(2);
       expect(byHand.stderr.split('\n')[0], what).toBe(
         `error: ${plan}: the plan was changed after it was made: its id no longer matches its content`,
       );
-      // With the id made again: another plan, which nobody approved.
-      writeFileSync(plan, JSON.stringify(sealPlan(body), null, 2));
+      // With the id made again: another plan, which its maker did not sign and nobody approved.
+      writeFileSync(plan, JSON.stringify({ ...sealPlan(body), signature }, null, 2));
       const resealed = await w.pix(['plan', 'execute', plan, '--yes'], { at: AFTERNOON });
       expect(resealed.code, what).toBe(8);
-      expect(resealed.stderr, what).toMatch(/needs 2 more of finance/);
+      expect(resealed.stderr, what).toMatch(/cannot be paid: the maker's signature does not verify/);
+      const show = JSON.parse((await w.pix(['plan', 'show', plan, '--json'])).stdout);
+      expect(show.status, what).toMatch(/^cannot be paid: the maker's signature does not verify/);
+      expect(
+        show.approvals.every((a: { counts: boolean }) => !a.counts),
+        what,
+      ).toBe(true);
     }
     expect(w.transfers()).toBe(0);
   });
@@ -296,9 +317,22 @@ describe('what does not count', () => {
     const w = await approvalsWorld();
     const file = w.batchFile('p.csv', [['r1', '10']]);
     const plan = join(w.repo, 'p.plan.json');
-    const made = await w.pix(['pay', 'batch', file, '--plan', plan, '--by', 'carla', '--expires-in', '2h'], {
-      at: AFTERNOON,
-    });
+    const made = await w.pix(
+      [
+        'pay',
+        'batch',
+        file,
+        '--plan',
+        plan,
+        '--signing-key',
+        w.keys.carla.privatePath!,
+        '--expires-in',
+        '2h',
+      ],
+      {
+        at: AFTERNOON,
+      },
+    );
     expect(made.code, made.stderr).toBe(0);
     await w.approve(plan, 'ana', AFTERNOON);
     await w.approve(plan, 'bruno', AFTERNOON);
@@ -331,7 +365,17 @@ describe('what does not count', () => {
       /is not approved by its admins: it needs 2 more of admins \(dora, edu may approve\)/,
     );
     const replan = await w.pix(
-      ['pay', 'key', 'x@example.com', '--amount', '5', '--plan', join(w.repo, 'x.json')],
+      [
+        'pay',
+        'key',
+        'x@example.com',
+        '--amount',
+        '5',
+        '--plan',
+        join(w.repo, 'x.json'),
+        '--signing-key',
+        w.keys.carla.privatePath!,
+      ],
       { at: AFTERNOON },
     );
     expect(replan.code).toBe(8);
