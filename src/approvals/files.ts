@@ -267,13 +267,16 @@ export function writeApproval(subjectFile: string, record: ApprovalRecord): stri
 export interface PolicyFile {
   file: string;
   policy: Policy;
+  /** Its canonical JSON: what its digest is the SHA-256 of, and what `pix policy enforce` records. */
+  canonical: string;
 }
 
 /** A policy read and checked (exit 2 naming the file, the line and the key). */
 export function readPolicyFile(file: string): PolicyFile {
   const raw = readUserFile(file, file);
   try {
-    return { file, policy: parsePolicy(raw, file) };
+    const policy = parsePolicy(raw, file);
+    return { file, policy, canonical: canonicalJson(parseJsonSource(raw).value) };
   } catch (error) {
     if (error instanceof InvalidValue) throw usageError(undefined, error.message, error.hint);
     throw error;

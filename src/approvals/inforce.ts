@@ -116,7 +116,7 @@ export async function enforcedChain(deps: Deps, account: string): Promise<Enforc
         : (record.previous ?? undefined) !== current?.policy.digest
           ? `it replaces ${record.previous ?? 'no policy'}, and the policy in force was ${current?.policy.digest ?? 'none'}`
           : !own.review.approved
-            ? `its own admins did not approve it (${describeMissing(own.review.quorum.missing)} more)`
+            ? `its own admins did not approve it (it needs ${describeMissing(own.review.quorum.missing)})`
             : current !== undefined &&
                 !approvedBy(current.policy, policy.digest, record.approvals, at, where).review.approved
               ? `the admins of the policy it replaces did not approve it (${current.policy.policyChange.text})`

@@ -287,6 +287,7 @@ export function capViolations(
   rows: readonly CapRow[],
   paidToday: Centavos,
   paidTodayTo: (receiver: string) => Centavos,
+  what = 'this plan',
 ): string[] {
   const problems: string[] = [];
   if (caps.perPayment !== undefined) {
@@ -300,7 +301,7 @@ export function capViolations(
   const total = rows.reduce((sum, row) => sum + row.amount, 0);
   if (caps.perDay !== undefined && paidToday + total > caps.perDay) {
     problems.push(
-      `today's payments would reach ${formatBRL(paidToday + total)} (${formatBRL(paidToday)} paid already, ${formatBRL(total)} in this plan), over the per-day cap of ${formatBRL(caps.perDay)}`,
+      `today's payments would reach ${formatBRL(paidToday + total)} (${formatBRL(paidToday)} paid already, ${formatBRL(total)} in ${what}), over the per-day cap of ${formatBRL(caps.perDay)}`,
     );
   }
   if (caps.perReceiverPerDay !== undefined) {

@@ -79,6 +79,7 @@ export function momentChecks(ctx: PayContext, policies: readonly PolicyInForce[]
           [{ id: row.id, amount: row.amount, receiver: tag, receiverName: safeText(row.receiverName, 80) }],
           day.history.paidToday + sum(),
           () => day.history.paidTodayTo(row.payee) + sum(tag),
+          'this payment',
         );
         if (broken.length > 0)
           return `${broken.join('; ')} (${file}; no approval lifts a cap): not sent at ${when}`;

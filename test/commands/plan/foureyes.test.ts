@@ -252,3 +252,250 @@ suite('on the shared ledger, every machine sees every verdict', () => {
     expect(shown.approved).toBe(false);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// The policy binds the account
+
+/** The company's policy, bound to the account: plans only, R$ 150 a day, 2 of finance a plan. */
+const strict = (keys: World['keys'], over: Record<string, unknown> = {}) =>
+  policyDocument(keys, { 'require-plan': true, caps: { 'per-day': '150' }, ...over });
+
+async function boundWorld(policy = strict): Promise<World> {
+  const w = await approvalsWorld(policy);
+  const enforced = await w.pix(['policy', 'enforce', w.policyFile]);
+  expect(enforced.code, enforced.stderr).toBe(0);
+  expect(enforced.stderr).toMatch(
+    /now binds the account of profile "prod" via 127\.0\.0\.1:\d+: recorded in this config directory/,
+  );
+  return w;
+}
+
+describe('the policy binds the account, whatever the profile, flags or environment', () => {
+  it('another profile on the same URL and token: refused without a plan (exit 8), nothing sent', async () => {
+    const w = await boundWorld();
+    expect((await w.pix(['config', 'set', 'base-url', w.server.url, '--profile', 'other'])).code).toBe(0);
+    for (const args of [
+      ['pay', 'key', 'ana@example.com', '--amount', '500', '--yes', '--profile', 'other'],
+      ['pay', 'key', 'ana@example.com', '--amount', '500', '--yes'],
+      ['pay', 'batch', w.batchFile('b.csv', [['b1', '500']]), '--yes', '--profile', 'other'],
+    ]) {
+      const refused = await w.pix(args);
+      expect(refused.code, args.join(' ')).toBe(8);
+      expect(refused.stderr, args.join(' ')).toMatch(
+        /^error: this account pays only approved plans: the policy enforced on it \(sha256:\w{12}, this config directory \(\S+\)\) says require-plan; nothing was sent/m,
+      );
+    }
+    expect(w.transfers()).toBe(0);
+  });
+
+  it('`config set require-plan false` says it cannot loosen the account, and does not', async () => {
+    const w = await boundWorld();
+    const set = await w.pix(['config', 'set', 'require-plan', 'false']);
+    expect(set.code).toBe(0);
+    expect(set.stderr).toMatch(
+      /note: require-plan is profile prod's own setting: it can only add to a policy enforced on the account/,
+    );
+    const refused = await w.pix(['pay', 'key', 'ana@example.com', '--amount', '10', '--yes']);
+    expect(refused.code).toBe(8);
+    expect(w.transfers()).toBe(0);
+  });
+
+  it("the caps at each payment's moment, from any profile: a plain batch pays up to R$ 150 a day and holds the rest", async () => {
+    const w = await boundWorld((keys) => strict(keys, { 'require-plan': false }));
+    expect((await w.pix(['config', 'set', 'base-url', w.server.url, '--profile', 'other'])).code).toBe(0);
+    const batch = w.batchFile('five.csv', [
+      ['f1', '100'],
+      ['f2', '100'],
+      ['f3', '100'],
+      ['f4', '100'],
+      ['f5', '100'],
+    ]);
+    const result = await w.pix(
+      ['pay', 'batch', batch, '--yes', '--concurrency', '1', '-o', 'ndjson', '--profile', 'other'],
+      {
+        at: AFTERNOON,
+      },
+    );
+    expect(result.code).toBe(8);
+    const rows = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; state: string; error?: string });
+    expect(rows.map((row) => row.state)).toEqual(['paid', 'held', 'held', 'held', 'held']);
+    expect(rows[1]!.error).toMatch(
+      /^today's payments would reach R\$ 200,00 \(R\$ 100,00 paid already, R\$ 100,00 in this payment\), over the per-day cap of R\$ 150,00 \(the policy enforced on account \S+ \(this config directory \(\S+\)\); no approval lifts a cap\): not sent at 2026-03-10 14:00 Brasília$/,
+    );
+    const single = await w.pix(['pay', 'key', 'ana@example.com', '--amount', '60', '--yes'], {
+      at: AFTERNOON,
+    });
+    expect(single.code).toBe(8);
+    expect(single.stderr).toMatch(
+      /^error: the account's policy refuses this payment: today's payments would reach R\$ 160,00/m,
+    );
+    expect(w.transfers()).toBe(1);
+    // The next day in Brasília, the count starts again.
+    const tomorrow = new Date('2026-03-11T12:00:00Z');
+    expect(
+      (await w.pix(['pay', 'key', 'ana@example.com', '--amount', '60', '--yes'], { at: tomorrow })).code,
+    ).toBe(0);
+    expect(w.transfers()).toBe(2);
+  });
+
+  it('plan execute --policy FILE with a policy whose only admin is the operator, self-approved: the bound policy still rules (exit 8)', async () => {
+    const w = await boundWorld();
+    // The operator's two keys, one policy that names them its admins and approvers.
+    const dir = mkdtempSync(join(tmpdir(), 'pix-key-'));
+    const mallory = makeKey(dir, 'ed25519', 'mallory');
+    const alias = makeKey(dir, 'ed25519', 'mallory-alias');
+    const evil = join(w.repo, 'evil.json');
+    writeFileSync(
+      evil,
+      JSON.stringify({
+        'pix-policy': 1,
+        approvers: {
+          mallory: { groups: ['admins', 'finance'], keys: [mallory.publicLine] },
+          alias: { groups: ['admins', 'finance'], keys: [alias.publicLine] },
+        },
+        rules: [{ name: 'every plan', require: '1 of finance' }],
+        'policy-change': '1 of admins',
+      }),
+    );
+    // A config directory of its own (no record: a file ledger binds only the directories that recorded it)
+    // makes the plan under the operator's policy, approved by the alias.
+    const elsewhere = { PIX_CONFIG_DIR: tempConfigDir() };
+    for (const args of [
+      ['config', 'set', 'base-url', w.server.url],
+      ['config', 'set', 'policy', evil],
+      ['policy', 'approve', evil, '--key', alias.privatePath!],
+    ]) {
+      const ran = await w.pix(args, { env: elsewhere });
+      expect(ran.code, `${args.join(' ')}: ${ran.stderr}`).toBe(0);
+    }
+    const plan = join(w.repo, 'evil.plan.json');
+    const made = await w.pix(
+      [
+        'pay',
+        'batch',
+        w.batchFile('e.csv', [['e1', '500']]),
+        '--plan',
+        plan,
+        '--signing-key',
+        mallory.privatePath!,
+      ],
+      { env: elsewhere, at: AFTERNOON },
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const approved = await w.pix(['plan', 'approve', plan, '--key', alias.privatePath!], {
+      env: elsewhere,
+      at: minutes(1),
+    });
+    expect(approved.code, approved.stderr).toBe(0);
+    // On prod, the account's policy is the first judge: nobody it knows made this plan.
+    const result = await w.pix(['plan', 'execute', plan, '--yes', '--policy', evil], { at: minutes(2) });
+    expect(result.code).toBe(8);
+    expect(result.stderr).toMatch(/cannot be paid: the maker's key SHA256:\S+ is no one's in the policy/);
+    expect(w.transfers()).toBe(0);
+    // And enforcing that policy over the bound one needs the bound one's admins.
+    const over = await w.pix(['policy', 'enforce', evil]);
+    expect(over.code).toBe(8);
+    expect(over.stderr).toMatch(
+      /^error: the policy in force on this account \(sha256:\w{12}, since \S+\) is replaced only with its own admins' approval \(2 of admins\): \S+evil\.json needs 2 more of admins \(dora, edu may approve\); nothing was recorded/,
+    );
+  });
+
+  it('with files only, a fresh config directory has no record and is not bound: what remains is the token', async () => {
+    const w = await boundWorld();
+    // PIX_BASE_URL and PIX_TOKEN alone, in a fresh config directory: pix cannot know, and says nothing.
+    const fresh = { PIX_CONFIG_DIR: tempConfigDir(), PIX_PROFILE: '', PIX_BASE_URL: w.server.url };
+    const paid = await w.pix(['pay', 'key', 'ana@example.com', '--amount', '500', '--yes'], { env: fresh });
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(w.transfers()).toBe(1);
+  });
+});
+
+suite('on the shared ledger the account is bound on every machine', () => {
+  it('PIX_BASE_URL, PIX_TOKEN and PIX_LEDGER_URL in a fresh config directory: bound (exit 8); so is every profile', async () => {
+    const w = await approvalsWorld(strict);
+    const url = join(w.repo, 'ledger-url');
+    writeFileSync(url, cluster().createDatabase('bound'));
+    expect((await w.pix(['ledger', 'init', '--url-file', url])).code).toBe(0);
+    const enforced = await w.pix(['policy', 'enforce', w.policyFile]);
+    expect(enforced.code, enforced.stderr).toBe(0);
+    expect(enforced.stderr).toMatch(/recorded in the shared ledger postgres:\/\/127\.0\.0\.1:\d+\/bound/);
+    const machine = {
+      PIX_CONFIG_DIR: tempConfigDir(),
+      PIX_PROFILE: '',
+      PIX_BASE_URL: w.server.url,
+      PIX_LEDGER_URL: readFileSync(url, 'utf8'),
+    };
+    const refused = await w.pix(['pay', 'key', 'ana@example.com', '--amount', '500', '--yes'], {
+      env: machine,
+    });
+    expect(refused.code).toBe(8);
+    expect(refused.stderr).toMatch(
+      /this account pays only approved plans: the policy enforced on it \(sha256:\w{12}, the shared ledger postgres:/,
+    );
+    const shown = await w.pix(['policy', 'show', '--json'], { env: machine });
+    expect(JSON.parse(shown.stdout).enforced).toMatchObject({ requirePlan: true, caps: { perDay: 15000 } });
+    // A row written by hand (the runtime role can insert), its digest right, does not loosen it: its
+    // approvals are of another digest, so it is ignored, loudly.
+    cluster().psql(
+      `INSERT INTO pix_policies (account, digest, previous, policy, approvals, enforced_at, enforced_by)
+       SELECT account, 'sha256:' || encode(sha256(convert_to(loose, 'UTF8')), 'hex'), digest, loose, approvals, enforced_at, 'mallory'
+         FROM (SELECT *, replace(policy, '"require-plan":true', '"require-plan":false') AS loose FROM pix_policies) AS p`,
+      'bound',
+    );
+    const again = await w.pix(['pay', 'key', 'ana@example.com', '--amount', '500', '--yes'], {
+      env: machine,
+    });
+    expect(again.code).toBe(8);
+    expect(again.stderr).toMatch(
+      /warning: a policy record of this account \(sha256:\w{12}, mallory\) does not hold and is ignored: its own admins did not approve it \(it needs 2 more of admins \(dora, edu may approve\)\)/,
+    );
+    expect(w.transfers()).toBe(0);
+  });
+});
+
+describe('the night rule at the moment of each payment', () => {
+  it('a run started at 19:59 Brasília holds the rows that cross into the night without its quorum, and pays the others', async () => {
+    const w = await approvalsWorld();
+    const plan = join(w.repo, 'late.plan.json');
+    const before = new Date('2026-03-10T22:59:00Z'); // 19:59 in Brasília
+    const after = new Date('2026-03-10T23:01:00Z'); // 20:01: the night (20:00–06:00) began
+    await w.make(
+      w.batchFile('late.csv', [
+        ['r1', '1500'],
+        ['r2', '500'],
+        ['r3', '1500'],
+      ]),
+      plan,
+      { at: new Date('2026-03-10T17:00:00Z') },
+    );
+    await w.approve(plan, 'ana', new Date('2026-03-10T17:01:00Z'));
+    await w.approve(plan, 'bruno', new Date('2026-03-10T17:02:00Z'));
+    // The clock moves on once the first transfer has left.
+    const clock = () => (w.transfers() >= 1 ? after : before);
+    const run = await w.pix(['plan', 'execute', plan, '--yes', '--concurrency', '1', '-o', 'ndjson'], {
+      at: clock,
+    });
+    expect(run.code).toBe(8);
+    const rows = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; state: string; error?: string });
+    expect(rows.map((row) => [row.id, row.state])).toEqual([
+      ['r1', 'paid'],
+      ['r2', 'paid'],
+      ['r3', 'held'],
+    ]);
+    expect(rows[2]!.error).toBe(
+      'rule "night" (1 of admins; rows r1, r3: over R$ 1.000,00; paid at night (20:00–06:00 Brasília)) needs 1 more of admins (dora, edu may approve): not sent at 2026-03-10 20:01 Brasília',
+    );
+    expect(w.transfers()).toBe(2);
+    // With the night's quorum, the held row is paid; nothing twice.
+    await w.approve(plan, 'edu', after);
+    const again = await w.pix(['plan', 'execute', plan, '--yes', '-o', 'ndjson'], { at: after });
+    expect(again.code, again.stderr).toBe(0);
+    expect(w.transfers()).toBe(3);
+  });
+});
