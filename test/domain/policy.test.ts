@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, parseJsonSource } from '../../src/domain/jsonsource.js';
 import {
-  type Approver,
   applyingRules,
   capViolations,
   checkQuorum,

@@ -152,7 +152,7 @@ describe('the maker is the key that signed the plan', () => {
 });
 
 /** The approval file of `person` beside `plan`. */
-function approvalFile(w: World, plan: string, person: Person): string {
+function approvalFile(plan: string, person: Person): string {
   const dir = `${plan}.approvals`;
   const name = readdirSync(dir).find((file) =>
     readFileSync(join(dir, file), 'utf8').includes(`"by": "${person}"`),
@@ -167,7 +167,7 @@ describe('a withdrawn approval does not come back', () => {
     const plan = await planOf(w, 'carla', 'Carla');
     await w.approve(plan, 'ana', minutes(1));
     await w.approve(plan, 'bruno', minutes(2));
-    const file = approvalFile(w, plan, 'ana');
+    const file = approvalFile(plan, 'ana');
     const approval = readFileSync(file, 'utf8');
     const rejected = await w.pix(
       ['plan', 'reject', plan, '--reason', 'wrong supplier', '--key', w.keys.ana.privatePath!],
@@ -197,10 +197,10 @@ describe('a withdrawn approval does not come back', () => {
       expect(ran.code, ran.stderr).toBe(0);
     };
     await ana('approve', minutes(1));
-    copyFileSync(approvalFile(w, plan, 'ana'), join(w.repo, 'kept.json'));
+    copyFileSync(approvalFile(plan, 'ana'), join(w.repo, 'kept.json'));
     await w.approve(plan, 'bruno', minutes(2));
     await ana('reject', minutes(5));
-    copyFileSync(join(w.repo, 'kept.json'), approvalFile(w, plan, 'ana'));
+    copyFileSync(join(w.repo, 'kept.json'), approvalFile(plan, 'ana'));
     // Her laptop saw the refusal; the executor never did.
     const there = await w.pix(['plan', 'show', plan, '--json', '--policy', w.policyFile], {
       env: laptop,
@@ -236,7 +236,7 @@ suite('on the shared ledger, every machine sees every verdict', () => {
       expect(ran.code, ran.stderr).toBe(0);
     };
     await verdict(['plan', 'approve', plan], minutes(1));
-    const file = approvalFile(w, plan, 'ana');
+    const file = approvalFile(plan, 'ana');
     const approval = readFileSync(file, 'utf8');
     await w.approve(plan, 'bruno', minutes(2));
     await verdict(['plan', 'reject', plan, '--reason', 'not this month'], minutes(5));
