@@ -23,7 +23,7 @@ import {
 const POOL = 2;
 
 export function postgresApprovalStores(url: string, deps: Deps): ApprovalStores {
-  const pool = openPool(url, deps.env.HOME, POOL);
+  const pool = openPool(url, deps.env, POOL);
   deps.defer(() => pool.sql.end({ timeout: 5 }).catch(() => {}));
   const { sql, where } = pool;
   const by = `pix on ${hostname()}`;

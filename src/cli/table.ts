@@ -318,8 +318,14 @@ export const COMMANDS: Entry[] = [
       {
         name: 'init',
         summary:
-          "create or migrate the database's schema (--url-stdin or --url-file keeps its URL in the profile)",
+          "create or migrate the database's schema, as its owner (--url-stdin or --url-file keeps its URL in the profile)",
         load: () => import('../commands/ledger/init.js'),
+      },
+      {
+        name: 'use',
+        summary:
+          "keep a ledger's URL in the profile, creating nothing: the schema must be there (--url-stdin or --url-file)",
+        load: () => import('../commands/ledger/use.js'),
       },
       {
         name: 'status',

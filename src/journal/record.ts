@@ -41,7 +41,7 @@ export async function journalOf(deps: Deps, only?: (entry: JournalEntry) => bool
         dir: config.dir,
         clock: deps.clock,
         processes: deps.processes,
-        home: deps.env.HOME,
+        env: deps.env,
       }),
     );
     shared.set(deps, store);

@@ -52,6 +52,14 @@ const NOT_RUN = new Map<string, string>([
   ],
   ['PIX_LEDGER_URL="$LEDGER_URL" pix ledger status', 'needs a PostgreSQL database (test/commands/ledger)'],
   ['pix ledger migrate --from file', 'needs a PostgreSQL database (test/commands/ledger/ledger.test.ts)'],
+  [
+    'printf %s "$LEDGER_URL" | pix ledger use --url-stdin',
+    'needs a PostgreSQL database (test/commands/ledger/privilege.test.ts)',
+  ],
+  [
+    'pix ledger use --url-file ledger-url',
+    'needs a PostgreSQL database (test/commands/ledger/privilege.test.ts)',
+  ],
   ['pix ledger migrate --from file --json', 'needs a PostgreSQL database (test/commands/ledger)'],
   [
     'pix sandbox serve --faults statement:503x2,transfer:timeout',

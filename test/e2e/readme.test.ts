@@ -65,7 +65,8 @@ const TEMPLATES = [
   'pix plan execute plans/2026-03.json --yes -o ndjson > report.ndjson',
   'pix pay batch pagamentos.xlsx --dry-run',
   'man pix-statement',
-  'printf %s "$LEDGER_URL" | pix ledger init --url-stdin',
+  'printf %s "$OWNER_URL" | pix ledger init --url-stdin',
+  'printf %s "$LEDGER_URL" | pix ledger use --url-stdin',
   'pix ledger migrate --from file',
   'pix ledger status',
 ];

@@ -48,7 +48,7 @@ async function setup(shared: boolean) {
   let ledger: string | undefined;
   if (shared) {
     ledger = cluster().createDatabase(`two_${process.pid}_${Date.now() % 100000}`);
-    const pool = openPool(ledger, undefined);
+    const pool = openPool(ledger, {});
     await migrateSchema(pool.sql, 'test');
     await pool.sql.end();
   }

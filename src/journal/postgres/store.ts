@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Clock, Processes } from '../../context.js';
+import type { Clock, Env, Processes } from '../../context.js';
 import { PixError } from '../../errors.js';
 import { SYSTEM } from '../../system.js';
 import type { JournalEntry, StartFields } from '../entries.js';
@@ -59,7 +59,8 @@ export interface PostgresJournalOptions {
   processes: Processes;
   /** This machine's name, as leases carry it (os.hostname() unless given). */
   host?: string | undefined;
-  home?: string | undefined;
+  /** Where HOME (a CA file) and the login name (the default user) are read: nothing else of it. */
+  env?: Env | undefined;
 }
 
 /** The schema's version, or undefined when pix's tables are not there (`pix ledger init` makes them). */
@@ -94,7 +95,7 @@ export function checkSchema(version: number | undefined, where: string): void {
 }
 
 export function openPostgresJournal(options: PostgresJournalOptions): JournalStore {
-  const pool: Pool = openPool(options.url, options.home);
+  const pool: Pool = openPool(options.url, options.env ?? {});
   const { sql, where } = pool;
   const { clock, processes, dir } = options;
   const host = options.host ?? hostname();

@@ -142,7 +142,7 @@ suite('pix ledger', () => {
     );
     const as = (role: string) => cluster().url(name).replace('postgres://pix@', `postgres://${role}@`);
     expect((await pix(['ledger', 'init'], { PIX_LEDGER_URL: as(owner) })).code).toBe(0);
-    // The grants of docs/team.md, as the owner gives them.
+    // The grants of docs/team.md, as the owner gives them (the second heredoc of its least-privilege block).
     const grants = readFileSync(TEAM_DOC, 'utf8')
       .match(/^GRANT .* TO pix;$/gm)!
       .slice(1);
