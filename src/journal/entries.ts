@@ -123,6 +123,8 @@ export interface ChargeStart {
   payerDocument?: string;
   /** The payer's name as sent, for `pix charge show` (what was sent is what is shown). */
   payerName?: string;
+  /** The invoice it collects (`--ref`): the ERP file's id, for `pix reconcile`. */
+  ref?: string;
 }
 
 /** What the server gave for a created charge (the ledger's copy; none of it is a secret). */

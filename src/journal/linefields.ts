@@ -119,11 +119,13 @@ export function startEntry(record: Record<string, unknown>, intern: Intern): Jou
     const dueDate = str(charge?.dueDate);
     const payerDocument = str(charge?.payerDocument);
     const payerName = str(charge?.payerName);
+    const ref = str(charge?.ref);
     entry.charge = { type };
     if (keyId !== undefined) entry.charge.keyId = keyId;
     if (dueDate !== undefined) entry.charge.dueDate = dueDate;
     if (payerDocument !== undefined) entry.charge.payerDocument = payerDocument;
     if (payerName !== undefined) entry.charge.payerName = payerName;
+    if (ref !== undefined) entry.charge.ref = ref;
     if (isRecord(charge?.terms)) entry.charge.terms = charge.terms as DueDateModifiers;
     return entry;
   }

@@ -299,6 +299,7 @@ export async function journaledCharge<T extends CreatedCharge>(
       ...(charge.terms === undefined ? {} : { terms: charge.terms }),
       ...(charge.payerDocument === undefined ? {} : { payerDocument: charge.payerDocument }),
       ...(charge.payerName === undefined ? {} : { payerName: charge.payerName }),
+      ...(charge.ref === undefined ? {} : { ref: charge.ref }),
     },
   });
   const created = await sendJournaled({
