@@ -98,7 +98,7 @@ export function register(command: Command, deps: Deps): void {
     });
   addExamples(
     command,
-    ['pix policy enforce pix-policy.json', 'pix policy enforce --json'],
+    ['pix policy enforce pix-policy.json', 'pix policy enforce pix-policy.json --json'],
     ['usage', 'auth', 'unavailable', 'declined'],
   );
 }
