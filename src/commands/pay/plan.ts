@@ -19,6 +19,7 @@ import { signChecked } from '../../approvals/sign.js';
 import type { Deps } from '../../context.js';
 import type { Centavos } from '../../domain/money.js';
 import { formatBRL } from '../../domain/money.js';
+import type { PayeeExpectation } from '../../domain/payee.js';
 import {
   makerMessage,
   PLAN_FORMAT,
@@ -30,6 +31,7 @@ import {
   shortPlanId,
 } from '../../domain/plan.js';
 import { applyingRules, outsideAllowlist, PLAN_NAMESPACE } from '../../domain/policy.js';
+import { formatForMessage } from '../../domain/when.js';
 import { PixError, usageError } from '../../errors.js';
 import { journalOf } from '../../journal/record.js';
 import type { Account } from '../../journal/rules.js';
@@ -49,6 +51,7 @@ interface RowInput {
   amount: Centavos;
   sendAmount: boolean;
   description?: string | undefined;
+  expect?: PayeeExpectation | undefined;
 }
 
 /** What making a plan needs before anything is consulted: its policies and the maker's key. */
@@ -113,6 +116,7 @@ async function writePlan(
       amountCentavos: input.amount,
       sendAmount: input.sendAmount,
       ...(input.description === undefined ? {} : { description: input.description }),
+      ...(input.expect === undefined ? {} : { expect: input.expect }),
       newReceiver: !history.knows(input.payee),
       outsideAllowlist: outsideAllowlist(policy, input.key, input.payee.document),
     };
@@ -157,7 +161,7 @@ async function writePlan(
     .map(({ rule, ifNight }) => `${rule.name}: ${rule.require.text}${ifNight ? ' if paid at night' : ''}`)
     .join('; ');
   ctx.deps.io.stderr.write(
-    `plan ${shortPlanId(plan.id)} written to ${request.file}, signed by ${key.approver.name} (${key.publicKey.fingerprint}, from ${key.from}): ${rows.length} row${rows.length === 1 ? '' : 's'}, ${formatBRL(total)}, from profile "${account.profile}" via ${account.host}, until ${plan.expiresAt}\n` +
+    `plan ${shortPlanId(plan.id)} written to ${request.file}, signed by ${key.approver.name} (${key.publicKey.fingerprint}, from ${key.from}): ${rows.length} row${rows.length === 1 ? '' : 's'}, ${formatBRL(total)}, from profile "${account.profile}" via ${account.host}, until ${formatForMessage(plan.expiresAt, ctx.settings.timeZone.value)}\n` +
       `it needs ${needs}; next: \`pix plan approve ${request.file}\` by the approvers (not ${key.approver.name}: the maker's own approval does not count), then \`pix plan execute ${request.file}\`\n`,
   );
   return plan;
@@ -195,6 +199,7 @@ export async function writePaymentPlan(ctx: PayContext, payment: PaymentPlan): P
       },
       amount: payment.amount,
       sendAmount: payment.sendAmount,
+      expect: payment.expect,
     },
   ]);
   if (ctx.mode.format === 'json') ctx.deps.io.stdout.write(jsonDocument(plan, ctx.mode.pretty));
@@ -225,6 +230,7 @@ export async function batchPlanHooks(request: PlanRequest, file: string): Promis
             amount: item.amount!,
             sendAmount: item.sendAmount ?? true,
             description: item.row.description,
+            expect: item.row.expect,
           };
         }),
         file === '-' ? undefined : file,
