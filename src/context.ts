@@ -27,14 +27,18 @@ const CHILD_PIX_VARIABLES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The environment of every child process pix spawns (the pager, `pix listen --exec`): the user's, without
- * pix's secrets (contract §5, architecture rule 10). One function, so no spawn site forgets it.
+ * The environment of every child process pix spawns (the pager, `pix listen --exec`, ssh-keygen, git): the
+ * user's, without pix's secrets (contract §5, architecture rule 10), and without libpq's variables (`PG*`:
+ * PGPASSWORD, PGPASSFILE, PGHOST, PGUSER, …), so a handler pix starts is never handed the credentials or the
+ * address of a database the user's shell knows, the shared ledger's among them. One function, so no spawn
+ * site forgets it.
  */
 export function childEnv(env: Env): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
     if (name.toUpperCase().startsWith('PIX_') && !CHILD_PIX_VARIABLES.has(name)) continue;
+    if (name.toUpperCase().startsWith('PG')) continue;
     result[name] = value;
   }
   return result;

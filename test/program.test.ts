@@ -200,7 +200,7 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
   /**
    * Modules of a noun that are neither a verb nor its shared.ts: `statement --follow`, the charge ledger
    * and a due-date charge's request, pay's `--plan` (its flags, and the plan it writes, loaded only for
-   * --plan), the steps of pay batch, the guards before a payment and how one is shown, close's pack and `--list`, the steps of `pix listen` (delivery, its
+   * --plan), the policies' checks at each payment's moment, the steps of pay batch, the guards before a payment and how one is shown, close's pack and `--list`, the steps of `pix listen` (delivery, its
    * state, its sources), the stores of its events (the config directory's files, the shared ledger's rows, the
    * cursor both keep), and the completion scripts' text.
    */
@@ -210,6 +210,7 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
     'statement/follow',
     'pay/plan',
     'pay/planflags',
+    'pay/moment',
     'pay/payeeflags',
     'pay/batchconsult',
     'pay/batchpayment',

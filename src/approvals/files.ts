@@ -9,10 +9,11 @@
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidValue } from '../domain/invalid.js';
-import { checkPlan, formatPlan, type Plan, type Verdict } from '../domain/plan.js';
+import { canonicalJson, firstDifference, parseJsonSource } from '../domain/jsonsource.js';
+import { checkPlan, formatPlan, PLAN_FORMAT, type Plan, type Verdict } from '../domain/plan.js';
 import type { Policy } from '../domain/policy.js';
 import { parsePolicy } from '../domain/policyfile.js';
-import { describeSystemError, PixError, usageError } from '../errors.js';
+import { describeSystemError, usageError } from '../errors.js';
 import { writeFileAtomic } from '../storage/files.js';
 import * as z from '../zod.js';
 
@@ -39,6 +40,32 @@ export function readUserFile(file: string, what: string): string {
 /** Writes a file the user named (whole or not at all), or exit 1 naming it. */
 function writeUserFile(file: string, text: string): void {
   writeFileAtomic(file, text);
+}
+
+/**
+ * A file pix verifies, read as JSON into objects without a prototype (domain/jsonsource.ts: a key given
+ * twice, or one that reaches a prototype, is refused naming its line), exit 2 naming the file.
+ */
+function readJsonFile(file: string, what: string): unknown {
+  const text = readUserFile(file, file);
+  try {
+    return parseJsonSource(text).value;
+  } catch (error) {
+    if (error instanceof InvalidValue) throw usageError(file, `not ${what}: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * What was read of a file is what its digest or signature covers: the value the schema gives back,
+ * written again, is the document's canonical form (nothing dropped, nothing added or defaulted).
+ */
+function sameAsRead(file: string, what: string, read: unknown, document: unknown): void {
+  if (canonicalJson(read) === canonicalJson(document)) return;
+  throw usageError(
+    file,
+    `not ${what}: what pix read is not what is signed (${firstDifference(read, document) ?? 'the whole file'})`,
+  );
 }
 
 /** A zod problem as `field: reason` (the first one). */
@@ -79,11 +106,30 @@ const planRowSchema = z.strictObject({
   outsideAllowlist: z.boolean(),
 });
 
-const instant = z.string().check(z.refine((value) => !Number.isNaN(Date.parse(value)), 'not a time'));
+/** A time as pix writes it (`Date#toISOString`): one spelling per instant, so a signed one is unambiguous. */
+const instant = z
+  .string()
+  .check(
+    z.refine(
+      (value) =>
+        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value) && !Number.isNaN(Date.parse(value)),
+      'not a time as pix writes one (2026-03-10T12:00:00.000Z)',
+    ),
+  );
+const fingerprint = z
+  .string()
+  .check(z.regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'not a key fingerprint (SHA256:…)'));
+const armored = z.string().check(z.maxLength(20_000));
+
+/** A file written by a pix whose format this one no longer reads, and why it cannot be trusted as it is. */
+function olderFormat(json: unknown, field: string, current: number): number | undefined {
+  const given = (json as Record<string, unknown> | null)?.[field];
+  return typeof given === 'number' && given < current ? given : undefined;
+}
 
 const planSchema = z.strictObject({
   id: z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/, 'not a plan id (sha256:…)')),
-  'pix-plan': z.literal(1),
+  'pix-plan': z.literal(PLAN_FORMAT),
   account: z.strictObject({ id: text, profile: text, api: text }),
   kind: z.enum(['key', 'qr', 'batch']),
   source: z.optional(text),
@@ -92,24 +138,32 @@ const planSchema = z.strictObject({
   maker: z.strictObject({
     name: text,
     email: z.optional(text),
-    from: z.enum(['flag', 'git', 'login']),
+    from: z.enum(['flag', 'git', 'login', 'policy']),
+    key: fingerprint,
   }),
   createdAt: instant,
   expiresAt: instant,
   policy: z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/, 'not a policy digest (sha256:…)')),
+  signature: armored,
 });
 
-/** A plan read and checked: its shape, then its id against its content (an edited plan is exit 2). */
+/**
+ * A plan read and checked: its shape, then its id against its content (an edited plan is exit 2). The
+ * maker's signature is checked against the policy by the review (review.ts makerOf).
+ */
 export function readPlanFile(file: string): Plan {
-  const raw = readUserFile(file, file);
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch (error) {
-    throw usageError(file, `not a plan: ${(error as Error).message}`);
+  const json = readJsonFile(file, 'a plan');
+  const older = olderFormat(json, 'pix-plan', PLAN_FORMAT);
+  if (older !== undefined) {
+    throw usageError(
+      file,
+      `a plan of format ${older}, which its maker did not sign: it cannot be paid`,
+      'make it again with this pix (`pix pay … --plan FILE`): the maker signs it now',
+    );
   }
   const parsed = planSchema.safeParse(json);
   if (!parsed.success) throw usageError(file, `not a plan: ${firstProblem(parsed.error)}`);
+  sameAsRead(file, 'a plan', parsed.data, json);
   const plan = parsed.data as Plan;
   try {
     checkPlan(plan);
@@ -128,31 +182,49 @@ export function writePlanFile(file: string, plan: Plan): void {
 // ---------------------------------------------------------------------------------------------
 // Approvals
 
+/** The format of an approval file this pix writes and reads: its time is signed. */
+export const APPROVAL_FORMAT = 2;
+
 export interface ApprovalRecord {
-  'pix-approval': 1;
+  'pix-approval': typeof APPROVAL_FORMAT;
   verdict: Verdict;
   /** The plan's id or the policy's digest, as the signer saw it (the signature is checked against the real one). */
   subject: string;
   reason?: string;
-  /** Who signed, as the signer's policy names the key (a convenience: the key decides). */
+  /** Who signed, as the signer's policy names the key (a label: the key decides). */
   by?: string;
   /** The key's fingerprint (a convenience: the signature names its key). */
   key: string;
+  /** When it was signed: part of what is signed, so of one key's verdicts the newest is known. */
   at: string;
-  /** The armored SSH signature of verdictMessage(verdict, subject, reason). */
+  /** The armored SSH signature of verdictMessage(verdict, subject, at, reason). */
   signature: string;
 }
 
 const approvalSchema = z.strictObject({
-  'pix-approval': z.literal(1),
+  'pix-approval': z.literal(APPROVAL_FORMAT),
   verdict: z.enum(['approve', 'reject']),
   subject: text,
   reason: z.optional(z.string().check(z.maxLength(500))),
   by: z.optional(z.string().check(z.maxLength(200))),
   key: text,
   at: instant,
-  signature: z.string().check(z.maxLength(20_000)),
+  signature: armored,
 });
+
+/** An approval record as JSON (from a file, or a store of verdicts): checked, or why not. */
+export function approvalOf(json: unknown): { record: ApprovalRecord } | { problem: string } {
+  const older = olderFormat(json, 'pix-approval', APPROVAL_FORMAT);
+  if (older !== undefined)
+    return {
+      problem: `an approval of format ${older}, whose time is not signed: sign it again with this pix`,
+    };
+  const parsed = approvalSchema.safeParse(json);
+  if (!parsed.success) return { problem: firstProblem(parsed.error) };
+  if (canonicalJson(parsed.data) !== canonicalJson(json))
+    return { problem: `what pix read is not what is signed (${firstDifference(parsed.data, json)})` };
+  return { record: parsed.data as ApprovalRecord };
+}
 
 export interface ApprovalFile {
   /** Its path, as shown to people. */
@@ -176,16 +248,9 @@ export function readApprovals(subjectFile: string): ApprovalFile[] {
     .sort()
     .map((name) => {
       const file = join(dir, name);
-      let json: unknown;
-      try {
-        json = JSON.parse(readUserFile(file, file));
-      } catch (error) {
-        if (error instanceof PixError) throw error;
-        throw usageError(file, `not an approval: ${(error as Error).message}`);
-      }
-      const parsed = approvalSchema.safeParse(json);
-      if (!parsed.success) throw usageError(file, `not an approval: ${firstProblem(parsed.error)}`);
-      return { file, record: parsed.data as ApprovalRecord };
+      const read = approvalOf(readJsonFile(file, 'an approval'));
+      if ('problem' in read) throw usageError(file, `not an approval: ${read.problem}`);
+      return { file, record: read.record };
     })
     .sort((a, b) => (a.record.at < b.record.at ? -1 : a.record.at > b.record.at ? 1 : 0));
 }
@@ -209,13 +274,16 @@ export function writeApproval(subjectFile: string, record: ApprovalRecord): stri
 export interface PolicyFile {
   file: string;
   policy: Policy;
+  /** Its canonical JSON: what its digest is the SHA-256 of, and what `pix policy enforce` records. */
+  canonical: string;
 }
 
 /** A policy read and checked (exit 2 naming the file, the line and the key). */
 export function readPolicyFile(file: string): PolicyFile {
   const raw = readUserFile(file, file);
   try {
-    return { file, policy: parsePolicy(raw, file) };
+    const policy = parsePolicy(raw, file);
+    return { file, policy, canonical: canonicalJson(parseJsonSource(raw).value) };
   } catch (error) {
     if (error instanceof InvalidValue) throw usageError(undefined, error.message, error.hint);
     throw error;

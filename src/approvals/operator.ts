@@ -1,6 +1,6 @@
 /**
- * What this machine says about the person at it: who they are (git's user.name and user.email, else the
- * login name) and the SSH key they sign with (`--key`, else the user.signingkey git would use for an
+ * What this machine says about the person at it: how to name them (git's user.name and user.email, else
+ * the login name: a label) and the SSH key they sign with (who they are, as a policy knows people) (`--key`, else the user.signingkey git would use for an
  * SSH-signed commit, else the first of ssh-agent's keys the policy knows).
  *
  * Signing shells out to `ssh-keygen -Y sign` rather than speaking the agent protocol: ssh-keygen already
@@ -73,14 +73,24 @@ export function parseMaker(text: string): { name: string; email?: string } {
   return trimmed.includes('@') && !/\s/.test(trimmed) ? { name: trimmed, email: trimmed } : { name: trimmed };
 }
 
-/** Who makes a plan: `--by`, else git's user.name and user.email, else the login name. */
-export async function whoMakes(deps: Deps, by: string | undefined): Promise<PlanMaker> {
+/**
+ * How the maker of a plan is named for people: `--by`, else git's user.name and user.email, else the login
+ * name, else `policyName` (the policy's name for the key that signs). A label: the maker is the person whose
+ * key signs the plan.
+ */
+export async function whoMakes(
+  deps: Deps,
+  by: string | undefined,
+  policyName?: string,
+): Promise<Omit<PlanMaker, 'key'>> {
   if (by !== undefined) return { ...parseMaker(by), from: 'flag' };
   const [name, email] = await Promise.all([gitConfig(deps, 'user.name'), gitConfig(deps, 'user.email')]);
   if (name !== undefined || email !== undefined) {
     return { name: name ?? email!, ...(email === undefined ? {} : { email }), from: 'git' };
   }
   const login = deps.env.USER ?? deps.env.LOGNAME;
+  if ((login === undefined || login === '') && policyName !== undefined)
+    return { name: policyName, from: 'policy' };
   if (login === undefined || login === '') {
     throw usageError(
       '--by',
@@ -165,6 +175,7 @@ export async function findSigningKey(
   policy: Policy,
   policyFile: string,
   flag: string | undefined,
+  flagName = '--key',
 ): Promise<SigningKey> {
   const known = (key: SshPublicKey, where: string): Approver => {
     const approver = holderOf(policy, key);
@@ -180,8 +191,8 @@ export async function findSigningKey(
   const none = () => {};
   if (flag !== undefined) {
     const path = resolve(expandHome(deps, flag));
-    const publicKey = await publicHalf(deps, path, '--key');
-    return { path, publicKey, from: '--key', approver: known(publicKey, '--key'), cleanup: none };
+    const publicKey = await publicHalf(deps, path, flagName);
+    return { path, publicKey, from: flagName, approver: known(publicKey, flagName), cleanup: none };
   }
   if ((await gitConfig(deps, 'gpg.format')) === 'ssh') {
     const configured = await gitConfig(deps, 'user.signingkey');
@@ -231,14 +242,14 @@ export async function findSigningKey(
         return { path: temp.path, publicKey, from: 'ssh-agent', approver, cleanup: temp.cleanup };
       }
       throw usageError(
-        '--key',
+        flagName,
         `none of ssh-agent's keys is an approver's in ${policyFile}`,
         'pass --key PATH',
       );
     }
   }
   throw usageError(
-    '--key',
+    flagName,
     'no key to sign with',
     'pass --key PATH, set git config user.signingkey (with gpg.format ssh), or add your key to ssh-agent',
   );

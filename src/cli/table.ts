@@ -345,8 +345,14 @@ export const COMMANDS: Entry[] = [
       {
         name: 'init',
         summary:
-          "create or migrate the database's schema (--url-stdin or --url-file keeps its URL in the profile)",
+          "create or migrate the database's schema, as its owner (--url-stdin or --url-file keeps its URL in the profile)",
         load: () => import('../commands/ledger/init.js'),
+      },
+      {
+        name: 'use',
+        summary:
+          "keep a ledger's URL in the profile, creating nothing: the schema must be there (--url-stdin or --url-file)",
+        load: () => import('../commands/ledger/use.js'),
       },
       {
         name: 'status',
@@ -442,13 +448,14 @@ export const COMMANDS: Entry[] = [
   },
   {
     name: 'policy',
-    summary: 'The payment policy: check it, and approve it as an admin',
+    summary: 'The payment policy: check it, approve it as an admin, make it bind the account',
     examples: {
       examples: [
         'pix policy check pix-policy.json --amount 8000 --new-receiver',
         'pix policy approve pix-policy.json',
+        'pix policy enforce pix-policy.json',
       ],
-      exits: ['usage'],
+      exits: ['usage', 'declined'],
     },
     children: [
       {
@@ -460,6 +467,16 @@ export const COMMANDS: Entry[] = [
         name: 'approve',
         summary: "sign the policy's digest with your SSH key (admins)",
         load: () => import('../commands/policy/approve.js'),
+      },
+      {
+        name: 'enforce',
+        summary: 'make an approved policy bind the account: every payment of it, whatever the profile',
+        load: () => import('../commands/policy/enforce.js'),
+      },
+      {
+        name: 'show',
+        summary: 'the policy that binds the account, and since when',
+        load: () => import('../commands/policy/show.js'),
       },
     ],
   },

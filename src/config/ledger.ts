@@ -40,21 +40,45 @@ const decode = (text: string) => {
   try {
     return decodeURIComponent(text);
   } catch {
-    throw new InvalidValue('the ledger URL has a bad %-escape');
+    throw new InvalidValue(
+      'the ledger URL has a bad %-escape (the URL is not shown: it may hold a password)',
+    );
   }
 };
 
+/** Why a URL cannot be read: never a part of it (a part may be, or hold, its password). */
+const unreadable = (why: string) => new InvalidValue(`${why} (the URL is not shown: it may hold a password)`);
+
 /**
- * `postgres[ql]://[user[:password]@][host][:port][/database][?param=value&…]`. Unknown parameters are
- * refused by name (never the URL: it may hold a password).
+ * `postgres[ql]://[user[:password]@][host][:port][/database][?param=value&…]`. A URL that does not read
+ * as exactly that is refused, and nothing of it is shown or used: an `@`, `/`, `?` or `#` of a user or a
+ * password must be percent-encoded, else part of the password would be taken for the host (and given to
+ * the resolver) or the database. Unknown parameters are refused without being named.
  */
 export function parseLedgerUrl(text: string): LedgerUrl {
-  const match =
-    /^postgres(?:ql)?:\/\/(?:([^@/]*)@)?(\[[^\]]*\]|[^:/?]*)(?::(\d*))?(?:\/([^?]*))?(?:\?(.*))?$/.exec(
-      text.trim(),
+  const trimmed = text.trim();
+  const scheme = /^postgres(?:ql)?:\/\//.exec(trimmed);
+  if (scheme === null) throw unreadable('not a postgres:// URL as libpq writes one');
+  const rest = trimmed.slice(scheme[0].length);
+  if (rest.includes('#')) throw unreadable("the ledger URL has a '#': percent-encode it as %23");
+  const questionAt = rest.indexOf('?');
+  const beforeQuery = questionAt < 0 ? rest : rest.slice(0, questionAt);
+  const query = questionAt < 0 ? undefined : rest.slice(questionAt + 1);
+  const slashAt = beforeQuery.indexOf('/');
+  const authority = slashAt < 0 ? beforeQuery : beforeQuery.slice(0, slashAt);
+  const rawDatabase = slashAt < 0 ? undefined : beforeQuery.slice(slashAt + 1);
+  const ats = authority.split('@').length - 1;
+  if (ats > 1 || rawDatabase?.includes('@'))
+    throw unreadable(
+      "the ledger URL has an '@' besides the one before its host: write an @ : / ? # of its user or password as %40 %3A %2F %3F %23",
     );
-  if (match === null) throw new InvalidValue('not a postgres:// URL as libpq writes one');
-  const [, auth, rawHost = '', rawPort, rawDatabase, query] = match;
+  const userAt = authority.lastIndexOf('@');
+  const auth = userAt < 0 ? undefined : authority.slice(0, userAt);
+  const hostPort = /^(\[[0-9A-Fa-f:.]*\]|[^:]*)(?::(\d*))?$/.exec(authority.slice(userAt + 1));
+  if (hostPort === null) throw unreadable('the ledger URL has a host or port pix cannot read');
+  const [, rawHost = '', rawPort] = hostPort;
+  if (!/^(?:\[[0-9A-Fa-f:.]*\]|[A-Za-z0-9._~%-]*)$/.test(rawHost))
+    throw unreadable('the ledger URL has a host name with characters a host name cannot have');
   let user: string | undefined;
   let password: string | undefined;
   if (auth !== undefined) {
@@ -84,7 +108,10 @@ export function parseLedgerUrl(text: string): LedgerUrl {
     'application_name',
   ]);
   for (const name of params.keys()) {
-    if (!known.has(name)) throw new InvalidValue(`the ledger URL's parameter "${name}" is not one pix knows`);
+    if (!known.has(name))
+      throw unreadable(
+        `the ledger URL has a parameter pix does not know (it knows ${[...known].join(', ')})`,
+      );
   }
   let host = decode(rawHost.replace(/^\[|\]$/g, '')) || params.get('host') || 'localhost';
   let socket: string | undefined;
@@ -93,12 +120,10 @@ export function parseLedgerUrl(text: string): LedgerUrl {
     host = 'localhost';
   }
   const port = Number(rawPort || params.get('port') || '5432');
-  if (!Number.isInteger(port) || port < 1 || port > 65535)
-    throw new InvalidValue('the ledger URL has a bad port');
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw unreadable('the ledger URL has a bad port');
   const sslmode = params.get('sslmode') ?? 'prefer';
-  if (!SSL_MODES.includes(sslmode)) {
-    throw new InvalidValue(`sslmode "${sslmode}" is not one of ${SSL_MODES.join(', ')}`);
-  }
+  if (!SSL_MODES.includes(sslmode))
+    throw unreadable(`the ledger URL's sslmode is not one of ${SSL_MODES.join(', ')}`);
   const number = (name: string, fallback: number | undefined) => {
     const given = params.get(name);
     if (given === undefined) return fallback;

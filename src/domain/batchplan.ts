@@ -181,7 +181,10 @@ export function checkBatchLimits(
  * - `in_progress`: not sent by this run, because another pix process that is still running is sending
  *   this row: its own report will say how it ended;
  * - `receiver_changed`: not sent, because the consultation now names another receiver than the approved
- *   plan did (`pix plan execute`): a new plan is needed for it.
+ *   plan did (`pix plan execute`): a new plan is needed for it;
+ * - `held`: not sent, because at the moment it was to be paid a policy in force refused it (a cap of the
+ *   day it was then, or a night rule whose quorum the plan lacks once the night began): the run went on
+ *   with the others, and running it again at another time, or with more approvals, pays it.
  */
 export const ROW_STATES = [
   'paid',
@@ -193,6 +196,7 @@ export const ROW_STATES = [
   'duplicate',
   'in_progress',
   'receiver_changed',
+  'held',
 ] as const;
 export type RowState = (typeof ROW_STATES)[number];
 
@@ -209,6 +213,7 @@ export function countStates(states: Iterable<RowState>): StateCounts {
     duplicate: 0,
     in_progress: 0,
     receiver_changed: 0,
+    held: 0,
   };
   for (const state of states) counts[state]++;
   return counts;
@@ -233,8 +238,8 @@ export interface BatchOutcome {
  * - else 5 (`rejected`) when any row was rejected or not payable;
  * - else 6 (`unavailable`) when any row was not sent: nothing was changed for it and running the
  *   file again pays it (the contract's 6 for a transfer that never left);
- * - else 8 (`declined`) when a guard held a row: a duplicate, a row another pix is paying, or a row whose
- *   receiver changed since its plan was approved;
+ * - else 8 (`declined`) when a guard held a row: a duplicate, a row another pix is paying, a row whose
+ *   receiver changed since its plan was approved, or one a policy held at its moment of payment;
  * - else 0: every row paid or already paid (an empty batch included).
  * A signal, a refused confirmation (8) and a bad file or guard (2) are decided before this.
  */
@@ -244,7 +249,7 @@ export function batchOutcome(states: Iterable<RowState> | StateCounts): BatchOut
   if (counts.unknown > 0) return outcome('unknown_outcome');
   if (counts.rejected > 0 || counts.not_payable > 0) return outcome('rejected');
   if (counts.not_sent > 0) return outcome('unavailable');
-  if (counts.duplicate > 0 || counts.in_progress > 0 || counts.receiver_changed > 0)
+  if (counts.duplicate > 0 || counts.in_progress > 0 || counts.receiver_changed > 0 || counts.held > 0)
     return outcome('declined');
   return {};
 }

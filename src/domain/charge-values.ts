@@ -85,6 +85,29 @@ export function parseInfo(text: string): NameValue {
   return { name, value };
 }
 
+/**
+ * `--ref ID`: the id of the invoice a charge collects, as the ERP's file names it (its `id` column): 1 to
+ * 64 printable characters.
+ */
+export function parseRef(text: string): string {
+  const value = text.trim();
+  if (value === '' || value.length > 64 || /[\u0000-\u001f\u007f]/.test(value))
+    throw new InvalidValue('an invoice id: 1 to 64 printable characters, as the expectations file names it');
+  return value;
+}
+
+/** The name a charge's `--ref` is shown to the payer under (API §4.2, §4.3: additionalInformation). */
+export const REF_INFO_NAME = 'Referência';
+
+/** A charge's extra information with its `--ref` among it (the payer sees which invoice it collects). */
+export function withRef(
+  info: readonly NameValue[] | undefined,
+  ref: string | undefined,
+): NameValue[] | undefined {
+  if (ref === undefined) return info === undefined ? undefined : [...info];
+  return [...(info ?? []).filter((item) => item.name !== REF_INFO_NAME), { name: REF_INFO_NAME, value: ref }];
+}
+
 /** A Brazilian state's two-letter code (UF), any case → upper case. */
 export function parseState(text: string): string {
   const value = text.trim().toUpperCase();

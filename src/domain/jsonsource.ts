@@ -1,8 +1,11 @@
 /**
- * JSON read with the line of every value, for files people write by hand (a payment policy): an error
- * then names the file, the line and the key (`policy.json line 12: rules[2].require: …`). Strict JSON
- * (RFC 8259) but for one refusal JSON.parse does not make: a key given twice in one object, which two
- * readers could take differently. Pure.
+ * JSON read with the line of every value, for the files pix signs or verifies (a payment policy, a plan,
+ * an approval): an error then names the file, the line and the key (`policy.json line 12: rules[2].require:
+ * …`). Strict JSON (RFC 8259) but for the refusals JSON.parse does not make: a key given twice in one
+ * object, which two readers could take differently, and the keys that reach a prototype (`__proto__`,
+ * `constructor`, `prototype`), wherever they are. Objects are made without a prototype, so a key the
+ * document does not hold reads as undefined, never as something inherited, and what a reader takes out
+ * of the document is what its canonical form (and so its digest) holds. Pure.
  */
 import { InvalidValue } from './invalid.js';
 
@@ -35,6 +38,19 @@ export class JsonSyntaxError extends InvalidValue {
 }
 
 const MAX_DEPTH = 64;
+
+/**
+ * Keys that name a prototype rather than a value: `object["__proto__"] = v` sets the prototype of an
+ * ordinary object, where canonicalJson never looks, and `constructor`/`prototype` are what a reader of an
+ * ordinary object finds when the document does not give them. Refused in every object of every file pix
+ * signs or verifies, so no reader, ours or a later one, can be handed a value the signature does not cover.
+ */
+export const REFUSED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** An object with no prototype: only the document's own keys are there to read. */
+export function emptyObject(): Record<string, unknown> {
+  return Object.create(null) as Record<string, unknown>;
+}
 
 export function parseJsonSource(text: string): JsonSource {
   const lines = new Map<string, number>();
@@ -103,7 +119,7 @@ export function parseJsonSource(text: string): JsonSource {
     const char = text[index];
     if (char === '{') {
       index++;
-      const object: Record<string, unknown> = {};
+      const object = emptyObject();
       skipSpace();
       if (text[index] === '}') {
         index++;
@@ -114,6 +130,12 @@ export function parseJsonSource(text: string): JsonSource {
         if (text[index] !== '"') fail('expected a key in double quotes');
         const keyAt = { line, index, lineStart };
         const key = readString();
+        if (REFUSED_KEYS.has(key)) {
+          ({ line, index, lineStart } = keyAt);
+          fail(
+            `"${key}" is refused as a key (it would change what pix reads without changing what is signed)`,
+          );
+        }
         if (Object.hasOwn(object, key)) {
           ({ line, index, lineStart } = keyAt);
           fail(`"${key}" is given twice`);
@@ -207,4 +229,66 @@ export function canonicalJson(value: unknown): string {
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
   }
   throw new InvalidValue(`a ${typeof value} has no JSON form`);
+}
+
+/**
+ * What a reader took out of a document, rebuilt: every value it read, at its place (a container that was
+ * read is there even when empty). A document whose canonical form differs from the rebuilt one's held
+ * something its reader never read (it means nothing, yet it is signed), or the reader read something the
+ * document does not hold (it means something, yet it is not signed): either way, what is used is not
+ * exactly what is signed.
+ */
+export interface ReadRecord {
+  /** Notes that `value` was read at `path`; returns it. */
+  took<T>(path: ReadonlyArray<string | number>, value: T): T;
+  /** The document as the reader saw it. */
+  rebuilt(): unknown;
+}
+
+export function readRecord(): ReadRecord {
+  let root: unknown;
+  const containerFor = (value: unknown) => (Array.isArray(value) ? [] : emptyObject());
+  return {
+    took(path, value) {
+      if (value === undefined) return value;
+      const fresh = typeof value === 'object' && value !== null ? containerFor(value) : value;
+      if (path.length === 0) {
+        root ??= fresh;
+        return value;
+      }
+      root ??= typeof path[0] === 'number' ? [] : emptyObject();
+      let at = root as Record<string | number, unknown>;
+      path.forEach((part, index) => {
+        if (index === path.length - 1) {
+          if (at[part] === undefined || typeof fresh !== 'object') at[part] = fresh;
+          return;
+        }
+        at[part] ??= typeof path[index + 1] === 'number' ? [] : emptyObject();
+        at = at[part] as Record<string | number, unknown>;
+      });
+      return value;
+    },
+    rebuilt: () => root,
+  };
+}
+
+/** The path of the first place two JSON values differ (`rules[1].total-over`), or undefined when they do not. */
+export function firstDifference(
+  a: unknown,
+  b: unknown,
+  path: Array<string | number> = [],
+): string | undefined {
+  const container = (value: unknown) => typeof value === 'object' && value !== null;
+  if (!container(a) || !container(b) || Array.isArray(a) !== Array.isArray(b)) {
+    return Object.is(a, b) ? undefined : pathText(path) || '(the whole document)';
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = [...new Set([...Object.keys(left), ...Object.keys(right)])].sort();
+  for (const key of keys) {
+    const part = Array.isArray(a) ? Number(key) : key;
+    const found = firstDifference(left[key], right[key], [...path, part]);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

@@ -1,11 +1,15 @@
 /**
  * A payment plan (`pix pay … --plan FILE`): what one run would pay, written down instead of paid, so
  * that other people can approve it before the machine that holds the token pays it (`pix plan execute`).
- * Its id is the SHA-256 of its canonical form (jsonsource.ts canonicalJson), so a plan changed after it
- * was approved is another plan: its approvals are signatures of the old id and count for nothing.
+ * Its id is the SHA-256 of its canonical form (jsonsource.ts canonicalJson): every field of the body,
+ * every field of every row among them, whatever fields rows gain, so a plan changed after it was approved
+ * is another plan and its approvals, signatures of the old id, count for nothing. The maker signs the id
+ * with their SSH key (`make sha256:…`), the key named in the body: the signature is the one field outside
+ * the id.
  *
- * Also the words an approval signs: `approve sha256:…` or `reject sha256:…` and the reason, in the
- * `pix-plan` namespace (`pix-policy` for a policy's digest). Pure.
+ * Also the words a verdict signs: `approve sha256:…`, `reject sha256:…` (with the reason) or `make
+ * sha256:…`, then the time it was signed, in the `pix-plan` namespace (`pix-policy` for a policy's
+ * digest). Pure.
  */
 import { createHash } from 'node:crypto';
 import { InvalidValue } from './invalid.js';
@@ -43,15 +47,21 @@ export interface PlanRow {
 }
 
 export interface PlanMaker {
+  /** A label for people: who the maker is, is the key. */
   name: string;
   email?: string;
-  /** Where the name came from: `--by`, git's user.name/user.email, or the login name. */
-  from: 'flag' | 'git' | 'login';
+  /** Where the label came from: `--by`, git's user.name/user.email, the login name, or the policy's name of the key. */
+  from: 'flag' | 'git' | 'login' | 'policy';
+  /** The fingerprint of the SSH key the maker signs the plan with: the maker, as the policy knows people. */
+  key: string;
 }
+
+/** The format of a plan file this pix writes and reads. */
+export const PLAN_FORMAT = 2;
 
 /** Everything the id covers. */
 export interface PlanBody {
-  'pix-plan': 1;
+  'pix-plan': typeof PLAN_FORMAT;
   /** The account it pays from, as the API identifies it (journal/accounts.ts), and its profile and API for people. */
   account: { id: string; profile: string; api: string };
   /** The command that made it. */
@@ -67,8 +77,14 @@ export interface PlanBody {
   policy: string;
 }
 
-export interface Plan extends PlanBody {
+/** A body with its id, not yet signed. */
+export interface SealedPlan extends PlanBody {
   id: string;
+}
+
+export interface Plan extends SealedPlan {
+  /** The maker's armored SSH signature of `verdictMessage('make', id, createdAt)`: outside the id. */
+  signature: string;
 }
 
 /** `sha256:` and the hex SHA-256 of the body's canonical JSON. */
@@ -77,19 +93,25 @@ export function planIdOf(body: PlanBody): string {
 }
 
 /** The body with its id. */
-export function sealPlan(body: PlanBody): Plan {
+export function sealPlan(body: PlanBody): SealedPlan {
   return { id: planIdOf(body), ...body };
 }
 
-/** The plan's body: everything but its id. */
-export function planBody(plan: Plan): PlanBody {
-  const { id: _id, ...body } = plan;
+/** The plan's body: everything but its id and the maker's signature. */
+export function planBody(plan: SealedPlan | Plan): PlanBody {
+  const { id: _id, signature: _signature, ...body } = plan as Plan;
   return body;
 }
 
-/** The file's text: the id first, for people and diffs; pretty, one key per line. */
+/** What the maker signs: the plan's id, at the time it was made. */
+export function makerMessage(plan: Pick<Plan, 'id' | 'createdAt'>): Buffer {
+  return verdictMessage('make', plan.id, plan.createdAt);
+}
+
+/** The file's text: the id first, for people and diffs, the signature last; pretty, one key per line. */
 export function formatPlan(plan: Plan): string {
-  return `${JSON.stringify(plan, null, 2)}\n`;
+  const { id, signature, ...body } = plan;
+  return `${JSON.stringify({ id, ...body, signature }, null, 2)}\n`;
 }
 
 /** The short form of an id people read: `sha256:1a2b3c4d5e6f`. */
@@ -101,7 +123,7 @@ export function shortPlanId(id: string): string {
  * Checks what the id cannot: the id matches the content (else the file was edited by hand), the total
  * is the rows' sum, and no row id repeats. Throws InvalidValue naming what is wrong.
  */
-export function checkPlan(plan: Plan): void {
+export function checkPlan(plan: SealedPlan): void {
   const id = planIdOf(planBody(plan));
   if (plan.id !== id) {
     throw new InvalidValue(
@@ -133,8 +155,17 @@ export function rowFacts(row: PlanRow): RowFacts {
 
 export type Verdict = 'approve' | 'reject';
 
-/** What an approval signs: the verdict and the subject's id, and a refusal's reason. */
-export function verdictMessage(verdict: Verdict, subject: string, reason?: string): Buffer {
+/**
+ * What a verdict signs: the verdict and the subject's id (a plan's, a policy's digest), the time it was
+ * signed (so of one key's verdicts the newest can be told, and an older one restored is known as older),
+ * and a refusal's reason. `make` is the maker's signature of their own plan: it never reads as an approval.
+ */
+export function verdictMessage(
+  verdict: Verdict | 'make',
+  subject: string,
+  at: string,
+  reason?: string,
+): Buffer {
   const because = reason === undefined ? '' : `reason: ${reason.replace(/\s+/g, ' ').trim()}\n`;
-  return Buffer.from(`${verdict} ${subject}\n${because}`, 'utf8');
+  return Buffer.from(`${verdict} ${subject}\nat: ${at}\n${because}`, 'utf8');
 }

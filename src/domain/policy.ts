@@ -43,9 +43,10 @@ export interface Quorum {
 export interface Approver {
   name: string;
   groups: string[];
+  /** The keys that are this person: who signed is known by the key alone. */
   keys: AllowedSigner[];
-  /** Who the approver also is, lower-cased: their e-mail and their keys' principals (to know a maker). */
-  identities: string[];
+  /** A label for people (lower-cased), never an identity. */
+  email?: string;
 }
 
 export interface RuleConditions {
@@ -82,6 +83,8 @@ export interface Policy {
   /** Minutes after midnight in Brasília: `from` to `to`, across midnight when from > to. */
   night: { from: number; to: number; text: string };
   caps: Caps;
+  /** Every payment of an account this policy binds is an approved plan (`pix policy enforce`). */
+  requirePlan: boolean;
   /** PIX keys and documents (digits); undefined when the policy has none (no receiver is then "outside" it). */
   allowlist: { keys: Set<string>; documents: Set<string> } | undefined;
   policyChange: Quorum;
@@ -104,6 +107,16 @@ export function isNight(policy: Pick<Policy, 'night'>, ms: number): boolean {
   const minute = wall.getUTCHours() * 60 + wall.getUTCMinutes();
   const { from, to } = policy.night;
   return from < to ? minute >= from && minute < to : minute >= from || minute < to;
+}
+
+/** Whether a rule has conditions on rows (else it looks at the plan as a whole, or at nothing). */
+export function hasRowCondition(rule: Rule): boolean {
+  return rule.amountOver !== undefined || rule.newReceiver === true || rule.outsideAllowlist === true;
+}
+
+/** Whether a rule that applies to a plan asks its quorum for this row: all of its rows, or those it names. */
+export function ruleCoversRow(rule: Rule, row: RowFacts): boolean {
+  return !hasRowCondition(rule) || rowMatches(rule, row);
 }
 
 /** Whether a row meets the row conditions of a rule (all of them). */
@@ -137,13 +150,13 @@ export function applyingRules(
   for (const rule of policy.rules) {
     if (rule.night && night === false) continue;
     if (rule.totalOver !== undefined && !(total > rule.totalOver)) continue;
-    const hasRowCondition = rule.amountOver !== undefined || rule.newReceiver || rule.outsideAllowlist;
-    const matching = hasRowCondition ? rows.filter((row) => rowMatches(rule, row)) : [];
-    if (hasRowCondition && matching.length === 0) continue;
+    const byRow = hasRowCondition(rule);
+    const matching = byRow ? rows.filter((row) => rowMatches(rule, row)) : [];
+    if (byRow && matching.length === 0) continue;
     const why: string[] = [];
     if (rule.totalOver !== undefined)
       why.push(`the plan pays ${formatBRL(total)}, over ${formatBRL(rule.totalOver)}`);
-    if (hasRowCondition) {
+    if (byRow) {
       const shown = matching
         .slice(0, 3)
         .map((row) => row.id)
@@ -170,19 +183,6 @@ export function applyingRules(
 
 // ---------------------------------------------------------------------------------------------
 // Quorums
-
-/** Who made the plan, as it says. */
-export interface Maker {
-  name: string;
-  email?: string;
-}
-
-/** Whether the approver is the maker: the same name, or the maker's e-mail among the approver's identities. */
-export function isMaker(approver: Approver, maker: Maker): boolean {
-  if (approver.name.toLowerCase() === maker.name.trim().toLowerCase()) return true;
-  const email = maker.email?.trim().toLowerCase();
-  return email !== undefined && email !== '' && approver.identities.includes(email);
-}
 
 export interface Missing {
   group: string;
@@ -287,6 +287,7 @@ export function capViolations(
   rows: readonly CapRow[],
   paidToday: Centavos,
   paidTodayTo: (receiver: string) => Centavos,
+  what = 'this plan',
 ): string[] {
   const problems: string[] = [];
   if (caps.perPayment !== undefined) {
@@ -300,7 +301,7 @@ export function capViolations(
   const total = rows.reduce((sum, row) => sum + row.amount, 0);
   if (caps.perDay !== undefined && paidToday + total > caps.perDay) {
     problems.push(
-      `today's payments would reach ${formatBRL(paidToday + total)} (${formatBRL(paidToday)} paid already, ${formatBRL(total)} in this plan), over the per-day cap of ${formatBRL(caps.perDay)}`,
+      `today's payments would reach ${formatBRL(paidToday + total)} (${formatBRL(paidToday)} paid already, ${formatBRL(total)} in ${what}), over the per-day cap of ${formatBRL(caps.perDay)}`,
     );
   }
   if (caps.perReceiverPerDay !== undefined) {

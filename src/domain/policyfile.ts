@@ -7,7 +7,14 @@
 import { createHash } from 'node:crypto';
 import { parseTaxId } from './documents.js';
 import { InvalidValue } from './invalid.js';
-import { canonicalJson, type JsonSource, parseJsonSource, pathText } from './jsonsource.js';
+import {
+  canonicalJson,
+  firstDifference,
+  type JsonSource,
+  parseJsonSource,
+  pathText,
+  readRecord,
+} from './jsonsource.js';
 import { type Centavos, parseAmount } from './money.js';
 import { parsePixKey } from './pixkey.js';
 import { ADMINS, type Approver, type Caps, type Policy, type Quorum, type Rule } from './policy.js';
@@ -16,7 +23,16 @@ import { parseAllowedSigner } from './sshsigners.js';
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-const TOP_KEYS = new Set(['pix-policy', 'approvers', 'rules', 'allowlist', 'night', 'caps', 'policy-change']);
+const TOP_KEYS = new Set([
+  'pix-policy',
+  'approvers',
+  'rules',
+  'allowlist',
+  'night',
+  'caps',
+  'require-plan',
+  'policy-change',
+]);
 const APPROVER_KEYS = new Set(['groups', 'keys', 'email', 'no-touch-required']);
 const RULE_KEYS = new Set([
   'name',
@@ -114,34 +130,41 @@ export function parsePolicy(text: string, file: string): Policy {
     typeof value === 'boolean' ? value : fail(path, 'must be true or false');
   const list = (value: unknown, path: Array<string | number>): unknown[] =>
     Array.isArray(value) ? value : fail(path, 'must be a list');
+  // Every value is taken out of the document through `get`, which notes it: what the rules are made of is
+  // then rebuilt and held against what the digest covers (the end of this function).
+  const record = readRecord();
+  const get = (object: Record<string, unknown>, key: string, path: Array<string | number>): unknown =>
+    record.took([...path, key], Object.hasOwn(object, key) ? object[key] : undefined);
+  const items = (value: unknown, path: Array<string | number>): unknown[] =>
+    list(value, path).map((item, index) => record.took([...path, index], item));
 
-  const root = source.value;
+  const root = record.took([], source.value);
   if (!isObject(root)) return fail([], 'a policy is a JSON object');
   onlyKeys(root, TOP_KEYS, []);
-  if (root['pix-policy'] !== 1) fail(['pix-policy'], 'must be 1 (the format of this file)');
+  if (get(root, 'pix-policy', []) !== 1) fail(['pix-policy'], 'must be 1 (the format of this file)');
 
   // Approvers and their groups.
   const approvers: Approver[] = [];
   const groups = new Map<string, Approver[]>();
   const owners = new Map<string, string>();
-  if (!isObject(root.approvers) || Object.keys(root.approvers).length === 0)
+  const people = get(root, 'approvers', []);
+  if (!isObject(people) || Object.keys(people).length === 0)
     fail(['approvers'], 'must name at least one approver: { "ana": { "groups": [...], "keys": [...] } }');
-  for (const [name, raw] of Object.entries(root.approvers as Record<string, unknown>)) {
+  for (const name of Object.keys(people as Record<string, unknown>)) {
     const path = ['approvers', name];
+    const raw = get(people as Record<string, unknown>, name, ['approvers']);
     if (!NAME.test(name)) fail(path, `"${name}" is not a name (letters, digits, . _ @ -, at most 64)`);
     if (!isObject(raw)) fail(path, 'must be an object with groups and keys');
     const entry = raw as Record<string, unknown>;
     onlyKeys(entry, APPROVER_KEYS, path);
-    const memberOf = list(entry.groups ?? [], [...path, 'groups']).map((group, index) => {
+    const memberOf = items(get(entry, 'groups', path) ?? [], [...path, 'groups']).map((group, index) => {
       const groupName = text_(group, [...path, 'groups', index]);
       if (!NAME.test(groupName)) fail([...path, 'groups', index], `"${groupName}" is not a group name`);
       return groupName;
     });
-    const noTouch =
-      entry['no-touch-required'] === undefined
-        ? false
-        : flag(entry['no-touch-required'], [...path, 'no-touch-required']);
-    const keyLines = list(entry.keys, [...path, 'keys']);
+    const touch = get(entry, 'no-touch-required', path);
+    const noTouch = touch === undefined ? false : flag(touch, [...path, 'no-touch-required']);
+    const keyLines = items(get(entry, 'keys', path), [...path, 'keys']);
     if (keyLines.length === 0) fail([...path, 'keys'], 'must hold at least one public key');
     const keys = keyLines.map((line, index) => {
       const keyPath = [...path, 'keys', index];
@@ -152,15 +175,15 @@ export function parsePolicy(text: string, file: string): Policy {
       owners.set(signer.key.fingerprint, name);
       return noTouch ? { ...signer, noTouchRequired: true } : signer;
     });
-    const email =
-      entry.email === undefined ? undefined : text_(entry.email, [...path, 'email']).toLowerCase();
-    const identities = [
-      ...new Set([
-        ...(email === undefined ? [] : [email]),
-        ...keys.flatMap((key) => key.principals.map((p) => p.toLowerCase())),
-      ]),
-    ];
-    const approver: Approver = { name, groups: [...new Set(memberOf)], keys, identities };
+    // An e-mail is a label for people: who signed is known by the key alone.
+    const given = get(entry, 'email', path);
+    const email = given === undefined ? undefined : text_(given, [...path, 'email']).toLowerCase();
+    const approver: Approver = {
+      name,
+      groups: [...new Set(memberOf)],
+      keys,
+      ...(email === undefined ? {} : { email }),
+    };
     approvers.push(approver);
     for (const group of approver.groups) groups.set(group, [...(groups.get(group) ?? []), approver]);
   }
@@ -192,24 +215,26 @@ export function parsePolicy(text: string, file: string): Policy {
   };
 
   // Rules.
-  const rules = list(root.rules, ['rules']).map((raw, index): Rule => {
+  const rules = items(get(root, 'rules', []), ['rules']).map((raw, index): Rule => {
     const path: Array<string | number> = ['rules', index];
     if (!isObject(raw)) return fail(path, 'a rule is an object with name and require');
     onlyKeys(raw, RULE_KEYS, path);
     const rule: Rule = {
-      name: text_(raw.name, [...path, 'name']),
-      require: quorum(raw.require, [...path, 'require']),
+      name: text_(get(raw, 'name', path), [...path, 'name']),
+      require: quorum(get(raw, 'require', path), [...path, 'require']),
     };
-    if (raw['amount-over'] !== undefined)
-      rule.amountOver = amount(raw['amount-over'], [...path, 'amount-over']);
-    if (raw['total-over'] !== undefined) rule.totalOver = amount(raw['total-over'], [...path, 'total-over']);
+    const amountOver = get(raw, 'amount-over', path);
+    if (amountOver !== undefined) rule.amountOver = amount(amountOver, [...path, 'amount-over']);
+    const totalOver = get(raw, 'total-over', path);
+    if (totalOver !== undefined) rule.totalOver = amount(totalOver, [...path, 'total-over']);
     for (const [key, field] of [
       ['new-receiver', 'newReceiver'],
       ['outside-allowlist', 'outsideAllowlist'],
       ['night', 'night'],
     ] as const) {
-      if (raw[key] === undefined) continue;
-      if (!flag(raw[key], [...path, key]))
+      const value = get(raw, key, path);
+      if (value === undefined) continue;
+      if (!flag(value, [...path, key]))
         fail([...path, key], 'leave it out rather than false: a rule applies when its conditions hold');
       rule[field] = true;
     }
@@ -228,9 +253,10 @@ export function parsePolicy(text: string, file: string): Policy {
   });
 
   // The allowlist: PIX keys and documents.
+  const listed = get(root, 'allowlist', []);
   const allowlist =
-    root.allowlist === undefined ? undefined : { keys: new Set<string>(), documents: new Set<string>() };
-  list(root.allowlist ?? [], ['allowlist']).forEach((raw, index) => {
+    listed === undefined ? undefined : { keys: new Set<string>(), documents: new Set<string>() };
+  items(listed ?? [], ['allowlist']).forEach((raw, index) => {
     const path = ['allowlist', index];
     const entry = text_(raw, path);
     let known = false;
@@ -248,39 +274,66 @@ export function parsePolicy(text: string, file: string): Policy {
     }
     if (!known) fail(path, `"${entry}" is neither a PIX key nor a CPF/CNPJ`);
   });
-  if (rules.some((rule) => rule.outsideAllowlist) && root.allowlist === undefined)
+  if (rules.some((rule) => rule.outsideAllowlist) && listed === undefined)
     fail(['allowlist'], 'a rule says outside-allowlist: the policy needs an allowlist (it may be empty: [])');
 
   // The night window.
   let night = { from: 20 * 60, to: 6 * 60, text: '20:00–06:00' };
-  if (root.night !== undefined) {
-    if (!isObject(root.night)) fail(['night'], 'must be {"from": "20:00", "to": "06:00"}');
-    const window = root.night as Record<string, unknown>;
-    onlyKeys(window, new Set(['from', 'to']), ['night']);
-    const from = at(['night', 'from'], () => parseClock(text_(window.from, ['night', 'from'])));
-    const to = at(['night', 'to'], () => parseClock(text_(window.to, ['night', 'to'])));
+  const window = get(root, 'night', []);
+  if (window !== undefined) {
+    if (!isObject(window)) fail(['night'], 'must be {"from": "20:00", "to": "06:00"}');
+    const given = window as Record<string, unknown>;
+    onlyKeys(given, new Set(['from', 'to']), ['night']);
+    const fromText = text_(get(given, 'from', ['night']), ['night', 'from']);
+    const toText = text_(get(given, 'to', ['night']), ['night', 'to']);
+    const from = at(['night', 'from'], () => parseClock(fromText));
+    const to = at(['night', 'to'], () => parseClock(toText));
     if (from === to) fail(['night'], 'from and to are the same time');
-    night = { from, to, text: `${window.from}–${window.to}` };
+    night = { from, to, text: `${fromText}–${toText}` };
   }
 
   // Caps.
   const caps: Caps = {};
-  if (root.caps !== undefined) {
-    if (!isObject(root.caps)) fail(['caps'], 'must be an object');
-    const given = root.caps as Record<string, unknown>;
+  const capped = get(root, 'caps', []);
+  if (capped !== undefined) {
+    if (!isObject(capped)) fail(['caps'], 'must be an object');
+    const given = capped as Record<string, unknown>;
     onlyKeys(given, new Set(Object.keys(CAP_KEYS)), ['caps']);
     for (const [key, field] of Object.entries(CAP_KEYS)) {
-      if (given[key] !== undefined) caps[field] = amount(given[key], ['caps', key]);
+      const value = get(given, key, ['caps']);
+      if (value !== undefined) caps[field] = amount(value, ['caps', key]);
     }
   }
 
+  // Whether every payment of an account this policy binds must be an approved plan (pix policy enforce).
+  const planOnly = get(root, 'require-plan', []);
+  const requirePlan = planOnly === undefined ? false : flag(planOnly, ['require-plan']);
+
   if (!groups.has(ADMINS))
     fail(['approvers'], `no approver is in group "${ADMINS}": the admins approve the policy itself`);
-  const policyChange = quorum(root['policy-change'] ?? `2 of ${ADMINS}`, ['policy-change']);
+  const policyChange = quorum(get(root, 'policy-change', []) ?? `2 of ${ADMINS}`, ['policy-change']);
   if (policyChange.parts.some((part) => part.group !== ADMINS))
     fail(['policy-change'], `the policy is approved by ${ADMINS} alone ("2 of ${ADMINS}")`);
 
-  return { digest: policyDigestOf(root), approvers, groups, rules, night, caps, allowlist, policyChange };
+  // What the rules were made of is exactly what the digest covers: the values read, rebuilt, against the
+  // document. A value read that the document does not hold, or one it holds that was never read, is refused.
+  const differs = firstDifference(record.rebuilt(), root);
+  if (differs !== undefined)
+    fail(
+      differs.startsWith('(') ? [] : [differs],
+      `what pix read of the policy is not what its digest covers (${differs})`,
+    );
+  return {
+    digest: policyDigestOf(root),
+    approvers,
+    groups,
+    rules,
+    night,
+    caps,
+    requirePlan,
+    allowlist,
+    policyChange,
+  };
 }
 
 function isUnconditional(rule: Rule): boolean {

@@ -4,8 +4,9 @@
  * unmatched item out, each saying why. A statement entry carries no txid and no endToEndId (API §2.1),
  * only its counterparty's name and CPF/CNPJ, so the evidence is graded:
  *
- * - proven: the payer's document and the amount (an invoice, or a pix charge made out to that payer); a
- *   journal payment whose transfer id is the debit's own id;
+ * - proven: the payer's document and the amount (an invoice, paid within its proof window around its due
+ *   date, reconcileinvoices.ts; or a pix charge made out to that payer); a journal payment whose transfer
+ *   id is the debit's own id; an invoice a pix charge names (`--ref`) by the charge's own evidence;
  * - probable: the amount inside the expectation's window and nothing to name the payer — accepted only
  *   when that entry is the only one that fits and it fits no other expectation (a counterparty name equal
  *   to the expected one picks one among several);
@@ -13,7 +14,8 @@
  *   invoices of its payer, or one entry from the payer for less than the invoice;
  * - overpaid: one entry from the payer for more than the invoice;
  * - manual: a person's decision (`pix reconcile match`), kept whatever the matcher thinks; a person's
- *   `unmatch` forbids that pair to the matcher;
+ *   `unmatch` forbids that pair to the matcher (and an expectation left open says so);
+ * - not_due: an invoice nothing settles whose due date has not come (Brasília's calendar);
  * - unmatched-expectation / unmatched-entry: what is left, with the candidates that made it ambiguous. A
  *   debit no journal payment explains was made outside pix; a journal payment whose debit is still
  *   missing a day after it was sent is flagged.
@@ -27,7 +29,7 @@ import type { BusinessDayTest } from './duedate.js';
 import { documentDigits, type LedgerCharge, matchCharges } from './matching.js';
 import { type Centavos, formatBRL } from './money.js';
 import { settleInvoices } from './reconcileinvoices.js';
-import { byTime, type Item, type Pass, shortEntry, unmatched } from './reconcilepass.js';
+import { byHandWords, byTime, type Item, type Pass, shortEntry, unmatched } from './reconcilepass.js';
 import { settlePayments } from './reconcilepayments.js';
 
 /** The outcomes, in the order reports show them. */
@@ -37,6 +39,7 @@ export const OUTCOMES = [
   'partial',
   'overpaid',
   'manual',
+  'not_due',
   'unmatched-expectation',
   'unmatched-entry',
 ] as const;
@@ -60,6 +63,8 @@ export interface ReconExpectation {
   due?: string | undefined;
   /** Charge: what matching needs of it (domain/matching.ts). */
   charge?: LedgerCharge | undefined;
+  /** Charge: the invoice it collects (`pix charge … --ref`), an id of the ERP's file. */
+  ref?: string | undefined;
   /** Charge: the entry the ledger recorded as its payment, and whether that rested on the payer's document. */
   recorded?: { entryId: string; proven: boolean; how: string } | undefined;
   /** Payment: when it was sent (ISO), its transfer id, and whether its outcome is still unknown. */
@@ -193,6 +198,11 @@ export function reconcile<E extends ReconEntry>(
   }
   const allowed = (expectation: ReconExpectation, item: Item<E>) =>
     !forbidden.has(`${expectation.id}\u0000${item.entry.id}`);
+  /** The entries a person unmatched from an expectation (`pix reconcile unmatch`). */
+  const unmatchedByHand = (expectation: ReconExpectation) =>
+    [...forbidden]
+      .filter((pair) => pair.startsWith(`${expectation.id}\u0000`))
+      .map((pair) => pair.slice(expectation.id.length + 1));
 
   // Manual matches: an expectation with its entries, joined into groups that share an entry.
   const done = new Set<string>();
@@ -234,7 +244,18 @@ export function reconcile<E extends ReconEntry>(
 
   // ---- Pix's own payments (reconcilepayments.ts), the charge ledger's charges, then the ERP's invoices
   // (reconcileinvoices.ts): each pass settles what it can of what is still open.
-  const pass: Pass<E> = { expectations, options, results, items, itemById, open, settle, usable, allowed };
+  const pass: Pass<E> = {
+    expectations,
+    options,
+    results,
+    items,
+    itemById,
+    open,
+    settle,
+    usable,
+    allowed,
+    unmatchedByHand,
+  };
   settlePayments(pass);
 
   // ---- The charge ledger's charges: what the ledger recorded, then the ledger's own matcher.
@@ -300,6 +321,9 @@ export function reconcile<E extends ReconEntry>(
     }
   }
 
+  // ---- An invoice a charge collects (`--ref`): settled with the charge, by the charge's own evidence.
+  collectedByCharges(pass, expectationById);
+
   settleInvoices(pass);
 
   // ---- Whatever is expected and unsettled (charges the ledger matcher passed over), and every entry left.
@@ -309,7 +333,7 @@ export function reconcile<E extends ReconEntry>(
       expectation.source === 'charge'
         ? chargeUnpaid(expectation, options.now)
         : `no entry of ${formatBRL(expectation.amountCentavos)} found`;
-    results.push(unmatched(expectation, why));
+    results.push(unmatched(expectation, `${why}${byHandWords(unmatchedByHand(expectation))}`));
   }
   for (const item of items) {
     if (item.claimed) continue;
@@ -332,6 +356,31 @@ export function reconcile<E extends ReconEntry>(
 
 const OUTSIDE_PIX = 'a debit no journal payment explains: made outside pix';
 const UNEXPECTED = 'received, and no expectation names it';
+
+/**
+ * Invoices of the ERP's file that a pix charge names as the one it collects (`pix charge … --ref ID`):
+ * when the charge is settled, the invoice is settled with it, by the same entry and evidence (the payer
+ * paid the charge made for that invoice, which their document or the window proves of the charge). When
+ * the charge is not paid, the invoice is left to its own pass, and says which charge collects it.
+ */
+function collectedByCharges<E extends ReconEntry>(
+  pass: Pass<E>,
+  expectationById: ReadonlyMap<string, ReconExpectation>,
+): void {
+  for (const result of pass.results) {
+    const charge = result.expectations.find((e) => e.source === 'charge' && e.ref !== undefined);
+    if (charge === undefined || result.entries.length === 0) continue;
+    const invoice = expectationById.get(charge.ref!);
+    if (invoice === undefined || invoice.source !== 'file' || !pass.open.has(invoice.id)) continue;
+    pass.open.delete(invoice.id);
+    result.expectations.push(invoice);
+    const differs =
+      invoice.amountCentavos === charge.amountCentavos
+        ? ''
+        : `; the invoice is ${formatBRL(invoice.amountCentavos)}, the charge ${formatBRL(charge.amountCentavos)}`;
+    result.why = `${result.why}; ${invoice.id} is the invoice charge ${charge.id.replace(/^charge:/, '')} collects (--ref)${differs}`;
+  }
+}
 
 function chargeUnpaid(expectation: ReconExpectation, now: number): string {
   const expires = parseInstant(expectation.charge?.expiresAt);

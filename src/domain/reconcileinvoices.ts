@@ -1,14 +1,18 @@
 /**
  * `reconcile`'s pass over the ERP's invoices (domain/reconcile.ts): proven by the payer's document and
- * the amount; partial or overpaid from the payer's document (several payments adding up to an invoice,
- * one payment covering several, the payer's only payment near it); probable by the amount within the
- * invoice's window when nothing else wants that entry; otherwise unmatched, saying why.
+ * the amount, paid inside the invoice's proof window (from PROOF_BEFORE_DAYS before its due date to
+ * PROOF_AFTER_DAYS after: last month's payment of the same amount proves nothing of this month's invoice);
+ * probable, by the same, paid late (up to LATE_DAYS after); partial or overpaid from the payer's document
+ * (several payments adding up to an invoice, one payment covering several, the payer's only payment near
+ * it); probable by the amount within the invoice's window when nothing else wants that entry; an invoice
+ * whose due date has not come is not_due; otherwise unmatched, saying why — only what is true.
  */
 import type { Centavos } from './money.js';
 import { formatBRL } from './money.js';
 import type { ReconEntry, ReconExpectation } from './reconcile.js';
 import {
   between,
+  byHandWords,
   DAY_MS,
   dueMs,
   type Item,
@@ -22,13 +26,23 @@ import {
   twoSum,
   unmatched,
 } from './reconcilepass.js';
+import { todayIn } from './when.js';
 
 /** A file expectation with a due date is paid, probably, within this many days of it. */
 export const PROBABLE_DAYS = 5;
+/**
+ * The proof window of an invoice with a due date: a payment from the payer's document of its amount proves
+ * it from this many days before the due date to this many after. 20 + 10 < 28: the windows of a monthly
+ * payer's invoices do not overlap (February's barely), so a payment proves one month's invoice at most.
+ */
+export const PROOF_BEFORE_DAYS = 20;
+export const PROOF_AFTER_DAYS = 10;
+/** Paid later than the proof window by the payer's document, up to this many days after the due date: probable. */
+export const LATE_DAYS = 45;
 
 /** The ERP's invoices: proven by the payer's document and the amount, then partial and overpaid, then probable. */
 export function settleInvoices<E extends ReconEntry>(pass: Pass<E>): void {
-  const { expectations, options, results, items, open, settle, usable, allowed } = pass;
+  const { expectations, options, results, items, open, settle, usable, allowed, unmatchedByHand } = pass;
   const credits = items.filter((item) => usable(item) && item.cents > 0);
   const creditsByDocument = new Map<string, Item<E>[]>();
   const creditsByAmount = new Map<Centavos, Item<E>[]>();
@@ -44,10 +58,52 @@ export function settleInvoices<E extends ReconEntry>(pass: Pass<E>): void {
     .filter((e) => e.source === 'file' && open.has(e.id))
     .sort((a, b) => (a.due ?? '').localeCompare(b.due ?? '') || a.id.localeCompare(b.id));
   const openInvoices = () => invoices.filter((invoice) => open.has(invoice.id));
+  const today = todayIn(options.timeZone ?? 'America/Sao_Paulo', new Date(options.now));
+  // The charges that name an invoice as the one they collect (`--ref`): an invoice left open says so.
+  const collectors = new Map(
+    expectations.filter((e) => e.source === 'charge' && e.ref !== undefined).map((e) => [e.ref!, e]),
+  );
+  /**
+   * What the payer's document did pay of the invoice's amount, outside what settles it: a payment another
+   * result took (a charge pix made for it, another invoice), or one outside its windows (last month's).
+   */
+  const everyByPayerAmount = new Map<string, Item<E>[]>();
+  for (const item of items) {
+    if (item.document !== undefined && item.cents > 0 && item.entry.status === 'CONFIRMED')
+      push(everyByPayerAmount, `${item.document}\u0000${item.cents}`, item);
+  }
+  const elsewhere = (invoice: ReconExpectation): string => {
+    const paying = everyByPayerAmount.get(`${invoice.document}\u0000${invoice.amountCentavos}`) ?? [];
+    const due = dueMs(invoice.due);
+    const words = paying.slice(0, 3).map((item) => {
+      const when = due === undefined ? '' : `, ${describeDays(item.ms, due)}`;
+      const taker = item.claimed
+        ? results
+            .find((result) => result.entries.includes(item.entry))
+            ?.expectations.map((e) => e.id)
+            .join(', ')
+        : undefined;
+      return taker === undefined
+        ? `entry ${shortEntry(item.entry.id)}${when}, outside those days`
+        : `entry ${shortEntry(item.entry.id)}${when}, which settled ${taker}`;
+    });
+    return words.length === 0 ? '' : `; the payer's payments of the amount: ${words.join('; ')}`;
+  };
   const target = (invoice: ReconExpectation) => dueMs(invoice.due) ?? (options.from + options.to) / 2;
 
-  // Proven: the payer's document and the amount. Several invoices and payments of one payer and amount
-  // are paired in date order.
+  // The windows a payment from the payer's document proves, or probably pays, an invoice in (its due date's
+  // days; the range for an invoice without one).
+  const proofWindow = (invoice: ReconExpectation) => {
+    const due = dueMs(invoice.due);
+    return due === undefined
+      ? { from: options.from, to: options.to }
+      : { from: due - (PROOF_BEFORE_DAYS + 0.5) * DAY_MS, to: due + (PROOF_AFTER_DAYS + 0.5) * DAY_MS };
+  };
+  const inside = (window: { from: number; to: number }) => (item: Item<E>) =>
+    item.ms >= window.from && item.ms <= window.to;
+
+  // Proven: the payer's document and the amount, inside the proof window. Several invoices and payments of
+  // one payer and amount are paired in date order.
   const byPayerAmount = new Map<string, ReconExpectation[]>();
   for (const invoice of invoices) {
     if (invoice.document !== undefined)
@@ -57,7 +113,10 @@ export function settleInvoices<E extends ReconEntry>(pass: Pass<E>): void {
     const { document, amountCentavos } = group[0]!;
     const paying = creditsByPayerAmount.get(`${document}\u0000${amountCentavos}`) ?? [];
     for (const invoice of group) {
-      const item = paying.find((candidate) => !candidate.claimed && allowed(invoice, candidate));
+      const item = paying.find(
+        (candidate) =>
+          !candidate.claimed && allowed(invoice, candidate) && inside(proofWindow(invoice))(candidate),
+      );
       if (!item) continue;
       const several = paying.length > 1 || group.length > 1;
       settle({
@@ -67,9 +126,29 @@ export function settleInvoices<E extends ReconEntry>(pass: Pass<E>): void {
         entries: [item.entry],
         expected: amountCentavos,
         paid: item.cents,
-        why: `the payer's document and the amount (${formatBRL(amountCentavos)})${several ? `; ${group.length} invoices and ${paying.length} payments of this payer and amount, paired in date order` : ''}`,
+        why: `the payer's document and the amount (${formatBRL(amountCentavos)})${invoice.due === undefined ? '' : `, ${describeDays(item.ms, dueMs(invoice.due)!)}`}${several ? `; ${group.length} invoices and ${paying.length} payments of this payer and amount, paired in date order` : ''}`,
       });
     }
+  }
+
+  // Probable: the payer's document and the amount, paid after the proof window (late), up to LATE_DAYS.
+  for (const invoice of openInvoices()) {
+    const due = dueMs(invoice.due);
+    if (invoice.document === undefined || due === undefined) continue;
+    const late = { from: due + (PROOF_AFTER_DAYS + 0.5) * DAY_MS, to: due + (LATE_DAYS + 0.5) * DAY_MS };
+    const item = (creditsByPayerAmount.get(`${invoice.document}\u0000${invoice.amountCentavos}`) ?? []).find(
+      (candidate) => !candidate.claimed && allowed(invoice, candidate) && inside(late)(candidate),
+    );
+    if (!item) continue;
+    settle({
+      outcome: 'probable',
+      manual: false,
+      expectations: [invoice],
+      entries: [item.entry],
+      expected: invoice.amountCentavos,
+      paid: item.cents,
+      why: `the payer's document and the amount (${formatBRL(invoice.amountCentavos)}), ${describeDays(item.ms, due)}: later than the ${PROOF_AFTER_DAYS} days after its due date a payment proves it in`,
+    });
   }
 
   // Partial and overpaid: the payer's document, amounts that differ. Only within the invoice's window
@@ -220,13 +299,17 @@ export function settleInvoices<E extends ReconEntry>(pass: Pass<E>): void {
       continue;
     }
     const where = invoice.due === undefined ? 'in the range' : `within ${PROBABLE_DAYS} days of its due date`;
+    const searched =
+      invoice.due === undefined
+        ? 'in the range'
+        : `from ${PROOF_BEFORE_DAYS} days before its due date to ${LATE_DAYS} after`;
     const why =
       candidates.length === 0 && (single.get(invoice)?.length ?? 0) > 1
         ? `${single.get(invoice)!.length} payments from the payer's document near it, of other amounts and adding up to none: match them by hand`
         : candidates.length === 0
           ? invoice.document === undefined
             ? `no entry of ${formatBRL(invoice.amountCentavos)} ${where}`
-            : `no payment from the payer's document, and no entry of ${formatBRL(invoice.amountCentavos)} without a document ${where}`
+            : `no payment of ${formatBRL(invoice.amountCentavos)} from the payer's document ${searched}, and no entry of ${formatBRL(invoice.amountCentavos)} without a document ${where}${elsewhere(invoice)}`
           : rivals.length > 1
             ? `entry ${shortEntry(picked!.entry.id)} fits ${rivals.length} invoices (${rivals
                 .map((r) => r.id)
@@ -236,7 +319,21 @@ export function settleInvoices<E extends ReconEntry>(pass: Pass<E>): void {
                 .slice(0, 5)
                 .map((i) => shortEntry(i.entry.id))
                 .join(', ')}${candidates.length > 5 ? ', …' : ''}): match one by hand`;
-    results.push(unmatched(invoice, why));
+    const byHand = byHandWords(unmatchedByHand(invoice));
+    const collector = collectors.get(invoice.id);
+    const collected =
+      collector === undefined
+        ? ''
+        : `; charge ${collector.id.replace(/^charge:/, '')} collects it (--ref) and is not paid either`;
+    if (invoice.due !== undefined && invoice.due > today) {
+      results.push({
+        ...unmatched(
+          invoice,
+          `due on ${invoice.due}: not due yet, and nothing paid it so far${collected}${byHand}`,
+        ),
+        outcome: 'not_due',
+      });
+    } else results.push(unmatched(invoice, `${why}${collected}${byHand}`));
     open.delete(invoice.id);
   }
 }

@@ -107,6 +107,13 @@ export function twoSum<T>(items: readonly T[], value: (item: T) => number, targe
 
 export const shortEntry = (id: string) => id.slice(0, 8);
 
+/** `; entry 1a2b3c4d was unmatched from it by hand (pix reconcile unmatch)`, or nothing. */
+export function byHandWords(entries: readonly string[]): string {
+  if (entries.length === 0) return '';
+  const ids = entries.map(shortEntry).join(', ');
+  return `; ${entries.length === 1 ? 'entry' : 'entries'} ${ids} ${entries.length === 1 ? 'was' : 'were'} unmatched from it by hand (pix reconcile unmatch)`;
+}
+
 /** What every pass of `reconcile` shares: the entries, what is still open, and how a pass settles. */
 export interface Pass<E extends ReconEntry> {
   expectations: readonly ReconExpectation[];
@@ -124,6 +131,8 @@ export interface Pass<E extends ReconEntry> {
   usable: (item: Item<E>) => boolean;
   /** False for a pair a person unmatched. */
   allowed: (expectation: ReconExpectation, item: Item<E>) => boolean;
+  /** The entries a person unmatched from an expectation: its why says so when it is left open. */
+  unmatchedByHand: (expectation: ReconExpectation) => string[];
 }
 
 /** An expectation nothing settles, and why. */

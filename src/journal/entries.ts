@@ -71,7 +71,10 @@ export interface PaymentIdentity {
  */
 export interface JournalPlan {
   id: string;
+  /** The maker's label (`Carla <carla@example.com>`). */
   maker: string;
+  /** The fingerprint of the key that signed the plan: the maker, as the policy knows people. */
+  makerKey?: string;
   approvers: ReadonlyArray<{ name: string; key: string }>;
 }
 
@@ -120,6 +123,8 @@ export interface ChargeStart {
   payerDocument?: string;
   /** The payer's name as sent, for `pix charge show` (what was sent is what is shown). */
   payerName?: string;
+  /** The invoice it collects (`--ref`): the ERP file's id, for `pix reconcile`. */
+  ref?: string;
 }
 
 /** What the server gave for a created charge (the ledger's copy; none of it is a secret). */

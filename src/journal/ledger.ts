@@ -46,6 +46,8 @@ export interface LedgerRecord {
   /** The payer's CPF/CNPJ (digits) it was made out to. */
   payerDocument?: string | undefined;
   payerName?: string | undefined;
+  /** The invoice it collects (`--ref`). */
+  ref?: string | undefined;
   /** The account it was created on (undefined on lines of older versions: ofAccount attaches them). */
   account?: string | undefined;
   profile: string;
@@ -86,6 +88,7 @@ export function chargeLedger(entries: readonly JournalEntry[], now: Date): Ledge
       pixKey: created.pixKey,
       payerDocument: entry.charge.payerDocument,
       payerName: entry.charge.payerName,
+      ref: entry.charge.ref,
       account: entry.account,
       profile: entry.profile,
       host: entry.host,

@@ -41,7 +41,12 @@ function planOf(value: unknown): JournalPlan | undefined {
     .filter(isRecord)
     .filter((item) => typeof item.name === 'string' && typeof item.key === 'string')
     .map((item) => ({ name: item.name as string, key: item.key as string }));
-  return { id: value.id, maker: value.maker, approvers };
+  return {
+    id: value.id,
+    maker: value.maker,
+    ...(typeof value.makerKey === 'string' ? { makerKey: value.makerKey } : {}),
+    approvers,
+  };
 }
 
 /** The `created` of an outcome line: its string fields only. */
@@ -114,11 +119,13 @@ export function startEntry(record: Record<string, unknown>, intern: Intern): Jou
     const dueDate = str(charge?.dueDate);
     const payerDocument = str(charge?.payerDocument);
     const payerName = str(charge?.payerName);
+    const ref = str(charge?.ref);
     entry.charge = { type };
     if (keyId !== undefined) entry.charge.keyId = keyId;
     if (dueDate !== undefined) entry.charge.dueDate = dueDate;
     if (payerDocument !== undefined) entry.charge.payerDocument = payerDocument;
     if (payerName !== undefined) entry.charge.payerName = payerName;
+    if (ref !== undefined) entry.charge.ref = ref;
     if (isRecord(charge?.terms)) entry.charge.terms = charge.terms as DueDateModifiers;
     return entry;
   }

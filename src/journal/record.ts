@@ -42,7 +42,7 @@ export async function journalOf(deps: Deps, only?: (entry: JournalEntry) => bool
         dir: config.dir,
         clock: deps.clock,
         processes: deps.processes,
-        home: deps.env.HOME,
+        env: deps.env,
         requestTimeoutMs: deps.globals.timeoutMs,
         stopAt: deps.env.PIX_TEST_STOP_AT,
       }),
@@ -316,6 +316,7 @@ export async function journaledCharge<T extends CreatedCharge>(
       ...(charge.terms === undefined ? {} : { terms: charge.terms }),
       ...(charge.payerDocument === undefined ? {} : { payerDocument: charge.payerDocument }),
       ...(charge.payerName === undefined ? {} : { payerName: charge.payerName }),
+      ...(charge.ref === undefined ? {} : { ref: charge.ref }),
     },
   });
   const created = await sendJournaled({

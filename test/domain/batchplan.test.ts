@@ -164,6 +164,7 @@ describe('row states and the exit code', () => {
       duplicate: 0,
       in_progress: 0,
       receiver_changed: 0,
+      held: 0,
     });
     expect(describeStates(counts)).toBe('2 paid, 1 already paid, 1 unknown, 1 not sent');
     expect(describeStates(countStates(['in_progress', 'duplicate']))).toBe('1 duplicate, 1 in progress');
@@ -175,6 +176,8 @@ describe('row states and the exit code', () => {
     expect(batchOutcome(['in_progress', 'already_paid'])).toEqual({ kind: 'declined' });
     expect(batchOutcome(['paid', 'receiver_changed'])).toEqual({ kind: 'declined' });
     expect(describeStates(countStates(['receiver_changed']))).toBe('1 receiver changed');
+    expect(batchOutcome(['paid', 'held'])).toEqual({ kind: 'declined' });
+    expect(describeStates(countStates(['held', 'paid']))).toBe('1 paid, 1 held');
     expect(batchOutcome(['duplicate', 'not_sent'])).toEqual({ kind: 'unavailable' });
   });
 

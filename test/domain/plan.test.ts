@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   checkPlan,
   formatPlan,
+  makerMessage,
   type PlanBody,
+  planBody,
   planIdOf,
   sealPlan,
   shortPlanId,
@@ -12,7 +14,7 @@ import { refusalOf } from '../helpers/domain.js';
 
 function body(): PlanBody {
   return {
-    'pix-plan': 1,
+    'pix-plan': 2,
     account: { id: 'acct-1a2b3c', profile: 'prod', api: 'https://api.example.com' },
     kind: 'batch',
     source: 'payouts.csv',
@@ -38,7 +40,7 @@ function body(): PlanBody {
       },
     ],
     total: { rows: 2, amountCentavos: 3050 },
-    maker: { name: 'Carla', email: 'carla@example.com', from: 'git' },
+    maker: { name: 'Carla', email: 'carla@example.com', from: 'git', key: `SHA256:${'A'.repeat(43)}` },
     createdAt: '2026-03-10T12:00:00.000Z',
     expiresAt: '2026-03-11T12:00:00.000Z',
     policy: `sha256:${'0'.repeat(64)}`,
@@ -49,12 +51,15 @@ describe('a plan and its id', () => {
   it('the id is the SHA-256 of the canonical body: the same whatever the key order or spacing', () => {
     const plan = sealPlan(body());
     expect(plan.id).toMatch(/^sha256:[0-9a-f]{64}$/);
-    const reordered = JSON.parse(JSON.stringify({ ...body(), 'pix-plan': 1 }));
+    const reordered = JSON.parse(JSON.stringify({ ...body(), 'pix-plan': 2 }));
     expect(planIdOf(reordered)).toBe(plan.id);
     expect(shortPlanId(plan.id)).toBe(plan.id.slice(0, 19));
     // The file puts the id first and reads back as itself.
-    const text = formatPlan(plan);
+    const text = formatPlan({ ...plan, signature: 'SIGNED' });
     expect(text.startsWith('{\n  "id": "sha256:')).toBe(true);
+    expect(text.endsWith('  "signature": "SIGNED"\n}\n')).toBe(true);
+    // The signature is outside the id: it signs the id.
+    expect(planIdOf(planBody(JSON.parse(text)))).toBe(plan.id);
     expect(() => checkPlan(JSON.parse(text))).not.toThrow();
   });
 
@@ -97,10 +102,13 @@ describe('a plan and its id', () => {
     expect(refusalOf(() => checkPlan(sealPlan(twice))).message).toBe('row id inv-1 is given twice');
   });
 
-  it('what an approval signs: the verdict, the id, and a refusal reason on one line', () => {
-    expect(verdictMessage('approve', 'sha256:ab').toString()).toBe('approve sha256:ab\n');
-    expect(verdictMessage('reject', 'sha256:ab', 'wrong\n amount').toString()).toBe(
-      'reject sha256:ab\nreason: wrong amount\n',
+  it('what a verdict signs: the verdict, the id, the time it was signed, and a refusal reason on one line', () => {
+    const at = '2026-03-10T12:05:00.000Z';
+    expect(verdictMessage('approve', 'sha256:ab', at).toString()).toBe(`approve sha256:ab\nat: ${at}\n`);
+    expect(verdictMessage('reject', 'sha256:ab', at, 'wrong\n amount').toString()).toBe(
+      `reject sha256:ab\nat: ${at}\nreason: wrong amount\n`,
     );
+    // The maker signs the plan's id at its making: never an approval's words.
+    expect(makerMessage({ id: 'sha256:ab', createdAt: at }).toString()).toBe(`make sha256:ab\nat: ${at}\n`);
   });
 });

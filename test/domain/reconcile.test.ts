@@ -236,3 +236,109 @@ describe('reconcile', () => {
     expect(result.results.flatMap((r) => r.expectations.map((e) => e.id)).sort()).toEqual(['A', 'B', 'C']);
   });
 });
+
+describe('books a team can act on', () => {
+  const charge = (id: string, amount: number, payerDocument: string, ref?: string): ReconExpectation => ({
+    id: `charge:${id}`,
+    source: 'charge',
+    amountCentavos: amount,
+    document: payerDocument,
+    ...(ref === undefined ? {} : { ref }),
+    charge: {
+      id,
+      type: 'immediate',
+      amountCentavos: amount,
+      createdAt: '2026-03-09T12:00:00Z',
+      expiresAt: '2026-03-12T12:00:00Z',
+      status: 'pending',
+      payerDocument,
+    },
+  });
+
+  it("last month's payment of the same amount does not prove this month's unpaid invoice", () => {
+    // February's invoice was paid on 10/02; March's (due 10/03) is not paid. The range covers both.
+    const result = reconcile(
+      [invoice('NF-MAR', 1250_00, { document: LOJA, due: '2026-03-10' })],
+      [credit('feb', 1250, '2026-02-10T14:00:00Z', LOJA, 'Mercado Bom Preço')],
+      [],
+      { ...RANGE, from: Date.parse('2026-02-01T03:00:00Z') },
+    );
+    const march = outcomeOf(result, 'NF-MAR')!;
+    expect(march.outcome).toBe('unmatched-expectation');
+    expect(march.entries).toEqual([]);
+    expect(march.why).toBe(
+      "no payment of R$ 1.250,00 from the payer's document from 20 days before its due date to 45 after, and no entry of R$ 1.250,00 without a document within 5 days of its due date; the payer's payments of the amount: entry feb, 28 days before its due date, outside those days",
+    );
+    // Paid in its window, it is proven; paid three weeks late, probable, and why.
+    const inWindow = run(
+      [invoice('NF-MAR', 1250_00, { document: LOJA, due: '2026-03-10' })],
+      [credit('mar', 1250, '2026-03-12T14:00:00Z', LOJA)],
+    );
+    expect(outcomeOf(inWindow, 'NF-MAR')).toMatchObject({
+      outcome: 'proven',
+      why: "the payer's document and the amount (R$ 1.250,00), 2 days after its due date",
+    });
+    const late = run(
+      [invoice('NF-FEB', 1250_00, { document: LOJA, due: '2026-03-05' })],
+      [credit('late', 1250, '2026-03-27T14:00:00Z', LOJA)],
+    );
+    expect(outcomeOf(late, 'NF-FEB')).toMatchObject({
+      outcome: 'probable',
+      why: "the payer's document and the amount (R$ 1.250,00), 22 days after its due date: later than the 10 days after its due date a payment proves it in",
+    });
+  });
+
+  it('a charge issued for an invoice (--ref): the invoice is settled with the charge, by its payment', () => {
+    const entries = [credit('paid', 1250, '2026-03-09T12:30:00Z', LOJA, 'Mercado Bom Preço')];
+    const withRef = run(
+      [
+        invoice('NF-1042', 1250_00, { document: LOJA, due: '2026-03-10' }),
+        charge('c1', 1250_00, LOJA, 'NF-1042'),
+      ],
+      entries,
+    );
+    const both = outcomeOf(withRef, 'NF-1042')!;
+    expect(both.outcome).toBe('proven');
+    expect(both.expectations.map((e) => e.id)).toEqual(['charge:c1', 'NF-1042']);
+    expect(both.entries.map((e) => e.id)).toEqual(['paid']);
+    expect(both.why).toMatch(/; NF-1042 is the invoice charge c1 collects \(--ref\)$/);
+    expect(withRef.results.filter((r) => r.outcome === 'unmatched-expectation')).toEqual([]);
+    // Without --ref the charge still takes the payment, and the invoice says so: no false "no payment".
+    const without = run(
+      [invoice('NF-1042', 1250_00, { document: LOJA, due: '2026-03-10' }), charge('c1', 1250_00, LOJA)],
+      entries,
+    );
+    expect(outcomeOf(without, 'NF-1042')!.why).toMatch(
+      /the payer's payments of the amount: entry paid, 1 day before its due date, which settled charge:c1$/,
+    );
+    // A charge for the invoice not paid yet: the invoice names it.
+    const unpaid = run(
+      [
+        invoice('NF-1042', 1250_00, { document: LOJA, due: '2026-03-10' }),
+        charge('c1', 1250_00, LOJA, 'NF-1042'),
+      ],
+      [],
+    );
+    expect(outcomeOf(unpaid, 'NF-1042')!.why).toMatch(
+      /; charge c1 collects it \(--ref\) and is not paid either$/,
+    );
+  });
+
+  it('an invoice not yet due is not_due; a manual unmatch says so in the why', () => {
+    const result = run(
+      [
+        invoice('NF-APR', 300_00, { document: ANA, due: '2026-04-10' }),
+        invoice('NF-1', 150_00, { document: ANA }),
+      ],
+      [credit('e1', 150, '2026-03-11T15:00:00Z', ANA)],
+      [{ expectation: 'NF-1', entry: 'e1', decision: 'unmatch', at: '2026-04-01T00:00:00Z' }],
+    );
+    expect(outcomeOf(result, 'NF-APR')).toMatchObject({
+      outcome: 'not_due',
+      why: 'due on 2026-04-10: not due yet, and nothing paid it so far',
+    });
+    expect(outcomeOf(result, 'NF-1')!.why).toMatch(
+      /; entry e1 was unmatched from it by hand \(pix reconcile unmatch\)$/,
+    );
+  });
+});

@@ -101,7 +101,15 @@ describe('pix plan, built binary', () => {
   it('two plan execute at once pay each row once', async () => {
     const t = await team(20);
     const plan = join(t.home, 'payouts.plan.json');
-    const made = await t.pix(['pay', 'batch', batchFile(t, 12), '--plan', plan, '--by', 'carla']);
+    const made = await t.pix([
+      'pay',
+      'batch',
+      batchFile(t, 12),
+      '--plan',
+      plan,
+      '--signing-key',
+      t.keys.carla.privatePath!,
+    ]);
     expect(made.code, made.stderr).toBe(0);
     for (const person of ['ana', 'bruno'] as const) {
       const approved = await t.pix(['plan', 'approve', plan, '--key', t.keys[person].privatePath!]);
@@ -138,16 +146,20 @@ describe('pix plan, built binary', () => {
     git(t.home, 'init', '-q');
     git(t.home, 'config', 'user.name', 'Carla Dias');
     git(t.home, 'config', 'user.email', 'carla@example.com');
+    // Carla makes the plan and signs it with the key git signs her commits with.
+    git(t.home, 'config', 'gpg.format', 'ssh');
+    git(t.home, 'config', 'user.signingkey', t.keys.carla.privatePath!);
     const plan = join(t.home, 'payouts.plan.json');
     const made = await t.pix(['pay', 'batch', batchFile(t, 2), '--plan', plan]);
     expect(made.code, made.stderr).toBe(0);
+    expect(made.stderr).toMatch(/signed by carla \(SHA256:\S+, from git config user\.signingkey\)/);
     expect(JSON.parse(readFileSync(plan, 'utf8')).maker).toEqual({
       name: 'Carla Dias',
       email: 'carla@example.com',
       from: 'git',
+      key: expect.stringMatching(/^SHA256:/),
     });
     // Ana signs with the key git would sign her commits with.
-    git(t.home, 'config', 'gpg.format', 'ssh');
     git(t.home, 'config', 'user.signingkey', t.keys.ana.privatePath!);
     const byGit = await t.pix(['plan', 'approve', plan]);
     expect(byGit.code, byGit.stderr).toBe(0);
@@ -195,7 +207,15 @@ describe('pix plan, built binary', () => {
   it('ssh-keygen and git run without pix secrets in their environment (context.ts childEnv)', async () => {
     const t = await team();
     const plan = join(t.home, 'payouts.plan.json');
-    const made = await t.pix(['pay', 'batch', batchFile(t, 1), '--plan', plan, '--by', 'carla']);
+    const made = await t.pix([
+      'pay',
+      'batch',
+      batchFile(t, 1),
+      '--plan',
+      plan,
+      '--signing-key',
+      t.keys.carla.privatePath!,
+    ]);
     expect(made.code, made.stderr).toBe(0);
     // ssh-keygen and git as wrappers that write down what they were given, then run the real ones.
     const bin = join(t.home, 'bin');

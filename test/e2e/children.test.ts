@@ -23,6 +23,11 @@ const SECRETS: Record<string, string> = {
   PIX_CLIENT_SECRET: 'cs_children_J7k2Pq9Zx4',
   PIX_LEDGER_URL: 'postgres://pix:pw_children_8Hn3@db.example/ledger',
   PIX_WEBHOOK_SECRET: 'whsec_children_3Fg8',
+  // libpq's variables: a handler is never handed a database's credentials or address.
+  PGPASSWORD: 'pgpw_children_Qz5Lm1',
+  PGPASSFILE: '/tmp/pgpass_children_V4tr',
+  PGUSER: 'pguser_children_N8kd',
+  PGHOST: 'pghost-children-example',
 };
 
 const { defer, dir: tempDir } = deferEach();
@@ -51,6 +56,7 @@ function envOf(text: string): Record<string, string> {
 function expectNoSecrets(dump: string): void {
   const seen = envOf(dump);
   for (const name of Object.keys(SECRETS)) expect(seen, name).not.toHaveProperty(name);
+  expect(Object.keys(seen).filter((name) => name.startsWith('PG'))).toEqual([]);
   for (const value of Object.values(SECRETS)) expect(dump).not.toContain(value);
   // The rest of the user's environment, pix's own settings included, is still there.
   expect(seen.KEPT_VAR).toBe('kept');
@@ -61,7 +67,7 @@ function expectNoSecrets(dump: string): void {
 describe("the processes pix starts get the user's environment without pix's secrets", () => {
   // listen reads the ledger, so its PIX_LEDGER_URL names a real database (a password trust auth ignores).
   it.skipIf(postgresMissing() !== undefined)(
-    'listen --exec: no PIX_TOKEN, PIX_CLIENT_SECRET, PIX_LEDGER_URL or any other PIX_ credential',
+    'listen --exec: no PIX_TOKEN, PIX_CLIENT_SECRET, PIX_LEDGER_URL or any other PIX_ credential, and no PG* variable',
     async () => {
       const { env } = await served();
       const cluster = await startPostgres();

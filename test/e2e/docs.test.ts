@@ -64,6 +64,14 @@ const NOT_RUN = new Map<string, string>([
   ],
   ['PIX_LEDGER_URL="$LEDGER_URL" pix ledger status', 'needs a PostgreSQL database (test/commands/ledger)'],
   ['pix ledger migrate --from file', 'needs a PostgreSQL database (test/commands/ledger/ledger.test.ts)'],
+  [
+    'printf %s "$LEDGER_URL" | pix ledger use --url-stdin',
+    'needs a PostgreSQL database (test/commands/ledger/privilege.test.ts)',
+  ],
+  [
+    'pix ledger use --url-file ledger-url',
+    'needs a PostgreSQL database (test/commands/ledger/privilege.test.ts)',
+  ],
   ['pix ledger migrate --from file --json', 'needs a PostgreSQL database (test/commands/ledger)'],
   [
     'pix sandbox serve --faults statement:503x2,transfer:timeout',
@@ -180,7 +188,7 @@ const FIXTURES: Fixture[] = [
       })}\\n' "$(cat .ssh/id_ed25519.pub)" "$(cat .ssh/id_ecdsa.pub)" "$(cat carol.pub)" > pix-policy.json`,
       'pix policy approve pix-policy.json >/dev/null 2>&1 && pix policy approve pix-policy.json --key .ssh/id_ecdsa >/dev/null 2>&1',
       'pix config set policy pix-policy.json && { [ -f payouts.csv ] || pix sandbox batch-file --rows 3 > payouts.csv 2>/dev/null; }',
-      "pix pay batch payouts.csv --plan payouts.plan.json --by 'Carol <carol@example.com>' >/dev/null 2>&1",
+      "pix pay batch payouts.csv --plan payouts.plan.json --signing-key carol --by 'Carol <carol@example.com>' >/dev/null 2>&1",
       'pix plan approve payouts.plan.json >/dev/null 2>&1 && pix plan approve payouts.plan.json --key .ssh/id_ecdsa >/dev/null 2>&1',
     ].join(' && '),
   },

@@ -104,7 +104,10 @@ describe('pix listen: the account keeps its events', () => {
     await stopped(first);
     const lockPid = () => {
       const lock = eventsFile(dir, '.lock');
-      return lock === undefined ? undefined : (JSON.parse(readFileSync(lock, 'utf8')) as { pid: number }).pid;
+      if (lock === undefined) return undefined;
+      // A lock file is created (O_EXCL), then its holder written: read between the two it is empty.
+      const text = readFileSync(lock, 'utf8');
+      return text === '' ? undefined : (JSON.parse(text) as { pid: number }).pid;
     };
     await until(() => lockPid() === waiting.pid, 'the lock to pass to the second listener');
     await customerPays(env, '5,00');

@@ -1,5 +1,6 @@
 /**
- * The README's shell examples run as a reader copies them. Each block (```sh, ```bash, ```shell, or the `$ `
+ * The README's shell examples run as a reader copies them (the mechanism: test/helpers/shellblocks.ts). Each
+ * block (```sh, ```bash, ```shell, or the `$ `
  * lines of a ```console session) is pasted whole into bash on a pseudo-terminal (a question gets its `y`),
  * in a fresh HOME (so ~/.config/pix is new: a fresh embedded sandbox), with `pix` and `npx pix` the built
  * binary. Blocks share nothing: a block defines every variable and file it uses (`set -u` catches one that
@@ -18,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exampleBin, pool } from '../helpers/cli.js';
+import { type Block, documentBlocks, linesScript, NOT_SHELL, runs, SHELL } from '../helpers/shellblocks.js';
 import { tempDir } from '../helpers/temp.js';
 import { type PtyResult, runOnPty } from '../helpers/terminal.js';
 
@@ -66,7 +68,8 @@ const TEMPLATES = [
   'pix sandbox move-key loja@sandbox.pix.local --to other.json',
   'pix pay batch pagamentos.xlsx --dry-run',
   'man pix-statement',
-  'printf %s "$LEDGER_URL" | pix ledger init --url-stdin',
+  'printf %s "$OWNER_URL" | pix ledger init --url-stdin',
+  'printf %s "$LEDGER_URL" | pix ledger use --url-stdin',
   'pix ledger migrate --from file',
   'pix ledger status',
 ];
@@ -74,74 +77,14 @@ const TEMPLATES = [
 /** What pix says for an empty list: an example showing it on a fresh sandbox shows nothing (a month with no entries). */
 const EMPTY = /\bno entries\b|\bno charges in the ledger\b/;
 
-const SHELL = new Set(['sh', 'bash', 'shell', 'console']);
-/** Fenced blocks that are not shell (shown output, a file's content, code): never run. */
-const NOT_SHELL = new Set(['text', 'json', 'js', 'ini']);
-
-interface Line {
-  /** Where it starts in README.md (1-based). */
-  at: number;
-  /** As written, continuation lines joined with their newlines. */
-  text: string;
-  /** Without its trailing comment: what NOT_RUN and TEMPLATES are keyed by. */
-  command: string;
-  template: boolean;
-}
-
-interface Block {
-  at: number;
-  lang: string;
-  lines: Line[];
-}
-
-const commandOf = (text: string) => text.replace(/\s+#\s.*$/, '').trim();
-const continues = (text: string) => /\\\s*$/.test(text.replace(/\s+#\s.*$/, ''));
-
-/** Every fenced block of README.md with its language; for shell blocks, the command lines. */
-function readmeBlocks(): Block[] {
-  const lines = readFileSync(README, 'utf8').split('\n');
-  const blocks: Block[] = [];
-  let block: Block | undefined;
-  for (let at = 0; at < lines.length; at++) {
-    const line = lines[at]!;
-    if (block === undefined) {
-      const lang = /^```(\w*)/.exec(line)?.[1];
-      if (lang !== undefined) block = { at: at + 1, lang, lines: [] };
-      continue;
-    }
-    if (line.startsWith('```')) {
-      blocks.push(block);
-      block = undefined;
-      continue;
-    }
-    if (!SHELL.has(block.lang)) continue;
-    // A console session: only the `$ ` lines are typed; the others are what it printed.
-    let text = block.lang === 'console' ? (line.startsWith('$ ') ? line.slice(2) : '') : line;
-    if (text.trim() === '' || text.trimStart().startsWith('#')) continue;
-    const start = at;
-    while (continues(text) && at + 1 < lines.length) text += `\n${lines[++at]}`;
-    block.lines.push({ at: start + 1, text, command: commandOf(text), template: /#\s*template:/.test(text) });
-  }
-  return blocks;
-}
-
-const runs = (line: Line) => !line.template && !NOT_RUN.has(line.command);
+const runsHere = runs(NOT_RUN);
 
 /** The block as one bash script: each line that runs, in order, naming its README line when it fails. */
-function blockScript(block: Block): string {
-  const body = block.lines.filter(runs).map((line) => `__line=${line.at}\n${line.text}`);
-  return [
-    'set -euo pipefail',
-    // On the way out, say where it stopped, and stop what the block left in the background (a server).
-    `trap 'code=$?; [ "$code" = 0 ] || echo "README.md:$__line exited $code" >&2; kill $(jobs -p) 2>/dev/null || true; exit "$code"' EXIT`,
-    'cd "$HOME"',
-    ...body,
-  ].join('\n');
-}
+const blockScript = (block: Block) => linesScript('README.md', block.lines, NOT_RUN);
 
-const blocks = readmeBlocks();
+const blocks = documentBlocks(README);
 const shellBlocks = blocks.filter((block) => SHELL.has(block.lang));
-const withLines = shellBlocks.filter((block) => block.lines.some(runs));
+const withLines = shellBlocks.filter((block) => block.lines.some(runsHere));
 /** The block that serves the sandbox on port 8080 runs only when the port is free (else it is said so). */
 const servesOn8080 = (block: Block) =>
   block.lines.some((line) => line.command.includes('serve --port 8080 &'));
@@ -202,7 +145,7 @@ describe('the README shell examples', () => {
     const templates = all.filter((line) => line.template);
     for (const line of templates) expect(line.text, `README.md:${line.at}`).toMatch(/#\s*template: \S/);
     expect(templates.map((line) => line.command)).toEqual(TEMPLATES);
-    expect(all.filter((line) => !runs(line))).toHaveLength(TEMPLATES.length + NOT_RUN.size);
+    expect(all.filter((line) => !runsHere(line))).toHaveLength(TEMPLATES.length + NOT_RUN.size);
   });
 
   it('every block runs as written against a fresh embedded sandbox (exit 0, on a terminal)', (context) => {

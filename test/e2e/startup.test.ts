@@ -183,7 +183,9 @@ describe('start-up: the ledger', () => {
         PIX_LEDGER_URL: 'postgres://pix@127.0.0.1:1/pix?sslmode=disable',
       });
       expect(shared.code, shared.stderr).toBe(6);
-      expect(shared.stderr).toMatch(/the shared ledger postgres:\/\/127\.0\.0\.1:1\/pix could not be used/);
+      expect(shared.stderr).toMatch(
+        /the shared ledger postgres:\/\/127\.0\.0\.1:1\/pix could not be reached/,
+      );
       expect(shared.packages).toContain('postgres');
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -61,10 +61,24 @@ export interface World {
   server: SandboxServer;
   keys: Record<Person, TestKey>;
   policyFile: string;
-  /** pix in-process as the `prod` profile; `at`: the clock it runs with (default: now). */
-  pix(args: string[], options?: { at?: Date; io?: TestIOOptions; signal?: AbortSignal }): Promise<Result>;
+  /**
+   * pix in-process as the `prod` profile; `at`: the clock it runs with (default: now), or a function of
+   * nothing read at each look (a clock that moves); `env`: variables over the world's (another machine's
+   * PIX_CONFIG_DIR, a ledger URL).
+   */
+  pix(
+    args: string[],
+    options?: {
+      at?: Date | (() => Date);
+      io?: TestIOOptions;
+      signal?: AbortSignal;
+      env?: Record<string, string | undefined>;
+    },
+  ): Promise<Result>;
   /** `pix plan approve FILE --key <person's key>`; expects exit 0. */
   approve(plan: string, person: Person, at?: Date): Promise<void>;
+  /** `pix pay batch FILE --plan PLAN --signing-key <maker's key>` (carla by default); expects exit 0. */
+  make(batch: string, plan: string, options?: { maker?: Person; by?: string; at?: Date }): Promise<Result>;
   /** Transfers the sandbox received. */
   transfers(): number;
   /** A batch file of `rows` key payments (`r1`…), amounts in reais. */
@@ -106,10 +120,12 @@ export async function approvalsWorld(
   };
   const pix: World['pix'] = async (args, given = {}) => {
     const test = createTestIO(given.io);
-    const clock = given.at === undefined ? {} : { clock: { now: () => new Date(given.at!) } };
+    const at = given.at;
+    const clock =
+      at === undefined ? {} : { clock: { now: () => (typeof at === 'function' ? at() : new Date(at)) } };
     const code = await run(args, {
       io: test.io,
-      env,
+      env: { ...env, ...given.env },
       ...clock,
       ...(given.signal ? { signal: given.signal } : {}),
     });
@@ -134,6 +150,20 @@ export async function approvalsWorld(
     async approve(plan, person, at) {
       await ok(['plan', 'approve', plan, '--key', keys[person].privatePath!], at);
     },
+    make: (batch, plan, { maker = 'carla', by, at } = {}) =>
+      ok(
+        [
+          'pay',
+          'batch',
+          batch,
+          '--plan',
+          plan,
+          '--signing-key',
+          keys[maker].privatePath!,
+          ...(by === undefined ? [] : ['--by', by]),
+        ],
+        at,
+      ),
     transfers: () => server.requests.filter((request) => request.endpoint === 'transfer').length,
     batchFile(name, rows) {
       const file = join(repo, name);

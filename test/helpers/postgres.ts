@@ -6,7 +6,7 @@
  */
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,9 +46,9 @@ async function freePort(): Promise<number> {
 
 export interface Cluster {
   port: number;
-  /** `postgres://pix@127.0.0.1:PORT/DATABASE`, trust authentication (no password). */
+  /** `postgres://SUPERUSER@127.0.0.1:PORT/DATABASE` (the superuser is `pix` unless said), trusted: no password. */
   url(database?: string): string;
-  /** Creates a database (owned by the `pix` role) and returns its URL. */
+  /** Creates a database (owned by the superuser) and returns its URL. */
   createDatabase(name: string): string;
   /** Runs SQL in a database through psql; returns its unaligned output. */
   psql(sql: string, database?: string): string;
@@ -59,8 +59,19 @@ export interface Cluster {
   remove(): void;
 }
 
+export interface ClusterOptions {
+  /** The superuser's name (default `pix`); a test that runs docs/team.md as written needs its `pix` free. */
+  superuser?: string;
+  /**
+   * Password authentication (scram-sha-256) over TCP for every role but the superuser, as a real server
+   * asks it; default: trust for all (a password in a URL is then ignored).
+   */
+  passwords?: boolean;
+}
+
 /** Starts a cluster; call `remove()` (afterAll) to end it. */
-export async function startPostgres(): Promise<Cluster> {
+export async function startPostgres(given: ClusterOptions = {}): Promise<Cluster> {
+  const superuser = given.superuser ?? 'pix';
   const bin = postgresBin();
   if (bin === undefined) throw new Error(postgresMissing());
   const root = mkdtempSync(join(tmpdir(), 'pix-pg-'));
@@ -87,14 +98,32 @@ export async function startPostgres(): Promise<Cluster> {
     }
     return result.stdout;
   };
-  run('initdb', ['-D', data, '-U', 'pix', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+  run('initdb', [
+    '-D',
+    data,
+    '-U',
+    superuser,
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--no-sync',
+    '--no-instructions',
+  ]);
+  if (given.passwords) {
+    // The superuser as before; everyone else proves a password (pg_hba.conf is read top down).
+    writeFileSync(
+      join(data, 'pg_hba.conf'),
+      `local all all trust\nhost all ${superuser} 127.0.0.1/32 trust\nhost all all 127.0.0.1/32 scram-sha-256\n`,
+    );
+  }
   const port = await freePort();
   const options = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`;
   const start = () => {
     run('pg_ctl', ['-D', data, '-o', options, '-l', join(root, 'log'), '-w', '-t', '60', 'start']);
   };
   start();
-  const url = (database = 'postgres') => `postgres://pix@127.0.0.1:${port}/${database}?sslmode=disable`;
+  const url = (database = 'postgres') =>
+    `postgres://${superuser}@127.0.0.1:${port}/${database}?sslmode=disable`;
   const psql = (sql: string, database = 'postgres') =>
     execFileSync('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', url(database), '-c', sql], {
       encoding: 'utf8',
@@ -105,7 +134,7 @@ export async function startPostgres(): Promise<Cluster> {
     port,
     url,
     createDatabase(name) {
-      psql(`CREATE DATABASE "${name}" OWNER pix`);
+      psql(`CREATE DATABASE "${name}" OWNER "${superuser}"`);
       return url(name);
     },
     psql,

@@ -32,7 +32,7 @@ afterEach(() => {
 async function setup() {
   const name = `pause_${process.pid}_${++databases}`;
   const url = cluster().createDatabase(name);
-  const pool = openPool(url, undefined);
+  const pool = openPool(url, {});
   await migrateSchema(pool.sql, 'test');
   await pool.sql.end();
   const stateFile = join(deferred.dir(), 'state.json');
@@ -211,7 +211,7 @@ suite('a claimant paused at each step of claim → send → record', { timeout: 
     const pause = pauseAt('claimed');
     const claimant = a(PAY);
     const id = await pause.at;
-    const pool = openPool(s.url, undefined);
+    const pool = openPool(s.url, {});
     deferred.defer(() => pool.sql.end());
     let now = 0;
     const leases = createLeases(pool.sql, { host: hostname(), pid: process.pid }, () => now);

@@ -31,7 +31,7 @@ type Backend = 'file' | 'postgres';
 /** A fresh database with pix's schema, for one test. */
 async function freshLedger(): Promise<string> {
   const url = cluster().createDatabase(`ledger_${process.pid}_${++databases}`);
-  const pool = openPool(url, undefined);
+  const pool = openPool(url, {});
   try {
     await migrateSchema(pool.sql, 'test');
   } finally {

@@ -12,7 +12,7 @@ const { suite, cluster } = clusterPerFile();
 
 suite('a connection the server dropped', () => {
   it('a transaction cut by a stop is a connection error; the pool answers again once the server is back', async () => {
-    const pool = openPool(cluster().url(), undefined, 2);
+    const pool = openPool(cluster().url(), {}, 2);
     try {
       await migrateSchema(pool.sql, 'test');
       const cut = await transaction(pool.sql, async (tx) => {

@@ -22,7 +22,7 @@ let pool: Pool | undefined;
 beforeAll(async () => {
   if (missing !== undefined) return;
   cluster = await startPostgres();
-  pool = openPool(cluster.createDatabase('plans'), undefined);
+  pool = openPool(cluster.createDatabase('plans'), {});
   await migrateSchema(pool.sql, 'test');
   await pool.sql.unsafe(`
     INSERT INTO pix_journal (id, account, kind, at, amount_centavos, row_id, pay_key, emv_hash, state, start)

@@ -116,7 +116,7 @@ suite('the spill file on a shared ledger', { timeout: 60_000 }, () => {
   async function setup() {
     const name = `spill_${process.pid}_${Math.floor(performance.now())}`;
     const url = cluster().createDatabase(name);
-    const pool = openPool(url, undefined);
+    const pool = openPool(url, {});
     await migrateSchema(pool.sql, 'test');
     await pool.sql.end();
     const dir = deferred.dir();

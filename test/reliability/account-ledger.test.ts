@@ -41,7 +41,7 @@ afterEach(() => {
 let databases = 0;
 async function ledger(): Promise<string> {
   const url = cluster().createDatabase(`acct_${process.pid}_${++databases}`);
-  const pool = openPool(url, undefined);
+  const pool = openPool(url, {});
   await migrateSchema(pool.sql, 'test');
   await pool.sql.end();
   return url;

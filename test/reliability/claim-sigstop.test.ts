@@ -36,7 +36,7 @@ suite('a pix stopped (SIGSTOP) right after its claim', () => {
   it('the other machine resolves and pays it after the send deadline; the stopped pix, continued, sends nothing', async () => {
     const name = `sigstop_${process.pid}`;
     const url = cluster().createDatabase(name);
-    const pool = openPool(url, undefined);
+    const pool = openPool(url, {});
     await migrateSchema(pool.sql, 'test');
     await pool.sql.end();
     const stateFile = join(deferred.dir(), 'state.json');

@@ -103,6 +103,7 @@ export async function runDueDate(options: DueDateOptions, deps: Deps): Promise<v
       terms,
       payerDocument: request.debtor.cpf,
       payerName: request.debtor.name,
+      ...(options.ref === undefined ? {} : { ref: options.ref }),
     },
     () => createDueDateCharge(client, { pixKeyId, ...request }),
   );

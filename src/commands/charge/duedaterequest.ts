@@ -23,6 +23,7 @@ import {
   parseState,
   parseText,
   parseUuid,
+  withRef,
 } from '../../domain/charge-values.js';
 import { parseTaxId } from '../../domain/documents.js';
 import {
@@ -369,7 +370,7 @@ export function buildDueDateRequest(
   const question = options.question ?? body.payerQuestion;
   if (question !== undefined) input.payerQuestion = question;
   if (body.description !== undefined) input.description = body.description;
-  const info = options.info.length ? options.info : body.additionalInformation;
+  const info = withRef(options.info.length ? options.info : body.additionalInformation, options.ref);
   if (info?.length) input.additionalInformation = info;
   const discount = discountModifier(options, body, due.value, today, warnings);
   if (discount) input.amountDiscount = discount;

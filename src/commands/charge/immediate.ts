@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { createImmediateCharge, type ImmediateChargeInput } from '../../api/resources/charges.js';
 import type { Deps } from '../../context.js';
-import { parseChargeAmount, parseExpiresIn, parseText } from '../../domain/charge-values.js';
+import { parseChargeAmount, parseExpiresIn, parseText, withRef } from '../../domain/charge-values.js';
 import { parseTaxId } from '../../domain/documents.js';
 import { journaledCharge } from '../../journal/record.js';
 import * as z from '../../zod.js';
@@ -54,7 +54,8 @@ export async function runImmediate(options: ImmediateOptions, deps: Deps): Promi
     input.debtor = { name: options.payerName, taxId: options.payerTaxId.digits };
   }
   if (options.question !== undefined) input.payerQuestion = options.question;
-  if (options.info.length) input.additionalInformation = options.info;
+  const info = withRef(options.info.length ? options.info : undefined, options.ref);
+  if (info?.length) input.additionalInformation = info;
   const { charge, entry } = await journaledCharge(
     deps,
     await accountOf(deps),
@@ -65,6 +66,7 @@ export async function runImmediate(options: ImmediateOptions, deps: Deps): Promi
       ...(input.debtor === undefined
         ? {}
         : { payerDocument: input.debtor.taxId, payerName: input.debtor.name }),
+      ...(options.ref === undefined ? {} : { ref: options.ref }),
     },
     () => createImmediateCharge(client, input),
   );
@@ -95,6 +97,7 @@ export function register(command: Command, deps: Deps): void {
       'pix charge immediate --amount 10,50',
       'pix charge immediate --amount 25 --key loja@sandbox.pix.local --expires-in 30m --question "Pedido 123?"',
       'pix charge immediate --amount 99.90 --payer-name "Ana Souza" --payer-tax-id 123.456.789-09 --info pedido=123',
+      'pix charge immediate --amount 1250 --payer-name "Mercado Bom Preço" --payer-tax-id 04.252.011/0001-10 --ref NF-1042',
       'pix charge immediate --amount 10 --qr-png qr.png --no-qr',
       'pix charge immediate --amount 10 --json | jq -r .emvqrcps',
       'pix charge immediate --amount 10 --qr-png - > qr.png',

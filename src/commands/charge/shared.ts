@@ -15,6 +15,7 @@ import {
   parseInfo,
   parseKeyIdOrStart,
   parseQuestion,
+  parseRef,
   parseText,
 } from '../../domain/charge-values.js';
 import { formatDocument } from '../../domain/documents.js';
@@ -50,6 +51,7 @@ export const sharedChargeShape = {
   key: z.optional(fromDomain(parseText)),
   question: z.optional(fromDomain(parseQuestion)),
   info: z._default(z.array(fromDomain(parseInfo)), []),
+  ref: z.optional(fromDomain(parseRef)),
   qrPng: z.optional(fromDomain(parseText)),
   force: z._default(z.boolean(), false),
   qr: z._default(z.boolean(), true),
@@ -76,6 +78,10 @@ export function addCommonTailFlags(command: Command): Command {
   return command
     .option('--question <text>', `question shown to the payer (at most ${MAX_QUESTION} characters)`)
     .option('--info <name=value>', 'extra information shown to the payer (repeatable)', collect)
+    .option(
+      '--ref <invoice>',
+      "the id of the invoice (your ERP's) this charge collects: kept in the charge ledger, shown to the payer; pix reconcile pairs them",
+    )
     .option(
       '--qr-png <file>',
       'write the QR code as a PNG file (`-`: to stdout; the charge then goes to stderr)',

@@ -37,6 +37,12 @@ export async function runConfigSet(options: ConfigSetOptions, deps: Deps): Promi
       `warning: the credentials stored in profile ${name} are for ${before.tokenBaseUrl} and will not be sent to ${value}; run \`pix login\` again\n`,
     );
   }
+  if ((key === 'require-plan' && value !== 'true') || key === 'policy') {
+    // The profile can add to what binds the account, never lift it (docs/approvals.md).
+    stderr.write(
+      `note: ${key} is profile ${name}'s own setting: it can only add to a policy enforced on the account (\`pix policy show\`), never loosen it\n`,
+    );
+  }
   if (key === 'client-key' && before?.clientSecret !== undefined && before['client-key'] !== value) {
     stderr.write(
       `warning: the client secret stored for the old key is removed; run \`pix login --client-key ${value}\`\n`,

@@ -39,13 +39,13 @@ export const listenLockKey = (account: string) => `pix listen ${account}`;
 const POOL = 1;
 
 export function postgresEventStore(url: string, files: EventFiles, deps: Deps): EventStore {
-  const pool = openPool(url, deps.env.HOME, POOL);
+  const pool = openPool(url, deps.env, POOL);
   const { sql, where } = pool;
   // The lock's connection has a pool of its own, whose one connection closing means the session (and its
   // lock) is gone: nothing may be sent on it after that (the driver would write to a socket it let go of
   // and end the process: porsager/postgres#1208, connect.ts reserved).
   let gone = false;
-  const lockPool = openPool(url, deps.env.HOME, 1, () => {
+  const lockPool = openPool(url, deps.env, 1, () => {
     gone = true;
   });
   const account = files.account.id;

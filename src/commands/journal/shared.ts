@@ -66,7 +66,11 @@ export function publicEntry(entry: JournalEntry): Record<string, unknown> {
         }),
     ...(charge === undefined
       ? {}
-      : { chargeType: charge.type, ...(charge.keyId === undefined ? {} : { keyId: charge.keyId }) }),
+      : {
+          chargeType: charge.type,
+          ...(charge.keyId === undefined ? {} : { keyId: charge.keyId }),
+          ...(charge.ref === undefined ? {} : { ref: charge.ref }),
+        }),
     ...(entry.transferId === undefined ? {} : { transferId: entry.transferId }),
     ...(entry.chargeId === undefined ? {} : { chargeId: entry.chargeId }),
     ...(entry.status === undefined ? {} : { status: entry.status }),

@@ -2,7 +2,8 @@
  * `pix ledger init [--url-stdin | --url-file FILE]`: creates or migrates the shared ledger's schema
  * (journal/postgres/schema.ts: versioned migrations shipped with pix, idempotent, a schema newer than
  * this pix refused), and with a URL given, keeps it in the profile as its `ledger` (config.json is 0600,
- * as a token is kept). Without one, the profile's ledger or PIX_LEDGER_URL is initialised.
+ * as a token is kept). Without one, the profile's ledger or PIX_LEDGER_URL is initialised. The owner's
+ * one-off (docs/team.md): everyone else keeps the URL with `pix ledger use`, which creates nothing.
  */
 
 import { hostname } from 'node:os';
@@ -12,7 +13,7 @@ import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { givenUrl, onLedger, openLedgerPool, URL_FILE_OPTION, URL_STDIN_OPTION } from './shared.js';
+import { givenUrl, keepUrl, onLedger, openLedgerPool, URL_FILE_OPTION, URL_STDIN_OPTION } from './shared.js';
 
 const initOptionsSchema = z.object({
   urlFile: z.optional(z.string().check(z.minLength(1))),
@@ -26,15 +27,11 @@ export async function runLedgerInit(options: LedgerInitOptions, deps: Deps): Pro
   const settings = await deps.settings();
   const pool = await openLedgerPool(deps, url);
   const { migrateSchema } = await import('../../journal/postgres/schema.js');
-  const report = await onLedger(pool, () => migrateSchema(pool.sql, `pix on ${hostname()}`, pool.where));
-  if (url !== undefined) {
-    const store = await deps.config();
-    const name = settings.profile.value;
-    await store.update((document) => {
-      const before = document.profiles[name] ?? {};
-      document.profiles[name] = { ...before, ledger: url };
-    });
-  }
+  const report = await onLedger(pool, () => migrateSchema(pool.sql, `pix on ${hostname()}`, pool.where), {
+    permission:
+      "init creates and migrates pix's tables: run it as the role that owns the schema (docs/team.md); to keep this URL in the profile without creating anything: `pix ledger use --url-stdin`",
+  });
+  if (url !== undefined) await keepUrl(deps, url);
   const { stdout, stderr } = deps.io;
   const what =
     report.applied.length === 0

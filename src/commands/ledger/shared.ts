@@ -4,12 +4,14 @@
  * from where a secret may come from — the environment, a file or stdin, never argv (contract §5).
  */
 import { readFileSync } from 'node:fs';
+import { parseLedgerUrl } from '../../config/ledger.js';
 import { isLedgerUrl } from '../../config/resolve.js';
 import type { Deps } from '../../context.js';
+import { InvalidValue } from '../../domain/invalid.js';
 import { PixError, usageError } from '../../errors.js';
-import type { Pool } from '../../journal/postgres/connect.js';
+import type { LedgerTrouble, Pool } from '../../journal/postgres/connect.js';
 
-/** `--url-file FILE` and `--url-stdin`: where `pix ledger init` reads a URL to keep in the profile. */
+/** `--url-file FILE` and `--url-stdin`: where `pix ledger init` and `use` read a URL to keep in the profile. */
 export const URL_FILE_OPTION = [
   '--url-file <FILE>',
   "read the database's URL from FILE (a secret: never on the command line) and keep it in the profile",
@@ -52,7 +54,26 @@ export async function givenUrl(
       'not a postgres:// or postgresql:// URL (the value is not shown: it may hold a password)',
     );
   }
+  // Read now, so a URL pix cannot read is exit 2 naming the flag before anything is kept or connected.
+  try {
+    parseLedgerUrl(url);
+  } catch (error) {
+    if (error instanceof InvalidValue)
+      throw usageError(flag, error.message, 'docs/team.md shows the URL pix takes');
+    throw error;
+  }
   return url;
+}
+
+/** Keeps `url` as the profile's `ledger` (config.json is 0600, as a token is kept). */
+export async function keepUrl(deps: Deps, url: string): Promise<string> {
+  const name = (await deps.settings()).profile.value;
+  const store = await deps.config();
+  await store.update((document) => {
+    const before = document.profiles[name] ?? {};
+    document.profiles[name] = { ...before, ledger: url };
+  });
+  return name;
 }
 
 /** The database of the profile's ledger (or `url`), opened; exit 2 when the profile's ledger is the file. */
@@ -67,18 +88,25 @@ export async function openLedgerPool(deps: Deps, url?: string, poolSize?: number
     );
   }
   const { openPool } = await import('../../journal/postgres/connect.js');
-  const pool = openPool(text, deps.env.HOME, poolSize);
+  const pool = openPool(text, deps.env, poolSize);
   deps.defer(() => pool.sql.end({ timeout: 5 }).catch(() => {}));
   return pool;
 }
 
-/** Exit 6 naming the database (never its URL) when it cannot be reached or refuses. */
-export async function onLedger<T>(pool: Pool, work: () => Promise<T>): Promise<T> {
+/**
+ * Exit 6 naming the database (never its URL) when it cannot be reached or refuses, told apart (connect.ts
+ * unreachable); `hints`: what this command knows better to say of a kind.
+ */
+export async function onLedger<T>(
+  pool: Pool,
+  work: () => Promise<T>,
+  hints: Partial<Record<LedgerTrouble, string>> = {},
+): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof PixError) throw error;
     const { unreachable } = await import('../../journal/postgres/connect.js');
-    throw unreachable(error, pool);
+    throw unreachable(error, pool, hints);
   }
 }

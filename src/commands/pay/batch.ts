@@ -50,6 +50,7 @@ import {
   readJournal,
 } from './batchpayment.js';
 import { confirmPlan, endDryRun, endWithPlan, heldCounts, report, summaryOf } from './batchreport.js';
+import { type Moment, momentChecks } from './moment.js';
 import { planFlags, planOptions, planRequestOf } from './planflags.js';
 import {
   DUPLICATE_WINDOW_OPTION,
@@ -94,6 +95,8 @@ export interface BatchPlanHooks {
   flags?: Pick<PayFlags, 'plan' | 'fromPlan'>;
   /** After the consultations and the journal's guards, before the limits: may hold rows, or stop the run. */
   consulted?(ctx: PayContext, items: BatchItem[]): Promise<void>;
+  /** The checks at the moment of each payment (moment.ts); default: the caps of the account's policy. */
+  moment?(ctx: PayContext): Moment;
   /** Instead of the confirmation and the payments: writes the plan of the rows left to pay. */
   writePlan?(ctx: PayContext, items: BatchItem[]): Promise<void>;
 }
@@ -233,6 +236,9 @@ export async function payBatchRows(
     ...(row.amount === undefined ? {} : { amount: row.amount }),
   }));
   const run: Run = { ctx, batch: source.batch, ownRows: questions.ownRow };
+  const moment =
+    hooks.moment?.(ctx) ?? (ctx.bound === undefined ? undefined : momentChecks(ctx, [ctx.bound]));
+  if (moment !== undefined) run.moment = moment;
   await readJournal(run, items, source.file);
   // Rows left to pay need a confirmation (or --yes) before any is consulted; a batch all paid before
   // asks nothing, so it runs without a terminal and reports (exit 0).

@@ -29,6 +29,7 @@ import { refuseFile, SHOWN_PROBLEMS } from '../shared/files.js';
 import type { BatchItem } from './batch.js';
 import { eachBounded, refusalOf } from './batchconsult.js';
 import { describeDebit, holderWords, statementDuplicate } from './guards.js';
+import type { Moment, MomentRow } from './moment.js';
 import { journaledTransfer, type PayContext } from './shared.js';
 
 /** Entries of a row's amount a batch holds: those started within the duplicate window, and more. */
@@ -47,6 +48,8 @@ export interface Run {
   spilled?: string;
   /** The API refused the credentials (a 401 even after a fresh token, or a static token): exit 3. */
   refusedLogin?: string;
+  /** The policies' checks at the moment of each payment (moment.ts): a row they refuse is held. */
+  moment?: Moment;
 }
 
 /**
@@ -182,10 +185,44 @@ function claimQuestion(run: Run, item: BatchItem, query: DuplicateQuery): ClaimQ
 }
 
 async function payRow(run: Run, item: BatchItem): Promise<void> {
-  const { ctx } = run;
-  const { journal, account } = ctx;
   const amount = item.amount!;
   const payment = identityOf(run.batch, item.row, item.payee);
+  // The policies at this very moment (the day's caps, a plan's night rules): not when the run started.
+  const moment = momentRow(item);
+  const held = await run.moment?.check(moment);
+  if (held !== undefined) {
+    item.state = 'held';
+    item.error = held;
+    return;
+  }
+  try {
+    await claimAndSend(run, item, payment, amount);
+  } finally {
+    // Refused before it applied, or never sent: it no longer counts against the day's caps.
+    if (item.state === 'rejected' || item.state === 'not_sent' || item.state === 'planned')
+      run.moment?.release(moment);
+  }
+}
+
+/** A row as the checks at its moment of payment see it. */
+function momentRow(item: BatchItem): MomentRow {
+  const { target } = item.row;
+  return {
+    id: item.row.id,
+    amount: item.amount!,
+    payee: { ...(target.kind === 'key' ? { key: target.key } : {}), ...item.payee },
+    receiverName: item.receiver ?? '',
+  };
+}
+
+async function claimAndSend(
+  run: Run,
+  item: BatchItem,
+  payment: PaymentIdentity,
+  amount: number,
+): Promise<void> {
+  const { ctx } = run;
+  const { journal, account } = ctx;
   // Another pix (here, or on another machine sharing the ledger) may have begun this row, or the same
   // payment, since the plan: the claim stands only if none did (journal/stores.ts).
   const claim = await journal.claim(

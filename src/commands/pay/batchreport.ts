@@ -28,6 +28,7 @@ const STATE_PAINT: Partial<Record<RowState, 'green' | 'red' | 'yellow'>> = {
   duplicate: 'yellow',
   in_progress: 'yellow',
   receiver_changed: 'red',
+  held: 'yellow',
 };
 
 function reportColumns(ctx: PayContext): Column<BatchItem>[] {

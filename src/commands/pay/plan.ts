@@ -13,16 +13,28 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readPlanFile, writePlanFile } from '../../approvals/files.js';
 import { accountHistory, capsBroken, type Payee } from '../../approvals/history.js';
-import { loadPolicy, requireInForce } from '../../approvals/inforce.js';
-import { whoMakes } from '../../approvals/operator.js';
+import { type PolicyInForce, policiesFor, requireInForce } from '../../approvals/inforce.js';
+import { findSigningKey, type SigningKey, whoMakes } from '../../approvals/operator.js';
+import { signChecked } from '../../approvals/sign.js';
+import type { Deps } from '../../context.js';
 import type { Centavos } from '../../domain/money.js';
 import { formatBRL } from '../../domain/money.js';
 import type { PayeeExpectation } from '../../domain/payee.js';
-import { type PlanBody, type PlanRow, rowFacts, sealPlan, shortPlanId } from '../../domain/plan.js';
-import { applyingRules, outsideAllowlist } from '../../domain/policy.js';
+import {
+  makerMessage,
+  PLAN_FORMAT,
+  type Plan,
+  type PlanBody,
+  type PlanRow,
+  rowFacts,
+  sealPlan,
+  shortPlanId,
+} from '../../domain/plan.js';
+import { applyingRules, outsideAllowlist, PLAN_NAMESPACE } from '../../domain/policy.js';
 import { formatForMessage } from '../../domain/when.js';
-import { PixError } from '../../errors.js';
+import { PixError, usageError } from '../../errors.js';
 import { journalOf } from '../../journal/record.js';
+import type { Account } from '../../journal/rules.js';
 import { jsonDocument } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import type { BatchItem, BatchPlanHooks } from './batch.js';
@@ -42,18 +54,51 @@ interface RowInput {
   expect?: PayeeExpectation | undefined;
 }
 
-/** Builds the plan of `inputs`, checks it against the policy in force, writes it; returns it. */
+/** What making a plan needs before anything is consulted: its policies and the maker's key. */
+export interface PlanMaking {
+  /** The policies of the account, the binding one first (inforce.ts policiesFor), each in force. */
+  policies: PolicyInForce[];
+  /** The key the maker signs with: a key the policies know (the maker, as they know people). */
+  key: SigningKey;
+}
+
+/**
+ * Before the first consultation: the policies the plan is made under, each approved by its admins, and
+ * the maker's key, which every one of them must know (a plan whose maker a policy cannot tell is refused
+ * under it). A key nobody's in a policy is exit 2, before anything is sent.
+ */
+export async function prepareMaking(deps: Deps, account: Account, request: PlanRequest): Promise<PlanMaking> {
+  const policies = await policiesFor(deps, account.id, undefined);
+  for (const inForce of policies) requireInForce(inForce);
+  const [first, ...rest] = policies;
+  const key = await findSigningKey(deps, first!.policy, first!.file, request.signingKey, '--signing-key');
+  deps.defer(() => key.cleanup());
+  for (const other of rest) {
+    if (
+      !other.policy.approvers.some((approver) =>
+        approver.keys.some((k) => k.key.blob.equals(key.publicKey.blob)),
+      )
+    )
+      throw usageError(
+        '--signing-key',
+        `key ${key.publicKey.fingerprint} is no one's in ${other.file}: that policy could not tell who made the plan`,
+        'sign with a key every policy in force lists',
+      );
+  }
+  return { policies, key };
+}
+
+/** Builds the plan of `inputs`, checks it against the policies in force, has the maker sign it, writes it. */
 async function writePlan(
   ctx: PayContext,
   request: PlanRequest,
   kind: PlanBody['kind'],
   inputs: readonly RowInput[],
   source?: string,
-): Promise<ReturnType<typeof sealPlan>> {
+): Promise<Plan> {
   const { deps, account } = ctx;
-  const inForce = await loadPolicy(deps, undefined);
-  requireInForce(inForce);
-  const { policy } = inForce;
+  const { policies, key } = ctx.making!;
+  const { policy } = policies[0]!;
   const now = deps.clock.now();
   // The whole journal: a batch holds only its own rows' entries, and the history needs every payment.
   const history = accountHistory(await (await journalOf(deps)).read(), account, now);
@@ -76,43 +121,48 @@ async function writePlan(
       outsideAllowlist: outsideAllowlist(policy, input.key, input.payee.document),
     };
   });
-  const caps = capsBroken(
-    policy,
-    history,
-    rows.map((row, index) => ({ row, payee: inputs[index]!.payee })),
-    (name) => safeText(name, 80),
-  );
-  if (caps.length > 0) {
-    throw new PixError(
-      'declined',
-      `the plan would break the policy's caps: ${caps.join('; ')}; no plan was written`,
-      {
-        hint: `caps are in ${inForce.file}; no approval lifts them`,
-      },
+  for (const inForce of policies) {
+    const caps = capsBroken(
+      inForce.policy,
+      history,
+      rows.map((row, index) => ({ row, payee: inputs[index]!.payee })),
+      (name) => safeText(name, 80),
     );
+    if (caps.length > 0) {
+      throw new PixError(
+        'declined',
+        `the plan would break the policy's caps: ${caps.join('; ')}; no plan was written`,
+        { hint: `caps are in ${inForce.file}; no approval lifts them` },
+      );
+    }
   }
-  const maker = await whoMakes(deps, request.by);
+  const label = await whoMakes(deps, request.by, key.approver.name);
   const total = rows.reduce((sum, row) => sum + row.amountCentavos, 0);
-  const plan = sealPlan({
-    'pix-plan': 1,
+  const sealed = sealPlan({
+    'pix-plan': PLAN_FORMAT,
     account: { id: account.id, profile: account.profile, api: account.baseUrl },
     kind,
     ...(source === undefined ? {} : { source }),
     rows,
     total: { rows: rows.length, amountCentavos: total },
-    maker,
+    maker: { ...label, key: key.publicKey.fingerprint },
     createdAt: now.toISOString(),
     expiresAt: new Date(now.getTime() + request.expiresInMs).toISOString(),
     policy: policy.digest,
   });
+  // The maker signs the id (every field of the body, every row's): the plan is theirs, by their key.
+  const plan: Plan = {
+    ...sealed,
+    signature: await signChecked(deps, key, PLAN_NAMESPACE, makerMessage(sealed)),
+  };
   replacing(ctx, request.file, plan.id);
   writePlanFile(request.file, plan);
   const needs = applyingRules(policy, rows.map(rowFacts), undefined)
     .map(({ rule, ifNight }) => `${rule.name}: ${rule.require.text}${ifNight ? ' if paid at night' : ''}`)
     .join('; ');
   ctx.deps.io.stderr.write(
-    `plan ${shortPlanId(plan.id)} written to ${request.file}: ${rows.length} row${rows.length === 1 ? '' : 's'}, ${formatBRL(total)}, from profile "${account.profile}" via ${account.host}, until ${formatForMessage(plan.expiresAt, ctx.settings.timeZone.value)}\n` +
-      `it needs ${needs}; next: \`pix plan approve ${request.file}\` by the approvers, then \`pix plan execute ${request.file}\`\n`,
+    `plan ${shortPlanId(plan.id)} written to ${request.file}, signed by ${key.approver.name} (${key.publicKey.fingerprint}, from ${key.from}): ${rows.length} row${rows.length === 1 ? '' : 's'}, ${formatBRL(total)}, from profile "${account.profile}" via ${account.host}, until ${formatForMessage(plan.expiresAt, ctx.settings.timeZone.value)}\n` +
+      `it needs ${needs}; next: \`pix plan approve ${request.file}\` by the approvers (not ${key.approver.name}: the maker's own approval does not count), then \`pix plan execute ${request.file}\`\n`,
   );
   return plan;
 }

@@ -5,6 +5,7 @@
  * payment is shown in details.ts. Every server-provided text shown here goes through the one sanitizer.
  */
 import { sendTransfer, type TransferResult } from '../../api/resources/payments.js';
+import type { PolicyInForce } from '../../approvals/inforce.js';
 import type { Settings } from '../../config/types.js';
 import type { Deps } from '../../context.js';
 import { transferAnomalies } from '../../domain/anomalies.js';
@@ -21,6 +22,7 @@ import { safeText } from '../../output/sanitize.js';
 import { accountOf } from '../shared/account.js';
 import { confirmationQuestion, renderDetails, transferRows } from './details.js';
 import { blockedError, checkReceiver } from './guards.js';
+import type { PlanMaking } from './plan.js';
 
 /** `--duplicate-window DUR`, as pay key, qr and batch declare it. */
 export const DUPLICATE_WINDOW_OPTION = [
@@ -50,7 +52,10 @@ export interface PayFlags {
 /** What `--plan FILE` asks: where, who makes it, how long it stays valid, and what a single payment pays. */
 export interface PlanRequest {
   file: string;
+  /** A label for the maker (`--by`). */
   by: string | undefined;
+  /** The SSH key the maker signs with (`--signing-key`). */
+  signingKey: string | undefined;
   expiresInMs: number;
   /** pay key and pay qr: the key or code (a batch's rows carry their own). */
   target?: { key: string } | { emv: string };
@@ -101,6 +106,10 @@ export interface PayContext {
   settings: Settings;
   /** The account paid from: every journal question is asked of it. */
   account: Account;
+  /** The policy enforced on the account (`pix policy enforce`): it binds this payment whatever else says. */
+  bound?: PolicyInForce | undefined;
+  /** `--plan`: the policies and the maker's key, found before anything is consulted. */
+  making?: PlanMaking | undefined;
   mode: OutputMode;
   journal: JournalStore;
   flags: PayFlags;
@@ -113,18 +122,27 @@ export interface PayContext {
 }
 
 /**
- * Exit 8 on a profile with `require-plan true` (never the built-in sandbox: resolve.ts) when the payment
- * is neither a plan being written (`--plan`), nor an approved plan being paid, nor a dry run: whatever
- * --yes says, money leaves only through `pix plan execute`.
+ * Exit 8 when the payment is neither a plan being written (`--plan`), nor an approved plan being paid, nor
+ * a dry run, and either the profile says `require-plan true` (never the built-in sandbox: resolve.ts) or
+ * the policy enforced on the account does (`bound`): whatever --yes says, money leaves only through `pix
+ * plan execute`. The profile's setting can add the requirement, never lift the account's.
  */
-function refuseWithoutPlan(settings: Settings, flags: PayFlags): void {
-  if (!settings.requirePlan || flags.plan || flags.fromPlan || flags.dryRun) return;
+function refuseWithoutPlan(settings: Settings, flags: PayFlags, bound?: PolicyInForce): void {
+  if (flags.plan || flags.fromPlan || flags.dryRun) return;
+  const hint =
+    'write a plan with --plan FILE, have it approved (`pix plan approve FILE`), then pay it with `pix plan execute FILE`';
+  if (bound?.policy.requirePlan) {
+    throw new PixError(
+      'declined',
+      `this account pays only approved plans: the policy enforced on it (${bound.policy.digest.slice(0, 19)}, ${bound.enforced?.where ?? ''}) says require-plan; nothing was sent`,
+      { hint },
+    );
+  }
+  if (!settings.requirePlan) return;
   throw new PixError(
     'declined',
     `profile "${settings.profile.value}" pays only approved plans (require-plan true); nothing was sent`,
-    {
-      hint: 'write a plan with --plan FILE, have it approved (`pix plan approve FILE`), then pay it with `pix plan execute FILE`',
-    },
+    { hint },
   );
 }
 
@@ -158,10 +176,22 @@ export async function startPayment(
   if (!flags.confirmLater) refuseUnconfirmable(deps, flags);
   const journal = await journalOf(deps, only);
   await journal.checkSound();
+  const account = await accountOf(deps);
+  // The account's policy binds every payment of it, whatever the profile, flags or environment (loaded
+  // only here: a payment of an account with no policy reads one small file or one row).
+  const { enforcedPolicy } = await import('../../approvals/inforce.js');
+  const bound = await enforcedPolicy(deps, account.id);
+  refuseWithoutPlan(settings, flags, bound);
+  const making =
+    flags.plan === undefined
+      ? undefined
+      : await (await import('./plan.js')).prepareMaking(deps, account, flags.plan);
   return {
     deps,
     settings,
-    account: await accountOf(deps),
+    account,
+    bound,
+    making,
     mode: await outputMode(deps, settings.timeZone.value),
     journal,
     flags,
@@ -270,6 +300,27 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
   if (!deps.globals.yes) {
     const yes = await ask(() => deps.prompter.confirm(confirmationQuestion(plan, amount)));
     if (!yes) throw new PixError('declined', 'payment cancelled; nothing was sent', { ownChoice: true });
+  }
+
+  // The account's policy at this very moment: its caps, on the day it is now (moment.ts).
+  if (ctx.bound !== undefined) {
+    const { momentChecks } = await import('./moment.js');
+    const { key, document, participant } = plan.identity;
+    const held = await momentChecks(ctx, [ctx.bound]).check({
+      id: 'payment',
+      amount,
+      payee: {
+        ...(key === undefined ? {} : { key }),
+        ...(document === undefined ? {} : { document }),
+        ...(participant === undefined ? {} : { participant }),
+      },
+      receiverName: plan.receiver.name,
+    });
+    if (held !== undefined) {
+      throw new PixError('declined', `the account's policy refuses this payment: ${held}`, {
+        hint: 'caps are the policy enforced on the account (`pix policy show`); no approval lifts them',
+      });
+    }
   }
 
   const query: DuplicateQuery = { ...plan.identity, amountCentavos: amount, receiver: plan.receiver.name };

@@ -1,11 +1,9 @@
 import type { Command } from 'commander';
-import { readApprovals } from '../../approvals/files.js';
 import { policyRefusal } from '../../approvals/inforce.js';
-import { verifySignoffs } from '../../approvals/review.js';
 import { signVerdict } from '../../approvals/sign.js';
 import type { Deps } from '../../context.js';
 import type { Verdict } from '../../domain/plan.js';
-import { isMaker, PLAN_NAMESPACE } from '../../domain/policy.js';
+import { PLAN_NAMESPACE } from '../../domain/policy.js';
 import { PixError } from '../../errors.js';
 import { jsonDocument } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
@@ -76,19 +74,14 @@ export async function runPlanVerdict(options: VerdictOptions, deps: Deps, verdic
   stderr.write(
     `${verdict === 'approve' ? 'approved' : 'refused'} ${planWords(plan)} as ${name} (${signed.record.key}, from ${signed.from})\n`,
   );
-  if (isMaker(signed.approver, plan.maker)) {
-    stderr.write(`warning: ${name} made this plan: the maker's own verdict does not count toward any rule\n`);
+  const { maker } = opened.judged[0]!;
+  if ('approver' in maker && maker.approver.name === name) {
+    stderr.write(
+      `warning: ${name} made this plan (their key signed it): the maker's own verdict does not count toward any rule\n`,
+    );
   }
-  const after = {
-    ...opened,
-    signoffs: verifySignoffs(
-      inForce.policy,
-      plan.id,
-      PLAN_NAMESPACE,
-      readApprovals(options.file),
-      now.getTime(),
-    ),
-  };
+  // Opened again: the new verdict is read with the others, and remembered where verdicts seen are kept.
+  const after = await openPlan(deps, options.file, options.policy);
   const status = statusWords(after, review(after, undefined), now);
   stderr.write(`plan status: ${safeText(status, 600)}\n`);
   if (deps.globals.json) {

@@ -18,12 +18,19 @@
  */
 import type { Command } from 'commander';
 import { accountHistory, capsBroken, type Payee } from '../../approvals/history.js';
+import type { PolicyInForce } from '../../approvals/inforce.js';
 import { refusalOf } from '../../approvals/review.js';
 import type { Deps } from '../../context.js';
 import { parseBatchFile } from '../../domain/batchtext.js';
 import { formatDecimal } from '../../domain/money.js';
 import { type PlanRow, rowFacts, shortPlanId } from '../../domain/plan.js';
-import { isNight, outsideAllowlist, type RowFacts } from '../../domain/policy.js';
+import {
+  describeMissing,
+  isNight,
+  outsideAllowlist,
+  type RowFacts,
+  ruleCoversRow,
+} from '../../domain/policy.js';
 import { PixError, usageError } from '../../errors.js';
 import type { JournalPlan } from '../../journal/entries.js';
 import { journalOf } from '../../journal/record.js';
@@ -31,6 +38,7 @@ import { isAccountId } from '../../journal/rules.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { type BatchItem, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, payBatchRows } from '../pay/batch.js';
+import { momentChecks } from '../pay/moment.js';
 import type { PayContext } from '../pay/shared.js';
 import { accountOf } from '../shared/account.js';
 import { integerFlag, parseOptions } from '../shared/flags.js';
@@ -104,19 +112,21 @@ function payeeOf(row: PlanRow, item: BatchItem): Payee {
   return { ...(row.key === undefined ? {} : { key: row.key }), ...item.payee };
 }
 
+/** The facts the rules see of each row, as one policy sees them, with what this machine finds now. */
+type Facts = (inForce: PolicyInForce) => RowFacts[];
+
 /**
  * After the consultations, before anything is sent: rows whose receiver changed are held; the rules
- * again, with the facts this machine finds; the caps with what it paid today.
+ * again, with the facts this machine finds; the caps with what it paid today. Returns the facts, for the
+ * checks at each row's moment of payment.
  */
 async function checkAtPayment(
   opened: OpenedPlan,
   ctx: PayContext,
   items: BatchItem[],
   now: Date,
-  night: boolean,
-): Promise<void> {
-  const { plan, inForce } = opened;
-  const { policy } = inForce;
+): Promise<Facts> {
+  const { plan } = opened;
   const byId = new Map(plan.rows.map((row) => [row.id, row]));
   for (const item of items) {
     const approved = byId.get(item.row.id)!;
@@ -131,54 +141,76 @@ async function checkAtPayment(
   const paying = items.filter((item) => item.state === 'planned');
   const history = accountHistory(await (await journalOf(ctx.deps)).read(), ctx.account, now);
   const fresh = new Map(paying.map((item) => [item.row.id, item]));
-  const facts: RowFacts[] = plan.rows.map((row) => {
-    const item = fresh.get(row.id);
-    const own = rowFacts(row);
-    if (item === undefined) return own;
-    // What the maker's machine found, or what this one finds: either brings its rule in.
-    return {
-      ...own,
-      newReceiver: own.newReceiver || !history.knows(payeeOf(row, item)),
-      outsideAllowlist: own.outsideAllowlist || outsideAllowlist(policy, row.key, item.payee?.document),
-    };
-  });
-  const refusal = refusalOf(review(opened, night, facts));
+  const facts: Facts = ({ policy }) =>
+    plan.rows.map((row) => {
+      const item = fresh.get(row.id);
+      const own = rowFacts(row);
+      if (item === undefined) return own;
+      // What the maker's machine found, or what this one finds: either brings its rule in.
+      return {
+        ...own,
+        newReceiver: own.newReceiver || !history.knows(payeeOf(row, item)),
+        outsideAllowlist: own.outsideAllowlist || outsideAllowlist(policy, row.key, item.payee?.document),
+      };
+    });
+  const refusal = refusalOf(review(opened, ({ policy }) => isNight(policy, now.getTime()), facts));
   if (refusal !== undefined) {
     throw new PixError('declined', `${shortPlanId(plan.id)} cannot be paid: ${refusal}; nothing was sent`, {
       hint: `the approvers run \`pix plan approve ${opened.file}\` (see \`pix plan show ${opened.file}\`)`,
     });
   }
-  const caps = capsBroken(
-    policy,
-    history,
-    paying.map((item) => {
-      const row = byId.get(item.row.id)!;
-      return { row, amount: item.amount, payee: payeeOf(row, item) };
-    }),
-    (name) => safeText(name, 80),
-  );
-  if (caps.length > 0) {
-    throw new PixError(
-      'declined',
-      `${shortPlanId(plan.id)} would break the policy's caps: ${caps.join('; ')}; nothing was sent`,
-      {
-        hint: `caps are in ${inForce.file}; no approval lifts them: pay the rest another day, or in a smaller plan`,
-      },
+  for (const { inForce } of opened.judged) {
+    const caps = capsBroken(
+      inForce.policy,
+      history,
+      paying.map((item) => {
+        const row = byId.get(item.row.id)!;
+        return { row, amount: item.amount, payee: payeeOf(row, item) };
+      }),
+      (name) => safeText(name, 80),
     );
+    if (caps.length > 0) {
+      throw new PixError(
+        'declined',
+        `${shortPlanId(plan.id)} would break the policy's caps: ${caps.join('; ')}; nothing was sent`,
+        {
+          hint: `caps are in ${inForce.file}; no approval lifts them: pay the rest another day, or in a smaller plan`,
+        },
+      );
+    }
   }
+  return facts;
+}
+
+/**
+ * The plan's rules at an instant, for one row: the first rule that applies to it then (a night rule once the
+ * night began in a policy's window) whose quorum the plan lacks, in words; undefined when none.
+ */
+function rulesAt(opened: OpenedPlan, facts: () => Facts | undefined) {
+  return (at: Date, rowId: string): string | undefined => {
+    const found = facts();
+    const verdict = review(opened, ({ policy }) => isNight(policy, at.getTime()), found);
+    const refused = verdict.rejectedBy[0];
+    if (refused !== undefined) return refusalOf(verdict);
+    const row = (found?.(opened.inForce) ?? opened.plan.rows.map(rowFacts)).find((r) => r.id === rowId);
+    const unmet = verdict.rules.find(
+      (rule) => !rule.ifNight && !rule.quorum.met && row !== undefined && ruleCoversRow(rule.rule, row),
+    );
+    if (unmet === undefined) return undefined;
+    return `rule "${unmet.rule.name}" (${unmet.rule.require.text}; ${unmet.why}) needs ${describeMissing(unmet.quorum.missing)}`;
+  };
 }
 
 export async function runPlanExecute(options: PlanExecuteOptions, deps: Deps): Promise<void> {
   // 1. Offline.
   const opened = await openPlan(deps, options.file, options.policy);
-  const { plan, inForce } = opened;
+  const { plan } = opened;
   const now = deps.clock.now();
   const standing = standingRefusal(opened, now);
   if (standing !== undefined) {
     throw new PixError('declined', `${shortPlanId(plan.id)} cannot be paid: ${standing}; nothing was sent`);
   }
-  const night = isNight(inForce.policy, now.getTime());
-  const verdict = review(opened, night);
+  const verdict = review(opened, ({ policy }) => isNight(policy, now.getTime()));
   const refusal = refusalOf(verdict);
   if (refusal !== undefined) {
     throw new PixError('declined', `${shortPlanId(plan.id)} cannot be paid: ${refusal}; nothing was sent`, {
@@ -194,26 +226,37 @@ export async function runPlanExecute(options: PlanExecuteOptions, deps: Deps): P
       { hint: 'run it with credentials of the account it was made for (--profile)' },
     );
   }
+  const { maker } = opened.judged[0]!;
   const fromPlan: JournalPlan = {
     id: plan.id,
     maker: makerWords(plan),
+    makerKey: plan.maker.key,
     approvers: verdict.signoffs
       .filter((signoff) => signoff.counts && signoff.verdict === 'approve')
       .map((signoff) => ({ name: signoff.approver!.name, key: signoff.fingerprint })),
   };
   const names = [...new Set(fromPlan.approvers.map((a) => a.name))].join(', ');
   deps.io.stderr.write(
-    `plan ${shortPlanId(plan.id)} made by ${safeText(fromPlan.maker, 120)}, approved by ${names}\n`,
+    `plan ${shortPlanId(plan.id)} made by ${'approver' in maker ? maker.approver.name : '?'} (${safeText(fromPlan.maker, 120)}, key ${plan.maker.key}), approved by ${names}\n`,
   );
 
-  // 2–4. The batch's way, with the plan's checks after the consultations.
+  // 2–4. The batch's way, with the plan's checks after the consultations and at each row's moment.
+  let facts: Facts | undefined;
   await payBatchRows(
     deps,
     { concurrency: options.concurrency, maxTotal: undefined, dryRun: false, allowDuplicate: false },
     { file: options.file, batch: `plan-${plan.id.slice(7, 23)}`, rows: batchRowsOf(options.file, plan.rows) },
     {
       flags: { fromPlan },
-      consulted: (ctx, items) => checkAtPayment(opened, ctx, items, now, night),
+      consulted: async (ctx, items) => {
+        facts = await checkAtPayment(opened, ctx, items, now);
+      },
+      moment: (ctx) =>
+        momentChecks(
+          ctx,
+          opened.judged.map(({ inForce }) => inForce),
+          rulesAt(opened, () => facts),
+        ),
     },
   );
 }

@@ -12,8 +12,18 @@
  * through the one sanitizer (output/sanitize.ts): tables sanitize their cells, lines on stderr use safeText.
  */
 import { readApprovals, readPlanFile } from '../../approvals/files.js';
-import { loadPolicy, type PolicyInForce, policyRefusal } from '../../approvals/inforce.js';
-import { type Review, refusalOf, reviewPlan, type Signoff, verifySignoffs } from '../../approvals/review.js';
+import { type PolicyInForce, policiesFor, policyRefusal } from '../../approvals/inforce.js';
+import {
+  checkMaker,
+  type MakerCheck,
+  type Review,
+  refusalOf,
+  reviewPlan,
+  type Signoff,
+  type VerdictSource,
+  verifySignoffs,
+} from '../../approvals/review.js';
+import { approvalStoresOf } from '../../approvals/stores.js';
 import type { Deps } from '../../context.js';
 import { centavosToApi, formatBRL } from '../../domain/money.js';
 import { type Plan, rowFacts, shortPlanId } from '../../domain/plan.js';
@@ -27,52 +37,121 @@ import * as z from '../../zod.js';
 export const policyFlag = z.optional(z.string().check(z.minLength(1, 'a file path is required')));
 export const POLICY_OPTION = [
   '--policy <file>',
-  "the payment policy (default: the profile's `policy` setting)",
+  "a payment policy (default: the profile's `policy` setting); with a policy enforced on the account, it can only add to it",
 ] as const;
 export const KEY_OPTION = [
   '--key <path>',
   'the SSH key to sign with: a private key, or a .pub whose key is in ssh-agent (default: git user.signingkey, else ssh-agent)',
 ] as const;
 
-/** A plan, the policy it is read under, and its approvals verified against it. */
-export interface OpenedPlan {
-  file: string;
-  plan: Plan;
+/** The plan as one policy judges it: who made it, and its verdicts. */
+export interface Judged {
   inForce: PolicyInForce;
-  /** The plan was made under this policy (its digest is the plan's). */
-  samePolicy: boolean;
+  /** The person whose key signed the plan, as this policy knows people, or why none. */
+  maker: MakerCheck;
   signoffs: Signoff[];
 }
 
-export async function openPlan(deps: Deps, file: string, policy: string | undefined): Promise<OpenedPlan> {
-  const plan = readPlanFile(file);
-  const inForce = await loadPolicy(deps, policy);
-  const signoffs = verifySignoffs(
-    inForce.policy,
-    plan.id,
-    PLAN_NAMESPACE,
-    readApprovals(file),
-    deps.clock.now().getTime(),
-  );
-  return { file, plan, inForce, samePolicy: inForce.policy.digest === plan.policy, signoffs };
+/** A plan, the policies it is judged under (the binding one first), and its verdicts verified under each. */
+export interface OpenedPlan {
+  file: string;
+  plan: Plan;
+  /** The first policy's judgement: the policy enforced on the account, else the policy file. */
+  inForce: PolicyInForce;
+  judged: Judged[];
+  /** The plan was made under the binding policy (its digest is the plan's). */
+  samePolicy: boolean;
+  signoffs: Signoff[];
+  /** Where the verdicts seen are remembered (stores.ts). */
+  remembered: string;
 }
 
-/** The review of an opened plan, over `rows` (default: the plan's own facts). */
-export function review(opened: OpenedPlan, night: boolean | undefined, rows?: readonly RowFacts[]): Review {
-  return reviewPlan(
-    opened.inForce.policy,
-    opened.plan,
-    opened.signoffs,
-    rows ?? opened.plan.rows.map(rowFacts),
-    night,
-  );
+/**
+ * Opens a plan: the policies of its account (the one enforced on it, else `policy`, else the profile's;
+ * both when `policy` names another one), its verdicts — the files beside it, and those a store of verdicts
+ * has seen (an older approval restored after a refusal is then older than that refusal) — verified under
+ * each. The verdicts that verify are remembered in the store.
+ */
+export async function openPlan(deps: Deps, file: string, policy: string | undefined): Promise<OpenedPlan> {
+  const plan = readPlanFile(file);
+  const policies = await policiesFor(deps, plan.account.id, policy);
+  const now = deps.clock.now().getTime();
+  const files: VerdictSource[] = readApprovals(file);
+  const valid = new Map<string, VerdictSource['record']>();
+  for (const { policy: judging } of policies) {
+    for (const signoff of verifySignoffs(judging, plan.id, PLAN_NAMESPACE, files, now)) {
+      if (signoff.record !== undefined && (signoff.counts || signoff.supersededBy !== undefined))
+        valid.set(signoff.record.signature, signoff.record);
+    }
+  }
+  const stores = await approvalStoresOf(deps);
+  const stored = await stores.remember(PLAN_NAMESPACE, plan.id, [...valid.values()]);
+  const sources: VerdictSource[] = [
+    ...files,
+    ...stored.map(({ record }) => ({ file: stores.where, record, stored: true })),
+  ];
+  const judged = policies.map((inForce) => ({
+    inForce,
+    maker: checkMaker(inForce.policy, plan, now),
+    signoffs: verifySignoffs(inForce.policy, plan.id, PLAN_NAMESPACE, sources, now),
+  }));
+  return {
+    file,
+    plan,
+    inForce: judged[0]!.inForce,
+    judged,
+    samePolicy: judged[0]!.inForce.policy.digest === plan.policy,
+    signoffs: judged[0]!.signoffs,
+    remembered: stores.where,
+  };
+}
+
+/**
+ * The review of an opened plan under every policy, over `rows` (default: the plan's own facts), as one:
+ * the rules of each (those of a policy after the first named by its file), refusals under any, approved
+ * when every policy approves. `facts`: the rows as one policy sees them (its own allowlist).
+ */
+export function review(
+  opened: OpenedPlan,
+  night: boolean | undefined | ((inForce: PolicyInForce) => boolean),
+  facts?: (inForce: PolicyInForce) => readonly RowFacts[],
+): Review {
+  const reviews = opened.judged.map(({ inForce, maker, signoffs }, index) => {
+    const rows = facts?.(inForce) ?? opened.plan.rows.map(rowFacts);
+    const found = reviewPlan(
+      inForce.policy,
+      'approver' in maker ? maker.approver : undefined,
+      signoffs,
+      rows,
+      typeof night === 'function' ? night(inForce) : night,
+    );
+    if (index === 0) return found;
+    return {
+      ...found,
+      rules: found.rules.map((rule) => ({
+        ...rule,
+        rule: { ...rule.rule, name: `${inForce.file}: ${rule.rule.name}` },
+      })),
+    };
+  });
+  const [first, ...rest] = reviews;
+  return {
+    signoffs: first!.signoffs,
+    approvedBy: first!.approvedBy,
+    rejectedBy: reviews.flatMap((found) => found.rejectedBy),
+    rules: reviews.flatMap((found) => found.rules),
+    approved: first!.approved && rest.every((found) => found.approved),
+  };
 }
 
 /** Why the plan cannot be paid as it stands (other than its rules' quorums), or undefined. */
 export function standingRefusal(opened: OpenedPlan, now: Date): string | undefined {
   const { plan, inForce } = opened;
-  const policy = policyRefusal(inForce);
-  if (policy !== undefined) return policy;
+  for (const { inForce: each, maker } of opened.judged) {
+    const policy = policyRefusal(each);
+    if (policy !== undefined) return policy;
+    if ('problem' in maker) return `${maker.problem} (${each.file})`;
+  }
   if (!opened.samePolicy) {
     return `the plan was made under policy ${plan.policy.slice(0, 19)}, and the policy in force is ${inForce.policy.digest.slice(0, 19)} (${inForce.file}): make the plan again`;
   }
@@ -80,10 +159,18 @@ export function standingRefusal(opened: OpenedPlan, now: Date): string | undefin
   return undefined;
 }
 
-/** `Carla <carla@example.com>`. */
+/** `Carla <carla@example.com>`: the label the maker gave. */
 export function makerWords(plan: Plan): string {
   const { name, email } = plan.maker;
   return email === undefined || email === name ? name : `${name} <${email}>`;
+}
+
+/** Who made the plan as the binding policy knows people: `carla (key SHA256:…)`, or why none. */
+export function makerOf(opened: OpenedPlan): string {
+  const { maker } = opened.judged[0]!;
+  return 'approver' in maker
+    ? `${maker.approver.name} (key ${opened.plan.maker.key})`
+    : `unknown: ${maker.problem}`;
 }
 
 /** The rows the journal paid under this plan, by row id (the latest entry of each). */
@@ -135,7 +222,7 @@ export function renderPlan(
       ['Account', `profile "${plan.account.profile}" via ${plan.account.api}`],
       [
         'Made by',
-        `${makerWords(plan)} (${plan.maker.from === 'flag' ? '--by' : plan.maker.from}) at ${time(plan.createdAt)}`,
+        `${makerOf(opened)}, "${makerWords(plan)}" (${plan.maker.from === 'flag' ? '--by' : plan.maker.from === 'policy' ? "the policy's name" : plan.maker.from}) at ${time(plan.createdAt)}`,
       ],
       ['Expires', `${time(plan.expiresAt)}${expired ? ' (expired)' : ''}`],
       ['Policy', `${plan.policy} — ${policyState}`],
@@ -225,15 +312,28 @@ export function planDocument(
   now: Date,
 ): Record<string, unknown> {
   const { plan, inForce } = opened;
+  const { maker } = opened.judged[0]!;
   return {
     id: plan.id,
     plan,
+    maker: {
+      key: plan.maker.key,
+      name: 'approver' in maker ? maker.approver.name : null,
+      ...('problem' in maker ? { problem: maker.problem } : {}),
+    },
     policy: {
       file: inForce.file,
       digest: inForce.policy.digest,
+      enforced: inForce.enforced !== undefined,
       samePolicy: opened.samePolicy,
       inForce: policyRefusal(inForce) === undefined,
     },
+    policies: opened.judged.map(({ inForce: each }) => ({
+      file: each.file,
+      digest: each.policy.digest,
+      enforced: each.enforced !== undefined,
+      inForce: policyRefusal(each) === undefined,
+    })),
     expired: Date.parse(plan.expiresAt) <= now.getTime(),
     approved: standingRefusal(opened, now) === undefined && verdict.approved,
     status: statusWords(opened, verdict, now),

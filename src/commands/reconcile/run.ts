@@ -69,6 +69,7 @@ const SHEETS: Readonly<Record<Outcome, string>> = {
   partial: 'Partial',
   overpaid: 'Overpaid',
   manual: 'Manual',
+  not_due: 'Not due',
   'unmatched-expectation': 'Unmatched expected',
   'unmatched-entry': 'Unmatched entries',
 };

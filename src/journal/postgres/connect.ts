@@ -3,9 +3,19 @@
  * ledger is a database reaches this module (architecture rule 8). The URL is read as libpq reads it
  * (url.ts) and handed to the driver as explicit options, so the driver never parses the secret itself and
  * nothing it prints can carry it; notices are dropped (they would go to the console, rule 2).
+ *
+ * Every setting the driver would otherwise take from the environment (its README, "Environmental
+ * variables": PGHOST, PGPORT, PGDATABASE, PGUSER/PGUSERNAME, PGPASSWORD, PGAPPNAME, and PG<OPTION> for
+ * each of its options) is given here, so none is read: the ledger's password is the URL's or none, never
+ * PGPASSWORD (the driver reads no pgpass file, so PGPASSFILE means nothing to it). What it still reads is
+ * PGTARGETSESSIONATTRS, whose documented option has no value meaning "any" (it picks among hosts, and the
+ * URL names one), and PGMAX_PIPELINE and PGSSLNEGOTIATION, which its typed options do not offer: none of
+ * them carries a credential or changes where pix connects.
  */
+import { userInfo } from 'node:os';
 import postgres from 'postgres';
 import { describeLedger, type LedgerUrl, parseLedgerUrl, tlsOptions } from '../../config/ledger.js';
+import type { Env } from '../../context.js';
 import { PixError } from '../../errors.js';
 
 export type Sql = postgres.Sql;
@@ -21,17 +31,24 @@ export interface Pool {
   where: string;
 }
 
+/** libpq's default user: the login name (the environment's, else the system's). */
+function loginName(env: Env): string {
+  const given = env.USER ?? env.LOGNAME;
+  if (given !== undefined && given !== '') return given;
+  try {
+    return userInfo().username;
+  } catch {
+    return 'postgres';
+  }
+}
+
 /**
- * A pool of connections to the ledger's database. `onclose`: told when one of its connections closes (the
- * driver's `onclose` option), for a holder of a reserved connection that must not send on it once it is
- * gone (see reserved).
+ * A pool of connections to the ledger's database. `env`: where HOME (libpq's `~/.postgresql/root.crt`)
+ * and the login name (libpq's default user) are read; nothing else of it. `onclose`: told when one of its
+ * connections closes (the driver's `onclose` option), for a holder of a reserved connection that must not
+ * send on it once it is gone (see reserved).
  */
-export function openPool(
-  text: string,
-  home: string | undefined,
-  poolSize = DEFAULT_POOL,
-  onclose?: () => void,
-): Pool {
+export function openPool(text: string, env: Env, poolSize = DEFAULT_POOL, onclose?: () => void): Pool {
   let url: LedgerUrl;
   try {
     url = parseLedgerUrl(text);
@@ -40,17 +57,25 @@ export function openPool(
       hint: 'see docs/team.md for the URL pix takes (sslmode=verify-full, sslrootcert=FILE)',
     });
   }
-  const ssl = tlsOptions(url, home);
+  const ssl = tlsOptions(url, env.HOME);
   const sql = postgres({
     host: url.socket ?? url.host,
     port: url.port,
     database: url.database,
-    ...(url.user === undefined ? {} : { username: url.user }),
-    ...(url.password === undefined ? {} : { password: url.password }),
+    username: url.user ?? loginName(env),
+    // The URL's password, or none: a function, so the driver never falls back to PGPASSWORD.
+    password: () => url.password ?? '',
     ssl,
     max: url.poolMax ?? poolSize,
     connect_timeout: url.connectTimeout,
     idle_timeout: 30,
+    max_lifetime: 45 * 60,
+    keep_alive: 60,
+    backoff: (retries: number) => Math.min(3 ** retries / 100, 20),
+    prepare: true,
+    fetch_types: true,
+    debug: false,
+    publications: 'alltables',
     onnotice: () => {},
     ...(onclose === undefined ? {} : { onclose }),
     connection: { application_name: 'pix' },
@@ -127,14 +152,63 @@ export function reasonOf(error: unknown, url: LedgerUrl): string {
   return message.length > 200 ? `${message.slice(0, 200)}…` : message;
 }
 
-/** Exit 6: the ledger could not be reached or answered; nothing was sent. */
-export function unreachable(error: unknown, pool: Pool): PixError {
+/** What stopped the ledger from being used, told apart by the server's SQLSTATE or the socket's error. */
+export type LedgerTrouble =
+  | 'authentication'
+  | 'permission'
+  | 'not_initialised'
+  | 'no_database'
+  | 'unreachable'
+  | 'refused';
+
+export function troubleOf(error: unknown): LedgerTrouble {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code === '28P01' || code === '28000') return 'authentication'; // invalid_password, invalid_authorization_specification
+  if (code === '42501') return 'permission'; // insufficient_privilege
+  if (code === '42P01' || code === '3F000') return 'not_initialised'; // undefined_table, invalid_schema_name
+  if (code === '3D000') return 'no_database'; // invalid_catalog_name
+  if (isConnectionError(error)) return 'unreachable';
+  return 'refused';
+}
+
+/**
+ * Exit 6, naming the database (never its URL), with what went wrong told apart: the login refused (the
+ * password is the URL's alone), a grant missing, the schema not there, the database not there, the server
+ * not reached. `hint` overrides the hint of a kind (a command that knows better: `ledger init` run by a role
+ * that may not create tables). Nothing was sent because of it.
+ */
+export function unreachable(
+  error: unknown,
+  pool: Pool,
+  hints: Partial<Record<LedgerTrouble, string>> = {},
+): PixError {
   if (error instanceof PixError) return error;
-  return new PixError(
-    'unavailable',
-    `the shared ledger ${pool.where} could not be used (${reasonOf(error, pool.url)}); nothing was sent`,
+  const trouble = troubleOf(error);
+  const role = pool.url.user === undefined ? 'the login name' : `role "${pool.url.user}"`;
+  const reason = reasonOf(error, pool.url);
+  const [what, hint] = (
     {
-      hint: 'the statement can still be read; payments wait until the database answers (`pix ledger status` checks it)',
-    },
-  );
+      authentication: [
+        `refused the login of ${role} (${reason})`,
+        "check the user and password in the ledger's URL: pix takes the password from the URL alone, never PGPASSWORD or ~/.pgpass (percent-encode @ : / ? # in it)",
+      ],
+      permission: [
+        `refused ${role} (${reason})`,
+        'the role lacks a grant of docs/team.md ("The role pix needs"): the schema\'s owner gives it',
+      ],
+      not_initialised: [
+        `has no pix schema (${reason})`,
+        "the schema's owner runs `pix ledger init` once (docs/team.md); everyone else keeps the URL with `pix ledger use`",
+      ],
+      no_database: [`has no such database (${reason})`, "check the database's name in the ledger's URL"],
+      unreachable: [
+        `could not be reached (${reason})`,
+        'the statement can still be read; payments wait until the database answers (`pix ledger status` checks it)',
+      ],
+      refused: [`could not be used (${reason})`, 'see `pix ledger status`'],
+    } as const
+  )[trouble];
+  return new PixError('unavailable', `the shared ledger ${pool.where} ${what}; nothing was sent`, {
+    hint: hints[trouble] ?? hint,
+  });
 }

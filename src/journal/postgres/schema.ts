@@ -148,6 +148,37 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX pix_closes_day ON pix_closes (account, day, seq);
     `,
   },
+  {
+    version: 4,
+    what: 'payment approvals: every verdict seen, and the policy in force of each account',
+    // A verdict is kept once, by its signature's digest, as the record that was signed; the policies an
+    // account was bound to are kept in order, each with the approvals of its digest (pix re-verifies both
+    // when it reads them: a row written by hand counts for nothing, or stops payments, never loosens them).
+    sql: `
+      CREATE TABLE pix_verdicts (
+        seq bigserial PRIMARY KEY,
+        digest text NOT NULL UNIQUE,
+        namespace text NOT NULL,
+        subject text NOT NULL,
+        record text NOT NULL,
+        seen_at timestamptz NOT NULL DEFAULT now(),
+        seen_by text NOT NULL
+      );
+      CREATE INDEX pix_verdicts_subject ON pix_verdicts (subject, namespace);
+      CREATE TABLE pix_policies (
+        seq bigserial PRIMARY KEY,
+        account text NOT NULL,
+        digest text NOT NULL,
+        previous text,
+        policy text NOT NULL,
+        approvals text NOT NULL,
+        enforced_at text NOT NULL,
+        enforced_by text NOT NULL,
+        recorded_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX pix_policies_account ON pix_policies (account, seq);
+    `,
+  },
 ];
 
 /** The newest schema this pix knows. */

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type Clock, DEFAULT_TIMEOUT_MS, type Processes } from '../../context.js';
+import { type Clock, DEFAULT_TIMEOUT_MS, type Env, type Processes } from '../../context.js';
 import { PixError } from '../../errors.js';
 import { SYSTEM } from '../../system.js';
 import type { JournalEntry, StartFields } from '../entries.js';
@@ -75,7 +75,6 @@ export interface PostgresJournalOptions {
   processes: Processes;
   /** This machine's name, as leases carry it (os.hostname() unless given). */
   host?: string | undefined;
-  home?: string | undefined;
   /** The claimant's request timeout (`--timeout`): what its claims' send deadlines allow a request. */
   requestTimeoutMs?: number | undefined;
   /** A monotonic clock in ms (leases.ts); the machine's unless given. */
@@ -85,12 +84,14 @@ export interface PostgresJournalOptions {
    * the end-to-end reproduction of a pause (test/reliability/claim-pause.test.ts). Unset outside tests.
    */
   stopAt?: string | undefined;
+  /** Where HOME (a CA file) and the login name (the default user) are read: nothing else of it. */
+  env?: Env | undefined;
 }
 
 export { checkSchema, schemaVersion } from './schema.js';
 
 export function openPostgresJournal(options: PostgresJournalOptions): JournalStore {
-  const pool: Pool = openPool(options.url, options.home);
+  const pool: Pool = openPool(options.url, options.env ?? {});
   const { sql, where } = pool;
   const { clock, processes, dir } = options;
   const host = options.host ?? hostname();

@@ -230,7 +230,7 @@ suite('closed days on a shared ledger', { timeout: 60_000 }, () => {
   it('a day one machine closed is the other’s; edited on the ledger, it is loud on both', async () => {
     const name = `books_${process.pid}`;
     const ledger = cluster().createDatabase(name);
-    const pool = openPool(ledger, undefined);
+    const pool = openPool(ledger, {});
     await migrateSchema(pool.sql, 'test');
     await pool.sql.end();
     const url = await served();

@@ -4,7 +4,7 @@
  * pix; a bad expectations file is exit 2 naming the cell; `-o xlsx` has one sheet per outcome, which
  * LibreOffice (pt-BR) opens with amounts as numbers and dates as dates.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -63,6 +63,61 @@ describe('pix reconcile', () => {
     for (const r of outside) expect(r.why).toBe('a debit no journal payment explains: made outside pix');
   });
 
+  it('a charge issued for an invoice (--ref): kept in the charge ledger, sent to the payer, and reconcile pairs the invoice with its payment', async () => {
+    const charge = await pix([
+      'charge',
+      'immediate',
+      '--amount',
+      '1250',
+      '--key',
+      SEEDED_KEYS.email.key,
+      '--payer-name',
+      'Mercado Bom Preço Ltda',
+      '--payer-tax-id',
+      '04.252.011/0001-10',
+      '--ref',
+      'NF-1042',
+      '--json',
+      '--no-qr',
+    ]);
+    expect(charge.code, charge.stderr).toBe(0);
+    const created = JSON.parse(charge.stdout) as { id: string; additionalInfo?: unknown };
+    const journal = JSON.parse((await pix(['journal', '--all', '--json'])).stdout) as {
+      results: Array<{ ref?: string }>;
+    };
+    expect(journal.results[0]!.ref).toBe('NF-1042');
+    // Sent where the API allows it: the charge's extra information, shown to the payer.
+    expect(readFileSync(join(dir, 'sandbox.json'), 'utf8')).toContain('"Referência"');
+    now = new Date(now.getTime() + 60_000);
+    expect((await pix(['sandbox', 'pay', created.id, '--state', join(dir, 'sandbox.json')])).code).toBe(0);
+    now = new Date(now.getTime() + 60_000);
+    const csv = join(dir, 'receber.csv');
+    writeFileSync(
+      csv,
+      'Documento;Cliente;CNPJ;Vencimento;Valor\nNF-1042;Mercado Bom Preço Ltda;04.252.011/0001-10;10/03/2026;R$ 1.250,00\n',
+    );
+    const report = await pix([
+      'reconcile',
+      '--expected',
+      csv,
+      '--map',
+      'id=Documento,amount=Valor,document=CNPJ,due=Vencimento,name=Cliente',
+      '--from',
+      '-7d',
+      '--json',
+    ]);
+    expect(report.code, report.stderr).toBe(0);
+    const results = (JSON.parse(report.stdout) as { results: Result[] }).results;
+    const paired = results.find((r) => r.expectations.some((e) => e.id === 'NF-1042'))!;
+    expect(paired.expectations.map((e) => e.id)).toEqual([`charge:${created.id}`, 'NF-1042']);
+    expect(paired.outcome).toMatch(/^(proven|probable)$/);
+    expect(paired.entries).toHaveLength(1);
+    expect(paired.why).toMatch(
+      new RegExp(`NF-1042 is the invoice charge ${created.id} collects \\(--ref\\)$`),
+    );
+    expect(results.filter((r) => r.outcome === 'unmatched-expectation')).toEqual([]);
+  });
+
   it('a bad expectations file is exit 2 naming the cell, before anything is read', async () => {
     const csv = join(dir, 'receber.csv');
     writeFileSync(csv, 'id;amount;valor\nNF-1;10,00;x\n');
@@ -114,14 +169,15 @@ describe('pix reconcile', () => {
       'Partial',
       'Overpaid',
       'Manual',
+      'Not due',
       'Unmatched expected',
       'Unmatched entries',
     ]);
-    const unmatched = sheets[5]!.rows;
+    const unmatched = sheets[6]!.rows;
     expect(unmatched[1]![0]).toMatchObject({ type: 'string', text: 'NF-1' });
     expect(unmatched[1]![2]).toMatchObject({ type: 'date', text: '10/03/2026' });
     expect(unmatched[1]![3]).toMatchObject({ type: 'float', text: 'R$ 999.999,99' });
-    const entries = sheets[6]!.rows.slice(1);
+    const entries = sheets[7]!.rows.slice(1);
     expect(entries.length).toBeGreaterThan(10);
     for (const row of entries) {
       expect(row[4]).toMatchObject({

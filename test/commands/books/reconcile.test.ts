@@ -150,13 +150,15 @@ beforeAll(async () => {
   }
   // 1,000 probable: an amount only one entry has, no document.
   for (const [i, e] of unique.entries()) add(`NF-A${i}`, 'probable', cents(e), '', day(e.confirmedAt));
-  // 200 matched by hand (no document; what pix alone could not tell apart); 800 that nothing pays.
+  // 200 matched by hand (no document; what pix alone could not tell apart); 750 that nothing pays.
   for (let i = 0; i < 200; i++) {
     const e = take(i + 7);
     add(`NF-M${i}`, 'manual', cents(e), '', day(e.confirmedAt));
     manualPairs.push([`NF-M${i}`, e.id]);
   }
-  for (let i = 0; i < 800; i++) add(`NF-U${i}`, 'unmatched-expectation', 400_000 + i, '', '15/03/2026');
+  for (let i = 0; i < 750; i++) add(`NF-U${i}`, 'unmatched-expectation', 400_000 + i, '', '15/03/2026');
+  // 50 not due yet: due after the run's today, nothing pays them.
+  for (let i = 0; i < 50; i++) add(`NF-D${i}`, 'not_due', 450_000 + i, '', '10/04/2026');
   expect(rows.length - 1).toBe(10_000);
   writeFileSync(join(dir, 'receber.csv'), `${rows.join('\r\n')}\r\n`);
 }, 120_000);

@@ -5,6 +5,7 @@ import { type PlanBody, planBody, sealPlan } from '../../../src/domain/plan.js';
 import { dictOwner } from '../../../src/sandbox/people.js';
 import {
   approvalsWorld as makeWorld,
+  type Person,
   peopleKeys,
   policyDocument,
   type World,
@@ -46,16 +47,21 @@ const records = (result: { stdout: string }) =>
     .split('\n')
     .map((line) => JSON.parse(line) as { id: string; state: string; error?: string });
 
+/** carla makes the plans: her key signs them (`by` is a label). */
 async function planOf(
   w: World,
   rows: Array<[string, string]>,
   name = 'payouts',
   by = 'Carla <carla@example.com>',
   at = AFTERNOON,
+  maker: Person = 'carla',
 ) {
   const file = w.batchFile(`${name}.csv`, rows);
   const plan = join(w.repo, `${name}.plan.json`);
-  const made = await w.pix(['pay', 'batch', file, '--plan', plan, '--by', by], { at });
+  const made = await w.pix(
+    ['pay', 'batch', file, '--plan', plan, '--by', by, '--signing-key', w.keys[maker].privatePath!],
+    { at },
+  );
   expect(made.code, made.stderr).toBe(0);
   return plan;
 }
@@ -75,7 +81,9 @@ describe('a plan approved by 2 of finance is paid, each row once', () => {
     expect(paid.code, paid.stderr).toBe(0);
     expect(records(paid).map((row) => row.state)).toEqual(['paid', 'paid', 'paid']);
     expect(w.transfers()).toBe(3);
-    expect(paid.stderr).toMatch(/made by Carla <carla@example\.com>, approved by ana, bruno/);
+    expect(paid.stderr).toMatch(
+      /made by carla \(Carla <carla@example\.com>, key SHA256:\S+\), approved by ana, bruno/,
+    );
     const again = await w.pix(['plan', 'execute', plan, '--yes', '-o', 'ndjson'], { at: AFTERNOON });
     expect(again.code, again.stderr).toBe(0);
     expect(records(again).map((row) => row.state)).toEqual(['already_paid', 'already_paid', 'already_paid']);
@@ -89,6 +97,7 @@ describe('a plan approved by 2 of finance is paid, each row once', () => {
       expect(entry.plan).toEqual({
         id: ids,
         maker: 'Carla <carla@example.com>',
+        makerKey: expect.stringMatching(/^SHA256:/),
         approvers: [
           { name: 'ana', key: expect.stringMatching(/^SHA256:/) },
           { name: 'bruno', key: expect.stringMatching(/^SHA256:/) },
@@ -146,6 +155,8 @@ describe('pay key and pay qr make plans of one row', () => {
         keyPlan,
         '--by',
         'carla',
+        '--signing-key',
+        w.keys.carla.privatePath!,
         '--json',
       ],
       { at: AFTERNOON },
@@ -172,7 +183,10 @@ describe('pay key and pay qr make plans of one row', () => {
     expect(charge.code, charge.stderr).toBe(0);
     const code = charge.stdout.trim().split('\t')[10]!;
     const qrPlan = join(w.repo, 'qr.plan.json');
-    const byCode = await w.pix(['pay', 'qr', code, '--plan', qrPlan, '--by', 'carla'], { at: AFTERNOON });
+    const byCode = await w.pix(
+      ['pay', 'qr', code, '--plan', qrPlan, '--signing-key', w.keys.carla.privatePath!],
+      { at: AFTERNOON },
+    );
     expect(byCode.code, byCode.stderr).toBe(0);
     expect(w.readPlan(qrPlan).rows[0]).toMatchObject({ emv: code, amountCentavos: 1500, sendAmount: false });
     expect(w.transfers()).toBe(0);
@@ -216,7 +230,7 @@ describe('what does not count', () => {
     const carla = show.approvals.find((approval: { name: string }) => approval.name === 'carla');
     expect(carla).toMatchObject({
       counts: false,
-      why: "carla made this plan: the maker's own verdict does not count",
+      why: "carla made this plan (their key signed it): the maker's own verdict does not count",
     });
   });
 
@@ -277,18 +291,25 @@ describe('what does not count', () => {
     for (const [what, edit] of edits) {
       const body = planBody(JSON.parse(original));
       edit(body);
+      const { id, signature } = JSON.parse(original);
       // By hand: the id is the old one.
-      writeFileSync(plan, JSON.stringify({ id: JSON.parse(original).id, ...body }, null, 2));
+      writeFileSync(plan, JSON.stringify({ id, ...body, signature }, null, 2));
       const byHand = await w.pix(['plan', 'execute', plan, '--yes'], { at: AFTERNOON });
       expect(byHand.code, what).toBe(2);
       expect(byHand.stderr.split('\n')[0], what).toBe(
         `error: ${plan}: the plan was changed after it was made: its id no longer matches its content`,
       );
-      // With the id made again: another plan, which nobody approved.
-      writeFileSync(plan, JSON.stringify(sealPlan(body), null, 2));
+      // With the id made again: another plan, which its maker did not sign and nobody approved.
+      writeFileSync(plan, JSON.stringify({ ...sealPlan(body), signature }, null, 2));
       const resealed = await w.pix(['plan', 'execute', plan, '--yes'], { at: AFTERNOON });
       expect(resealed.code, what).toBe(8);
-      expect(resealed.stderr, what).toMatch(/needs 2 more of finance/);
+      expect(resealed.stderr, what).toMatch(/cannot be paid: the maker's signature does not verify/);
+      const show = JSON.parse((await w.pix(['plan', 'show', plan, '--json'])).stdout);
+      expect(show.status, what).toMatch(/^cannot be paid: the maker's signature does not verify/);
+      expect(
+        show.approvals.every((a: { counts: boolean }) => !a.counts),
+        what,
+      ).toBe(true);
     }
     expect(w.transfers()).toBe(0);
   });
@@ -297,9 +318,22 @@ describe('what does not count', () => {
     const w = await approvalsWorld();
     const file = w.batchFile('p.csv', [['r1', '10']]);
     const plan = join(w.repo, 'p.plan.json');
-    const made = await w.pix(['pay', 'batch', file, '--plan', plan, '--by', 'carla', '--expires-in', '2h'], {
-      at: AFTERNOON,
-    });
+    const made = await w.pix(
+      [
+        'pay',
+        'batch',
+        file,
+        '--plan',
+        plan,
+        '--signing-key',
+        w.keys.carla.privatePath!,
+        '--expires-in',
+        '2h',
+      ],
+      {
+        at: AFTERNOON,
+      },
+    );
     expect(made.code, made.stderr).toBe(0);
     await w.approve(plan, 'ana', AFTERNOON);
     await w.approve(plan, 'bruno', AFTERNOON);
@@ -332,7 +366,17 @@ describe('what does not count', () => {
       /is not approved by its admins: it needs 2 more of admins \(dora, edu may approve\)/,
     );
     const replan = await w.pix(
-      ['pay', 'key', 'x@example.com', '--amount', '5', '--plan', join(w.repo, 'x.json')],
+      [
+        'pay',
+        'key',
+        'x@example.com',
+        '--amount',
+        '5',
+        '--plan',
+        join(w.repo, 'x.json'),
+        '--signing-key',
+        w.keys.carla.privatePath!,
+      ],
       { at: AFTERNOON },
     );
     expect(replan.code).toBe(8);
@@ -502,6 +546,64 @@ describe('require-plan', () => {
     const set = await w.pix(['config', 'set', 'require-plan', 'true', '--profile', 'sandbox']);
     expect(set.code).toBe(2);
     expect(set.stderr).toMatch(/require-plan: the built-in sandbox profile cannot set it/);
+  });
+});
+
+describe('a signed file means what is signed', () => {
+  it('a "__proto__" line that would turn "over R$ 5.000 needs 2 of admins" off is refused (exit 2 naming it); nothing is paid', async () => {
+    const large = (keys: World['keys']) =>
+      policyDocument(keys, {
+        rules: [
+          { name: 'every plan', require: '1 of finance' },
+          { name: 'large payment', 'amount-over': '5000', require: '2 of admins' },
+        ],
+      });
+    const w = await approvalsWorld(large);
+    const plan = await planOf(w, [['r1', '9000']]);
+    await w.approve(plan, 'ana', AFTERNOON);
+    const short = await w.pix(['plan', 'execute', plan, '--yes'], { at: AFTERNOON });
+    expect(short.code).toBe(8);
+    expect(short.stderr).toMatch(/rule "large payment" \(2 of admins; row r1: over R\$ 5\.000,00\)/);
+    // One line, as the finding had it: the rule read its amount through the prototype, the digest did not.
+    const poisoned = JSON.stringify(large(w.keys), null, 2).replace(
+      '"name": "large payment",',
+      '"name": "large payment",\n        "__proto__": {"total-over": "99999999"},',
+    );
+    writeFileSync(w.policyFile, poisoned);
+    const line = poisoned.split('\n').findIndex((text) => text.includes('__proto__')) + 1;
+    for (const args of [
+      ['policy', 'approve', w.policyFile, '--key', w.keys.dora.privatePath!],
+      ['plan', 'execute', plan, '--yes'],
+      ['plan', 'show', plan],
+    ]) {
+      const refused = await w.pix(args, { at: AFTERNOON });
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr, args.join(' ')).toMatch(
+        new RegExp(`^error: \\S+pix-policy\\.json line ${line}, column 9: "__proto__" is refused as a key`),
+      );
+    }
+    expect(w.transfers()).toBe(0);
+  });
+
+  it('a plan or an approval with such a key is exit 2 naming its line', async () => {
+    const w = await approvalsWorld();
+    const plan = await planOf(w, [['r1', '10']]);
+    await w.approve(plan, 'ana', AFTERNOON);
+    const original = readFileSync(plan, 'utf8');
+    writeFileSync(plan, original.replace('"kind": "batch",', '"kind": "batch",\n  "constructor": {},'));
+    const shown = await w.pix(['plan', 'show', plan]);
+    expect(shown.code).toBe(2);
+    expect(shown.stderr).toMatch(
+      /^error: \S+\.plan\.json: not a plan: line \d+, column 3: "constructor" is refused as a key/,
+    );
+    writeFileSync(plan, original);
+    const dir = `${plan}.approvals`;
+    const [file] = readdirSync(dir);
+    const approval = readFileSync(join(dir, file!), 'utf8');
+    writeFileSync(join(dir, file!), approval.replace('{', '{"__proto__": {"verdict": "approve"},'));
+    const bad = await w.pix(['plan', 'show', plan]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/: not an approval: line 1, column 2: "__proto__" is refused as a key/);
   });
 });
 

@@ -81,6 +81,7 @@ export function chargeExpectations(
       name: record.payerName,
       due: record.dueDate,
       charge,
+      ...(record.ref === undefined ? {} : { ref: record.ref }),
       ...(record.match
         ? {
             recorded: {
