@@ -130,11 +130,12 @@ export function resolveColor(
     // Alpha is ignored by Excel and LibreOffice alike: `00FFFFFF` is drawn white.
     base = Number.parseInt(spec.rgb.slice(-6), 16);
   } else if (spec.theme !== undefined) {
-    const index = Number(spec.theme);
-    if (context.theme === undefined && (index === 0 || index === 1)) base = index === 0 ? WHITE : BLACK;
-    else if (context.theme === undefined) {
+    // Without a theme part readers differ even on Text 1: Excel draws its own Office theme's black,
+    // LibreOffice white (seen by test/e2e/xlsx-libreoffice.test.ts).
+    if (context.theme === undefined)
       return { unknown: `theme colour ${spec.theme}, and the workbook has no theme` };
-    } else base = Number.isInteger(index) ? context.theme[index] : undefined;
+    const index = Number(spec.theme);
+    base = Number.isInteger(index) ? context.theme[index] : undefined;
     if (base === undefined) return { unknown: `theme colour ${spec.theme}, which the theme does not define` };
   } else if (spec.indexed !== undefined) {
     const index = Number(spec.indexed);

@@ -31,16 +31,12 @@ import { contrast } from './xlsxcolors.js';
 import { formatHazard } from './xlsxformat.js';
 import type { MergedRange, SheetCell, SheetRow } from './xlsxsheet.js';
 import { type CellLook, legibility, type Styles } from './xlsxstyles.js';
-import { measuredFace, textWidth } from './xlsxwidths.js';
+import { faceFactor, textWidth } from './xlsxwidths.js';
 
 /** The least contrast of text with its background in a cell pix pays (see above). */
 export const MIN_CONTRAST = 3;
 /** Digits an indent level moves text by, at most (Excel's is about one, LibreOffice's about 1.4). */
 const INDENT_DIGITS = 3;
-/** A face other than the Normal style's: its digits may be this much wider than the unit's. */
-const OTHER_FACE = 1.3;
-/** The Normal style's own face when the width tables do not measure it (see `xlsxwidths.ts`). */
-const UNMEASURED_FACE = 1.1;
 /** A payout sheet has a few conditional formats: more ranges than this are refused before any is checked. */
 const MAX_CONDITIONAL_RANGES = 10_000;
 /** Columns text may run on over: wider text is cut (a payout sheet's keys run over a few). */
@@ -158,12 +154,7 @@ export class SheetLayout {
             ? value.text
             : '');
     const { defaultFont } = this.styles;
-    const face =
-      look.face.trim().toLowerCase() !== defaultFont.face.trim().toLowerCase()
-        ? OTHER_FACE
-        : measuredFace(look.face)
-          ? 1
-          : UNMEASURED_FACE;
+    const face = faceFactor(look.face, defaultFont.face);
     const wide =
       textWidth(shown, look.bold) * (look.size / defaultFont.size) * face + look.indent * INDENT_DIGITS;
     const own = Math.max(0, this.column(cell.column).width - this.padding);

@@ -30,20 +30,44 @@ const BOLD = [
 ];
 const OTHER = 250;
 
-/** The faces the tables measure (and their metric twins): their digits set the unit a reader sizes by. */
-const MEASURED = new Set([
-  'calibri',
-  'carlito',
-  'arial',
-  'liberation sans',
-  'arimo',
-  'helvetica',
-  'dejavu sans',
-]);
+/** The faces the tables measure, by metric family (a face and its metric twins draw alike). */
+const FAMILIES: Readonly<Record<string, Family>> = {
+  calibri: 'calibri',
+  carlito: 'calibri',
+  arial: 'arial',
+  'liberation sans': 'arial',
+  arimo: 'arial',
+  helvetica: 'arial',
+  'dejavu sans': 'dejavu',
+};
+type Family = 'calibri' | 'arial' | 'dejavu';
 
-/** True when the tables bound `face`'s characters (see MEASURED). */
-export function measuredFace(face: string): boolean {
-  return MEASURED.has(face.trim().toLowerCase());
+/**
+ * A digit's width (in ems) of each family where a workbook is read: Excel with Calibri and Arial, a face it
+ * lacks drawn in Arial; LibreOffice on Linux without Carlito (Calibri drawn in DejaVu Sans), and with it.
+ * The column unit is the Normal font's digit as drawn there, so a cell in another face is as much wider as
+ * its digit is, in the same place.
+ */
+const READERS: ReadonlyArray<Readonly<Record<Family, number>>> = [
+  { calibri: 0.507, arial: 0.556, dejavu: 0.556 },
+  { calibri: 0.636, arial: 0.556, dejavu: 0.636 },
+  { calibri: 0.507, arial: 0.556, dejavu: 0.636 },
+];
+/** Two faces the tables do not both measure: their digits may differ this much (0.5 to 0.65 em). */
+const UNKNOWN_FACES = 1.3;
+/** The Normal style's own face, unmeasured: the tables may not bound its characters. */
+const UNMEASURED_FACE = 1.1;
+
+/**
+ * How much wider than the tables say a cell's text may be drawn, in digits of the Normal font, for the
+ * cell's face and the Normal style's (at the same size).
+ */
+export function faceFactor(face: string, normal: string): number {
+  const cell = face.trim().toLowerCase();
+  const unit = normal.trim().toLowerCase();
+  const [a, b] = [FAMILIES[cell], FAMILIES[unit]];
+  if (a !== undefined && b !== undefined) return Math.max(...READERS.map((reader) => reader[a] / reader[b]));
+  return cell === unit ? UNMEASURED_FACE : UNKNOWN_FACES;
 }
 
 /** The text's width in digits of its own font at its own size. */

@@ -168,9 +168,12 @@ describe('pay batch FILE.xlsx: text a person sees against its background, or the
     expect(await paid(keyStyled('<color indexed="10"/>', ''))).toEqual([['a', 'ana@example.com', 1000]]);
   });
 
-  it('a theme colour in a workbook without a theme is one pix cannot tell: refused', async () => {
+  it('a theme colour in a workbook without a theme is one pix cannot tell: refused, even Text 1 (LibreOffice draws it white, Excel black)', async () => {
     expect((await problems(keyStyled('<color theme="5"/>', '')))[0]).toBe(
       "B2 (id a): key: pix cannot tell its text colour (theme colour 5, and the workbook has no theme): set the cell's colours again",
+    );
+    expect((await problems(keyStyled('', '<fgColor theme="1" tint="0.249977111117893"/>')))[0]).toBe(
+      "B2 (id a): key: pix cannot tell its background (theme colour 1, and the workbook has no theme): set the cell's colours again",
     );
   });
 

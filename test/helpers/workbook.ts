@@ -39,7 +39,8 @@ export interface WorkbookParts {
   formats?: string[];
   /**
    * Fonts and fills after the default ones (font 0 Calibri 11, fill 0 none), and cell styles using them:
-   * `xfs[i]` (raw attributes, e.g. `fontId="1" fillId="1"`) is style `formats.length + 1 + i`.
+   * `xfs[i]` (raw attributes, e.g. `fontId="1" fillId="1"`, and `numFmtId="164"` for `formats[0]`) is style
+   * `formats.length + 1 + i`.
    */
   fonts?: string;
   fills?: string;
@@ -139,9 +140,11 @@ function stylesXml({
 <styleSheet xmlns="${MAIN_NS}"><numFmts count="${formats.length}">${numFmts}</numFmts><fonts><font><sz val="11"/><name val="Calibri"/></font>${fonts}</fonts><fills><fill><patternFill patternType="none"/></fill>${fills}</fills><borders count="1"><border/></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>${xfs}${extra.map(xf).join('')}</cellXfs><dxfs>${dxfs}</dxfs>${colors === undefined ? '' : `<colors>${colors}</colors>`}</styleSheet>`;
 }
 
+/** A cell style: number format 0 (General) unless its attributes name one (`numFmtId="164"`). */
 function xf(spec: string | { attributes: string; inner: string }): string {
-  if (typeof spec === 'string') return `<xf numFmtId="0" borderId="0" xfId="0" ${spec}/>`;
-  return `<xf numFmtId="0" borderId="0" xfId="0" ${spec.attributes}>${spec.inner}</xf>`;
+  const attributes = typeof spec === 'string' ? spec : spec.attributes;
+  const start = `<xf ${attributes.includes('numFmtId=') ? '' : 'numFmtId="0" '}borderId="0" xfId="0" ${attributes}`;
+  return typeof spec === 'string' ? `${start}/>` : `${start}>${spec.inner}</xf>`;
 }
 
 /** The parts of a workbook as a map of name → XML (before zipping), for a test that changes one. */
