@@ -35,7 +35,7 @@ import { faceFactor, textWidth } from './xlsxwidths.js';
 
 /** The least contrast of text with its background in a cell pix pays (see above). */
 export const MIN_CONTRAST = 3;
-/** Digits an indent level moves text by, at most (Excel's is about one, LibreOffice's about 1.4). */
+/** Digits pix counts an indent level as: more than Excel and LibreOffice indent by (one to two a level). */
 const INDENT_DIGITS = 3;
 /** A payout sheet has a few conditional formats: more ranges than this are refused before any is checked. */
 const MAX_CONDITIONAL_RANGES = 10_000;
