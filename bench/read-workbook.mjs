@@ -26,6 +26,9 @@ export async function writePayoutWorkbook(file, rows) {
     sheet.addRow([`pg-${String(n).padStart(6, '0')}`, key, 10 + (n % 997) + (n % 100) / 100, `nota ${n}`]);
   }
   sheet.getColumn(3).numFmt = '#,##0.00';
+  // As wide as a person makes them to read each key and amount whole: pix refuses a cell its column cuts.
+  sheet.getColumn(2).width = 34;
+  sheet.getColumn(3).width = 14;
   book.addWorksheet('Notas').addRow(['conferido por', 'ana']);
   await book.xlsx.writeFile(file);
 }

@@ -13,13 +13,22 @@ import type { SheetCell, SheetCellValue, SheetData } from './xlsxsheet.js';
 // xlsx
 
 /**
+ * The columns that decide who is paid how much: their cells must look alike to every reader
+ * (`SheetLayout.unclear`: colours, number format colours and literal separators, conditional formats,
+ * width). A BR Code is never read by a person character by character (pix shows what it pays before
+ * paying), so its cell need not show whole; an id or a description may be grey or cut.
+ */
+const PAID: ReadonlySet<BatchColumn> = new Set(['key', 'key_type', 'emv', 'amount']);
+
+/**
  * The first sheet of a workbook (`readFirstSheet`, loaded only for one), read as a CSV is: the first
  * non-empty row is the header, then one payment per row. A cell holds what was typed and shows it, or it
  * is refused naming the cell, since pix pays only what the operator sees: a formula (whatever it
  * evaluated to), a merged cell, an error or a date cell; a cell in a hidden row or column; a number
  * whose format shows something else (`10` over 10.4, `1,234.57` over 1234567, `1250%`, a date, nothing
  * at all); text whose format adds to it or hides it; rich text in an amount, key or emv cell, and text
- * with a run too small or white to read anywhere. A number cell is an amount read exactly (12.5 →
+ * with a run too small or white to read anywhere; in the columns that decide who is paid how much, a
+ * cell that readers may see otherwise (`PAID`, `SheetLayout.unclear`). A number cell is an amount read exactly (12.5 →
  * R$ 12,50), an id (whole numbers only) or a description; a key or emv code must be text — as a number a
  * CPF loses its leading 0 and a phone its +.
  */
@@ -28,7 +37,8 @@ export function parseBatchSheet(sheet: SheetData, map?: BatchColumnMap): BatchPa
   let header: Array<BatchColumn | undefined> | undefined;
   let headerSeen = false;
   const merged = mergedCells(sheet);
-  for (const { row, cells, hidden } of sheet.rows) {
+  for (const sheetRow of sheet.rows) {
+    const { row, cells, hidden } = sheetRow;
     const idCell = header === undefined ? undefined : cells.find((cell) => header![cell.column] === 'id');
     const id = idCell === undefined ? undefined : shownId(sheetText(idCell.value).trim());
     const problem = (cell: SheetCell, message: string, column?: BatchColumn) =>
@@ -50,7 +60,11 @@ export function parseBatchSheet(sheet: SheetData, map?: BatchColumnMap): BatchPa
       continue;
     }
     const unreadable = (cell: SheetCell, column?: BatchColumn): boolean => {
-      const message = unreadableCell(cell, merged.get(cell.ref), column);
+      const message =
+        unreadableCell(cell, merged.get(cell.ref), column) ??
+        (column !== undefined && PAID.has(column)
+          ? sheet.layout?.unclear(cell, sheetRow, { width: column !== 'emv' })
+          : undefined);
       if (message === undefined) return false;
       problem(cell, message, column);
       return true;

@@ -22,7 +22,7 @@ import { InvalidValue } from './invalid.js';
 import { type Centavos, parseAmount } from './money.js';
 import { foldName } from './names.js';
 import { addDays, calendarDay } from './when.js';
-import type { SheetCell, SheetCellValue, SheetData } from './xlsxsheet.js';
+import type { SheetCell, SheetCellValue, SheetData, SheetRow } from './xlsxsheet.js';
 
 export const EXPECTATION_FIELDS = ['id', 'amount', 'document', 'due', 'name'] as const;
 export type ExpectationField = (typeof EXPECTATION_FIELDS)[number];
@@ -290,8 +290,8 @@ export function parseExpectationsCsv(text: string, map?: ColumnMap): Expectation
   return reader.result();
 }
 
-/** Why a person does not read in `cell` what pix would, or undefined when they do. */
-function unseen(cell: SheetCell, field: ExpectationField): string | undefined {
+/** Why a person does not read in `cell` what pix would; the amount and document as every reader must. */
+function unseen(cell: SheetCell, field: ExpectationField, row: SheetRow, layout: SheetData['layout']) {
   const { value } = cell;
   if (cell.unreadableStyle !== undefined)
     return `${cell.unreadableStyle}: a person cannot read it; clear the cell's formatting`;
@@ -304,7 +304,7 @@ function unseen(cell: SheetCell, field: ExpectationField): string | undefined {
   if (value.kind === 'text' && value.rich?.hides !== undefined) {
     return `its text has ${value.rich.hides} that a person cannot read: clear the formatting of the cell`;
   }
-  return undefined;
+  return field === 'amount' || field === 'document' ? layout?.unclear(cell, row) : undefined;
 }
 
 function cellText(value: SheetCellValue): string {
@@ -329,7 +329,8 @@ function cellText(value: SheetCellValue): string {
 export function parseExpectationsSheet(sheet: SheetData, map?: ColumnMap): ExpectationsResult {
   const reader = new Reader(true);
   let header: Array<ExpectationField | undefined> | undefined;
-  for (const { row, cells, hidden } of sheet.rows) {
+  for (const sheetRow of sheet.rows) {
+    const { row, cells, hidden } = sheetRow;
     if (cells.length === 0) continue;
     if (header === undefined) {
       const width = Math.max(...cells.map((cell) => cell.column)) + 1;
@@ -367,7 +368,7 @@ export function parseExpectationsSheet(sheet: SheetData, map?: ColumnMap): Expec
       if (field === undefined) continue;
       raw.refs![field] = cell.ref;
       // What pix reads is what a person sees there (domain/xlsxsheet.ts says when it is not).
-      const why = unseen(cell, field);
+      const why = unseen(cell, field, sheetRow, sheet.layout);
       if (why !== undefined) {
         refuse(cell, field, why);
         continue;

@@ -42,6 +42,7 @@ export function readCell(
     value,
     ...(shown === undefined ? {} : { shown, format: code }),
     ...(hides === undefined ? {} : { unreadableStyle: hides }),
+    ...(cell.style === 0 ? {} : { style: cell.style }),
   });
   if (cell.formula !== undefined) return done({ kind: 'formula', formula: cell.formula });
   if (cell.inline !== undefined && type !== 'inlineStr') {

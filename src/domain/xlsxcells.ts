@@ -1,13 +1,15 @@
 /**
  * The sheet part of an xlsx workbook, for `domain/xlsxsheet.ts`: its rows and cells as they inflate, its
  * merged ranges, hidden rows and columns and default row height, refusing a cell or row written twice or
- * out of the sheet's bounds.
+ * out of the sheet's bounds; and what sets how its cells are drawn (`LayoutFacts`, for `xlsxlayout.ts`):
+ * column widths and styles, conditional formats' ranges, a right-to-left view, a background picture.
  */
 
 import SSF from 'ssf';
 import { columnLetters, parseRef } from './cellref.js';
 import { InvalidValue } from './invalid.js';
 import { type OpenCell, readCell } from './xlsxcell.js';
+import type { LayoutFacts } from './xlsxlayout.js';
 import { isTrue, MAIN, type Workbook } from './xlsxparts.js';
 import type { MergedRange, SheetRow } from './xlsxsheet.js';
 import { checkStringElement, type SharedString, StringBuilder } from './xlsxstrings.js';
@@ -29,7 +31,11 @@ const CELL_PARTS = new Set(['v', 'f', 'is']);
 interface RowAttributes {
   hidden: boolean;
   height: number | undefined;
+  style: number | undefined;
+  blanks: NonNullable<SheetRow['blanks']>;
 }
+
+const MAIN_CONDITIONAL = 'conditionalFormatting';
 
 /** Reads the sheet's cells, rows, merged ranges, hidden columns and default row height. */
 export async function sheetCells(
@@ -38,11 +44,21 @@ export async function sheetCells(
   strings: readonly SharedString[],
   styleSheet: Styles,
   date1904: boolean,
-): Promise<{ rows: SheetRow[]; merges: MergedRange[] }> {
+): Promise<{ rows: SheetRow[]; merges: MergedRange[]; facts: LayoutFacts }> {
   const rows: SheetRow[] = [];
   const rowAttributes: RowAttributes[] = [];
   const hiddenColumns: Array<[number, number]> = [];
   const merges: MergedRange[] = [];
+  const facts: LayoutFacts = {
+    columns: [],
+    defaultWidth: undefined,
+    baseWidth: undefined,
+    conditional: [],
+    rightToLeft: false,
+    picture: false,
+  };
+  // The text of an `xm:sqref` (Excel 2010's conditional formats in extLst write their range so).
+  let sqref: string | undefined;
   let zeroHeight = false;
   let defaultHeight: number | undefined;
   let sheetDatas = 0;
@@ -82,7 +98,8 @@ export async function sheetCells(
           // A conditional format that shows a cell's value otherwise, wherever it is written (Excel 2010's
           // own, x14:conditionalFormatting in extLst, carry their format inline): a number format, or a
           // data bar or icon set shown without the value.
-          if (depth >= 3 && stack.some((e) => e.local === 'conditionalFormatting')) {
+          if (depth >= 3 && stack.some((e) => e.local === MAIN_CONDITIONAL)) {
+            if (element.local === 'sqref' && element.uri !== MAIN) sqref = '';
             if (element.local === 'numFmt') {
               throw conditional(undefined, `the number format "${element.attr('formatCode') ?? ''}"`);
             }
@@ -105,12 +122,29 @@ export async function sheetCells(
             zeroHeight = isTrue(element.attr('zeroHeight'));
             const height = element.attr('defaultRowHeight');
             if (height !== undefined) defaultHeight = Number(height);
+            facts.defaultWidth = positive(element.attr('defaultColWidth'));
+            facts.baseWidth = positive(element.attr('baseColWidth'));
+          } else if (depth === 2 && element.local === 'picture') {
+            facts.picture = true;
+          } else if (depth === 2 && element.local === MAIN_CONDITIONAL) {
+            facts.conditional.push(element.attr('sqref') ?? '');
+          } else if (depth === 3 && element.local === 'sheetView' && stack[1]!.local === 'sheetViews') {
+            if (isTrue(element.attr('rightToLeft'))) facts.rightToLeft = true;
           } else if (depth === 3 && element.local === 'col' && stack[1]!.local === 'cols') {
             const min = Number(element.attr('min'));
             const max = Number(element.attr('max'));
             const width = element.attr('width');
-            if (isTrue(element.attr('hidden')) || (width !== undefined && Number(width) <= 0)) {
-              if (Number.isInteger(min) && Number.isInteger(max)) hiddenColumns.push([min - 1, max - 1]);
+            const hidden = isTrue(element.attr('hidden')) || (width !== undefined && !(Number(width) > 0));
+            if (Number.isInteger(min) && Number.isInteger(max)) {
+              if (hidden) hiddenColumns.push([min - 1, max - 1]);
+              const style = element.attr('style');
+              facts.columns.push({
+                from: min - 1,
+                to: max - 1,
+                width: positive(width),
+                hidden,
+                style: style === undefined ? undefined : Number(style),
+              });
             }
           } else if (
             depth === 3 &&
@@ -154,9 +188,12 @@ export async function sheetCells(
           lastColumn = -1;
           row = { row: number, cells: [] };
           const height = element.attr('ht');
+          const style = element.attr('s');
           rowAttributes.push({
             hidden: isTrue(element.attr('hidden')),
             height: height === undefined ? undefined : Number(height),
+            style: style !== undefined && isTrue(element.attr('customFormat')) ? Number(style) : undefined,
+            blanks: [],
           });
           return;
         }
@@ -233,6 +270,7 @@ export async function sheetCells(
         open.inline.open(element, depth - 5, parent);
       },
       text(text) {
+        if (sqref !== undefined) sqref += text;
         if (cell === undefined) return;
         if (cell.into === 'v') cell.value += text;
         else if (cell.into === 'f') cell.formula += text;
@@ -240,19 +278,37 @@ export async function sheetCells(
       },
       close(element, stack) {
         const depth = stack.length;
-        if (cell !== undefined && depth > 5 && cell.inline !== undefined) {
+        if (sqref !== undefined && element.local === 'sqref') {
+          facts.conditional.push(sqref);
+          sqref = undefined;
+        } else if (cell !== undefined && depth > 5 && cell.inline !== undefined) {
           cell.inline.close(element, depth - 5);
         } else if (depth === 5 && cell !== undefined) {
           cell.into = undefined;
         } else if (depth === 4 && cell !== undefined) {
           const read = readCell(cell, strings, styleSheet, format);
           if (read !== undefined) row!.cells.push(read);
+          else {
+            const holds = cell.value !== undefined || cell.inline !== undefined;
+            if (holds || cell.style !== 0) {
+              rowAttributes[rowAttributes.length - 1]!.blanks.push({
+                column: cell.column,
+                style: cell.style,
+                holds,
+              });
+            }
+          }
           cell = undefined;
         } else if (depth === 3 && row !== undefined && element.local === 'row') {
           const attributes = rowAttributes.pop()!;
           if (row.cells.length > 0) {
             const hidden = rowHidden(attributes, zeroHeight, defaultHeight);
             if (hidden !== undefined) row.hidden = hidden;
+            const height = attributes.height ?? defaultHeight;
+            if (height !== undefined && Number.isFinite(height)) row.height = height;
+            if (attributes.style !== undefined && Number.isInteger(attributes.style))
+              row.style = attributes.style;
+            if (attributes.blanks.length > 0) row.blanks = attributes.blanks;
             rows.push(row);
           }
           row = undefined;
@@ -262,7 +318,12 @@ export async function sheetCells(
     true,
   );
   if (hiddenColumns.length > 0) markHiddenColumns(rows, hiddenColumns);
-  return { rows, merges };
+  return { rows, merges, facts };
+}
+
+function positive(text: string | undefined): number | undefined {
+  const value = Number(text);
+  return text !== undefined && Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
 /**

@@ -12,13 +12,18 @@
  * reader. What a person cannot see is refused here, naming the part or the cell: a hidden first sheet, a
  * workbook that opens on another sheet, rows in `extLst`, `mc:AlternateContent` or another namespace, a
  * cell or row written twice, a number that is not decimal. Hidden rows and columns and rich text are
- * marked on the cells for the batch reader to refuse; phonetic runs are never part of a cell's text.
+ * marked on the cells for the batch reader to refuse; phonetic runs are never part of a cell's text. How
+ * the cells are drawn (colours, column widths, conditional formats) is the sheet's `layout`, which the
+ * readers of payments ask about the cells that decide who is paid how much (`xlsxlayout.ts`).
  *
  * The work is shared out by job: the parts and their XML in `xlsxparts.ts`, the shared strings and styles in
- * `xlsxstrings.ts` and `xlsxstyles.ts`, the sheet's rows in `xlsxcells.ts`, one cell's value in `xlsxcell.ts`.
+ * `xlsxstrings.ts` and `xlsxstyles.ts` (colours in `xlsxcolors.ts`), the sheet's rows in `xlsxcells.ts`, one
+ * cell's value in `xlsxcell.ts`, how cells are drawn in `xlsxlayout.ts` (`xlsxformat.ts`, `xlsxwidths.ts`).
  */
 import { InvalidValue } from './invalid.js';
 import { sheetCells } from './xlsxcells.js';
+import { themeColors } from './xlsxcolors.js';
+import { SheetLayout } from './xlsxlayout.js';
 import {
   OFFICE_DOCUMENT,
   OFFICE_REL,
@@ -62,6 +67,8 @@ export interface SheetCell {
   hiddenColumn?: boolean;
   /** Why the cell's style makes its text unreadable (white on white, a 1-point font), when it does. */
   unreadableStyle?: string;
+  /** Its cell style (`s`), when not the default: how `layout` draws it. */
+  style?: number;
 }
 
 export interface SheetRow {
@@ -70,6 +77,15 @@ export interface SheetRow {
   cells: SheetCell[];
   /** Why a person does not see the row: `hidden`, or its height (`0 points tall`). */
   hidden?: string;
+  /** Its height in points, when the file gives it (its own, or the sheet's default). */
+  height?: number;
+  /** Its style, when the row has one for the cells it does not write. */
+  style?: number;
+  /**
+   * Cells written without anything to show: `holds` when they have a value all the same (an empty string),
+   * which stops text running on over them as a value does; else only a style.
+   */
+  blanks?: Array<{ column: number; style: number; holds: boolean }>;
 }
 
 export interface MergedRange {
@@ -83,6 +99,11 @@ export interface SheetData {
   name: string;
   rows: SheetRow[];
   merges: MergedRange[];
+  /**
+   * How a spreadsheet draws the cells (colours, widths, conditional formats): the readers of payments ask
+   * it about the cells that decide who is paid how much. Absent from a sheet built by hand (tests).
+   */
+  layout?: SheetLayout;
 }
 
 export interface ReadOptions {
@@ -139,7 +160,8 @@ export async function readFirstSheet(bytes: Uint8Array, options: ReadOptions = {
     if (found.length > 1) throw notAWorkbook(`it has two ${kind} parts`);
     return found[0]?.target;
   };
-  const styleSheet = await styles(book, only('styles'));
+  const styleSheet = await styles(book, only('styles'), await themeColors(book, only('theme')));
   const strings = await sharedStrings(book, only('sharedStrings'));
-  return { name: first.name, ...(await sheetCells(book, target, strings, styleSheet, info.date1904)) };
+  const { rows, merges, facts } = await sheetCells(book, target, strings, styleSheet, info.date1904);
+  return { name: first.name, rows, merges, layout: new SheetLayout(styleSheet, facts, merges) };
 }

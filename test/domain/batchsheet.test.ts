@@ -9,6 +9,8 @@ import { readFirstSheet } from '../../src/domain/xlsxsheet.js';
 async function workbook(rows: unknown[][], shape?: (sheet: ExcelJS.Worksheet) => void): Promise<Uint8Array> {
   const book = new ExcelJS.Workbook();
   const sheet = book.addWorksheet('Pagamentos');
+  // Columns wide enough for what the tests write: pix refuses a key or amount its column cuts.
+  for (let column = 1; column <= 6; column++) sheet.getColumn(column).width = 40;
   for (const row of rows) sheet.addRow(row);
   shape?.(sheet);
   // A second sheet: only the first is read.

@@ -106,3 +106,33 @@ describe('pay batch FILE.xlsx: bounded, and stopped at once', () => {
     expect(peakKb / 1024).toBeLessThan(160);
   }, 60_000);
 });
+
+describe('pay batch FILE.xlsx --dry-run: a workbook readers see otherwise is exit 2 naming the cell, nothing consulted', () => {
+  const env = { PIX_CONFIG_DIR: join(dir, 'config') };
+
+  it.each([
+    [
+      'the literal-comma format over 10500 (10,500: R$ 10,50 to a Brazilian)',
+      {
+        formats: ['0","000'],
+        sheetData: HEADER_ROW + row(2, str('A2', 'a') + str('B2', 'ana@example.com') + num('C2', 10500, 1)),
+      },
+      'C2 (id a): amount: its number format "0","000" writes a literal "," among the digits ("10,500")',
+    ],
+    [
+      'a key column too narrow for mallory@example.com',
+      {
+        beforeData: '<cols><col min="2" max="2" width="8" customWidth="1"/></cols>',
+        sheetData: HEADER_ROW + table([['a', 'mallory@example.com', 10]], 2),
+      },
+      'B2 (id a): key: shows "mallory@example.com"',
+    ],
+  ])('%s', async (_what, parts, says) => {
+    const file = write(`unread-${says.length}.xlsx`, buildWorkbook(parts));
+    const result = await runCli(['pay', 'batch', file, '--dry-run'], { env });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(says);
+    expect(result.stderr).toContain('nothing was sent');
+    expect(result.stderr).not.toMatch(/consulted|sandbox: simulated/);
+  });
+});

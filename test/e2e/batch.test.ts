@@ -111,6 +111,8 @@ describe('pix pay batch, built binary against the sandbox server', () => {
     // Amounts as number cells, as a person types them into a spreadsheet (1234.56, 12.5).
     const book = new ExcelJS.Workbook();
     const sheet = book.addWorksheet('Pagamentos');
+    // Columns wide enough to show each key and amount whole, as pix requires (a BR Code need not be).
+    for (let column = 1; column <= header!.length; column++) sheet.getColumn(column).width = 48;
     sheet.addRow(header!);
     const amount = header!.indexOf('amount');
     for (const row of rows)

@@ -28,18 +28,28 @@ export function zeros(size: number): Deflated {
 export interface WorkbookParts {
   /** The inside of `<sheetData>`: rows as `row()` and the cell helpers write them. */
   sheetData: string;
-  /** Elements of the worksheet before `<sheetData>` (`<sheetFormatPr/>`, `<cols>`) and after it. */
+  /**
+   * Elements of the worksheet before `<sheetData>` (`<sheetFormatPr/>`, `<cols>`) and after it. Without a
+   * `<cols>` of its own, columns A to H are 40 digits wide: what the tests write shows whole (pix refuses
+   * a key or amount its column cuts, domain/xlsxlayout.ts).
+   */
   beforeData?: string;
   afterData?: string;
   /** Custom number formats: cell style `s = i + 1` applies `formats[i]` (style 0 is General). */
   formats?: string[];
   /**
    * Fonts and fills after the default ones (font 0 Calibri 11, fill 0 none), and cell styles using them:
-   * `xfs[i]` (raw attributes, e.g. `fontId="1" fillId="1"`) is style `formats.length + 1 + i`.
+   * `xfs[i]` (raw attributes, e.g. `fontId="1" fillId="1"`, and `numFmtId="164"` for `formats[0]`) is style
+   * `formats.length + 1 + i`.
    */
   fonts?: string;
   fills?: string;
-  xfs?: string[];
+  /** Raw attributes, or attributes and the xf's inside (`<alignment wrapText="1"/>`). */
+  xfs?: Array<string | { attributes: string; inner: string }>;
+  /** The inside of the styles' `<colors>` (an `<indexedColors>` palette of the workbook's own), raw. */
+  colors?: string;
+  /** The inside of a theme part's `<a:clrScheme>` (xl/theme/theme1.xml), raw, with `a:` DrawingML. */
+  theme?: string;
   /** The inside of the styles' `<dxfs>` (the formats conditional formats apply), raw. */
   dxfs?: string;
   /** The `<si>` contents of the shared strings, raw. */
@@ -105,6 +115,8 @@ export function table(rows: Array<Array<string | number | undefined>>, first = 1
     .join('');
 }
 
+const WIDE_COLUMNS = '<cols><col min="1" max="8" width="40" customWidth="1"/></cols>';
+
 export const HEADER_ROW = table([['id', 'key', 'amount', 'description']]);
 
 function stylesXml({
@@ -113,6 +125,7 @@ function stylesXml({
   fonts = '',
   fills = '',
   xfs: extra = [],
+  colors,
 }: WorkbookParts): string {
   const numFmts = formats
     .map((code, i) => `<numFmt numFmtId="${164 + i}" formatCode="${esc(code)}"/>`)
@@ -124,7 +137,14 @@ function stylesXml({
     )
     .join('');
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<styleSheet xmlns="${MAIN_NS}"><numFmts count="${formats.length}">${numFmts}</numFmts><fonts><font><sz val="11"/><name val="Calibri"/></font>${fonts}</fonts><fills><fill><patternFill patternType="none"/></fill>${fills}</fills><borders count="1"><border/></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>${xfs}${extra.map((a) => `<xf numFmtId="0" borderId="0" xfId="0" ${a}/>`).join('')}</cellXfs><dxfs>${dxfs}</dxfs></styleSheet>`;
+<styleSheet xmlns="${MAIN_NS}"><numFmts count="${formats.length}">${numFmts}</numFmts><fonts><font><sz val="11"/><name val="Calibri"/></font>${fonts}</fonts><fills><fill><patternFill patternType="none"/></fill>${fills}</fills><borders count="1"><border/></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>${xfs}${extra.map(xf).join('')}</cellXfs><dxfs>${dxfs}</dxfs>${colors === undefined ? '' : `<colors>${colors}</colors>`}</styleSheet>`;
+}
+
+/** A cell style: number format 0 (General) unless its attributes name one (`numFmtId="164"`). */
+function xf(spec: string | { attributes: string; inner: string }): string {
+  const attributes = typeof spec === 'string' ? spec : spec.attributes;
+  const start = `<xf ${attributes.includes('numFmtId=') ? '' : 'numFmtId="0" '}borderId="0" xfId="0" ${attributes}`;
+  return typeof spec === 'string' ? `${start}/>` : `${start}>${spec.inner}</xf>`;
 }
 
 /** The parts of a workbook as a map of name → XML (before zipping), for a test that changes one. */
@@ -136,7 +156,7 @@ export function workbookParts(parts: WorkbookParts): Array<[string, EntryContent
     [
       '[Content_Types].xml',
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/><Override PartName="/xl/worksheets/sheet2.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/><Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/><Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>`,
+<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/><Override PartName="/xl/worksheets/sheet2.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/><Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/><Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>${parts.theme === undefined ? '' : '<Override PartName="/xl/theme/theme1.xml" ContentType="application/vnd.openxmlformats-officedocument.theme+xml"/>'}</Types>`,
     ],
     [
       '_rels/.rels',
@@ -151,12 +171,12 @@ export function workbookParts(parts: WorkbookParts): Array<[string, EntryContent
     [
       'xl/_rels/workbook.xml.rels',
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${REL_NS}/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="${REL_NS}/worksheet" Target="worksheets/sheet2.xml"/><Relationship Id="rId3" Type="${REL_NS}/styles" Target="styles.xml"/><Relationship Id="rId4" Type="${REL_NS}/sharedStrings" Target="sharedStrings.xml"/></Relationships>`,
+<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${REL_NS}/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="${REL_NS}/worksheet" Target="worksheets/sheet2.xml"/><Relationship Id="rId3" Type="${REL_NS}/styles" Target="styles.xml"/><Relationship Id="rId4" Type="${REL_NS}/sharedStrings" Target="sharedStrings.xml"/>${parts.theme === undefined ? '' : `<Relationship Id="rId5" Type="${REL_NS}/theme" Target="theme/theme1.xml"/>`}</Relationships>`,
     ],
     [
       'xl/worksheets/sheet1.xml',
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<worksheet xmlns="${MAIN_NS}" xmlns:r="${REL_NS}">${parts.beforeData ?? ''}<sheetData>${parts.sheetData}</sheetData>${parts.afterData ?? ''}</worksheet>`,
+<worksheet xmlns="${MAIN_NS}" xmlns:r="${REL_NS}">${parts.beforeData ?? ''}${parts.beforeData?.includes('<cols') ? '' : WIDE_COLUMNS}<sheetData>${parts.sheetData}</sheetData>${parts.afterData ?? ''}</worksheet>`,
     ],
     [
       'xl/worksheets/sheet2.xml',
@@ -170,6 +190,13 @@ export function workbookParts(parts: WorkbookParts): Array<[string, EntryContent
 <sst xmlns="${MAIN_NS}" count="${parts.sharedStrings?.length ?? 0}">${(parts.sharedStrings ?? []).map((si) => `<si>${si}</si>`).join('')}</sst>`,
     ],
   ];
+  if (parts.theme !== undefined) {
+    entries.push([
+      'xl/theme/theme1.xml',
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<a:theme xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" name="Office Theme"><a:themeElements><a:clrScheme name="Office">${parts.theme}</a:clrScheme></a:themeElements></a:theme>`,
+    ]);
+  }
   return [...entries, ...(parts.extraEntries ?? [])];
 }
 
