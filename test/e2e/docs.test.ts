@@ -101,6 +101,13 @@ const FIXTURES: Fixture[] = [
     setup: `STATIC_CODE='${STATIC_CODE}'`,
   },
   {
+    wanted: mentions('SCHEDULE'),
+    meaning:
+      'SCHEDULE: the id of a schedule of R$ 10,00 every 10th, made on 5 March 2026 (sandbox clock); the clock then on 11 March, its first occurrence missed',
+    setup:
+      'pix sandbox clock --set 2026-03-05T10:00:00-03:00 >/dev/null 2>&1 && SCHEDULE=$(pix schedule create --key ana@example.com --amount 10 --every 10 --count 3 --yes 2>/dev/null) && pix sandbox clock --set 2026-03-11T09:00:00-03:00 >/dev/null 2>&1',
+  },
+  {
     wanted: mentions('TOKEN'),
     meaning: 'TOKEN: a bearer token (login --with-token stores it without a request)',
     setup: 'TOKEN=docs-example-token-0123456789',

@@ -11,6 +11,7 @@ import { fileEventStore } from '../../../src/commands/events/stores.js';
 import { attemptLines } from '../../../src/domain/event-log.js';
 import { entryEvent } from '../../../src/domain/events.js';
 import { JOURNAL_FILE } from '../../../src/journal/entries.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../../src/journal/postgres/schema.js';
 import { run } from '../../../src/main.js';
 import { createContext } from '../../../src/wiring.js';
 import { deferEach } from '../../helpers/cleanup.js';
@@ -55,17 +56,17 @@ suite('pix ledger', () => {
     expect(JSON.parse(init.stdout)).toEqual({
       ledger: `postgres://127.0.0.1:${cluster().port}/${db.name}`,
       from: 0,
-      to: 2,
-      applied: [1, 2],
+      to: SCHEMA_VERSION,
+      applied: MIGRATIONS.map((migration) => migration.version),
     });
     const again = await pix(['ledger', 'init']);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/schema 2, up to date/);
+    expect(again.stderr).toContain(`schema ${SCHEMA_VERSION}, up to date`);
     const status = await pix(['ledger', 'status', '--json']);
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({
       backend: 'postgres',
-      schema: 2,
+      schema: SCHEMA_VERSION,
       entries: 0,
       leases: [],
       events: { made: 0, owed: 0, dead: 0 },
@@ -92,7 +93,7 @@ suite('pix ledger', () => {
     );
     const init = await pix(['ledger', 'init'], env);
     expect(init.code).toBe(8);
-    expect(init.stderr).toMatch(/schema 99 is newer than this pix knows \(2\); nothing was changed/);
+    expect(init.stderr).toContain(`schema 99 is newer than this pix knows (${SCHEMA_VERSION}); nothing was changed`);
     const pay = await pix(['pay', 'key', 'ana@example.com', '--amount', '1', '--yes'], env);
     expect(pay.code).toBe(6);
     expect(pay.stderr).toMatch(/has schema 99, newer than this pix knows/);
