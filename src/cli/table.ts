@@ -382,7 +382,7 @@ export const COMMANDS: Entry[] = [
     summary: 'Scheduled and recurring payments: paid on their day, once, never late in silence',
     examples: {
       examples: [
-        'pix schedule create --key ana@example.com --amount 1500 --every 10 --count 12',
+        'pix schedule create --key ana@example.com --amount 1500 --every 10 --count 12 --yes',
         'pix schedule list',
         'pix schedule run-due            # from cron or a timer (a file ledger)',
         'pix schedule run                # a worker on the shared ledger',
@@ -432,6 +432,13 @@ export const COMMANDS: Entry[] = [
         name: 'run-due',
         summary: 'pay what is due now and exit (cron, a systemd timer, CI); record what was missed',
         load: () => import('../commands/schedule/run-due.js'),
+        formats: LIST_FORMATS,
+      },
+      {
+        name: 'run',
+        summary:
+          'a worker paying the occurrences on the shared ledger (pg-boss); as many as wanted, anywhere',
+        load: () => import('../commands/schedule/run.js'),
         formats: LIST_FORMATS,
       },
     ],

@@ -230,27 +230,35 @@ function* ruleDates(rule: Rule, start: string): Generator<string> {
 /** The last year the calendar knows (calendar.ts): walks stop there. */
 const LAST_DATE = '2099-12-31';
 
+/** The occurrences of a recurrence in order, from the first, as they are asked for (a lazy walk). */
+export function* eachOccurrence(recurrence: Recurrence): Generator<Occurrence> {
+  let index = 0;
+  for (const date of ruleDates(recurrence.rule, recurrence.start)) {
+    if (date > LAST_DATE) return;
+    if (recurrence.until !== undefined && date > recurrence.until) return;
+    if (recurrence.count !== undefined && index >= recurrence.count) return;
+    index++;
+    yield { date, payOn: shiftToBusinessDay(date, recurrence.shift), index };
+  }
+}
+
 /**
  * The occurrences of a recurrence in order, from the first; `from`: only those paid on or after this
  * date (their index still counts from the first). At most `limit` are returned.
  */
 export function occurrences(recurrence: Recurrence, limit: number, from?: string): Occurrence[] {
   const found: Occurrence[] = [];
-  let index = 0;
-  for (const date of ruleDates(recurrence.rule, recurrence.start)) {
-    if (found.length >= limit || date > LAST_DATE) break;
-    if (recurrence.until !== undefined && date > recurrence.until) break;
-    if (recurrence.count !== undefined && index >= recurrence.count) break;
-    index++;
-    const payOn = shiftToBusinessDay(date, recurrence.shift);
-    if (from === undefined || payOn >= from) found.push({ date, payOn, index });
+  if (limit <= 0) return found;
+  for (const occurrence of eachOccurrence(recurrence)) {
+    if (from === undefined || occurrence.payOn >= from) found.push(occurrence);
+    if (found.length >= limit) break;
   }
   return found;
 }
 
 /** The occurrence whose rule's date is `date`, if the recurrence has one. */
 export function occurrenceOn(recurrence: Recurrence, date: string): Occurrence | undefined {
-  for (const occurrence of occurrences(recurrence, Number.POSITIVE_INFINITY)) {
+  for (const occurrence of eachOccurrence(recurrence)) {
     if (occurrence.date === date) return occurrence;
     if (occurrence.date > date) return undefined;
   }

@@ -54,6 +54,18 @@ const NOT_RUN = new Map<string, string>([
   ['pix ledger migrate --from file', 'needs a PostgreSQL database (test/commands/ledger/ledger.test.ts)'],
   ['pix ledger migrate --from file --json', 'needs a PostgreSQL database (test/commands/ledger)'],
   [
+    'pix schedule run                # a worker on the shared ledger',
+    'a worker on a PostgreSQL ledger, until Ctrl-C (test/reliability/schedule-runners.test.ts)',
+  ],
+  [
+    'pix schedule run',
+    'a worker on a PostgreSQL ledger, until Ctrl-C (test/reliability/schedule-runners.test.ts)',
+  ],
+  [
+    'pix schedule run --interval 1s -o ndjson >> payouts.ndjson',
+    'a worker on a PostgreSQL ledger, until Ctrl-C (test/reliability/schedule-runners.test.ts)',
+  ],
+  [
     'pix sandbox serve --faults statement:503x2,transfer:timeout',
     'a server: runs until Ctrl-C (test/reliability/faults.test.ts covers --faults)',
   ],

@@ -27,6 +27,9 @@ export async function runLedgerInit(options: LedgerInitOptions, deps: Deps): Pro
   const pool = await openLedgerPool(deps, url);
   const { migrateSchema } = await import('../../journal/postgres/schema.js');
   const report = await onLedger(pool, () => migrateSchema(pool.sql, `pix on ${hostname()}`, pool.where));
+  // pg-boss's schema, the queue of `pix schedule run` (journal/postgres/queue.ts): made here, with the rest.
+  const { installQueue } = await import('../../journal/postgres/queue.js');
+  await onLedger(pool, () => installQueue(pool));
   if (url !== undefined) {
     const store = await deps.config();
     const name = settings.profile.value;

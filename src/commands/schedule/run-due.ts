@@ -67,7 +67,9 @@ export async function runScheduleRunDue(_options: RunDueOptions, deps: Deps): Pr
       `held: ${view.schedule.id} ${view.occurrence.date}: its payment (journal entry ${view.entry?.id.slice(0, 8)}) is ${view.state}; see \`pix journal show ${view.entry?.id.slice(0, 8)}\`\n`,
     );
   }
-  await settleBookmarks(store, found, looking);
+  // The misses just recorded are settled too: judged again when there were any.
+  const judged = found.missed.length === 0 ? found : await survey(journal, account, looking, now);
+  await settleBookmarks(store, judged, looking);
   try {
     if (found.due.length > 0) {
       await payOccurrences(deps, found.due, {

@@ -8,6 +8,7 @@ import type { Deps } from '../../context.js';
 import { formatBRL, formatDecimal } from '../../domain/money.js';
 import {
   describeRule,
+  eachOccurrence,
   type Occurrence,
   type OccurrenceState,
   occurrenceRow,
@@ -111,7 +112,7 @@ export async function viewOccurrence(
 export function openOccurrences(schedule: Schedule, now: Date): Occurrence[] {
   const today = todayIn(schedule.timeZone, now);
   const found: Occurrence[] = [];
-  for (const occurrence of occurrences(schedule.recurrence, Number.POSITIVE_INFINITY)) {
+  for (const occurrence of eachOccurrence(schedule.recurrence)) {
     if (occurrence.payOn > today) break;
     if (schedule.settled !== undefined && occurrence.date <= schedule.settled) continue;
     if (windowFor(schedule, occurrence).start > now.getTime()) continue;
@@ -123,9 +124,25 @@ export function openOccurrences(schedule: Schedule, now: Date): Occurrence[] {
 /** The next occurrences paid after today. */
 export function comingOccurrences(schedule: Schedule, now: Date, limit = SHOWN_NEXT): Occurrence[] {
   const today = todayIn(schedule.timeZone, now);
-  return occurrences(schedule.recurrence, Number.POSITIVE_INFINITY)
-    .filter((occurrence) => occurrence.payOn > today)
-    .slice(0, limit);
+  const found: Occurrence[] = [];
+  for (const occurrence of eachOccurrence(schedule.recurrence)) {
+    if (found.length >= limit) break;
+    if (occurrence.payOn > today) found.push(occurrence);
+  }
+  return found;
+}
+
+/**
+ * When the schedule's first occurrence after its bookmark becomes due (ms); Infinity when there is none or
+ * the schedule is cancelled. A runner keeps it per schedule: until then the schedule costs it nothing.
+ */
+export function nextOpening(schedule: Schedule): number {
+  if (schedule.state === 'cancelled') return Number.POSITIVE_INFINITY;
+  for (const occurrence of eachOccurrence(schedule.recurrence)) {
+    if (schedule.settled !== undefined && occurrence.date <= schedule.settled) continue;
+    return windowFor(schedule, occurrence).start;
+  }
+  return Number.POSITIVE_INFINITY;
 }
 
 /** `R$ 10,00 to NAME (DOC, INSTITUTION)`. */
@@ -215,7 +232,7 @@ export async function pastViews(
   const today = todayIn(schedule.timeZone, now);
   const recent = addDays(today, -RECENT_DAYS);
   const views: OccurrenceView[] = [];
-  for (const occurrence of occurrences(schedule.recurrence, Number.POSITIVE_INFINITY)) {
+  for (const occurrence of eachOccurrence(schedule.recurrence)) {
     if (occurrence.payOn > today) break;
     const unsettled = schedule.settled === undefined || occurrence.date > schedule.settled;
     if (!all && !unsettled && occurrence.payOn < recent) continue;
@@ -256,10 +273,11 @@ export async function changeState(
   }
   if (state === 'active') {
     // Occurrences whose window passed while it was paused are skipped: the bookmark moves over them.
-    const passed = occurrences(schedule.recurrence, Number.POSITIVE_INFINITY).filter(
-      (occurrence) => windowFor(schedule, occurrence).end <= now.getTime(),
-    );
-    const last = passed.at(-1);
+    let last: Occurrence | undefined;
+    for (const occurrence of eachOccurrence(schedule.recurrence)) {
+      if (windowFor(schedule, occurrence).end > now.getTime()) break;
+      last = occurrence;
+    }
     if (last !== undefined && (schedule.settled === undefined || last.date > schedule.settled)) {
       await store.settle(schedule.id, last.date);
     }

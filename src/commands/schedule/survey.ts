@@ -56,10 +56,8 @@ export async function survey(
           break;
         case 'missed':
           if (view.entry?.reason === MISSED_REASON) settled = true;
-          else if (now.getTime() >= view.window.end + MISSED_GRACE_MS) {
-            found.missed.push(view);
-            settled = true;
-          }
+          // Settled once recorded (by whoever records it: the bookmark never passes a miss not yet told).
+          else if (now.getTime() >= view.window.end + MISSED_GRACE_MS) found.missed.push(view);
           break;
         case 'paused':
         case 'cancelled':
@@ -70,6 +68,11 @@ export async function survey(
           found.due.push(view);
           break;
         case 'sending':
+          // Asking who sends it also makes an entry whose sender died unknown, on every machine
+          // (journal/stores.ts holder): held for `pix journal resolve`, never in progress forever.
+          if (view.entry !== undefined) await journal.holder(view.entry);
+          found.held.push(view);
+          break;
         case 'unknown':
           found.held.push(view);
           break;

@@ -93,7 +93,9 @@ suite('pix ledger', () => {
     );
     const init = await pix(['ledger', 'init'], env);
     expect(init.code).toBe(8);
-    expect(init.stderr).toContain(`schema 99 is newer than this pix knows (${SCHEMA_VERSION}); nothing was changed`);
+    expect(init.stderr).toContain(
+      `schema 99 is newer than this pix knows (${SCHEMA_VERSION}); nothing was changed`,
+    );
     const pay = await pix(['pay', 'key', 'ana@example.com', '--amount', '1', '--yes'], env);
     expect(pay.code).toBe(6);
     expect(pay.stderr).toMatch(/has schema 99, newer than this pix knows/);
@@ -147,7 +149,7 @@ suite('pix ledger', () => {
     const grants = readFileSync(TEAM_DOC, 'utf8')
       .match(/^GRANT .* TO pix;$/gm)!
       .slice(1);
-    expect(grants.length).toBe(6);
+    expect(grants.length).toBe(11);
     execFileSync('psql', [
       '-X',
       '-q',
@@ -168,6 +170,13 @@ suite('pix ledger', () => {
     const secret = await pix(['listen', '--print-secret'], env);
     expect(secret.code, secret.stderr).toBe(0);
     expect((await pix(['events', 'list', '--json'], env)).code).toBe(0);
+    // Scheduled payments: schedules kept, listed.
+    const scheduled = await pix(
+      ['schedule', 'create', '--key', 'ana@example.com', '--amount', '3', '--at', '+1d', '--yes'],
+      env,
+    );
+    expect(scheduled.code, scheduled.stderr).toBe(0);
+    expect((await pix(['schedule', 'list', '--json'], env)).code).toBe(0);
     // Nothing more than that: the runner can delete no row of the journal.
     const deletes = cluster().psql(`SELECT has_table_privilege('${runner}', 'pix_journal', 'DELETE')`, name);
     expect(deletes.trim()).toBe('f');
