@@ -13,7 +13,6 @@ import {
   type OccurrenceState,
   occurrenceRow,
   occurrenceState,
-  occurrences,
   type RowRecord,
   type Window,
   windowOf,
