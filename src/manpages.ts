@@ -1,9 +1,11 @@
 /**
  * The man pages, made at build time from the command tree itself (scripts/build.mjs writes them to man/):
  * `pix.1` and one page per command (`pix-statement.1`, `pix-statement-summary.1`), each the command's own
- * `--help` (usage, options, examples, exit codes) under roff headings, so they never drift from it, and what
- * a page is for beyond it, taken from where it is written once: EXIT STATUS (each of the command's exit codes
- * explained, from the README's table), and on pix.1 ENVIRONMENT and FILES (the README's sections); GUARDS on
+ * `--help` (usage, options — a noun's default verb's too —, examples, exit codes) under roff headings, so they
+ * never drift from it, and what a page is for beyond it, taken from where it is written once: DETAILS AND
+ * EXAMPLES (the README's section of the command, its examples with their output as written there), EXIT
+ * STATUS (each of the command's exit codes explained, from the README's table), ENVIRONMENT and FILES on
+ * every page (the README's sections); GUARDS on
  * the pages of payments (the README's "What pix guarantees with money"); HOW KEYS ARE READ where a key is
  * typed (domain/pixkey.ts KEY_RULES). package.json's `man` lists them (written by the build), so `npm install
  * -g` installs them: `man pix-statement-list`.
@@ -65,16 +67,24 @@ function plain(text: string): string {
     .replace(/\\\|/g, '|');
 }
 
-/** The README's paragraphs, lists and tables in roff (code blocks left out: the help's examples run). */
-function roffOf(markdown: string): string {
+/**
+ * The README's paragraphs, lists and tables in roff. Code blocks are left out (the help's examples run), or
+ * with `examples` kept as they are written, unfilled: the README's commands and, in a `console` block, what
+ * they print.
+ */
+function roffOf(markdown: string, examples = false): string {
   const out: string[] = [];
   let code = false;
   for (const line of markdown.split('\n')) {
     if (line.startsWith('```')) {
       code = !code;
+      if (examples) out.push(code ? '.PP\n.RS 2\n.nf' : '.fi\n.RE');
       continue;
     }
-    if (code) continue;
+    if (code) {
+      if (examples) out.push(roff(line));
+      continue;
+    }
     if (/^\|[-| ]+\|$/.test(line)) continue;
     if (line.startsWith('|')) {
       const cells = line
@@ -120,6 +130,38 @@ function exitStatus(kinds: readonly ErrorKind[], meanings: Map<string, string>):
   return lines;
 }
 
+/**
+ * The README's section of a command (contract §8: behaviour beyond --help is there), the nearest one on
+ * its path: `pix statement summary` has its own, `pix statement list` its noun's; `pix pay batch` is
+ * "Batch payouts", `pix plan` "Payment approvals", `pix listen` and `pix events` "Events", the books'.
+ */
+const SECTION_OF: Readonly<Record<string, string>> = {
+  'pix pay batch': '## Batch payouts',
+  'pix plan': '## Payment approvals',
+  'pix policy': '## Payment approvals',
+  'pix listen': '## Events: pix listen',
+  'pix events': '## Events: pix listen',
+  'pix reconcile': '## Books: reconcile, close, receipts',
+  'pix close': '## Books: reconcile, close, receipts',
+  'pix receipt': '## Books: reconcile, close, receipts',
+  'pix ledger': '## Teams: one ledger for every machine',
+  'pix journal': '### The journal',
+  'pix login': '## pix login, logout and auth status',
+  'pix logout': '## pix login, logout and auth status',
+  'pix auth': '## pix login, logout and auth status',
+  'pix emv': '## pix emv decode',
+};
+
+function commandSection(readme: string, path: readonly string[]): string | undefined {
+  for (let length = path.length; length > 0; length--) {
+    const name = ['pix', ...path.slice(0, length)].join(' ');
+    const heading =
+      SECTION_OF[name] ?? [`## ${name}`, `### ${name}`].find((h) => readme.includes(`\n${h}\n`));
+    if (heading !== undefined) return section(readme, heading);
+  }
+  return undefined;
+}
+
 /** Pages that take a PIX key as typed, and pages of commands that move money. */
 const READS_A_KEY = new Set(['pix-pay-key', 'pix-keys-show']);
 const MOVES_MONEY = new Set(['pix-pay', 'pix-pay-key', 'pix-pay-qr', 'pix-pay-batch']);
@@ -130,6 +172,8 @@ export async function manPages(version: string, readme: string): Promise<Map<str
   const program = await wholeProgram(deps);
   const meanings = exitMeanings(readme);
   const guards = roffOf(section(readme, '### What pix guarantees with money'));
+  const environment = roffOf(section(readme, '## Environment variables'));
+  const files = roffOf(section(readme, '## Files pix keeps'));
   const pages = new Map<string, string>();
   const visit = (command: Command, path: string[]) => {
     const name = ['pix', ...path].join('-');
@@ -140,6 +184,7 @@ export async function manPages(version: string, readme: string): Promise<Map<str
     ];
     const summary = command.summary() || command.description().split('\n')[0] || 'run a PIX account';
     const root = path.length === 0;
+    const explained = root ? undefined : commandSection(readme, path);
     pages.set(
       `${name}.1`,
       [
@@ -157,16 +202,16 @@ export async function manPages(version: string, readme: string): Promise<Map<str
           ? ['.SH HOW KEYS ARE READ', ...KEY_RULES.flatMap((rule) => ['.IP \\(bu 2', roff(rule)])]
           : []),
         ...(MOVES_MONEY.has(name) ? ['.SH GUARDS', guards] : []),
+        ...(explained === undefined ? [] : ['.SH DETAILS AND EXAMPLES', roffOf(explained, true)]),
         ...(root
-          ? [
-              '.SH ENVIRONMENT',
-              roffOf(section(readme, '## Environment variables')),
-              '.SH FILES',
-              roffOf(section(readme, '## Files pix keeps')),
-              '.SH EXIT STATUS',
-              roffOf(section(readme, '## Exit codes')),
-            ]
+          ? ['.SH EXIT STATUS', roffOf(section(readme, '## Exit codes'))]
           : exitStatus(exitKindsOf(command) ?? ['usage'], meanings)),
+        // What --help cannot hold, on every page: where pix keeps its files and what it reads from the
+        // environment (profiles, tokens, the pager), as the README says it once.
+        '.SH ENVIRONMENT',
+        environment,
+        '.SH FILES',
+        files,
         ...(seeAlso.length ? ['.SH SEE ALSO', seeAlso.join(', ')] : []),
         '',
       ].join('\n'),

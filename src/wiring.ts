@@ -71,7 +71,10 @@ export function createContext(options: ContextOptions): Context {
       baseUrl = sandbox.baseUrl;
       // In-process (no socket, no HTTP) unless PIX_SANDBOX_FAULTS asked for a loopback server.
       transport ??= sandbox.transport;
-      io.stderr.write('sandbox: simulated account, no real money moves\n');
+      // Said to a person every time; a CI log (CI set, stderr not a terminal) is spared it on every
+      // command: there only what moves money names the sandbox (`paying from … (sandbox)`).
+      const ci = (deps.env.CI ?? '') !== '' && !['false', '0'].includes(deps.env.CI!.toLowerCase());
+      if (raw.stderr.isTTY || !ci) io.stderr.write('sandbox: simulated account, no real money moves\n');
     }
     const origin = new URL(baseUrl);
     const given = transport;

@@ -30,6 +30,25 @@ describe('man pages: what a page is for, beyond --help', () => {
     expect(status).not.toContain('unknown_outcome');
   });
 
+  it("a noun's page lists its default verb's flags; every page has its README section with examples, the environment and the files", () => {
+    const statement = page('pix-statement.1');
+    expect(statement).toContain('Options of `pix statement list`, which `pix statement` runs:');
+    expect(statement).toMatch(/--from <when>/);
+    expect(page('pix-keys.1')).toContain('Options of `pix keys list`, which `pix keys` runs:');
+    const details = page('pix-statement-summary.1')
+      .split('.SH DETAILS AND EXAMPLES\n')[1]!
+      .split('\n.SH ')[0]!;
+    expect(details).toMatch(/\.nf\npix statement summary/);
+    const batch = page('pix-pay-batch.1').split('.SH DETAILS AND EXAMPLES\n')[1]!.split('\n.SH ')[0]!;
+    // A console block keeps what the command printed.
+    expect(batch).toContain('batch: 50 paid;');
+    for (const name of ['pix-statement-list.1', 'pix-pay-key.1', 'pix-plan-execute.1']) {
+      expect(page(name).split('.SH ENVIRONMENT\n')[1], name).toContain('PIX_TOKEN');
+      expect(page(name).split('.SH FILES\n')[1], name).toContain('journal.jsonl');
+      expect(page(name), name).toContain('.SH DETAILS AND EXAMPLES');
+    }
+  });
+
   it('the pages of payments say how a key is read and what guards a payment', () => {
     const key = page('pix-pay-key.1');
     expect(key).toContain('.SH HOW KEYS ARE READ');

@@ -18,6 +18,10 @@ describe('typos get suggestions', () => {
     [['charge', 'imediate'], "error: unknown command 'imediate'\nhint: did you mean immediate?\n"],
     [['pay', 'kye'], "error: unknown command 'kye'\nhint: did you mean key?\n"],
     [['sandbox', 'reste'], "error: unknown command 'reste'\nhint: did you mean reset?\n"],
+    [
+      ['balance'],
+      "error: unknown command 'balance'\nhint: the API has no balance: `pix statement summary` sums a period and `pix close --day D` keeps the running balance from an opening one\n",
+    ],
     [['statement', '--limt', '5'], "error: unknown option '--limt'\nhint: did you mean --limit?\n"],
     [['keys', '--ouptut', 'csv'], "error: unknown option '--ouptut'\nhint: did you mean --output?\n"],
   ])('pix %j', async (argv, stderr) => {
@@ -77,9 +81,10 @@ describe('a missing argument shows the usage line', () => {
       ['config', 'set', 'time-zone'],
       "error: missing required argument 'value'\nhint: usage: pix config set [options] <key> <value>\n",
     ],
+    // A charge, or --key: one of the two (pix's own usage error, with what each pays).
     [
       ['sandbox', 'pay'],
-      "error: missing required argument 'charge-id'\nhint: usage: pix sandbox pay [options] <charge-id>\n",
+      'error: <charge-id>: name a charge, or --key KEY\nhint: pix sandbox pay CHARGE (its amount), or pix sandbox pay --key KEY --amount A (any amount)\n',
     ],
   ])('pix %j', async (argv, stderr) => {
     const result = await pix(argv);
@@ -205,6 +210,7 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
     'statement/follow',
     'pay/plan',
     'pay/planflags',
+    'pay/payeeflags',
     'pay/batchconsult',
     'pay/batchpayment',
     'pay/batchreport',

@@ -68,6 +68,13 @@ const planRowSchema = z.strictObject({
   amountCentavos: money,
   sendAmount: z.boolean(),
   description: z.optional(z.string().check(z.maxLength(200))),
+  // Who the row must pay (contract §7.8); execute reads it back through the batch reader, which checks it.
+  expect: z.optional(
+    z.strictObject({
+      document: z.optional(z.string().check(z.maxLength(20))),
+      name: z.optional(z.string().check(z.maxLength(200))),
+    }),
+  ),
   newReceiver: z.boolean(),
   outsideAllowlist: z.boolean(),
 });

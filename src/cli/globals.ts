@@ -183,6 +183,7 @@ export function parseGlobalOptions(raw: Record<string, unknown>, command?: Comma
   if (typeof raw.outputFile === 'string') {
     if (raw.outputFile === '') throw usageError('--output-file', 'needs a file name');
     globals.outputFile = raw.outputFile;
+    formatOfFile(globals, raw, command);
   }
   globals.color = raw.color !== false;
   globals.verbose = raw.verbose === true;
@@ -194,6 +195,73 @@ export function parseGlobalOptions(raw: Record<string, unknown>, command?: Comma
     globals.timeoutMs = asUsage('--timeout', () => parseDuration(timeout).milliseconds);
   }
   return globals;
+}
+
+/**
+ * The formats a file's extension names (contract §3): the first is what `--output-file NAME.ext` writes when
+ * no `-o` says; an explicit `-o` must be one of them. An extension not listed leaves the format to `-o`.
+ */
+const FORMATS_BY_EXTENSION: Readonly<Record<string, readonly OutputFormat[]>> = {
+  xlsx: ['xlsx'],
+  ofx: ['ofx'],
+  pdf: ['pdf'],
+  csv: ['csv', 'csv-br'],
+  json: ['json'],
+  ndjson: ['ndjson'],
+  jsonl: ['ndjson'],
+  html: ['html'],
+  tsv: ['table'],
+};
+
+/**
+ * A file is written in the format its name says: `--output-file s.xlsx` is a workbook, never text in a
+ * file named .xlsx. An explicit `-o` (or --json) that disagrees, or a command that cannot write that
+ * format, is exit 2 naming both; `--jq` and `--fields` write what they pick, so only a binary name refuses
+ * them.
+ */
+function formatOfFile(globals: GlobalOptions, raw: Record<string, unknown>, command?: CommandOutput): void {
+  const file = globals.outputFile!;
+  const extension = /\.([A-Za-z0-9]+)$/.exec(file)?.[1]?.toLowerCase();
+  const named = extension === undefined ? undefined : FORMATS_BY_EXTENSION[extension];
+  if (named === undefined) return;
+  const picked = globals.jq !== undefined || globals.fields !== undefined;
+  if (picked) {
+    if (['xlsx', 'ofx', 'pdf'].includes(named[0]!)) {
+      throw usageError(
+        '--output-file',
+        `${file} names ${named[0]}, and ${globals.jq === undefined ? '--fields' : '--jq'} writes text`,
+      );
+    }
+    return;
+  }
+  const explicit = typeof raw.output === 'string' || raw.json === true;
+  if (explicit) {
+    if (!named.includes(globals.output!)) {
+      throw usageError(
+        '--output-file',
+        `${file} names ${named.join(' or ')}, and -o says ${globals.output}`,
+        `name the file .${extensionOf(globals.output!)}, or drop -o`,
+      );
+    }
+    return;
+  }
+  const format = named[0]!;
+  if (command && !command.formats.includes(format)) {
+    throw usageError(
+      '--output-file',
+      `${file} names ${format}, and ${command.command} has no ${format} output`,
+      `its formats: ${command.formats.join(', ')}`,
+    );
+  }
+  globals.output = format;
+  globals.json = format === 'json';
+}
+
+/** The extension a format's file takes. */
+function extensionOf(format: OutputFormat): string {
+  if (format === 'csv-br') return 'csv';
+  if (format === 'table') return 'tsv (or txt)';
+  return format;
 }
 
 /**

@@ -5,6 +5,7 @@
  * (configureHelp with formatHelp and its helpers).
  */
 import type { Command, Help, Option } from 'commander';
+import { defaultVerbOf } from '../commands/shared/help.js';
 
 /** The heading of the short block of global flags below a subcommand's own. */
 export const GLOBAL_FLAGS_HEADING = 'Global options (pix --help says what each does):';
@@ -57,6 +58,25 @@ function formatHelp(command: Command, helper: Help): string {
       ),
     );
   output.push(...helper.formatItemList('Options:', options, helper));
+  // A noun that runs a verb by itself (`pix statement` is `pix statement list`) shows that verb's flags:
+  // they are what `pix statement --from …` takes, and where a person looks for them first.
+  const verb = defaultVerbOf(command);
+  if (verb !== undefined) {
+    const width = Math.max(termWidth, helper.padWidth(verb, helper));
+    const own = helper
+      .visibleOptions(verb)
+      .filter((option) => option.long !== '--help')
+      .map((option) =>
+        helper.formatItem(
+          helper.styleOptionTerm(helper.optionTerm(option)),
+          width,
+          helper.styleOptionDescription(helper.optionDescription(option)),
+          helper,
+        ),
+      );
+    const heading = `Options of \`${fullPath(verb)}\`, which \`${fullPath(command)}\` runs:`;
+    output.push(...helper.formatItemList(heading, own, helper));
+  }
   if (command.parent) {
     // Named in lines of the help's width, each indented as the items above it.
     const lines = [''];
@@ -70,6 +90,12 @@ function formatHelp(command: Command, helper: Help): string {
     output.push(GLOBAL_FLAGS_HEADING, ...lines.map((line) => `  ${line}`), '');
   }
   return output.join('\n');
+}
+
+function fullPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
 }
 
 /** Set on the program before its commands are made: subcommands inherit it. */

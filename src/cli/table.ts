@@ -205,7 +205,8 @@ export const COMMANDS: Entry[] = [
       },
       {
         name: 'wait',
-        summary: 'Wait until a charge is paid (exit 0), still pending at --timeout (9) or expired (5)',
+        summary:
+          'Wait until a charge is paid (exit 0), still pending at the end of --wait (9) or expired (5)',
         load: () => import('../commands/charge/wait.js'),
         formats: LIST_FORMATS,
       },

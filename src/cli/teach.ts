@@ -28,8 +28,27 @@ export function fullName(command: Command): string {
   return names.join(' ');
 }
 
+/**
+ * Commands people look for that the provider's API cannot give (API §1: no balance endpoint), and what pix
+ * offers instead.
+ */
+const ABSENT: Readonly<Record<string, string>> = {
+  balance:
+    'the API has no balance: `pix statement summary` sums a period and `pix close --day D` keeps the running balance from an opening one',
+  saldo:
+    'the API has no balance: `pix statement summary` sums a period and `pix close --day D` keeps the running balance from an opening one',
+};
+
 function hintFor(command: Command, error: CommanderError): string | undefined {
   if (USAGE_LINE_ERRORS.has(error.code)) return `usage: ${fullName(command)} ${command.usage()}`;
+  if (error.code === 'commander.unknownCommand') {
+    const typed = /'([^']*)'/.exec(error.message)?.[1] ?? '';
+    const absent = command.parent === null ? ABSENT[typed.toLowerCase()] : undefined;
+    if (absent !== undefined) {
+      error.message = error.message.split('\n')[0]!; // not Commander's spelling guess
+      return absent;
+    }
+  }
   if (error.code === 'commander.unknownCommand' && !error.message.includes('Did you mean')) {
     // Commander suggests by spelling; a prefix (`pix stat`) is a typo too.
     const typed = /'([^']*)'/.exec(error.message)?.[1] ?? '';

@@ -5,10 +5,13 @@
  *
  * Formats: CSV with a header (RFC 4180; `,` or, when the header has only semicolons, `;`), or NDJSON
  * (one JSON object per line), read by `batchtext.ts`; an xlsx workbook's first sheet, by `batchsheet.ts`.
- * Columns (any order, any case): `id`, `key` or `emv`, `amount`, `description`, and `key_type` (or
- * `keyType`) to name a key's type instead of having it detected. The rules of each are in
- * `RowChecker.check` (`batchrow.ts`) and in the README ("Batch payouts"). This module holds what they
- * share: the columns, the limits, the result and how a problem is written.
+ * Columns (any order, any case and accents, in English or Portuguese): `id`, `key` (`chave`) or `emv`,
+ * `amount` (`valor`), `description` (`descrição`), `key_type` (`keyType`, `tipo_chave`) to name a key's
+ * type instead of having it detected, and `document` (`documento`) and `name` (`nome`), who the row is
+ * expected to pay (domain/payee.ts). `--map field=Header,…` names other headers (the reconcile's
+ * convention: domain/expectations.ts parseFieldMap). The rules of each are in `RowChecker.check`
+ * (`batchrow.ts`) and in the README ("Batch payouts"). This module holds what they share: the columns,
+ * the limits, the result and how a problem is written.
  *
  * A batch file never pays an amount the operator did not write: in a comma file, a whole amount
  * followed by a field of one to three digits (`10,50` or `10,500` left unquoted) is refused as ambiguous.
@@ -16,20 +19,53 @@
 
 import { emvHash } from './digest.js';
 import type { Centavos } from './money.js';
+import { foldName } from './names.js';
+import type { PayeeExpectation } from './payee.js';
 import type { PixKeyType } from './pixkey.js';
 
 export type BatchFormat = 'csv' | 'ndjson' | 'xlsx';
 /** The formats read as text (a workbook is bytes: parseBatchSheet). */
 export type TextBatchFormat = Exclude<BatchFormat, 'xlsx'>;
 
-export const BATCH_COLUMNS = ['id', 'key', 'key_type', 'emv', 'amount', 'description'] as const;
+export const BATCH_COLUMNS = [
+  'id',
+  'key',
+  'key_type',
+  'emv',
+  'amount',
+  'description',
+  'document',
+  'name',
+] as const;
 export type BatchColumn = (typeof BATCH_COLUMNS)[number];
 
-/** A header's (or JSON field's) name as a column: any case, and `keyType` as the API spells it. */
+/** Other names of the columns, folded (domain/names.ts): the API's `keyType` and the Portuguese ones. */
+const COLUMN_ALIASES: Readonly<Record<string, BatchColumn>> = {
+  keytype: 'key_type',
+  'key type': 'key_type',
+  chave: 'key',
+  'chave pix': 'key',
+  tipo_chave: 'key_type',
+  'tipo chave': 'key_type',
+  'tipo da chave': 'key_type',
+  valor: 'amount',
+  descricao: 'description',
+  documento: 'document',
+  'cpf/cnpj': 'document',
+  nome: 'name',
+};
+
+/**
+ * A header's (or JSON field's) name as a column: any case, accents and runs of space (foldName), the
+ * API's `keyType` and the Portuguese names (`chave`, `valor`, `descrição`, `documento`, `nome`…).
+ */
 export function columnName(field: string): string {
-  const name = field.trim().toLowerCase();
-  return name === 'keytype' ? 'key_type' : name;
+  const name = foldName(field);
+  return COLUMN_ALIASES[name] ?? name;
 }
+
+/** `--map field=Header,…`: the file's own header for each column it names. */
+export type BatchColumnMap = Partial<Record<BatchColumn, string>>;
 
 export const COLUMN_LIST = BATCH_COLUMNS.join(', ');
 
@@ -76,6 +112,8 @@ export interface BatchRow {
   amount: Centavos | undefined;
   /** Key payments only. */
   description?: string;
+  /** Who the row must pay (its `document` and `name` columns): checked against the consultation. */
+  expect?: PayeeExpectation;
 }
 
 export interface BatchProblem {

@@ -19,6 +19,7 @@ import { decodeBrCode } from './brcode.js';
 import { emvHash } from './digest.js';
 import { InvalidValue } from './invalid.js';
 import { type Centavos, formatBRL, parseAmount } from './money.js';
+import { type PayeeExpectation, parseExpectedDocument, parseExpectedName } from './payee.js';
 import { type PixKeyType, parseKeyType, parsePixKey } from './pixkey.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -38,7 +39,8 @@ export interface RawRow {
 /** `10` in the amount column and `50` in the next: maybe an unquoted `10,50` (or `10,500`) cut in two by the comma. */
 export interface SplitDecimal {
   amount: string;
-  column: BatchColumn;
+  /** The next column; undefined when it is one of the file's own that `--map` leaves out. */
+  column: BatchColumn | undefined;
   digits: string;
 }
 
@@ -46,7 +48,8 @@ export interface SplitDecimal {
  * The amount as the row would read if it were `10,50` (or `10,500`) split by the comma: the problem names
  * both readings and what to write for each, since only the operator knows which was meant.
  */
-function splitMessage({ amount, column, digits }: SplitDecimal): string {
+function splitMessage({ amount, column: next, digits }: SplitDecimal): string {
+  const column = next ?? 'next column';
   const reais = amount.replace(/^R\$\s*/i, '').replaceAll('.', '');
   // Two digits or fewer read as centavos; three as centavos mistyped or a thousands separator.
   const whole =
@@ -191,6 +194,23 @@ export class RowChecker {
       }
     }
 
+    // Who the row must pay (domain/payee.ts): checked offline here, against the consultation later.
+    const expect: PayeeExpectation = {};
+    if (cells.document !== undefined) {
+      try {
+        expect.document = parseExpectedDocument(cells.document);
+      } catch (error) {
+        at('document', reason(error));
+      }
+    }
+    if (cells.name !== undefined) {
+      try {
+        expect.name = parseExpectedName(cells.name);
+      } catch (error) {
+        at('name', reason(error));
+      }
+    }
+
     if (this.problems.length > before || id === undefined || target === undefined) return;
     const row: BatchRow = {
       id,
@@ -198,6 +218,7 @@ export class RowChecker {
       target,
       amount: target.kind === 'emv' && target.fixedAmount !== undefined ? target.fixedAmount : amount,
       ...(description === undefined ? {} : { description }),
+      ...(Object.keys(expect).length === 0 ? {} : { expect }),
     };
     if (row.amount !== undefined) {
       this.sum += row.amount;

@@ -4,7 +4,7 @@
  * see in a spreadsheet refused cell by cell.
  */
 
-import { BATCH_COLUMNS, type BatchColumn, type BatchParseResult, columnName } from './batch.js';
+import { BATCH_COLUMNS, type BatchColumn, type BatchColumnMap, type BatchParseResult } from './batch.js';
 import { RowChecker, shownId } from './batchrow.js';
 import { readHeader } from './batchtext.js';
 import type { SheetCell, SheetCellValue, SheetData } from './xlsxsheet.js';
@@ -23,7 +23,7 @@ import type { SheetCell, SheetCellValue, SheetData } from './xlsxsheet.js';
  * R$ 12,50), an id (whole numbers only) or a description; a key or emv code must be text — as a number a
  * CPF loses its leading 0 and a phone its +.
  */
-export function parseBatchSheet(sheet: SheetData): BatchParseResult {
+export function parseBatchSheet(sheet: SheetData, map?: BatchColumnMap): BatchParseResult {
   const checker = new RowChecker(true);
   let header: Array<BatchColumn | undefined> | undefined;
   let headerSeen = false;
@@ -61,9 +61,9 @@ export function parseBatchSheet(sheet: SheetData): BatchParseResult {
       const width = Math.max(...cells.map((cell) => cell.column)) + 1;
       const names = Array.from({ length: width }, () => '');
       for (const cell of cells) names[cell.column] = sheetText(cell.value);
-      const columns = readHeader(row, names, checker);
+      const columns = readHeader(row, names, checker, map);
       if (columns === undefined) return checker.result();
-      header = names.map((name) => columnName(name) as BatchColumn);
+      header = columns;
       continue;
     }
     const texts: Partial<Record<BatchColumn, string>> = {};
@@ -73,6 +73,8 @@ export function parseBatchSheet(sheet: SheetData): BatchParseResult {
     let rowProblem = false;
     for (const cell of cells) {
       const column = header?.[cell.column];
+      // A column --map leaves to the file's owner is not read.
+      if (column === undefined && header !== undefined && cell.column < header.length) continue;
       if (column === undefined) {
         problem(cell, "a value outside the header's columns");
         rowProblem = true;
@@ -156,6 +158,9 @@ function unreadableCell(
       return undefined;
     case 'number': {
       if (cell.shown === undefined) return undefined;
+      // A key or code is never a number (the row's own check says why): no advice on its number format,
+      // which would send a person round in a circle ("format it as General" of a cell that is General).
+      if (column === 'key' || column === 'emv') return undefined;
       const stored = String(Number(value.text));
       const same = column === 'amount' ? sameDecimal(shownNumber(cell.shown), stored) : cell.shown === stored;
       return same ? undefined : shownMessage(cell, stored);

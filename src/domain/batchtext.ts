@@ -5,7 +5,9 @@
  */
 
 import {
+  BATCH_COLUMNS,
   type BatchColumn,
+  type BatchColumnMap,
   type BatchParseResult,
   type BatchProblem,
   COLUMN_LIST,
@@ -15,36 +17,84 @@ import {
 } from './batch.js';
 import { detectDelimiter, readCsvRecords } from './batchcsv.js';
 import { type RawRow, RowChecker, type SplitDecimal, shownId } from './batchrow.js';
+import { headerKey } from './expectations.js';
+import { parseFieldMap } from './fieldmap.js';
 
-/** Reads and checks a whole batch file. Linear in its size; never throws on bad content. */
-export function parseBatchFile(text: string, format: TextBatchFormat): BatchParseResult {
+/**
+ * Reads and checks a whole batch file. Linear in its size; never throws on bad content. `map` names the
+ * file's own headers (`--map`); then columns it does not name and pix does not know are ignored.
+ */
+export function parseBatchFile(
+  text: string,
+  format: TextBatchFormat,
+  map?: BatchColumnMap,
+): BatchParseResult {
   const checker = new RowChecker();
-  if (format === 'csv') readCsv(text, checker);
-  else readNdjson(text, checker);
+  if (format === 'csv') readCsv(text, checker, map);
+  else readNdjson(text, checker, map);
   return checker.result();
+}
+
+/**
+ * `--map key=Chave PIX,amount=Valor Líquido`: the reconcile's syntax (parseFieldMap), a batch file's
+ * columns (in English or Portuguese: `chave=Chave PIX`). Throws InvalidValue.
+ */
+export function parseBatchColumnMap(text: string): BatchColumnMap {
+  return parseFieldMap(text, BATCH_COLUMNS, (typed) => {
+    const name = columnName(typed);
+    return isColumn(name) ? name : undefined;
+  });
+}
+
+/**
+ * What a header names, by `map` first (its headers compared as folded: case, accents and spaces do not
+ * count), then by pix's own names for the columns the map leaves out; undefined for another column.
+ */
+function columnsBy(map: BatchColumnMap | undefined): (field: string) => string {
+  if (map === undefined) return columnName;
+  const mapped = new Map(Object.entries(map).map(([column, header]) => [headerKey(header!), column]));
+  const taken = new Set(Object.keys(map));
+  return (field) => {
+    const byMap = mapped.get(headerKey(field));
+    if (byMap !== undefined) return byMap;
+    const own = columnName(field);
+    // A column the map gave another header is not read by its own name too: one column per field.
+    return isColumn(own) && taken.has(own) ? '' : own;
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
 // CSV
 
-/** The header's columns by position, or undefined after reporting what is wrong with it. */
+/**
+ * The header's columns by position (undefined: a column `--map` leaves to the file's owner), or undefined
+ * after reporting what is wrong with it.
+ */
 export function readHeader(
   line: number,
   fields: string[],
   checker: RowChecker,
-): Array<BatchColumn> | undefined {
+  map?: BatchColumnMap,
+): Array<BatchColumn | undefined> | undefined {
   const before = checker.problems.length;
-  const columns: BatchColumn[] = [];
+  const columns: Array<BatchColumn | undefined> = [];
   const seen = new Set<string>();
+  const nameOf = columnsBy(map);
   fields.forEach((field, index) => {
-    const name = columnName(field);
-    if (name === '') {
+    const name = nameOf(field);
+    if (map !== undefined && !isColumn(name)) {
+      columns.push(undefined); // the file's own column: not pix's to read
+    } else if (name === '') {
       checker.problem({
         line,
-        message: `column ${index + 1} of the header has no name (columns: ${COLUMN_LIST})`,
+        message: `column ${index + 1} of the header has no name (columns: ${COLUMN_LIST}; or name yours with --map key=…,amount=…)`,
       });
     } else if (!isColumn(name)) {
-      checker.problem({ line, column: name, message: `unknown column (columns: ${COLUMN_LIST})` });
+      checker.problem({
+        line,
+        column: name,
+        message: `unknown column (columns: ${COLUMN_LIST}, or in Portuguese; or name yours with --map key=…,amount=…)`,
+      });
     } else if (seen.has(name)) {
       checker.problem({ line, column: name, message: 'the column appears twice in the header' });
     } else {
@@ -52,6 +102,10 @@ export function readHeader(
       columns.push(name);
     }
   });
+  for (const [column, header] of Object.entries(map ?? {})) {
+    if (!seen.has(column))
+      checker.problem({ line, column, message: `no column "${header}" in the header (--map)` });
+  }
   if (!seen.has('id')) checker.problem({ line, column: 'id', message: 'missing column' });
   if (!seen.has('key') && !seen.has('emv')) {
     checker.problem({
@@ -87,7 +141,7 @@ const AFTER_COMMA = /^\d{1,3}$/;
  */
 function splitDecimal(
   delimiter: ',' | ';',
-  header: readonly BatchColumn[],
+  header: ReadonlyArray<BatchColumn | undefined>,
   fields: readonly string[],
   quoted: readonly boolean[],
 ): SplitDecimal | undefined {
@@ -97,30 +151,33 @@ function splitDecimal(
   const amount = fields[at]!.trim();
   const digits = fields[at + 1]!.trim();
   if (!WHOLE_AMOUNT.test(amount) || !AFTER_COMMA.test(digits)) return undefined;
-  return { amount, column: header[at + 1]!, digits };
+  return { amount, column: header[at + 1], digits };
 }
 
 /**
  * The row's id for a problem of its shape (a field too many or too few), when no comma before the id
  * column could have moved it: the id is before every column whose text may hold one.
  */
-function idBeforeCommas(header: readonly BatchColumn[], fields: readonly string[]): string | undefined {
+function idBeforeCommas(
+  header: ReadonlyArray<BatchColumn | undefined>,
+  fields: readonly string[],
+): string | undefined {
   const at = header.indexOf('id');
   const loose = header.findIndex((column) => column === 'amount' || column === 'description');
   if (at === -1 || (loose !== -1 && loose < at)) return undefined;
   return shownId(fields[at]?.trim());
 }
 
-function readCsv(text: string, checker: RowChecker): void {
+function readCsv(text: string, checker: RowChecker, map: BatchColumnMap | undefined): void {
   const delimiter = detectDelimiter(text);
-  let header: BatchColumn[] | undefined;
+  let header: Array<BatchColumn | undefined> | undefined;
   let headerSeen = false;
   readCsvRecords(text, delimiter, (record) => {
     const { line, fields } = record;
     if (fields.every((field) => field.trim() === '') && record.error === undefined) return; // blank line
     if (!headerSeen) {
       headerSeen = true;
-      if (record.error === undefined) header = readHeader(line, fields, checker);
+      if (record.error === undefined) header = readHeader(line, fields, checker, map);
       else checker.problem({ line, message: `header: ${record.error}` });
       return;
     }
@@ -147,7 +204,8 @@ function readCsv(text: string, checker: RowChecker): void {
     const cells: Partial<Record<BatchColumn, string>> = {};
     for (let index = 0; index < header.length; index++) {
       const value = fields[index]!.trim();
-      if (value !== '') cells[header[index]!] = value;
+      const column = header[index];
+      if (value !== '' && column !== undefined) cells[column] = value;
     }
     const split = splitDecimal(delimiter, header, fields, record.quoted);
     if (split === undefined) {
@@ -155,8 +213,8 @@ function readCsv(text: string, checker: RowChecker): void {
       return;
     }
     // The digits may not belong to their column at all: reported once, as the amount's problem.
-    delete cells[split.column];
-    checker.check({ line, cells, split }, new Set([split.column]));
+    if (split.column !== undefined) delete cells[split.column];
+    checker.check({ line, cells, split }, new Set(split.column === undefined ? [] : [split.column]));
   });
   if (!headerSeen) {
     checker.problem({
@@ -169,7 +227,8 @@ function readCsv(text: string, checker: RowChecker): void {
 // ---------------------------------------------------------------------------------------------
 // NDJSON
 
-function readNdjson(text: string, checker: RowChecker): void {
+function readNdjson(text: string, checker: RowChecker, map: BatchColumnMap | undefined): void {
+  const nameOf = columnsBy(map);
   let from = text.length > 0 && text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let line = 0;
   while (from <= text.length) {
@@ -179,11 +238,17 @@ function readNdjson(text: string, checker: RowChecker): void {
     const source = text.slice(from, stop).trim();
     from = stop + 1;
     if (source === '') continue;
-    readJsonRow(line, source, checker);
+    readJsonRow(line, source, checker, nameOf, map !== undefined);
   }
 }
 
-function readJsonRow(line: number, source: string, checker: RowChecker): void {
+function readJsonRow(
+  line: number,
+  source: string,
+  checker: RowChecker,
+  nameOf: (field: string) => string,
+  mapped: boolean,
+): void {
   let value: unknown;
   try {
     value = JSON.parse(source);
@@ -206,8 +271,9 @@ function readJsonRow(line: number, source: string, checker: RowChecker): void {
   const seen = new Set<BatchColumn>();
   const problems: BatchProblem[] = [];
   for (const [field, content] of Object.entries(value)) {
-    const name = columnName(field);
+    const name = nameOf(field);
     if (!isColumn(name)) {
+      if (mapped) continue; // the file's own field (--map)
       problems.push({ line, column: field, message: `unknown field (fields: ${COLUMN_LIST})` });
       continue;
     }

@@ -13,7 +13,7 @@ import {
   type ModifierName,
   parseModality,
 } from './modalities.js';
-import { type Centavos, formatDecimal, parseAmount, parseReaisNumber } from './money.js';
+import { type Centavos, formatBRL, parseAmount, parseReaisNumber } from './money.js';
 import { UUID_PATTERN } from './pixkey.js';
 
 /** A name and its value (`--info NAME=VALUE`): the API's additionalInformation item. */
@@ -34,7 +34,7 @@ export const MAX_QUESTION = 140;
 export function parseChargeAmount(value: string | number): Centavos {
   const centavos = typeof value === 'number' ? parseReaisNumber(value) : parseAmount(value);
   if (centavos < MIN_CHARGE) {
-    throw new InvalidValue(`"${value}" is below ${formatDecimal(MIN_CHARGE)}, the minimum of a charge`);
+    throw new InvalidValue(`"${value}" is below ${formatBRL(MIN_CHARGE)}, the minimum of a charge`);
   }
   return centavos;
 }

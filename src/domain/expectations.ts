@@ -17,6 +17,7 @@ import { detectDelimiter, readCsvRecords } from './batchcsv.js';
 import { amountText } from './batchrow.js';
 import { columnLetters } from './cellref.js';
 import { parseTaxId } from './documents.js';
+import { parseFieldMap } from './fieldmap.js';
 import { InvalidValue } from './invalid.js';
 import { type Centavos, parseAmount } from './money.js';
 import { foldName } from './names.js';
@@ -63,19 +64,12 @@ const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u
 
 /** `id=Documento,amount=Valor` → the map; throws InvalidValue naming what is wrong. */
 export function parseColumnMap(text: string): ColumnMap {
-  const map: ColumnMap = {};
-  for (const part of text.split(',')) {
-    const at = part.indexOf('=');
-    const field = (at === -1 ? part : part.slice(0, at)).trim().toLowerCase();
-    const header = at === -1 ? '' : part.slice(at + 1).trim();
-    if (!(EXPECTATION_FIELDS as readonly string[]).includes(field)) {
-      throw new InvalidValue(`"${field}" is not a field (fields: ${EXPECTATION_FIELDS.join(', ')})`);
-    }
-    if (header === '')
-      throw new InvalidValue(`${field}= needs the header of its column, e.g. ${field}=Valor`);
-    if (map[field as ExpectationField] !== undefined) throw new InvalidValue(`${field} is mapped twice`);
-    map[field as ExpectationField] = header;
-  }
+  const map = parseFieldMap(text, EXPECTATION_FIELDS, (typed) => {
+    const field = typed.toLowerCase();
+    return (EXPECTATION_FIELDS as readonly string[]).includes(field)
+      ? (field as ExpectationField)
+      : undefined;
+  });
   if (map.id === undefined || map.amount === undefined) {
     throw new InvalidValue('id and amount must be mapped, e.g. id=Documento,amount=Valor');
   }

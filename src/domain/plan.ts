@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { InvalidValue } from './invalid.js';
 import { canonicalJson } from './jsonsource.js';
 import type { Centavos } from './money.js';
+import type { PayeeExpectation } from './payee.js';
 import type { RowFacts } from './policy.js';
 
 /** The receiver as the consultation answered. */
@@ -34,6 +35,8 @@ export interface PlanRow {
   /** Whether the transfer carries the amount (keys, and codes whose payer chooses it). */
   sendAmount: boolean;
   description?: string;
+  /** Who the row must pay (contract §7.8): checked at the plan's making and again by `plan execute`. */
+  expect?: PayeeExpectation;
   /** Facts the policy's rules look at, as the maker's pix found them (execute finds them again). */
   newReceiver: boolean;
   outsideAllowlist: boolean;

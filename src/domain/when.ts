@@ -251,6 +251,32 @@ export function parseMonth(text: string, timeZone: string): { from: string; to: 
 // Display
 
 /**
+ * An instant in a message to a person (an error, a warning, a note on stderr): day first as Brazilians
+ * write it, in `timeZone`, with the offset from UTC so it cannot be misread: `02/12/2026 19:29 (UTC-03:00)`.
+ * A value that is not a date-time is returned as it came.
+ */
+export function formatForMessage(iso: string, timeZone: string): string {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms) || !isValidTimeZone(timeZone)) return iso;
+  const minute = Math.floor(ms / 60_000) * 60_000;
+  const w = wallAt(minute, timeZone);
+  return `${pad(w.day)}/${pad(w.month)}/${w.year} ${pad(w.hour)}:${pad(w.minute)} (UTC${offsetOf(minute, w)})`;
+}
+
+/** `-03:00`: the offset from UTC of the wall clock `w` read at the whole minute `minute`. */
+function offsetOf(minute: number, w: ReturnType<typeof wallAt>): string {
+  const offset = Math.round((wallToUtcMs({ ...w, second: 0, millisecond: 0 }) - minute) / 60_000);
+  const abs = Math.abs(offset);
+  return `${offset < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
+/** A calendar day `YYYY-MM-DD` as a person writes it: `30/11/2026` (anything else as it came). */
+export function formatDayForMessage(day: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  return m ? `${m[3]}/${m[2]}/${m[1]}` : day;
+}
+
+/**
  * `2026-11-21 14:05` in `timeZone`, for people. A value that is not a date-time is returned as
  * it came (this runs on server data while rendering, where throwing would lose the whole table).
  */
@@ -285,10 +311,7 @@ export function formatDate(iso: string, timeZone: string): string {
 export function formatMinuteWithOffset(ms: number, timeZone: string): string {
   const minute = Math.floor(ms / 60_000) * 60_000;
   const w = wallAt(minute, timeZone);
-  const offset = Math.round((wallToUtcMs({ ...w, second: 0, millisecond: 0 }) - minute) / 60_000);
-  const sign = offset < 0 ? '-' : '+';
-  const abs = Math.abs(offset);
-  return `${dateOf(w)}T${pad(w.hour)}:${pad(w.minute)}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+  return `${dateOf(w)}T${pad(w.hour)}:${pad(w.minute)}${offsetOf(minute, w)}`;
 }
 
 /**

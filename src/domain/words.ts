@@ -5,8 +5,9 @@ export function counted(count: number, singular: string, plural = `${singular}s`
 
 /**
  * The candidate closest to `word` by edit distance (insertions, deletions, substitutions and swaps of
- * neighbours), if it is close enough to be a typo: at most 3 edits, and more alike than not (the rule
- * Commander applies to mistyped commands and flags).
+ * neighbours), if it is close enough to be a typo: one edit in three characters at most (one in a word of
+ * up to five, two up to eight, three beyond) and more alike than not. Two edits in four letters are two
+ * different words: `nope` is not a mistyped `type`.
  */
 export function closest(word: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;
@@ -14,7 +15,8 @@ export function closest(word: string, candidates: readonly string[]): string | u
   for (const candidate of candidates) {
     const distance = editDistance(word, candidate);
     const length = Math.max(word.length, candidate.length);
-    if (distance <= 3 && (length - distance) / length > 0.4 && distance < bestDistance) {
+    const allowed = Math.min(3, Math.max(1, Math.floor(length / 3)));
+    if (distance <= allowed && (length - distance) / length > 0.4 && distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
     }

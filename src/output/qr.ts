@@ -75,16 +75,19 @@ export function renderQr(
   modules: readonly (readonly boolean[])[],
   theme: QrTheme,
   quiet = QUIET_ZONE,
+  openBottom = false,
 ): string {
-  const size = modules.length + 2 * quiet;
+  // `openBottom`: the rows end with the symbol's last, the quiet zone below it left to the next line.
+  const width = modules.length + 2 * quiet;
+  const height = openBottom ? modules.length + quiet : width;
   // Outside the symbol is the light quiet zone.
   const isDark = (row: number, col: number) => modules[row - quiet]?.[col - quiet] === true;
   const drawn = (row: number, col: number) => isDark(row, col) === (theme === 'light');
   const lines: string[] = [];
   // An odd number of rows ends in one more light row: still quiet zone.
-  for (let row = 0; row < size; row += 2) {
+  for (let row = 0; row < height; row += 2) {
     let line = '';
-    for (let col = 0; col < size; col++) {
+    for (let col = 0; col < width; col++) {
       line += GLYPHS[(drawn(row, col) ? 2 : 0) + (drawn(row + 1, col) ? 1 : 0)];
     }
     lines.push(line);
@@ -103,40 +106,71 @@ export interface QrScreen {
   rows?: number | undefined;
 }
 
-/** Columns and lines the drawing of a symbol of `size` modules takes, a `quiet` zone included. */
-export function qrDrawingSize(size: number, quiet = QUIET_ZONE): { columns: number; lines: number } {
+/**
+ * The last resort on a light theme: 1 module of quiet zone, which phones read when the terminal's own light
+ * background goes on around it. Its bottom row is left to the line below (the next line of the terminal is
+ * its background too): a 45-module symbol, a 170-character PIX code, is 47×23 and fits an 80×24 terminal.
+ */
+export const LIGHT_QUIET_ZONE = 1;
+
+/**
+ * Columns and lines the drawing of a symbol of `size` modules takes, a `quiet` zone included (with
+ * `openBottom`, the bottom quiet row left to the line below when it would take a line of its own).
+ */
+export function qrDrawingSize(
+  size: number,
+  quiet = QUIET_ZONE,
+  openBottom = false,
+): { columns: number; lines: number } {
   const modules = size + 2 * quiet;
-  return { columns: modules, lines: Math.ceil(modules / 2) };
+  const rows = openBottom ? size + quiet : modules;
+  return { columns: modules, lines: Math.ceil(rows / 2) };
+}
+
+/** The drawing modes tried, roomiest first: the standard margin, the compact one, and on a light theme 1. */
+function drawings(theme: QrTheme): Array<{ quiet: number; openBottom: boolean }> {
+  const modes = [
+    { quiet: QUIET_ZONE, openBottom: false },
+    { quiet: COMPACT_QUIET_ZONE, openBottom: false },
+  ];
+  if (theme === 'light') modes.push({ quiet: LIGHT_QUIET_ZONE, openBottom: true });
+  return modes;
 }
 
 /**
  * The QR code of `text` for a terminal of `screen`, `below` lines of it taken by what is written after the
  * drawing (at least the shell's prompt): the drawing when the whole of it fits, quiet zone included (the
- * standard 4 modules, else the compact 2), so no finder pattern scrolls away or wraps; otherwise one line saying so and pointing to `pngHint` (the
- * command that writes it as a PNG), never a broken drawing.
+ * standard 4 modules, else the compact 2, else on a light theme 1 with the terminal's background around
+ * it), so no finder pattern scrolls away or wraps; otherwise one line saying so and pointing to `pngHint`
+ * (the command that writes it as a PNG; undefined when the PNG is being written already), never a broken
+ * drawing.
  */
 export async function qrForTerminal(
   text: string,
   theme: QrTheme,
   screen: QrScreen,
-  pngHint: string,
+  pngHint: string | undefined,
   below = 1,
 ): Promise<{ drawn: true; text: string } | { drawn: false; text: string }> {
   const modules = await qrModules(text);
-  const fits = (quiet: number) => {
-    const { columns, lines } = qrDrawingSize(modules.length, quiet);
+  const fits = ({ quiet, openBottom }: { quiet: number; openBottom: boolean }) => {
+    const { columns, lines } = qrDrawingSize(modules.length, quiet, openBottom);
     return columns <= screen.columns && (screen.rows === undefined || lines + below <= screen.rows);
   };
-  // The standard margin when the terminal has room for it, else the compact one.
-  for (const quiet of [QUIET_ZONE, COMPACT_QUIET_ZONE]) {
-    if (fits(quiet)) return { drawn: true, text: renderQr(modules, theme, quiet) };
+  for (const mode of drawings(theme)) {
+    if (fits(mode)) return { drawn: true, text: renderQr(modules, theme, mode.quiet, mode.openBottom) };
   }
-  const { columns, lines } = qrDrawingSize(modules.length, COMPACT_QUIET_ZONE);
+  const smallest = drawings(theme).at(-1)!;
+  const { columns, lines } = qrDrawingSize(modules.length, smallest.quiet, smallest.openBottom);
   const need = `${columns}×${lines + below}`;
   const have = `${screen.columns}×${screen.rows ?? '?'}`;
+  // A dark theme needs its quiet zone drawn; a light one lends its background, and may fit where it does not.
+  const lightFits = theme === 'dark' && drawings('light').some(fits);
+  const light = lightFits ? '; on a light terminal theme, --qr-theme light draws it here' : '';
+  const png = pngHint === undefined ? '' : `, or write the QR as a PNG with ${pngHint}`;
   return {
     drawn: false,
-    text: `the QR code needs a ${need} terminal, this one is ${have}: copy the code above, or write the QR as a PNG with ${pngHint}\n`,
+    text: `the QR code needs a ${need} terminal, this one is ${have}: copy the code above${png}${light}\n`,
   };
 }
 

@@ -20,7 +20,8 @@ export function receiptHtml(receipt: Receipt): string {
   const rows = receiptLines(receipt)
     .map(
       ([label, value]) =>
-        `<tr><th scope="row">${html(label)}</th><td dir="ltr">${html(truncate(value, 300))}</td></tr>`,
+        // A digest (one long word) is kept on one line, smaller, as the PDF keeps it: compared whole.
+        `<tr><th scope="row">${html(label)}</th><td dir="ltr"${/^sha256:[0-9a-f]{64}$/.test(value) ? ' class="whole"' : ''}>${html(truncate(value, 300))}</td></tr>`,
     )
     .join('\n');
   return `<!doctype html>
@@ -33,6 +34,7 @@ body{font-family:system-ui,sans-serif;max-width:42rem;margin:2rem auto;color:#11
 table{border-collapse:collapse;width:100%;table-layout:fixed}
 th{width:11rem;text-align:left;vertical-align:top;padding:.3rem .6rem .3rem 0;font-weight:600}
 td{padding:.3rem 0;overflow-wrap:anywhere;unicode-bidi:isolate;font-variant-numeric:tabular-nums}
+td.whole{overflow-wrap:normal;white-space:nowrap;font-size:.8em}
 .notice{margin-top:1.5rem;padding:.8rem;border:1px solid #999;background:#f6f6f6}
 </style>
 </head>
@@ -110,7 +112,17 @@ export async function receiptPdf(receipt: Receipt): Promise<Uint8Array> {
   const measure = (text: string) => font.widthOfTextAtSize(text, SIZE);
   for (const [label, value] of receiptLines(receipt)) {
     page.drawText(printable(label), { x: MARGIN, y, size: SIZE, font: bold });
-    for (const line of wrap(printable(value), valueWidth, measure)) {
+    const text = printable(value);
+    // A digest or an id is one word a reader compares whole: set smaller to fit its line, never cut in two
+    // (down to 6 points, which a printed page still shows).
+    const oneWord = !/\s/.test(text) && measure(text) > valueWidth;
+    const smaller = (SIZE * valueWidth) / measure(text);
+    if (oneWord && smaller >= 6) {
+      page.drawText(text, { x: MARGIN + LABEL_WIDTH, y, size: smaller, font });
+      y -= LEADING + 4;
+      continue;
+    }
+    for (const line of wrap(text, valueWidth, measure)) {
       page.drawText(line, { x: MARGIN + LABEL_WIDTH, y, size: SIZE, font });
       y -= LEADING;
     }

@@ -1,4 +1,5 @@
 import type { OutputFormat } from '../context.js';
+import { formatDocument } from '../domain/documents.js';
 import { formatDecimal } from '../domain/money.js';
 import { formatDayFirst } from '../domain/when.js';
 import { fieldsSinkOf, isMoneyField, type Json, pickFields, pickRecord, valueAt } from './fields.js';
@@ -114,9 +115,10 @@ export function csvBrField(
   value: string | number | undefined | null,
   kind: ColumnKind | undefined,
   timeZone: string,
+  bankName?: (code: string) => string | undefined,
 ): string {
   if (value === undefined || value === null) return '';
-  const text = String(value);
+  const text = kind === 'code' ? codeAsText(String(value), bankName) : String(value);
   if ((kind === 'money' || kind === 'number' || typeof value === 'number') && DECIMAL.test(text)) {
     return text.replace('.', ',');
   }
@@ -126,6 +128,17 @@ export function csvBrField(
   }
   const safe = spreadsheetSafe(escapeUnsafe(text));
   return /[";\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+/**
+ * A code as a spreadsheet keeps it as text when it opens a CSV (there is no way to say "text" in a CSV
+ * but the text itself): a CPF or CNPJ with its punctuation (`045.997.418/0001-53` is no number), a bank's
+ * COMPE code with its name (`077 Banco Inter S.A.`). Digits that are neither are left as they are.
+ */
+function codeAsText(text: string, bankName: ((code: string) => string | undefined) | undefined): string {
+  if (/^\d{11}$|^[0-9A-Z]{12}\d{2}$/.test(text)) return formatDocument(text);
+  const name = /^\d{3}$/.test(text) ? bankName?.(text) : undefined;
+  return name === undefined ? text : `${text} ${name}`;
 }
 
 /** A `-o csv-br` cell's value: an enumerated column's in Portuguese (output/ptbr.ts). */
@@ -164,6 +177,7 @@ export function createListWriter<T>(given: OutStream, givenOptions: ListWriterOp
   let first = true;
   let table: TableStream | undefined;
   let sheet: SheetWriter | undefined;
+  let bankName: ((code: string) => string | undefined) | undefined;
   let counted = 0;
   let records = 0;
   const emit = async (text: string) => {
@@ -203,7 +217,7 @@ export function createListWriter<T>(given: OutStream, givenOptions: ListWriterOp
         break;
       case 'csv-br':
         for (const record of batch) {
-          text += `${columns.map((column) => csvBrField(brValue(column, record), column.kind, options.timeZone)).join(';')}\r\n`;
+          text += `${columns.map((column) => csvBrField(brValue(column, record), column.kind, options.timeZone, bankName)).join(';')}\r\n`;
         }
         break;
       case 'csv':
@@ -240,6 +254,10 @@ export function createListWriter<T>(given: OutStream, givenOptions: ListWriterOp
             : `${columns.map((column) => csvField(column.header, terminal)).join(',')}\r\n`,
         );
       } else if (format === 'csv-br') {
+        // The banks' names (a table of BACEN's) load only for a sheet that shows a bank's code.
+        if (columns.some((column) => column.kind === 'code')) {
+          ({ institutionName: bankName } = await import('../domain/banks.js'));
+        }
         await emit(
           `\ufeff${columns.map((column) => csvBrField(portugueseHeader(column.header), 'text', options.timeZone)).join(';')}\r\n`,
         );

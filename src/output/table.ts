@@ -14,8 +14,10 @@ export type Cell = string | { text: string; paint?: (text: string) => string };
  * - `id`: an identifier; shortened to its first 8 characters + `…` when the screen is narrow.
  * - `enum`: a short word from a list (a type, a status); shortened only past 10 columns.
  * - `date`, `money`, `number`: never shortened; money and numbers are right-aligned.
+ * - `code`: digits that are a name, not a quantity (a CPF/CNPJ, a bank's code): text in every
+ *   spreadsheet, never `1` for `001` or `4,6E+13` for a CNPJ (output/records.ts csvBrField).
  */
-export type ColumnKind = 'text' | 'id' | 'enum' | 'date' | 'money' | 'number';
+export type ColumnKind = 'text' | 'id' | 'enum' | 'date' | 'money' | 'number' | 'code';
 
 /** The layout part of a column: its header, kind and priority. */
 export interface TableColumn {
@@ -72,6 +74,8 @@ const MIN_WIDTH: Readonly<Record<ColumnKind, number>> = {
   date: Number.POSITIVE_INFINITY,
   money: Number.POSITIVE_INFINITY,
   number: Number.POSITIVE_INFINITY,
+  // A document or a bank's code cut short names nobody.
+  code: Number.POSITIVE_INFINITY,
 };
 
 function cellText(cell: Cell): string {

@@ -15,8 +15,9 @@
 import type { TextBatchFormat } from '../domain/batch.js';
 import { encodeBrCode } from '../domain/brcodeencode.js';
 import { type Centavos, formatDecimal } from '../domain/money.js';
+import { parsePixKey } from '../domain/pixkey.js';
 import { MAGIC } from './failure.js';
-import { COMPANIES, FIRST, LAST, MISSING_KEYS, withCnpjDigits, withCpfDigits } from './people.js';
+import { COMPANIES, dictOwner, FIRST, LAST, MISSING_KEYS, withCnpjDigits, withCpfDigits } from './people.js';
 import { prng, SEEDED_KEYS } from './seed.js';
 
 export const MAX_SAMPLE_ROWS = 100_000;
@@ -200,12 +201,14 @@ function anyKey(random: Random): SampleKey {
   return evp(random);
 }
 
+/** A static code as its key's owner makes it: the merchant is the DICT's owner (contract §7.8), else made up. */
 function staticCode(random: Random, key: string, fixed: Centavos | undefined): string {
   const legal = random() < 0.5;
-  const name = legal ? `${pick(random, COMPANIES)} Ltda` : `${pick(random, FIRST)} ${pick(random, LAST)}`;
+  const madeUp = legal ? `${pick(random, COMPANIES)} Ltda` : `${pick(random, FIRST)} ${pick(random, LAST)}`;
+  const name = MISSING_KEYS.has(key) ? madeUp : dictOwner(key, parsePixKey(key).type).receiver.name;
   return encodeBrCode({
     pixKey: key,
-    merchantName: name,
+    merchantName: name.slice(0, 25).trim(),
     merchantCity: pick(random, CITIES),
     ...(fixed === undefined ? {} : { amount: fixed }),
     ...(random() < 0.5 ? { txid: digits(random, 12, 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789') } : {}),

@@ -57,8 +57,11 @@ export function loadStore(): Promise<Pick<Store, 'StateStore' | 'StateError'>> {
   return import('./store.js');
 }
 
-/** A charge paid by someone else (`pix sandbox pay`), and ApiFailure for what the account refuses. */
-export function loadAccount(): Promise<Pick<Transfers, 'payByThirdParty' | 'ApiFailure'>> {
+/**
+ * A charge paid by someone else, or money paid to one of the account's keys (`pix sandbox pay`), and
+ * ApiFailure for what the account refuses.
+ */
+export function loadAccount(): Promise<Pick<Transfers, 'payByThirdParty' | 'payToOwnKey' | 'ApiFailure'>> {
   // One import() (transfers.ts passes ApiFailure on): a second target would be a chunk of its own.
   return import('./transfers.js');
 }

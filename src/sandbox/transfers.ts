@@ -8,7 +8,7 @@ import { asBody, hasMoreThanTwoDecimals, randomUUID } from './body.js';
 import { assertPayable, chargeAmounts } from './charges.js';
 import { ApiFailure, END_TO_END, MAGIC, MAX_AMOUNT, SETTLE_AFTER_MS } from './failure.js';
 import { insertEntry, type Party, type SandboxState, type StoredCharge } from './model.js';
-import { bankCode, hash } from './people.js';
+import { bankCode, hash, withCpfDigits } from './people.js';
 import { COUNTERPARTS } from './seed.js';
 
 /** What transfer and payByThirdParty refuse with (for the door: sandbox/index.ts, loadAccount). */
@@ -135,6 +135,8 @@ export function payByThirdParty(
   now: Date,
   chargeId: string,
   isBusinessDay: BusinessDayTest,
+  /** Who pays, when the caller says (`--payer`): else the charge's debtor, else someone. */
+  given?: Payer,
 ): { charge: StoredCharge; amount: Centavos; payer: Party } {
   const charge = state.charges[chargeId];
   if (!charge) throw new ApiFailure(404, 'CHARGE_NOT_FOUND', 'Cobrança não encontrada');
@@ -143,11 +145,48 @@ export function payByThirdParty(
   // The payer the charge names pays it (as in life: the debtor pays their own bill); else someone.
   const someone = COUNTERPARTS[hash(charge.id) % COUNTERPARTS.length]!;
   const named = charge.debtor?.taxId ?? charge.debtor?.cpf;
-  const payer =
-    charge.debtor?.name && named
+  const payer = given
+    ? partyOf(given, someone)
+    : charge.debtor?.name && named
       ? { name: charge.debtor.name, bank: someone.bank, documentNumber: named }
       : someone;
   markPaid(charge, now, amount);
+  receive(state, now, amount, payer);
+  return { charge, amount, payer };
+}
+
+/**
+ * `pix sandbox pay --key KEY --amount A`: someone pays the account through one of its own keys, any amount,
+ * no charge involved (as a customer paying a static code does). Throws ApiFailure 404 for a key that is
+ * not the account's.
+ */
+export function payToOwnKey(state: SandboxState, now: Date, key: string, amount: Centavos, given?: Payer) {
+  if (!state.keys.some((own) => own.key === key))
+    throw new ApiFailure(404, 'PIX_KEY_NOT_FOUND', 'Chave PIX não encontrada nesta conta');
+  const someone = COUNTERPARTS[hash(`${key}#${now.toISOString()}`) % COUNTERPARTS.length]!;
+  const payer = given ? partyOf(given, someone) : someone;
+  receive(state, now, amount, payer);
+  return { amount, payer };
+}
+
+/** A payer as `--payer NAME [--payer-document DOC]` names it. */
+export interface Payer {
+  name: string;
+  documentNumber?: string;
+}
+
+/** The payer as a statement shows it: its bank is someone's; its CPF made from its name when none is given. */
+function partyOf(given: Payer, someone: Party): Party {
+  const nine = String(hash(given.name) % 1_000_000_000).padStart(9, '0');
+  return {
+    name: given.name,
+    bank: someone.bank,
+    documentNumber: given.documentNumber ?? withCpfDigits(nine),
+  };
+}
+
+/** Money in: a confirmed INCOME entry from `payer`. */
+function receive(state: SandboxState, now: Date, amount: Centavos, payer: Party): void {
   insertEntry(state.activity, {
     id: randomUUID(),
     type: 'INCOME',
@@ -158,5 +197,4 @@ export function payByThirdParty(
     confirmedAt: now.toISOString(),
     creditor: { ...payer },
   });
-  return { charge, amount, payer };
 }

@@ -206,6 +206,10 @@ describe('--fields: only those fields, in that order', () => {
     expect(JSON.parse(unknown.stderr).error.message).toBe(
       '--fields: pix keys has no field nope (fields: id, key, keyType, createdAt)',
     );
+    // Two letters of four changed is another word, not a typo: no "did you mean type?".
+    const stranger = await pix(['statement', '--json', '--fields', 'nope']);
+    expect(stranger.code).toBe(2);
+    expect(stranger.stderr).not.toContain('did you mean');
     const typo = await pix(['statement', '-o', 'csv', '--fields', 'id,creditor.nmae']);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('hint: did you mean creditor.name?');

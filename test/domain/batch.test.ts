@@ -182,15 +182,33 @@ describe('parseBatchFile — CSV header problems', () => {
   });
 
   it('reports unknown, repeated, unnamed and missing columns, all at once, and checks no row', () => {
-    const result = csv(`Id,key,valor,KEY,,notes\n1,${EVP},10,x,y,z`);
+    const result = csv(`Id,key,price,KEY,,notes\n1,${EVP},10,x,y,z`);
+    const columns = 'columns: id, key, key_type, emv, amount, description, document, name';
     expect(problemsOf(result)).toEqual([
-      'line 1: valor: unknown column (columns: id, key, key_type, emv, amount, description)',
+      `line 1: price: unknown column (${columns}, or in Portuguese; or name yours with --map key=…,amount=…)`,
       'line 1: key: the column appears twice in the header',
-      'line 1: column 5 of the header has no name (columns: id, key, key_type, emv, amount, description)',
-      'line 1: notes: unknown column (columns: id, key, key_type, emv, amount, description)',
+      `line 1: column 5 of the header has no name (${columns}; or name yours with --map key=…,amount=…)`,
+      `line 1: notes: unknown column (${columns}, or in Portuguese; or name yours with --map key=…,amount=…)`,
       'line 1: amount: missing column: key payments need an amount',
     ]);
     expect(result).toMatchObject({ ok: false, rowsRead: 0 });
+  });
+
+  it('reads Portuguese headers in any case and accents, and document and name columns', () => {
+    const result = csv(
+      `ID;Chave;VALOR;Descrição;Documento;nome\n1;${EVP};10,50;Aluguel;111.444.777-35;José da Silva\n`,
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      rows: [
+        {
+          id: '1',
+          amount: 1050,
+          description: 'Aluguel',
+          expect: { document: '11144477735', name: 'José da Silva' },
+        },
+      ],
+    });
   });
 
   it('needs id, and key or emv', () => {
@@ -498,7 +516,7 @@ describe('parseBatchFile — NDJSON', () => {
     ).toEqual([
       expect.stringMatching(/^line 1: not JSON: /),
       'line 2: each line must be one JSON object, e.g. {"id":"a1","key":"…","amount":"10.50"}',
-      'line 3 (id b): note: unknown field (fields: id, key, key_type, emv, amount, description)',
+      'line 3 (id b): note: unknown field (fields: id, key, key_type, emv, amount, description, document, name)',
       'line 4 (id c): id: the field appears twice',
       'line 5 (id d): key: must be a JSON string ("12345678909"): a number would lose leading zeros',
       'line 6: id: must be a JSON string ("7"): a number would lose leading zeros',

@@ -70,6 +70,15 @@ describe('pay batch FILE.xlsx: the first sheet, read as a CSV is', () => {
     ]);
   });
 
+  it('a phone key the spreadsheet turned into a number (shown 5.51199E+12) is told to be text, not to be formatted as General', async () => {
+    const result = await parse([HEADER, ['p', 5511987654321, 10]]);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems.map(formatProblem)).toEqual([
+      'B2 (id p): key: holds the number 5511987654321: a key must be a text cell (as a number a CPF loses its leading 0 and a phone its +); format the column as Text',
+    ]);
+  });
+
   it('a header missing a column, an empty sheet, and bytes that are not a workbook', async () => {
     const missing = await parse([
       ['id', 'key'],

@@ -31,8 +31,10 @@ describe('parseChargeAmount: typed or a JSON number of reais, at least the minim
 
   it('refuses less than 5,00 (MIN_CHARGE), naming the minimum', () => {
     expect(MIN_CHARGE).toBe(500);
-    expect(reasonOf(() => parseChargeAmount('4,99'))).toBe('"4,99" is below 5.00, the minimum of a charge');
-    expect(reasonOf(() => parseChargeAmount(1))).toBe('"1" is below 5.00, the minimum of a charge');
+    expect(reasonOf(() => parseChargeAmount('4,99'))).toBe(
+      '"4,99" is below R$ 5,00, the minimum of a charge',
+    );
+    expect(reasonOf(() => parseChargeAmount(1))).toBe('"1" is below R$ 5,00, the minimum of a charge');
   });
 });
 

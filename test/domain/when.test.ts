@@ -5,6 +5,8 @@ import {
   endOfDay,
   formatDate,
   formatDateTime,
+  formatDayForMessage,
+  formatForMessage,
   formatMinuteWithOffset,
   parseDateOnly,
   parseDay,
@@ -249,5 +251,19 @@ describe('formatMinuteWithOffset', () => {
     expect(parseWhen(shown, 'from', 'Asia/Tokyo', new Date(at))).toBe('2026-03-10T12:34:00.000Z');
     expect(formatMinuteWithOffset(at, 'UTC')).toBe('2026-03-10T12:34+00:00');
     expect(formatMinuteWithOffset(at, 'Asia/Kolkata')).toBe('2026-03-10T18:04+05:30');
+  });
+});
+
+describe('times and days in messages to people', () => {
+  it('day first, in the zone, with its offset from UTC', () => {
+    expect(formatForMessage('2026-12-02T22:29:40.015Z', 'America/Sao_Paulo')).toBe(
+      '02/12/2026 19:29 (UTC-03:00)',
+    );
+    expect(formatForMessage('2026-12-02T22:29:40.015Z', 'America/Noronha')).toBe(
+      '02/12/2026 20:29 (UTC-02:00)',
+    );
+    expect(formatForMessage('2026-12-02T22:29:40.015Z', 'Asia/Kolkata')).toBe('03/12/2026 03:59 (UTC+05:30)');
+    expect(formatForMessage('not a time', 'America/Sao_Paulo')).toBe('not a time');
+    expect(formatDayForMessage('2026-11-30')).toBe('30/11/2026');
   });
 });

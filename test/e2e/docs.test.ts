@@ -153,6 +153,13 @@ const FIXTURES: Fixture[] = [
       'pix sandbox batch-file --rows 3 > payouts.csv 2>/dev/null && pix sandbox batch-file --rows 3 --format ndjson > payouts.ndjson 2>/dev/null',
   },
   {
+    wanted: (example) => /\bfornecedores\.csv\b/.test(example),
+    meaning:
+      "fornecedores.csv: a supplier file with the ERP's own headers (Chave PIX, Valor, CNPJ) and an id",
+    setup:
+      "printf 'id;Chave PIX;Valor;CNPJ;Centro de custo\\nf-001;ana@example.com;10,00;;obra 7\\n' > fornecedores.csv",
+  },
+  {
     wanted: (example) => /payouts\.plan\.json|pix-policy\.json/.test(example),
     meaning:
       'a git repository with keys in ~/.ssh (me: git signs with ~/.ssh/id_ed25519; bob: ~/.ssh/id_ecdsa), pix-policy.json naming us and carol (2 of finance a plan), approved by us both, and payouts.plan.json made by carol and approved by us both',

@@ -33,9 +33,11 @@ describe('pix listen → a receiver on loopback', () => {
     listen(dir, ['--forward-to', target.url]);
     await until(() => caughtUp(dir), "the listener's first run");
     await customerPays(dir, '12,34');
-    await until(() => target.got.length >= 1, 'the deliveries');
-    const [request] = target.got;
-    expect(request!.headers['pix-event-type']).toBe('entry.income');
+    // The payment is two events (entry.income and charge.paid) whose order the listener's sources race for:
+    // the one this test reads is found by its type, not taken first.
+    const income = () => target.got.find((got) => got.headers['pix-event-type'] === 'entry.income');
+    await until(() => income() !== undefined, 'the entry.income delivery');
+    const request = income();
     const event = JSON.parse(request!.body) as {
       id: string;
       type: string;
@@ -145,8 +147,14 @@ describe('pix listen → a receiver on loopback', () => {
     await until(() => target.got.length >= 6, 'the deliveries');
     // entry.income and charge.paid: each 500, 500, then 204.
     expect([...tries.values()]).toEqual([3, 3]);
-    const listed = await runCli(['events', 'list', '--json'], { env: { PIX_CONFIG_DIR: dir } });
-    const events = JSON.parse(listed.stdout).results as Array<{ delivery: unknown }>;
+    // The receiver's 204 reaches the listener before the listener writes it down: the log is read once both
+    // deliveries are written, not right after the receiver answered.
+    let events: Array<{ delivery: { state: string } }> = [];
+    await until(async () => {
+      const listed = await runCli(['events', 'list', '--json'], { env: { PIX_CONFIG_DIR: dir } });
+      events = JSON.parse(listed.stdout).results;
+      return events.every((event) => event.delivery.state === 'delivered');
+    }, 'both deliveries written down');
     expect(events.map((event) => event.delivery)).toEqual([
       { state: 'delivered', attempts: 3, lastError: null },
       { state: 'delivered', attempts: 3, lastError: null },

@@ -79,6 +79,12 @@ describe('pix statement, built binary, embedded sandbox', () => {
       expect(cells[2]).toMatch(/^-?\d+\.\d{2}$/);
     }
     expect(result.stderr).toContain('sandbox: simulated account');
+    // Under CI, with stderr a log, not on every command (a payment's line still names the sandbox).
+    const ci = await runCli(['statement'], { env: { PIX_CONFIG_DIR: tempConfigDir(), CI: 'true' } });
+    expect(ci.code, ci.stderr).toBe(0);
+    expect(ci.stderr).not.toContain('sandbox: simulated account');
+    const notCi = await runCli(['statement'], { env: { PIX_CONFIG_DIR: tempConfigDir(), CI: 'false' } });
+    expect(notCi.stderr).toContain('sandbox: simulated account');
     expect(result.stderr).toMatch(/next: pix statement --offset 10/);
   });
 

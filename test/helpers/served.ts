@@ -58,7 +58,12 @@ export interface InProcessRun {
 export async function servedInProcess(
   deferred: Deferred,
   options: { now: () => Date; faults?: string },
-): Promise<{ dir: string; stateFile: string; pix(args: string[]): Promise<InProcessRun> }> {
+): Promise<{
+  dir: string;
+  stateFile: string;
+  server: SandboxServer;
+  pix(args: string[]): Promise<InProcessRun>;
+}> {
   const dir = deferred.dir();
   const stateFile = join(dir, 'sandbox.json');
   const server = await startSandboxServer({
@@ -77,5 +82,5 @@ export async function servedInProcess(
     });
     return { code, stdout: test.stdout(), bytes: test.stdoutBytes(), stderr: test.stderr() };
   };
-  return { dir, stateFile, pix };
+  return { dir, stateFile, server, pix };
 }

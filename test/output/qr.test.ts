@@ -129,6 +129,25 @@ describe('the smallest symbol, and a drawing only where it fits', () => {
     expect((await qrForTerminal(CODE, 'dark', { columns }, 'x')).drawn).toBe(true);
   });
 
+  it('on a light theme at 80×24 a 45-module symbol is drawn with 1 module of quiet zone and the bottom row left to the next line (23 lines); a dark one cannot', async () => {
+    // A sandbox charge's code as the sandbox makes it: 170 characters, upper case and digits where a BR
+    // Code has them (a code of 170 bytes with no digit at all would need 49 modules: no PIX code is that).
+    const code =
+      '00020101021226710014br.gov.bcb.pix2549sandbox.pix.local/qr/v2/iTz9LODaoxq1jBMt5sx7w8e3l520400005303986540510.005802BR5917Loja Sandbox Ltda6009SAO PAULO62070503***6304D02D';
+    const modules = await qrModules(code);
+    expect(modules).toHaveLength(45);
+    const light = await qrForTerminal(code, 'light', { columns: 80, rows: 24 }, 'x');
+    expect(light.drawn).toBe(true);
+    const lines = light.text.split('\n').slice(0, -1);
+    expect(lines).toHaveLength(23);
+    expect(lines.every((line) => line.length === 47)).toBe(true);
+    expect(light.text).toBe(renderQr(modules, 'light', 1, true));
+    const dark = await qrForTerminal(code, 'dark', { columns: 80, rows: 24 }, undefined);
+    expect(dark.drawn).toBe(false);
+    expect(dark.text).not.toContain('PNG');
+    expect(dark.text).toContain('--qr-theme light draws it here');
+  });
+
   it.each([100, 134])(
     'any code of %i characters is drawn on an 80×24 terminal (the worst case: bytes, no digits)',
     async (length) => {

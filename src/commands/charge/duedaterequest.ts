@@ -33,7 +33,7 @@ import {
   PERCENT_MODALITY,
 } from '../../domain/modalities.js';
 import { parseEmail } from '../../domain/pixkey.js';
-import { parseDateOnly, parseDay } from '../../domain/when.js';
+import { formatDayForMessage, parseDateOnly, parseDay } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import * as z from '../../zod.js';
 import { fromDomain, fromDomainNumber } from '../shared/flags.js';
@@ -353,7 +353,12 @@ export function buildDueDateRequest(
   const amount = required(pick(options.amount, '--amount', body.amount, 'amount'), '--amount', 'amount');
   const typed = required(pick(options.due, '--due', body.duedate, 'duedate'), '--due', 'duedate');
   const due = { ...typed, value: parseAt(typed.where, (text) => parseDay(text, today), typed.value) };
-  if (due.value < today) throw usageError(due.where, `${due.value} is in the past (today is ${today})`);
+  if (due.value < today) {
+    throw usageError(
+      due.where,
+      `${formatDayForMessage(due.value)} is in the past (today is ${formatDayForMessage(today)})`,
+    );
+  }
   const input: Omit<DueDateChargeInput, 'pixKeyId'> = {
     amount: amount.value,
     duedate: due.value,

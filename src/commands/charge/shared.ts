@@ -315,7 +315,10 @@ async function writeCharge(
         charge.emvqrcps,
         qrThemeOf(options.qrTheme, deps.env),
         { columns: out.columns, rows: out.rows },
-        `\`pix charge show ${safeText(charge.id, 64)} --qr-png qr.png\``,
+        // No hint for a flag already given: the PNG is being written.
+        options.qrPng === undefined
+          ? `\`pix charge show ${safeText(charge.id, 64)} --qr-png qr.png\``
+          : undefined,
       );
       if (qr.drawn) out.write(`\n${qr.text}`);
       else deps.io.stderr.write(`\n${qr.text}`);

@@ -17,7 +17,7 @@ import { DEFAULT_TIMEOUT_MS, type Deps } from '../../context.js';
 import { parseText } from '../../domain/charge-values.js';
 import { type ChargeMatch, matchWindow } from '../../domain/matching.js';
 import { formatBRL, formatDecimal } from '../../domain/money.js';
-import { formatDateTime } from '../../domain/when.js';
+import { formatDateTime, formatForMessage } from '../../domain/when.js';
 import { interruptedError, PixError, stopSignalOf } from '../../errors.js';
 import type { LedgerRecord } from '../../journal/ledger.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
@@ -225,7 +225,11 @@ export async function waitForCharge(
       // Expiry by the account's clock (the sandbox's, when the API is the sandbox: api/clock.ts).
       const expires = expiredAfter(current);
       if (client.clock.now().getTime() > expires) {
-        throw new PixError('rejected', `charge ${current.id} expired unpaid (at ${current.expiresAt})`);
+        const zone = (await deps.settings()).timeZone.value;
+        throw new PixError(
+          'rejected',
+          `charge ${current.id} expired unpaid (at ${formatForMessage(current.expiresAt ?? '', zone)})`,
+        );
       }
       if (now >= deadline) {
         const waited = `${limits.timeout.value}${limits.timeout.unit}`;

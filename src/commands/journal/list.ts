@@ -1,20 +1,29 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Deps } from '../../context.js';
-import { shortId } from '../../journal/entries.js';
+import { type JournalEntry, shortId } from '../../journal/entries.js';
 import { isUnresolved } from '../../journal/rules.js';
 import { createListWriter } from '../../output/records.js';
 import * as z from '../../zod.js';
 import { integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { addExamples, completionValues } from '../shared/help.js';
 import { columns, openJournal, publicEntry, warnIfDamaged } from './shared.js';
 
 export const DEFAULT_JOURNAL_LIMIT = 20;
+export const JOURNAL_KINDS = ['payment', 'charge', 'plan'] as const;
 
 const listOptionsSchema = z.object({
   limit: z.optional(integerFlag(1)),
   all: z._default(z.boolean(), false),
   unresolved: z._default(z.boolean(), false),
+  kind: z.optional(z.enum(JOURNAL_KINDS)),
 });
+
+/** What `--kind` picks: a payment (any), a charge, or a payment made under an approved plan. */
+const OF_KIND: Record<(typeof JOURNAL_KINDS)[number], (entry: JournalEntry) => boolean> = {
+  payment: (entry) => entry.kind === 'payment',
+  charge: (entry) => entry.kind === 'charge',
+  plan: (entry) => entry.kind === 'payment' && entry.plan !== undefined,
+};
 
 export type JournalListOptions = z.output<typeof listOptionsSchema>;
 
@@ -23,7 +32,10 @@ export async function runJournalList(options: JournalListOptions, deps: Deps): P
   await warnIfDamaged(deps, journal);
   const { stdout, stderr } = deps.io;
   const entries = (await journal.read()).reverse();
-  const matching = options.unresolved ? entries.filter(isUnresolved) : entries;
+  const kind = options.kind === undefined ? undefined : OF_KIND[options.kind];
+  const matching = entries.filter(
+    (entry) => (!options.unresolved || isUnresolved(entry)) && (kind === undefined || kind(entry)),
+  );
   const limit = options.all ? matching.length : (options.limit ?? DEFAULT_JOURNAL_LIMIT);
   const shown = matching.slice(0, limit);
   const writer = createListWriter(stdout, {
@@ -38,7 +50,7 @@ export async function runJournalList(options: JournalListOptions, deps: Deps): P
   await writer.end();
   if (shown.length < matching.length) {
     stderr.write(
-      `showing the latest ${shown.length} of ${matching.length} entries; all of them: pix journal --all\n`,
+      `showing the latest ${shown.length} of ${matching.length} entries; all of them: pix journal --all${options.kind === undefined ? '' : ` --kind ${options.kind}`}\n`,
     );
   }
   const open = entries.filter(isUnresolved);
@@ -59,6 +71,15 @@ export function register(command: Command, deps: Deps): void {
     .option('--limit <n>', `entries to list, newest first (default ${DEFAULT_JOURNAL_LIMIT})`)
     .option('--all', 'every entry')
     .option('--unresolved', 'only entries whose outcome is unknown and not resolved yet')
+    .addOption(
+      completionValues(
+        new Option(
+          '--kind <kind>',
+          'only payments, charges, or payments made under an approved plan: payment|charge|plan',
+        ),
+        JOURNAL_KINDS,
+      ),
+    )
     .action(async (_options, self: Command) => {
       await runJournalList(parseOptions(listOptionsSchema, self.opts()), deps);
     });
@@ -67,6 +88,8 @@ export function register(command: Command, deps: Deps): void {
     [
       'pix journal',
       'pix journal --unresolved',
+      'pix journal --kind charge --limit 5',
+
       'pix journal show 1a2b3c4d',
       'pix journal resolve 1a2b3c4d --not-paid',
       'pix journal --all --json | jq \'.results[] | select(.state == "unknown")\'',

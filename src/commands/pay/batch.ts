@@ -29,7 +29,7 @@ import {
 } from '../../domain/batch.js';
 import { checkBatchLimits, describeStates, type RowState } from '../../domain/batchplan.js';
 import { parseBatchSheet } from '../../domain/batchsheet.js';
-import { parseBatchFile } from '../../domain/batchtext.js';
+import { parseBatchColumnMap, parseBatchFile } from '../../domain/batchtext.js';
 import type { Centavos } from '../../domain/money.js';
 import { PixError, stopSignalOf } from '../../errors.js';
 import type { JournalEntry, PaymentIdentity } from '../../journal/entries.js';
@@ -38,7 +38,7 @@ import { safeText } from '../../output/sanitize.js';
 import { asUsageAwait } from '../../usage.js';
 import * as z from '../../zod.js';
 import { fileName, readInputFile, refuseFile, SHOWN_PROBLEMS } from '../shared/files.js';
-import { amountFlag, duplicateWindowFlag, integerFlag, parseOptions } from '../shared/flags.js';
+import { amountFlag, duplicateWindowFlag, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { consultAll } from './batchconsult.js';
 import {
@@ -65,6 +65,7 @@ export const MAX_CONCURRENCY = 16;
 const payBatchOptionsSchema = z.object({
   file: z.string().check(z.minLength(1)),
   format: z.optional(z.enum(['csv', 'ndjson', 'xlsx'])),
+  map: z.optional(fromDomain(parseBatchColumnMap)),
   concurrency: z._default(
     integerFlag(1).check(z.refine((n) => n <= MAX_CONCURRENCY, `at most ${MAX_CONCURRENCY}`)),
     DEFAULT_CONCURRENCY,
@@ -135,7 +136,12 @@ export interface BatchItem {
  * between slices of each part, so Ctrl-C and SIGTERM end it at once (nothing has been sent yet), and on a
  * terminal it shows how far it is.
  */
-async function parseWorkbook(bytes: Buffer, file: string, deps: Deps): Promise<BatchParseResult> {
+async function parseWorkbook(
+  bytes: Buffer,
+  file: string,
+  deps: Deps,
+  map: PayBatchOptions['map'],
+): Promise<BatchParseResult> {
   const { readFirstSheet } = await import('../../domain/xlsxsheet.js');
   const progress = createProgress(deps.io, `reading ${safeText(fileName(file), 60)}, kB`, {
     streamsRows: false,
@@ -155,7 +161,7 @@ async function parseWorkbook(bytes: Buffer, file: string, deps: Deps): Promise<B
     if (total > 0) progress.update(Math.floor(done / 1024), Math.ceil(total / 1024));
   };
   try {
-    return parseBatchSheet(await asUsageAwait(fileName(file), () => readFirstSheet(bytes, { pause })));
+    return parseBatchSheet(await asUsageAwait(fileName(file), () => readFirstSheet(bytes, { pause })), map);
   } finally {
     progress.done();
   }
@@ -171,8 +177,8 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   const format: BatchFormat = options.format ?? batchFormatFor(options.file);
   const parsed =
     format === 'xlsx'
-      ? await parseWorkbook(bytes, options.file, deps)
-      : parseBatchFile(bytes.toString('utf8'), format);
+      ? await parseWorkbook(bytes, options.file, deps, options.map)
+      : parseBatchFile(bytes.toString('utf8'), format, options.map);
   if (!parsed.ok) {
     refuseFile(
       deps,
@@ -273,10 +279,17 @@ function refuseOverLimits(
 
 export function register(command: Command, deps: Deps): void {
   command
-    .argument('<FILE>', 'CSV (id,key,amount[,description] or id,emv[,amount]) or NDJSON; - for stdin')
+    .argument(
+      '<FILE>',
+      'CSV (id,key,amount[,description][,document][,name] or id,emv[,amount]; or id;chave;valor;descrição;documento;nome), NDJSON or xlsx; - for stdin',
+    )
     .option(
       '--format <format>',
       'csv, ndjson or xlsx (default: by the file name; .ndjson/.jsonl are NDJSON, .xlsx a workbook)',
+    )
+    .option(
+      '--map <field=Header,…>',
+      "your file's headers: key=Chave PIX,amount=Valor Líquido,document=CNPJ (other columns are then ignored)",
     )
     .option('--concurrency <n>', `consultations and transfers at a time (default ${DEFAULT_CONCURRENCY})`)
     .option('--max-total <A>', 'refuse the batch if it pays more than this in all')
@@ -296,6 +309,7 @@ export function register(command: Command, deps: Deps): void {
       'pix pay batch payouts.csv --dry-run            # check, consult and show; nothing is paid',
       'pix pay batch payouts.csv --yes -o csv > report.csv',
       'pix pay batch payouts.ndjson --max-total 10000 --concurrency 8 --yes',
+      "pix pay batch fornecedores.csv --map 'key=Chave PIX,amount=Valor,document=CNPJ' --dry-run",
     ],
     ['usage', 'auth', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
   );

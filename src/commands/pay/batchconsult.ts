@@ -6,7 +6,9 @@
 
 import { consultEmv, consultKey, dictEndToEndId } from '../../api/resources/payments.js';
 import { planRowAmount } from '../../domain/batchplan.js';
+import { decodeBrCode } from '../../domain/brcode.js';
 import { centavosFromApi } from '../../domain/money.js';
+import { type ConsultedOwner, merchantMatchesOwner, payeeMismatch } from '../../domain/payee.js';
 import { PixError, stopSignalOf } from '../../errors.js';
 import { createProgress } from '../../output/progress.js';
 import { safeText } from '../../output/sanitize.js';
@@ -66,6 +68,7 @@ async function consultRow(ctx: PayContext, item: BatchItem): Promise<void> {
         item.error = other;
         return;
       }
+      if (payeeRefused(item, { ...consult.owner, document: consult.owner.documentNumber })) return;
       item.endToEndId = dictEndToEndId(consult);
       item.receiver = consult.owner.name;
       item.document = maskedDocument(consult.owner.documentNumber);
@@ -75,6 +78,9 @@ async function consultRow(ctx: PayContext, item: BatchItem): Promise<void> {
       return;
     }
     const consult = await consultEmv(client, target.emv);
+    const owner = { name: consult.receiver.name, document: consult.receiver.documentNumber };
+    if (payeeRefused(item, owner)) return;
+    if (!target.dynamic && item.row.expect === undefined && merchantRefused(item, target.emv, owner)) return;
     item.endToEndId = consult.endToEndId;
     item.receiver = consult.receiver.name;
     item.document = maskedDocument(consult.receiver.documentNumber);
@@ -93,6 +99,44 @@ async function consultRow(ctx: PayContext, item: BatchItem): Promise<void> {
     );
   } catch (error) {
     notPayable(item, error);
+  }
+}
+
+/**
+ * Contract §7.8: a row that names who it pays (its document and name columns) is paid only to that owner;
+ * another one makes it `not_payable`, naming both, and nothing of it is sent.
+ */
+function payeeRefused(item: BatchItem, owner: ConsultedOwner): boolean {
+  if (item.row.expect === undefined) return false;
+  const mismatch = payeeMismatch(item.row.expect, owner);
+  if (mismatch === undefined) return false;
+  item.state = 'not_payable';
+  item.error = safeText(mismatch, 400);
+  return true;
+}
+
+/**
+ * A static code whose merchant name shares nothing with the owner of its key: a person paying it alone is
+ * asked (pay qr); a batch asks nobody per row, so the row is not paid unless its document or name column
+ * says who it pays.
+ */
+function merchantRefused(item: BatchItem, emv: string, owner: ConsultedOwner): boolean {
+  const merchant = merchantNameOf(emv);
+  if (merchant === undefined || merchantMatchesOwner(merchant, owner)) return false;
+  item.state = 'not_payable';
+  item.error = safeText(
+    `the code names "${merchant}" but its key belongs to ${owner.name}: fill the row's document or name column to pay it`,
+    400,
+  );
+  return true;
+}
+
+/** Field 59 of a code pix already decoded once (batchrow.ts), or undefined. */
+function merchantNameOf(emv: string): string | undefined {
+  try {
+    return decodeBrCode(emv).merchantName;
+  } catch {
+    return undefined;
   }
 }
 

@@ -15,6 +15,7 @@ import {
 import { addExamples, completionValues } from '../shared/help.js';
 import { institution, maskedDocument, moneyRow, textRow } from './details.js';
 import { checkDuplicate, checkMaxAmount, keyAnswerProblem } from './guards.js';
+import { checkPayee, expectationOf, payeeFlags, payeeOptions } from './payeeflags.js';
 import { planFlags, planOptions, planRequestOf } from './planflags.js';
 import { confirmAndPay, type DetailRow, DUPLICATE_WINDOW_OPTION, startPayment } from './shared.js';
 
@@ -26,6 +27,7 @@ const payKeyOptionsSchema = z.object({
   allowDuplicate: z._default(z.boolean(), false),
   duplicateWindow: z.optional(duplicateWindowFlag),
   ...planFlags,
+  ...payeeFlags,
 });
 
 /** The key is read with its named type, if any (`--key-type`): one parse, so one rule (domain/pixkey.ts). */
@@ -81,6 +83,8 @@ export async function runPayKey(options: PayKeyOptions, deps: Deps): Promise<voi
   const consult = await consultKey(await deps.api(), options.key.key);
   const other = keyAnswerProblem(options.key, consult);
   if (other) throw new PixError('declined', `${other}; nothing was sent`);
+  const expect = expectationOf(options);
+  checkPayee(expect, { ...consult.owner, document: consult.owner.documentNumber });
 
   // 3. Show, confirm, journal, transfer {endToEndId, amount}.
   await confirmAndPay(ctx, {
@@ -101,6 +105,7 @@ export async function runPayKey(options: PayKeyOptions, deps: Deps): Promise<voi
       ...(consult.owner.documentNumber ? { document: consult.owner.documentNumber } : {}),
       ...(consult.account?.participant ? { participant: consult.account.participant } : {}),
     },
+    expect,
   });
 }
 
@@ -120,6 +125,7 @@ export function register(command: Command, deps: Deps): void {
       'pay even if the journal or the statement shows the same payment made already (not while one is unresolved)',
     )
     .option(...DUPLICATE_WINDOW_OPTION);
+  payeeOptions(command);
   planOptions(command).action(async (key: string, _options, self: Command) => {
     await runPayKey(parseOptions(payKeySchema, { ...self.opts(), key }, { key: 'KEY' }), deps);
   });
@@ -128,6 +134,7 @@ export function register(command: Command, deps: Deps): void {
     [
       'pix pay key ana@example.com --amount 10,50 --yes           # -y: no y/N question',
       "pix pay key '+55 11 91234-5678' --amount 25 --dry-run",
+      "pix pay key ana@example.com --amount 10 --expect-name 'Distribuidora Sol' --dry-run   # exit 8 if the owner is someone else",
       'pix pay key 123e4567-e89b-12d3-a456-426614174000 --amount 99.90 --yes --json',
       'pix pay key 11912345678 --key-type phone --amount 5 --dry-run   # 11 digits are a CPF unless typed',
     ],

@@ -17,8 +17,10 @@ import { loadPolicy, requireInForce } from '../../approvals/inforce.js';
 import { whoMakes } from '../../approvals/operator.js';
 import type { Centavos } from '../../domain/money.js';
 import { formatBRL } from '../../domain/money.js';
+import type { PayeeExpectation } from '../../domain/payee.js';
 import { type PlanBody, type PlanRow, rowFacts, sealPlan, shortPlanId } from '../../domain/plan.js';
 import { applyingRules, outsideAllowlist } from '../../domain/policy.js';
+import { formatForMessage } from '../../domain/when.js';
 import { PixError } from '../../errors.js';
 import { journalOf } from '../../journal/record.js';
 import { jsonDocument } from '../../output/format.js';
@@ -37,6 +39,7 @@ interface RowInput {
   amount: Centavos;
   sendAmount: boolean;
   description?: string | undefined;
+  expect?: PayeeExpectation | undefined;
 }
 
 /** Builds the plan of `inputs`, checks it against the policy in force, writes it; returns it. */
@@ -68,6 +71,7 @@ async function writePlan(
       amountCentavos: input.amount,
       sendAmount: input.sendAmount,
       ...(input.description === undefined ? {} : { description: input.description }),
+      ...(input.expect === undefined ? {} : { expect: input.expect }),
       newReceiver: !history.knows(input.payee),
       outsideAllowlist: outsideAllowlist(policy, input.key, input.payee.document),
     };
@@ -107,7 +111,7 @@ async function writePlan(
     .map(({ rule, ifNight }) => `${rule.name}: ${rule.require.text}${ifNight ? ' if paid at night' : ''}`)
     .join('; ');
   ctx.deps.io.stderr.write(
-    `plan ${shortPlanId(plan.id)} written to ${request.file}: ${rows.length} row${rows.length === 1 ? '' : 's'}, ${formatBRL(total)}, from profile "${account.profile}" via ${account.host}, until ${plan.expiresAt}\n` +
+    `plan ${shortPlanId(plan.id)} written to ${request.file}: ${rows.length} row${rows.length === 1 ? '' : 's'}, ${formatBRL(total)}, from profile "${account.profile}" via ${account.host}, until ${formatForMessage(plan.expiresAt, ctx.settings.timeZone.value)}\n` +
       `it needs ${needs}; next: \`pix plan approve ${request.file}\` by the approvers, then \`pix plan execute ${request.file}\`\n`,
   );
   return plan;
@@ -145,6 +149,7 @@ export async function writePaymentPlan(ctx: PayContext, payment: PaymentPlan): P
       },
       amount: payment.amount,
       sendAmount: payment.sendAmount,
+      expect: payment.expect,
     },
   ]);
   if (ctx.mode.format === 'json') ctx.deps.io.stdout.write(jsonDocument(plan, ctx.mode.pretty));
@@ -175,6 +180,7 @@ export async function batchPlanHooks(request: PlanRequest, file: string): Promis
             amount: item.amount!,
             sendAmount: item.sendAmount ?? true,
             description: item.row.description,
+            expect: item.row.expect,
           };
         }),
         file === '-' ? undefined : file,

@@ -4,6 +4,7 @@ import type { Deps } from '../../context.js';
 import { fixedAmount } from '../../domain/batchplan.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import { type Centavos, centavosFromApi, formatBRL, parseAmount } from '../../domain/money.js';
+import { merchantMatchesOwner } from '../../domain/payee.js';
 import { parsePixKey } from '../../domain/pixkey.js';
 import { PixError, usageError } from '../../errors.js';
 import { hashEmv } from '../../journal/entries.js';
@@ -14,6 +15,7 @@ import { amountFlag, duplicateWindowFlag, parseOptions } from '../shared/flags.j
 import { addExamples } from '../shared/help.js';
 import { institution, maskedDocument, moneyRow, showDetailsFirst, textRow, timeRow } from './details.js';
 import { checkDuplicate, checkMaxAmount, checkNotExpired } from './guards.js';
+import { checkPayee, expectationOf, payeeFlags, payeeOptions } from './payeeflags.js';
 import { planFlags, planOptions, planRequestOf } from './planflags.js';
 import {
   ask,
@@ -31,6 +33,7 @@ const payQrOptionsSchema = z.object({
   allowDuplicate: z._default(z.boolean(), false),
   duplicateWindow: z.optional(duplicateWindowFlag),
   ...planFlags,
+  ...payeeFlags,
 });
 
 export type PayQrOptions = z.output<typeof payQrOptionsSchema>;
@@ -104,10 +107,17 @@ async function resolveAmount(
   });
 }
 
-function details(ctx: PayContext, consult: EmvConsultation, amount: Centavos | undefined): DetailRow[] {
+function details(
+  ctx: PayContext,
+  consult: EmvConsultation,
+  amount: Centavos | undefined,
+  merchant: string | undefined,
+): DetailRow[] {
   const rows: DetailRow[] = [];
   const zone = ctx.settings.timeZone.value;
   textRow(rows, 'Receiver', 'receiver', consult.receiver.name);
+  // A static code's own merchant name, beside the owner of its key: a person sees whether they agree.
+  textRow(rows, 'Code names', 'merchantName', merchant);
   textRow(rows, 'Document', 'document', maskedDocument(consult.receiver.documentNumber));
   textRow(rows, 'Institution', 'institution', institution(consult.receiver.participant));
   textRow(rows, 'Type', 'type', consult.type);
@@ -166,6 +176,10 @@ export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void>
   const consult = await consultEmv(await deps.api(), emv);
   const dynamic = consult.type ? consult.type.toUpperCase().startsWith('DYNAMIC') : looksDynamic;
   checkNotExpired(ctx, consult.calendar?.expirationDate);
+  const owner = { name: consult.receiver.name, document: consult.receiver.documentNumber };
+  const expect = expectationOf(options);
+  checkPayee(expect, owner);
+  const merchant = dynamic ? undefined : decoded.merchantName;
   const receiver = {
     name: consult.receiver.name,
     document: maskedDocument(consult.receiver.documentNumber),
@@ -174,7 +188,7 @@ export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void>
   // Who gets paid is shown before the amount is asked: a person chooses an amount knowing the receiver.
   let detailsShown = false;
   const { amount, sendAmount } = await resolveAmount(ctx, consult, options.amount, decoded.amount, () => {
-    showDetailsFirst(ctx, { details: details(ctx, consult, undefined), receiver });
+    showDetailsFirst(ctx, { details: details(ctx, consult, undefined, merchant), receiver });
     detailsShown = true;
   });
   if (amount !== undefined) {
@@ -190,7 +204,7 @@ export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void>
     amount,
     sendAmount,
     receiver,
-    details: details(ctx, consult, amount),
+    details: details(ctx, consult, amount, merchant),
     // Known by its receiver too (a static code's key, the document and institution the consultation
     // gave), so the same payment by key, by another code or another txid of it is one payment.
     identity: {
@@ -202,7 +216,30 @@ export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void>
       ...(consult.receiver.participant ? { participant: consult.receiver.participant } : {}),
     },
     detailsShown,
+    expect,
+    // After the guards that say more (a payment made already is that, whoever the code names).
+    ...(merchant !== undefined && expect === undefined
+      ? { beforeConfirm: () => checkMerchant(ctx, merchant, owner.name) }
+      : {}),
   });
+}
+
+/**
+ * Contract §7.8: a static code names its merchant (field 59) but pays the owner of its key, and anyone
+ * can write any name into a code. One whose name shares nothing with the owner's is said on stderr, and
+ * paid only after a person's yes at the terminal: under --yes, or writing a plan nobody is asked about,
+ * it is refused (exit 8) unless --expect-document or --expect-name confirmed the owner.
+ */
+function checkMerchant(ctx: PayContext, merchant: string, owner: string): void {
+  if (merchantMatchesOwner(merchant, { name: owner })) return;
+  const said = `the code names "${safeText(merchant, 40)}" but its key belongs to ${safeText(owner, 120)}`;
+  const nobodyAsked = !ctx.flags.dryRun && (ctx.deps.globals.yes || ctx.flags.plan !== undefined);
+  if (nobodyAsked) {
+    throw new PixError('declined', `${said}; nothing was sent`, {
+      hint: `pay it at a terminal without --yes to be asked, or name the receiver you mean with --expect-document or --expect-name`,
+    });
+  }
+  ctx.deps.io.stderr.write(`warning: ${said}: pay only if you know that is who you mean\n`);
 }
 
 export function register(command: Command, deps: Deps): void {
@@ -215,6 +252,7 @@ export function register(command: Command, deps: Deps): void {
       'pay even if the journal or the statement shows this payment made already (not while one is unresolved)',
     )
     .option(...DUPLICATE_WINDOW_OPTION);
+  payeeOptions(command);
   planOptions(command).action(async (emv: string, _options, self: Command) => {
     await runPayQr(parseOptions(payQrOptionsSchema, { ...self.opts(), emv }, { emv: 'EMV' }), deps);
   });

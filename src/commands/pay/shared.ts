@@ -9,6 +9,7 @@ import type { Settings } from '../../config/types.js';
 import type { Deps } from '../../context.js';
 import { transferAnomalies } from '../../domain/anomalies.js';
 import { type Centavos, centavosToApi, formatBRL } from '../../domain/money.js';
+import type { PayeeExpectation } from '../../domain/payee.js';
 import type { Debit, PaidTo } from '../../domain/statementguard.js';
 import { describeSystemError, PixError, usageError } from '../../errors.js';
 import { type JournalEntry, type JournalPlan, type PaymentIdentity, shortId } from '../../journal/entries.js';
@@ -85,6 +86,13 @@ export interface PaymentPlan {
   identity: PaymentIdentity;
   /** The details were shown already (before asking a payer-chosen amount). */
   detailsShown?: boolean;
+  /** Who the operator expects to pay (`--expect-document`, `--expect-name`), already checked; kept in a plan. */
+  expect?: PayeeExpectation | undefined;
+  /**
+   * A check that needs a person's yes (a static code's merchant against its key's owner): run after the
+   * guards that say more (a payment made already), before the dry run, the plan or the question.
+   */
+  beforeConfirm?: () => void;
 }
 
 /** The profile, account, output mode and journal of one payment command. */
@@ -240,6 +248,7 @@ export async function confirmAndPay(ctx: PayContext, plan: PaymentPlan): Promise
   const { stdout, stderr } = deps.io;
   if (mode.human && !plan.detailsShown) stdout.write(renderDetails(plan.details, mode));
   if (plan.amount !== undefined) await checkReceiver(ctx, plan, plan.amount);
+  plan.beforeConfirm?.();
 
   if (ctx.flags.dryRun) {
     if (mode.format === 'json')

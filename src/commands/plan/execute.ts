@@ -68,6 +68,9 @@ function batchRowsOf(file: string, rows: readonly PlanRow[]) {
       // A code that fixes its own amount takes none from the file: the consultation must ask what was approved.
       ...(fixed ? {} : { amount: formatDecimal(row.amountCentavos) }),
       ...(row.description === undefined ? {} : { description: row.description }),
+      // Who the row must pay: the consultation at execute is held to it again (contract §7.8).
+      ...(row.expect?.document === undefined ? {} : { document: row.expect.document }),
+      ...(row.expect?.name === undefined ? {} : { name: row.expect.name }),
     });
   });
   const parsed = parseBatchFile(`${lines.join('\n')}\n`, 'ndjson');

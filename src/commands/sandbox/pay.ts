@@ -1,22 +1,31 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
+import { parseTaxId } from '../../domain/documents.js';
 import { centavosToApi, formatBRL, formatDecimal } from '../../domain/money.js';
+import { parseExpectedName } from '../../domain/payee.js';
+import { parsePixKey } from '../../domain/pixkey.js';
 import { usageError } from '../../errors.js';
 import { loadAccount } from '../../sandbox/index.js';
 import * as z from '../../zod.js';
-import { parseOptions } from '../shared/flags.js';
+import { amountFlag, fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { openStore, stateFlag, stateOption, translate, writeJson } from './shared.js';
 
 export const paySchema = z.object({
-  chargeId: z
-    .string()
-    .check(
-      z.regex(
-        /^(?:[0-9a-fA-F-]{4,36}|[A-Za-z0-9]{26,35})$/,
-        'must be a charge id, the start of one (at least 4 characters, as `pix charge list` shows it) or its txid',
+  chargeId: z.optional(
+    z
+      .string()
+      .check(
+        z.regex(
+          /^(?:[0-9a-fA-F-]{4,36}|[A-Za-z0-9]{26,35})$/,
+          'must be a charge id, the start of one (at least 4 characters, as `pix charge list` shows it) or its txid',
+        ),
       ),
-    ),
+  ),
+  key: z.optional(fromDomain((text) => parsePixKey(text).key)),
+  amount: z.optional(amountFlag),
+  payer: z.optional(fromDomain(parseExpectedName)),
+  payerDocument: z.optional(fromDomain((text) => parseTaxId(text).digits)),
   state: stateFlag,
 });
 
@@ -49,22 +58,55 @@ function chargeNamed(
 export type PayOptions = z.output<typeof paySchema>;
 
 export async function runPay(opts: PayOptions, deps: Deps): Promise<void> {
+  if ((opts.chargeId === undefined) === (opts.key === undefined)) {
+    throw usageError(
+      '<charge-id>',
+      opts.key === undefined ? 'name a charge, or --key KEY' : 'a charge or --key, not both',
+      'pix sandbox pay CHARGE (its amount), or pix sandbox pay --key KEY --amount A (any amount)',
+    );
+  }
+  if (opts.key !== undefined && opts.amount === undefined)
+    throw usageError('--amount', 'required with --key');
+  if (opts.payerDocument !== undefined && opts.payer === undefined)
+    throw usageError('--payer-document', 'goes with --payer NAME');
+  const payer =
+    opts.payer === undefined
+      ? undefined
+      : {
+          name: opts.payer,
+          ...(opts.payerDocument === undefined ? {} : { documentNumber: opts.payerDocument }),
+        };
   const store = await openStore(deps, opts.state);
-  const [{ payByThirdParty }, { loadBusinessDayTest }] = await Promise.all([
+  const [{ payByThirdParty, payToOwnKey }, { loadBusinessDayTest }] = await Promise.all([
     loadAccount(),
     import('../../domain/duedate.js'),
   ]);
   const isBusinessDay = await loadBusinessDayTest();
-  const paid = await translate(() =>
-    store.update((state, now) => {
-      const result = payByThirdParty(state, now, chargeNamed(state.charges, opts.chargeId), isBusinessDay);
-      return {
-        id: result.charge.id,
-        status: result.charge.status,
-        amount: result.amount,
-        payer: result.payer.name,
-      };
-    }),
+  const paid = await translate(
+    () =>
+      store.update((state, now) => {
+        if (opts.key !== undefined) {
+          const result = payToOwnKey(state, now, opts.key, opts.amount!, payer);
+          return { id: opts.key, status: 'CONFIRMED', amount: result.amount, payer: result.payer.name };
+        }
+        const id = chargeNamed(state.charges, opts.chargeId!);
+        const result = payByThirdParty(state, now, id, isBusinessDay, payer);
+        // Thrown before the state is written (StateStore.update): nothing was paid.
+        if (opts.amount !== undefined && opts.amount !== result.amount) {
+          throw usageError(
+            '--amount',
+            `the charge asks ${formatBRL(result.amount)}, and its code fixes the amount; nothing was paid`,
+            "pay any amount to the account's key with --key KEY --amount A",
+          );
+        }
+        return {
+          id: result.charge.id,
+          status: result.charge.status,
+          amount: result.amount,
+          payer: result.payer.name,
+        };
+      }),
+    opts.key === undefined ? undefined : { notFound: 'not a key of this account', refused: 'cannot be paid' },
   );
   if (deps.globals.json) {
     writeJson(deps, {
@@ -74,9 +116,8 @@ export async function runPay(opts: PayOptions, deps: Deps): Promise<void> {
       payer: paid.payer,
     });
   } else if (deps.io.stdout.isTTY) {
-    deps.io.stdout.write(
-      `Charge ${paid.id} paid by ${paid.payer}: ${formatBRL(paid.amount)} (${paid.status})\n`,
-    );
+    const what = opts.key === undefined ? `Charge ${paid.id}` : `Key ${paid.id}`;
+    deps.io.stdout.write(`${what} paid by ${paid.payer}: ${formatBRL(paid.amount)} (${paid.status})\n`);
   } else {
     deps.io.stdout.write(`${paid.id}\t${paid.status}\t${formatDecimal(paid.amount)}\t${paid.payer}\n`);
   }
@@ -84,16 +125,31 @@ export async function runPay(opts: PayOptions, deps: Deps): Promise<void> {
 
 export function register(command: Command, deps: Deps): void {
   command
-    .argument('<charge-id>', 'a charge created on the sandbox: its id, the start of it, or its txid')
+    .argument('[charge-id]', 'a charge created on the sandbox: its id, the start of it, or its txid')
+    .option('--key <KEY>', "pay one of the account's own keys instead of a charge (any amount: --amount)")
+    .option(
+      '--amount <A>',
+      "with --key: the amount paid; with a charge: must be the charge's (a code fixes it)",
+    )
+    .option('--payer <NAME>', "who pays (default: the charge's debtor, or one of the sandbox's people)")
+    .option('--payer-document <CPF|CNPJ>', "the payer's document (default: a CPF made from the name)")
     .option(...stateOption)
-    .action(async (chargeId, raw) =>
-      runPay(parseOptions(paySchema, { ...raw, chargeId }, { chargeId: '<charge-id>' }), deps),
+    .action(async (chargeId: string | undefined, raw) =>
+      runPay(
+        parseOptions(
+          paySchema,
+          { ...raw, ...(chargeId === undefined ? {} : { chargeId }) },
+          { chargeId: '<charge-id>' },
+        ),
+        deps,
+      ),
     );
   addExamples(
     command,
     [
       'pix sandbox pay "$CHARGE_ID"',
       'pix sandbox pay "$(pix charge immediate --amount 10 --json --no-qr | jq -r .id)"',
+      "pix sandbox pay --key \"$(pix keys --jq '.result[0].key')\" --amount 99,90 --payer 'Mercado Bom Preço Ltda'",
     ],
     ['usage', 'not_found', 'rejected', 'unavailable'],
   );

@@ -103,6 +103,10 @@ function nothingIn(
 ): string {
   const { total, offset, read, filtered } = page;
   const none = filtered ? 'no entries match the filters' : 'no entries';
+  // A filter sees one page: what it left out, and how to filter every entry, are said (never a bare "0").
+  if (read > 0 && filtered) {
+    return `${none} among entries ${offset + 1}-${offset + read} of ${total} (${read} left out): the filters apply to this page; add --all to filter every entry`;
+  }
   if (read > 0) return `${none} among entries ${offset + 1}-${offset + read} of ${total}`;
   if (total > 0) return `no entries at --offset ${offset}: the statement has ${total}`;
   if (!range) return `${none} in the statement`;
@@ -197,7 +201,10 @@ export async function runStatement(
     }
     if (mode.format === 'table' && shown.length > 0) stderr.write(`${totals.line(mode.human)}\n`);
     if (read > 0 && next !== '') {
-      const matched = keep ? ` (${shown.length} matched the filters)` : '';
+      const left = read - shown.length;
+      const matched = keep
+        ? ` (${shown.length} matched the filters, ${left} left out; --all filters every entry)`
+        : '';
       stderr.write(`showing ${offset + 1}-${offset + read} of ${page.total}${matched}; next: ${next}\n`);
     }
     return;

@@ -132,8 +132,8 @@ export function machineColumns(): Column<StatementEntry>[] {
     { header: 'fee', kind: 'money', human: none, machine: (e) => money(centavosOf(e.fee), false) },
     { header: 'method', human: none, machine: (e) => e.method },
     { header: 'counterpartyName', human: none, machine: (e) => party(e)?.name },
-    { header: 'counterpartyDocument', human: none, machine: (e) => party(e)?.documentNumber },
-    { header: 'counterpartyBank', human: none, machine: (e) => party(e)?.bank },
+    { header: 'counterpartyDocument', kind: 'code', human: none, machine: (e) => party(e)?.documentNumber },
+    { header: 'counterpartyBank', kind: 'code', human: none, machine: (e) => party(e)?.bank },
     { header: 'status', kind: 'enum', human: none, machine: (e) => e.status },
     { header: 'id', kind: 'id', human: none, machine: (e) => e.id },
   ];

@@ -134,6 +134,8 @@ describe('pix receipt', () => {
     expect(text).toContain('Evil\\u202eCorp\\u001b[2J</td><script>x</script>\\u000aWWW');
     expect(text).toMatch(/Created by +NU PAGAMENTOS S\.A\. - INSTITUIÇÃO DE PAGAMENTO \(ISPB 18236120\)/);
     expect(text).toMatch(/Amount +R\$ 10,50/);
+    // The journal digest is one line, whole: a reader compares it with pix journal show's.
+    expect(text).toMatch(new RegExp(`Journal digest +sha256:${receipt.journal.digest}\\s*$`, 'm'));
     // The name wraps within its column and is cut after four lines.
     const receiverLines = text.split('\n').slice(text.split('\n').findIndex((l) => l.startsWith('Receiver')));
     expect(receiverLines.slice(0, 4).every((line) => line.length < 110)).toBe(true);

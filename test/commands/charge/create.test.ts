@@ -911,10 +911,13 @@ describe('pix charge duedate', () => {
   });
 
   it.each([
-    [{ amount: 4 }, /^error: --body: amount: .*below 5\.00/],
+    [{ amount: 4 }, /^error: --body: amount: .*below R\$ 5,00/],
     [{ amount: 10.123 }, /^error: --body: amount: .*more than 2 decimals/],
     [{ amount: '10' }, /^error: --body: amount: /],
-    [{ duedate: '2026-11-19' }, /^error: --body: duedate: 2026-11-19 is in the past/],
+    [
+      { duedate: '2026-11-19' },
+      /^error: --body: duedate: 19\/11\/2026 is in the past \(today is \d\d\/\d\d\/\d{4}\)/,
+    ],
     [{ dueDate: '2026-12-10' }, /^error: --body: .*dueDate/],
     [{ debtor: { name: 'Ana', cpf: '11111111111' } }, /^error: --body: debtor\.cpf: /],
     [{ debtor: { name: 'Ana', cpf: '52998224725', state: 'XX' } }, /^error: --body: debtor\.state: /],

@@ -189,6 +189,19 @@ describe('pix journal', () => {
       'prod',
       '',
     ]);
+    const firstColumn = (stdout: string) =>
+      stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split('\t')[0]);
+    // --kind: the newest payment is not the newest entry (a charge came after it).
+    expect(firstColumn((await pix(['journal', '--kind', 'charge'])).stdout)).toEqual([charge.id]);
+    const payments = await pix(['journal', '--kind', 'payment', '--jq', '.results[0].id']);
+    expect(payments.stdout.trim()).toBe(unknown.id);
+    expect((await pix(['journal', '--kind', 'plan'])).stdout).toBe('');
+    const wrong = await pix(['journal', '--kind', 'refund']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/^error: --kind: /);
     const open = await pix(['journal', '--unresolved']);
     expect(
       open.stdout

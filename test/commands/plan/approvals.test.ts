@@ -2,6 +2,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type PlanBody, planBody, sealPlan } from '../../../src/domain/plan.js';
+import { dictOwner } from '../../../src/sandbox/people.js';
 import {
   approvalsWorld as makeWorld,
   peopleKeys,
@@ -350,6 +351,47 @@ describe('what does not count', () => {
 });
 
 describe('at the moment of payment', () => {
+  it("a row's expected payee is kept in the plan and checked again at execute: a key moved since is not paid", async () => {
+    const w = await approvalsWorld();
+    const owner = dictOwner('supplier@example.com', 'EMAIL');
+    const file = join(w.repo, 'suppliers.csv');
+    writeFileSync(
+      file,
+      `id;chave;valor;documento;nome\ns1;supplier@example.com;10;${owner.receiver.documentNumber};${owner.receiver.name}\ns2;payee1@example.com;20;;\n`,
+    );
+    const plan = join(w.repo, 'suppliers.plan.json');
+    const made = await w.pix(['pay', 'batch', file, '--plan', plan, '--by', 'Carla <carla@example.com>'], {
+      at: AFTERNOON,
+    });
+    expect(made.code, made.stderr).toBe(0);
+    // Inside the row, so the plan's id (and every approval) covers it.
+    expect(w.readPlan(plan).rows[0]!.expect).toEqual({
+      document: owner.receiver.documentNumber,
+      name: owner.receiver.name,
+    });
+    await w.approve(plan, 'ana', AFTERNOON);
+    await w.approve(plan, 'bruno', AFTERNOON);
+    const moved = await w.pix([
+      'sandbox',
+      'move-key',
+      'supplier@example.com',
+      '--state',
+      join(w.dir, 'sandbox-state.json'),
+    ]);
+    expect(moved.code, moved.stderr).toBe(0);
+    const result = await w.pix(['plan', 'execute', plan, '--yes', '-o', 'ndjson'], { at: AFTERNOON });
+    expect(result.code).toBe(5);
+    const rows = records(result);
+    expect(rows.map((row) => [row.id, row.state])).toEqual([
+      ['s1', 'not_payable'],
+      ['s2', 'paid'],
+    ]);
+    expect(rows[0]!.error).toMatch(
+      /^the receiver is .+, not the expected .+ \(the document differs, the name differs\)$/,
+    );
+    expect(w.transfers()).toBe(1);
+  });
+
   it('a receiver changed between approval and execution is refused for that row only (exit 8)', async () => {
     const w = await approvalsWorld();
     const plan = await planOf(w, [

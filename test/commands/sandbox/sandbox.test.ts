@@ -88,6 +88,56 @@ describe('pix sandbox pay', () => {
     expect(again.stderr).toContain('Cobrança já paga');
   });
 
+  it("--payer names who pays; --amount must be the charge's (nothing paid otherwise)", async () => {
+    const id = await createCharge();
+    const wrong = await pix(['sandbox', 'pay', id, '--amount', '41,99']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(
+      /^error: --amount: the charge asks R\$ 42,00, and its code fixes the amount; nothing was paid\n/,
+    );
+    expect(readSandboxState(stateFile())!.charges[id]?.status).not.toBe('COMPLETED');
+    const paid = await pix([
+      'sandbox',
+      'pay',
+      id,
+      '--amount',
+      '42',
+      '--payer',
+      'Padaria São João',
+      '--payer-document',
+      '11.222.333/0001-81',
+    ]);
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(paid.stdout).toBe(`${id}\tCOMPLETED\t42.00\tPadaria São João\n`);
+    expect(readSandboxState(stateFile())!.activity[0]!.creditor).toMatchObject({
+      name: 'Padaria São João',
+      documentNumber: '11222333000181',
+    });
+  });
+
+  it("--key pays one of the account's own keys any amount; another key is 4, a key without --amount 2", async () => {
+    const keys = await pix(['keys', '--jq', '.result[].key']);
+    const [key] = keys.stdout.trim().split('\n');
+    const paid = await pix([
+      'sandbox',
+      'pay',
+      '--key',
+      key!,
+      '--amount',
+      '99,90',
+      '--payer',
+      'Mercado Bom Preço',
+    ]);
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(paid.stdout).toBe(`${key}\tCONFIRMED\t99.90\tMercado Bom Preço\n`);
+    expect(readSandboxState(stateFile())!.activity[0]).toMatchObject({ type: 'INCOME', amount: 99_90 });
+    const other = await pix(['sandbox', 'pay', '--key', 'someone@example.com', '--amount', '1']);
+    expect(other.code).toBe(4);
+    expect(other.stderr).toMatch(/^error: not a key of this account \(404\)/);
+    expect((await pix(['sandbox', 'pay', '--key', key!])).code).toBe(2);
+    expect((await pix(['sandbox', 'pay'])).code).toBe(2);
+  });
+
   it('refuses an expired charge (5), an unknown one (4) and a malformed id (2)', async () => {
     const id = await createCharge();
     now = new Date(now.getTime() + 3_600_000);

@@ -110,6 +110,33 @@ describe('-o xlsx', () => {
     expect(sheet.rows).toHaveLength(3);
   });
 
+  it('--output-file NAME.xlsx|.ofx|.json|.csv picks that format without -o', async () => {
+    for (const [name, check] of [
+      ['s.xlsx', async (bytes: Buffer) => expect((await readWorkbook(bytes)).rows).toHaveLength(3)],
+      ['s.ofx', (bytes: Buffer) => expect(readOfx(bytes.toString('utf8')).transactions).toHaveLength(3)],
+      ['s.json', (bytes: Buffer) => expect(JSON.parse(bytes.toString('utf8')).results).toHaveLength(2)],
+      ['s.csv', (bytes: Buffer) => expect(bytes.toString('utf8')).toMatch(/^confirmedAt,type,amount,/)],
+    ] as const) {
+      intercept(mock, PATH, { limit: '10', offset: '0' }, { total: 2, results: [income, outcome] });
+      const file = join(dir, name);
+      const result = await pix(['statement', '--output-file', file]);
+      expect(result.code, `${name}: ${result.stderr}`).toBe(0);
+      await check(readFileSync(file));
+    }
+  });
+
+  it('an -o that disagrees with the file name, or a format the command lacks, is exit 2 naming both; nothing is read', async () => {
+    const wrong = await pix(['statement', '-o', 'csv', '--output-file', join(dir, 's.xlsx')]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/^error: --output-file: .*s\.xlsx names xlsx, and -o says csv\n/);
+    const lacking = await pix(['statement', '--output-file', join(dir, 's.pdf')]);
+    expect(lacking.code).toBe(2);
+    expect(lacking.stderr).toMatch(/s\.pdf names pdf, and pix statement has no pdf output/);
+    const br = await pix(['statement', '-o', 'csv-br', '--output-file', join(dir, 'b.xlsx')]);
+    expect(br.code).toBe(2);
+    expect(mock.agent.pendingInterceptors()).toEqual([]);
+  });
+
   it('a terminal gets a refusal, not binary, and nothing is read', async () => {
     const result = await pix(['statement', '-o', 'xlsx'], { tty: true });
     expect(result.code).toBe(2);
@@ -226,9 +253,10 @@ describe('-o csv-br and -o csv', () => {
     // For people: Portuguese names and values (output/ptbr.ts); -o csv below keeps the English ones.
     expect(text.startsWith('\ufeffData;Tipo;Valor;Tarifa;')).toBe(true);
     expect(text.lastIndexOf('\ufeff')).toBe(0);
+    // Documents and bank codes as text a spreadsheet keeps (001 stays 001, a CNPJ is no 4,25E+12).
     expect(text.split('\r\n').slice(1, 3)).toEqual([
-      `09/03/2025 10:04:05;Entrada;1234,56;0,00;PIX;"'=HYPERLINK(""http://x"",""pague"")";01234567890;001;Confirmado;in-1`,
-      '09/03/2025 10:04:05;Saída;-0,10;1,50;PIX;Mercado\\u001b[2J Bom;04252011000110;237;Confirmado;out-2',
+      `09/03/2025 10:04:05;Entrada;1234,56;0,00;PIX;"'=HYPERLINK(""http://x"",""pague"")";012.345.678-90;001 Banco do Brasil S.A.;Confirmado;in-1`,
+      '09/03/2025 10:04:05;Saída;-0,10;1,50;PIX;Mercado\\u001b[2J Bom;04.252.011/0001-10;237 Banco Bradesco S.A.;Confirmado;out-2',
     ]);
   });
 

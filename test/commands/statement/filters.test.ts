@@ -73,7 +73,7 @@ describe('pix statement filters', () => {
     expect(result.stdout).toContain('in-joao');
     expect(result.stderr).toContain('1 entry: in 10.00, out 0.00, fees 0.00, net 10.00');
     expect(result.stderr).toContain(
-      "showing 1-3 of 9 (1 matched the filters); next: pix statement --type income --counterparty 'João P' --limit 3 --offset 3",
+      "showing 1-3 of 9 (1 matched the filters, 2 left out; --all filters every entry); next: pix statement --type income --counterparty 'João P' --limit 3 --offset 3",
     );
   });
 
@@ -82,7 +82,10 @@ describe('pix statement filters', () => {
     const result = await pix(['statement', '--limit', '3', '--counterparty', 'nobody'], { tty: true });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('no entries match the filters among entries 1-3 of 9');
+    // Wrapped to the terminal's 80 columns at a space.
+    expect(result.stderr.replaceAll('\n', ' ')).toContain(
+      'no entries match the filters among entries 1-3 of 9 (3 left out): the filters apply to this page; add --all to filter every entry',
+    );
     expect(result.stderr).toContain('0 entries: in R$ 0,00, out R$ 0,00, fees R$ 0,00, net R$ 0,00');
     expect(result.stderr).toContain('next: pix statement --counterparty nobody --limit 3 --offset 3');
   });
