@@ -25,14 +25,16 @@
 // - the books (bench/books.mjs): `pix reconcile` of 10,000 invoices against 100,000 entries, and the receipts
 //   of a 1,000-row batch;
 // - the shared ledger (bench/ledger.mjs): pay key on the file ledger and on PostgreSQL on loopback, empty and
-//   with 1,000,000 lines of history, and the 1,000-row batch at 20 ms on each.
+//   with 1,000,000 lines of history, and the 1,000-row batch at 20 ms on each;
+// - scheduled payments (bench/schedule.mjs): a `pix schedule run` holding 10,000 schedules, idle; how soon
+//   after its time a due occurrence is paid; what `run-due` with nothing due reads of the ledger.
 //
 // Then every target with PASS/FAIL per line. Public tools only: Node spawning processes, util-linux `script`.
 //
 //   npm run bench               15 measured runs after 2 warm-ups; 100,000 entries/rows
 //   npm run bench -- --quick    5 runs after 1 warm-up, 20,000 entries/rows, 200 batch rows (a smoke check)
 //   npm run bench -- --runs 30  as many start-up runs as you like
-//   npm run bench -- --no-export --no-table --no-batch --no-guard --no-workbook --no-listen --no-plan --no-books --no-ledger --no-node24    leave parts out
+//   npm run bench -- --no-export --no-table --no-batch --no-guard --no-workbook --no-listen --no-plan --no-books --no-ledger --no-schedule --no-node24    leave parts out
 //   npm run bench -- --against DIR   start-up of another checkout's build (DIR/bin/pix.js, built) beside this one,
 //                                    in the same rounds, and its 1,000-row batch alternating with this one's
 //                                    (≤ 1.10×): a change's before and after in one run
@@ -67,6 +69,7 @@ import { measureListen } from './listen.mjs';
 import { measurePayBatch } from './pay-batch.mjs';
 import { measurePlan, measureVerification } from './plan.mjs';
 import { measureWorkbookRead } from './read-workbook.mjs';
+import { measureSchedules } from './schedule.mjs';
 import { measureStatementExport } from './statement-export.mjs';
 import { measureStatementTable } from './statement-table.mjs';
 
@@ -272,6 +275,64 @@ async function measureLedger(lines, targets) {
   printTable(['node', 'ledger', 'history', 'time', 'CPU', 'peak RSS'], keyRows, [2, 3, 4, 5]);
   console.log(`\npix pay batch of ${BATCH_ROWS.toLocaleString('en')} rows at 20 ms, on each ledger\n`);
   printTable(['node', 'ledger', 'time', 'CPU', 'peak RSS'], batchRows, [2, 3, 4]);
+}
+
+/**
+ * Scheduled payments (bench/schedule.mjs) on the first line: a runner holding 10,000 schedules (2,000 with
+ * --quick) idle, an occurrence's delay after its time, and what `run-due` with nothing due reads of the
+ * ledger. Its own PostgreSQL, as the ledger part's; without one, its rows say n/a.
+ */
+async function measureScheduleRunner(lines, targets) {
+  const line = lines[0];
+  if (line === undefined) return;
+  const started = await benchCluster(scratch);
+  const na = started.na;
+  const count = quick ? 2_000 : 10_000;
+  log(`scheduled payments on ${line.name}:`);
+  let result;
+  try {
+    if (!na) {
+      result = await measureSchedules({
+        node: line.path,
+        cluster: started.cluster,
+        schedules: count,
+        idleSeconds: quick ? 10 : 30,
+        log,
+      });
+    }
+  } finally {
+    started.cluster?.remove();
+  }
+  targets.get(line).push(
+    {
+      what: `pix schedule run holding ${count.toLocaleString('en')} schedules, idle: < 1 % of a core`,
+      value: na ? Number.NaN : result.idleShare * 100,
+      limit: 1,
+      unit: ' %',
+      na,
+    },
+    {
+      what: 'pix schedule run: a due occurrence paid within 5 s of its time',
+      value: na ? Number.NaN : result.lateSeconds,
+      limit: 5,
+      unit: ' s',
+      na,
+    },
+    {
+      what: 'pix schedule run-due, nothing due: reads of the journal (none)',
+      value: na ? Number.NaN : result.reads.journal,
+      limit: 0,
+      unit: '',
+      na,
+    },
+    {
+      what: 'pix schedule run-due, nothing due: reads of the schedules (one)',
+      value: na ? Number.NaN : result.reads.schedules,
+      limit: 1,
+      unit: '',
+      na,
+    },
+  );
 }
 
 async function measureStartup(lines, sandboxUrl) {
@@ -945,6 +1006,7 @@ pix pay batch of ${BATCH_ROWS.toLocaleString('en')} rows at 20 ms: the --against
     }
 
     if (!args.includes('--no-ledger')) await measureLedger(measurable, targets);
+    if (!args.includes('--no-schedule')) await measureScheduleRunner(measurable, targets);
 
     console.log('\ntargets\n');
     let met = 0;

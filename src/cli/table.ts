@@ -411,6 +411,72 @@ export const COMMANDS: Entry[] = [
   },
   // Payment approvals (README, Payment approvals): plans, and the policy that says who approves them.
   {
+    name: 'schedule',
+    summary: 'Scheduled and recurring payments: paid on their day, once, never late in silence',
+    examples: {
+      examples: [
+        'pix schedule create --key ana@example.com --amount 1500 --every 10 --count 12 --yes',
+        'pix schedule list',
+        'pix schedule run-due            # from cron or a timer (a file ledger)',
+        'pix schedule run                # a worker on the shared ledger',
+      ],
+      exits: ['usage', 'not_found', 'declined'],
+    },
+    children: [
+      {
+        name: 'list',
+        summary: 'the schedules, their next occurrence, and those missed, refused or held',
+        default: true,
+        load: () => import('../commands/schedule/list.js'),
+      },
+      {
+        name: 'create',
+        summary:
+          'schedule a payment by key: --at DATE, or --every RULE (a day, the Nth business day, a weekday)',
+        load: () => import('../commands/schedule/create.js'),
+      },
+      {
+        name: 'show',
+        summary: 'one schedule: every occurrence so far with its state, and the next ones',
+        load: () => import('../commands/schedule/show.js'),
+      },
+      {
+        name: 'pause',
+        summary: 'pay none of its occurrences until resumed (those passing meanwhile are skipped)',
+        load: () => import('../commands/schedule/pause.js'),
+      },
+      {
+        name: 'resume',
+        summary: 'pay its occurrences again, from the next one',
+        load: () => import('../commands/schedule/resume.js'),
+      },
+      {
+        name: 'cancel',
+        summary: 'pay none of its occurrences again',
+        load: () => import('../commands/schedule/cancel.js'),
+      },
+      {
+        name: 'pay',
+        summary: 'pay one occurrence by hand (a missed or refused one), as a new payment',
+        load: () => import('../commands/schedule/pay.js'),
+        formats: LIST_FORMATS,
+      },
+      {
+        name: 'run-due',
+        summary: 'pay what is due now and exit (cron, a systemd timer, CI); record what was missed',
+        load: () => import('../commands/schedule/run-due.js'),
+        formats: LIST_FORMATS,
+      },
+      {
+        name: 'run',
+        summary:
+          'a worker paying the occurrences on the shared ledger (pg-boss); as many as wanted, anywhere',
+        load: () => import('../commands/schedule/run.js'),
+        formats: LIST_FORMATS,
+      },
+    ],
+  },
+  {
     name: 'plan',
     summary: 'Payment plans: show one, approve or refuse it with your SSH key, pay an approved one',
     examples: {

@@ -40,6 +40,9 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
   'payment.sent',
   'payment.unknown',
   'payment.resolved',
+  'schedule.paid',
+  'schedule.failed',
+  'schedule.missed',
 ]);
 
 const SUM = /,"sum":"([0-9a-f]{8})"\}$/;

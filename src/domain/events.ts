@@ -17,7 +17,10 @@ export type EventType =
   | 'charge.expired'
   | 'payment.sent'
   | 'payment.unknown'
-  | 'payment.resolved';
+  | 'payment.resolved'
+  | 'schedule.paid'
+  | 'schedule.failed'
+  | 'schedule.missed';
 
 export type RecordEventType = Exclude<EventType, 'entry.income' | 'entry.outcome'>;
 

@@ -74,6 +74,18 @@ const NOT_RUN = new Map<string, string>([
   ],
   ['pix ledger migrate --from file --json', 'needs a PostgreSQL database (test/commands/ledger)'],
   [
+    'pix schedule run                # a worker on the shared ledger',
+    'a worker on a PostgreSQL ledger, until Ctrl-C (test/reliability/schedule-runners.test.ts)',
+  ],
+  [
+    'pix schedule run',
+    'a worker on a PostgreSQL ledger, until Ctrl-C (test/reliability/schedule-runners.test.ts)',
+  ],
+  [
+    'pix schedule run --interval 1s -o ndjson >> payouts.ndjson',
+    'a worker on a PostgreSQL ledger, until Ctrl-C (test/reliability/schedule-runners.test.ts)',
+  ],
+  [
     'pix sandbox serve --faults statement:503x2,transfer:timeout',
     'a server: runs until Ctrl-C (test/reliability/faults.test.ts covers --faults)',
   ],
@@ -127,6 +139,13 @@ const FIXTURES: Fixture[] = [
     wanted: mentions('STATIC_CODE'),
     meaning: 'STATIC_CODE: a static BR Code whose payer chooses the amount',
     setup: `STATIC_CODE='${STATIC_CODE}'`,
+  },
+  {
+    wanted: mentions('SCHEDULE'),
+    meaning:
+      'SCHEDULE: the id of a schedule of R$ 10,00 every 10th, made on 5 March 2026 (sandbox clock); the clock then on 11 March, its first occurrence missed',
+    setup:
+      'pix sandbox clock --set 2026-03-05T10:00:00-03:00 >/dev/null 2>&1 && SCHEDULE=$(pix schedule create --key ana@example.com --amount 10 --every 10 --count 3 --yes 2>/dev/null) && pix sandbox clock --set 2026-03-11T09:00:00-03:00 >/dev/null 2>&1',
   },
   {
     wanted: mentions('TOKEN'),

@@ -129,6 +129,13 @@ describe('dependencies: only what runs from node_modules is installed', () => {
     }
     // Every package is bundled whole (dependencies as they are): nothing is loaded from node_modules, and an
     // install brings pix alone. The detection is not vacuous: the build's own chunks are read above.
-    expect([...loaded].sort()).toEqual(Object.keys(pkg.dependencies).sort());
+    // One specifier stays unresolved on purpose: `pg`'s optional native binding, required (inside a try)
+    // only through its `pg.native` getter, which nothing reaches: pg-boss, the one user of `pg`, is handed
+    // pix's own connection (src/journal/postgres/queue.ts), so `pg` never connects at all.
+    const never = new Set(['pg-native']);
+    expect([...never].every((name) => loaded.has(name))).toBe(true);
+    expect([...loaded].filter((name) => !never.has(name)).sort()).toEqual(
+      Object.keys(pkg.dependencies).sort(),
+    );
   });
 });

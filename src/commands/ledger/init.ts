@@ -31,6 +31,9 @@ export async function runLedgerInit(options: LedgerInitOptions, deps: Deps): Pro
     permission:
       "init creates and migrates pix's tables: run it as the role that owns the schema (docs/team.md); to keep this URL in the profile without creating anything: `pix ledger use --url-stdin`",
   });
+  // pg-boss's schema, the queue of `pix schedule run` (journal/postgres/queue.ts): made here, with the rest.
+  const { installQueue } = await import('../../journal/postgres/queue.js');
+  await onLedger(pool, () => installQueue(pool));
   if (url !== undefined) await keepUrl(deps, url);
   const { stdout, stderr } = deps.io;
   const what =

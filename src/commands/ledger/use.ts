@@ -34,6 +34,7 @@ const TABLES: ReadonlyArray<[version: number, table: string]> = [
   [3, 'pix_closes'],
   [4, 'pix_verdicts'],
   [4, 'pix_policies'],
+  [5, 'pix_schedules'],
 ];
 
 export async function runLedgerUse(options: LedgerUseOptions, deps: Deps): Promise<void> {

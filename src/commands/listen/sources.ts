@@ -17,6 +17,7 @@ import { type StatementEntry, statementWindow } from '../../api/resources/statem
 import type { Deps } from '../../context.js';
 import { type EventContext, type PixEvent, recordEvent } from '../../domain/events.js';
 import { LATE_TOLERANCE_MS } from '../../domain/matching.js';
+import { MISSED_REASON, parseOccurrenceRow, REFUSED_PREFIX } from '../../domain/schedule.js';
 import type { JournalEntry } from '../../journal/entries.js';
 import { followJournal } from '../../journal/follow.js';
 import { chargeLedger, type LedgerRecord } from '../../journal/ledger.js';
@@ -247,6 +248,7 @@ function factsOf(account: Account, push: Push): JournalWatch {
         if (line === 'resolution') push('payment.resolved', entry.id, at, publicEntry(entry));
         else if (entry.state === 'done') push('payment.sent', entry.id, at, publicEntry(entry));
         else if (entry.state === 'unknown') push('payment.unknown', entry.id, at, publicEntry(entry));
+        scheduleFact(entry, line, at, push);
         return;
       }
       if (line !== 'match') return;
@@ -260,4 +262,24 @@ function factsOf(account: Account, push: Push): JournalWatch {
       return entry.state === 'failed' || entry.resolution === 'not-paid';
     },
   };
+}
+
+/**
+ * A schedule's occurrence (a journal row named by its schedule and date: domain/schedule.ts) also makes
+ * schedule.paid, schedule.failed (refused before it was sent, or by the server) and schedule.missed. Each is
+ * made from the occurrence's row, not the entry: two runners that both recorded a miss make one event.
+ */
+function scheduleFact(entry: JournalEntry, line: string, at: string, push: Push): void {
+  const row = entry.payment?.batchRow?.row;
+  const occurrence = row === undefined ? undefined : parseOccurrenceRow(row);
+  if (occurrence === undefined || row === undefined) return;
+  const data = { schedule: occurrence.schedule, date: occurrence.date, row, payment: publicEntry(entry) };
+  const paid = line === 'resolution' ? entry.resolution === 'paid' : entry.state === 'done';
+  if (paid) push('schedule.paid', row, at, data);
+  else if (line !== 'resolution' && entry.state === 'failed') {
+    if (entry.reason === MISSED_REASON) push('schedule.missed', row, at, data);
+    else if (entry.reason?.startsWith(REFUSED_PREFIX) || entry.reason?.startsWith('rejected')) {
+      push('schedule.failed', row, at, data);
+    }
+  }
 }

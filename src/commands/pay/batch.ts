@@ -99,6 +99,13 @@ export interface BatchPlanHooks {
   moment?(ctx: PayContext): Moment;
   /** Instead of the confirmation and the payments: writes the plan of the rows left to pay. */
   writePlan?(ctx: PayContext, items: BatchItem[]): Promise<void>;
+  /**
+   * The rows were confirmed before this run (a schedule's occurrences, confirmed when it was made): no
+   * question is asked, and no terminal or --yes is needed.
+   */
+  confirmedAhead?: boolean;
+  /** After the payments, before the report: every row as it ended (a schedule records what was refused). */
+  paid?(ctx: PayContext, items: readonly BatchItem[]): Promise<void>;
 }
 
 /** One row on its way through the batch, and what the report says of it. */
@@ -213,7 +220,7 @@ export async function payBatchRows(
   source: BatchSource,
   hooks: BatchPlanHooks = {},
 ): Promise<void> {
-  const questions = journalQuestions(source.rows, deps.clock.now());
+  const questions = journalQuestions(source.rows, deps.clock.now(), source.batch);
   const ctx = await startPayment(
     deps,
     {
@@ -242,7 +249,7 @@ export async function payBatchRows(
   await readJournal(run, items, source.file);
   // Rows left to pay need a confirmation (or --yes) before any is consulted; a batch all paid before
   // asks nothing, so it runs without a terminal and reports (exit 0).
-  if (openItems(items).length > 0) refuseUnconfirmable(deps, ctx.flags);
+  if (openItems(items).length > 0 && !hooks.confirmedAhead) refuseUnconfirmable(deps, ctx.flags);
   refuseOverLimits(deps, source.file, openItems(items), limits, 'the batch is over a limit');
   await consultAll(run, openItems(items), options.concurrency);
   await guardDuplicates(run, openItems(items));
@@ -256,8 +263,9 @@ export async function payBatchRows(
   }
   if (options.dryRun) return endDryRun(ctx, items, skipped, summary.text);
   if (hooks.writePlan) return endWithPlan(ctx, items, skipped, hooks.writePlan);
-  await confirmPlan(ctx, payable, summary);
+  await confirmPlan(ctx, payable, summary, hooks.confirmedAhead === true);
   await payAll(run, payable, options.concurrency);
+  if (hooks.paid) await hooks.paid(ctx, items);
   await report(run, items, payable);
 }
 

@@ -85,12 +85,13 @@ function identityOf(batch: string, row: BatchRow, payee: BatchItem['payee'] = {}
  * What a file's rows ask of the journal. `asked`: the entries a batch holds in memory — its row ids', its
  * payees', and the recent ones of its amounts (a receiver is also known by its document, whatever key
  * named it, within the duplicate window) — since the rules (rules.ts) look at no others, and a long journal then costs a row nothing
- * more. `ownRow`: an entry that is a row of this file, left out of the duplicate guard (rows of one file
- * with distinct ids are the operator's intent).
+ * more. `ownRow`: an entry that is a row of this file (or of `batch`), left out of the duplicate guard (rows
+ * of one file with distinct ids are the operator's intent).
  */
 export function journalQuestions(
   rows: readonly BatchRow[],
   now: Date,
+  batch?: string,
 ): {
   asked: (entry: JournalEntry) => boolean;
   ownRow: NonNullable<Scope['skip']>;
@@ -106,8 +107,10 @@ export function journalQuestions(
     else codes.add(target.emvHash);
     if (amount !== undefined) amounts.add(amount);
   }
+  // A row of this batch: of this file (its ids; an edited file has another batch id), or of the schedules,
+  // whose occurrences, each confirmed when its schedule was made, are one batch (commands/schedule/payment.ts).
   const ownRow = ({ payment }: JournalEntry) =>
-    payment?.batchRow !== undefined && ids.has(payment.batchRow.row);
+    payment?.batchRow !== undefined && (ids.has(payment.batchRow.row) || payment.batchRow.batch === batch);
   return {
     ownRow,
     asked: (entry) => {

@@ -239,15 +239,16 @@ export async function endWithPlan(
   });
 }
 
-/** 4. Confirm once, the plan shown first (or `--yes`). */
+/** 4. Confirm once, the plan shown first (or `--yes`, or confirmed ahead: a schedule's occurrences). */
 export async function confirmPlan(
   ctx: PayContext,
   payable: readonly BatchItem[],
   summary: Summary,
+  confirmedAhead = false,
 ): Promise<void> {
   const { deps } = ctx;
   const { profile, host } = ctx.account;
-  const asking = payable.length > 0 && !deps.globals.yes;
+  const asking = payable.length > 0 && !deps.globals.yes && !confirmedAhead;
   if (asking) await showPlan(deps, payable);
   deps.io.stderr.write(
     `paying from profile "${profile}" via ${host}${ctx.settings.sandbox ? ' (sandbox)' : ''}: ${summary.text}\n`,

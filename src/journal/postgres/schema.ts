@@ -179,6 +179,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX pix_policies_account ON pix_policies (account, seq);
     `,
   },
+  {
+    version: 5,
+    what: 'scheduled payments (their occurrences are journal rows)',
+    sql: `
+      CREATE SEQUENCE pix_schedules_changes;
+      CREATE TABLE pix_schedules (
+        id text PRIMARY KEY,
+        account text NOT NULL,
+        created_at timestamptz NOT NULL,
+        body jsonb NOT NULL,
+        state text NOT NULL,
+        state_at timestamptz,
+        settled text,
+        changed bigint NOT NULL DEFAULT nextval('pix_schedules_changes')
+      );
+      CREATE INDEX pix_schedules_changed ON pix_schedules (changed);
+    `,
+  },
 ];
 
 /** The newest schema this pix knows. */

@@ -1,0 +1,259 @@
+/**
+ * `pix schedule create --key KEY --amount A (--at DATE | --every RULE …)`: a payment scheduled ahead, once
+ * or recurring. Nothing is paid and nothing is reserved now (a scheduled PIX is an ordinary transfer made
+ * on its day); what is kept is what the operator confirms here: the account, the key, the amount, the rule,
+ * and the receiver as the consultation answers now — each occurrence is paid only to that receiver
+ * (commands/schedule/payment.ts).
+ *
+ * 1. Offline: the key, the amount, the rule and its dates (exit 2 naming the flag); the profile's
+ *    max-amount (exit 8). A profile that pays only approved plans (require-plan) is exit 8: a schedule is
+ *    paid without a plan.
+ * 2. The key consulted (DICT): its receiver, named in the confirmation and kept.
+ * 3. The next occurrences shown (in the schedule's zone), one question (or --yes); the schedule kept beside
+ *    the journal (journal/schedules.ts). stdout: its id; `--json`: the schedule.
+ */
+import { randomUUID } from 'node:crypto';
+import { type Command, Option } from 'commander';
+import { consultKey } from '../../api/resources/payments.js';
+import type { Deps } from '../../context.js';
+import { formatBRL } from '../../domain/money.js';
+import { KEY_TYPE_NAMES, parseKeyType, parsePixKey } from '../../domain/pixkey.js';
+import {
+  checkRecurrence,
+  DEFAULT_TIME,
+  EVERY_FORMS,
+  HOLIDAY_SHIFTS,
+  type HolidayShift,
+  occurrences,
+  parseEvery,
+  parseTimeOfDay,
+  type Recurrence,
+  type Rule,
+  WINDOW_END,
+  windowOf,
+} from '../../domain/schedule.js';
+import { addDays, parseDay, todayIn } from '../../domain/when.js';
+import { PixError, usageError } from '../../errors.js';
+import { recordedAccount } from '../../journal/rules.js';
+import { type Schedule, schedulesOf } from '../../journal/schedules.js';
+import { jsonDocument, outputMode } from '../../output/format.js';
+import { safeText } from '../../output/sanitize.js';
+import { asUsage } from '../../usage.js';
+import * as z from '../../zod.js';
+import { institution, maskedDocument } from '../pay/details.js';
+import { keyAnswerProblem } from '../pay/guards.js';
+import { ask, refuseUnconfirmable } from '../pay/shared.js';
+import { accountOf } from '../shared/account.js';
+import { amountFlag, fromDomain, fromDomainOptions, integerFlag, parseOptions } from '../shared/flags.js';
+import { addExamples, completionValues } from '../shared/help.js';
+import { accountNow, comingOccurrences, dueWords, ruleWords, scheduleJson } from './shared.js';
+
+const createOptionsSchema = z.object({
+  key: z.string().check(z.minLength(1)),
+  keyType: z.optional(fromDomain(parseKeyType)),
+  amount: amountFlag,
+  at: z.optional(z.string()),
+  every: z.optional(fromDomain(parseEvery)),
+  start: z.optional(z.string()),
+  until: z.optional(z.string()),
+  count: z.optional(integerFlag(1)),
+  time: z._default(fromDomain(parseTimeOfDay), DEFAULT_TIME),
+  onHoliday: z._default(z.enum(['next', 'previous', 'keep']), 'next'),
+  description: z.optional(z.string().check(z.maxLength(140))),
+});
+
+const createSchema = z.pipe(
+  createOptionsSchema,
+  fromDomainOptions('key', ({ key, keyType, ...rest }: z.output<typeof createOptionsSchema>) => ({
+    ...rest,
+    keyType,
+    key: parsePixKey(key, keyType),
+  })),
+);
+
+export type ScheduleCreateOptions = z.output<typeof createSchema>;
+
+/** The rule and its bounds, from the flags, with days read relative to the account's today. */
+function recurrenceOf(options: ScheduleCreateOptions, today: string): Recurrence {
+  const day = (flag: string, text: string) => asUsage(flag, () => parseDay(text, today));
+  const shift: HolidayShift = options.onHoliday;
+  if (options.at !== undefined) {
+    if (options.every !== undefined) throw usageError('--at', 'cannot be combined with --every');
+    for (const [flag, value] of [
+      ['--start', options.start],
+      ['--until', options.until],
+      ['--count', options.count],
+    ] as const) {
+      if (value !== undefined) throw usageError(flag, 'is for --every: a payment --at a date happens once');
+    }
+    const date = day('--at', options.at);
+    if (date < today) throw usageError('--at', `${date} is in the past (today is ${today})`);
+    return { rule: { kind: 'once', date }, start: date, shift };
+  }
+  if (options.every === undefined) {
+    throw usageError(
+      '--every',
+      'say when: --at DATE for one payment, or --every RULE',
+      `--every takes ${EVERY_FORMS}`,
+    );
+  }
+  if (options.until !== undefined && options.count !== undefined) {
+    throw usageError('--count', 'cannot be combined with --until: the schedule ends at one or the other');
+  }
+  const rule: Rule = options.every;
+  const start = options.start === undefined ? today : day('--start', options.start);
+  if (start < today) throw usageError('--start', `${start} is in the past (today is ${today})`);
+  const recurrence: Recurrence = {
+    rule,
+    start,
+    shift,
+    ...(options.until === undefined ? {} : { until: day('--until', options.until) }),
+    ...(options.count === undefined ? {} : { count: options.count }),
+  };
+  asUsage(options.until === undefined ? '--every' : '--until', () => checkRecurrence(recurrence));
+  return recurrence;
+}
+
+export async function runScheduleCreate(options: ScheduleCreateOptions, deps: Deps): Promise<void> {
+  const settings = await deps.settings();
+  if (settings.requirePlan) {
+    throw new PixError(
+      'declined',
+      `profile "${settings.profile.value}" pays only approved plans (require-plan true): a schedule would pay without one; nothing was scheduled`,
+      { hint: 'pay through `pix pay … --plan FILE` and `pix plan execute` on the day' },
+    );
+  }
+  if (options.time >= WINDOW_END) {
+    throw usageError('--time', `an occurrence is due before ${WINDOW_END}, when its window ends`);
+  }
+  const max = settings.maxAmount;
+  if (max !== undefined && options.amount > max) {
+    throw new PixError(
+      'declined',
+      `${formatBRL(options.amount)} is above the max-amount of profile "${settings.profile.value}" (${formatBRL(max)}); nothing was scheduled`,
+      { hint: 'raise it with `pix config set max-amount A` if this payment is intended' },
+    );
+  }
+  const timeZone = settings.timeZone.value;
+  const now = await accountNow(deps);
+  const today = todayIn(timeZone, now);
+  let recurrence = recurrenceOf(options, today);
+  const passed = (r: Recurrence) => {
+    const [first] = occurrences(r, 1);
+    return first !== undefined && windowOf(first.payOn, options.time, timeZone).end <= now.getTime();
+  };
+  if (options.at === undefined && options.start === undefined && passed(recurrence)) {
+    // Made after today's window (a rule for today, in the evening): it starts with the next occurrence.
+    recurrence = { ...recurrence, start: addDays(today, 1) };
+    asUsage('--every', () => checkRecurrence(recurrence));
+  }
+  const [first] = occurrences(recurrence, 1);
+  if (first !== undefined && passed(recurrence)) {
+    throw usageError(
+      options.at === undefined ? '--start' : '--at',
+      `the first occurrence, ${first.payOn}, is due from ${options.time} to ${WINDOW_END}, which has passed`,
+      'start another day (tomorrow)',
+    );
+  }
+  refuseUnconfirmable(deps, { dryRun: false, allowDuplicate: false });
+
+  const [account, store] = await Promise.all([accountOf(deps), schedulesOf(deps)]);
+  const consult = await consultKey(await deps.api(), options.key.key);
+  const other = keyAnswerProblem(options.key, consult);
+  if (other) throw new PixError('declined', `${other}; nothing was scheduled`);
+  const schedule: Schedule = {
+    id: `s-${randomUUID().replace(/-/g, '').slice(0, 12)}`,
+    account: account.id,
+    profile: recordedAccount(account).profile,
+    createdAt: now.toISOString(),
+    target: {
+      key: options.key.key,
+      ...(options.keyType === undefined ? {} : { keyType: options.keyType.toLowerCase() }),
+    },
+    amountCentavos: options.amount,
+    ...(options.description === undefined ? {} : { description: options.description }),
+    recurrence,
+    time: options.time,
+    timeZone,
+    receiver: {
+      name: consult.owner.name,
+      document: maskedDocument(consult.owner.documentNumber),
+      institution: institution(consult.account?.participant),
+    },
+    state: 'active',
+  };
+  const coming = comingOccurrences(schedule, new Date(0), 3);
+  const { stderr } = deps.io;
+  stderr.write(
+    `schedule: ${formatBRL(schedule.amountCentavos)} to ${safeText(schedule.receiver.name, 80)} (${safeText(
+      [schedule.receiver.document, schedule.receiver.institution].filter(Boolean).join(', '),
+      120,
+    )}), ${ruleWords(schedule)}\n`,
+  );
+  stderr.write(`first: ${coming.map((occurrence) => dueWords(schedule, occurrence)).join('; ')}\n`);
+  if (!deps.globals.yes) {
+    const yes = await ask(() =>
+      deps.prompter.confirm(
+        `Schedule ${formatBRL(schedule.amountCentavos)} to ${safeText(schedule.receiver.name, 80)}, ${describeCount(recurrence)}?`,
+      ),
+    );
+    if (!yes) throw new PixError('declined', 'nothing was scheduled', { ownChoice: true });
+  }
+  await store.add(schedule);
+  const mode = await outputMode(deps, timeZone);
+  if (mode.format === 'json') deps.io.stdout.write(jsonDocument(scheduleJson(schedule, coming), mode.pretty));
+  else deps.io.stdout.write(`${schedule.id}\n`);
+  stderr.write(
+    `scheduled ${schedule.id}: paid on its day by \`pix schedule run-due\` (a file ledger: cron or a timer) or \`pix schedule run\` (a shared ledger)\n`,
+  );
+}
+
+function describeCount(recurrence: Recurrence): string {
+  if (recurrence.rule.kind === 'once') return `on ${recurrence.rule.date}`;
+  if (recurrence.count !== undefined) return `${recurrence.count} times`;
+  return recurrence.until === undefined ? 'until cancelled' : `until ${recurrence.until}`;
+}
+
+export function register(command: Command, deps: Deps): void {
+  command
+    .requiredOption('--key <KEY>', 'the receiver: CPF, CNPJ, +55 phone, e-mail or random key')
+    .addOption(
+      completionValues(
+        new Option('--key-type <type>', `the key's type, not detected: ${KEY_TYPE_NAMES.join('|')}`),
+        KEY_TYPE_NAMES,
+      ),
+    )
+    .requiredOption('--amount <A>', 'amount in reais, e.g. 10.50')
+    .option('--at <DATE>', 'one payment on this day (YYYY-MM-DD, DD/MM/YYYY, tomorrow, +30d)')
+    .option('--every <RULE>', `recurring: ${EVERY_FORMS}`)
+    .option('--start <DATE>', 'the first day the rule may give (default today)')
+    .option('--until <DATE>', 'no occurrence after this day')
+    .option('--count <N>', 'this many occurrences')
+    .option(
+      '--time <HH:MM>',
+      `when on its day an occurrence is due (default ${DEFAULT_TIME}; its window ends at ${WINDOW_END})`,
+    )
+    .addOption(
+      completionValues(
+        new Option(
+          '--on-holiday <how>',
+          'a date on a weekend or holiday: next business day (default), previous, keep',
+        ),
+        HOLIDAY_SHIFTS,
+      ),
+    )
+    .option('--description <text>', 'your note, kept in the journal of each payment; never sent')
+    .action(async (_options, self: Command) => {
+      await runScheduleCreate(parseOptions(createSchema, self.opts()), deps);
+    });
+  addExamples(
+    command,
+    [
+      'pix schedule create --key ana@example.com --amount 1500 --every 10 --count 12 --yes   # rent, on the 10th',
+      'pix schedule create --key ana@example.com --amount 3200 --every 5bd --until 2027-12-31 --yes',
+      'pix schedule create --key ana@example.com --amount 80 --every fri --time 09:30 --yes',
+      'pix schedule create --key ana@example.com --amount 250 --at +7d --yes',
+    ],
+    ['usage', 'not_found', 'unavailable', 'declined'],
+  );
+}

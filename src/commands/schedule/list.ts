@@ -1,0 +1,103 @@
+/**
+ * `pix schedule list`: the account's schedules — state, the next occurrence (in the schedule's zone,
+ * Brasília's by default), amount, receiver, rule — and every occurrence of the last days that needs a
+ * person: missed, refused or held (its journal row says which). `--json`: `{"results": [schedule, …]}`,
+ * each with `next` and `attention`.
+ */
+import type { Command } from 'commander';
+import type { Deps } from '../../context.js';
+import { journalOf } from '../../journal/record.js';
+import { schedulesOf } from '../../journal/schedules.js';
+import { jsonDocument, money, outputMode } from '../../output/format.js';
+import { safeText } from '../../output/sanitize.js';
+import * as z from '../../zod.js';
+import { accountOf } from '../shared/account.js';
+import { parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import {
+  accountNow,
+  comingOccurrences,
+  dueWords,
+  needsAttention,
+  occurrenceJson,
+  pastViews,
+  ruleWords,
+  scheduleJson,
+} from './shared.js';
+
+const listOptionsSchema = z.object({ all: z._default(z.boolean(), false) });
+
+export type ScheduleListOptions = z.output<typeof listOptionsSchema>;
+
+export async function runScheduleList(options: ScheduleListOptions, deps: Deps): Promise<void> {
+  const settings = await deps.settings();
+  const [store, account, now, journal] = await Promise.all([
+    schedulesOf(deps),
+    accountOf(deps),
+    accountNow(deps),
+    journalOf(deps),
+  ]);
+  const mode = await outputMode(deps, settings.timeZone.value);
+  const mine = (await store.read()).filter(
+    (schedule) => schedule.account === account.id && (options.all || schedule.state !== 'cancelled'),
+  );
+  const results = [];
+  for (const schedule of mine) {
+    const attention = (await pastViews(journal, account, schedule, now)).filter(needsAttention);
+    const coming = schedule.state === 'cancelled' ? [] : comingOccurrences(schedule, now, 1);
+    results.push({ schedule, attention, coming });
+  }
+  if (mode.format === 'json') {
+    deps.io.stdout.write(
+      jsonDocument(
+        {
+          results: results.map(({ schedule, attention, coming }) => ({
+            ...scheduleJson(schedule, coming),
+            attention: attention.map(occurrenceJson),
+          })),
+        },
+        mode.pretty,
+      ),
+    );
+    return;
+  }
+  const rows = results.map(({ schedule, attention, coming }) => [
+    schedule.id,
+    schedule.state,
+    coming[0] === undefined ? '' : dueWords(schedule, coming[0]),
+    money(schedule.amountCentavos, mode.human),
+    safeText(schedule.receiver.name, 80),
+    ruleWords(schedule),
+    attention.map((view) => `${view.state} ${view.occurrence.date}`).join(', '),
+  ]);
+  if (rows.length === 0 && mode.human) {
+    deps.io.stderr.write('no schedules on this account (`pix schedule create` makes one)\n');
+    return;
+  }
+  deps.io.stdout.write(
+    mode.table(
+      ['id', 'state', 'next', { header: 'amount', kind: 'money' }, 'receiver', 'rule', 'attention'],
+      rows,
+    ),
+  );
+  const missed = results.reduce(
+    (sum, { attention }) => sum + attention.filter((v) => v.state === 'missed').length,
+    0,
+  );
+  if (missed > 0) {
+    deps.io.stderr.write(
+      `${missed} occurrence${missed === 1 ? '' : 's'} missed: nothing was sent for ${missed === 1 ? 'it' : 'them'}; \`pix schedule show ID\` names them, \`pix schedule pay ID DATE\` pays one\n`,
+    );
+  }
+}
+
+export function register(command: Command, deps: Deps): void {
+  command.option('--all', 'cancelled schedules too').action(async (_options, self: Command) => {
+    await runScheduleList(parseOptions(listOptionsSchema, self.opts()), deps);
+  });
+  addExamples(
+    command,
+    ['pix schedule list', 'pix schedule list --json', 'pix schedule list --all'],
+    ['unavailable'],
+  );
+}

@@ -1,0 +1,174 @@
+/**
+ * Paying occurrences, whatever triggers them (`pix schedule run-due`, a `pix schedule run` worker, `pix
+ * schedule pay`): each occurrence is a row of `pix pay batch`'s own path (commands/pay/batch.ts
+ * payBatchRows), its id the schedule's id and the rule's date (domain/schedule.ts occurrenceRow), so
+ * every guard of a payment applies and the journal pays a row once per account, however many runners,
+ * cron lines or people reach it (journal/stores.ts claims).
+ *
+ * What a schedule adds after the consultation, before anything is sent:
+ * - the receiver must still be the one confirmed when the schedule was made (name, masked document,
+ *   institution): another is `receiver_changed`, nothing sent, and recorded as refused;
+ * - a runner pays only within the occurrence's window (its day, from its time to 20:00): the window
+ *   checked again on the account's clock right before the claim;
+ * - a consultation that refuses the key, or a guard that finds the same payment made elsewhere, is
+ *   recorded as refused too: an occurrence refused is not tried again on its own.
+ *
+ * A refusal and a miss are journal entries of the row that were never sent (`failed`, reason `refused: …`
+ * or `missed`): they block no payment (an explicit `pix schedule pay` may pay the row), and `pix listen`
+ * makes them `schedule.failed` and `schedule.missed` events, as a paid row is `schedule.paid`.
+ */
+import type { Deps } from '../../context.js';
+import { parseBatchFile } from '../../domain/batchtext.js';
+import { formatDecimal } from '../../domain/money.js';
+import { MISSED_REASON, REFUSED_PREFIX, type Window } from '../../domain/schedule.js';
+import { formatDateTime } from '../../domain/when.js';
+import { usageError } from '../../errors.js';
+import { type Account, recordedAccount } from '../../journal/rules.js';
+import type { Schedule } from '../../journal/schedules.js';
+import type { JournalStore } from '../../journal/stores.js';
+import { safeText } from '../../output/sanitize.js';
+import { type BatchItem, DEFAULT_CONCURRENCY, payBatchRows } from '../pay/batch.js';
+import type { PayContext } from '../pay/shared.js';
+import { type OccurrenceView, receiverWords } from './shared.js';
+
+/** The journal batch every occurrence is a row of: rows of one batch never hold each other as duplicates. */
+export const SCHEDULE_BATCH = 'schedules';
+
+/** The row states that end an occurrence as refused (recorded, and not tried again on its own). */
+const REFUSALS: ReadonlySet<string> = new Set(['receiver_changed', 'not_payable', 'duplicate']);
+
+/** An occurrence's journal row for the batch reader: a key, an amount, the schedule's note. */
+function rowLine(view: OccurrenceView): string {
+  const { schedule } = view;
+  return JSON.stringify({
+    id: view.row,
+    key: schedule.target.key,
+    ...(schedule.target.keyType === undefined ? {} : { key_type: schedule.target.keyType }),
+    amount: formatDecimal(schedule.amountCentavos),
+    ...(schedule.description === undefined ? {} : { description: schedule.description }),
+  });
+}
+
+/** The occurrences as batch rows, read by the batch reader itself: the same checks as a file's. */
+function rowsOf(views: readonly OccurrenceView[]) {
+  const parsed = parseBatchFile(`${views.map(rowLine).join('\n')}\n`, 'ndjson');
+  if (!parsed.ok) {
+    const first = parsed.problems[0]!;
+    throw usageError(
+      'schedule',
+      `an occurrence cannot be paid as written: ${safeText(first.message, 200)} (${first.id ?? first.line})`,
+    );
+  }
+  return parsed.rows;
+}
+
+function sameReceiver(schedule: Schedule, item: BatchItem): boolean {
+  const approved = schedule.receiver;
+  return (
+    (item.receiver ?? '') === approved.name &&
+    (item.document ?? '') === (approved.document ?? '') &&
+    (item.institution ?? '') === (approved.institution ?? '')
+  );
+}
+
+/** `NAME (DOC, INSTITUTION)` of a consultation's answer. */
+function answeredWords(item: BatchItem): string {
+  const extra = [item.document, item.institution].filter((part) => part !== undefined && part !== '');
+  return `${safeText(item.receiver ?? '?', 80)}${extra.length === 0 ? '' : ` (${safeText(extra.join(', '), 120)})`}`;
+}
+
+/**
+ * Records that an occurrence ends unpaid (`missed`, or `refused: …`): a journal entry of its row that is
+ * never sent. It blocks nothing: only an explicit command pays the row afterwards.
+ */
+export async function recordUnpaid(
+  journal: JournalStore,
+  account: Account,
+  view: Pick<OccurrenceView, 'schedule' | 'row'>,
+  reason: string,
+  receiver?: string,
+): Promise<void> {
+  const { schedule } = view;
+  const entry = await journal.begin({
+    kind: 'payment',
+    ...recordedAccount(account),
+    amountCentavos: schedule.amountCentavos,
+    receiver: receiver ?? schedule.receiver.name,
+    payment: { method: 'key', key: schedule.target.key, batchRow: { batch: SCHEDULE_BATCH, row: view.row } },
+    ...(schedule.description === undefined ? {} : { description: schedule.description }),
+  });
+  await journal.finish(entry.id, { state: 'failed', reason });
+}
+
+export interface PayOccurrencesOptions {
+  /** The account's clock: the window is checked on it right before each claim. */
+  now: () => Promise<Date>;
+  /** A runner pays only within the window; `pix schedule pay` (an explicit, confirmed payment) at any time. */
+  withinWindow: boolean;
+  /** The run was confirmed when the schedules were made (runners); `pix schedule pay` asks (or --yes). */
+  confirmedAhead: boolean;
+  concurrency?: number;
+  allowDuplicate?: boolean;
+  /** Told each occurrence's row as it ended (paid, held, refused, …). */
+  ended?: (view: OccurrenceView, item: BatchItem) => void;
+}
+
+/**
+ * Pays the occurrences through the batch's path (report on stdout, exit code by the rows' states, as
+ * `pix pay batch`), each to the receiver its schedule confirmed, each once.
+ */
+export async function payOccurrences(
+  deps: Deps,
+  views: readonly OccurrenceView[],
+  options: PayOccurrencesOptions,
+): Promise<void> {
+  const byRow = new Map(views.map((view) => [view.row, view]));
+  const windowEnded = (window: Window, now: Date) => options.withinWindow && now.getTime() >= window.end;
+  await payBatchRows(
+    deps,
+    {
+      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      maxTotal: undefined,
+      dryRun: false,
+      allowDuplicate: options.allowDuplicate ?? false,
+      duplicateWindow: undefined,
+    },
+    { file: 'the schedule', batch: SCHEDULE_BATCH, rows: rowsOf(views) },
+    {
+      confirmedAhead: options.confirmedAhead,
+      consulted: async (_ctx, items) => {
+        const now = await options.now();
+        for (const item of items) {
+          const view = byRow.get(item.row.id)!;
+          if (!sameReceiver(view.schedule, item)) {
+            item.state = 'receiver_changed';
+            item.error = `the receiver is now ${answeredWords(item)}; the schedule was confirmed for ${receiverWords(view.schedule)}: nothing was sent for this occurrence`;
+          } else if (windowEnded(view.window, now)) {
+            item.state = 'not_sent';
+            item.error = `its window ended at ${formatDateTime(new Date(view.window.end).toISOString(), view.schedule.timeZone)}: missed, never paid late on its own (\`pix schedule pay ${view.schedule.id} ${view.occurrence.date}\` pays it)`;
+          }
+        }
+      },
+      paid: async (ctx: PayContext, items) => {
+        for (const item of items) {
+          const view = byRow.get(item.row.id)!;
+          if (REFUSALS.has(item.state)) {
+            await recordUnpaid(
+              ctx.journal,
+              ctx.account,
+              view,
+              `${REFUSED_PREFIX}${item.state}`,
+              item.receiver,
+            );
+          }
+          options.ended?.(view, item);
+        }
+      },
+    },
+  );
+}
+
+/** Records a missed occurrence (its window ended with nothing sent). */
+export function recordMissed(journal: JournalStore, account: Account, view: OccurrenceView): Promise<void> {
+  return recordUnpaid(journal, account, view, MISSED_REASON);
+}

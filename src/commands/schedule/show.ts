@@ -1,0 +1,92 @@
+/**
+ * `pix schedule show ID`: one schedule — what was confirmed (key, amount, receiver, rule), its state, every
+ * occurrence so far with its state (paid, held, refused, missed; each with its journal entry), and the next
+ * ones in the schedule's zone. `--json`: the schedule with `occurrences` and `next`.
+ */
+import type { Command } from 'commander';
+import type { Deps } from '../../context.js';
+import { journalOf } from '../../journal/record.js';
+import { schedulesOf } from '../../journal/schedules.js';
+import { jsonDocument, money, outputMode } from '../../output/format.js';
+import { safeText } from '../../output/sanitize.js';
+import * as z from '../../zod.js';
+import { accountOf } from '../shared/account.js';
+import { parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
+import {
+  accountNow,
+  comingOccurrences,
+  dueWords,
+  findSchedule,
+  occurrenceJson,
+  pastViews,
+  receiverWords,
+  ruleWords,
+  SHOWN_NEXT,
+  scheduleJson,
+} from './shared.js';
+
+const showOptionsSchema = z.object({ id: z.string().check(z.minLength(1)) });
+
+export type ScheduleShowOptions = z.output<typeof showOptionsSchema>;
+
+export async function runScheduleShow(options: ScheduleShowOptions, deps: Deps): Promise<void> {
+  const settings = await deps.settings();
+  const [store, account, now, journal] = await Promise.all([
+    schedulesOf(deps),
+    accountOf(deps),
+    accountNow(deps),
+    journalOf(deps),
+  ]);
+  const schedule = findSchedule(await store.read(), account, options.id);
+  const past = await pastViews(journal, account, schedule, now, true);
+  const coming = schedule.state === 'cancelled' ? [] : comingOccurrences(schedule, now, SHOWN_NEXT);
+  const mode = await outputMode(deps, settings.timeZone.value);
+  if (mode.format === 'json') {
+    deps.io.stdout.write(
+      jsonDocument({ ...scheduleJson(schedule, coming), occurrences: past.map(occurrenceJson) }, mode.pretty),
+    );
+    return;
+  }
+  const details: Array<[string, string, string]> = [
+    ['Id', 'id', schedule.id],
+    ['State', 'state', schedule.state],
+    ['Amount', 'amount', money(schedule.amountCentavos, mode.human)],
+    ['Key', 'key', schedule.target.key],
+    ['Receiver', 'receiver', receiverWords(schedule)],
+    ['Rule', 'rule', ruleWords(schedule)],
+    ['Description', 'description', safeText(schedule.description ?? '', 140)],
+    ['Next', 'next', coming.map((occurrence) => dueWords(schedule, occurrence)).join('; ')],
+  ];
+  deps.io.stdout.write(
+    mode.table(
+      ['Field', 'Value'],
+      details.map(([label, field, value]) => (mode.human ? [label, value] : [field, value])),
+    ),
+  );
+  if (past.length > 0) {
+    deps.io.stdout.write(
+      mode.table(
+        ['occurrence', 'paid on', 'state', 'journal entry', 'reason'],
+        past.map((view) => [
+          view.occurrence.date,
+          view.occurrence.payOn,
+          view.state,
+          view.entry?.id.slice(0, 8) ?? '',
+          safeText(view.entry?.reason ?? '', 80),
+        ]),
+      ),
+    );
+  }
+}
+
+export function register(command: Command, deps: Deps): void {
+  command.argument('<ID>', 'the schedule (its id, or the unique start of it)').action(async (id: string) => {
+    await runScheduleShow(parseOptions(showOptionsSchema, { id }, { id: 'ID' }), deps);
+  });
+  addExamples(
+    command,
+    ['pix schedule show "$SCHEDULE"', 'pix schedule show "$SCHEDULE" --json'],
+    ['usage', 'not_found', 'unavailable'],
+  );
+}
