@@ -342,7 +342,7 @@ describe('what does not count', () => {
     });
     expect(late.code).toBe(8);
     expect(late.stderr).toMatch(
-      /cannot be paid: the plan expired at 2026-03-10T19:00:00\.000Z; nothing was sent/,
+      /cannot be paid: the plan expired at 10\/03\/2026 16:00 \(UTC-03:00\); nothing was sent/,
     );
     expect(w.transfers()).toBe(0);
     const inTime = await w.pix(['plan', 'execute', plan, '--yes'], {
