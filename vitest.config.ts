@@ -69,8 +69,17 @@ const TIERS: Record<Tier, TestProjectInlineConfiguration[]> = {
   db: [{ extends: true, test: { name: 'db', include: of('db').map(({ file }) => file) } }],
   // Each end-to-end test starts several Node processes (pix, servers, receivers): 60 s each, so a busy
   // 2-core machine (two files at a time beside other work) stays far from the limit; the unit tier's is 20 s.
+  // Concurrent tests of a file (docs.test.ts's examples) two at a time, as the files themselves run.
   e2e: [
-    { extends: true, test: { name: 'e2e', include: of('e2e').map(({ file }) => file), testTimeout: 60_000 } },
+    {
+      extends: true,
+      test: {
+        name: 'e2e',
+        include: of('e2e').map(({ file }) => file),
+        testTimeout: 60_000,
+        maxConcurrency: 2,
+      },
+    },
   ],
 };
 

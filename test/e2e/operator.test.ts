@@ -131,6 +131,7 @@ describe('pix journal', () => {
     expect(screen).toMatch(/│ Receiver/);
     expect(screen).toMatch(/│ row r1 +│ done +│ +R\$ 10,50 │ Distribuidora Sol/);
     const piped = await runCli(['journal'], { env });
+    expect(piped.code, piped.stderr).toBe(0);
     const rows = piped.stdout
       .trimEnd()
       .split('\n')

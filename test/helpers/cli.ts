@@ -31,7 +31,10 @@ export interface ProcessOptions {
   timeoutMs?: number;
 }
 
-/** Runs a process to its end and collects its output; killed after `timeoutMs` (default 15 s). */
+/**
+ * Runs a process to its end and collects its output; killed after `timeoutMs` (default 30 s: one pix run took
+ * over 15 s at a load of 17 on 2 cores, and was read as an empty answer; the tests' own limit is 60 s).
+ */
 export function runProcess(command: string, args: string[], options: ProcessOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
@@ -47,7 +50,7 @@ export function runProcess(command: string, args: string[], options: ProcessOpti
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
