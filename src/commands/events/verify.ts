@@ -8,12 +8,12 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import { PixError } from '../../errors.js';
+import { describeLogDamage, readEventLog, recoveryHint } from '../../events/log.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import * as z from '../../zod.js';
+import { eventFiles } from '../shared/events.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { describeLogDamage, eventFiles, readEventLog, recoveryHint } from './shared.js';
-import { eventStoreOf } from './stores.js';
 
 const verifyOptionsSchema = z.object({});
 
@@ -23,7 +23,7 @@ export async function runEventsVerify(_options: EventsVerifyOptions, deps: Deps)
   const files = await eventFiles(deps);
   const mode = await outputMode(deps, (await deps.settings()).timeZone.value);
   const { stdout, stderr } = deps.io;
-  const store = await eventStoreOf(files, deps);
+  const store = await deps.stores.events(files);
   if (store.backend !== 'file') {
     // Rows written whole by transactions: no line to be torn or damaged, no checkpoint to disagree with.
     const { events } = await store.history();

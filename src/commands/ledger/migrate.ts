@@ -16,6 +16,8 @@ import type { Deps } from '../../context.js';
 import type { EventState } from '../../domain/event-log.js';
 import type { PixEvent } from '../../domain/events.js';
 import { PixError } from '../../errors.js';
+import { describeLogDamage, readEventLog } from '../../events/log.js';
+import type { ImportedLog } from '../../events/postgres.js';
 import { openAccounts } from '../../journal/accounts.js';
 import type { JournalEntry } from '../../journal/entries.js';
 import type { Pool } from '../../journal/postgres/connect.js';
@@ -24,8 +26,6 @@ import { fileStore } from '../../journal/stores.js';
 import { jsonDocument } from '../../output/format.js';
 import { readPrivateFile } from '../../storage/files.js';
 import * as z from '../../zod.js';
-import type { ImportedLog } from '../events/postgres.js';
-import { describeLogDamage, readEventLog } from '../events/shared.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { onLedger, openLedgerPool } from './shared.js';
@@ -208,7 +208,7 @@ async function importAccounts(pool: Pool, deps: Deps): Promise<{ accounts: numbe
 
 /** The event logs into the shared ledger (idempotent by event id), the counts checked after. */
 async function importEvents(pool: Pool, logs: readonly ImportedLog[], deps: Deps) {
-  const { importEventLog, eventsPresent } = await import('../events/postgres.js');
+  const { importEventLog, eventsPresent } = await import('../../events/postgres.js');
   const { transaction } = await import('../../journal/postgres/connect.js');
   const ids = logs.flatMap((log) => log.events.map((state) => state.id));
   const by = `migrated by ${hostname()}:${deps.processes.pid}`;

@@ -14,12 +14,12 @@ import type { StatementEntry } from '../../api/resources/statement.js';
 import type { Deps } from '../../context.js';
 import { CHECKPOINT_ENTRIES } from '../../domain/event-log.js';
 import { type EventContext, entryEvent, legacyEventIds, type PixEvent } from '../../domain/events.js';
-import type { Cursor, Start } from '../events/cursor.js';
-import type { EventFiles } from '../events/shared.js';
-import type { EventStore, LegacyLog } from '../events/stores.js';
+import type { Cursor, Start } from '../../events/cursor.js';
+import type { EventFiles } from '../../events/log.js';
+import type { EventStore, LegacyLog } from '../../events/stores.js';
 import { nowOnBothClocks } from '../shared/clocks.js';
+import type { Owed } from '../shared/deliver.js';
 import { newEntries, newestFirst, oldestFirst, RecentIds } from '../statement/follow.js';
-import type { Owed } from './deliver.js';
 import { backfillWindow, type Fact, type JournalSource, journalSource, oldestFacts } from './sources.js';
 
 export type { Start };

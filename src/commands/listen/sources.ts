@@ -22,7 +22,6 @@ import type { JournalEntry } from '../../journal/entries.js';
 import { followJournal } from '../../journal/follow.js';
 import { chargeLedger, type LedgerRecord } from '../../journal/ledger.js';
 import type { JournalWatch } from '../../journal/parser.js';
-import { journalOf } from '../../journal/record.js';
 import { type Account, isResolvable, ofAccount } from '../../journal/rules.js';
 import type { JournalStore } from '../../journal/stores.js';
 import { readPrivateFrom } from '../../storage/files.js';
@@ -114,7 +113,7 @@ export async function journalSource(
     if (!(ms < since)) found.push({ event, at: ms });
   };
   // Match lines go to the journal through a store that holds nothing: the reader reads them back.
-  const writer = await journalOf(deps, () => false);
+  const writer = await deps.stores.journal(() => false);
   const reader = await readerOf(writer, account, factsOf(account, push), deps);
   let position: JournalPosition | undefined;
   let resume: JournalPosition | undefined;

@@ -17,14 +17,9 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import { usageError } from '../../errors.js';
+import { ListenerLockLost } from '../../events/cursor.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { ListenerLockLost } from '../events/cursor.js';
-import { eventFiles } from '../events/shared.js';
-import { eventStoreOf } from '../events/stores.js';
-import { durationFlag, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
-import { pause } from '../statement/follow.js';
 import {
   type Delivery,
   deliverDue,
@@ -33,7 +28,10 @@ import {
   forwarder,
   parseForwardTarget,
   printer,
-} from './deliver.js';
+} from '../shared/deliver.js';
+import { eventFiles } from '../shared/events.js';
+import { durationFlag, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
 import { catchUp, checkpoint, type Listener, poll, restoreListener } from './listener.js';
 
 const listenOptionsSchema = z.object({
@@ -53,7 +51,7 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
   if (options.forwardTo && options.exec)
     throw usageError('--exec', 'cannot go with --forward-to: one destination');
   const files = await eventFiles(deps);
-  const store = await eventStoreOf(files, deps);
+  const store = await deps.stores.events(files);
   if (options.printSecret || options.rotateSecret) {
     deps.io.stdout.write(`${await store.secret(options.rotateSecret)}\n`);
     return;
@@ -108,7 +106,7 @@ async function listenUntilStopped(
         deps,
         narrate,
       );
-      if (!(await pause(deps, interval))) break;
+      if (!(await deps.pause(interval))) break;
       try {
         await poll(listener);
       } catch (error) {

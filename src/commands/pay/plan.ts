@@ -33,7 +33,6 @@ import {
 import { applyingRules, outsideAllowlist, PLAN_NAMESPACE } from '../../domain/policy.js';
 import { formatForMessage } from '../../domain/when.js';
 import { PixError, usageError } from '../../errors.js';
-import { journalOf } from '../../journal/record.js';
 import type { Account } from '../../journal/rules.js';
 import { jsonDocument } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
@@ -101,7 +100,7 @@ async function writePlan(
   const { policy } = policies[0]!;
   const now = deps.clock.now();
   // The whole journal: a batch holds only its own rows' entries, and the history needs every payment.
-  const history = accountHistory(await (await journalOf(deps)).read(), account, now);
+  const history = accountHistory(await (await deps.stores.journal()).read(), account, now);
   const rows: PlanRow[] = inputs.map((input) => {
     const receiver = {
       name: input.receiver.name,

@@ -14,7 +14,7 @@ import type { PayeeExpectation } from '../../domain/payee.js';
 import type { Debit, PaidTo } from '../../domain/statementguard.js';
 import { describeSystemError, PixError, usageError } from '../../errors.js';
 import { type JournalEntry, type JournalPlan, type PaymentIdentity, shortId } from '../../journal/entries.js';
-import { journalOf, sendJournaled } from '../../journal/record.js';
+import { sendJournaled } from '../../journal/record.js';
 import { type Account, type DuplicateQuery, recordedAccount } from '../../journal/rules.js';
 import type { JournalStore } from '../../journal/stores.js';
 import { jsonDocument, type OutputMode, outputMode } from '../../output/format.js';
@@ -174,7 +174,7 @@ export async function startPayment(
   const settings = await deps.settings();
   refuseWithoutPlan(settings, flags);
   if (!flags.confirmLater) refuseUnconfirmable(deps, flags);
-  const journal = await journalOf(deps, only);
+  const journal = await deps.stores.journal(only);
   await journal.checkSound();
   const account = await accountOf(deps);
   // The account's policy binds every payment of it, whatever the profile, flags or environment (loaded

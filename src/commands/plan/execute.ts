@@ -33,7 +33,6 @@ import {
 } from '../../domain/policy.js';
 import { PixError, usageError } from '../../errors.js';
 import type { JournalPlan } from '../../journal/entries.js';
-import { journalOf } from '../../journal/record.js';
 import { isAccountId } from '../../journal/rules.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
@@ -139,7 +138,7 @@ async function checkAtPayment(
     item.error = `the receiver is now ${safeText(receiverWords(item), 200)}; the plan approved ${safeText(receiverWords(approved.receiver), 200)}: nothing was sent for this row`;
   }
   const paying = items.filter((item) => item.state === 'planned');
-  const history = accountHistory(await (await journalOf(ctx.deps)).read(), ctx.account, now);
+  const history = accountHistory(await (await ctx.deps.stores.journal()).read(), ctx.account, now);
   const fresh = new Map(paying.map((item) => [item.row.id, item]));
   const facts: Facts = ({ policy }) =>
     plan.rows.map((row) => {

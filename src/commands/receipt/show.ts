@@ -20,7 +20,6 @@ import { DEBIT_AFTER_MS, DEBIT_BEFORE_MS } from '../../domain/reconcilepayments.
 import { counted } from '../../domain/words.js';
 import { PixError, usageError } from '../../errors.js';
 import { type JournalEntry, shortId, startLine } from '../../journal/entries.js';
-import { journalOf } from '../../journal/record.js';
 import { effectiveState, findEntry, ofAccount } from '../../journal/rules.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
@@ -158,7 +157,7 @@ async function runBatch(
       'no receipt was written',
     );
   const books = await openBooks(deps);
-  const journal = await journalOf(deps);
+  const journal = await deps.stores.journal();
   const warning = await journal.damageWarning();
   if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
   const paid: Array<{ row: string; entry: JournalEntry }> = [];
@@ -204,7 +203,7 @@ export async function runReceipt(options: ReceiptOptions, deps: Deps): Promise<v
     throw usageError('ID', 'which payment: a journal id (pix journal lists them), or --batch FILE --dir DIR');
   if (options.dir !== undefined)
     throw usageError('--dir', 'goes with --batch; one receipt goes to stdout or --output-file');
-  const journal = await journalOf(deps);
+  const journal = await deps.stores.journal();
   const warning = await journal.damageWarning();
   if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
   const lookup = findEntry(await journal.read(), options.id);

@@ -30,7 +30,6 @@ import {
 import { formatDateTime, formatDayFirst } from '../../domain/when.js';
 import { counted } from '../../domain/words.js';
 import { usageError } from '../../errors.js';
-import { journalOf } from '../../journal/record.js';
 import { jsonDocument, money, outputMode } from '../../output/format.js';
 import { type Column, createListWriter } from '../../output/records.js';
 import { jsonSafe, safeText } from '../../output/sanitize.js';
@@ -211,7 +210,7 @@ export async function runReconcile(options: ReconcileOptions, deps: Deps): Promi
   // Everything offline first: a bad file is exit 2 before anything is read from the API.
   const invoices = await readExpectations(options, deps);
   const books = await openBooks(deps);
-  const journal = await journalOf(deps);
+  const journal = await deps.stores.journal();
   const warning = await journal.damageWarning();
   if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
   const client = await deps.api();

@@ -214,21 +214,6 @@ async function entryPrinter(
   };
 }
 
-/** Waits `ms` (deps.sleep); false when Ctrl-C (deps.signal) came first or meanwhile. */
-export function pause(deps: Deps, ms: number): Promise<boolean> {
-  const { signal } = deps;
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const stop = () => resolve(false);
-    signal.addEventListener('abort', stop, { once: true });
-    // The sleep ends with the signal too: a stopped listener has no long --interval timer holding it up.
-    void deps.sleep(ms, signal).then(() => {
-      signal.removeEventListener('abort', stop);
-      resolve(!signal.aborted);
-    });
-  });
-}
-
 /**
  * `pix statement --follow`: the newest `--limit` entries (default 10), oldest first, then every new
  * entry as a poll finds it, until Ctrl-C, which ends it with exit 130 as a signal ends any command (an
@@ -283,7 +268,7 @@ async function follow(options: FollowOptions, deps: Deps, keep: EntryKeep): Prom
     let started = deps.clock.now().getTime();
     for (;;) {
       const elapsed = deps.clock.now().getTime() - started;
-      if (!(await pause(deps, Math.max(0, wait - elapsed)))) return;
+      if (!(await deps.pause(Math.max(0, wait - elapsed)))) return;
       started = deps.clock.now().getTime();
       try {
         const read = await newEntries(client, seen, since);

@@ -3,8 +3,8 @@
  * of the file log without the log's own counts), how a run starts from it, and the error of a listener that
  * is no longer the active one.
  */
-import type { Checkpoint } from '../../domain/event-log.js';
-import { PixError } from '../../errors.js';
+import type { Checkpoint } from '../domain/event-log.js';
+import { PixError } from '../errors.js';
 
 /**
  * The listener lost the account's lock (another may be active now): it stops (exit 6) rather than write or
