@@ -37,7 +37,7 @@ export function createStores(context: () => Deps, system: StoreSystem): Stores {
       if (ledger.kind === 'file') {
         // A file store holds what `only` asks (journal/store.ts openJournal): one per question.
         const { fileStore } = await import('./journal/stores.js');
-        return fileStore(dir, deps.clock, deps.processes, only);
+        return fileStore(dir, deps, only);
       }
       if (journal === undefined) {
         journal = import('./journal/postgres/store.js').then(({ openPostgresJournal }) =>
@@ -46,6 +46,7 @@ export function createStores(context: () => Deps, system: StoreSystem): Stores {
             dir,
             clock: deps.clock,
             processes: deps.processes,
+            system: { random: deps.random, monotonic: system.monotonic, stopSelf: system.stopSelf },
             env: deps.env,
             requestTimeoutMs: deps.globals.timeoutMs,
             stopAt: deps.env.PIX_TEST_STOP_AT,

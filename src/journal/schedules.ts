@@ -16,7 +16,6 @@
  * schedules and nothing else.
  */
 import { join } from 'node:path';
-import type { Deps } from '../context.js';
 import type { Centavos } from '../domain/money.js';
 import type { Recurrence } from '../domain/schedule.js';
 import { PixError } from '../errors.js';

@@ -64,7 +64,7 @@ export function laterLines(entry: JournalEntry): { outcome?: object; resolved?: 
 
 export async function runLedgerMigrate(_options: LedgerMigrateOptions, deps: Deps): Promise<void> {
   const config = await deps.config();
-  const file = fileStore(config.dir, deps.clock, deps.processes);
+  const file = fileStore(config.dir, deps);
   const { damage } = await file.verify();
   if (damage.length > 0) {
     throw new PixError(

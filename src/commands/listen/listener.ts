@@ -19,7 +19,7 @@ import type { EventFiles } from '../../events/log.js';
 import type { EventStore, LegacyLog } from '../../events/stores.js';
 import { nowOnBothClocks } from '../shared/clocks.js';
 import type { Owed } from '../shared/deliver.js';
-import { newEntries, newestFirst, oldestFirst, RecentIds } from '../statement/follow.js';
+import { newEntries, newestFirst, oldestFirst, RecentIds } from '../shared/newentries.js';
 import { backfillWindow, type Fact, type JournalSource, journalSource, oldestFacts } from './sources.js';
 
 export type { Start };
@@ -40,7 +40,7 @@ export interface Listener {
   recent: string[];
   /**
    * When the statement was last read (ms, the earlier clock: shared/clocks.ts): the next read is the window
-   * from there on (statement/follow.ts newEntries).
+   * from there on (shared/newentries.ts newEntries).
    */
   readAt: number;
   journal: JournalSource;

@@ -2,7 +2,7 @@
  * Where `pix listen`'s events come from, each read from where the listener had got to (its checkpoint),
  * never from the beginning:
  *
- * - the statement: the window since the read before (statement/follow.ts newEntries: by time, whatever
+ * - the statement: the window since the read before (shared/newentries.ts newEntries: by time, whatever
  *   order the server lists entries in), and a window of it for --backfill;
  * - the journal, followed as it grows (journal/follow.ts followJournal): the lines appended since the last
  *   read become payment.sent, payment.unknown, payment.resolved and charge.paid; it holds only what can
@@ -25,8 +25,8 @@ import type { JournalWatch } from '../../journal/parser.js';
 import { type Account, isResolvable, ofAccount } from '../../journal/rules.js';
 import type { JournalStore } from '../../journal/stores.js';
 import { readPrivateFrom } from '../../storage/files.js';
-import { ledgerJson, ledgerOf, type ProfileLedger, refreshLedger } from '../charge/ledger.js';
-import { publicEntry } from '../journal/shared.js';
+import { ledgerJson, ledgerOf, type ProfileLedger, refreshLedger } from '../shared/chargeledger.js';
+import { publicEntry } from '../shared/journal.js';
 
 /** An event made from a source, and when its fact happened (ms): the order they are logged in. */
 export interface Fact {

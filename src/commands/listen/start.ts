@@ -5,7 +5,7 @@
  * `schedule.failed`, `schedule.missed`), then delivers
  * it (deliver.ts): POSTed to `--forward-to URL`, signed as Stripe signs; piped to `--exec CMD`; or printed.
  *
- * Every event and every attempt is a line of the account's event log (commands/events/shared.ts) before and
+ * Every event and every attempt is a line of the account's event log (src/events/log.ts) before and
  * after it is delivered, so a stop or a kill loses nothing: the next `pix listen` delivers what is owed,
  * and repeats at most the deliveries that were in flight. A failed delivery is retried (1 s doubling to
  * 5 minutes) while newer events keep flowing; after `--max-attempts` it is a dead letter (`pix events

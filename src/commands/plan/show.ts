@@ -4,7 +4,15 @@ import { jsonDocument, outputMode } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { openPlan, POLICY_OPTION, paidRows, planDocument, policyFlag, renderPlan, review } from './shared.js';
+import {
+  openPlan,
+  POLICY_OPTION,
+  paidRows,
+  planDocument,
+  policyFlag,
+  renderPlan,
+  review,
+} from '../shared/plan.js';
 
 const showOptionsSchema = z.object({ file: z.string().check(z.minLength(1)), policy: policyFlag });
 

@@ -32,7 +32,7 @@ import { openBooks } from '../shared/books/store.js';
 import { fileName, readInputFile, refuseFile } from '../shared/files.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { counterpartyOf } from '../statement/shared.js';
+import { counterpartyOf } from '../shared/statement.js';
 
 const receiptOptionsSchema = z.object({
   id: z.optional(z.string().check(z.minLength(1))),

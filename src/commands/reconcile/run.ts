@@ -43,7 +43,7 @@ import { openBooks } from '../shared/books/store.js';
 import { fileName, readInputFile, refuseFile } from '../shared/files.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { counterpartyOf, resolveRange } from '../statement/shared.js';
+import { counterpartyOf, resolveRange } from '../shared/statement.js';
 
 const reconcileOptionsSchema = z.object({
   expected: z.optional(z.string().check(z.minLength(1))),

@@ -40,12 +40,12 @@ import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
-import { institution, maskedDocument } from '../pay/details.js';
-import { keyAnswerProblem } from '../pay/guards.js';
-import { ask, refuseUnconfirmable } from '../pay/shared.js';
 import { accountOf } from '../shared/account.js';
 import { amountFlag, fromDomain, fromDomainOptions, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples, completionValues } from '../shared/help.js';
+import { institution, maskedDocument } from '../shared/pay/details.js';
+import { keyAnswerProblem } from '../shared/pay/guards.js';
+import { ask, refuseUnconfirmable } from '../shared/pay/shared.js';
 import { accountNow, comingOccurrences, dueWords, ruleWords, scheduleJson } from './shared.js';
 
 const createOptionsSchema = z.object({

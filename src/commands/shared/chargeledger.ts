@@ -24,8 +24,8 @@ import {
 import { type Account, ofAccount } from '../../journal/rules.js';
 import type { JournalStore } from '../../journal/stores.js';
 import { safeText } from '../../output/sanitize.js';
-import { accountOf } from '../shared/account.js';
-import { nowOnBothClocks, SKEW_MARGIN_MS } from '../shared/clocks.js';
+import { accountOf } from './account.js';
+import { nowOnBothClocks, SKEW_MARGIN_MS } from './clocks.js';
 
 export interface ProfileLedger {
   /** Where a look records the payments it finds (journal match lines). */

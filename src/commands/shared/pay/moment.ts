@@ -6,12 +6,12 @@
  * the others; a single payment is refused (exit 8). A run that crosses midnight, or into the night, is
  * judged row by row.
  */
-import { type AccountHistory, accountHistory, type Payee, payeeTag } from '../../approvals/history.js';
-import type { PolicyInForce } from '../../approvals/inforce.js';
-import type { Centavos } from '../../domain/money.js';
-import { capViolations, POLICY_TIME_ZONE } from '../../domain/policy.js';
-import { formatDateTime, todayIn } from '../../domain/when.js';
-import { safeText } from '../../output/sanitize.js';
+import { type AccountHistory, accountHistory, type Payee, payeeTag } from '../../../approvals/history.js';
+import type { PolicyInForce } from '../../../approvals/inforce.js';
+import type { Centavos } from '../../../domain/money.js';
+import { capViolations, POLICY_TIME_ZONE } from '../../../domain/policy.js';
+import { formatDateTime, todayIn } from '../../../domain/when.js';
+import { safeText } from '../../../output/sanitize.js';
 import type { PayContext } from './shared.js';
 
 /** One payment about to leave. */
