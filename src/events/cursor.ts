@@ -1,5 +1,5 @@
 /**
- * What both of `pix listen`'s stores (events/stores.ts) share: where the listener had got to (the checkpoint
+ * What both of `pix listen`'s stores (stores.ts) share: where the listener had got to (the checkpoint
  * of the file log without the log's own counts), how a run starts from it, and the error of a listener that
  * is no longer the active one.
  */

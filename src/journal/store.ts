@@ -20,7 +20,6 @@
  * the guard's questions (by batch row, by payee) go to the index (indexes.ts), not over every entry.
  */
 import { randomUUID } from 'node:crypto';
-import type { Clock, Processes } from '../context.js';
 import { PixError } from '../errors.js';
 import type { LockHost } from '../storage/locks.js';
 import { append, appendLocked } from './append.js';

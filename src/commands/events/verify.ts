@@ -3,7 +3,7 @@
  * (src/events/log.ts): every line that cannot be read, by number, and the log as a whole against its
  * checkpoint (cut, emptied, missing, replaced). Exit 8 when anything is wrong (`pix listen` would refuse
  * to start: it never mistakes a damaged log for a first run), 0 when the log is sound. Nothing is sent. On a
- * database profile the events are rows of the shared ledger (events/postgres.ts): it counts them.
+ * database profile the events are rows of the shared ledger (src/events/postgres.ts): it counts them.
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';

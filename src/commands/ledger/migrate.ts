@@ -134,7 +134,7 @@ export async function runLedgerMigrate(_options: LedgerMigrateOptions, deps: Dep
 }
 
 /**
- * `pix listen`'s event logs of this config directory, one per account (events/shared.ts), each read whole
+ * `pix listen`'s event logs of this config directory, one per account (src/events/log.ts), each read whole
  * and checked as the listener checks it: a damaged one is refused (exit 8) before anything is imported.
  */
 function eventLogsOf(deps: Deps): ImportedLog[] {

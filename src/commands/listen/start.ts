@@ -11,7 +11,7 @@
  * 5 minutes) while newer events keep flowing; after `--max-attempts` it is a dead letter (`pix events
  * list --failed`, `pix events resend`). One listener per account: a second one exits 8 naming the first,
  * or waits for it with `--wait-lock`; on a database profile, a second one (on any machine) is a standby
- * that takes over when the active one dies (events/postgres.ts). A damaged, cut or emptied log is exit 8,
+ * that takes over when the active one dies (src/events/postgres.ts). A damaged, cut or emptied log is exit 8,
  * never a fresh start.
  */
 import type { Command } from 'commander';

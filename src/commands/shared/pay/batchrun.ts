@@ -34,7 +34,7 @@ export interface BatchSource {
   rows: BatchRow[];
 }
 
-/** What `--plan FILE` and `pix plan execute` add to a batch run (commands/shared/pay/plan.ts, plan/execute.ts). */
+/** What `--plan FILE` and `pix plan execute` add to a batch run (plan.ts, commands/plan/execute.ts). */
 export interface BatchPlanHooks {
   /** `plan` (a plan is written, nothing paid) or `fromPlan` (an approved plan is paid). */
   flags?: Pick<PayFlags, 'plan' | 'fromPlan'>;

@@ -1,6 +1,6 @@
 /**
  * `--plan FILE`, `--signing-key`, `--by` and `--expires-in` of pay key, pay qr and pay batch: the flags only (what
- * the plan is, how its maker signs it and how it is written is commands/shared/pay/plan.ts, loaded only when
+ * the plan is, how its maker signs it and how it is written is plan.ts beside it, loaded only when
  * `--plan` is given: rule 8).
  */
 import type { Command } from 'commander';

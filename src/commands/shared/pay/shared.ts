@@ -47,7 +47,7 @@ export interface PayFlags {
   confirmLater?: boolean;
   /**
    * `--plan FILE`: everything up to the confirmation, then a plan written instead of paying
-   * (commands/shared/pay/plan.ts); no confirmation is needed, and require-plan lets it through.
+   * (shared/pay/plan.ts); no confirmation is needed, and require-plan lets it through.
    */
   plan?: PlanRequest;
   /** Paying an approved plan (`pix plan execute`): kept in every journal entry it begins. */
