@@ -41,7 +41,12 @@ export interface ReceiptDebit {
 export interface Receipt {
   title: string;
   notice: string;
-  payer: { profile: string };
+  /**
+   * The account that paid: its holder as the DICT answered for one of its own keys (pix account), with the
+   * document masked as a receiver's is; the profile it was paid from. Name and document are null for an
+   * account named by an operator (pix account bind) that the DICT never described.
+   */
+  payer: { name: string | null; document: string | null; profile: string };
   receiver: {
     name: string | null;
     /** Masked as the BCB's rules show a document: a CPF's middle digits, a CNPJ whole. */
@@ -66,7 +71,7 @@ export interface Receipt {
 export function buildReceipt(
   payment: ReceiptPayment,
   debit: ReceiptDebit | undefined,
-  profile: string,
+  payer: { name?: string | undefined; document?: string | undefined; profile: string },
 ): Receipt {
   let endToEnd: Receipt['endToEnd'] = null;
   if (payment.endToEndId !== undefined) {
@@ -87,7 +92,11 @@ export function buildReceipt(
   return {
     title: 'Pix payment advice (aviso de pagamento Pix)',
     notice: RECEIPT_NOTICE,
-    payer: { profile },
+    payer: {
+      name: payer.name ?? null,
+      document: payer.document ? bcbMaskDocument(payer.document) : null,
+      profile: payer.profile,
+    },
     receiver: {
       name: debit?.name ?? payment.receiverName ?? null,
       document: debit?.document ? bcbMaskDocument(debit.document) : null,
@@ -111,7 +120,12 @@ export function receiptLines(receipt: Receipt): Array<[string, string]> {
   const institution = receipt.receiver.institution;
   const e2e = receipt.endToEnd;
   return [
-    ['Payer', receipt.payer.profile],
+    [
+      'Payer',
+      receipt.payer.name === null
+        ? `profile ${receipt.payer.profile}`
+        : `${receipt.payer.name}${receipt.payer.document === null ? '' : `, ${receipt.payer.document}`} (profile ${receipt.payer.profile})`,
+    ],
     ['Receiver', receipt.receiver.name ?? '(not known)'],
     ['Document', receipt.receiver.document ?? '(not in the statement)'],
     [

@@ -85,8 +85,9 @@ async function moneyPaths(settings: ServerSettings): Promise<void> {
     expectExit(result, code, args, spec);
     return result;
   };
-  const [ana, dora] = [
+  const [ana, carla, dora] = [
     makeKey(home, 'ed25519', 'ana@example.com'),
+    makeKey(home, 'ed25519', 'carla@example.com'),
     makeKey(home, 'ed25519', 'dora@example.com'),
   ];
   const line = (key: typeof ana) => `${key.publicLine.split(' ').at(-1)} ${key.publicLine}`;
@@ -97,6 +98,8 @@ async function moneyPaths(settings: ServerSettings): Promise<void> {
       'pix-policy': 1,
       approvers: {
         ana: { groups: ['finance'], keys: [line(ana)] },
+        // The maker: she signs the plan (the policy must know her key), and no rule asks for her group.
+        carla: { groups: ['makers'], keys: [line(carla)] },
         dora: { groups: ['admins'], keys: [line(dora)] },
       },
       rules: [{ name: 'every plan', require: '1 of finance' }],
@@ -159,7 +162,7 @@ async function moneyPaths(settings: ServerSettings): Promise<void> {
   expect(lines(batch.stdout).map((row) => row.state)).toEqual(['paid', 'paid', 'paid', 'paid']);
   writeFileSync(join(home, 'planned.csv'), rows('p', 2));
   const plan = join(home, 'planned.plan.json');
-  await pix(['pay', 'batch', join(home, 'planned.csv'), '--plan', plan, '--by', 'carla']);
+  await pix(['pay', 'batch', join(home, 'planned.csv'), '--plan', plan, '--signing-key', carla.privatePath!]);
   await pix(['plan', 'approve', plan, '--key', ana.privatePath!]);
   const executed = await pix(['plan', 'execute', plan, '--yes', '-o', 'ndjson']);
   expect(lines(executed.stdout).map((row) => row.state)).toEqual(['paid', 'paid']);

@@ -4,6 +4,7 @@ import { signVerdict } from '../../approvals/sign.js';
 import type { Deps } from '../../context.js';
 import type { Verdict } from '../../domain/plan.js';
 import { PLAN_NAMESPACE } from '../../domain/policy.js';
+import { formatForMessage } from '../../domain/when.js';
 import { PixError } from '../../errors.js';
 import { jsonDocument } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
@@ -41,9 +42,13 @@ function refuseStale(opened: OpenedPlan, now: Date): void {
     );
   }
   if (Date.parse(plan.expiresAt) <= now.getTime())
-    throw new PixError('declined', `the plan expired at ${plan.expiresAt}: nothing was signed`, {
-      hint: 'ask for a new plan',
-    });
+    throw new PixError(
+      'declined',
+      `the plan expired at ${formatForMessage(plan.expiresAt, opened.timeZone)}: nothing was signed`,
+      {
+        hint: 'ask for a new plan',
+      },
+    );
 }
 
 /**

@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import { occurrenceOn } from '../../domain/schedule.js';
-import { parseDateOnly } from '../../domain/when.js';
+import { formatForMessage, parseDateOnly } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
@@ -45,7 +45,7 @@ export async function runSchedulePay(options: SchedulePayOptions, deps: Deps): P
   if (now.getTime() < view.window.start) {
     throw usageError(
       'DATE',
-      `the occurrence of ${options.date} is not due before ${new Date(view.window.start).toISOString()}`,
+      `the occurrence of ${options.date} is not due before ${formatForMessage(new Date(view.window.start).toISOString(), schedule.timeZone)}`,
       'it is paid on its day by the runners',
     );
   }

@@ -27,7 +27,7 @@ import type { Deps } from '../../context.js';
 import { centavosToApi, formatBRL } from '../../domain/money.js';
 import { type Plan, rowFacts, shortPlanId } from '../../domain/plan.js';
 import { describeMissing, PLAN_NAMESPACE, type RowFacts } from '../../domain/policy.js';
-import { formatDateTime } from '../../domain/when.js';
+import { formatDateTime, formatForMessage } from '../../domain/when.js';
 import type { JournalEntry } from '../../journal/entries.js';
 import { shortId } from '../../journal/entries.js';
 import type { OutputMode } from '../../output/format.js';
@@ -63,6 +63,8 @@ export interface OpenedPlan {
   signoffs: Signoff[];
   /** Where the verdicts seen are remembered (stores.ts). */
   remembered: string;
+  /** The profile's time zone: the plan's instants in messages are written in it (domain/when.ts). */
+  timeZone: string;
 }
 
 /**
@@ -102,6 +104,7 @@ export async function openPlan(deps: Deps, file: string, policy: string | undefi
     samePolicy: judged[0]!.inForce.policy.digest === plan.policy,
     signoffs: judged[0]!.signoffs,
     remembered: stores.where,
+    timeZone: (await deps.settings()).timeZone.value,
   };
 }
 
@@ -154,7 +157,8 @@ export function standingRefusal(opened: OpenedPlan, now: Date): string | undefin
   if (!opened.samePolicy) {
     return `the plan was made under policy ${plan.policy.slice(0, 19)}, and the policy in force is ${inForce.policy.digest.slice(0, 19)} (${inForce.file}): make the plan again`;
   }
-  if (Date.parse(plan.expiresAt) <= now.getTime()) return `the plan expired at ${plan.expiresAt}`;
+  if (Date.parse(plan.expiresAt) <= now.getTime())
+    return `the plan expired at ${formatForMessage(plan.expiresAt, opened.timeZone)}`;
   return undefined;
 }
 

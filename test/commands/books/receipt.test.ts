@@ -53,7 +53,8 @@ describe('pix receipt', () => {
     expect(json.code, json.stderr).toBe(0);
     const receipt = JSON.parse(json.stdout);
     expect(receipt).toMatchObject({
-      payer: { profile: expect.any(String) },
+      // The holder as the DICT answers for the account's own key (the sandbox's company), not a profile.
+      payer: { name: 'Loja Sandbox Ltda', document: '11.222.333/0001-81', profile: expect.any(String) },
       amount: { centavos: 123_456, text: 'R$ 1.234,56' },
       when: { source: 'statement', brasilia: expect.stringMatching(/^10\/03\/2026 12:00:0\d$/) },
       endToEnd: {
@@ -102,9 +103,11 @@ describe('pix receipt', () => {
         sentAt: '2026-03-10T14:05:00.000Z',
       },
       undefined,
-      'ops',
+      // The holder's name is the server's too (the DICT's answer for the account's own key).
+      { profile: 'ops', name: `Payer ${hostile}` },
     );
     const html = receiptHtml(receipt);
+    expect(html).toContain('Payer Evil\\u202eCorp\\u001b[2J&lt;/td&gt;&lt;script&gt;');
     expect(html).not.toContain('<script>');
     expect(html).toContain('Evil\\u202eCorp\\u001b[2J&lt;/td&gt;&lt;script&gt;');
     const text = pdfText(await receiptPdf(receipt), dir);

@@ -10,6 +10,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../../src/journal/postgres/schema.js';
 import { run } from '../../../src/main.js';
 import { deferEach } from '../../helpers/cleanup.js';
 import { runCli } from '../../helpers/cli.js';
@@ -119,7 +120,7 @@ describe.skipIf(missing !== undefined)('the least privilege of docs/team.md, end
     expect(used.code, used.stderr).toBe(0);
     expect(JSON.parse(used.stdout)).toEqual({
       ledger: `postgres://127.0.0.1:${port}/pix_ledger`,
-      schema: 4,
+      schema: SCHEMA_VERSION,
       profile: 'sandbox',
     });
     // The URL is kept in the profile (0600), nothing in the database changed by it.
@@ -128,7 +129,11 @@ describe.skipIf(missing !== undefined)('the least privilege of docs/team.md, end
     const paid = await pix(['pay', 'key', 'ana@example.com', '--amount', '10', '--yes']);
     expect(paid.code, paid.stderr).toBe(0);
     const status = await pix(['ledger', 'status', '--json']);
-    expect(JSON.parse(status.stdout)).toMatchObject({ backend: 'postgres', schema: 4, payments: 1 });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      backend: 'postgres',
+      schema: SCHEMA_VERSION,
+      payments: 1,
+    });
     // The runtime role can create nothing and drop nothing, delete no row.
     expect(psqlAs(runnerUrl, 'CREATE TABLE mine (a int)').stderr).toMatch(
       /permission denied for schema public/,

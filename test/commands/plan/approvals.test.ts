@@ -342,7 +342,7 @@ describe('what does not count', () => {
     });
     expect(late.code).toBe(8);
     expect(late.stderr).toMatch(
-      /cannot be paid: the plan expired at 2026-03-10T19:00:00\.000Z; nothing was sent/,
+      /cannot be paid: the plan expired at 10\/03\/2026 16:00 \(UTC-03:00\); nothing was sent/,
     );
     expect(w.transfers()).toBe(0);
     const inTime = await w.pix(['plan', 'execute', plan, '--yes'], {
@@ -404,9 +404,10 @@ describe('at the moment of payment', () => {
       `id;chave;valor;documento;nome\ns1;supplier@example.com;10;${owner.receiver.documentNumber};${owner.receiver.name}\ns2;payee1@example.com;20;;\n`,
     );
     const plan = join(w.repo, 'suppliers.plan.json');
-    const made = await w.pix(['pay', 'batch', file, '--plan', plan, '--by', 'Carla <carla@example.com>'], {
-      at: AFTERNOON,
-    });
+    const made = await w.pix(
+      ['pay', 'batch', file, '--plan', plan, '--signing-key', w.keys.carla.privatePath!],
+      { at: AFTERNOON },
+    );
     expect(made.code, made.stderr).toBe(0);
     // Inside the row, so the plan's id (and every approval) covers it.
     expect(w.readPlan(plan).rows[0]!.expect).toEqual({
