@@ -31,4 +31,7 @@ export * as commonSanitize from './output/sanitize.js';
 export * as commonTable from './output/table.js';
 export * as commonWidth from './output/width.js';
 export * as commonSandbox from './sandbox/index.js';
+export * as commonDirs from './storage/dirs.js';
+export * as commonFiles from './storage/files.js';
+export * as commonLocks from './storage/locks.js';
 export * as commonUsage from './usage.js';

@@ -5,7 +5,14 @@
  */
 import type { ApiClient } from './api/client.js';
 import type { ApiTransport } from './api/transport.js';
+import type { ApprovalStores } from './approvals/remembered.js';
 import type { ConfigStore, Settings } from './config/types.js';
+import type { EventFiles } from './events/log.js';
+import type { EventStore } from './events/stores.js';
+import type { AccountDirectory } from './journal/accounts.js';
+import type { JournalEntry } from './journal/entries.js';
+import type { ScheduleStore } from './journal/schedules.js';
+import type { JournalStore } from './journal/stores.js';
 import type { IOStreams } from './output/iostreams.js';
 import type { Output } from './output/output.js';
 import type { Prompter } from './output/prompt.js';
@@ -107,6 +114,28 @@ export interface Processes {
 }
 
 /**
+ * The stores of the profile's ledger (docs/team.md): the config directory's files, or the shared
+ * PostgreSQL ledger the profile's `ledger` names. The wiring (src/wiring-stores.ts) chooses once and
+ * opens each on first use; what a database store holds open is closed by `Deps.close()`. No other
+ * module asks which the ledger is.
+ */
+export interface Stores {
+  /**
+   * The journal (journal/stores.ts), and through it the charge ledger and the books' closed days. `only`:
+   * the entries a file store holds in memory (journal/store.ts openJournal); a database's is one per run.
+   */
+  journal(only?: (entry: JournalEntry) => boolean): Promise<JournalStore>;
+  /** Which bank account credentials reach (journal/accounts.ts): the shared ledger's on a database. */
+  accounts(): Promise<AccountDirectory>;
+  /** The scheduled and recurring payments (journal/schedules.ts). */
+  schedules(): Promise<ScheduleStore>;
+  /** The approvals' verdicts seen and policies in force (approvals/stores.ts, approvals/postgres.ts). */
+  approvals(): Promise<ApprovalStores>;
+  /** `pix listen`'s state for the account whose files are `files` (events/stores.ts, events/postgres.ts). */
+  events(files: EventFiles): Promise<EventStore>;
+}
+
+/**
  * Everything a command may touch, made whole by src/wiring.ts before the command line is parsed and never
  * reassigned (readonly). Tests give their own parts to run(): captured streams, a fixed clock, a temporary
  * PIX_CONFIG_DIR, an undici MockAgent.
@@ -118,6 +147,11 @@ export interface Deps {
   readonly processes: Processes;
   /** Waits `ms`; ends at once when `signal` aborts (a stopped process has no timer left to wait on). */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Waits `ms` unless the command's `signal` comes first: true when the time passed, false when the
+   * command was stopped (a poll's interval, a standby's look at a lock).
+   */
+  pause(ms: number): Promise<boolean>;
   /** In [0, 1): backoff jitter. */
   random(): number;
   /** Overrides the API client's transport (tests inject an undici MockAgent, or an in-process one). */
@@ -136,7 +170,9 @@ export interface Deps {
   api(): Promise<ApiClient>;
   /** An API client for other settings than the resolved ones (`pix login` checks credentials it has not stored). */
   apiFor(settings: Settings): Promise<ApiClient>;
-  /** Registers work to do when the command ends (close the pool, stop the embedded sandbox). */
+  /** The stores of the profile's ledger, chosen by the wiring (Stores). */
+  readonly stores: Stores;
+  /** Registers work to do when the command ends (close the pools, stop the embedded sandbox). */
   defer(cleanup: () => unknown): void;
   close(): Promise<void>;
   /**

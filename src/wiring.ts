@@ -8,7 +8,9 @@
  * - the global flags, read from argv by cli/globals.ts;
  * - made on first use, each loaded then and only then: the config store, the settings (flag > environment
  *   > profile > default) and the API client. Here, and only here, it is decided whether a command talks to
- *   the embedded sandbox or to a real API: api/ is handed a transport and a clock and never learns which.
+ *   the embedded sandbox or to a real API: api/ is handed a transport and a clock and never learns which;
+ * - the stores of the profile's ledger (src/wiring-stores.ts): here, and only here, it is decided whether
+ *   they are the config directory's files or the shared PostgreSQL ledger.
  *
  * What it makes on first use comes in one import() of src/wiring-lazy.ts (one chunk). It imports nothing of
  * src/commands/ (test/architecture.test.ts holds it).
@@ -23,6 +25,7 @@ import type { OutputWriter } from './output/output.js';
 import { createPrompter } from './output/prompt.js';
 import { createOutputWriter } from './output/writer.js';
 import { SYSTEM } from './system.js';
+import { createStores } from './wiring-stores.js';
 
 function once<T>(make: () => Promise<T>): () => Promise<T> {
   let value: Promise<T> | undefined;
@@ -163,6 +166,9 @@ export function createContext(options: ContextOptions): Context {
     };
   };
 
+  // Made before deps, which its stores are handed when first opened.
+  const stores = createStores(() => deps, SYSTEM);
+
   const deps: Deps = {
     clock: SYSTEM.clock,
     processes: SYSTEM.processes,
@@ -198,6 +204,19 @@ export function createContext(options: ContextOptions): Context {
     }),
     api: once(async () => apiFor(await deps.settings())),
     apiFor,
+    stores,
+    pause: (ms) => {
+      if (signal.aborted) return Promise.resolve(false);
+      return new Promise((resolve) => {
+        const stop = () => resolve(false);
+        signal.addEventListener('abort', stop, { once: true });
+        // The sleep ends with the signal too: a stopped command has no long timer holding it up.
+        void deps.sleep(ms, signal).then(() => {
+          signal.removeEventListener('abort', stop);
+          resolve(!signal.aborted);
+        });
+      });
+    },
     defer: (cleanup) => {
       cleanups.push(cleanup);
     },

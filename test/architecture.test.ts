@@ -176,13 +176,46 @@ function reachableFrom(start: string): string[] {
 const LAYERS: Array<[string, string[]]> = [
   [
     'src/api',
-    ['src/config', 'src/output', 'src/journal', 'src/sandbox', 'src/commands', 'src/cli', 'src/wiring.ts'],
+    [
+      'src/config',
+      'src/output',
+      'src/journal',
+      'src/events',
+      'src/approvals',
+      'src/sandbox',
+      'src/commands',
+      'src/cli',
+      'src/wiring.ts',
+    ],
   ],
   [
     'src/config',
-    ['src/api', 'src/output', 'src/journal', 'src/sandbox', 'src/commands', 'src/cli', 'src/wiring.ts'],
+    [
+      'src/api',
+      'src/output',
+      'src/journal',
+      'src/events',
+      'src/approvals',
+      'src/sandbox',
+      'src/commands',
+      'src/cli',
+      'src/wiring.ts',
+    ],
   ],
-  ['src/journal', ['src/api', 'src/commands', 'src/cli', 'src/wiring.ts']],
+  [
+    'src/journal',
+    ['src/api', 'src/events', 'src/approvals', 'src/sandbox', 'src/commands', 'src/cli', 'src/wiring.ts'],
+  ],
+  // pix listen's state (its log, cursor and stores): beside the journal, above nothing but it and storage.
+  [
+    'src/events',
+    ['src/api', 'src/config', 'src/approvals', 'src/sandbox', 'src/commands', 'src/cli', 'src/wiring.ts'],
+  ],
+  // The approvals' files, reviews and stores: over the journal (the account's history), never the API.
+  [
+    'src/approvals',
+    ['src/api', 'src/config', 'src/events', 'src/sandbox', 'src/commands', 'src/cli', 'src/wiring.ts'],
+  ],
   [
     'src/domain',
     [
@@ -190,6 +223,8 @@ const LAYERS: Array<[string, string[]]> = [
       'src/config',
       'src/output',
       'src/journal',
+      'src/events',
+      'src/approvals',
       'src/sandbox',
       'src/storage',
       'src/commands',
@@ -198,11 +233,53 @@ const LAYERS: Array<[string, string[]]> = [
   ],
   [
     'src/storage',
-    ['src/api', 'src/config', 'src/output', 'src/journal', 'src/sandbox', 'src/commands', 'src/cli'],
+    [
+      'src/api',
+      'src/config',
+      'src/output',
+      'src/journal',
+      'src/events',
+      'src/approvals',
+      'src/sandbox',
+      'src/commands',
+      'src/cli',
+    ],
   ],
-  ['src/output', ['src/api', 'src/config', 'src/journal', 'src/sandbox', 'src/commands', 'src/cli']],
+  [
+    'src/output',
+    [
+      'src/api',
+      'src/config',
+      'src/journal',
+      'src/events',
+      'src/approvals',
+      'src/sandbox',
+      'src/commands',
+      'src/cli',
+    ],
+  ],
+  // The simulated server: a wing of its own, which knows nothing of pix's commands or what they keep.
+  ['src/sandbox', ['src/journal', 'src/events', 'src/approvals', 'src/commands', 'src/cli', 'src/wiring.ts']],
+  // The command line names the commands (its table loads them) and nothing they keep or ask.
+  [
+    'src/cli',
+    ['src/api', 'src/journal', 'src/events', 'src/approvals', 'src/sandbox', 'src/storage', 'src/wiring.ts'],
+  ],
+  // The commands are handed their context: they name neither the command line nor the wiring nor this machine.
+  [
+    'src/commands',
+    [
+      'src/cli',
+      'src/main.ts',
+      'src/wiring.ts',
+      'src/wiring-lazy.ts',
+      'src/wiring-stores.ts',
+      'src/system.ts',
+    ],
+  ],
   ['src/wiring.ts', ['src/commands']],
   ['src/wiring-lazy.ts', ['src/commands']],
+  ['src/wiring-stores.ts', ['src/commands']],
 ];
 
 /** `file: specifier` for each import of a module under `dir` (or `dir` itself) that names one of `forbidden`. */
@@ -324,6 +401,79 @@ describe('architecture: the shape of src/', () => {
     // Not vacuous: the factory and the sandbox commands do come through the door.
     const door = [...graph].filter(([, edges]) => edges.some(({ path }) => path === 'src/sandbox/index.ts'));
     expect(door.map(([file]) => file)).toContain('src/wiring-lazy.ts');
+  });
+
+  it('every directory of src/ is a layer with a row above', () => {
+    const dirs = readdirSync(join(root, 'src'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `src/${entry.name}`);
+    expect(dirs.length).toBeGreaterThan(8);
+    expect(dirs.filter((dir) => !LAYERS.some(([layer]) => layer === dir))).toEqual([]);
+  });
+
+  it('a command folder names no other command folder: what two share is in commands/shared/ or below', () => {
+    const offenders = sourcesOf('src/commands').flatMap((file) => {
+      const own = file.split('/')[2]!;
+      return specifiersIn(file)
+        .map((specifier) => ({ specifier, target: resolved(file, specifier) }))
+        .filter(({ target }) => target?.startsWith('src/commands/') && target.split('/').length > 3)
+        .filter(({ target }) => {
+          const folder = target!.split('/')[2]!;
+          return folder !== own && (folder !== 'shared' || own === 'shared');
+        })
+        .map(({ specifier }) => `${file}: ${specifier}`);
+    });
+    expect(offenders).toEqual([]);
+    // Not vacuous: the folders do share, through shared/.
+    const viaShared = sourcesOf('src/commands/pay').flatMap((file) =>
+      specifiersIn(file).filter((specifier) => resolved(file, specifier)?.startsWith('src/commands/shared/')),
+    );
+    expect(viaShared.length).toBeGreaterThan(3);
+  });
+
+  /**
+   * Where the profile's ledger is asked which it is, beside the wiring's src/wiring-stores.ts: commands
+   * that administer or report the ledger itself, and open none of its stores by it.
+   */
+  const LEDGER_READERS: Record<string, string> = {
+    'src/commands/auth/status.ts': 'says which ledger the profile uses',
+    'src/commands/ledger/status.ts': "reports the ledger itself: a file's checks, or the database's schema",
+    'src/commands/ledger/shared.ts': "the URL a ledger command addresses (--url, else the profile's)",
+    'src/commands/schedule/run.ts': 'refuses without a database: its runner is one (pg-boss)',
+  };
+
+  it('a store is chosen in the wiring alone: `ledger.kind` is read in src/wiring-stores.ts and the commands that report the ledger', () => {
+    const readers = sourcesOf('src').filter((file) => /\bledger\.kind\b/.test(withoutComments(file)));
+    expect(readers).toContain('src/wiring-stores.ts');
+    expect(readers.filter((file) => file !== 'src/wiring-stores.ts' && !(file in LEDGER_READERS))).toEqual(
+      [],
+    );
+    // A listed file that no longer reads it leaves the list, so the list stays true.
+    expect(Object.keys(LEDGER_READERS).filter((file) => !readers.includes(file))).toEqual([]);
+  });
+
+  it('a store is opened in the wiring alone: the database stores are named by src/wiring-stores.ts and their own modules', () => {
+    const openers =
+      /\b(openPostgresJournal|openPostgresSchedules|postgresApprovalStores|postgresEventStore|fileApprovalStores|fileEventStore|fileSchedules)\b/;
+    const named = sourcesOf('src')
+      .filter((file) => openers.test(withoutComments(file)))
+      .filter((file) => !new RegExp(`export function ${openers.source}`).test(withoutComments(file)));
+    expect(named).toEqual(['src/wiring-stores.ts']);
+    // No per-run memo of a store outside the wiring: a WeakMap keyed by the context holds one.
+    const memos = sourcesOf('src').filter((file) =>
+      /new WeakMap<Deps, Promise<\w*Store/.test(withoutComments(file)),
+    );
+    expect(memos).toEqual([]);
+  });
+
+  it('SYSTEM (src/system.ts, this machine) is named by the wiring alone: everything below is handed it', () => {
+    const naming = sourcesOf('src').filter((file) =>
+      specifiersIn(file).some((specifier) => resolved(file, specifier) === 'src/system.ts'),
+    );
+    expect(naming).toContain('src/wiring.ts');
+    // The sandbox stands for the server, a program of its own: started bare (a test's), it is this machine.
+    const allowed = ['src/wiring.ts', 'src/wiring-stores.ts', 'src/sandbox/server.ts'];
+    expect(naming.filter((file) => !allowed.includes(file))).toEqual([]);
   });
 
   it(`no file of src/ is over ${MOST_LINES} lines, but the data tables and the files listed as pending`, () => {

@@ -31,6 +31,7 @@ import {
   rowBlocker,
 } from '../src/journal/rules.js';
 import { openJournal } from '../src/journal/store.js';
+import { SYSTEM } from '../src/system.js';
 import { tempConfigDir } from './helpers/cli.js';
 
 const T0 = new Date('2026-03-10T12:00:00Z');
@@ -85,7 +86,7 @@ const later = (ms: number) => new Date(T0.getTime() + ms);
 describe('journal file', () => {
   it('appends a sending line and an outcome line, merged on read; dir 0700, file 0600, no EMV code kept', () => {
     const dir = join(tempConfigDir(), 'nested');
-    const journal = openJournal(dir, clockAt(T0));
+    const journal = openJournal(dir, { ...SYSTEM, clock: clockAt(T0) });
     const emv = '00020101021226...6304ABCD';
     const start = journal.begin({
       ...keyStart(),
@@ -116,7 +117,7 @@ describe('journal file', () => {
     const elsewhere = join(tempConfigDir(), 'elsewhere.txt');
     writeFileSync(elsewhere, 'not a journal\n');
     symlinkSync(elsewhere, join(dir, JOURNAL_FILE));
-    const journal = openJournal(dir, clockAt(T0));
+    const journal = openJournal(dir, { ...SYSTEM, clock: clockAt(T0) });
     expect(() => journal.read()).toThrow(expect.objectContaining({ code: 'ELOOP' }));
     expect(() => journal.begin(keyStart())).toThrow(expect.objectContaining({ code: 'ELOOP' }));
     expect(readFileSync(elsewhere, 'utf8')).toBe('not a journal\n');
@@ -125,7 +126,7 @@ describe('journal file', () => {
   it('records a resolution on its own line; the latest one wins', () => {
     const dir = tempConfigDir();
     const clock = clockAt(T0);
-    const journal = openJournal(dir, clock);
+    const journal = openJournal(dir, { ...SYSTEM, clock: clock });
     const start = journal.begin(keyStart());
     journal.finish(start.id, { state: 'unknown', reason: 'unknown_outcome' });
     clock.set(later(DAY));
@@ -149,7 +150,7 @@ describe('journal file', () => {
 
   it('skips a torn line (a writer killed mid-write) and starts the next line fresh', () => {
     const dir = tempConfigDir();
-    const journal = openJournal(dir, clockAt(T0));
+    const journal = openJournal(dir, { ...SYSTEM, clock: clockAt(T0) });
     const first = journal.begin(keyStart());
     appendFileSync(join(dir, JOURNAL_FILE), '{"id":"torn","at":"2026-03-10T12:00:00Z","state":"sen');
     expect(journal.read().map((p) => p.id)).toEqual([first.id]);
@@ -164,8 +165,8 @@ describe('journal file', () => {
   it('reads incrementally: lines another writer appends appear read after read; a replaced or cut file is read anew', () => {
     const dir = tempConfigDir();
     const path = join(dir, JOURNAL_FILE);
-    const reader = openJournal(dir, clockAt(T0));
-    const writer = openJournal(dir, clockAt(T0)); // another pix process, as far as files go
+    const reader = openJournal(dir, { ...SYSTEM, clock: clockAt(T0) });
+    const writer = openJournal(dir, { ...SYSTEM, clock: clockAt(T0) }); // another pix process, as far as files go
     const first = writer.begin(keyStart());
     expect(reader.read().map((entry) => [entry.id, entry.state])).toEqual([[first.id, 'sending']]);
     writer.finish(first.id, { state: 'done', transferId: 't-1' });
@@ -189,7 +190,7 @@ describe('journal file', () => {
   });
 
   it('reads a missing journal as empty and ignores lines that are not entries', () => {
-    expect(openJournal(tempConfigDir(), clockAt(T0)).read()).toEqual([]);
+    expect(openJournal(tempConfigDir(), { ...SYSTEM, clock: clockAt(T0) }).read()).toEqual([]);
     expect(
       parseJournal(
         'garbage\n[1,2]\n{"id":"x","state":"done"}\nnull\n{"id":"y","at":"x","state":"sending","kind":"other","amountCentavos":1}\n',
@@ -255,7 +256,7 @@ describe('journal file', () => {
 
   it('journals a charge: kind charge, its type and key id, then its id and status', () => {
     const dir = tempConfigDir();
-    const journal = openJournal(dir, clockAt(T0));
+    const journal = openJournal(dir, { ...SYSTEM, clock: clockAt(T0) });
     const start = journal.begin({
       kind: 'charge',
       account: 'acct_p',
@@ -278,7 +279,7 @@ describe('journal file', () => {
   // A batch row's description was validated and then dropped.
   it("keeps a payment's description on its start line, and reads it back", () => {
     const dir = tempConfigDir();
-    const journal = openJournal(dir, clockAt(T0));
+    const journal = openJournal(dir, { ...SYSTEM, clock: clockAt(T0) });
     const started = journal.begin({
       ...keyStart(),
       description: 'Aluguel, março "2026"',
@@ -300,9 +301,11 @@ describe('journal file', () => {
   it('concurrent writers in separate processes never produce a line that fails to parse', async () => {
     const dir = tempConfigDir();
     const module = fileURLToPath(new URL('../src/journal/store.ts', import.meta.url));
+    const system = fileURLToPath(new URL('../src/system.ts', import.meta.url));
     const script = `
       import { openJournal } from ${JSON.stringify(module)};
-      const j = openJournal(process.argv[1], { now: () => new Date() });
+      import { SYSTEM } from ${JSON.stringify(system)};
+      const j = openJournal(process.argv[1], { ...SYSTEM, clock: { now: () => new Date() } });
       for (let i = 0; i < 150; i++) {
         const s = j.begin({ kind: 'payment', account: 'a', profile: 'p', host: 'h', amountCentavos: i + 1, endToEndId: 'E' + i, payment: { method: 'key', key: 'k' + process.pid + '-' + i + 'x'.repeat(300) } });
         j.finish(s.id, { state: 'done', transferId: 't' + i });
@@ -325,7 +328,7 @@ describe('journal file', () => {
       .filter((line) => line !== '' && line !== TORN_MARK);
     expect(lines).toHaveLength(4 * 150 * 2);
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
-    const journal = openJournal(dir, clockAt(T0));
+    const journal = openJournal(dir, { ...SYSTEM, clock: clockAt(T0) });
     // Twelve hundred lines appended under the lock by four processes: one chain, its end in the checkpoint.
     expect(journal.verify()).toMatchObject({
       damage: [],
@@ -493,7 +496,7 @@ describe('the journal rules', () => {
 
   it('a journal opened for some entries holds only those, still reads every line for damage, and keeps their order', () => {
     const dir = tempConfigDir();
-    const writer = openJournal(dir, clockAt(T0));
+    const writer = openJournal(dir, { ...SYSTEM, clock: clockAt(T0) });
     const ana = writer.begin(keyStart());
     const bob = writer.begin(keyStart('bob@example.com'));
     writer.finish(bob.id, { state: 'done' });
@@ -501,8 +504,7 @@ describe('the journal rules', () => {
     writer.finish(ana.id, { state: 'unknown' });
     const only = openJournal(
       dir,
-      clockAt(T0),
-      undefined,
+      { ...SYSTEM, clock: clockAt(T0) },
       (entry) => entry.payment?.key === 'ana@example.com',
     );
     expect(only.read().map((entry) => [entry.id, entry.state, entry.seq])).toEqual([
@@ -521,7 +523,7 @@ describe('the journal rules', () => {
   it('with `before`, only entries started before ours count (two processes racing on one payment)', () => {
     const dir = tempConfigDir();
     const clock = clockAt(T0);
-    const journal = openJournal(dir, clock);
+    const journal = openJournal(dir, { ...SYSTEM, clock: clock });
     const first = journal.begin(keyStart());
     const second = journal.begin(keyStart());
     expect(journal.findBlocking(keyQuery, ACCOUNT, { before: first.id })).toBeUndefined();

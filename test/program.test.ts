@@ -198,33 +198,18 @@ describe('help shows what a subcommand inherits and goes as deep as asked', () =
 describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own entry', () => {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   /**
-   * Modules of a noun that are neither a verb nor its shared.ts: `statement --follow`, the charge ledger
-   * and a due-date charge's request, pay's `--plan` (its flags, and the plan it writes, loaded only for
-   * --plan), the policies' checks at each payment's moment, the steps of pay batch, the guards before a payment and how one is shown, close's pack and `--list`, the steps of `pix listen` (delivery, its
-   * state, its sources), the stores of its events (the config directory's files, the shared ledger's rows, the
-   * cursor both keep), the completion scripts' text, and how schedules' occurrences are found and paid.
+   * Modules of a noun that are neither a verb nor its shared.ts: `statement --follow`, a due-date charge's
+   * request, close's pack and `--list`, the steps of `pix listen` (its state, its sources), the completion
+   * scripts' text, and how schedules' occurrences are found and paid. What several nouns use is in shared/
+   * (pay's machinery in shared/pay/), what they keep below the commands (src/events/, src/journal/).
    */
   const PARTS = [
-    'charge/ledger',
     'charge/duedaterequest',
     'statement/follow',
-    'pay/plan',
-    'pay/planflags',
-    'pay/moment',
-    'pay/payeeflags',
-    'pay/batchconsult',
-    'pay/batchpayment',
-    'pay/batchreport',
-    'pay/guards',
-    'pay/details',
     'close/pack',
     'close/closedlist',
-    'listen/deliver',
     'listen/listener',
     'listen/sources',
-    'events/stores',
-    'events/cursor',
-    'events/postgres',
     'completion/shells',
     'schedule/payment',
     'schedule/survey',

@@ -21,7 +21,7 @@ import { PixError, usageError } from '../errors.js';
 import { safeText } from '../output/sanitize.js';
 import { readApprovals, readPolicyFile } from './files.js';
 import { reviewPolicy, type Signoff, verifySignoffs } from './review.js';
-import { approvalStoresOf, type PolicyRecord } from './stores.js';
+import type { PolicyRecord } from './stores.js';
 
 export interface PolicyInForce {
   /** The file, or `the policy enforced on the account (STORE)`: how messages name it. */
@@ -94,7 +94,7 @@ export interface EnforcedChain {
  * (written by hand, or its approvals do not verify) is ignored: the one before it still binds.
  */
 export async function enforcedChain(deps: Deps, account: string): Promise<EnforcedChain> {
-  const stores = await approvalStoresOf(deps);
+  const stores = await deps.stores.approvals();
   const records = await stores.policies(account);
   const at = deps.clock.now().getTime();
   const chain: EnforcedChain = { count: records.length, ignored: [] };

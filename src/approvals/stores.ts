@@ -1,6 +1,6 @@
 /**
- * What the approvals remember beyond the files in the repository (architecture rule 14: a store from the
- * wiring's choice of ledger, file or PostgreSQL):
+ * What the approvals remember beyond the files in the repository (one of the stores the wiring chooses,
+ * src/wiring-stores.ts: file or PostgreSQL):
  *
  * - **Verdicts seen.** Every verdict of a plan a pix has read and verified is kept, each once (by its
  *   signature), with when it was seen. Of one key's verdicts the newest counts (review.ts), so an older
@@ -36,23 +36,6 @@ import {
 
 export type { ApprovalStores, PolicyRecord, StoredVerdict } from './remembered.js';
 
-const stores = new WeakMap<Deps, Promise<ApprovalStores>>();
-
-/** The stores of the command's profile: its config directory, or the shared ledger its `ledger` names. */
-export function approvalStoresOf(deps: Deps): Promise<ApprovalStores> {
-  let found = stores.get(deps);
-  if (found === undefined) {
-    found = (async () => {
-      const [settings, config] = await Promise.all([deps.settings(), deps.config()]);
-      if (settings.ledger.kind === 'file') return fileStores(config.dir, deps);
-      const { postgresApprovalStores } = await import('./postgres.js');
-      return postgresApprovalStores(settings.ledger.url.value, deps);
-    })();
-    stores.set(deps, found);
-  }
-  return found;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Files
 
@@ -83,7 +66,8 @@ function readRecords(path: string): unknown[] {
     });
 }
 
-function fileStores(dir: string, deps: Deps): ApprovalStores {
+/** The verdicts and policies of the config directory `dir` (the wiring's choice on a file ledger). */
+export function fileApprovalStores(dir: string, deps: Deps): ApprovalStores {
   const verdicts = join(dir, VERDICTS_FILE);
   const policies = join(dir, POLICIES_FILE);
   const host = { clock: deps.clock, random: deps.random, processes: deps.processes };

@@ -1,7 +1,7 @@
 /**
  * The event log of `pix listen` and its checkpoint, pure: what their lines and fields are, how a line
  * carries its own checksum, what a log adds up to, and what counts as damage. The files themselves are
- * commands/events/shared.ts's.
+ * src/events/log.ts's.
  *
  * The log (`<config dir>/events/<account>.jsonl`) is append-only: an `event` line when an event is made,
  * an `attempt` line per delivery, `delivered` or `dead` when it ends, `resend` to deliver one again.

@@ -20,7 +20,7 @@ export const INDEX_SUFFIX = '.index';
 
 /**
  * How far back the index holds every entry: the statement guard's default window (24 h) and the hour
- * before it whose payments still explain its debits (commands/pay/shared.ts), which covers the duplicate
+ * before it whose payments still explain its debits (commands/shared/pay/shared.ts), which covers the duplicate
  * window of the rules (10 minutes). A question about earlier entries reads the history.
  */
 export const INDEX_WINDOW_MS = 25 * 3_600_000;

@@ -8,7 +8,6 @@ import type { Clock, Processes } from '../context.js';
 import { ensurePrivateDir } from '../storage/dirs.js';
 import { readPrivateFile } from '../storage/files.js';
 import { type LockHost, withFileLockSync } from '../storage/locks.js';
-import { SYSTEM } from '../system.js';
 import { CHECKPOINT_SUFFIX, type ChainTail, type Checkpoint, parseCheckpoint } from './chain.js';
 import { JOURNAL_FILE, type JournalEntry } from './entries.js';
 import { createJournalIndex, type JournalIndex } from './indexes.js';
@@ -52,14 +51,12 @@ export interface OpenedJournal {
 /** The journal in `dir`, nothing read yet. */
 export function openedJournal(
   dir: string,
-  clock: Clock,
-  processes: Processes | undefined,
+  host: LockHost,
   only: ((entry: JournalEntry) => boolean) | undefined,
 ): OpenedJournal {
   const path = join(dir, JOURNAL_FILE);
-  // The lock's clock and pids are the command's (a reader given no processes, a test, locks as this process);
-  // its jitter is this machine's randomness (src/system.ts).
-  const host: LockHost = { clock, random: SYSTEM.random, processes: processes ?? SYSTEM.processes };
+  // The lock's clock, jitter and pids are the command's, handed in (architecture rule 2).
+  const { clock, processes } = host;
   const tail = journalTail(path, (identity, stamp): Parsed => {
     const index = createJournalIndex();
     return {

@@ -11,7 +11,6 @@ import { type Anomaly, chargeAnomalies, describeAnomalies } from '../domain/anom
 import { formatBRL, formatDecimal } from '../domain/money.js';
 import { formatMinuteWithOffset } from '../domain/when.js';
 import { describeSystemError, PixError } from '../errors.js';
-import { type AccountDirectory, openAccounts } from './accounts.js';
 import {
   type ChargeCreated,
   type ChargeStart,
@@ -20,49 +19,7 @@ import {
   shortId,
 } from './entries.js';
 import { type Account, journalStateOf, recordedAccount } from './rules.js';
-import { fileStore, type JournalStore, OutcomeSpilled } from './stores.js';
-
-/** The shared store of a command (one pool per command run), closed when the command ends. */
-const shared = new WeakMap<Deps, Promise<JournalStore>>();
-
-/**
- * The journal of the command's profile (docs/team.md): the file store of its config directory (`only`:
- * the entries to hold, store.ts openJournal), or the PostgreSQL store its `ledger` names, whose driver is
- * loaded only then (architecture rule 8).
- */
-export async function journalOf(deps: Deps, only?: (entry: JournalEntry) => boolean): Promise<JournalStore> {
-  const [settings, config] = await Promise.all([deps.settings(), deps.config()]);
-  if (settings.ledger.kind === 'file') return fileStore(config.dir, deps.clock, deps.processes, only);
-  let store = shared.get(deps);
-  if (store === undefined) {
-    const { ledger } = settings;
-    store = import('./postgres/store.js').then(({ openPostgresJournal }) =>
-      openPostgresJournal({
-        url: ledger.url.value,
-        dir: config.dir,
-        clock: deps.clock,
-        processes: deps.processes,
-        env: deps.env,
-        requestTimeoutMs: deps.globals.timeoutMs,
-        stopAt: deps.env.PIX_TEST_STOP_AT,
-      }),
-    );
-    shared.set(deps, store);
-    deps.defer(async () => (await store!).close());
-  }
-  return store;
-}
-
-/**
- * Where the command's accounts are kept (journal/accounts.ts): the shared ledger's, when the profile's
- * ledger is a database (every machine on it then names an account alike), else the config directory's.
- */
-export async function accountsOf(deps: Deps): Promise<AccountDirectory> {
-  const [settings, config] = await Promise.all([deps.settings(), deps.config()]);
-  if (settings.ledger.kind === 'file') return openAccounts(config.dir, deps);
-  const store = await journalOf(deps);
-  return store.accounts!();
-}
+import { type JournalStore, OutcomeSpilled } from './stores.js';
 
 /** The command that records what the operator found about an entry. */
 export function resolveCommand(entry: Pick<JournalEntry, 'id'>): string {
@@ -302,7 +259,7 @@ export async function journaledCharge<T extends CreatedCharge>(
   charge: ChargeRequest,
   send: () => Promise<T>,
 ): Promise<{ charge: T; entry: JournalEntry }> {
-  const journal = await journalOf(deps);
+  const journal = await deps.stores.journal();
   // A damaged line may be this charge's record: a charge created twice is a customer asked twice.
   await journal.checkSound();
   const entry = await journal.begin({

@@ -16,7 +16,6 @@
  * schedules and nothing else.
  */
 import { join } from 'node:path';
-import type { Deps } from '../context.js';
 import type { Centavos } from '../domain/money.js';
 import type { Recurrence } from '../domain/schedule.js';
 import { PixError } from '../errors.js';
@@ -136,23 +135,4 @@ export function fileSchedules(dir: string, host: LockHost): ScheduleStore {
     settle: (id, date) => locked(() => void append({ id, settled: date })),
     close: async () => {},
   };
-}
-
-/** The shared store of a command (one pool per command run). */
-const shared = new WeakMap<Deps, Promise<ScheduleStore>>();
-
-/** The schedules of the command's profile: beside its journal (file or database). */
-export async function schedulesOf(deps: Deps): Promise<ScheduleStore> {
-  const [settings, config] = await Promise.all([deps.settings(), deps.config()]);
-  if (settings.ledger.kind === 'file') return fileSchedules(config.dir, deps);
-  let store = shared.get(deps);
-  if (store === undefined) {
-    const { ledger } = settings;
-    store = import('./postgres/schedules.js').then(({ openPostgresSchedules }) =>
-      openPostgresSchedules(ledger.url.value, deps.env),
-    );
-    shared.set(deps, store);
-    deps.defer(async () => (await store!).close());
-  }
-  return store;
 }

@@ -20,8 +20,8 @@
  * the guard's questions (by batch row, by payee) go to the index (indexes.ts), not over every entry.
  */
 import { randomUUID } from 'node:crypto';
-import type { Clock, Processes } from '../context.js';
 import { PixError } from '../errors.js';
+import type { LockHost } from '../storage/locks.js';
 import { append, appendLocked } from './append.js';
 import type { Checkpoint } from './chain.js';
 import {
@@ -130,13 +130,8 @@ export function damageWarning(journal: Journal): string | undefined {
  * those of its rows and payees: a journal of a million lines then costs what its relevant lines cost);
  * every line is still read and checked, and `read()` returns only the entries held.
  */
-export function openJournal(
-  dir: string,
-  clock: Clock,
-  processes?: Processes,
-  only?: (entry: JournalEntry) => boolean,
-): Journal {
-  const journal = openedJournal(dir, clock, processes, only);
+export function openJournal(dir: string, host: LockHost, only?: (entry: JournalEntry) => boolean): Journal {
+  const journal = openedJournal(dir, host, only);
   return { path: journal.path, ...checks(journal), ...lines(journal), ...questions(journal) };
 }
 

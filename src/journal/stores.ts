@@ -9,7 +9,7 @@
  */
 
 import { statSync } from 'node:fs';
-import type { Clock, Processes } from '../context.js';
+import type { LockHost } from '../storage/locks.js';
 import type { AccountDirectory } from './accounts.js';
 import type { ChargeMatchRecord, FinishFields, JournalEntry, Resolution, StartFields } from './entries.js';
 import type { AcceptedDamage, JournalDamage } from './parser.js';
@@ -145,11 +145,10 @@ export async function judgeClaim(
  */
 export function fileStore(
   dir: string,
-  clock: Clock,
-  processes: Processes,
+  host: LockHost,
   only?: (entry: JournalEntry) => boolean,
 ): JournalStore {
-  const journal: Journal = openJournal(dir, clock, processes, only);
+  const journal: Journal = openJournal(dir, host, only);
   const here = (pid: number): Holder => ({ host: 'this machine', pid, here: true });
   const store: JournalStore = {
     backend: 'file',
@@ -162,7 +161,7 @@ export function fileStore(
         entry.kind === 'payment' &&
         entry.amountCentavos === amount &&
         Date.parse(entry.at) >= since.getTime();
-      return openJournal(dir, clock, processes, mine).read().filter(mine);
+      return openJournal(dir, host, mine).read().filter(mine);
     },
     // The file only grows: its size changes with every line.
     version: async () => String(statSync(journal.path, { throwIfNoEntry: false })?.size ?? 0),

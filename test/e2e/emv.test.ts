@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { PASTE_PROMPT } from '../../src/commands/emv/shared.js';
+import { PASTE_PROMPT } from '../../src/commands/shared/emv.js';
 import { DYNAMIC_CODE, STATIC_CODE } from '../helpers/brcodes.js';
 import { BIN, NODE, tempConfigDir } from '../helpers/cli.js';
 import { runOnPty } from '../helpers/terminal.js';

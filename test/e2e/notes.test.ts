@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/store.js';
+import { SYSTEM } from '../../src/system.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { runOnPty } from '../helpers/terminal.js';
 
 /** A journal of a payment and a charge, so `pix journal` at 50 columns leaves columns out and says so. */
 function journalDir(): string {
   const dir = tempConfigDir();
-  const journal = openJournal(dir, { now: () => new Date('2026-03-10T09:00:00Z') });
+  const journal = openJournal(dir, { ...SYSTEM, clock: { now: () => new Date('2026-03-10T09:00:00Z') } });
   const payment = journal.begin({
     kind: 'payment',
     account: 'acct_test',

@@ -18,6 +18,7 @@ import type { Account } from '../../src/journal/rules.js';
 import { fileStore, type JournalStore } from '../../src/journal/stores.js';
 import { run } from '../../src/main.js';
 import { startSandboxServer } from '../../src/sandbox/server.js';
+import { SYSTEM } from '../../src/system.js';
 import { deferEach } from '../helpers/cleanup.js';
 import { createTestIO } from '../helpers/io.js';
 import { clusterPerFile } from '../helpers/postgres.js';
@@ -83,8 +84,8 @@ async function setup(backend: Backend) {
     const clock = { now: () => new Date() };
     const store =
       ledger === undefined
-        ? fileStore(dir, clock, processes)
-        : openPostgresJournal({ url: ledger, dir, clock, processes, host });
+        ? fileStore(dir, { clock, random: SYSTEM.random, processes })
+        : openPostgresJournal({ url: ledger, dir, clock, processes, host, system: SYSTEM });
     deferred.defer(() => store.close());
     return store;
   };

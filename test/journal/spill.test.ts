@@ -145,6 +145,7 @@ suite('the spill file on a shared ledger', { timeout: 60_000 }, () => {
       dir: deferred.dir(),
       clock: SYSTEM.clock,
       processes: { pid: 2 ** 22 + 5, alive: () => false },
+      system: SYSTEM,
     });
     deferred.defer(() => other.close());
     const claim = await other.claim(

@@ -364,7 +364,7 @@ suite('the account is its bank account, on a shared ledger', { timeout: 120_000 
           },
         }),
       );
-      const journal = fileStore(m.dir, clock, SYSTEM.processes);
+      const journal = fileStore(m.dir, { ...SYSTEM, clock });
       return { m, journal, rows };
     };
     const a = earlier('acct_first_name', 'token-a', 3);

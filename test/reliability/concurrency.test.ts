@@ -19,6 +19,7 @@ import { openJournal } from '../../src/journal/store.js';
 import type { SandboxState } from '../../src/sandbox/model.js';
 import { SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import { readSandboxState } from '../../src/sandbox/store.js';
+import { SYSTEM } from '../../src/system.js';
 import { deferEach } from '../helpers/cleanup.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 import { PAYEE } from '../helpers/reliability.js';
@@ -153,7 +154,7 @@ describe('concurrency and crash suite (built binary, embedded sandbox)', () => {
     expect(() => readState(payDir)).not.toThrow();
     // One chain through every line of all twelve, its end in the checkpoint (one line behind at most:
     // the killed one may have died between its line and its checkpoint), and pix journal verify agrees.
-    const { damage, chain } = openJournal(payDir, { now: () => new Date() }).verify();
+    const { damage, chain } = openJournal(payDir, { ...SYSTEM, clock: { now: () => new Date() } }).verify();
     expect(damage).toEqual([]);
     expect(chain.start).toBe(1);
     expect(chain.lag).toBeLessThanOrEqual(1);
@@ -168,6 +169,7 @@ describe('concurrency and crash suite (built binary, embedded sandbox)', () => {
   it('writers SIGKILLed at random points of their appends, some between a line and its checkpoint: never damage', async () => {
     const journalDir = tempDir();
     const store = fileURLToPath(new URL('../../src/journal/store.ts', import.meta.url));
+    const system = fileURLToPath(new URL('../../src/system.ts', import.meta.url));
     // A writer appends pairs of lines until it is killed. With DIE_AT=n it kills itself as it opens the
     // checkpoint for the n-th time: its line is written, its checkpoint is not (the window a crash can hit).
     const script = `
@@ -182,7 +184,8 @@ describe('concurrency and crash suite (built binary, embedded sandbox)', () => {
       };
       syncBuiltinESMExports();
       const { openJournal } = await import(${JSON.stringify(store)});
-      const journal = openJournal(process.argv[1], { now: () => new Date() });
+      const { SYSTEM } = await import(${JSON.stringify(system)});
+      const journal = openJournal(process.argv[1], { ...SYSTEM, clock: { now: () => new Date() } });
       for (let n = 0; ; n++) {
         const entry = journal.begin({ kind: 'payment', account: 'a', profile: 'p', host: 'h', amountCentavos: n + 1, payment: { method: 'key', key: 'k' + process.pid + '-' + n } });
         journal.finish(entry.id, { state: 'failed', reason: 'test' });
@@ -217,7 +220,10 @@ describe('concurrency and crash suite (built binary, embedded sandbox)', () => {
       expect(size(), 'the writers append').toBeGreaterThan(bytes);
     };
     const check = (when: string) => {
-      const { damage, chain } = openJournal(journalDir, { now: () => new Date() }).verify();
+      const { damage, chain } = openJournal(journalDir, {
+        ...SYSTEM,
+        clock: { now: () => new Date() },
+      }).verify();
       expect(damage, when).toEqual([]);
       expect(chain.lag, when).toBeLessThanOrEqual(1);
     };
@@ -251,7 +257,7 @@ describe('concurrency and crash suite (built binary, embedded sandbox)', () => {
     await Promise.all(slots.map((slot) => slot.done));
     check('at the end');
     expect(selfKills, 'the window between a line and its checkpoint was hit').toBeGreaterThan(0);
-    const journal = openJournal(journalDir, { now: () => new Date() });
+    const journal = openJournal(journalDir, { ...SYSTEM, clock: { now: () => new Date() } });
     // Every round waited for the journal to grow: at least a line a round.
     expect(journal.read().length).toBeGreaterThanOrEqual(8);
     const verified = await runCli(['journal', 'verify'], { env: { PIX_CONFIG_DIR: journalDir } });

@@ -17,6 +17,7 @@ import { SANDBOX_CLIENT_KEY, SANDBOX_CLIENT_SECRET } from '../../src/sandbox/ans
 import { FAULT_KINDS, type FaultEndpoint, type FaultKind } from '../../src/sandbox/faults.js';
 import { SEEDED_KEYS } from '../../src/sandbox/seed.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
+import { SYSTEM } from '../../src/system.js';
 import { DYNAMIC_CODE } from '../helpers/brcodes.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 import { createTestIO } from '../helpers/io.js';
@@ -132,7 +133,9 @@ async function runAgainstFault(row: Row, kind: FaultKind) {
     },
   });
   await server.close();
-  const payments = row.journal ? openJournal(dir, { now: () => new Date() }).read() : [];
+  const payments = row.journal
+    ? openJournal(dir, { ...SYSTEM, clock: { now: () => new Date() } }).read()
+    : [];
   return {
     code,
     stdout: test.stdout(),
@@ -178,7 +181,7 @@ describe('fault suite: the built binary', () => {
     });
     expect(result.code, result.stderr).toBe(7);
     expectOneLineError(result.stderr);
-    const payments = openJournal(dir, { now: () => new Date() }).read();
+    const payments = openJournal(dir, { ...SYSTEM, clock: { now: () => new Date() } }).read();
     expect(payments.map((payment) => payment.state)).toEqual(['unknown']);
     expect(result.stderr).toContain(payments[0]!.endToEndId);
   });

@@ -14,9 +14,9 @@ import { LEDGER_STATUSES, type LedgerRecord, type LedgerStatus } from '../../jou
 import { outputMode, type Palette } from '../../output/format.js';
 import { type Column, createListWriter } from '../../output/records.js';
 import * as z from '../../zod.js';
+import { ledgerJson, openLedger, refreshLedger, sayChecked } from '../shared/chargeledger.js';
 import { fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { ledgerJson, openLedger, refreshLedger, sayChecked } from './ledger.js';
 
 export const DEFAULT_LIST = 20;
 

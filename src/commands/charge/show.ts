@@ -10,9 +10,16 @@ import { formatBRL } from '../../domain/money.js';
 import { jsonDocument } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
+import {
+  asApiCharge,
+  chargeNamed,
+  ledgerJson,
+  openLedger,
+  refreshLedger,
+  sayChecked,
+} from '../shared/chargeledger.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { asApiCharge, chargeNamed, ledgerJson, openLedger, refreshLedger, sayChecked } from './ledger.js';
 import { checkQrPngTarget, deliverCharge } from './shared.js';
 
 const showOptionsSchema = z.object({

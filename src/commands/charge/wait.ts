@@ -23,8 +23,6 @@ import type { LedgerRecord } from '../../journal/ledger.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import { escapeUnsafe, safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { durationFlag, fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
 import {
   chargeNamed,
   ledgerJson,
@@ -32,7 +30,9 @@ import {
   openLedger,
   type ProfileLedger,
   SeenStatement,
-} from './ledger.js';
+} from '../shared/chargeledger.js';
+import { durationFlag, fromDomain, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
 
 export const DEFAULT_INTERVAL = '3s';
 export const DEFAULT_WAIT = '10m';

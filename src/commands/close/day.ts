@@ -34,7 +34,6 @@ import { addDays, calendarDay, endOfDay, formatDateTime, startOfDay, todayIn } f
 import { counted } from '../../domain/words.js';
 import { PixError, usageError } from '../../errors.js';
 import { shortId } from '../../journal/entries.js';
-import { journalOf } from '../../journal/record.js';
 import { isUnresolved, ofAccount } from '../../journal/rules.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
@@ -197,7 +196,7 @@ export async function runClose(options: CloseOptions, deps: Deps): Promise<void>
     keepSignature(already, options.key);
 
     // A payment of the day whose outcome is unknown may have moved money the day's books would not show.
-    const journal = await journalOf(deps);
+    const journal = await deps.stores.journal();
     const { damage } = await journal.verify();
     if (damage.length > 0) {
       throw new PixError(

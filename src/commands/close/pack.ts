@@ -10,7 +10,7 @@ import { type ClosedDay, feeOf } from '../../domain/books.js';
 import { formatDocument } from '../../domain/documents.js';
 import { BRASILIA_TIME_ZONE } from '../../domain/duedate.js';
 import { type Centavos, formatDecimal } from '../../domain/money.js';
-import { counterpartyOf } from '../statement/shared.js';
+import { counterpartyOf } from '../shared/statement.js';
 
 /** The books' days are Brasília's calendar days. */
 const ZONE = BRASILIA_TIME_ZONE;

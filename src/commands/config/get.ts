@@ -3,9 +3,9 @@ import { configValues } from '../../config/resolve.js';
 import type { Deps } from '../../context.js';
 import { jsonDocument } from '../../output/format.js';
 import type * as z from '../../zod.js';
+import { keyArgument, keyOptionsSchema, targetProfile } from '../shared/config.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { keyArgument, keyOptionsSchema, targetProfile } from './shared.js';
 
 export type ConfigGetOptions = z.output<typeof keyOptionsSchema>;
 

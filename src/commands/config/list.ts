@@ -4,9 +4,9 @@ import { CONFIG_KEYS, type ConfigKey, type Sourced } from '../../config/types.js
 import type { Deps } from '../../context.js';
 import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';
+import { targetProfile } from '../shared/config.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { targetProfile } from './shared.js';
 
 const listOptionsSchema = z.object({});
 

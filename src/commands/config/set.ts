@@ -4,8 +4,6 @@ import type { Deps } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { asUsage } from '../../usage.js';
 import type * as z from '../../zod.js';
-import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
 import {
   changeSetting,
   keyArgument,
@@ -13,7 +11,9 @@ import {
   setOptionsSchema,
   targetProfile,
   VALIDATORS,
-} from './shared.js';
+} from '../shared/config.js';
+import { parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
 
 export type ConfigSetOptions = z.output<typeof setOptionsSchema>;
 

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import type * as z from '../../zod.js';
+import { changeSetting, keyArgument, keyOptionsSchema, targetProfile } from '../shared/config.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { changeSetting, keyArgument, keyOptionsSchema, targetProfile } from './shared.js';
 
 export type ConfigUnsetOptions = z.output<typeof keyOptionsSchema>;
 

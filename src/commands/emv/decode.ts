@@ -6,9 +6,9 @@ import { centavosToApi } from '../../domain/money.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import { type Column, createListWriter } from '../../output/records.js';
 import * as z from '../../zod.js';
+import { decodeEmvOrFail, readEmvArgument, reportBrokenRules } from '../shared/emv.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { decodeEmvOrFail, readEmvArgument, reportBrokenRules } from './shared.js';
 
 const decodeOptionsSchema = z.object({
   emv: z.string(),

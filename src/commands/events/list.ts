@@ -8,13 +8,14 @@ import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import type { EventState } from '../../domain/event-log.js';
 import type { PixEvent } from '../../domain/events.js';
+import { describeLogDamage, type EventFiles } from '../../events/log.js';
+import type { EventStore } from '../../events/stores.js';
 import { outputMode } from '../../output/format.js';
 import { type Column, createListWriter } from '../../output/records.js';
 import * as z from '../../zod.js';
+import { eventFiles } from '../shared/events.js';
 import { integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { describeLogDamage, type EventFiles, eventFiles } from './shared.js';
-import { type EventStore, eventStoreOf } from './stores.js';
 
 const listOptionsSchema = z.object({
   failed: z._default(z.boolean(), false),
@@ -52,7 +53,7 @@ const COLUMNS: Column<EventState>[] = [
 
 export async function runEventsList(options: EventsListOptions, deps: Deps): Promise<void> {
   const files = await eventFiles(deps);
-  const all = (await loggedEvents(files, await eventStoreOf(files, deps), deps)).reverse();
+  const all = (await loggedEvents(files, await deps.stores.events(files), deps)).reverse();
   const matching = options.failed ? all.filter((state) => state.state === 'dead') : all;
   const shown = options.all ? matching : matching.slice(0, options.limit);
   const mode = await outputMode(deps, (await deps.settings()).timeZone.value);

@@ -7,12 +7,11 @@ import type { Deps } from '../../context.js';
 import { attemptLines } from '../../domain/event-log.js';
 import { PixError, usageError } from '../../errors.js';
 import * as z from '../../zod.js';
-import { executor, forwarder, parseForwardTarget } from '../listen/deliver.js';
+import { executor, forwarder, parseForwardTarget } from '../shared/deliver.js';
+import { eventFiles } from '../shared/events.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { loggedEvents } from './list.js';
-import { eventFiles } from './shared.js';
-import { eventStoreOf } from './stores.js';
 
 const resendOptionsSchema = z.object({
   id: z.optional(z.string().check(z.minLength(1))),
@@ -30,7 +29,7 @@ export async function runEventsResend(options: EventsResendOptions, deps: Deps):
     throw usageError('--forward-to', 'give where to deliver: --forward-to URL or --exec COMMAND');
   }
   const files = await eventFiles(deps);
-  const store = await eventStoreOf(files, deps);
+  const store = await deps.stores.events(files);
   const events = await loggedEvents(files, store, deps);
   const chosen = options.allFailed
     ? events.filter((state) => state.state === 'dead')

@@ -1,19 +1,19 @@
 /**
  * `pix events verify`: the account's event log checked whole, as `pix listen` checks it before it starts
- * (commands/events/shared.ts): every line that cannot be read, by number, and the log as a whole against its
+ * (src/events/log.ts): every line that cannot be read, by number, and the log as a whole against its
  * checkpoint (cut, emptied, missing, replaced). Exit 8 when anything is wrong (`pix listen` would refuse
  * to start: it never mistakes a damaged log for a first run), 0 when the log is sound. Nothing is sent. On a
- * database profile the events are rows of the shared ledger (events/postgres.ts): it counts them.
+ * database profile the events are rows of the shared ledger (src/events/postgres.ts): it counts them.
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import { PixError } from '../../errors.js';
+import { describeLogDamage, readEventLog, recoveryHint } from '../../events/log.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import * as z from '../../zod.js';
+import { eventFiles } from '../shared/events.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { describeLogDamage, eventFiles, readEventLog, recoveryHint } from './shared.js';
-import { eventStoreOf } from './stores.js';
 
 const verifyOptionsSchema = z.object({});
 
@@ -23,7 +23,7 @@ export async function runEventsVerify(_options: EventsVerifyOptions, deps: Deps)
   const files = await eventFiles(deps);
   const mode = await outputMode(deps, (await deps.settings()).timeZone.value);
   const { stdout, stderr } = deps.io;
-  const store = await eventStoreOf(files, deps);
+  const store = await deps.stores.events(files);
   if (store.backend !== 'file') {
     // Rows written whole by transactions: no line to be torn or damaged, no checkpoint to disagree with.
     const { events } = await store.history();

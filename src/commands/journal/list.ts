@@ -6,7 +6,7 @@ import { createListWriter } from '../../output/records.js';
 import * as z from '../../zod.js';
 import { integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples, completionValues } from '../shared/help.js';
-import { columns, openJournal, publicEntry, warnIfDamaged } from './shared.js';
+import { columns, openJournal, publicEntry, warnIfDamaged } from '../shared/journal.js';
 
 export const DEFAULT_JOURNAL_LIMIT = 20;
 export const JOURNAL_KINDS = ['payment', 'charge', 'plan'] as const;

@@ -10,7 +10,7 @@ import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { lookUp, openJournal, publicEntry, resolutionWords, warnIfDamaged } from './shared.js';
+import { lookUp, openJournal, publicEntry, resolutionWords, warnIfDamaged } from '../shared/journal.js';
 
 const resolveOptionsSchema = z.object({
   id: z.string().check(z.minLength(1)),

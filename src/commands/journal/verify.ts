@@ -7,7 +7,7 @@ import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { openJournal } from './shared.js';
+import { openJournal } from '../shared/journal.js';
 
 const verifyOptionsSchema = z.object({
   accept: z._default(z.boolean(), false),

@@ -16,6 +16,8 @@ import type { Deps } from '../../context.js';
 import type { EventState } from '../../domain/event-log.js';
 import type { PixEvent } from '../../domain/events.js';
 import { PixError } from '../../errors.js';
+import { describeLogDamage, readEventLog } from '../../events/log.js';
+import type { ImportedLog } from '../../events/postgres.js';
 import { openAccounts } from '../../journal/accounts.js';
 import type { JournalEntry } from '../../journal/entries.js';
 import type { Pool } from '../../journal/postgres/connect.js';
@@ -24,8 +26,6 @@ import { fileStore } from '../../journal/stores.js';
 import { jsonDocument } from '../../output/format.js';
 import { readPrivateFile } from '../../storage/files.js';
 import * as z from '../../zod.js';
-import type { ImportedLog } from '../events/postgres.js';
-import { describeLogDamage, readEventLog } from '../events/shared.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { onLedger, openLedgerPool } from './shared.js';
@@ -64,7 +64,7 @@ export function laterLines(entry: JournalEntry): { outcome?: object; resolved?: 
 
 export async function runLedgerMigrate(_options: LedgerMigrateOptions, deps: Deps): Promise<void> {
   const config = await deps.config();
-  const file = fileStore(config.dir, deps.clock, deps.processes);
+  const file = fileStore(config.dir, deps);
   const { damage } = await file.verify();
   if (damage.length > 0) {
     throw new PixError(
@@ -134,7 +134,7 @@ export async function runLedgerMigrate(_options: LedgerMigrateOptions, deps: Dep
 }
 
 /**
- * `pix listen`'s event logs of this config directory, one per account (events/shared.ts), each read whole
+ * `pix listen`'s event logs of this config directory, one per account (src/events/log.ts), each read whole
  * and checked as the listener checks it: a damaged one is refused (exit 8) before anything is imported.
  */
 function eventLogsOf(deps: Deps): ImportedLog[] {
@@ -208,7 +208,7 @@ async function importAccounts(pool: Pool, deps: Deps): Promise<{ accounts: numbe
 
 /** The event logs into the shared ledger (idempotent by event id), the counts checked after. */
 async function importEvents(pool: Pool, logs: readonly ImportedLog[], deps: Deps) {
-  const { importEventLog, eventsPresent } = await import('../events/postgres.js');
+  const { importEventLog, eventsPresent } = await import('../../events/postgres.js');
   const { transaction } = await import('../../journal/postgres/connect.js');
   const ids = logs.flatMap((log) => log.events.map((state) => state.id));
   const by = `migrated by ${hostname()}:${deps.processes.pid}`;

@@ -10,7 +10,6 @@ import { formatBRL } from '../../domain/money.js';
 import { PixError } from '../../errors.js';
 import { openAccounts } from '../../journal/accounts.js';
 import { shortId } from '../../journal/entries.js';
-import { journalOf } from '../../journal/record.js';
 import { isUnresolved } from '../../journal/rules.js';
 import { jsonDocument } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
@@ -51,7 +50,7 @@ export interface LedgerStatus {
 }
 
 async function fileStatus(deps: Deps): Promise<LedgerStatus> {
-  const journal = await journalOf(deps);
+  const journal = await deps.stores.journal();
   const entries = await journal.read();
   const open = entries.filter((entry) => entry.kind === 'payment' && isUnresolved(entry));
   const oldest = open[0];

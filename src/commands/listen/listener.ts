@@ -1,6 +1,6 @@
 /**
  * The state of a running `pix listen`, and the steps that move it: restored from the account's event store
- * (events/stores.ts: the event log and checkpoint of the config directory, or the shared database), caught up with what happened while it was stopped, then a poll
+ * (src/events/stores.ts: the event log and checkpoint of the config directory, or the shared database), caught up with what happened while it was stopped, then a poll
  * at a time. Each step reads from where the last one got to and records it in the checkpoint, so nothing
  * is read twice from the beginning, nothing is made twice, and a log that lost lines is never mistaken
  * for a first run (it is damage: exit 8).
@@ -14,19 +14,19 @@ import type { StatementEntry } from '../../api/resources/statement.js';
 import type { Deps } from '../../context.js';
 import { CHECKPOINT_ENTRIES } from '../../domain/event-log.js';
 import { type EventContext, entryEvent, legacyEventIds, type PixEvent } from '../../domain/events.js';
-import type { Cursor, Start } from '../events/cursor.js';
-import type { EventFiles } from '../events/shared.js';
-import type { EventStore, LegacyLog } from '../events/stores.js';
+import type { Cursor, Start } from '../../events/cursor.js';
+import type { EventFiles } from '../../events/log.js';
+import type { EventStore, LegacyLog } from '../../events/stores.js';
 import { nowOnBothClocks } from '../shared/clocks.js';
-import { newEntries, newestFirst, oldestFirst, RecentIds } from '../statement/follow.js';
-import type { Owed } from './deliver.js';
+import type { Owed } from '../shared/deliver.js';
+import { newEntries, newestFirst, oldestFirst, RecentIds } from '../shared/newentries.js';
 import { backfillWindow, type Fact, type JournalSource, journalSource, oldestFacts } from './sources.js';
 
 export type { Start };
 
 export interface Listener {
   files: EventFiles;
-  /** Where the events, their deliveries and the cursor are kept (events/stores.ts). */
+  /** Where the events, their deliveries and the cursor are kept (src/src/events/stores.ts). */
   store: EventStore;
   client: ApiClient;
   context: EventContext;
@@ -40,7 +40,7 @@ export interface Listener {
   recent: string[];
   /**
    * When the statement was last read (ms, the earlier clock: shared/clocks.ts): the next read is the window
-   * from there on (statement/follow.ts newEntries).
+   * from there on (shared/newentries.ts newEntries).
    */
   readAt: number;
   journal: JournalSource;
@@ -127,7 +127,7 @@ function see(listener: Listener, newestFirst: readonly StatementEntry[]): void {
 
 /**
  * Records where the listener got to (the newest entries seen, how far the journal was read, the account's
- * time), when any of it moved (the store judges: events/stores.ts). `catchUp`: a first run's marker.
+ * time), when any of it moved (the store judges: src/events/stores.ts). `catchUp`: a first run's marker.
  */
 export async function checkpoint(listener: Listener, now: Date, catchUp?: Cursor['catchUp']): Promise<void> {
   const journal = listener.journal.position() ?? listener.position;

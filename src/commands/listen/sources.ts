@@ -2,7 +2,7 @@
  * Where `pix listen`'s events come from, each read from where the listener had got to (its checkpoint),
  * never from the beginning:
  *
- * - the statement: the window since the read before (statement/follow.ts newEntries: by time, whatever
+ * - the statement: the window since the read before (shared/newentries.ts newEntries: by time, whatever
  *   order the server lists entries in), and a window of it for --backfill;
  * - the journal, followed as it grows (journal/follow.ts followJournal): the lines appended since the last
  *   read become payment.sent, payment.unknown, payment.resolved and charge.paid; it holds only what can
@@ -22,12 +22,11 @@ import type { JournalEntry } from '../../journal/entries.js';
 import { followJournal } from '../../journal/follow.js';
 import { chargeLedger, type LedgerRecord } from '../../journal/ledger.js';
 import type { JournalWatch } from '../../journal/parser.js';
-import { journalOf } from '../../journal/record.js';
 import { type Account, isResolvable, ofAccount } from '../../journal/rules.js';
 import type { JournalStore } from '../../journal/stores.js';
 import { readPrivateFrom } from '../../storage/files.js';
-import { ledgerJson, ledgerOf, type ProfileLedger, refreshLedger } from '../charge/ledger.js';
-import { publicEntry } from '../journal/shared.js';
+import { ledgerJson, ledgerOf, type ProfileLedger, refreshLedger } from '../shared/chargeledger.js';
+import { publicEntry } from '../shared/journal.js';
 
 /** An event made from a source, and when its fact happened (ms): the order they are logged in. */
 export interface Fact {
@@ -114,7 +113,7 @@ export async function journalSource(
     if (!(ms < since)) found.push({ event, at: ms });
   };
   // Match lines go to the journal through a store that holds nothing: the reader reads them back.
-  const writer = await journalOf(deps, () => false);
+  const writer = await deps.stores.journal(() => false);
   const reader = await readerOf(writer, account, factsOf(account, push), deps);
   let position: JournalPosition | undefined;
   let resume: JournalPosition | undefined;

@@ -5,26 +5,21 @@
  * `schedule.failed`, `schedule.missed`), then delivers
  * it (deliver.ts): POSTed to `--forward-to URL`, signed as Stripe signs; piped to `--exec CMD`; or printed.
  *
- * Every event and every attempt is a line of the account's event log (commands/events/shared.ts) before and
+ * Every event and every attempt is a line of the account's event log (src/events/log.ts) before and
  * after it is delivered, so a stop or a kill loses nothing: the next `pix listen` delivers what is owed,
  * and repeats at most the deliveries that were in flight. A failed delivery is retried (1 s doubling to
  * 5 minutes) while newer events keep flowing; after `--max-attempts` it is a dead letter (`pix events
  * list --failed`, `pix events resend`). One listener per account: a second one exits 8 naming the first,
  * or waits for it with `--wait-lock`; on a database profile, a second one (on any machine) is a standby
- * that takes over when the active one dies (events/postgres.ts). A damaged, cut or emptied log is exit 8,
+ * that takes over when the active one dies (src/events/postgres.ts). A damaged, cut or emptied log is exit 8,
  * never a fresh start.
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import { usageError } from '../../errors.js';
+import { ListenerLockLost } from '../../events/cursor.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { ListenerLockLost } from '../events/cursor.js';
-import { eventFiles } from '../events/shared.js';
-import { eventStoreOf } from '../events/stores.js';
-import { durationFlag, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
-import { pause } from '../statement/follow.js';
 import {
   type Delivery,
   deliverDue,
@@ -33,7 +28,10 @@ import {
   forwarder,
   parseForwardTarget,
   printer,
-} from './deliver.js';
+} from '../shared/deliver.js';
+import { eventFiles } from '../shared/events.js';
+import { durationFlag, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
+import { addExamples } from '../shared/help.js';
 import { catchUp, checkpoint, type Listener, poll, restoreListener } from './listener.js';
 
 const listenOptionsSchema = z.object({
@@ -53,7 +51,7 @@ export async function runListen(options: ListenOptions, deps: Deps): Promise<voi
   if (options.forwardTo && options.exec)
     throw usageError('--exec', 'cannot go with --forward-to: one destination');
   const files = await eventFiles(deps);
-  const store = await eventStoreOf(files, deps);
+  const store = await deps.stores.events(files);
   if (options.printSecret || options.rotateSecret) {
     deps.io.stdout.write(`${await store.secret(options.rotateSecret)}\n`);
     return;
@@ -108,7 +106,7 @@ async function listenUntilStopped(
         deps,
         narrate,
       );
-      if (!(await pause(deps, interval))) break;
+      if (!(await deps.pause(interval))) break;
       try {
         await poll(listener);
       } catch (error) {

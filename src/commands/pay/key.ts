@@ -13,11 +13,16 @@ import {
   parseOptions,
 } from '../shared/flags.js';
 import { addExamples, completionValues } from '../shared/help.js';
-import { institution, maskedDocument, moneyRow, textRow } from './details.js';
-import { checkDuplicate, checkMaxAmount, keyAnswerProblem } from './guards.js';
-import { checkPayee, expectationOf, payeeFlags, payeeOptions } from './payeeflags.js';
-import { planFlags, planOptions, planRequestOf } from './planflags.js';
-import { confirmAndPay, type DetailRow, DUPLICATE_WINDOW_OPTION, startPayment } from './shared.js';
+import { institution, maskedDocument, moneyRow, textRow } from '../shared/pay/details.js';
+import { checkDuplicate, checkMaxAmount, keyAnswerProblem } from '../shared/pay/guards.js';
+import { checkPayee, expectationOf, payeeFlags, payeeOptions } from '../shared/pay/payeeflags.js';
+import { planFlags, planOptions, planRequestOf } from '../shared/pay/planflags.js';
+import {
+  confirmAndPay,
+  type DetailRow,
+  DUPLICATE_WINDOW_OPTION,
+  startPayment,
+} from '../shared/pay/shared.js';
 
 const payKeyOptionsSchema = z.object({
   key: z.string(),

@@ -10,13 +10,20 @@ import { PixError, usageError } from '../../errors.js';
 import { hashEmv } from '../../journal/entries.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { decodeEmvOrFail, readEmvArgument, reportBrokenRules } from '../emv/shared.js';
+import { decodeEmvOrFail, readEmvArgument, reportBrokenRules } from '../shared/emv.js';
 import { amountFlag, duplicateWindowFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { institution, maskedDocument, moneyRow, showDetailsFirst, textRow, timeRow } from './details.js';
-import { checkDuplicate, checkMaxAmount, checkNotExpired } from './guards.js';
-import { checkPayee, expectationOf, payeeFlags, payeeOptions } from './payeeflags.js';
-import { planFlags, planOptions, planRequestOf } from './planflags.js';
+import {
+  institution,
+  maskedDocument,
+  moneyRow,
+  showDetailsFirst,
+  textRow,
+  timeRow,
+} from '../shared/pay/details.js';
+import { checkDuplicate, checkMaxAmount, checkNotExpired } from '../shared/pay/guards.js';
+import { checkPayee, expectationOf, payeeFlags, payeeOptions } from '../shared/pay/payeeflags.js';
+import { planFlags, planOptions, planRequestOf } from '../shared/pay/planflags.js';
 import {
   ask,
   confirmAndPay,
@@ -24,7 +31,7 @@ import {
   DUPLICATE_WINDOW_OPTION,
   type PayContext,
   startPayment,
-} from './shared.js';
+} from '../shared/pay/shared.js';
 
 const payQrOptionsSchema = z.object({
   emv: z.string(),

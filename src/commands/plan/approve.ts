@@ -20,7 +20,7 @@ import {
   policyFlag,
   review,
   statusWords,
-} from './shared.js';
+} from '../shared/plan.js';
 
 export const verdictOptionsSchema = z.object({
   file: z.string().check(z.minLength(1)),

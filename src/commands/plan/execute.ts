@@ -6,7 +6,7 @@
  *    verified (pix's own verifier: no OpenSSH needed here), counted per person, the maker's left out; a
  *    valid refusal stops it; the quorum of every rule that applies, night rules by the hour now in
  *    Brasília. Anything short is exit 8 naming the rule and who may still approve; nothing is sent.
- * 2. The rows go the way of `pix pay batch` (commands/pay/batch.ts payBatchRows): the journal first (a
+ * 2. The rows go the way of `pix pay batch` (commands/shared/pay/batchrun.ts payBatchRows): the journal first (a
  *    row paid before, by this plan or any run on this account, is not paid again; a second execute, or
  *    two at once, pay nothing twice; a partial one resumes), then each receiver consulted again.
  * 3. A row whose receiver is no longer the one approved (name, document, institution) is held as
@@ -33,16 +33,20 @@ import {
 } from '../../domain/policy.js';
 import { PixError, usageError } from '../../errors.js';
 import type { JournalPlan } from '../../journal/entries.js';
-import { journalOf } from '../../journal/record.js';
 import { isAccountId } from '../../journal/rules.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { type BatchItem, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, payBatchRows } from '../pay/batch.js';
-import { momentChecks } from '../pay/moment.js';
-import type { PayContext } from '../pay/shared.js';
 import { accountOf } from '../shared/account.js';
 import { integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
+import {
+  type BatchItem,
+  DEFAULT_CONCURRENCY,
+  MAX_CONCURRENCY,
+  payBatchRows,
+} from '../shared/pay/batchrun.js';
+import { momentChecks } from '../shared/pay/moment.js';
+import type { PayContext } from '../shared/pay/shared.js';
 import {
   makerWords,
   type OpenedPlan,
@@ -51,7 +55,7 @@ import {
   policyFlag,
   review,
   standingRefusal,
-} from './shared.js';
+} from '../shared/plan.js';
 
 const executeOptionsSchema = z.object({
   file: z.string().check(z.minLength(1)),
@@ -139,7 +143,7 @@ async function checkAtPayment(
     item.error = `the receiver is now ${safeText(receiverWords(item), 200)}; the plan approved ${safeText(receiverWords(approved.receiver), 200)}: nothing was sent for this row`;
   }
   const paying = items.filter((item) => item.state === 'planned');
-  const history = accountHistory(await (await journalOf(ctx.deps)).read(), ctx.account, now);
+  const history = accountHistory(await (await ctx.deps.stores.journal()).read(), ctx.account, now);
   const fresh = new Map(paying.map((item) => [item.row.id, item]));
   const facts: Facts = ({ policy }) =>
     plan.rows.map((row) => {

@@ -3,8 +3,8 @@ import type { Deps } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
+import { KEY_OPTION, POLICY_OPTION } from '../shared/plan.js';
 import { runPlanVerdict, verdictOptionsSchema } from './approve.js';
-import { KEY_OPTION, POLICY_OPTION } from './shared.js';
 
 export function register(command: Command, deps: Deps): void {
   command

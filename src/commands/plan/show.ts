@@ -1,11 +1,18 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
-import { journalOf } from '../../journal/record.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { openPlan, POLICY_OPTION, paidRows, planDocument, policyFlag, renderPlan, review } from './shared.js';
+import {
+  openPlan,
+  POLICY_OPTION,
+  paidRows,
+  planDocument,
+  policyFlag,
+  renderPlan,
+  review,
+} from '../shared/plan.js';
 
 const showOptionsSchema = z.object({ file: z.string().check(z.minLength(1)), policy: policyFlag });
 
@@ -23,7 +30,7 @@ export async function runPlanShow(options: PlanShowOptions, deps: Deps): Promise
   const now = deps.clock.now();
   // The time of payment is not known yet: night rules are given as conditional.
   const verdict = review(opened, undefined);
-  const paid = paidRows(await (await journalOf(deps)).read(), opened.plan.id);
+  const paid = paidRows(await (await deps.stores.journal()).read(), opened.plan.id);
   deps.io.stdout.write(
     mode.format === 'json'
       ? jsonDocument(planDocument(opened, verdict, paid, now), mode.pretty)

@@ -6,9 +6,9 @@ import { ADMINS, describeMissing, POLICY_NAMESPACE } from '../../domain/policy.j
 import { usageError } from '../../errors.js';
 import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';
-import { KEY_OPTION } from '../plan/shared.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
+import { KEY_OPTION } from '../shared/plan.js';
 
 const approveOptionsSchema = z.object({
   file: z.optional(z.string().check(z.minLength(1))),

@@ -11,7 +11,6 @@ import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { readApprovals, readPolicyFile } from '../../approvals/files.js';
 import { approvedBy, enforcedChain, loadPolicy, requireInForce } from '../../approvals/inforce.js';
-import { approvalStoresOf } from '../../approvals/stores.js';
 import type { Deps } from '../../context.js';
 import { describeMissing } from '../../domain/policy.js';
 import { PixError } from '../../errors.js';
@@ -34,7 +33,7 @@ export async function runPolicyEnforce(options: PolicyEnforceOptions, deps: Deps
   const account = await accountOf(deps);
   const chain = await enforcedChain(deps, account.id);
   const current = chain.current;
-  const stores = await approvalStoresOf(deps);
+  const stores = await deps.stores.approvals();
   const { stderr, stdout } = deps.io;
   const now = deps.clock.now();
   if (current?.policy.digest === policy.digest) {

@@ -5,7 +5,6 @@
  */
 import type { Command } from 'commander';
 import { enforcedChain } from '../../approvals/inforce.js';
-import { approvalStoresOf } from '../../approvals/stores.js';
 import type { Deps } from '../../context.js';
 import { formatBRL } from '../../domain/money.js';
 import type { Policy } from '../../domain/policy.js';
@@ -31,7 +30,7 @@ const showOptionsSchema = z.object({});
 export async function runPolicyShow(_options: z.output<typeof showOptionsSchema>, deps: Deps): Promise<void> {
   const account = await accountOf(deps);
   const chain = await enforcedChain(deps, account.id);
-  const { where } = await approvalStoresOf(deps);
+  const { where } = await deps.stores.approvals();
   const { current, ignored } = chain;
   const mode = await outputMode(deps, (await deps.settings()).timeZone.value);
   const { stdout } = deps.io;

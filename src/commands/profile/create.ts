@@ -5,7 +5,7 @@ import type { Deps } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
-import { VALIDATORS } from '../config/shared.js';
+import { VALIDATORS } from '../shared/config.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 

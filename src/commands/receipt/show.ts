@@ -20,7 +20,6 @@ import { DEBIT_AFTER_MS, DEBIT_BEFORE_MS } from '../../domain/reconcilepayments.
 import { counted } from '../../domain/words.js';
 import { PixError, usageError } from '../../errors.js';
 import { type JournalEntry, shortId, startLine } from '../../journal/entries.js';
-import { accountsOf, journalOf } from '../../journal/record.js';
 import { effectiveState, findEntry, ofAccount } from '../../journal/rules.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
@@ -33,7 +32,7 @@ import { openBooks } from '../shared/books/store.js';
 import { fileName, readInputFile, refuseFile } from '../shared/files.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { counterpartyOf } from '../statement/shared.js';
+import { counterpartyOf } from '../shared/statement.js';
 
 const receiptOptionsSchema = z.object({
   id: z.optional(z.string().check(z.minLength(1))),
@@ -115,7 +114,7 @@ type Payer = Parameters<typeof buildReceipt>[2];
 
 /** The paying account's holder as pix account learned it (the DICT's answer for one of its own keys). */
 async function payerOf(deps: Deps, account: string, profile: string): Promise<Payer> {
-  const owner = (await (await accountsOf(deps)).account(account))?.owner;
+  const owner = (await (await deps.stores.accounts()).account(account))?.owner;
   return { profile, name: owner?.name, document: owner?.document };
 }
 
@@ -166,7 +165,7 @@ async function runBatch(
       'no receipt was written',
     );
   const books = await openBooks(deps);
-  const journal = await journalOf(deps);
+  const journal = await deps.stores.journal();
   const warning = await journal.damageWarning();
   if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
   const paid: Array<{ row: string; entry: JournalEntry }> = [];
@@ -213,7 +212,7 @@ export async function runReceipt(options: ReceiptOptions, deps: Deps): Promise<v
     throw usageError('ID', 'which payment: a journal id (pix journal lists them), or --batch FILE --dir DIR');
   if (options.dir !== undefined)
     throw usageError('--dir', 'goes with --batch; one receipt goes to stdout or --output-file');
-  const journal = await journalOf(deps);
+  const journal = await deps.stores.journal();
   const warning = await journal.damageWarning();
   if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
   const lookup = findEntry(await journal.read(), options.id);

@@ -30,7 +30,6 @@ import {
 import { formatDateTime, formatDayFirst } from '../../domain/when.js';
 import { counted } from '../../domain/words.js';
 import { usageError } from '../../errors.js';
-import { journalOf } from '../../journal/record.js';
 import { jsonDocument, money, outputMode } from '../../output/format.js';
 import { type Column, createListWriter } from '../../output/records.js';
 import { jsonSafe, safeText } from '../../output/sanitize.js';
@@ -44,7 +43,7 @@ import { openBooks } from '../shared/books/store.js';
 import { fileName, readInputFile, refuseFile } from '../shared/files.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { counterpartyOf, resolveRange } from '../statement/shared.js';
+import { counterpartyOf, resolveRange } from '../shared/statement.js';
 
 const reconcileOptionsSchema = z.object({
   expected: z.optional(z.string().check(z.minLength(1))),
@@ -211,7 +210,7 @@ export async function runReconcile(options: ReconcileOptions, deps: Deps): Promi
   // Everything offline first: a bad file is exit 2 before anything is read from the API.
   const invoices = await readExpectations(options, deps);
   const books = await openBooks(deps);
-  const journal = await journalOf(deps);
+  const journal = await deps.stores.journal();
   const warning = await journal.damageWarning();
   if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
   const client = await deps.api();

@@ -35,17 +35,17 @@ import {
 import { addDays, parseDay, todayIn } from '../../domain/when.js';
 import { PixError, usageError } from '../../errors.js';
 import { recordedAccount } from '../../journal/rules.js';
-import { type Schedule, schedulesOf } from '../../journal/schedules.js';
+import type { Schedule } from '../../journal/schedules.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
-import { institution, maskedDocument } from '../pay/details.js';
-import { keyAnswerProblem } from '../pay/guards.js';
-import { ask, refuseUnconfirmable } from '../pay/shared.js';
 import { accountOf } from '../shared/account.js';
 import { amountFlag, fromDomain, fromDomainOptions, integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples, completionValues } from '../shared/help.js';
+import { institution, maskedDocument } from '../shared/pay/details.js';
+import { keyAnswerProblem } from '../shared/pay/guards.js';
+import { ask, refuseUnconfirmable } from '../shared/pay/shared.js';
 import { accountNow, comingOccurrences, dueWords, ruleWords, scheduleJson } from './shared.js';
 
 const createOptionsSchema = z.object({
@@ -157,7 +157,7 @@ export async function runScheduleCreate(options: ScheduleCreateOptions, deps: De
   }
   refuseUnconfirmable(deps, { dryRun: false, allowDuplicate: false });
 
-  const [account, store] = await Promise.all([accountOf(deps), schedulesOf(deps)]);
+  const [account, store] = await Promise.all([accountOf(deps), deps.stores.schedules()]);
   const consult = await consultKey(await deps.api(), options.key.key);
   const other = keyAnswerProblem(options.key, consult);
   if (other) throw new PixError('declined', `${other}; nothing was scheduled`);

@@ -6,8 +6,6 @@
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
-import { journalOf } from '../../journal/record.js';
-import { schedulesOf } from '../../journal/schedules.js';
 import { jsonDocument, money, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
@@ -32,10 +30,10 @@ export type ScheduleListOptions = z.output<typeof listOptionsSchema>;
 export async function runScheduleList(options: ScheduleListOptions, deps: Deps): Promise<void> {
   const settings = await deps.settings();
   const [store, account, now, journal] = await Promise.all([
-    schedulesOf(deps),
+    deps.stores.schedules(),
     accountOf(deps),
     accountNow(deps),
-    journalOf(deps),
+    deps.stores.journal(),
   ]);
   const mode = await outputMode(deps, settings.timeZone.value);
   const mine = (await store.read()).filter(

@@ -10,8 +10,6 @@ import type { Deps } from '../../context.js';
 import { occurrenceOn } from '../../domain/schedule.js';
 import { formatForMessage, parseDateOnly } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
-import { journalOf } from '../../journal/record.js';
-import { schedulesOf } from '../../journal/schedules.js';
 import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
@@ -28,7 +26,11 @@ const payOptionsSchema = z.object({
 export type SchedulePayOptions = z.output<typeof payOptionsSchema>;
 
 export async function runSchedulePay(options: SchedulePayOptions, deps: Deps): Promise<void> {
-  const [store, account, now] = await Promise.all([schedulesOf(deps), accountOf(deps), accountNow(deps)]);
+  const [store, account, now] = await Promise.all([
+    deps.stores.schedules(),
+    accountOf(deps),
+    accountNow(deps),
+  ]);
   const schedule = findSchedule(await store.read(), account, options.id);
   const occurrence = occurrenceOn(schedule.recurrence, options.date);
   if (occurrence === undefined) {
@@ -38,7 +40,7 @@ export async function runSchedulePay(options: SchedulePayOptions, deps: Deps): P
       `\`pix schedule show ${schedule.id}\` lists them`,
     );
   }
-  const journal = await journalOf(deps);
+  const journal = await deps.stores.journal();
   const view = await viewOccurrence(journal, account, schedule, occurrence, now);
   if (now.getTime() < view.window.start) {
     throw usageError(

@@ -1,6 +1,6 @@
 /**
  * Paying occurrences, whatever triggers them (`pix schedule run-due`, a `pix schedule run` worker, `pix
- * schedule pay`): each occurrence is a row of `pix pay batch`'s own path (commands/pay/batch.ts
+ * schedule pay`): each occurrence is a row of `pix pay batch`'s own path (commands/shared/pay/batchrun.ts
  * payBatchRows), its id the schedule's id and the rule's date (domain/schedule.ts occurrenceRow), so
  * every guard of a payment applies and the journal pays a row once per account, however many runners,
  * cron lines or people reach it (journal/stores.ts claims).
@@ -27,8 +27,8 @@ import { type Account, recordedAccount } from '../../journal/rules.js';
 import type { Schedule } from '../../journal/schedules.js';
 import type { JournalStore } from '../../journal/stores.js';
 import { safeText } from '../../output/sanitize.js';
-import { type BatchItem, DEFAULT_CONCURRENCY, payBatchRows } from '../pay/batch.js';
-import type { PayContext } from '../pay/shared.js';
+import { type BatchItem, DEFAULT_CONCURRENCY, payBatchRows } from '../shared/pay/batchrun.js';
+import type { PayContext } from '../shared/pay/shared.js';
 import { type OccurrenceView, receiverWords } from './shared.js';
 
 /** The journal batch every occurrence is a row of: rows of one batch never hold each other as duplicates. */

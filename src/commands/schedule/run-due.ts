@@ -20,8 +20,6 @@ import type { Deps } from '../../context.js';
 import { formatBRL } from '../../domain/money.js';
 import { formatDateTime } from '../../domain/when.js';
 import { PixError } from '../../errors.js';
-import { journalOf } from '../../journal/record.js';
-import { schedulesOf } from '../../journal/schedules.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
@@ -45,7 +43,7 @@ export function missedWords(view: OccurrenceView): string {
 export async function runScheduleRunDue(_options: RunDueOptions, deps: Deps): Promise<void> {
   const { stderr } = deps.io;
   const settings = await deps.settings();
-  const store = await schedulesOf(deps);
+  const store = await deps.stores.schedules();
   const schedules = await store.read();
   const [now, account] = await Promise.all([accountNow(deps), accountOf(deps)]);
   const looking = schedulesToLook(schedules, account, now);
@@ -55,7 +53,7 @@ export async function runScheduleRunDue(_options: RunDueOptions, deps: Deps): Pr
     if (mode.format === 'json') deps.io.stdout.write(jsonDocument({ results: [] }, mode.pretty));
     return;
   }
-  const journal = await journalOf(deps);
+  const journal = await deps.stores.journal();
   await journal.checkSound();
   const found = await survey(journal, account, looking, now);
   for (const view of found.missed) {

@@ -20,9 +20,8 @@ import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import { MISSED_REASON, occurrenceOn, parseOccurrenceRow } from '../../domain/schedule.js';
 import { PixError, usageError } from '../../errors.js';
-import { journalOf } from '../../journal/record.js';
 import type { Account } from '../../journal/rules.js';
-import { type Schedule, schedulesOf } from '../../journal/schedules.js';
+import type { Schedule } from '../../journal/schedules.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
@@ -68,7 +67,7 @@ async function handle(runner: Runner, row: string): Promise<void> {
   const schedule = named === undefined ? undefined : runner.schedules.get(named.schedule);
   const occurrence = schedule === undefined ? undefined : occurrenceOn(schedule.recurrence, named!.date);
   if (schedule === undefined || occurrence === undefined) return;
-  const journal = await journalOf(deps);
+  const journal = await deps.stores.journal();
   const now = await accountNow(deps);
   const view = await viewOccurrence(journal, account, schedule, occurrence, now);
   const { stderr } = deps.io;
@@ -98,7 +97,7 @@ async function handle(runner: Runner, row: string): Promise<void> {
 
 /** The account's schedules, read again only when they changed (one number asked of the database). */
 async function load(runner: Runner) {
-  const store = await schedulesOf(runner.deps);
+  const store = await runner.deps.stores.schedules();
   const version = await store.version();
   if (version !== runner.version) {
     runner.schedules = new Map(
@@ -118,7 +117,7 @@ async function tick(runner: Runner, send: (row: string) => Promise<boolean>): Pr
     (schedule) => openingOf(runner, schedule) <= now.getTime(),
   );
   if (open.length === 0) return 0;
-  const found = await survey(await journalOf(deps), account, open, now);
+  const found = await survey(await deps.stores.journal(), account, open, now);
   let sent = 0;
   for (const view of [...found.due, ...found.missed]) if (await send(view.row)) sent++;
   await settleBookmarks(store, found, open);
@@ -137,7 +136,7 @@ export async function runScheduleRun(options: ScheduleRunOptions, deps: Deps): P
   const intervalMs = options.interval?.milliseconds ?? DEFAULT_INTERVAL_MS;
   const takeoverMs = options.takeover?.milliseconds ?? DEFAULT_TAKEOVER_MS;
   const { stderr } = deps.io;
-  const journal = await journalOf(deps);
+  const journal = await deps.stores.journal();
   await journal.checkSound();
   const runner: Runner = { deps, account: await accountOf(deps), schedules: new Map(), openings: new Map() };
   const { openQueue } = await import('../../journal/postgres/queue.js');

@@ -22,7 +22,7 @@ import { addDays, formatDateTime, todayIn } from '../../domain/when.js';
 import { PixError, usageError } from '../../errors.js';
 import type { JournalEntry } from '../../journal/entries.js';
 import { type Account, ofAccount } from '../../journal/rules.js';
-import { type Schedule, schedulesOf } from '../../journal/schedules.js';
+import type { Schedule } from '../../journal/schedules.js';
 import type { JournalStore } from '../../journal/stores.js';
 import { safeText } from '../../output/sanitize.js';
 import { accountOf } from '../shared/account.js';
@@ -258,7 +258,11 @@ export async function changeState(
   id: string,
   state: 'active' | 'paused' | 'cancelled',
 ): Promise<void> {
-  const [store, account, now] = await Promise.all([schedulesOf(deps), accountOf(deps), accountNow(deps)]);
+  const [store, account, now] = await Promise.all([
+    deps.stores.schedules(),
+    accountOf(deps),
+    accountNow(deps),
+  ]);
   const schedule = findSchedule(await store.read(), account, id);
   const verb = { active: 'resumed', paused: 'paused', cancelled: 'cancelled' }[state];
   if (schedule.state === state) {

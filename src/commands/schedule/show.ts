@@ -5,8 +5,6 @@
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
-import { journalOf } from '../../journal/record.js';
-import { schedulesOf } from '../../journal/schedules.js';
 import { jsonDocument, money, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
@@ -33,10 +31,10 @@ export type ScheduleShowOptions = z.output<typeof showOptionsSchema>;
 export async function runScheduleShow(options: ScheduleShowOptions, deps: Deps): Promise<void> {
   const settings = await deps.settings();
   const [store, account, now, journal] = await Promise.all([
-    schedulesOf(deps),
+    deps.stores.schedules(),
     accountOf(deps),
     accountNow(deps),
-    journalOf(deps),
+    deps.stores.journal(),
   ]);
   const schedule = findSchedule(await store.read(), account, options.id);
   const past = await pastViews(journal, account, schedule, now, true);

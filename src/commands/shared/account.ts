@@ -39,7 +39,6 @@ import {
   RECHECK_AFTER_MS,
   type Recorded,
 } from '../../journal/accounts.js';
-import { accountsOf, journalOf } from '../../journal/record.js';
 import type { Account } from '../../journal/rules.js';
 import { safeText } from '../../output/sanitize.js';
 
@@ -251,7 +250,7 @@ export async function reportAttached(deps: Deps, recorded: Recorded): Promise<vo
     const held =
       recorded.counted ??
       (await (async () => {
-        const entries = (await (await journalOf(deps)).read()).filter(
+        const entries = (await (await deps.stores.journal()).read()).filter(
           (entry) => entry.account !== undefined && names.has(entry.account),
         );
         return {
@@ -300,7 +299,7 @@ export async function context(deps: Deps): Promise<Context> {
     deps,
     settings,
     client,
-    directory: await accountsOf(deps),
+    directory: await deps.stores.accounts(),
     // The embedded sandbox by its own name, whichever way it runs (config/types.ts accountBaseUrl).
     baseUrl: accountBaseUrl(settings.baseUrl.value),
     host: accountHost(settings.baseUrl.value, client.baseUrl),

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
-import { type StatementEntry, statementPage, statementWindow } from '../../api/resources/statement.js';
+import { type StatementEntry, statementPage } from '../../api/resources/statement.js';
 import type { Deps } from '../../context.js';
 import { PixError, stopSignalOf, usageError } from '../../errors.js';
 import { type OutputMode, outputMode } from '../../output/format.js';
@@ -9,11 +9,12 @@ import { safeText } from '../../output/sanitize.js';
 import type { Cell } from '../../output/table.js';
 import { cutToWidth, displayWidth } from '../../output/width.js';
 import * as z from '../../zod.js';
-import { nowOnBothClocks, SKEW_MARGIN_MS } from '../shared/clocks.js';
+import { nowOnBothClocks } from '../shared/clocks.js';
 import { DEFAULT_PAGE } from '../shared/export.js';
 import { durationFlag, integerFlag, parseOptions } from '../shared/flags.js';
+import { newEntries, newestFirst, oldestFirst, RecentIds } from '../shared/newentries.js';
 import { MAX_PAGE } from '../shared/pages.js';
-import { type EntryKeep, humanColumns, machineColumns } from './shared.js';
+import { type EntryKeep, humanColumns, machineColumns } from '../shared/statement.js';
 
 const followOptionsSchema = z.object({
   interval: z.optional(durationFlag),
@@ -25,8 +26,6 @@ export type FollowOptions = z.output<typeof followOptionsSchema>;
 export const DEFAULT_INTERVAL_MS = 5_000;
 /** The newest entries --follow reads first (printed up to --limit), which count as seen. */
 export const FOLLOW_PAGE = 100;
-/** Ids remembered to recognise entries already printed (the newest; far more than a page). */
-const REMEMBERED = 10_000;
 /** The longest wait between polls while the statement cannot be read (unavailable, 429). */
 const MAX_BACKOFF_MS = 60_000;
 
@@ -55,67 +54,6 @@ export function parseFollow(raw: Record<string, unknown>): FollowOptions | undef
     throw usageError('--limit', `${options.limit} is more than ${MAX_PAGE}, the most pix shows in one page`);
   }
   return options;
-}
-
-/** Oldest first by `confirmedAt`; entries of the same instant keep the order given. */
-export function oldestFirst(entries: readonly StatementEntry[]): StatementEntry[] {
-  const time = (entry: StatementEntry) => {
-    const ms = Date.parse(entry.confirmedAt);
-    return Number.isNaN(ms) ? 0 : ms;
-  };
-  return entries
-    .map((entry, index) => ({ entry, index, ms: time(entry) }))
-    .sort((a, b) => a.ms - b.ms || a.index - b.index)
-    .map(({ entry }) => entry);
-}
-
-/**
- * The ids already seen, the newest REMEMBERED of them (insertion order is age): what a live view needs
- * to tell new from seen without a set that grows for as long as it runs (`--follow`, pix listen).
- */
-export class RecentIds {
-  private readonly ids = new Set<string>();
-  has(id: string): boolean {
-    return this.ids.has(id);
-  }
-  add(id: string): void {
-    this.ids.add(id);
-    if (this.ids.size > REMEMBERED) this.ids.delete(this.ids.values().next().value!);
-  }
-}
-
-/** Newest first by `confirmedAt`; entries of the same instant keep the order given. */
-export function newestFirst(entries: readonly StatementEntry[]): StatementEntry[] {
-  return oldestFirst([...entries].reverse()).reverse();
-}
-
-/**
- * The entries not seen before, newest first, from `since` (ms: the earlier clock's time when the statement
- * was read before, shared/clocks.ts) on: the window from `since` less SKEW_MARGIN_MS to the later clock
- * plus that margin, read whole through the pager (a read that is not whole is exit 6 for this poll, and the
- * next reads from the same `since`). By time, not by offset: the order the server lists entries in is not
- * shown (API §4), and entries a server shows a little after the time they carry are still in the window.
- * `readAt`: what `since` is for the next read.
- */
-export async function newEntries(
-  client: ApiClient,
-  seen: { has(id: string): boolean; add(id: string): void },
-  since: number,
-): Promise<{ fresh: StatementEntry[]; readAt: number }> {
-  const { early, late } = nowOnBothClocks(client);
-  const window = await statementWindow(
-    client,
-    new Date(since - SKEW_MARGIN_MS),
-    new Date(late + SKEW_MARGIN_MS),
-    { consequence: 'the next poll reads it again' },
-  );
-  const fresh: StatementEntry[] = [];
-  for (const entry of oldestFirst(window)) {
-    if (seen.has(entry.id)) continue;
-    seen.add(entry.id);
-    fresh.push(entry);
-  }
-  return { fresh: fresh.reverse(), readAt: early };
 }
 
 /**
@@ -214,21 +152,6 @@ async function entryPrinter(
   };
 }
 
-/** Waits `ms` (deps.sleep); false when Ctrl-C (deps.signal) came first or meanwhile. */
-export function pause(deps: Deps, ms: number): Promise<boolean> {
-  const { signal } = deps;
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const stop = () => resolve(false);
-    signal.addEventListener('abort', stop, { once: true });
-    // The sleep ends with the signal too: a stopped listener has no long --interval timer holding it up.
-    void deps.sleep(ms, signal).then(() => {
-      signal.removeEventListener('abort', stop);
-      resolve(!signal.aborted);
-    });
-  });
-}
-
 /**
  * `pix statement --follow`: the newest `--limit` entries (default 10), oldest first, then every new
  * entry as a poll finds it, until Ctrl-C, which ends it with exit 130 as a signal ends any command (an
@@ -283,7 +206,7 @@ async function follow(options: FollowOptions, deps: Deps, keep: EntryKeep): Prom
     let started = deps.clock.now().getTime();
     for (;;) {
       const elapsed = deps.clock.now().getTime() - started;
-      if (!(await pause(deps, Math.max(0, wait - elapsed)))) return;
+      if (!(await deps.pause(Math.max(0, wait - elapsed)))) return;
       started = deps.clock.now().getTime();
       try {
         const read = await newEntries(client, seen, since);

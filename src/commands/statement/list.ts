@@ -15,7 +15,6 @@ import { ALL_CONCURRENCY, ALL_PAGE_SIZE, DEFAULT_PAGE, exportAll, finishExport }
 import { integerFlag, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import { limitFlag, MAX_PAGE, nextPageCommand } from '../shared/pages.js';
-import { addFollowOptions, parseFollow, runStatementFollow } from './follow.js';
 import {
   addFilterOptions,
   centavosOf,
@@ -27,7 +26,8 @@ import {
   machineColumns,
   ofxHooks,
   resolveRange,
-} from './shared.js';
+} from '../shared/statement.js';
+import { addFollowOptions, parseFollow, runStatementFollow } from './follow.js';
 
 /**
  * `--all` without --to pins dateTo to the moment the export started; the API takes dateFrom and dateTo

@@ -19,7 +19,7 @@ import * as z from '../../zod.js';
 import { ALL_CONCURRENCY, ALL_PAGE_SIZE, finishExport } from '../shared/export.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
-import { type DateRange, resolveRange } from './shared.js';
+import { type DateRange, resolveRange } from '../shared/statement.js';
 
 const summaryOptionsSchema = z.object({
   from: z.optional(z.string()),

@@ -18,7 +18,6 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Clock, DEFAULT_TIMEOUT_MS, type Env, type Processes } from '../../context.js';
 import { PixError } from '../../errors.js';
-import { SYSTEM } from '../../system.js';
 import type { JournalEntry, StartFields } from '../entries.js';
 import { createJournalParser } from '../parser.js';
 import { type Account, type DuplicateQuery, findBlocking, rowBlocker, type Scope } from '../rules.js';
@@ -77,8 +76,12 @@ export interface PostgresJournalOptions {
   host?: string | undefined;
   /** The claimant's request timeout (`--timeout`): what its claims' send deadlines allow a request. */
   requestTimeoutMs?: number | undefined;
-  /** A monotonic clock in ms (leases.ts); the machine's unless given. */
-  monotonic?: (() => number) | undefined;
+  /**
+   * This machine as the wiring hands it (src/system.ts; architecture rule 2): the locks' jitter, the
+   * monotonic clock in ms leases are measured by (leases.ts; a test's storeSeams.monotonic before it), and
+   * how this process stops itself (PIX_TEST_STOP_AT).
+   */
+  system: { random(): number; monotonic(): number; stopSelf(): void };
   /**
    * A step at which this process stops itself as SIGSTOP would (PIX_TEST_STOP_AT, read by the wiring):
    * the end-to-end reproduction of a pause (test/reliability/claim-pause.test.ts). Unset outside tests.
@@ -95,7 +98,8 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
   const { sql, where } = pool;
   const { clock, processes, dir } = options;
   const host = options.host ?? hostname();
-  const monotonic = options.monotonic ?? (() => (storeSeams.monotonic ?? SYSTEM.monotonic)());
+  const { system } = options;
+  const monotonic = () => (storeSeams.monotonic ?? system.monotonic)();
   const leases = createLeases(sql, { host, pid: processes.pid }, monotonic);
   const leaseOf = {
     host,
@@ -107,14 +111,14 @@ export function openPostgresJournal(options: PostgresJournalOptions): JournalSto
   let closed = false;
   /** A step of claim → send → record: a test's pause, or the reproduction's stop. */
   const step = async (at: ClaimStep, id: string) => {
-    if (options.stopAt === at) SYSTEM.stopSelf();
+    if (options.stopAt === at) system.stopSelf();
     await storeSeams.pause?.(at, id);
   };
 
   const applyChange = (change: Pick<SpilledChange, 'op' | 'id' | 'line'>, target: Sql | Tx = sql) =>
     writeChange(target, change);
 
-  const lockHost = { clock, random: SYSTEM.random, processes };
+  const lockHost = { clock, random: system.random, processes };
   /** A spilled outcome the database contradicts, or a damaged spill file: money stops (spill.ts). */
   let spillProblem: SpillProblem | undefined;
   /** A spilled outcome, written only where the database agrees it is still awaited (judgeSpilled). */

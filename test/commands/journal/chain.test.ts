@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openJournal } from '../../../src/journal/store.js';
 import { SEEDED_KEYS } from '../../../src/sandbox/seed.js';
+import { SYSTEM } from '../../../src/system.js';
 import { deferEach } from '../../helpers/cleanup.js';
 import { pixWith } from '../../helpers/pix.js';
 
@@ -183,7 +184,7 @@ describe('the journal chain: what is not damage', () => {
 
   it('a writer killed between its line and its checkpoint: one line behind is not damage, more is', async () => {
     await pay(1);
-    const journal = openJournal(dir, clock);
+    const journal = openJournal(dir, { ...SYSTEM, clock });
     const entry = journal.begin(start);
     const atThree = readFileSync(checkpointPath);
     journal.finish(entry.id, { state: 'failed', reason: 'test' });
@@ -217,7 +218,7 @@ describe('the journal chain: what is not damage', () => {
   });
 
   it('the checkpoint deleted: nothing to vouch for with one chained line; with more, damage until --accept', async () => {
-    const journal = openJournal(dir, clock);
+    const journal = openJournal(dir, { ...SYSTEM, clock });
     const entry = journal.begin(start);
     // A first chained line whose writer was killed before its checkpoint.
     unlinkSync(checkpointPath);
@@ -238,7 +239,7 @@ describe('the journal chain: what is not damage', () => {
     ]);
     // Appends (by another pix) go on, since an outcome is never lost, and leave the checkpoint missing:
     // it is the evidence.
-    openJournal(dir, clock).resolve(entry.id, 'not-paid');
+    openJournal(dir, { ...SYSTEM, clock }).resolve(entry.id, 'not-paid');
     expect(existsSync(checkpointPath)).toBe(false);
     // Garbled is the same as missing.
     writeFileSync(checkpointPath, '{"lines":');

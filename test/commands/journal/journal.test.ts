@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE } from '../../../src/journal/entries.js';
 import { openJournal } from '../../../src/journal/store.js';
+import { SYSTEM } from '../../../src/system.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { pixWith } from '../../helpers/pix.js';
 import { renderTerminal } from '../../helpers/terminal.js';
@@ -40,7 +41,7 @@ function seed() {
   ];
   writeFileSync(join(dir, JOURNAL_FILE), `${old.map((line) => JSON.stringify(line)).join('\n')}\n`);
   let now = new Date('2026-03-10T09:00:00Z');
-  const journal = openJournal(dir, { now: () => now });
+  const journal = openJournal(dir, { ...SYSTEM, clock: { now: () => now } });
   const unknown = journal.begin({
     kind: 'payment',
     account: 'acct_test',
@@ -277,7 +278,7 @@ describe('pix journal', () => {
   });
 
   it('a resolved charge reads as created / not created', async () => {
-    const journal = openJournal(dir, { now: () => T0 });
+    const journal = openJournal(dir, { ...SYSTEM, clock: { now: () => T0 } });
     const charge = journal.begin({
       kind: 'charge',
       account: 'acct_p',

@@ -5,12 +5,13 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { appendLog, eventFiles, readEventLog } from '../../../src/commands/events/shared.js';
-import { fileEventStore } from '../../../src/commands/events/stores.js';
-import { type Delivery, deliverDue, type Owed } from '../../../src/commands/listen/deliver.js';
 import { catchUp, poll, restoreListener } from '../../../src/commands/listen/listener.js';
+import { type Delivery, deliverDue, type Owed } from '../../../src/commands/shared/deliver.js';
+import { eventFiles } from '../../../src/commands/shared/events.js';
 import type { LogLine } from '../../../src/domain/event-log.js';
 import { entryEvent } from '../../../src/domain/events.js';
+import { appendLog, readEventLog } from '../../../src/events/log.js';
+import { fileEventStore } from '../../../src/events/stores.js';
 import { createContext } from '../../../src/wiring.js';
 import { createTestIO } from '../../helpers/io.js';
 import { tempDir } from '../../helpers/temp.js';

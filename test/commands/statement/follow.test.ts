@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SKEW_MARGIN_MS } from '../../../src/commands/shared/clocks.js';
-import { FOLLOW_PAGE, oldestFirst } from '../../../src/commands/statement/follow.js';
+import { oldestFirst } from '../../../src/commands/shared/newentries.js';
+import { FOLLOW_PAGE } from '../../../src/commands/statement/follow.js';
 import { run } from '../../../src/main.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { type FakeServer, startFakeServer } from '../../helpers/fake-server.js';

@@ -19,7 +19,6 @@ import { join } from 'node:path';
 import type { Deps } from '../../../context.js';
 import { type ClosedDay, closeOf, foldCloses } from '../../../domain/books.js';
 import type { Decision } from '../../../domain/reconcile.js';
-import { journalOf } from '../../../journal/record.js';
 import type { Account } from '../../../journal/rules.js';
 import type { ClosesStore } from '../../../journal/stores.js';
 import { appendPrivateLine } from '../../../storage/append.js';
@@ -104,7 +103,7 @@ export async function openBooks(deps: Deps): Promise<Books> {
   const warn = (line: string) => deps.io.stderr.write(`${line}\n`);
   const decisionsFile = join(dir, 'decisions.jsonl');
   const closesFile = join(dir, 'closes.jsonl');
-  const shared = (await journalOf(deps)).closes?.();
+  const shared = (await deps.stores.journal()).closes?.();
   const names = [account.id, ...account.formerIds];
   /** This machine's closed days, taken to the shared ledger the first time it is read there. */
   const moveToLedger = async (ledger: ClosesStore) => {

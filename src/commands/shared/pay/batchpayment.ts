@@ -1,16 +1,16 @@
 /**
- * `pix pay batch`, steps 2 and 5 (commands/pay/batch.ts): what the journal says of each row (paid before,
+ * `pix pay batch`, steps 2 and 5 (batchrun.ts payBatchRows): what the journal says of each row (paid before,
  * sent with no known outcome, a different payment under the same id), the duplicate guards once every
  * receiver is known, and the payments: each row journaled before its one transfer, never retried; an
  * unknown outcome, a refused login or a signal stops new rows from starting.
  */
 
-import type { TransferResult } from '../../api/resources/payments.js';
-import type { BatchProblem, BatchRow } from '../../domain/batch.js';
-import { formatBRL } from '../../domain/money.js';
-import { describeSystemError, PixError, stopSignalOf } from '../../errors.js';
-import { type JournalEntry, type PaymentIdentity, shortId } from '../../journal/entries.js';
-import { type LookFor, recoveryHint } from '../../journal/record.js';
+import type { TransferResult } from '../../../api/resources/payments.js';
+import type { BatchProblem, BatchRow } from '../../../domain/batch.js';
+import { formatBRL } from '../../../domain/money.js';
+import { describeSystemError, PixError, stopSignalOf } from '../../../errors.js';
+import { type JournalEntry, type PaymentIdentity, shortId } from '../../../journal/entries.js';
+import { type LookFor, recoveryHint } from '../../../journal/record.js';
 import {
   type Blocker,
   DUPLICATE_WINDOW_MS,
@@ -21,13 +21,13 @@ import {
   rowPaidElsewhere,
   type Scope,
   sameRowPayment,
-} from '../../journal/rules.js';
-import { type ClaimQuestion, judgeClaim, OutcomeSpilled } from '../../journal/stores.js';
-import { createProgress } from '../../output/progress.js';
-import { safeText } from '../../output/sanitize.js';
-import { refuseFile, SHOWN_PROBLEMS } from '../shared/files.js';
-import type { BatchItem } from './batch.js';
+} from '../../../journal/rules.js';
+import { type ClaimQuestion, judgeClaim, OutcomeSpilled } from '../../../journal/stores.js';
+import { createProgress } from '../../../output/progress.js';
+import { safeText } from '../../../output/sanitize.js';
+import { refuseFile, SHOWN_PROBLEMS } from '../files.js';
 import { eachBounded, refusalOf } from './batchconsult.js';
+import type { BatchItem } from './batchrun.js';
 import { describeDebit, holderWords, statementDuplicate } from './guards.js';
 import type { Moment, MomentRow } from './moment.js';
 import { journaledTransfer, type PayContext } from './shared.js';

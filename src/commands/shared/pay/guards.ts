@@ -4,20 +4,25 @@
  * (domain/statementguard.ts): the account's debits of `--duplicate-window`, read once per command, against
  * the payment about to leave; a debit no journal entry explains holds it (exit 8) unless `--allow-duplicate`.
  */
-import type { DictConsultation } from '../../api/resources/payments.js';
-import { type StatementEntry, statementWindow } from '../../api/resources/statement.js';
-import { type Centavos, centavosFromApi, formatBRL, formatDecimal } from '../../domain/money.js';
-import { answersForKey, type PixKey } from '../../domain/pixkey.js';
-import { type Debit, duplicateDebit, type PaidTo, unexplainedDebits } from '../../domain/statementguard.js';
-import { formatDateTime } from '../../domain/when.js';
-import { PixError } from '../../errors.js';
-import { type JournalEntry, shortId } from '../../journal/entries.js';
-import { recoveryHint } from '../../journal/record.js';
-import { type Blocker, type DuplicateQuery, effectiveState, ofAccount } from '../../journal/rules.js';
-import type { Holder } from '../../journal/stores.js';
-import { safeText } from '../../output/sanitize.js';
-import { nowOnBothClocks, SKEW_MARGIN_MS } from '../shared/clocks.js';
-import { DEFAULT_DUPLICATE_WINDOW_MS } from '../shared/flags.js';
+import type { DictConsultation } from '../../../api/resources/payments.js';
+import { type StatementEntry, statementWindow } from '../../../api/resources/statement.js';
+import { type Centavos, centavosFromApi, formatBRL, formatDecimal } from '../../../domain/money.js';
+import { answersForKey, type PixKey } from '../../../domain/pixkey.js';
+import {
+  type Debit,
+  duplicateDebit,
+  type PaidTo,
+  unexplainedDebits,
+} from '../../../domain/statementguard.js';
+import { formatDateTime } from '../../../domain/when.js';
+import { PixError } from '../../../errors.js';
+import { type JournalEntry, shortId } from '../../../journal/entries.js';
+import { recoveryHint } from '../../../journal/record.js';
+import { type Blocker, type DuplicateQuery, effectiveState, ofAccount } from '../../../journal/rules.js';
+import type { Holder } from '../../../journal/stores.js';
+import { safeText } from '../../../output/sanitize.js';
+import { nowOnBothClocks, SKEW_MARGIN_MS } from '../clocks.js';
+import { DEFAULT_DUPLICATE_WINDOW_MS } from '../flags.js';
 import { maskedDocument } from './details.js';
 import type { PayContext, PayFlags, PaymentPlan } from './shared.js';
 

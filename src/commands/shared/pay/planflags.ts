@@ -1,12 +1,12 @@
 /**
  * `--plan FILE`, `--signing-key`, `--by` and `--expires-in` of pay key, pay qr and pay batch: the flags only (what
- * the plan is, how its maker signs it and how it is written is commands/pay/plan.ts, loaded only when
+ * the plan is, how its maker signs it and how it is written is plan.ts beside it, loaded only when
  * `--plan` is given: rule 8).
  */
 import type { Command } from 'commander';
-import { usageError } from '../../errors.js';
-import * as z from '../../zod.js';
-import { durationFlag } from '../shared/flags.js';
+import { usageError } from '../../../errors.js';
+import * as z from '../../../zod.js';
+import { durationFlag } from '../flags.js';
 import type { PlanRequest } from './shared.js';
 
 /** How long a plan stays valid by default. */

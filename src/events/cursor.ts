@@ -1,10 +1,10 @@
 /**
- * What both of `pix listen`'s stores (events/stores.ts) share: where the listener had got to (the checkpoint
+ * What both of `pix listen`'s stores (stores.ts) share: where the listener had got to (the checkpoint
  * of the file log without the log's own counts), how a run starts from it, and the error of a listener that
  * is no longer the active one.
  */
-import type { Checkpoint } from '../../domain/event-log.js';
-import { PixError } from '../../errors.js';
+import type { Checkpoint } from '../domain/event-log.js';
+import { PixError } from '../errors.js';
 
 /**
  * The listener lost the account's lock (another may be active now): it stops (exit 6) rather than write or

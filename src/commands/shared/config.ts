@@ -21,8 +21,8 @@ import { formatDecimal, parseAmount } from '../../domain/money.js';
 import { normalizeBaseUrl } from '../../domain/url.js';
 import { usageError } from '../../errors.js';
 import * as z from '../../zod.js';
-import { fromDomain } from '../shared/flags.js';
-import { completionValues } from '../shared/help.js';
+import { fromDomain } from './flags.js';
+import { completionValues } from './help.js';
 
 /** What the built-in sandbox profile may set: nothing about where or how to connect. */
 export const SANDBOX_KEYS: readonly ConfigKey[] = [

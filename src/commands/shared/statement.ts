@@ -19,8 +19,8 @@ import { money, type OutputMode } from '../../output/format.js';
 import type { Column, ListWriterOptions } from '../../output/records.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
-import { amountFlag, fromDomain, parseOptions } from '../shared/flags.js';
-import { completionValues } from '../shared/help.js';
+import { amountFlag, fromDomain, parseOptions } from './flags.js';
+import { completionValues } from './help.js';
 
 /** The range flags, as typed. */
 export interface RangeFlags {

@@ -23,7 +23,6 @@ import {
   type VerdictSource,
   verifySignoffs,
 } from '../../approvals/review.js';
-import { approvalStoresOf } from '../../approvals/stores.js';
 import type { Deps } from '../../context.js';
 import { centavosToApi, formatBRL } from '../../domain/money.js';
 import { type Plan, rowFacts, shortPlanId } from '../../domain/plan.js';
@@ -86,7 +85,7 @@ export async function openPlan(deps: Deps, file: string, policy: string | undefi
         valid.set(signoff.record.signature, signoff.record);
     }
   }
-  const stores = await approvalStoresOf(deps);
+  const stores = await deps.stores.approvals();
   const stored = await stores.remember(PLAN_NAMESPACE, plan.id, [...valid.values()]);
   const sources: VerdictSource[] = [
     ...files,

@@ -10,19 +10,14 @@
  *   advisory lock: a second listener, on any machine, is a standby that takes over when the active one's
  *   connection ends (docs/team.md).
  *
- * The listener (commands/listen/) asks the store; it never asks which one it has.
+ * The wiring chooses which (src/wiring-stores.ts); the listener (commands/listen/) asks the store it is
+ * handed, never which one it has.
  */
-import type { Deps } from '../../context.js';
-import {
-  type Checkpoint,
-  type EventState,
-  emptyLogCheckpoint,
-  type LogLine,
-} from '../../domain/event-log.js';
-import type { PixEvent } from '../../domain/events.js';
-import { PixError } from '../../errors.js';
-import { safeText } from '../../output/sanitize.js';
-import { pause } from '../statement/follow.js';
+import type { Deps } from '../context.js';
+import { type Checkpoint, type EventState, emptyLogCheckpoint, type LogLine } from '../domain/event-log.js';
+import type { PixEvent } from '../domain/events.js';
+import { PixError } from '../errors.js';
+import { safeText } from '../output/sanitize.js';
 import { type Cursor, moved, type Start, startOfCursor } from './cursor.js';
 import {
   appendLog,
@@ -35,7 +30,7 @@ import {
   signingSecret,
   takeListenerLock,
   writeCheckpoint,
-} from './shared.js';
+} from './log.js';
 
 /** What an earlier version's log says was made: by source (type and record id), by id, or as seen. */
 export interface LegacyLog {
@@ -226,19 +221,6 @@ async function lockFile(files: EventFiles, hold: Hold, deps: Deps): Promise<{ re
     }
     if (!said) deps.io.stderr.write(`waiting: ${who}\n`);
     said = true;
-    if (!(await pause(deps, LOCK_RETRY_MS))) return undefined;
+    if (!(await deps.pause(LOCK_RETRY_MS))) return undefined;
   }
-}
-
-/**
- * The event store of the command's profile: the config directory's files, or the database its ledger
- * names (its driver loaded only then: architecture rule 8).
- */
-export async function eventStoreOf(files: EventFiles, deps: Deps): Promise<EventStore> {
-  const settings = await deps.settings();
-  if (settings.ledger.kind === 'file') return fileEventStore(files, deps);
-  const { postgresEventStore } = await import('./postgres.js');
-  const store = postgresEventStore(settings.ledger.url.value, files, deps);
-  deps.defer(() => store.close());
-  return store;
 }

@@ -13,10 +13,10 @@
  *   lock: a listener that lost it stops (exit 6) instead of writing beside the one that took over.
  */
 import { hostname } from 'node:os';
-import type { Deps } from '../../context.js';
-import type { EventState, LogLine } from '../../domain/event-log.js';
-import type { PixEvent } from '../../domain/events.js';
-import { PixError } from '../../errors.js';
+import type { Deps } from '../context.js';
+import type { EventState, LogLine } from '../domain/event-log.js';
+import type { PixEvent } from '../domain/events.js';
+import { PixError } from '../errors.js';
 import {
   isConnectionError,
   openPool,
@@ -24,12 +24,11 @@ import {
   reserved,
   type Sql,
   type Tx,
-} from '../../journal/postgres/connect.js';
-import { checkSchema, schemaVersion } from '../../journal/postgres/store.js';
-import { safeText } from '../../output/sanitize.js';
-import { pause } from '../statement/follow.js';
+} from '../journal/postgres/connect.js';
+import { checkSchema, schemaVersion } from '../journal/postgres/store.js';
+import { safeText } from '../output/sanitize.js';
 import { type Cursor, ListenerLockLost, moved, startOfCursor } from './cursor.js';
-import { type EventFiles, newSecret, signingSecret } from './shared.js';
+import { type EventFiles, newSecret, signingSecret } from './log.js';
 import type { EventStore, History, Restored } from './stores.js';
 
 /** The advisory lock of an account's active listener (as the lock file, keyed by the account alone). */
@@ -140,7 +139,7 @@ export function postgresEventStore(url: string, files: EventFiles, deps: Deps): 
             }
             if (!waited) deps.io.stderr.write(await standbyLine(lockConnection(tx, note), hold.intervalMs));
             waited = true;
-            if (!(await pause(deps, hold.intervalMs))) return undefined;
+            if (!(await deps.pause(hold.intervalMs))) return undefined;
           }
           try {
             await tx.unsafe(

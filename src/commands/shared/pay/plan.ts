@@ -11,15 +11,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readPlanFile, writePlanFile } from '../../approvals/files.js';
-import { accountHistory, capsBroken, type Payee } from '../../approvals/history.js';
-import { type PolicyInForce, policiesFor, requireInForce } from '../../approvals/inforce.js';
-import { findSigningKey, type SigningKey, whoMakes } from '../../approvals/operator.js';
-import { signChecked } from '../../approvals/sign.js';
-import type { Deps } from '../../context.js';
-import type { Centavos } from '../../domain/money.js';
-import { formatBRL } from '../../domain/money.js';
-import type { PayeeExpectation } from '../../domain/payee.js';
+import { readPlanFile, writePlanFile } from '../../../approvals/files.js';
+import { accountHistory, capsBroken, type Payee } from '../../../approvals/history.js';
+import { type PolicyInForce, policiesFor, requireInForce } from '../../../approvals/inforce.js';
+import { findSigningKey, type SigningKey, whoMakes } from '../../../approvals/operator.js';
+import { signChecked } from '../../../approvals/sign.js';
+import type { Deps } from '../../../context.js';
+import type { Centavos } from '../../../domain/money.js';
+import { formatBRL } from '../../../domain/money.js';
+import type { PayeeExpectation } from '../../../domain/payee.js';
 import {
   makerMessage,
   PLAN_FORMAT,
@@ -29,15 +29,14 @@ import {
   rowFacts,
   sealPlan,
   shortPlanId,
-} from '../../domain/plan.js';
-import { applyingRules, outsideAllowlist, PLAN_NAMESPACE } from '../../domain/policy.js';
-import { formatForMessage } from '../../domain/when.js';
-import { PixError, usageError } from '../../errors.js';
-import { journalOf } from '../../journal/record.js';
-import type { Account } from '../../journal/rules.js';
-import { jsonDocument } from '../../output/format.js';
-import { safeText } from '../../output/sanitize.js';
-import type { BatchItem, BatchPlanHooks } from './batch.js';
+} from '../../../domain/plan.js';
+import { applyingRules, outsideAllowlist, PLAN_NAMESPACE } from '../../../domain/policy.js';
+import { formatForMessage } from '../../../domain/when.js';
+import { PixError, usageError } from '../../../errors.js';
+import type { Account } from '../../../journal/rules.js';
+import { jsonDocument } from '../../../output/format.js';
+import { safeText } from '../../../output/sanitize.js';
+import type { BatchItem, BatchPlanHooks } from './batchrun.js';
 import type { PayContext, PaymentPlan, PlanRequest } from './shared.js';
 
 /** One row before its facts: what was consulted. */
@@ -101,7 +100,7 @@ async function writePlan(
   const { policy } = policies[0]!;
   const now = deps.clock.now();
   // The whole journal: a batch holds only its own rows' entries, and the history needs every payment.
-  const history = accountHistory(await (await journalOf(deps)).read(), account, now);
+  const history = accountHistory(await (await deps.stores.journal()).read(), account, now);
   const rows: PlanRow[] = inputs.map((input) => {
     const receiver = {
       name: input.receiver.name,

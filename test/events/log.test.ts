@@ -1,16 +1,10 @@
 import { appendFileSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  appendLog,
-  eventAt,
-  measureLog,
-  readEventLog,
-  writeCheckpoint,
-} from '../../../src/commands/events/shared.js';
-import type { Checkpoint, LogLine } from '../../../src/domain/event-log.js';
-import { entryEvent } from '../../../src/domain/events.js';
-import { deferEach } from '../../helpers/cleanup.js';
+import type { Checkpoint, LogLine } from '../../src/domain/event-log.js';
+import { entryEvent } from '../../src/domain/events.js';
+import { appendLog, eventAt, measureLog, readEventLog, writeCheckpoint } from '../../src/events/log.js';
+import { deferEach } from '../helpers/cleanup.js';
 
 const { dir: tempDir } = deferEach();
 const context = { account: 'acct_test', profile: 'prod' };

@@ -1,19 +1,19 @@
 /**
- * `pix pay batch`, step 3 (commands/pay/batch.ts): every open row consulted, a bounded number at a time
+ * `pix pay batch`, step 3 (batchrun.ts payBatchRows): every open row consulted, a bounded number at a time
  * (the client retries consultations and honours Retry-After); a refused consultation makes the row
  * `not_payable`, and the consultation gives the row its receiver and, for a code, its amount.
  */
 
-import { consultEmv, consultKey, dictEndToEndId } from '../../api/resources/payments.js';
-import { planRowAmount } from '../../domain/batchplan.js';
-import { decodeBrCode } from '../../domain/brcode.js';
-import { centavosFromApi } from '../../domain/money.js';
-import { type ConsultedOwner, merchantMatchesOwner, payeeMismatch } from '../../domain/payee.js';
-import { PixError, stopSignalOf } from '../../errors.js';
-import { createProgress } from '../../output/progress.js';
-import { safeText } from '../../output/sanitize.js';
-import type { BatchItem } from './batch.js';
+import { consultEmv, consultKey, dictEndToEndId } from '../../../api/resources/payments.js';
+import { planRowAmount } from '../../../domain/batchplan.js';
+import { decodeBrCode } from '../../../domain/brcode.js';
+import { centavosFromApi } from '../../../domain/money.js';
+import { type ConsultedOwner, merchantMatchesOwner, payeeMismatch } from '../../../domain/payee.js';
+import { PixError, stopSignalOf } from '../../../errors.js';
+import { createProgress } from '../../../output/progress.js';
+import { safeText } from '../../../output/sanitize.js';
 import type { Run } from './batchpayment.js';
+import type { BatchItem } from './batchrun.js';
 import { institution, maskedDocument } from './details.js';
 import { checkNotExpired, keyAnswerProblem } from './guards.js';
 import type { PayContext } from './shared.js';

@@ -1,21 +1,21 @@
 /**
- * `pix pay batch`, steps 4 and 6 (commands/pay/batch.ts): what a person sees of a run — the plan to
+ * `pix pay batch`, steps 4 and 6 (batchrun.ts payBatchRows): what a person sees of a run — the plan to
  * confirm, the report (one record per row on stdout, the totals and why rows were not paid on stderr),
  * `--dry-run` and `--plan FILE` ending early — and the exit code the rows' states give (contract §4).
  */
 
-import type { Deps } from '../../context.js';
-import { batchOutcome, countStates, describeStates, type RowState } from '../../domain/batchplan.js';
-import { type Centavos, centavosToApi, formatBRL, formatDecimal } from '../../domain/money.js';
-import { PixError, stopSignalOf } from '../../errors.js';
-import { recoveryHint } from '../../journal/record.js';
-import { preparePager } from '../../output/pager.js';
-import { type Column, createListWriter } from '../../output/records.js';
-import { safeText } from '../../output/sanitize.js';
-import { renderTable, type TableColumn } from '../../output/table.js';
-import { SHOWN_PROBLEMS } from '../shared/files.js';
-import type { BatchItem, BatchPlanHooks } from './batch.js';
+import type { Deps } from '../../../context.js';
+import { batchOutcome, countStates, describeStates, type RowState } from '../../../domain/batchplan.js';
+import { type Centavos, centavosToApi, formatBRL, formatDecimal } from '../../../domain/money.js';
+import { PixError, stopSignalOf } from '../../../errors.js';
+import { recoveryHint } from '../../../journal/record.js';
+import { preparePager } from '../../../output/pager.js';
+import { type Column, createListWriter } from '../../../output/records.js';
+import { safeText } from '../../../output/sanitize.js';
+import { renderTable, type TableColumn } from '../../../output/table.js';
+import { SHOWN_PROBLEMS } from '../files.js';
 import { lookOf, type Run } from './batchpayment.js';
+import type { BatchItem, BatchPlanHooks } from './batchrun.js';
 import { ask, type PayContext } from './shared.js';
 
 const STATE_PAINT: Partial<Record<RowState, 'green' | 'red' | 'yellow'>> = {

@@ -21,12 +21,11 @@ import {
   type LedgerRecord,
   markAmbiguous,
 } from '../../journal/ledger.js';
-import { journalOf } from '../../journal/record.js';
 import { type Account, ofAccount } from '../../journal/rules.js';
 import type { JournalStore } from '../../journal/stores.js';
 import { safeText } from '../../output/sanitize.js';
-import { accountOf } from '../shared/account.js';
-import { nowOnBothClocks, SKEW_MARGIN_MS } from '../shared/clocks.js';
+import { accountOf } from './account.js';
+import { nowOnBothClocks, SKEW_MARGIN_MS } from './clocks.js';
 
 export interface ProfileLedger {
   /** Where a look records the payments it finds (journal match lines). */
@@ -43,7 +42,7 @@ export interface ProfileLedger {
 }
 
 export async function openLedger(deps: Deps): Promise<ProfileLedger> {
-  const [journal, account] = await Promise.all([journalOf(deps), accountOf(deps)]);
+  const [journal, account] = await Promise.all([deps.stores.journal(), accountOf(deps)]);
   const warning = await journal.damageWarning();
   if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
   return ledgerOf(journal, () => journal.read(), account, deps);

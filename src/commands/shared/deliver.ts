@@ -1,7 +1,7 @@
 /**
  * Where `pix listen` (and `pix events resend`) deliver an event: POSTed to `--forward-to URL` signed as
  * Stripe signs (`Pix-Signature`), piped to `--exec CMD`, or printed; and the delivery of what is owed,
- * each attempt logged (commands/events/shared.ts) before the next starts.
+ * each attempt logged (src/events/log.ts) before the next starts.
  */
 import { spawn } from 'node:child_process';
 import type { StatementEntry } from '../../api/resources/statement.js';

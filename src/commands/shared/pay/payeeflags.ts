@@ -10,11 +10,11 @@ import {
   parseExpectedDocument,
   parseExpectedName,
   payeeMismatch,
-} from '../../domain/payee.js';
-import { PixError } from '../../errors.js';
-import { safeText } from '../../output/sanitize.js';
-import * as z from '../../zod.js';
-import { fromDomain } from '../shared/flags.js';
+} from '../../../domain/payee.js';
+import { PixError } from '../../../errors.js';
+import { safeText } from '../../../output/sanitize.js';
+import * as z from '../../../zod.js';
+import { fromDomain } from '../flags.js';
 
 export const payeeFlags = {
   expectDocument: z.optional(fromDomain(parseExpectedDocument)),

@@ -14,7 +14,6 @@ import { centavosToApi, formatBRL, formatDecimal } from '../../domain/money.js';
 import { formatDateTime } from '../../domain/when.js';
 import { PixError, usageError } from '../../errors.js';
 import { type JournalEntry, type Resolution, shortId } from '../../journal/entries.js';
-import { journalOf } from '../../journal/record.js';
 import { findEntry, isUnresolved } from '../../journal/rules.js';
 import type { JournalStore } from '../../journal/stores.js';
 import { type OutputMode, outputMode } from '../../output/format.js';
@@ -28,7 +27,7 @@ export async function openJournal(
   const settings = await deps.settings();
   const timeZone = settings.timeZone.value;
   const mode = await outputMode(deps, timeZone);
-  const journal = await journalOf(deps);
+  const journal = await deps.stores.journal();
   return { timeZone, mode, journal };
 }
 

@@ -6,13 +6,12 @@
  * the others; a single payment is refused (exit 8). A run that crosses midnight, or into the night, is
  * judged row by row.
  */
-import { type AccountHistory, accountHistory, type Payee, payeeTag } from '../../approvals/history.js';
-import type { PolicyInForce } from '../../approvals/inforce.js';
-import type { Centavos } from '../../domain/money.js';
-import { capViolations, POLICY_TIME_ZONE } from '../../domain/policy.js';
-import { formatDateTime, todayIn } from '../../domain/when.js';
-import { journalOf } from '../../journal/record.js';
-import { safeText } from '../../output/sanitize.js';
+import { type AccountHistory, accountHistory, type Payee, payeeTag } from '../../../approvals/history.js';
+import type { PolicyInForce } from '../../../approvals/inforce.js';
+import type { Centavos } from '../../../domain/money.js';
+import { capViolations, POLICY_TIME_ZONE } from '../../../domain/policy.js';
+import { formatDateTime, todayIn } from '../../../domain/when.js';
+import { safeText } from '../../../output/sanitize.js';
 import type { PayContext } from './shared.js';
 
 /** One payment about to leave. */
@@ -51,7 +50,7 @@ export function momentChecks(ctx: PayContext, policies: readonly PolicyInForce[]
     let found = days.get(day);
     if (found === undefined) {
       // A new day (the run's first, or midnight crossed): what the journal says was paid on it so far.
-      found = journalOf(ctx.deps).then(async (journal) => ({
+      found = ctx.deps.stores.journal().then(async (journal) => ({
         history: accountHistory(await journal.read(), ctx.account, at),
         passed: [],
       }));

@@ -4,22 +4,27 @@
  * request (never retried), and its output. The guards that run before money moves are in guards.ts, how a
  * payment is shown in details.ts. Every server-provided text shown here goes through the one sanitizer.
  */
-import { sendTransfer, type TransferResult } from '../../api/resources/payments.js';
-import type { PolicyInForce } from '../../approvals/inforce.js';
-import type { Settings } from '../../config/types.js';
-import type { Deps } from '../../context.js';
-import { transferAnomalies } from '../../domain/anomalies.js';
-import { type Centavos, centavosToApi, formatBRL } from '../../domain/money.js';
-import type { PayeeExpectation } from '../../domain/payee.js';
-import type { Debit, PaidTo } from '../../domain/statementguard.js';
-import { describeSystemError, PixError, usageError } from '../../errors.js';
-import { type JournalEntry, type JournalPlan, type PaymentIdentity, shortId } from '../../journal/entries.js';
-import { journalOf, sendJournaled } from '../../journal/record.js';
-import { type Account, type DuplicateQuery, recordedAccount } from '../../journal/rules.js';
-import type { JournalStore } from '../../journal/stores.js';
-import { jsonDocument, type OutputMode, outputMode } from '../../output/format.js';
-import { safeText } from '../../output/sanitize.js';
-import { accountOf } from '../shared/account.js';
+import { sendTransfer, type TransferResult } from '../../../api/resources/payments.js';
+import type { PolicyInForce } from '../../../approvals/inforce.js';
+import type { Settings } from '../../../config/types.js';
+import type { Deps } from '../../../context.js';
+import { transferAnomalies } from '../../../domain/anomalies.js';
+import { type Centavos, centavosToApi, formatBRL } from '../../../domain/money.js';
+import type { PayeeExpectation } from '../../../domain/payee.js';
+import type { Debit, PaidTo } from '../../../domain/statementguard.js';
+import { describeSystemError, PixError, usageError } from '../../../errors.js';
+import {
+  type JournalEntry,
+  type JournalPlan,
+  type PaymentIdentity,
+  shortId,
+} from '../../../journal/entries.js';
+import { sendJournaled } from '../../../journal/record.js';
+import { type Account, type DuplicateQuery, recordedAccount } from '../../../journal/rules.js';
+import type { JournalStore } from '../../../journal/stores.js';
+import { jsonDocument, type OutputMode, outputMode } from '../../../output/format.js';
+import { safeText } from '../../../output/sanitize.js';
+import { accountOf } from '../account.js';
 import { confirmationQuestion, renderDetails, transferRows } from './details.js';
 import { blockedError, checkReceiver } from './guards.js';
 import type { PlanMaking } from './plan.js';
@@ -42,7 +47,7 @@ export interface PayFlags {
   confirmLater?: boolean;
   /**
    * `--plan FILE`: everything up to the confirmation, then a plan written instead of paying
-   * (commands/pay/plan.ts); no confirmation is needed, and require-plan lets it through.
+   * (shared/pay/plan.ts); no confirmation is needed, and require-plan lets it through.
    */
   plan?: PlanRequest;
   /** Paying an approved plan (`pix plan execute`): kept in every journal entry it begins. */
@@ -174,12 +179,12 @@ export async function startPayment(
   const settings = await deps.settings();
   refuseWithoutPlan(settings, flags);
   if (!flags.confirmLater) refuseUnconfirmable(deps, flags);
-  const journal = await journalOf(deps, only);
+  const journal = await deps.stores.journal(only);
   await journal.checkSound();
   const account = await accountOf(deps);
   // The account's policy binds every payment of it, whatever the profile, flags or environment (loaded
   // only here: a payment of an account with no policy reads one small file or one row).
-  const { enforcedPolicy } = await import('../../approvals/inforce.js');
+  const { enforcedPolicy } = await import('../../../approvals/inforce.js');
   const bound = await enforcedPolicy(deps, account.id);
   refuseWithoutPlan(settings, flags, bound);
   const making =

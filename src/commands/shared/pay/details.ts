@@ -2,13 +2,13 @@
  * How a payment is shown: the detail rows of a consultation and a transfer, the confirmation's question,
  * institutions and masked documents. Every server text goes through the one sanitizer (output/sanitize.ts).
  */
-import type { TransferResult } from '../../api/resources/payments.js';
-import { institutionName } from '../../domain/banks.js';
-import { maskDocument } from '../../domain/documents.js';
-import { type Centavos, centavosFromApi, formatBRL, formatDecimal } from '../../domain/money.js';
-import { formatDateTime } from '../../domain/when.js';
-import type { OutputMode } from '../../output/format.js';
-import { safeText } from '../../output/sanitize.js';
+import type { TransferResult } from '../../../api/resources/payments.js';
+import { institutionName } from '../../../domain/banks.js';
+import { maskDocument } from '../../../domain/documents.js';
+import { type Centavos, centavosFromApi, formatBRL, formatDecimal } from '../../../domain/money.js';
+import { formatDateTime } from '../../../domain/when.js';
+import type { OutputMode } from '../../../output/format.js';
+import { safeText } from '../../../output/sanitize.js';
 import type { DetailRow, PayContext, PaymentPlan } from './shared.js';
 
 /** `Banco Inter (00416968)`, or the bare ISPB when it is not in the list. */

@@ -1,6 +1,6 @@
 /**
- * One account's event files (domain/event-log.ts says what is in them), the ONE place `pix listen` and
- * `pix events` open them:
+ * One account's event files (domain/event-log.ts says what is in them), read and written here alone
+ * (found by commands/shared/events.ts eventFiles):
  *
  *   <config dir>/events/<account id>.jsonl        the log (append-only; each line with its checksum)
  *   <config dir>/events/<account id>.checkpoint   where the listener had got to, and how long the log was
@@ -12,11 +12,8 @@
  * earlier versions, named after a profile and a base URL, become the account's the first time it is used
  * through that profile.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { renameSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { configDir } from '../../config/store.js';
-import type { Deps } from '../../context.js';
+import { randomBytes } from 'node:crypto';
+import type { Deps } from '../context.js';
 import {
   type Checkpoint,
   createLogReader,
@@ -28,16 +25,13 @@ import {
   lineDigest,
   parseCheckpoint,
   TORN_MARK,
-} from '../../domain/event-log.js';
-import type { PixEvent } from '../../domain/events.js';
-import { PixError } from '../../errors.js';
-import { openAccounts } from '../../journal/accounts.js';
-import type { Account } from '../../journal/rules.js';
-import { appendPrivateLine } from '../../storage/append.js';
-import { ensurePrivateDir } from '../../storage/dirs.js';
-import { readLines, readPrivateFile, writeFileAtomic } from '../../storage/files.js';
-import { type HeldLock, holdLock, type LockHolder } from '../../storage/locks.js';
-import { accountOf } from '../shared/account.js';
+} from '../domain/event-log.js';
+import type { PixEvent } from '../domain/events.js';
+import { PixError } from '../errors.js';
+import type { Account } from '../journal/rules.js';
+import { appendPrivateLine } from '../storage/append.js';
+import { readLines, readPrivateFile, writeFileAtomic } from '../storage/files.js';
+import { type HeldLock, holdLock, type LockHolder } from '../storage/locks.js';
 
 export interface EventFiles {
   log: string;
@@ -48,47 +42,6 @@ export interface EventFiles {
   account: Account;
   /** Every base URL the account was reached by: the scopes of the ids earlier versions made. */
   baseUrls: string[];
-}
-
-/** The account's event files (the directory made 0700), earlier versions' files adopted. */
-export async function eventFiles(deps: Deps): Promise<EventFiles> {
-  const [settings, account, config] = await Promise.all([deps.settings(), accountOf(deps), deps.config()]);
-  const dir = join(configDir(deps.env), 'events');
-  ensurePrivateDir(dir);
-  const at = (suffix: string) => join(dir, `${account.id}.${suffix}`);
-  const files = { log: at('jsonl'), checkpoint: at('checkpoint'), secret: at('secret'), lock: at('lock') };
-  // The files of the account's former names (journal/accounts.ts) are its own: adopted under its id.
-  for (const former of account.formerIds) {
-    for (const suffix of ['jsonl', 'checkpoint', 'secret'] as const) {
-      adoptFile(join(dir, `${former}.${suffix}`), at(suffix));
-    }
-  }
-  const earlier = openAccounts(config.dir, deps).former()?.accounts ?? {};
-  // Earlier versions named files and ids after the base URL as the settings spell it (the embedded
-  // sandbox's `http://127.0.0.1:0`), not as the account is known.
-  const baseUrls = [
-    ...new Set([
-      account.baseUrl,
-      settings.baseUrl.value,
-      ...account.formerIds.flatMap((id) => earlier[id]?.baseUrls ?? []),
-      ...account.legacy.map((claim) => claim.baseUrl),
-    ]),
-  ];
-  for (const name of [settings.profile.value, ...settings.formerNames]) {
-    for (const baseUrl of baseUrls) {
-      const legacy = createHash('sha256').update(`${name}\n${baseUrl}`).digest('hex').slice(0, 16);
-      adoptFile(join(dir, `${legacy}.jsonl`), files.log);
-      adoptFile(join(dir, `${legacy}.secret`), files.secret);
-    }
-  }
-  return { ...files, profile: account.profile, account, baseUrls };
-}
-
-/** Moves an earlier version's file to its account's name, unless the account has one already. */
-function adoptFile(from: string, to: string): void {
-  const exists = (path: string) => statSync(path, { throwIfNoEntry: false }) !== undefined;
-  if (exists(to) || !exists(from)) return;
-  renameSync(from, to);
 }
 
 /** The account's signing secret (`whsec_…`, made on first use, 0600), or a new one with `rotate`. */
