@@ -202,7 +202,8 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
    * and a due-date charge's request, pay's `--plan` (its flags, and the plan it writes, loaded only for
    * --plan), the policies' checks at each payment's moment, the steps of pay batch, the guards before a payment and how one is shown, close's pack and `--list`, the steps of `pix listen` (delivery, its
    * state, its sources), the stores of its events (the config directory's files, the shared ledger's rows, the
-   * cursor both keep), the completion scripts' text, and how schedules' occurrences are found and paid.
+   * cursor both keep), the completion scripts' text, and how schedules' occurrences are found, judged under a
+   * policy and paid.
    */
   const PARTS = [
     'charge/ledger',
@@ -228,6 +229,7 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
     'completion/shells',
     'schedule/payment',
     'schedule/survey',
+    'schedule/standing',
   ];
 
   it('every file under src/commands/ is a verb the COMMANDS table loads, a shared.ts, a part, or shared/', () => {

@@ -186,7 +186,7 @@ async function checkAtPayment(
  * The plan's rules at an instant, for one row: the first rule that applies to it then (a night rule once the
  * night began in a policy's window) whose quorum the plan lacks, in words; undefined when none.
  */
-function rulesAt(opened: OpenedPlan, facts: () => Facts | undefined) {
+export function rulesAt(opened: OpenedPlan, facts: () => Facts | undefined) {
   return (at: Date, rowId: string): string | undefined => {
     const found = facts();
     const verdict = review(opened, ({ policy }) => isNight(policy, at.getTime()), found);
@@ -205,6 +205,14 @@ export async function runPlanExecute(options: PlanExecuteOptions, deps: Deps): P
   // 1. Offline.
   const opened = await openPlan(deps, options.file, options.policy);
   const { plan } = opened;
+  if (plan.standing !== undefined) {
+    // Its rows are occurrences, each paid on its own day by the schedule: never all at once here.
+    throw usageError(
+      options.file,
+      `a standing plan of schedule ${plan.standing.schedule}: its occurrences are paid on their days, not executed`,
+      `start the schedule with \`pix schedule activate ${options.file}\` once it is approved`,
+    );
+  }
   const now = deps.clock.now();
   const standing = standingRefusal(opened, now);
   if (standing !== undefined) {

@@ -28,6 +28,7 @@ import type { Deps } from '../../context.js';
 import { centavosToApi, formatBRL } from '../../domain/money.js';
 import { type Plan, rowFacts, shortPlanId } from '../../domain/plan.js';
 import { describeMissing, PLAN_NAMESPACE, type RowFacts } from '../../domain/policy.js';
+import { describeRule } from '../../domain/schedule.js';
 import { formatDateTime, formatForMessage } from '../../domain/when.js';
 import type { JournalEntry } from '../../journal/entries.js';
 import { shortId } from '../../journal/entries.js';
@@ -75,10 +76,23 @@ export interface OpenedPlan {
  * each. The verdicts that verify are remembered in the store.
  */
 export async function openPlan(deps: Deps, file: string, policy: string | undefined): Promise<OpenedPlan> {
-  const plan = readPlanFile(file);
+  return openPlanWith(deps, readPlanFile(file), file, readApprovals(file), policy, deps.clock.now());
+}
+
+/**
+ * openPlan over a plan already read and the verdicts found with it (a standing plan kept with its schedule
+ * and the approvals copied when it was activated: commands/schedule/standing.ts), judged at `at`.
+ */
+export async function openPlanWith(
+  deps: Deps,
+  plan: Plan,
+  file: string,
+  files: VerdictSource[],
+  policy: string | undefined,
+  at: Date,
+): Promise<OpenedPlan> {
   const policies = await policiesFor(deps, plan.account.id, policy);
-  const now = deps.clock.now().getTime();
-  const files: VerdictSource[] = readApprovals(file);
+  const now = at.getTime();
   const valid = new Map<string, VerdictSource['record']>();
   for (const { policy: judging } of policies) {
     for (const signoff of verifySignoffs(judging, plan.id, PLAN_NAMESPACE, files, now)) {
@@ -221,8 +235,16 @@ export function renderPlan(
     [
       [
         'Plan',
-        `${plan.id}${plan.source === undefined ? ` (pay ${plan.kind})` : ` (pay batch ${plan.source})`}`,
+        `${plan.id}${plan.standing !== undefined ? ` (standing: schedule ${plan.standing.schedule})` : plan.source === undefined ? ` (pay ${plan.kind})` : ` (pay batch ${plan.source})`}`,
       ],
+      ...(plan.standing === undefined
+        ? []
+        : [
+            [
+              'Schedule',
+              `${describeRule(plan.standing.recurrence.rule, plan.standing.recurrence.start)}, at ${plan.standing.time} (${plan.standing.timeZone}): ${plan.total.rows} occurrence${plan.total.rows === 1 ? '' : 's'}, ${plan.rows[0]!.id.slice(-10)} to ${plan.rows.at(-1)!.id.slice(-10)}`,
+            ],
+          ]),
       ['Account', `profile "${plan.account.profile}" via ${plan.account.api}`],
       [
         'Made by',
