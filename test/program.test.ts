@@ -200,7 +200,7 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
   /**
    * Modules of a noun that are neither a verb nor its shared.ts: `statement --follow`, a due-date charge's
    * request, close's pack and `--list`, the steps of `pix listen` (its state, its sources), the completion
-   * scripts' text, and how schedules' occurrences are found and paid. What several nouns use is in shared/
+   * scripts' text, and how schedules' occurrences are found, judged under a policy and paid. What several nouns use is in shared/
    * (pay's machinery in shared/pay/), what they keep below the commands (src/events/, src/journal/).
    */
   const PARTS = [
@@ -213,6 +213,7 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
     'completion/shells',
     'schedule/payment',
     'schedule/survey',
+    'schedule/standing',
   ];
 
   it('every file under src/commands/ is a verb the COMMANDS table loads, a shared.ts, a part, or shared/', () => {

@@ -127,12 +127,38 @@ function olderFormat(json: unknown, field: string, current: number): number | un
   return typeof given === 'number' && given < current ? given : undefined;
 }
 
+const date = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'not a date YYYY-MM-DD'));
+const small = (max: number) => z.int().check(z.minimum(0), z.maximum(max));
+
+/** A standing plan's schedule (domain/plan.ts StandingTerms; its rule as domain/schedule.ts writes it). */
+const standingSchema = z.strictObject({
+  schedule: z.string().check(z.regex(/^s-[0-9a-f]{12}$/, 'not a schedule id (s-…)')),
+  recurrence: z.strictObject({
+    rule: z.union([
+      z.strictObject({ kind: z.literal('once'), date }),
+      z.strictObject({ kind: z.literal('day-of-month'), day: small(31) }),
+      z.strictObject({ kind: z.literal('business-day'), n: small(31) }),
+      z.strictObject({ kind: z.literal('every-business-day') }),
+      z.strictObject({ kind: z.literal('weekday'), weekday: small(6) }),
+      z.strictObject({ kind: z.literal('weekly') }),
+      z.strictObject({ kind: z.literal('monthly') }),
+    ]),
+    start: date,
+    until: z.optional(date),
+    count: z.optional(small(100_000)),
+    shift: z.enum(['next', 'previous', 'keep']),
+  }),
+  time: z.string().check(z.regex(/^\d{2}:\d{2}$/, 'not a time HH:MM')),
+  timeZone: text,
+});
+
 const planSchema = z.strictObject({
   id: z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/, 'not a plan id (sha256:…)')),
   'pix-plan': z.literal(PLAN_FORMAT),
   account: z.strictObject({ id: text, profile: text, api: text }),
-  kind: z.enum(['key', 'qr', 'batch']),
+  kind: z.enum(['key', 'qr', 'batch', 'schedule']),
   source: z.optional(text),
+  standing: z.optional(standingSchema),
   rows: z.array(planRowSchema).check(z.minLength(1)),
   total: z.strictObject({ rows: z.int(), amountCentavos: money }),
   maker: z.strictObject({

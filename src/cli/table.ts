@@ -441,6 +441,12 @@ export const COMMANDS: Entry[] = [
         load: () => import('../commands/schedule/show.js'),
       },
       {
+        name: 'activate',
+        summary:
+          'start a schedule approved ahead: a standing plan (create --plan) approved with pix plan approve',
+        load: () => import('../commands/schedule/activate.js'),
+      },
+      {
         name: 'pause',
         summary: 'pay none of its occurrences until resumed (those passing meanwhile are skipped)',
         load: () => import('../commands/schedule/pause.js'),

@@ -42,6 +42,7 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
   'payment.resolved',
   'schedule.paid',
   'schedule.failed',
+  'schedule.held',
   'schedule.missed',
 ]);
 

@@ -20,6 +20,7 @@ export type EventType =
   | 'payment.resolved'
   | 'schedule.paid'
   | 'schedule.failed'
+  | 'schedule.held'
   | 'schedule.missed';
 
 export type RecordEventType = Exclude<EventType, 'entry.income' | 'entry.outcome'>;

@@ -17,6 +17,7 @@ import { canonicalJson } from './jsonsource.js';
 import type { Centavos } from './money.js';
 import type { PayeeExpectation } from './payee.js';
 import type { RowFacts } from './policy.js';
+import type { Recurrence } from './schedule.js';
 
 /** The receiver as the consultation answered. */
 export interface PlanReceiver {
@@ -56,6 +57,21 @@ export interface PlanMaker {
   key: string;
 }
 
+/**
+ * A standing plan (`pix schedule create … --plan FILE`): a recurring schedule approved once. Its rows are
+ * the schedule's occurrences, each its journal row (`s-….2026-03-10`), key, receiver as consulted and
+ * amount, so what the approvers sign is every date, the receiver and the most each occurrence may pay;
+ * these terms say how the schedule is made of it when it is activated (`pix schedule activate`).
+ */
+export interface StandingTerms {
+  /** The schedule's id (`s-` and 12 hex): its occurrences' rows are named by it. */
+  schedule: string;
+  recurrence: Recurrence;
+  /** `HH:MM`: when on its day an occurrence becomes due. */
+  time: string;
+  timeZone: string;
+}
+
 /** The format of a plan file this pix writes and reads. */
 export const PLAN_FORMAT = 2;
 
@@ -65,7 +81,9 @@ export interface PlanBody {
   /** The account it pays from, as the API identifies it (journal/accounts.ts), and its profile and API for people. */
   account: { id: string; profile: string; api: string };
   /** The command that made it. */
-  kind: 'key' | 'qr' | 'batch';
+  kind: 'key' | 'qr' | 'batch' | 'schedule';
+  /** A standing plan's schedule (kind `schedule`). */
+  standing?: StandingTerms;
   /** The batch file it was made from, as named on the command line. */
   source?: string;
   rows: PlanRow[];
@@ -134,6 +152,8 @@ export function checkPlan(plan: SealedPlan): void {
   const sum = plan.rows.reduce((total, row) => total + row.amountCentavos, 0);
   if (plan.total.rows !== plan.rows.length || plan.total.amountCentavos !== sum)
     throw new InvalidValue("the plan's total is not the sum of its rows");
+  if ((plan.kind === 'schedule') !== (plan.standing !== undefined))
+    throw new InvalidValue('a standing plan (kind schedule) and its schedule go together');
   const ids = new Set<string>();
   for (const row of plan.rows) {
     if (ids.has(row.id)) throw new InvalidValue(`row id ${row.id} is given twice`);

@@ -339,6 +339,12 @@ export function scheduleBatch(scheduleId: string): string {
  */
 export const MISSED_REASON = 'missed';
 export const REFUSED_PREFIX = 'refused: ';
+/**
+ * An occurrence the policy held at its moment (docs/schedules.md "Under a policy"): its standing approval
+ * does not hold then, or it would break a cap or a rule, or the account pays only approved plans and the
+ * schedule has none. Named in the reason; never sent, paid later only by `pix schedule pay`.
+ */
+export const HELD_PREFIX = 'held: ';
 
 export type OccurrenceState =
   | 'scheduled'
@@ -347,6 +353,7 @@ export type OccurrenceState =
   | 'sending'
   | 'unknown'
   | 'failed'
+  | 'held'
   | 'missed'
   | 'paused'
   | 'cancelled';
@@ -378,6 +385,7 @@ export function occurrenceState(
     if (state === 'done') return 'paid';
     if (state === 'sending' || state === 'unknown') settled = state;
     else if (record.reason === MISSED_REASON) settled ??= 'missed';
+    else if (record.reason?.startsWith(HELD_PREFIX)) settled ??= 'held';
     else if (record.reason?.startsWith(REFUSED_PREFIX) || record.reason === 'rejected') settled ??= 'failed';
   }
   if (settled !== undefined) return settled;

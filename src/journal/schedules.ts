@@ -16,7 +16,10 @@
  * schedules and nothing else.
  */
 import { join } from 'node:path';
+import type { ApprovalRecord } from '../approvals/files.js';
 import type { Centavos } from '../domain/money.js';
+import type { PayeeExpectation } from '../domain/payee.js';
+import type { Plan } from '../domain/plan.js';
 import type { Recurrence } from '../domain/schedule.js';
 import { PixError } from '../errors.js';
 import { appendPrivateLine } from '../storage/append.js';
@@ -53,10 +56,18 @@ export interface Schedule {
   /** The zone its days and times are in (the profile's, America/Sao_Paulo by default). */
   timeZone: string;
   receiver: ApprovedReceiver;
+  /** Who the operator said they pay (`--expect-document`, `--expect-name`): checked at every occurrence. */
+  expect?: PayeeExpectation | undefined;
   state: ScheduleState;
   stateAt?: string | undefined;
   /** Every occurrence dated up to this one is settled in the journal. */
   settled?: string | undefined;
+  /**
+   * Made under a policy (`pix schedule activate`): the standing plan its approvers signed and the
+   * verdicts of it read then. Nothing here is trusted as stored: each occurrence verifies them again
+   * (commands/schedule/standing.ts), with the verdicts remembered since.
+   */
+  standing?: { plan: Plan; approvals: ApprovalRecord[] } | undefined;
 }
 
 export interface ScheduleStore {

@@ -50,7 +50,7 @@ function lookupKey(state: SandboxState, key: string) {
  * phone number, a key ported to another bank): the DICT answers the new owner from now on. What a
  * payment approved for the old owner must notice before it pays (pix plan execute).
  */
-export function moveKey(state: SandboxState, raw: string): Receiver {
+export function moveKey(state: SandboxState, raw: string, back = false): Receiver {
   const key = raw.trim();
   const type = keyTypeOf(key);
   if (!type) throw new ApiFailure(400, 'INVALID_PIX_KEY', 'Chave PIX inválida');
@@ -58,8 +58,11 @@ export function moveKey(state: SandboxState, raw: string): Receiver {
   if (state.keys.some((own) => own.key === key))
     throw new ApiFailure(422, 'OWN_PIX_KEY', 'A chave pertence a esta conta');
   const moved = { ...(state.movedKeys ?? {}) };
-  moved[key] = (moved[key] ?? 0) + 1;
+  // `--back`: the key returns to the owner it had before it was ever moved.
+  if (back) delete moved[key];
+  else moved[key] = (moved[key] ?? 0) + 1;
   state.movedKeys = moved;
+  if (back) return dictOwner(key, type, 0).receiver;
   return dictOwner(key, type, moved[key]).receiver;
 }
 

@@ -110,6 +110,25 @@ const DUEDATE_BODY = {
   amountFine: { modality: 'PERCENT', amountPerc: 2 },
 };
 
+/** The team of the approvals' examples: keys, a policy naming them approved by its admins, a batch file. */
+const TEAM = [
+  "mkdir -p -m 700 .ssh && ssh-keygen -q -t ed25519 -N '' -C me@example.com -f .ssh/id_ed25519",
+  "ssh-keygen -q -t ecdsa -N '' -C bob@example.com -f .ssh/id_ecdsa && ssh-keygen -q -t ed25519 -N '' -f carol",
+  'git init -q && git config user.name Me && git config user.email me@example.com',
+  'git config gpg.format ssh && git config user.signingkey "$HOME/.ssh/id_ed25519"',
+  `printf '${JSON.stringify({
+    'pix-policy': 1,
+    approvers: {
+      me: { groups: ['finance', 'admins'], keys: ['me@example.com %s'] },
+      bob: { groups: ['finance', 'admins'], keys: ['%s'] },
+      carol: { groups: ['finance'], keys: ['%s'] },
+    },
+    rules: [{ name: 'every plan', require: '2 of finance' }],
+  })}\\n' "$(cat .ssh/id_ed25519.pub)" "$(cat .ssh/id_ecdsa.pub)" "$(cat carol.pub)" > pix-policy.json`,
+  'pix policy approve pix-policy.json >/dev/null 2>&1 && pix policy approve pix-policy.json --key .ssh/id_ecdsa >/dev/null 2>&1',
+  'pix config set policy pix-policy.json && { [ -f payouts.csv ] || pix sandbox batch-file --rows 3 > payouts.csv 2>/dev/null; }',
+];
+
 interface Fixture {
   /** Whether the example needs it. */
   wanted: (example: string) => boolean;
@@ -191,23 +210,19 @@ const FIXTURES: Fixture[] = [
     meaning:
       'a git repository with keys in ~/.ssh (me: git signs with ~/.ssh/id_ed25519; bob: ~/.ssh/id_ecdsa), pix-policy.json naming us and carol (2 of finance a plan), approved by us both, and payouts.plan.json made by carol and approved by us both',
     setup: [
-      "mkdir -p -m 700 .ssh && ssh-keygen -q -t ed25519 -N '' -C me@example.com -f .ssh/id_ed25519",
-      "ssh-keygen -q -t ecdsa -N '' -C bob@example.com -f .ssh/id_ecdsa && ssh-keygen -q -t ed25519 -N '' -f carol",
-      'git init -q && git config user.name Me && git config user.email me@example.com',
-      'git config gpg.format ssh && git config user.signingkey "$HOME/.ssh/id_ed25519"',
-      `printf '${JSON.stringify({
-        'pix-policy': 1,
-        approvers: {
-          me: { groups: ['finance', 'admins'], keys: ['me@example.com %s'] },
-          bob: { groups: ['finance', 'admins'], keys: ['%s'] },
-          carol: { groups: ['finance'], keys: ['%s'] },
-        },
-        rules: [{ name: 'every plan', require: '2 of finance' }],
-      })}\\n' "$(cat .ssh/id_ed25519.pub)" "$(cat .ssh/id_ecdsa.pub)" "$(cat carol.pub)" > pix-policy.json`,
-      'pix policy approve pix-policy.json >/dev/null 2>&1 && pix policy approve pix-policy.json --key .ssh/id_ecdsa >/dev/null 2>&1',
-      'pix config set policy pix-policy.json && { [ -f payouts.csv ] || pix sandbox batch-file --rows 3 > payouts.csv 2>/dev/null; }',
+      ...TEAM,
       "pix pay batch payouts.csv --plan payouts.plan.json --signing-key carol --by 'Carol <carol@example.com>' >/dev/null 2>&1",
       'pix plan approve payouts.plan.json >/dev/null 2>&1 && pix plan approve payouts.plan.json --key .ssh/id_ecdsa >/dev/null 2>&1',
+    ].join(' && '),
+  },
+  {
+    wanted: (example) => /rent\.plan\.json/.test(example),
+    meaning:
+      'the same team, and rent.plan.json: a standing plan of a schedule (pix schedule create … --plan) made by carol and approved by me and bob',
+    setup: [
+      ...TEAM,
+      'pix schedule create --key ana@example.com --amount 1500 --every 10 --count 12 --plan rent.plan.json --signing-key carol >/dev/null 2>&1',
+      'pix plan approve rent.plan.json >/dev/null 2>&1 && pix plan approve rent.plan.json --key .ssh/id_ecdsa >/dev/null 2>&1',
     ].join(' && '),
   },
   {

@@ -17,7 +17,7 @@ import { type StatementEntry, statementWindow } from '../../api/resources/statem
 import type { Deps } from '../../context.js';
 import { type EventContext, type PixEvent, recordEvent } from '../../domain/events.js';
 import { LATE_TOLERANCE_MS } from '../../domain/matching.js';
-import { MISSED_REASON, parseOccurrenceRow, REFUSED_PREFIX } from '../../domain/schedule.js';
+import { HELD_PREFIX, MISSED_REASON, parseOccurrenceRow, REFUSED_PREFIX } from '../../domain/schedule.js';
 import type { JournalEntry } from '../../journal/entries.js';
 import { followJournal } from '../../journal/follow.js';
 import { chargeLedger, type LedgerRecord } from '../../journal/ledger.js';
@@ -265,7 +265,8 @@ function factsOf(account: Account, push: Push): JournalWatch {
 
 /**
  * A schedule's occurrence (a journal row named by its schedule and date: domain/schedule.ts) also makes
- * schedule.paid, schedule.failed (refused before it was sent, or by the server) and schedule.missed. Each is
+ * schedule.paid, schedule.failed (refused before it was sent, or by the server), schedule.held (held by the
+ * policy at its moment: docs/schedules.md) and schedule.missed. Each is
  * made from the occurrence's row, not the entry: two runners that both recorded a miss make one event.
  */
 function scheduleFact(entry: JournalEntry, line: string, at: string, push: Push): void {
@@ -277,6 +278,7 @@ function scheduleFact(entry: JournalEntry, line: string, at: string, push: Push)
   if (paid) push('schedule.paid', row, at, data);
   else if (line !== 'resolution' && entry.state === 'failed') {
     if (entry.reason === MISSED_REASON) push('schedule.missed', row, at, data);
+    else if (entry.reason?.startsWith(HELD_PREFIX)) push('schedule.held', row, at, data);
     else if (entry.reason?.startsWith(REFUSED_PREFIX) || entry.reason?.startsWith('rejected')) {
       push('schedule.failed', row, at, data);
     }

@@ -2,7 +2,7 @@
  * `pix listen`: the webhooks the API does not have. It polls the statement (as `statement --follow` does)
  * and follows the journal, makes an event of every new fact (`entry.income`, `entry.outcome`,
  * `charge.paid`, `charge.expired`, `payment.sent`, `payment.unknown`, `payment.resolved`, `schedule.paid`,
- * `schedule.failed`, `schedule.missed`), then delivers
+ * `schedule.failed`, `schedule.held`, `schedule.missed`), then delivers
  * it (deliver.ts): POSTed to `--forward-to URL`, signed as Stripe signs; piped to `--exec CMD`; or printed.
  *
  * Every event and every attempt is a line of the account's event log (src/events/log.ts) before and

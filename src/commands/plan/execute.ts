@@ -18,19 +18,12 @@
  */
 import type { Command } from 'commander';
 import { accountHistory, capsBroken, type Payee } from '../../approvals/history.js';
-import type { PolicyInForce } from '../../approvals/inforce.js';
 import { refusalOf } from '../../approvals/review.js';
 import type { Deps } from '../../context.js';
 import { parseBatchFile } from '../../domain/batchtext.js';
 import { formatDecimal } from '../../domain/money.js';
 import { type PlanRow, rowFacts, shortPlanId } from '../../domain/plan.js';
-import {
-  describeMissing,
-  isNight,
-  outsideAllowlist,
-  type RowFacts,
-  ruleCoversRow,
-} from '../../domain/policy.js';
+import { isNight, outsideAllowlist } from '../../domain/policy.js';
 import { PixError, usageError } from '../../errors.js';
 import type { JournalPlan } from '../../journal/entries.js';
 import { isAccountId } from '../../journal/rules.js';
@@ -48,12 +41,14 @@ import {
 import { momentChecks } from '../shared/pay/moment.js';
 import type { PayContext } from '../shared/pay/shared.js';
 import {
+  type Facts,
   makerWords,
   type OpenedPlan,
   openPlan,
   POLICY_OPTION,
   policyFlag,
   review,
+  rulesAt,
   standingRefusal,
 } from '../shared/plan.js';
 
@@ -117,7 +112,6 @@ function payeeOf(row: PlanRow, item: BatchItem): Payee {
 }
 
 /** The facts the rules see of each row, as one policy sees them, with what this machine finds now. */
-type Facts = (inForce: PolicyInForce) => RowFacts[];
 
 /**
  * After the consultations, before anything is sent: rows whose receiver changed are held; the rules
@@ -186,29 +180,18 @@ async function checkAtPayment(
   return facts;
 }
 
-/**
- * The plan's rules at an instant, for one row: the first rule that applies to it then (a night rule once the
- * night began in a policy's window) whose quorum the plan lacks, in words; undefined when none.
- */
-function rulesAt(opened: OpenedPlan, facts: () => Facts | undefined) {
-  return (at: Date, rowId: string): string | undefined => {
-    const found = facts();
-    const verdict = review(opened, ({ policy }) => isNight(policy, at.getTime()), found);
-    const refused = verdict.rejectedBy[0];
-    if (refused !== undefined) return refusalOf(verdict);
-    const row = (found?.(opened.inForce) ?? opened.plan.rows.map(rowFacts)).find((r) => r.id === rowId);
-    const unmet = verdict.rules.find(
-      (rule) => !rule.ifNight && !rule.quorum.met && row !== undefined && ruleCoversRow(rule.rule, row),
-    );
-    if (unmet === undefined) return undefined;
-    return `rule "${unmet.rule.name}" (${unmet.rule.require.text}; ${unmet.why}) needs ${describeMissing(unmet.quorum.missing)}`;
-  };
-}
-
 export async function runPlanExecute(options: PlanExecuteOptions, deps: Deps): Promise<void> {
   // 1. Offline.
   const opened = await openPlan(deps, options.file, options.policy);
   const { plan } = opened;
+  if (plan.standing !== undefined) {
+    // Its rows are occurrences, each paid on its own day by the schedule: never all at once here.
+    throw usageError(
+      options.file,
+      `a standing plan of schedule ${plan.standing.schedule}: its occurrences are paid on their days, not executed`,
+      `start the schedule with \`pix schedule activate ${options.file}\` once it is approved`,
+    );
+  }
   const now = deps.clock.now();
   const standing = standingRefusal(opened, now);
   if (standing !== undefined) {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import { maskDocument } from '../../domain/documents.js';
 import { parsePixKey } from '../../domain/pixkey.js';
+import { usageError } from '../../errors.js';
 import { loadDict } from '../../sandbox/index.js';
 import * as z from '../../zod.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
@@ -12,19 +13,23 @@ export const moveKeySchema = z.object({
   key: fromDomain((text) => parsePixKey(text).key),
   state: stateFlag,
   to: stateFlag,
+  back: z._default(z.boolean(), false),
 });
 export type MoveKeyOptions = z.output<typeof moveKeySchema>;
 
 /**
  * Someone else's key passes to another owner (another person, or the same document at another bank):
  * the sandbox's DICT answers the new owner from now on. For rehearsing what a payment approved for the
- * old owner does (`pix plan execute` refuses it).
+ * old owner does (`pix plan execute` refuses it); `--back` gives it back to its first owner.
  */
 export async function runMoveKey(opts: MoveKeyOptions, deps: Deps): Promise<void> {
-  if (opts.to !== undefined) return moveOwnKey(opts, opts.to, deps);
+  if (opts.to !== undefined) {
+    if (opts.back) throw usageError('--back', 'is for a key of someone else, not with --to');
+    return moveOwnKey(opts, opts.to, deps);
+  }
   const store = await openStore(deps, opts.state);
   const { moveKey } = await loadDict();
-  const owner = await translate(() => store.update((state) => moveKey(state, opts.key)), {
+  const owner = await translate(() => store.update((state) => moveKey(state, opts.key, opts.back)), {
     notFound: 'key not found',
     refused: 'the key cannot be moved',
   });
@@ -63,6 +68,7 @@ export function register(command: Command, deps: Deps): void {
     .argument('<key>', "a key of someone else (with --to: one of the sandbox account's own)")
     .option(...stateOption)
     .option('--to <file>', "one of this account's own keys, to the account of this other state file")
+    .option('--back', 'the key returns to the owner it had before it was ever moved')
     .action(async (key: string, raw) =>
       runMoveKey(parseOptions(moveKeySchema, { ...raw, key }, { key: '<key>' }), deps),
     );
@@ -71,6 +77,7 @@ export function register(command: Command, deps: Deps): void {
     [
       'pix sandbox move-key ana@example.com',
       'pix sandbox move-key +5511987654321 --json',
+      'pix sandbox move-key ana@example.com --back   # its first owner again',
       'pix sandbox move-key loja@sandbox.pix.local --to other-state.json',
     ],
     ['usage', 'not_found', 'rejected', 'unavailable'],

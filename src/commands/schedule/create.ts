@@ -6,11 +6,14 @@
  * (commands/schedule/payment.ts).
  *
  * 1. Offline: the key, the amount, the rule and its dates (exit 2 naming the flag); the profile's
- *    max-amount (exit 8). A profile that pays only approved plans (require-plan) is exit 8: a schedule is
- *    paid without a plan.
+ *    max-amount (exit 8). Where the account (its enforced policy) or the profile pays only approved plans
+ *    (require-plan), a schedule without `--plan` is exit 8.
  * 2. The key consulted (DICT): its receiver, named in the confirmation and kept.
  * 3. The next occurrences shown (in the schedule's zone), one question (or --yes); the schedule kept beside
  *    the journal (journal/schedules.ts). stdout: its id; `--json`: the schedule.
+ *
+ * `--plan FILE` (under a policy, docs/schedules.md "Under a policy"): instead of 3, the schedule written as
+ * a standing plan its maker signs (every occurrence a row), nothing scheduled until `pix schedule activate`.
  */
 import { randomUUID } from 'node:crypto';
 import { type Command, Option } from 'commander';
@@ -24,6 +27,7 @@ import {
   EVERY_FORMS,
   HOLIDAY_SHIFTS,
   type HolidayShift,
+  occurrenceRow,
   occurrences,
   parseEvery,
   parseTimeOfDay,
@@ -45,7 +49,9 @@ import { amountFlag, fromDomain, fromDomainOptions, integerFlag, parseOptions } 
 import { addExamples, completionValues } from '../shared/help.js';
 import { institution, maskedDocument } from '../shared/pay/details.js';
 import { keyAnswerProblem } from '../shared/pay/guards.js';
-import { ask, refuseUnconfirmable } from '../shared/pay/shared.js';
+import { checkPayee, expectationOf, payeeFlags, payeeOptions } from '../shared/pay/payeeflags.js';
+import { planFlags, planRequestOf } from '../shared/pay/planflags.js';
+import { ask, type PayContext, refuseUnconfirmable, startPayment } from '../shared/pay/shared.js';
 import { accountNow, comingOccurrences, dueWords, ruleWords, scheduleJson } from './shared.js';
 
 const createOptionsSchema = z.object({
@@ -60,6 +66,10 @@ const createOptionsSchema = z.object({
   time: z._default(fromDomain(parseTimeOfDay), DEFAULT_TIME),
   onHoliday: z._default(z.enum(['next', 'previous', 'keep']), 'next'),
   description: z.optional(z.string().check(z.maxLength(140))),
+  ...payeeFlags,
+  plan: planFlags.plan,
+  signingKey: planFlags.signingKey,
+  by: planFlags.by,
 });
 
 const createSchema = z.pipe(
@@ -114,14 +124,21 @@ function recurrenceOf(options: ScheduleCreateOptions, today: string): Recurrence
   return recurrence;
 }
 
+/** A standing plan lists every occurrence: at most this many (a year of business days fits). */
+export const MAX_STANDING_OCCURRENCES = 400;
+
+/** Exit 8: the account (its enforced policy) or the profile pays only approved plans, and no --plan was given. */
+function refuseWithoutPlan(why: string): never {
+  throw new PixError('declined', `${why}: a schedule would pay without one; nothing was scheduled`, {
+    hint: 'make it a standing plan with --plan FILE (and --count or --until), have it approved with `pix plan approve FILE`, then `pix schedule activate FILE`',
+  });
+}
+
 export async function runScheduleCreate(options: ScheduleCreateOptions, deps: Deps): Promise<void> {
   const settings = await deps.settings();
-  if (settings.requirePlan) {
-    throw new PixError(
-      'declined',
-      `profile "${settings.profile.value}" pays only approved plans (require-plan true): a schedule would pay without one; nothing was scheduled`,
-      { hint: 'pay through `pix pay … --plan FILE` and `pix plan execute` on the day' },
-    );
+  const request = planRequestOf({ ...options, dryRun: false });
+  if (settings.requirePlan && request === undefined) {
+    refuseWithoutPlan(`profile "${settings.profile.value}" pays only approved plans (require-plan true)`);
   }
   if (options.time >= WINDOW_END) {
     throw usageError('--time', `an occurrence is due before ${WINDOW_END}, when its window ends`);
@@ -155,12 +172,29 @@ export async function runScheduleCreate(options: ScheduleCreateOptions, deps: De
       'start another day (tomorrow)',
     );
   }
-  refuseUnconfirmable(deps, { dryRun: false, allowDuplicate: false });
+  if (request !== undefined) standingBounds(recurrence);
+  else refuseUnconfirmable(deps, { dryRun: false, allowDuplicate: false });
 
   const [account, store] = await Promise.all([accountOf(deps), deps.stores.schedules()]);
+  // Under --plan, the policies and the maker's key before anything is consulted (pay … --plan's start).
+  const ctx =
+    request === undefined
+      ? undefined
+      : await startPayment(deps, { dryRun: false, allowDuplicate: false, confirmLater: true, plan: request });
+  if (request === undefined) {
+    const { enforcedPolicy } = await import('../../approvals/inforce.js');
+    const bound = await enforcedPolicy(deps, account.id);
+    if (bound?.policy.requirePlan)
+      refuseWithoutPlan(
+        `this account pays only approved plans (the policy enforced on it, ${bound.policy.digest.slice(0, 19)}, says require-plan)`,
+      );
+  }
   const consult = await consultKey(await deps.api(), options.key.key);
   const other = keyAnswerProblem(options.key, consult);
   if (other) throw new PixError('declined', `${other}; nothing was scheduled`);
+  // Who the operator means to pay (contract §7.8): checked now, kept, and checked at every occurrence.
+  const expect = expectationOf(options);
+  checkPayee(expect, { ...consult.owner, document: consult.owner.documentNumber });
   const schedule: Schedule = {
     id: `s-${randomUUID().replace(/-/g, '').slice(0, 12)}`,
     account: account.id,
@@ -180,10 +214,19 @@ export async function runScheduleCreate(options: ScheduleCreateOptions, deps: De
       document: maskedDocument(consult.owner.documentNumber),
       institution: institution(consult.account?.participant),
     },
+    ...(expect === undefined ? {} : { expect }),
     state: 'active',
   };
   const coming = comingOccurrences(schedule, new Date(0), 3);
   const { stderr } = deps.io;
+  if (ctx !== undefined) {
+    await writeStanding(ctx, schedule, {
+      ...(consult.owner.documentNumber ? { document: consult.owner.documentNumber } : {}),
+      ...(consult.account?.participant ? { participant: consult.account.participant } : {}),
+    });
+    deps.io.stdout.write(`${schedule.id}\n`);
+    return;
+  }
   stderr.write(
     `schedule: ${formatBRL(schedule.amountCentavos)} to ${safeText(schedule.receiver.name, 80)} (${safeText(
       [schedule.receiver.document, schedule.receiver.institution].filter(Boolean).join(', '),
@@ -208,6 +251,60 @@ export async function runScheduleCreate(options: ScheduleCreateOptions, deps: De
   );
 }
 
+/** A standing plan is bounded: a count or an end date, and at most MAX_STANDING_OCCURRENCES (exit 2). */
+function standingBounds(recurrence: Recurrence): void {
+  if (recurrence.rule.kind !== 'once' && recurrence.count === undefined && recurrence.until === undefined) {
+    throw usageError(
+      '--plan',
+      'a standing plan approves a number of occurrences or an end date: give --count N or --until DATE',
+    );
+  }
+  if (occurrences(recurrence, MAX_STANDING_OCCURRENCES + 1).length > MAX_STANDING_OCCURRENCES) {
+    throw usageError(
+      recurrence.count === undefined ? '--until' : '--count',
+      `a standing plan lists its occurrences: at most ${MAX_STANDING_OCCURRENCES}`,
+      'approve a shorter run now and make another plan for the next',
+    );
+  }
+}
+
+/**
+ * `--plan FILE`: the schedule written as a standing plan (commands/pay/plan.ts) — one row per
+ * occurrence, its journal row, the key, the receiver as consulted now and the amount — valid until the
+ * last occurrence's window ends. Nothing is scheduled until `pix schedule activate FILE` finds it approved.
+ */
+async function writeStanding(
+  ctx: PayContext,
+  schedule: Schedule,
+  consulted: { document?: string; participant?: string },
+): Promise<void> {
+  const { recurrence } = schedule;
+  const all = occurrences(recurrence, MAX_STANDING_OCCURRENCES);
+  const last = all.at(-1)!;
+  const { writeStandingPlan } = await import('../shared/pay/plan.js');
+  const plan = await writeStandingPlan(
+    ctx,
+    all.map((occurrence) => ({
+      id: occurrenceRow(schedule.id, occurrence.date),
+      key: schedule.target.key,
+      receiver: schedule.receiver,
+      payee: { key: schedule.target.key, ...consulted },
+      amount: schedule.amountCentavos,
+      sendAmount: true,
+      description: schedule.description,
+      expect: schedule.expect,
+    })),
+    {
+      schedule: schedule.id,
+      recurrence,
+      time: schedule.time,
+      timeZone: schedule.timeZone,
+    },
+    new Date(windowOf(last.payOn, schedule.time, schedule.timeZone).end).toISOString(),
+  );
+  if (ctx.mode.format === 'json') ctx.deps.io.stdout.write(jsonDocument(plan, ctx.mode.pretty));
+}
+
 function describeCount(recurrence: Recurrence): string {
   if (recurrence.rule.kind === 'once') return `on ${recurrence.rule.date}`;
   if (recurrence.count !== undefined) return `${recurrence.count} times`;
@@ -215,8 +312,8 @@ function describeCount(recurrence: Recurrence): string {
 }
 
 export function register(command: Command, deps: Deps): void {
-  command
-    .requiredOption('--key <KEY>', 'the receiver: CPF, CNPJ, +55 phone, e-mail or random key')
+  command.requiredOption('--key <KEY>', 'the receiver: CPF, CNPJ, +55 phone, e-mail or random key');
+  payeeOptions(command)
     .addOption(
       completionValues(
         new Option('--key-type <type>', `the key's type, not detected: ${KEY_TYPE_NAMES.join('|')}`),
@@ -243,6 +340,18 @@ export function register(command: Command, deps: Deps): void {
       ),
     )
     .option('--description <text>', 'your note, kept in the journal of each payment; never sent')
+    .option(
+      '--plan <file>',
+      'under a policy: write the schedule as a standing plan to FILE for `pix plan approve`, then `pix schedule activate FILE`',
+    )
+    .option(
+      '--signing-key <path>',
+      'with --plan: the SSH key the maker signs it with, as `pix plan approve --key` (default: git user.signingkey, else ssh-agent)',
+    )
+    .option(
+      '--by <who>',
+      'with --plan: a label for the maker, "Name <e-mail>" (default: git user.name/user.email)',
+    )
     .action(async (_options, self: Command) => {
       await runScheduleCreate(parseOptions(createSchema, self.opts()), deps);
     });
@@ -253,6 +362,7 @@ export function register(command: Command, deps: Deps): void {
       'pix schedule create --key ana@example.com --amount 3200 --every 5bd --until 2027-12-31 --yes',
       'pix schedule create --key ana@example.com --amount 80 --every fri --time 09:30 --yes',
       'pix schedule create --key ana@example.com --amount 250 --at +7d --yes',
+      'pix schedule create --key ana@example.com --amount 1500 --every 10 --count 12 --plan rent.plan.json --signing-key ~/.ssh/id_ed25519',
     ],
     ['usage', 'not_found', 'unavailable', 'declined'],
   );

@@ -20,7 +20,7 @@
 import type { Deps } from '../../context.js';
 import { parseBatchFile } from '../../domain/batchtext.js';
 import { formatDecimal } from '../../domain/money.js';
-import { MISSED_REASON, REFUSED_PREFIX, type Window } from '../../domain/schedule.js';
+import { HELD_PREFIX, MISSED_REASON, REFUSED_PREFIX, type Window } from '../../domain/schedule.js';
 import { formatDateTime } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import { type Account, recordedAccount } from '../../journal/rules.js';
@@ -28,8 +28,10 @@ import type { Schedule } from '../../journal/schedules.js';
 import type { JournalStore } from '../../journal/stores.js';
 import { safeText } from '../../output/sanitize.js';
 import { type BatchItem, DEFAULT_CONCURRENCY, payBatchRows } from '../shared/pay/batchrun.js';
+import { momentChecks } from '../shared/pay/moment.js';
 import type { PayContext } from '../shared/pay/shared.js';
 import { type OccurrenceView, receiverWords } from './shared.js';
+import type { Judgement } from './standing.js';
 
 /** The journal batch every occurrence is a row of: rows of one batch never hold each other as duplicates. */
 export const SCHEDULE_BATCH = 'schedules';
@@ -46,6 +48,9 @@ function rowLine(view: OccurrenceView): string {
     ...(schedule.target.keyType === undefined ? {} : { key_type: schedule.target.keyType }),
     amount: formatDecimal(schedule.amountCentavos),
     ...(schedule.description === undefined ? {} : { description: schedule.description }),
+    // Who it must pay (contract §7.8): the batch's consultation holds the row to it (not_payable otherwise).
+    ...(schedule.expect?.document === undefined ? {} : { document: schedule.expect.document }),
+    ...(schedule.expect?.name === undefined ? {} : { name: schedule.expect.name }),
   });
 }
 
@@ -124,6 +129,14 @@ export async function payOccurrences(
 ): Promise<void> {
   const byRow = new Map(views.map((view) => [view.row, view]));
   const windowEnded = (window: Window, now: Date) => options.withinWindow && now.getTime() >= window.end;
+  // The account's clock (the sandbox's under `pix sandbox clock`): the moment each occurrence is judged at.
+  const client = await deps.api();
+  const clockNow = () => client.clock.now();
+  // Loaded only when a schedule was approved under a policy (architecture rule 8).
+  const standing = views.some((view) => view.schedule.standing !== undefined)
+    ? await import('./standing.js')
+    : undefined;
+  let judgements = new Map<string, Judgement>();
   await payBatchRows(
     deps,
     {
@@ -135,8 +148,11 @@ export async function payOccurrences(
     },
     { file: 'the schedule', batch: SCHEDULE_BATCH, rows: rowsOf(views) },
     {
+      // Each occurrence is judged under the policy by its own schedule's approval (standing.ts), at its
+      // moment: one without an approved plan, where the account needs one, is held, not the whole run.
+      flags: { plansPerRow: true },
       confirmedAhead: options.confirmedAhead,
-      consulted: async (_ctx, items) => {
+      consulted: async (ctx, items) => {
         const now = await options.now();
         for (const item of items) {
           const view = byRow.get(item.row.id)!;
@@ -148,16 +164,53 @@ export async function payOccurrences(
             item.error = `its window ended at ${formatDateTime(new Date(view.window.end).toISOString(), view.schedule.timeZone)}: missed, never paid late on its own (\`pix schedule pay ${view.schedule.id} ${view.occurrence.date}\` pays it)`;
           }
         }
+        const open = items.filter((item) => item.state === 'planned');
+        const requirePlan = ctx.bound?.policy.requirePlan
+          ? `this account pays only approved plans (the policy enforced on it, ${ctx.bound.policy.digest.slice(0, 19)}, says require-plan)`
+          : ctx.settings.requirePlan
+            ? `profile "${ctx.settings.profile.value}" pays only approved plans (require-plan true)`
+            : undefined;
+        const occurrences = open.map((item) => byRow.get(item.row.id)!);
+        judgements = new Map(
+          occurrences
+            .filter((view) => view.schedule.standing === undefined)
+            .map((view) => [
+              view.row,
+              requirePlan === undefined
+                ? {}
+                : {
+                    held: `${requirePlan}: schedule ${view.schedule.id} has no standing approval (make one with \`pix schedule create … --plan FILE\`)`,
+                  },
+            ]),
+        );
+        const approved = occurrences.filter((view) => view.schedule.standing !== undefined);
+        if (standing !== undefined) {
+          for (const [row, judgement] of await standing.judgeOccurrences(ctx, approved, now))
+            judgements.set(row, judgement);
+        }
+        for (const item of open) {
+          const judgement = judgements.get(item.row.id);
+          if (judgement?.held !== undefined) {
+            item.state = 'held';
+            item.error = `${judgement.held}: nothing was sent for this occurrence`;
+          } else if (judgement?.plan !== undefined) item.plan = judgement.plan;
+        }
       },
+      moment: (ctx) =>
+        standing === undefined
+          ? momentChecks(ctx, ctx.bound === undefined ? [] : [ctx.bound], undefined, clockNow)
+          : standing.standingMoment(ctx, () => judgements, clockNow),
       paid: async (ctx: PayContext, items) => {
         for (const item of items) {
           const view = byRow.get(item.row.id)!;
-          if (REFUSALS.has(item.state)) {
+          if (REFUSALS.has(item.state) || item.state === 'held') {
             await recordUnpaid(
               ctx.journal,
               ctx.account,
               view,
-              `${REFUSED_PREFIX}${item.state}`,
+              item.state === 'held'
+                ? `${HELD_PREFIX}${item.error ?? 'held by the policy'}`
+                : `${REFUSED_PREFIX}${item.state}`,
               item.receiver,
             );
           }

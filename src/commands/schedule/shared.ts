@@ -241,10 +241,14 @@ export async function pastViews(
   return views;
 }
 
-/** Occurrences a person must look at: missed, refused, held. */
+/** Occurrences a person must look at: missed, refused, held by the policy, sent with no known outcome. */
 export function needsAttention(view: OccurrenceView): boolean {
   return (
-    view.state === 'missed' || view.state === 'failed' || view.state === 'unknown' || view.state === 'sending'
+    view.state === 'missed' ||
+    view.state === 'failed' ||
+    view.state === 'held' ||
+    view.state === 'unknown' ||
+    view.state === 'sending'
   );
 }
 

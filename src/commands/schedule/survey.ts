@@ -52,6 +52,7 @@ export async function survey(
       switch (view.state) {
         case 'paid':
         case 'failed':
+        case 'held':
           settled = true;
           break;
         case 'missed':

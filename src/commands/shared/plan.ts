@@ -26,7 +26,14 @@ import {
 import type { Deps } from '../../context.js';
 import { centavosToApi, formatBRL } from '../../domain/money.js';
 import { type Plan, rowFacts, shortPlanId } from '../../domain/plan.js';
-import { describeMissing, PLAN_NAMESPACE, type RowFacts } from '../../domain/policy.js';
+import {
+  describeMissing,
+  isNight,
+  PLAN_NAMESPACE,
+  type RowFacts,
+  ruleCoversRow,
+} from '../../domain/policy.js';
+import { describeRule } from '../../domain/schedule.js';
 import { formatDateTime, formatForMessage } from '../../domain/when.js';
 import type { JournalEntry } from '../../journal/entries.js';
 import { shortId } from '../../journal/entries.js';
@@ -74,10 +81,23 @@ export interface OpenedPlan {
  * each. The verdicts that verify are remembered in the store.
  */
 export async function openPlan(deps: Deps, file: string, policy: string | undefined): Promise<OpenedPlan> {
-  const plan = readPlanFile(file);
+  return openPlanWith(deps, readPlanFile(file), file, readApprovals(file), policy, deps.clock.now());
+}
+
+/**
+ * openPlan over a plan already read and the verdicts found with it (a standing plan kept with its schedule
+ * and the approvals copied when it was activated: commands/schedule/standing.ts), judged at `at`.
+ */
+export async function openPlanWith(
+  deps: Deps,
+  plan: Plan,
+  file: string,
+  files: VerdictSource[],
+  policy: string | undefined,
+  at: Date,
+): Promise<OpenedPlan> {
   const policies = await policiesFor(deps, plan.account.id, policy);
-  const now = deps.clock.now().getTime();
-  const files: VerdictSource[] = readApprovals(file);
+  const now = at.getTime();
   const valid = new Map<string, VerdictSource['record']>();
   for (const { policy: judging } of policies) {
     for (const signoff of verifySignoffs(judging, plan.id, PLAN_NAMESPACE, files, now)) {
@@ -220,8 +240,16 @@ export function renderPlan(
     [
       [
         'Plan',
-        `${plan.id}${plan.source === undefined ? ` (pay ${plan.kind})` : ` (pay batch ${plan.source})`}`,
+        `${plan.id}${plan.standing !== undefined ? ` (standing: schedule ${plan.standing.schedule})` : plan.source === undefined ? ` (pay ${plan.kind})` : ` (pay batch ${plan.source})`}`,
       ],
+      ...(plan.standing === undefined
+        ? []
+        : [
+            [
+              'Schedule',
+              `${describeRule(plan.standing.recurrence.rule, plan.standing.recurrence.start)}, at ${plan.standing.time} (${plan.standing.timeZone}): ${plan.total.rows} occurrence${plan.total.rows === 1 ? '' : 's'}, ${plan.rows[0]!.id.slice(-10)} to ${plan.rows.at(-1)!.id.slice(-10)}`,
+            ],
+          ]),
       ['Account', `profile "${plan.account.profile}" via ${plan.account.api}`],
       [
         'Made by',
@@ -374,4 +402,26 @@ export function planDocument(
 /** One line for stderr: `plan sha256:1a2b… (2 rows, R$ 30,50)`. */
 export function planWords(plan: Plan): string {
   return `plan ${shortPlanId(plan.id)} (${plan.total.rows} row${plan.total.rows === 1 ? '' : 's'}, ${formatBRL(plan.total.amountCentavos)})`;
+}
+
+/** The rows as each policy sees them (its own allowlist), when they are not the plan's own facts. */
+export type Facts = (inForce: PolicyInForce) => RowFacts[];
+
+/**
+ * The plan's rules at an instant, for one row: the first rule that applies to it then (a night rule once the
+ * night began in a policy's window) whose quorum the plan lacks, in words; undefined when none.
+ */
+export function rulesAt(opened: OpenedPlan, facts: () => Facts | undefined) {
+  return (at: Date, rowId: string): string | undefined => {
+    const found = facts();
+    const verdict = review(opened, ({ policy }) => isNight(policy, at.getTime()), found);
+    const refused = verdict.rejectedBy[0];
+    if (refused !== undefined) return refusalOf(verdict);
+    const row = (found?.(opened.inForce) ?? opened.plan.rows.map(rowFacts)).find((r) => r.id === rowId);
+    const unmet = verdict.rules.find(
+      (rule) => !rule.ifNight && !rule.quorum.met && row !== undefined && ruleCoversRow(rule.rule, row),
+    );
+    if (unmet === undefined) return undefined;
+    return `rule "${unmet.rule.name}" (${unmet.rule.require.text}; ${unmet.why}) needs ${describeMissing(unmet.quorum.missing)}`;
+  };
 }

@@ -4,7 +4,6 @@
  * receiver is known, and the payments: each row journaled before its one transfer, never retried; an
  * unknown outcome, a refused login or a signal stops new rows from starting.
  */
-
 import type { TransferResult } from '../../../api/resources/payments.js';
 import type { BatchProblem, BatchRow } from '../../../domain/batch.js';
 import { formatBRL } from '../../../domain/money.js';
@@ -92,10 +91,7 @@ export function journalQuestions(
   rows: readonly BatchRow[],
   now: Date,
   batch?: string,
-): {
-  asked: (entry: JournalEntry) => boolean;
-  ownRow: NonNullable<Scope['skip']>;
-} {
+): { asked: (entry: JournalEntry) => boolean; ownRow: NonNullable<Scope['skip']> } {
   const ids = new Set<string>();
   const keys = new Set<string>();
   const codes = new Set<string>();
@@ -237,7 +233,7 @@ async function claimAndSend(
       endToEndId: item.endToEndId!,
       payment,
       ...(item.row.description === undefined ? {} : { description: item.row.description }),
-      ...(ctx.flags.fromPlan === undefined ? {} : { plan: ctx.flags.fromPlan }),
+      ...((item.plan ?? ctx.flags.fromPlan) === undefined ? {} : { plan: item.plan ?? ctx.flags.fromPlan }),
     },
     claimQuestion(run, item, { ...payment, amountCentavos: amount, receiver: item.receiver }),
   );

@@ -7,7 +7,7 @@ import type { Deps } from '../../../context.js';
 import type { BatchRow } from '../../../domain/batch.js';
 import { checkBatchLimits, describeStates, type RowState } from '../../../domain/batchplan.js';
 import type { Centavos } from '../../../domain/money.js';
-import type { JournalEntry, PaymentIdentity } from '../../../journal/entries.js';
+import type { JournalEntry, JournalPlan, PaymentIdentity } from '../../../journal/entries.js';
 import { refuseFile } from '../files.js';
 import { consultAll } from './batchconsult.js';
 import {
@@ -37,7 +37,7 @@ export interface BatchSource {
 /** What `--plan FILE` and `pix plan execute` add to a batch run (plan.ts, commands/plan/execute.ts). */
 export interface BatchPlanHooks {
   /** `plan` (a plan is written, nothing paid) or `fromPlan` (an approved plan is paid). */
-  flags?: Pick<PayFlags, 'plan' | 'fromPlan'>;
+  flags?: Pick<PayFlags, 'plan' | 'fromPlan' | 'plansPerRow'>;
   /** After the consultations and the journal's guards, before the limits: may hold rows, or stop the run. */
   consulted?(ctx: PayContext, items: BatchItem[]): Promise<void>;
   /** The checks at the moment of each payment (moment.ts); default: the caps of the account's policy. */
@@ -71,6 +71,8 @@ export interface BatchItem {
   earlier?: JournalEntry;
   /** A payment of the same row id on another account (not this row's: named when the ids collide). */
   elsewhere?: JournalEntry;
+  /** The approved plan this row is paid under, when rows have their own (a schedule's standing plans). */
+  plan?: JournalPlan;
   /** The receiver as the consultation answered (the whole document where it gave it): the guards' payee. */
   payee?: Pick<PaymentIdentity, 'document' | 'participant'>;
 }
@@ -119,6 +121,8 @@ export async function payBatchRows(
     state: 'planned',
     ...(row.amount === undefined ? {} : { amount: row.amount }),
   }));
+  if (hooks.flags?.plansPerRow && hooks.moment === undefined)
+    throw new Error('payBatchRows: plans per row need their checks at the moment of each row');
   const run: Run = { ctx, batch: source.batch, ownRows: questions.ownRow };
   const moment =
     hooks.moment?.(ctx) ?? (ctx.bound === undefined ? undefined : momentChecks(ctx, [ctx.bound]));

@@ -42,7 +42,13 @@ interface Day {
  * The checks of `policies` (their caps) and of a plan's `rules`, at the moment of each payment. With no
  * policy and no rules, nothing is checked (and the journal is not read).
  */
-export function momentChecks(ctx: PayContext, policies: readonly PolicyInForce[], rules?: RulesAt): Moment {
+export function momentChecks(
+  ctx: PayContext,
+  policies: readonly PolicyInForce[],
+  rules?: RulesAt,
+  /** The clock the moment is read on: the account's (a schedule's, the sandbox's under `pix sandbox clock`). */
+  now: () => Date = () => ctx.deps.clock.now(),
+): Moment {
   const capped = policies.filter(({ policy }) => Object.keys(policy.caps).length > 0);
   const days = new Map<string, Promise<Day>>();
   const dayAt = (at: Date): Promise<Day> => {
@@ -61,7 +67,7 @@ export function momentChecks(ctx: PayContext, policies: readonly PolicyInForce[]
   const passedOn = new Map<string, Day>();
   return {
     async check(row) {
-      const at = ctx.deps.clock.now();
+      const at = now();
       const when = `${formatDateTime(at.toISOString(), POLICY_TIME_ZONE)} Brasília`;
       const ruled = rules?.(at, row.id);
       if (ruled !== undefined) return `${ruled}: not sent at ${when}`;

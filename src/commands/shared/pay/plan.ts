@@ -27,6 +27,7 @@ import {
   type PlanBody,
   type PlanRow,
   rowFacts,
+  type StandingTerms,
   sealPlan,
   shortPlanId,
 } from '../../../domain/plan.js';
@@ -40,7 +41,7 @@ import type { BatchItem, BatchPlanHooks } from './batchrun.js';
 import type { PayContext, PaymentPlan, PlanRequest } from './shared.js';
 
 /** One row before its facts: what was consulted. */
-interface RowInput {
+export interface RowInput {
   id: string;
   key?: string;
   emv?: string;
@@ -94,6 +95,7 @@ async function writePlan(
   kind: PlanBody['kind'],
   inputs: readonly RowInput[],
   source?: string,
+  standing?: { terms: StandingTerms; expiresAt: string },
 ): Promise<Plan> {
   const { deps, account } = ctx;
   const { policies, key } = ctx.making!;
@@ -120,12 +122,18 @@ async function writePlan(
       outsideAllowlist: outsideAllowlist(policy, input.key, input.payee.document),
     };
   });
+  // A standing plan's rows are paid on their own days: each is held to the caps alone here (as on a day
+  // with nothing else paid), and counted with that day's payments at its moment (moment.ts).
+  const nothingPaid = accountHistory([], account, now);
+  const groups = standing === undefined ? [rows.map((_, index) => index)] : rows.map((_, index) => [index]);
   for (const inForce of policies) {
-    const caps = capsBroken(
-      inForce.policy,
-      history,
-      rows.map((row, index) => ({ row, payee: inputs[index]!.payee })),
-      (name) => safeText(name, 80),
+    const caps = groups.flatMap((group) =>
+      capsBroken(
+        inForce.policy,
+        standing === undefined ? history : nothingPaid,
+        group.map((index) => ({ row: rows[index]!, payee: inputs[index]!.payee })),
+        (name) => safeText(name, 80),
+      ),
     );
     if (caps.length > 0) {
       throw new PixError(
@@ -142,11 +150,12 @@ async function writePlan(
     account: { id: account.id, profile: account.profile, api: account.baseUrl },
     kind,
     ...(source === undefined ? {} : { source }),
+    ...(standing === undefined ? {} : { standing: standing.terms }),
     rows,
     total: { rows: rows.length, amountCentavos: total },
     maker: { ...label, key: key.publicKey.fingerprint },
     createdAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + request.expiresInMs).toISOString(),
+    expiresAt: standing?.expiresAt ?? new Date(now.getTime() + request.expiresInMs).toISOString(),
     policy: policy.digest,
   });
   // The maker signs the id (every field of the body, every row's): the plan is theirs, by their key.
@@ -161,7 +170,7 @@ async function writePlan(
     .join('; ');
   ctx.deps.io.stderr.write(
     `plan ${shortPlanId(plan.id)} written to ${request.file}, signed by ${key.approver.name} (${key.publicKey.fingerprint}, from ${key.from}): ${rows.length} row${rows.length === 1 ? '' : 's'}, ${formatBRL(total)}, from profile "${account.profile}" via ${account.host}, until ${formatForMessage(plan.expiresAt, ctx.settings.timeZone.value)}\n` +
-      `it needs ${needs}; next: \`pix plan approve ${request.file}\` by the approvers (not ${key.approver.name}: the maker's own approval does not count), then \`pix plan execute ${request.file}\`\n`,
+      `it needs ${needs}; next: \`pix plan approve ${request.file}\` by the approvers (not ${key.approver.name}: the maker's own approval does not count), then \`pix ${standing === undefined ? 'plan execute' : 'schedule activate'} ${request.file}\`\n`,
   );
   return plan;
 }
@@ -202,6 +211,19 @@ export async function writePaymentPlan(ctx: PayContext, payment: PaymentPlan): P
     },
   ]);
   if (ctx.mode.format === 'json') ctx.deps.io.stdout.write(jsonDocument(plan, ctx.mode.pretty));
+}
+
+/**
+ * `pix schedule create … --plan FILE`: the schedule's occurrences as a standing plan, valid until the
+ * last one's window ends (`expiresAt`), for the approvers to sign once and `pix schedule activate` to start.
+ */
+export function writeStandingPlan(
+  ctx: PayContext,
+  inputs: readonly RowInput[],
+  terms: StandingTerms,
+  expiresAt: string,
+): Promise<Plan> {
+  return writePlan(ctx, ctx.flags.plan!, 'schedule', inputs, undefined, { terms, expiresAt });
 }
 
 /** pay batch with --plan: the rows left to pay, as a plan. */

@@ -52,6 +52,12 @@ export interface PayFlags {
   plan?: PlanRequest;
   /** Paying an approved plan (`pix plan execute`): kept in every journal entry it begins. */
   fromPlan?: JournalPlan;
+  /**
+   * Each row is judged under the policy by its own approval at its moment (a schedule's occurrences,
+   * commands/schedule/standing.ts): require-plan is enforced there, row by row (a row without an approved
+   * plan is held), not by refusing the whole run.
+   */
+  plansPerRow?: true;
 }
 
 /** What `--plan FILE` asks: where, who makes it, how long it stays valid, and what a single payment pays. */
@@ -133,7 +139,7 @@ export interface PayContext {
  * plan execute`. The profile's setting can add the requirement, never lift the account's.
  */
 function refuseWithoutPlan(settings: Settings, flags: PayFlags, bound?: PolicyInForce): void {
-  if (flags.plan || flags.fromPlan || flags.dryRun) return;
+  if (flags.plan || flags.fromPlan || flags.plansPerRow || flags.dryRun) return;
   const hint =
     'write a plan with --plan FILE, have it approved (`pix plan approve FILE`), then pay it with `pix plan execute FILE`';
   if (bound?.policy.requirePlan) {
