@@ -31,6 +31,7 @@ import { type Centavos, formatBRL } from './money.js';
 import { settleInvoices } from './reconcileinvoices.js';
 import { byHandWords, byTime, type Item, type Pass, shortEntry, unmatched } from './reconcilepass.js';
 import { settlePayments } from './reconcilepayments.js';
+import { BOOKS, centavosOf, countsStatus } from './sums.js';
 
 /** The outcomes, in the order reports show them. */
 export const OUTCOMES = [
@@ -142,7 +143,7 @@ export function reconcile<E extends ReconEntry>(
   for (const entry of entries) {
     if (itemById.has(entry.id)) continue;
     const ms = parseInstant(entry.confirmedAt);
-    const cents = Number.isFinite(entry.amount) ? Math.round(entry.amount * 100) : Number.NaN;
+    const cents = centavosOf(entry.amount) ?? Number.NaN;
     const party =
       cents < 0 || entry.type === 'OUTCOME'
         ? (entry.debtor ?? entry.creditor)
@@ -161,7 +162,7 @@ export function reconcile<E extends ReconEntry>(
   items.sort(byTime);
   const usable = (item: Item<E>) =>
     !item.claimed &&
-    item.entry.status === 'CONFIRMED' &&
+    countsStatus(BOOKS, item.entry.status) &&
     Number.isSafeInteger(item.cents) &&
     !Number.isNaN(item.ms);
 
@@ -338,7 +339,9 @@ export function reconcile<E extends ReconEntry>(
   for (const item of items) {
     if (item.claimed) continue;
     const debit = item.cents < 0;
-    const status = item.entry.status === 'CONFIRMED' ? '' : ` (status ${item.entry.status}: not counted)`;
+    const status = countsStatus(BOOKS, item.entry.status)
+      ? ''
+      : ` (status ${item.entry.status}: not counted)`;
     results.push({
       outcome: 'unmatched-entry',
       manual: false,

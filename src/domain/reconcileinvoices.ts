@@ -26,6 +26,7 @@ import {
   twoSum,
   unmatched,
 } from './reconcilepass.js';
+import { BOOKS, countsStatus } from './sums.js';
 import { todayIn } from './when.js';
 
 /** A file expectation with a due date is paid, probably, within this many days of it. */
@@ -69,7 +70,7 @@ export function settleInvoices<E extends ReconEntry>(pass: Pass<E>): void {
    */
   const everyByPayerAmount = new Map<string, Item<E>[]>();
   for (const item of items) {
-    if (item.document !== undefined && item.cents > 0 && item.entry.status === 'CONFIRMED')
+    if (item.document !== undefined && item.cents > 0 && countsStatus(BOOKS, item.entry.status))
       push(everyByPayerAmount, `${item.document}\u0000${item.cents}`, item);
   }
   const elsewhere = (invoice: ReconExpectation): string => {

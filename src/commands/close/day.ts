@@ -19,10 +19,9 @@ import {
   type BookEntry,
   type ClosedDay,
   closingOf,
-  counts,
+  type DayTotals,
   entriesOfDay,
   fingerprint,
-  totalsOf,
 } from '../../domain/books.js';
 import { BRASILIA_TIME_ZONE, loadBusinessDayTest } from '../../domain/duedate.js';
 import { InvalidValue } from '../../domain/invalid.js';
@@ -30,6 +29,7 @@ import { type Centavos, formatBRL, parseAmount } from '../../domain/money.js';
 import { reconcile } from '../../domain/reconcile.js';
 import { publicKeyLine } from '../../domain/sshkeys.js';
 import { parseArmoredSignature } from '../../domain/sshsig.js';
+import { BOOKS, Tally } from '../../domain/sums.js';
 import { addDays, calendarDay, endOfDay, formatDateTime, startOfDay, todayIn } from '../../domain/when.js';
 import { counted } from '../../domain/words.js';
 import { PixError, usageError } from '../../errors.js';
@@ -267,13 +267,24 @@ export async function runClose(options: CloseOptions, deps: Deps): Promise<void>
     const ofDay = entriesOfDay(entries, day, ZONE).filter(
       (entry) => Date.parse(entry.confirmedAt) <= Date.parse(through),
     );
-    const counted_ = ofDay.filter(counts);
-    for (const skipped of ofDay.filter((entry) => !counts(entry))) {
-      stderr.write(
-        `note: entry ${safeText(skipped.id, 40)} is ${safeText(skipped.status, 20)}: not counted in the balance\n`,
-      );
-    }
-    const totals = totalsOf(counted_);
+    // The books' rule (domain/sums.ts BOOKS), the same as the statement's totals and its summary.
+    const tally = new Tally(BOOKS);
+    const counted_ = ofDay.filter((entry) => {
+      const what = tally.add(entry);
+      if (what === 'uncounted') {
+        stderr.write(
+          `note: entry ${safeText(entry.id, 40)} is ${safeText(entry.status, 20)}: not counted in the balance\n`,
+        );
+      } else if (what === 'unreadable') {
+        throw new PixError(
+          'declined',
+          `entry ${safeText(entry.id, 40)} of ${day} has an amount or fee pix cannot add exactly; nothing was closed`,
+        );
+      }
+      return what === 'added';
+    });
+    const { income, outcome, fees, count } = tally.sums();
+    const totals: DayTotals = { income, outcome, fees, count };
     const closing = closingOf(opening, totals);
 
     // The day's reconciliation: pix's own charges and payments against the day's entries.

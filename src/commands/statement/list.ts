@@ -6,6 +6,7 @@ import {
   statementPages,
 } from '../../api/resources/statement.js';
 import type { Deps } from '../../context.js';
+import { BOOKS, Tally } from '../../domain/sums.js';
 import { formatDateTime } from '../../domain/when.js';
 import { counted } from '../../domain/words.js';
 import { jsonDocument, money, type OutputMode, outputMode } from '../../output/format.js';
@@ -18,7 +19,6 @@ import { limitFlag, MAX_PAGE, nextPageCommand } from '../shared/pages.js';
 import { addFollowOptions, parseFollow, runStatementFollow } from './follow.js';
 import {
   addFilterOptions,
-  centavosOf,
   type DateRange,
   type EntryKeep,
   entryFilterOf,
@@ -47,28 +47,33 @@ const statementOptionsSchema = z.object({
 
 export type StatementOptions = z.output<typeof statementOptionsSchema>;
 
-/** Running totals in centavos: money in, money out (negative), fees, and the net of the three. */
+/**
+ * The totals under the table: the books' sums (domain/sums.ts BOOKS: CONFIRMED entries, each fee as a
+ * charge; net = in + out − fees) of the entries shown, and the entries they leave out, said.
+ */
 export class Totals {
-  income = 0;
-  outcome = 0;
-  fees = 0;
-  count = 0;
+  private readonly tally = new Tally(BOOKS);
 
   add(entry: StatementEntry): void {
-    const amount = centavosOf(entry.amount);
-    if (amount >= 0) this.income += amount;
-    else this.outcome += amount;
-    this.fees += centavosOf(entry.fee);
-    this.count++;
+    this.tally.add(entry);
   }
 
-  get net(): number {
-    return this.income + this.outcome - this.fees;
+  /** Entries shown, counted or not. */
+  get seen(): number {
+    return this.tally.count + this.tally.uncounted + this.tally.unreadable;
   }
 
   line(human: boolean): string {
     const m = (centavos: number) => money(centavos, human);
-    return `${counted(this.count, 'entry', 'entries')}: in ${m(this.income)}, out ${m(this.outcome)}, fees ${m(this.fees)}, net ${m(this.net)}`;
+    const { count, income, outcome, fees, net } = this.tally.sums();
+    const { uncounted, unreadable } = this.tally;
+    const apart = [
+      uncounted > 0 ? `${counted(uncounted, 'entry', 'entries')} not CONFIRMED (not counted)` : '',
+      unreadable > 0
+        ? `${counted(unreadable, 'entry', 'entries')} with an unreadable amount (not counted)`
+        : '',
+    ].filter(Boolean);
+    return `${counted(count, 'entry', 'entries')}: in ${m(income)}, out ${m(outcome)}, fees ${m(fees)}, net ${m(net)}${apart.map((part) => `; ${part}`).join('')}`;
   }
 }
 
@@ -241,7 +246,7 @@ export async function runStatement(
     },
     onRecord: (entry) => totals.add(entry),
   });
-  if (mode.format === 'table' && totals.count > 0) stderr.write(`${totals.line(mode.human)}\n`);
+  if (mode.format === 'table' && totals.seen > 0) stderr.write(`${totals.line(mode.human)}\n`);
   else if (mode.format === 'table' && mode.human) {
     const nothing = nothingIn(range && pinned, timeZone, { total: 0, offset, read: 0, filtered: !!keep });
     stderr.write(`${nothing}\n${totals.line(true)}\n`);
