@@ -404,9 +404,20 @@ describe('at the moment of payment', () => {
       `id;chave;valor;documento;nome\ns1;supplier@example.com;10;${owner.receiver.documentNumber};${owner.receiver.name}\ns2;payee1@example.com;20;;\n`,
     );
     const plan = join(w.repo, 'suppliers.plan.json');
-    const made = await w.pix(['pay', 'batch', file, '--plan', plan, '--by', 'Carla <carla@example.com>'], {
-      at: AFTERNOON,
-    });
+    const made = await w.pix(
+      [
+        'pay',
+        'batch',
+        file,
+        '--plan',
+        plan,
+        '--by',
+        'Carla <carla@example.com>',
+        '--signing-key',
+        w.keys.carla.privatePath!,
+      ],
+      { at: AFTERNOON },
+    );
     expect(made.code, made.stderr).toBe(0);
     // Inside the row, so the plan's id (and every approval) covers it.
     expect(w.readPlan(plan).rows[0]!.expect).toEqual({
