@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import type { ApiClient } from '../../api/client.js';
 import {
   type StatementEntry,
   type StatementPage,
@@ -148,6 +149,72 @@ function noEmptyBox(mode: OutputMode): OutputMode['openTable'] {
   };
 }
 
+/** What `pix statement` resolved before it reads: the flags' filter and range, the output, the totals. */
+interface StatementRun {
+  keep: EntryKeep;
+  filterFlags: Record<string, unknown>;
+  range: DateRange | undefined;
+  mode: OutputMode;
+  columns: ReturnType<typeof humanColumns>;
+  totals: Totals;
+  startedAt: Date;
+  client: ApiClient;
+  timeZone: string;
+  profile: string;
+}
+
+/** One page (`--limit`, `--offset`): its entries, its totals, and the command for the next page. */
+async function showPage(options: StatementOptions, deps: Deps, run: StatementRun): Promise<void> {
+  const { keep, filterFlags, range, mode, columns, totals, startedAt, client, timeZone } = run;
+  const { stdout, stderr } = deps.io;
+  const offset = options.offset ?? 0;
+  const limit = options.limit ?? DEFAULT_PAGE;
+  const page: StatementPage = await statementPage(client, { ...range, limit, offset });
+  const shown = keep ? page.results.filter(keep) : page.results;
+  const read = page.results.length;
+  const next =
+    offset + read < page.total ? nextCommand(options, range, deps, limit, offset + read, filterFlags) : '';
+  if (mode.format === 'json') {
+    // One page is the API's own object (contract §3); filtered, its results are the entries kept.
+    stdout.write(jsonDocument(keep ? { ...page, results: shown } : page, mode.pretty));
+  } else if (mode.format === 'table' && mode.human && shown.length === 0) {
+    // Nothing to box: say what was read, and the totals of nothing.
+    const nothing = nothingIn(range, timeZone, { total: page.total, offset, read, filtered: !!keep });
+    stderr.write(`${nothing}\n${totals.line(true)}\n`);
+    if (next !== '') stderr.write(`next: ${next}\n`);
+    return;
+  } else {
+    // OFX's period: the range asked, else from the oldest entry shown until now.
+    const oldest = shown.reduce(
+      (min, e) => (e.confirmedAt < min ? e.confirmedAt : min),
+      startedAt.toISOString(),
+    );
+    const period = range ?? { dateFrom: oldest, dateTo: startedAt.toISOString() };
+    const writer = createListWriter(stdout, {
+      ...mode,
+      columns,
+      listField: 'results',
+      raw: (e) => e,
+      sheet: 'Statement',
+      ...(mode.format === 'ofx' ? { ofx: await ofxHooks(period, run.profile, timeZone, startedAt) } : {}),
+    });
+    await writer.begin(page.total);
+    for (const entry of shown) {
+      totals.add(entry);
+      await writer.write(entry);
+    }
+    await writer.end();
+  }
+  if (mode.format === 'table' && shown.length > 0) stderr.write(`${totals.line(mode.human)}\n`);
+  if (read > 0 && next !== '') {
+    const left = read - shown.length;
+    const matched = keep
+      ? ` (${shown.length} matched the filters, ${left} left out; --all filters every entry)`
+      : '';
+    stderr.write(`showing ${offset + 1}-${offset + read} of ${page.total}${matched}; next: ${next}\n`);
+  }
+}
+
 /**
  * `pix statement`: one page, or with `--all` every page. `keep` is the filter flags' predicate (shared.ts),
  * applied to the entries each page brings; `filterFlags` are those flags as typed, for the next-page hint.
@@ -163,60 +230,16 @@ export async function runStatement(
   const startedAt = deps.clock.now();
   const range = resolveRange(options, timeZone, startedAt);
   const mode = await outputMode(deps, timeZone);
-  const { stdout, stderr } = deps.io;
+  const { stderr } = deps.io;
   const offset = options.offset ?? 0;
   const columns = mode.human ? humanColumns(mode) : machineColumns();
   const totals = new Totals();
   const client = await deps.api();
 
   if (!options.all) {
-    const limit = options.limit ?? DEFAULT_PAGE;
-    const page: StatementPage = await statementPage(client, { ...range, limit, offset });
-    const shown = keep ? page.results.filter(keep) : page.results;
-    const read = page.results.length;
-    const next =
-      offset + read < page.total ? nextCommand(options, range, deps, limit, offset + read, filterFlags) : '';
-    if (mode.format === 'json') {
-      // One page is the API's own object (contract §3); filtered, its results are the entries kept.
-      stdout.write(jsonDocument(keep ? { ...page, results: shown } : page, mode.pretty));
-    } else if (mode.format === 'table' && mode.human && shown.length === 0) {
-      // Nothing to box: say what was read, and the totals of nothing.
-      const nothing = nothingIn(range, timeZone, { total: page.total, offset, read, filtered: !!keep });
-      stderr.write(`${nothing}\n${totals.line(true)}\n`);
-      if (next !== '') stderr.write(`next: ${next}\n`);
-      return;
-    } else {
-      // OFX's period: the range asked, else from the oldest entry shown until now.
-      const oldest = shown.reduce(
-        (min, e) => (e.confirmedAt < min ? e.confirmedAt : min),
-        startedAt.toISOString(),
-      );
-      const period = range ?? { dateFrom: oldest, dateTo: startedAt.toISOString() };
-      const writer = createListWriter(stdout, {
-        ...mode,
-        columns,
-        listField: 'results',
-        raw: (e) => e,
-        sheet: 'Statement',
-        ...(mode.format === 'ofx'
-          ? { ofx: await ofxHooks(period, settings.profile.value, timeZone, startedAt) }
-          : {}),
-      });
-      await writer.begin(page.total);
-      for (const entry of shown) {
-        totals.add(entry);
-        await writer.write(entry);
-      }
-      await writer.end();
-    }
-    if (mode.format === 'table' && shown.length > 0) stderr.write(`${totals.line(mode.human)}\n`);
-    if (read > 0 && next !== '') {
-      const left = read - shown.length;
-      const matched = keep
-        ? ` (${shown.length} matched the filters, ${left} left out; --all filters every entry)`
-        : '';
-      stderr.write(`showing ${offset + 1}-${offset + read} of ${page.total}${matched}; next: ${next}\n`);
-    }
+    const profile = settings.profile.value;
+    const run = { keep, filterFlags, range, mode, columns, totals, startedAt, client, timeZone, profile };
+    await showPage(options, deps, run);
     return;
   }
 
