@@ -60,6 +60,18 @@ export interface SecretScanner {
   redact(text: string, bytes?: Uint8Array): string;
 }
 
+/** `text` with each of `ranges` (sorted, apart) replaced by `[redacted]`; the same string when there are none. */
+function redacted(text: string, ranges: ReadonlyArray<[number, number]>): string {
+  if (ranges.length === 0) return text;
+  let out = '';
+  let from = 0;
+  for (const [start, end] of ranges) {
+    out += text.slice(from, start) + REDACTED;
+    from = end;
+  }
+  return out + text.slice(from);
+}
+
 export function createSecretScanner(): SecretScanner {
   const secrets = new Set<string>();
   /** Every 8-character window of every secret. */
@@ -151,15 +163,7 @@ export function createSecretScanner(): SecretScanner {
     },
     redact(text, bytes) {
       if (secrets.size === 0) return text;
-      const ranges = covered(text, bytes);
-      if (ranges.length === 0) return text;
-      let out = '';
-      let from = 0;
-      for (const [start, end] of ranges) {
-        out += text.slice(from, start) + REDACTED;
-        from = end;
-      }
-      return out + text.slice(from);
+      return redacted(text, covered(text, bytes));
     },
   };
 }

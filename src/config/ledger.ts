@@ -49,6 +49,40 @@ const decode = (text: string) => {
 /** Why a URL cannot be read: never a part of it (a part may be, or hold, its password). */
 const unreadable = (why: string) => new InvalidValue(`${why} (the URL is not shown: it may hold a password)`);
 
+/** The parameters a ledger URL may carry (libpq's, and pool_max). */
+const KNOWN_PARAMS = new Set([
+  'sslmode',
+  'sslrootcert',
+  'sslcert',
+  'sslkey',
+  'connect_timeout',
+  'pool_max',
+  'host',
+  'port',
+  'dbname',
+  'user',
+  'password',
+  'application_name',
+]);
+
+/** A ledger URL's query, decoded; a parameter pix does not know is refused without being named. */
+function ledgerParams(query: string | undefined): Map<string, string> {
+  const params = new Map<string, string>();
+  for (const pair of (query ?? '').split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const name = decode(equals < 0 ? pair : pair.slice(0, equals));
+    params.set(name, decode(equals < 0 ? '' : pair.slice(equals + 1)));
+  }
+  for (const name of params.keys()) {
+    if (!KNOWN_PARAMS.has(name))
+      throw unreadable(
+        `the ledger URL has a parameter pix does not know (it knows ${[...KNOWN_PARAMS].join(', ')})`,
+      );
+  }
+  return params;
+}
+
 /**
  * `postgres[ql]://[user[:password]@][host][:port][/database][?param=value&…]`. A URL that does not read
  * as exactly that is refused, and nothing of it is shown or used: an `@`, `/`, `?` or `#` of a user or a
@@ -86,33 +120,7 @@ export function parseLedgerUrl(text: string): LedgerUrl {
     user = decode(colon < 0 ? auth : auth.slice(0, colon)) || undefined;
     password = colon < 0 ? undefined : decode(auth.slice(colon + 1));
   }
-  const params = new Map<string, string>();
-  for (const pair of (query ?? '').split('&')) {
-    if (pair === '') continue;
-    const equals = pair.indexOf('=');
-    const name = decode(equals < 0 ? pair : pair.slice(0, equals));
-    params.set(name, decode(equals < 0 ? '' : pair.slice(equals + 1)));
-  }
-  const known = new Set([
-    'sslmode',
-    'sslrootcert',
-    'sslcert',
-    'sslkey',
-    'connect_timeout',
-    'pool_max',
-    'host',
-    'port',
-    'dbname',
-    'user',
-    'password',
-    'application_name',
-  ]);
-  for (const name of params.keys()) {
-    if (!known.has(name))
-      throw unreadable(
-        `the ledger URL has a parameter pix does not know (it knows ${[...known].join(', ')})`,
-      );
-  }
+  const params = ledgerParams(query);
   let host = decode(rawHost.replace(/^\[|\]$/g, '')) || params.get('host') || 'localhost';
   let socket: string | undefined;
   if (host.startsWith('/')) {

@@ -73,6 +73,22 @@ export type TokenSettings = Pick<Settings, 'credentials' | 'profile'> & {
   baseUrl: Pick<Sourced<string>, 'value'>;
 };
 
+/** The profile still holds the credentials a token was minted with, for the same server. */
+function stillHolds(
+  profile: ProfileData | undefined,
+  clientKey: string,
+  clientSecret: string,
+  baseUrl: string,
+): profile is ProfileData {
+  return (
+    typeof profile === 'object' &&
+    profile !== null &&
+    profile.clientSecret === clientSecret &&
+    profile['client-key'] === clientKey &&
+    sameBaseUrl(profile.tokenBaseUrl, baseUrl)
+  );
+}
+
 /**
  * Bearer token → that token. Client credentials → the cached token while it has more than 60 s left,
  * else a freshly minted one, cached for the next command: in the profile when the key and secret are the
@@ -127,16 +143,7 @@ export function createTokenProvider(
           const profile: ProfileData | undefined = Object.hasOwn(document.profiles, profileName)
             ? document.profiles[profileName]
             : undefined;
-          if (
-            typeof profile !== 'object' ||
-            profile === null ||
-            profile.clientSecret !== clientSecret ||
-            profile['client-key'] !== clientKey ||
-            !sameBaseUrl(profile.tokenBaseUrl, baseUrl)
-          ) {
-            return;
-          }
-          profile.cachedToken = cached;
+          if (stillHolds(profile, clientKey, clientSecret, baseUrl)) profile.cachedToken = cached;
         });
       } else if (digest !== undefined) {
         await store.cacheToken(digest, cached, clock.now());

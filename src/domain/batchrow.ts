@@ -71,6 +71,51 @@ function reason(error: unknown): string {
   throw error;
 }
 
+/** Says a problem of a row's cell (`column`), or of the row. */
+type SayProblem = (column: string | undefined, message: string) => void;
+
+/** A key row's target: its key read with its `key_type` (domain/pixkey.ts, one rule with `pix pay key`). */
+function keyTarget(cells: RawRow['cells'], at: SayProblem): BatchTarget | undefined {
+  let type: PixKeyType | undefined;
+  if (cells.key_type !== undefined) {
+    try {
+      type = parseKeyType(cells.key_type);
+    } catch (error) {
+      at('key_type', reason(error));
+      return undefined;
+    }
+  }
+  if (cells.key === undefined) return undefined;
+  try {
+    // 11 digits are a CPF, a wrong one refused.
+    const key = parsePixKey(cells.key, type);
+    return { kind: 'key', key: key.key, keyType: key.type };
+  } catch (error) {
+    at('key', reason(error));
+    return undefined;
+  }
+}
+
+/** Who the row must pay (domain/payee.ts): checked offline here, against the consultation later. */
+function payeeExpectation(cells: RawRow['cells'], at: SayProblem): PayeeExpectation {
+  const expect: PayeeExpectation = {};
+  if (cells.document !== undefined) {
+    try {
+      expect.document = parseExpectedDocument(cells.document);
+    } catch (error) {
+      at('document', reason(error));
+    }
+  }
+  if (cells.name !== undefined) {
+    try {
+      expect.name = parseExpectedName(cells.name);
+    } catch (error) {
+      at('name', reason(error));
+    }
+  }
+  return expect;
+}
+
 /**
  * A JSON number amount (or a workbook's number cell, `sheet`) is read as reais only when JavaScript prints it with at most 2 decimals
  * (`10`, `10.5`, `1234.56`): that printed text is exactly the number the file's author wrote, so no
@@ -153,25 +198,7 @@ export class RowChecker {
     if (hasKey && hasEmv) {
       at('key', 'a row pays either a key or an emv code, not both');
     } else if (hasKey) {
-      let type: PixKeyType | undefined;
-      let typeOk = true;
-      if (cells.key_type !== undefined) {
-        try {
-          type = parseKeyType(cells.key_type);
-        } catch (error) {
-          at('key_type', reason(error));
-          typeOk = false;
-        }
-      }
-      if (cells.key !== undefined && typeOk) {
-        try {
-          // domain/pixkey.ts: one rule with `pix pay key` (11 digits are a CPF, a wrong one refused).
-          const key = parsePixKey(cells.key, type);
-          target = { kind: 'key', key: key.key, keyType: key.type };
-        } catch (error) {
-          at('key', reason(error));
-        }
-      }
+      target = keyTarget(cells, at);
       if (!amountGiven) at('amount', 'required for a key payment');
     } else if (hasEmv) {
       if (cells.emv !== undefined) target = this.checkEmv(cells.emv, line, amountGiven, at);
@@ -194,22 +221,7 @@ export class RowChecker {
       }
     }
 
-    // Who the row must pay (domain/payee.ts): checked offline here, against the consultation later.
-    const expect: PayeeExpectation = {};
-    if (cells.document !== undefined) {
-      try {
-        expect.document = parseExpectedDocument(cells.document);
-      } catch (error) {
-        at('document', reason(error));
-      }
-    }
-    if (cells.name !== undefined) {
-      try {
-        expect.name = parseExpectedName(cells.name);
-      } catch (error) {
-        at('name', reason(error));
-      }
-    }
+    const expect = payeeExpectation(cells, at);
 
     if (this.problems.length > before || id === undefined || target === undefined) return;
     const row: BatchRow = {

@@ -2,11 +2,14 @@
  * A day's books (`pix close`), pure: which statement entries fall on a Brasília calendar day, what they add
  * to the balance, and what a closed day remembers of them so that a later statement that changes it is
  * seen. The API gives no balance (API §2.1): the balance is the previous close's (or the opening balance
- * given once) plus the day's confirmed entries less their fees.
+ * given once) plus the day's entries less their fees, summed by the books' rule (domain/sums.ts BOOKS:
+ * CONFIRMED entries only, a fee its size whatever its sign).
  */
 import { createHash } from 'node:crypto';
 import { dayLookup, parseInstant } from './days.js';
-import { type Centavos, centavosFromApi } from './money.js';
+import { InvalidValue } from './invalid.js';
+import type { Centavos } from './money.js';
+import { BOOKS, centavosOf, readEntry } from './sums.js';
 
 /** What a day's books read of a statement entry (the API's fields, amounts in reais). */
 export interface BookEntry {
@@ -94,24 +97,23 @@ function previousDay(day: string): string {
   return at.toISOString().slice(0, 10);
 }
 
-/** An amount of the API (reais) in centavos; a missing one is zero. */
-export function cents(reais: number | undefined): Centavos {
-  return reais === undefined || !Number.isFinite(reais) ? 0 : centavosFromApi(reais);
-}
-
-/** What a fee takes from the balance: its size, whatever sign the server wrote (OFX writes it as a debit). */
-export function feeOf(entry: Pick<BookEntry, 'fee'>): Centavos {
-  return Math.abs(cents(entry.fee));
-}
-
-/** Only a confirmed entry moves the balance. */
-export function counts(entry: Pick<BookEntry, 'status'>): boolean {
-  return entry.status === 'CONFIRMED';
+/**
+ * A booked entry's amount and fee in centavos, by the books' rule (domain/sums.ts BOOKS: the fee as the charge
+ * it is); InvalidValue for one pix cannot add exactly (the close refuses its day before it gets here).
+ */
+export function bookedOf(entry: Pick<BookEntry, 'amount' | 'fee'>): { amount: Centavos; fee: Centavos } {
+  const read = readEntry({ ...entry, status: 'CONFIRMED' }, BOOKS);
+  if (typeof read === 'string')
+    throw new InvalidValue("an entry's amount or fee is not a number pix can add exactly");
+  return read;
 }
 
 /** What identifies an entry's effect on the books: a change to any of it changes a closed day. */
 export function fingerprint(entry: BookEntry): string {
-  const text = `${entry.type}|${cents(entry.amount)}|${feeOf(entry)}|${entry.status}|${entry.confirmedAt}`;
+  // Kept as closes already wrote it: an unreadable amount or fee reads as 0.
+  const amount = centavosOf(entry.amount) ?? 0;
+  const fee = Math.abs(centavosOf(entry.fee) ?? 0);
+  const text = `${entry.type}|${amount}|${fee}|${entry.status}|${entry.confirmedAt}`;
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
@@ -125,19 +127,6 @@ export function entriesOfDay<E extends BookEntry>(entries: Iterable<E>, day: str
   }
   found.sort((a, b) => a.ms - b.ms || (a.entry.id < b.entry.id ? -1 : 1));
   return found.map((item) => item.entry);
-}
-
-export function totalsOf(entries: readonly BookEntry[]): DayTotals {
-  const totals: DayTotals = { income: 0, outcome: 0, fees: 0, count: 0 };
-  for (const entry of entries) {
-    if (!counts(entry)) continue;
-    const amount = cents(entry.amount);
-    if (amount >= 0) totals.income += amount;
-    else totals.outcome += amount;
-    totals.fees += feeOf(entry);
-    totals.count++;
-  }
-  return totals;
 }
 
 /** The balance after the day: the opening plus what came in, less what went out and the fees. */

@@ -3,24 +3,25 @@
  * profile's time zone, the number of entries, income, outcome (negative), fees and net, plus a total.
  *
  * Rules (README, "pix statement summary"):
- * - An entry belongs to the period of its `confirmedAt` in the time zone. Income is the sum of the
- *   positive amounts and outcome of the negative ones, whatever the type says; fees are the entries'
- *   `fee` fields as sent; net = income + outcome − fees. The same rule as the totals `pix statement`
- *   prints, so the summary's total equals the sums of `pix statement --all` over the range.
+ * - An entry belongs to the period of its `confirmedAt` in the time zone. Its sums are the books' rule
+ *   (domain/sums.ts BOOKS): CONFIRMED entries, income the positive amounts and outcome the negative ones
+ *   whatever the type says, each fee as the charge it is; net = income + outcome − fees. The same rule as
+ *   `pix statement`'s totals and `pix close`, so the summary's total equals `pix statement --all`'s over
+ *   the range, and a day's net is its close's closing less its opening.
  * - Every period of the range is there, in order, with zeros when no entry fell in it; the first and
  *   the last may be `partial` (the range starts or ends inside them).
  * - Labels: `2026-03-12` (day), `2026-W11` (ISO 8601 week: Monday to Sunday, numbered in the year of
  *   its Thursday, so 2026-12-31 is in 2026-W53 and 2027-01-01 in 2026-W53 too), `2026-03` (month).
  * - An entry outside the range (a server that does not filter) or whose time or amount cannot be read
- *   is left out of every period and of the total, and counted (`outside`, `unreadable`) so the command
- *   can say so.
+ *   is left out of every period and of the total, and so is one BOOKS does not count; each is counted
+ *   (`outside`, `unreadable`, `uncounted`) so the command can say so.
  *
  * Integer centavos throughout. One entry at a time, in any order: time linear in the entries, memory
  * one row per period of the range (at most MAX_PERIODS).
  */
 import { dayLookup, parseInstant, type ZonedDay } from './days.js';
 import { InvalidValue } from './invalid.js';
-import { type Centavos, centavosFromApi } from './money.js';
+import { BOOKS, readEntry, type SummedEntry, type Sums, Tally } from './sums.js';
 import { addDays, startOfDay } from './when.js';
 
 export const PERIOD_UNITS = ['day', 'week', 'month'] as const;
@@ -28,6 +29,8 @@ export type PeriodUnit = (typeof PERIOD_UNITS)[number];
 
 /** The most periods one summary holds: 100,000 days is 270 years (the range is refused beyond it). */
 export const MAX_PERIODS = 100_000;
+
+export type { Sums } from './sums.js';
 
 /** `--by`: day, week or month (any case). */
 export function parsePeriodUnit(text: string): PeriodUnit {
@@ -88,15 +91,6 @@ function periodCount(first: string, last: string, unit: PeriodUnit): number {
   return months(last) - months(first) + 1;
 }
 
-/** Counts and sums in centavos; net = income + outcome − fees. */
-export interface Sums {
-  count: number;
-  income: Centavos;
-  outcome: Centavos;
-  fees: Centavos;
-  net: Centavos;
-}
-
 /** One row of the summary. */
 export interface PeriodSums extends Sums {
   /** The label: `2026-03-12`, `2026-W11` or `2026-03`. */
@@ -108,46 +102,12 @@ export interface PeriodSums extends Sums {
 }
 
 /** What the summary reads of a statement entry (the API's fields; amounts in reais). */
-export interface SummaryEntry {
-  amount: number;
-  fee?: number | undefined;
+export interface SummaryEntry extends SummedEntry {
   confirmedAt: string;
 }
 
 /** What became of an entry given to `add`. */
-export type Added = 'added' | 'outside' | 'unreadable';
-
-class Tally {
-  count = 0;
-  income = 0;
-  outcome = 0;
-  fees = 0;
-
-  add(amount: Centavos, fee: Centavos): void {
-    if (amount >= 0) this.income += amount;
-    else this.outcome += amount;
-    this.fees += fee;
-    this.count++;
-    if (this.income - this.outcome + Math.abs(this.fees) > Number.MAX_SAFE_INTEGER) {
-      throw new InvalidValue('the statement adds up to more than pix can sum exactly in centavos');
-    }
-  }
-
-  sums(): Sums {
-    const { count, income, outcome, fees } = this;
-    return { count, income, outcome, fees, net: income + outcome - fees };
-  }
-}
-
-/** The largest amount of one entry pix adds: R$ 10 trillion (the CLI itself takes 13 digits of reais). */
-const MAX_ENTRY = 1e15;
-
-/** Centavos of an API amount, or undefined when it is not a number pix can add exactly. */
-function centavosOf(value: unknown): Centavos | undefined {
-  if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
-  const centavos = centavosFromApi(value);
-  return Math.abs(centavos) <= MAX_ENTRY ? centavos : undefined;
-}
+export type Added = 'added' | 'outside' | 'unreadable' | 'uncounted';
 
 /**
  * A statement summary being built: `add` each entry (any order), then read `periods()` and `total()`.
@@ -161,11 +121,13 @@ export class PeriodSummary {
   outside = 0;
   /** Entries whose time or amount could not be read, left out. */
   unreadable = 0;
+  /** Entries in the range that BOOKS does not count (not CONFIRMED), left out. */
+  uncounted = 0;
   private readonly fromMs: number;
   private readonly toMs: number;
   private readonly rows: Array<Period & { tally: Tally }> = [];
   private readonly index = new Map<string, number>();
-  private readonly total_ = new Tally();
+  private readonly total_ = new Tally(BOOKS);
   private readonly dayOf: (ms: number) => ZonedDay;
   private lastDay: ZonedDay | undefined;
   private lastRow = 0;
@@ -192,17 +154,16 @@ export class PeriodSummary {
     }
     for (let period = periodOf(firstDay, unit); period.first <= lastDay; ) {
       this.index.set(period.label, this.rows.length);
-      this.rows.push({ ...period, tally: new Tally() });
+      this.rows.push({ ...period, tally: new Tally(BOOKS) });
       period = periodOf(addDays(period.last, 1), unit);
     }
   }
 
-  /** Counts one entry into its period and the total; says whether it was added or left out. */
+  /** Counts one entry into its period and the total (by BOOKS); says whether it was added or left out. */
   add(entry: SummaryEntry): Added {
     const ms = parseInstant(entry.confirmedAt);
-    const amount = centavosOf(entry.amount);
-    const fee = entry.fee === undefined ? 0 : centavosOf(entry.fee);
-    if (ms === undefined || amount === undefined || fee === undefined) {
+    const read = readEntry(entry, BOOKS);
+    if (ms === undefined || read === 'unreadable') {
       this.unreadable++;
       return 'unreadable';
     }
@@ -210,13 +171,17 @@ export class PeriodSummary {
       this.outside++;
       return 'outside';
     }
+    if (read === 'uncounted') {
+      this.uncounted++;
+      return 'uncounted';
+    }
     const day = this.dayOf(ms);
     if (day !== this.lastDay) {
       this.lastDay = day;
       this.lastRow = this.index.get(periodOf(day.date, this.unit).label)!;
     }
-    this.rows[this.lastRow]!.tally.add(amount, fee);
-    this.total_.add(amount, fee);
+    this.rows[this.lastRow]!.tally.addRead(read);
+    this.total_.addRead(read);
     return 'added';
   }
 

@@ -13,6 +13,7 @@ import {
   type JsonSource,
   parseJsonSource,
   pathText,
+  type ReadRecord,
   readRecord,
 } from './jsonsource.js';
 import { type Centavos, parseAmount } from './money.js';
@@ -83,182 +84,238 @@ function parseClock(text: string): number {
   return Number(match[1]) * 60 + Number(match[2]);
 }
 
-/** Reads a policy; every problem throws InvalidValue naming `file`, its line and the key. */
-export function parsePolicy(text: string, file: string): Policy {
-  let source: JsonSource;
+type Path = ReadonlyArray<string | number>;
+
+/**
+ * A policy being read: the file (for its errors), the document with its line numbers, and the record of
+ * every value taken out of it. Every value is taken out through `get`, which notes it: what the rules are
+ * made of is then rebuilt and held against what the digest covers (the end of parsePolicy).
+ */
+interface PolicyReader {
+  readonly file: string;
+  readonly source: JsonSource;
+  readonly record: ReadRecord;
+}
+
+function fail(r: PolicyReader, path: Path, reason: string): never {
+  const where = pathText(path);
+  throw new InvalidValue(
+    `${r.file} line ${r.source.lineOf(where)}: ${where === '' ? '' : `${where}: `}${reason}`,
+  );
+}
+
+/** Runs a domain parser on a value, its refusal named by the value's place. */
+function at<T>(r: PolicyReader, path: Path, parse: () => T): T {
   try {
-    source = parseJsonSource(text);
+    return parse();
   } catch (error) {
-    if (error instanceof InvalidValue) throw new InvalidValue(`${file} ${error.message}`);
+    if (error instanceof InvalidValue) return fail(r, path, error.message);
     throw error;
   }
-  const fail = (path: ReadonlyArray<string | number>, reason: string): never => {
-    const where = pathText(path);
-    throw new InvalidValue(
-      `${file} line ${source.lineOf(where)}: ${where === '' ? '' : `${where}: `}${reason}`,
-    );
-  };
-  /** Runs a domain parser on a value, its refusal named by the value's place. */
-  const at = <T>(path: ReadonlyArray<string | number>, parse: () => T): T => {
-    try {
-      return parse();
-    } catch (error) {
-      if (error instanceof InvalidValue) return fail(path, error.message);
-      throw error;
-    }
-  };
-  const isObject = (value: unknown): value is Record<string, unknown> =>
-    typeof value === 'object' && value !== null && !Array.isArray(value);
-  const onlyKeys = (
-    value: Record<string, unknown>,
-    allowed: ReadonlySet<string>,
-    path: Array<string | number>,
-  ) => {
-    for (const key of Object.keys(value)) {
-      if (!allowed.has(key)) fail([...path, key], `unknown key (known: ${[...allowed].join(', ')})`);
-    }
-  };
-  const text_ = (value: unknown, path: Array<string | number>): string =>
-    typeof value === 'string' && value.trim() !== ''
-      ? value.trim()
-      : fail(path, 'must be a non-empty string');
-  const amount = (value: unknown, path: Array<string | number>): Centavos => {
-    if (typeof value === 'number') return at(path, () => parseAmount(String(value)));
-    return at(path, () => parseAmount(text_(value, path)));
-  };
-  const flag = (value: unknown, path: Array<string | number>): boolean =>
-    typeof value === 'boolean' ? value : fail(path, 'must be true or false');
-  const list = (value: unknown, path: Array<string | number>): unknown[] =>
-    Array.isArray(value) ? value : fail(path, 'must be a list');
-  // Every value is taken out of the document through `get`, which notes it: what the rules are made of is
-  // then rebuilt and held against what the digest covers (the end of this function).
-  const record = readRecord();
-  const get = (object: Record<string, unknown>, key: string, path: Array<string | number>): unknown =>
-    record.took([...path, key], Object.hasOwn(object, key) ? object[key] : undefined);
-  const items = (value: unknown, path: Array<string | number>): unknown[] =>
-    list(value, path).map((item, index) => record.took([...path, index], item));
+}
 
-  const root = record.took([], source.value);
-  if (!isObject(root)) return fail([], 'a policy is a JSON object');
-  onlyKeys(root, TOP_KEYS, []);
-  if (get(root, 'pix-policy', []) !== 1) fail(['pix-policy'], 'must be 1 (the format of this file)');
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
-  // Approvers and their groups.
+function onlyKeys(
+  r: PolicyReader,
+  value: Record<string, unknown>,
+  allowed: ReadonlySet<string>,
+  path: Path,
+): void {
+  for (const key of Object.keys(value)) {
+    if (!allowed.has(key)) fail(r, [...path, key], `unknown key (known: ${[...allowed].join(', ')})`);
+  }
+}
+
+function textOf(r: PolicyReader, value: unknown, path: Path): string {
+  return typeof value === 'string' && value.trim() !== ''
+    ? value.trim()
+    : fail(r, path, 'must be a non-empty string');
+}
+
+function amountOf(r: PolicyReader, value: unknown, path: Path): Centavos {
+  if (typeof value === 'number') return at(r, path, () => parseAmount(String(value)));
+  return at(r, path, () => parseAmount(textOf(r, value, path)));
+}
+
+function flagOf(r: PolicyReader, value: unknown, path: Path): boolean {
+  return typeof value === 'boolean' ? value : fail(r, path, 'must be true or false');
+}
+
+function get(r: PolicyReader, object: Record<string, unknown>, key: string, path: Path): unknown {
+  return r.record.took([...path, key], Object.hasOwn(object, key) ? object[key] : undefined);
+}
+
+function items(r: PolicyReader, value: unknown, path: Path): unknown[] {
+  const list = Array.isArray(value) ? value : fail(r, path, 'must be a list');
+  return list.map((item, index) => r.record.took([...path, index], item));
+}
+
+/** An object the policy names at `path`, or its one-line refusal. */
+function objectAt(r: PolicyReader, value: unknown, path: Path, shape: string): Record<string, unknown> {
+  return isObject(value) ? value : fail(r, path, shape);
+}
+
+/** One approver: their groups, keys (each one person's: `owners`), e-mail. */
+function readApprover(
+  r: PolicyReader,
+  people: Record<string, unknown>,
+  name: string,
+  owners: Map<string, string>,
+) {
+  const path = ['approvers', name];
+  const raw = get(r, people, name, ['approvers']);
+  if (!NAME.test(name)) fail(r, path, `"${name}" is not a name (letters, digits, . _ @ -, at most 64)`);
+  const entry = objectAt(r, raw, path, 'must be an object with groups and keys');
+  onlyKeys(r, entry, APPROVER_KEYS, path);
+  const memberOf = items(r, get(r, entry, 'groups', path) ?? [], [...path, 'groups']).map((group, index) => {
+    const groupName = textOf(r, group, [...path, 'groups', index]);
+    if (!NAME.test(groupName)) fail(r, [...path, 'groups', index], `"${groupName}" is not a group name`);
+    return groupName;
+  });
+  const touch = get(r, entry, 'no-touch-required', path);
+  const noTouch = touch === undefined ? false : flagOf(r, touch, [...path, 'no-touch-required']);
+  const keyLines = items(r, get(r, entry, 'keys', path), [...path, 'keys']);
+  if (keyLines.length === 0) fail(r, [...path, 'keys'], 'must hold at least one public key');
+  const keys = keyLines.map((line, index) => {
+    const keyPath = [...path, 'keys', index];
+    const signer = at(r, keyPath, () => parseAllowedSigner(textOf(r, line, keyPath), 'the key'));
+    const owner = owners.get(signer.key.fingerprint);
+    if (owner !== undefined)
+      fail(r, keyPath, `key ${signer.key.fingerprint} is already ${owner}'s: a key is one person's`);
+    owners.set(signer.key.fingerprint, name);
+    return noTouch ? { ...signer, noTouchRequired: true } : signer;
+  });
+  // An e-mail is a label for people: who signed is known by the key alone.
+  const given = get(r, entry, 'email', path);
+  const email = given === undefined ? undefined : textOf(r, given, [...path, 'email']).toLowerCase();
+  const approver: Approver = {
+    name,
+    groups: [...new Set(memberOf)],
+    keys,
+    ...(email === undefined ? {} : { email }),
+  };
+  return approver;
+}
+
+/** Approvers and their groups. */
+function readApprovers(r: PolicyReader, root: Record<string, unknown>) {
   const approvers: Approver[] = [];
   const groups = new Map<string, Approver[]>();
   const owners = new Map<string, string>();
-  const people = get(root, 'approvers', []);
+  const people = get(r, root, 'approvers', []);
   if (!isObject(people) || Object.keys(people).length === 0)
-    fail(['approvers'], 'must name at least one approver: { "ana": { "groups": [...], "keys": [...] } }');
-  for (const name of Object.keys(people as Record<string, unknown>)) {
-    const path = ['approvers', name];
-    const raw = get(people as Record<string, unknown>, name, ['approvers']);
-    if (!NAME.test(name)) fail(path, `"${name}" is not a name (letters, digits, . _ @ -, at most 64)`);
-    if (!isObject(raw)) fail(path, 'must be an object with groups and keys');
-    const entry = raw as Record<string, unknown>;
-    onlyKeys(entry, APPROVER_KEYS, path);
-    const memberOf = items(get(entry, 'groups', path) ?? [], [...path, 'groups']).map((group, index) => {
-      const groupName = text_(group, [...path, 'groups', index]);
-      if (!NAME.test(groupName)) fail([...path, 'groups', index], `"${groupName}" is not a group name`);
-      return groupName;
-    });
-    const touch = get(entry, 'no-touch-required', path);
-    const noTouch = touch === undefined ? false : flag(touch, [...path, 'no-touch-required']);
-    const keyLines = items(get(entry, 'keys', path), [...path, 'keys']);
-    if (keyLines.length === 0) fail([...path, 'keys'], 'must hold at least one public key');
-    const keys = keyLines.map((line, index) => {
-      const keyPath = [...path, 'keys', index];
-      const signer = at(keyPath, () => parseAllowedSigner(text_(line, keyPath), 'the key'));
-      const owner = owners.get(signer.key.fingerprint);
-      if (owner !== undefined)
-        fail(keyPath, `key ${signer.key.fingerprint} is already ${owner}'s: a key is one person's`);
-      owners.set(signer.key.fingerprint, name);
-      return noTouch ? { ...signer, noTouchRequired: true } : signer;
-    });
-    // An e-mail is a label for people: who signed is known by the key alone.
-    const given = get(entry, 'email', path);
-    const email = given === undefined ? undefined : text_(given, [...path, 'email']).toLowerCase();
-    const approver: Approver = {
-      name,
-      groups: [...new Set(memberOf)],
-      keys,
-      ...(email === undefined ? {} : { email }),
-    };
+    fail(r, ['approvers'], 'must name at least one approver: { "ana": { "groups": [...], "keys": [...] } }');
+  for (const name of Object.keys(people)) {
+    const approver = readApprover(r, people, name, owners);
     approvers.push(approver);
     for (const group of approver.groups) groups.set(group, [...(groups.get(group) ?? []), approver]);
   }
   const names = new Set(approvers.map((approver) => approver.name.toLowerCase()));
   if (names.size !== approvers.length)
-    fail(['approvers'], 'two approvers have the same name (letter case aside)');
+    fail(r, ['approvers'], 'two approvers have the same name (letter case aside)');
+  return { approvers, groups };
+}
 
-  /** A quorum that can be met by the groups as written. */
-  const quorum = (value: unknown, path: Array<string | number>): Quorum => {
-    const parsed = at(path, () => parseQuorum(text_(value, path)));
-    for (const part of parsed.parts) {
-      const members = groups.get(part.group)?.length ?? 0;
-      if (members === 0)
-        fail(
-          path,
-          `no approver is in group "${part.group}" (groups: ${[...groups.keys()].join(', ') || 'none'})`,
-        );
-      if (members < part.count)
-        fail(
-          path,
-          `${part.count} of ${part.group} can never be met: the group has ${members} member${members === 1 ? '' : 's'}`,
-        );
-    }
-    const people = parsed.parts.reduce((sum, part) => sum + part.count, 0);
-    const reachable = new Set(parsed.parts.flatMap((part) => groups.get(part.group)!.map((a) => a.name)));
-    if (people > reachable.size)
-      fail(path, `"${parsed.text}" needs ${people} different people; its groups have ${reachable.size}`);
-    return parsed;
+/** A quorum that can be met by the groups as written. */
+function quorumOf(
+  r: PolicyReader,
+  groups: ReadonlyMap<string, Approver[]>,
+  value: unknown,
+  path: Path,
+): Quorum {
+  const parsed = at(r, path, () => parseQuorum(textOf(r, value, path)));
+  for (const part of parsed.parts) {
+    const members = groups.get(part.group)?.length ?? 0;
+    if (members === 0)
+      fail(
+        r,
+        path,
+        `no approver is in group "${part.group}" (groups: ${[...groups.keys()].join(', ') || 'none'})`,
+      );
+    if (members < part.count)
+      fail(
+        r,
+        path,
+        `${part.count} of ${part.group} can never be met: the group has ${members} member${members === 1 ? '' : 's'}`,
+      );
+  }
+  const people = parsed.parts.reduce((sum, part) => sum + part.count, 0);
+  const reachable = new Set(parsed.parts.flatMap((part) => groups.get(part.group)!.map((a) => a.name)));
+  if (people > reachable.size)
+    fail(r, path, `"${parsed.text}" needs ${people} different people; its groups have ${reachable.size}`);
+  return parsed;
+}
+
+function readRule(
+  r: PolicyReader,
+  groups: ReadonlyMap<string, Approver[]>,
+  raw: unknown,
+  index: number,
+): Rule {
+  const path: Array<string | number> = ['rules', index];
+  const given = objectAt(r, raw, path, 'a rule is an object with name and require');
+  onlyKeys(r, given, RULE_KEYS, path);
+  const rule: Rule = {
+    name: textOf(r, get(r, given, 'name', path), [...path, 'name']),
+    require: quorumOf(r, groups, get(r, given, 'require', path), [...path, 'require']),
   };
+  const amountOver = get(r, given, 'amount-over', path);
+  if (amountOver !== undefined) rule.amountOver = amountOf(r, amountOver, [...path, 'amount-over']);
+  const totalOver = get(r, given, 'total-over', path);
+  if (totalOver !== undefined) rule.totalOver = amountOf(r, totalOver, [...path, 'total-over']);
+  for (const [key, field] of [
+    ['new-receiver', 'newReceiver'],
+    ['outside-allowlist', 'outsideAllowlist'],
+    ['night', 'night'],
+  ] as const) {
+    const value = get(r, given, key, path);
+    if (value === undefined) continue;
+    if (!flagOf(r, value, [...path, key]))
+      fail(r, [...path, key], 'leave it out rather than false: a rule applies when its conditions hold');
+    rule[field] = true;
+  }
+  return rule;
+}
 
-  // Rules.
-  const rules = items(get(root, 'rules', []), ['rules']).map((raw, index): Rule => {
-    const path: Array<string | number> = ['rules', index];
-    if (!isObject(raw)) return fail(path, 'a rule is an object with name and require');
-    onlyKeys(raw, RULE_KEYS, path);
-    const rule: Rule = {
-      name: text_(get(raw, 'name', path), [...path, 'name']),
-      require: quorum(get(raw, 'require', path), [...path, 'require']),
-    };
-    const amountOver = get(raw, 'amount-over', path);
-    if (amountOver !== undefined) rule.amountOver = amount(amountOver, [...path, 'amount-over']);
-    const totalOver = get(raw, 'total-over', path);
-    if (totalOver !== undefined) rule.totalOver = amount(totalOver, [...path, 'total-over']);
-    for (const [key, field] of [
-      ['new-receiver', 'newReceiver'],
-      ['outside-allowlist', 'outsideAllowlist'],
-      ['night', 'night'],
-    ] as const) {
-      const value = get(raw, key, path);
-      if (value === undefined) continue;
-      if (!flag(value, [...path, key]))
-        fail([...path, key], 'leave it out rather than false: a rule applies when its conditions hold');
-      rule[field] = true;
-    }
-    return rule;
-  });
-  if (rules.length === 0) fail(['rules'], 'must hold at least one rule (a plan needs someone to approve it)');
+function readRules(
+  r: PolicyReader,
+  root: Record<string, unknown>,
+  groups: ReadonlyMap<string, Approver[]>,
+): Rule[] {
+  const rules = items(r, get(r, root, 'rules', []), ['rules']).map((raw, index) =>
+    readRule(r, groups, raw, index),
+  );
+  if (rules.length === 0)
+    fail(r, ['rules'], 'must hold at least one rule (a plan needs someone to approve it)');
   if (!rules.some((rule) => isUnconditional(rule)))
     fail(
+      r,
       ['rules'],
       'needs a rule with no condition ({"name": "every plan", "require": "1 of finance"}): every plan needs an approval',
     );
   const ruleNames = new Set<string>();
   rules.forEach((rule, index) => {
-    if (ruleNames.has(rule.name)) fail(['rules', index, 'name'], `"${rule.name}" names two rules`);
+    if (ruleNames.has(rule.name)) fail(r, ['rules', index, 'name'], `"${rule.name}" names two rules`);
     ruleNames.add(rule.name);
   });
+  return rules;
+}
 
-  // The allowlist: PIX keys and documents.
-  const listed = get(root, 'allowlist', []);
+/** The allowlist: PIX keys and documents (none without the key: undefined). */
+function readAllowlist(
+  r: PolicyReader,
+  root: Record<string, unknown>,
+  rules: readonly Rule[],
+): Policy['allowlist'] {
+  const listed = get(r, root, 'allowlist', []);
   const allowlist =
     listed === undefined ? undefined : { keys: new Set<string>(), documents: new Set<string>() };
-  items(listed ?? [], ['allowlist']).forEach((raw, index) => {
+  items(r, listed ?? [], ['allowlist']).forEach((raw, index) => {
     const path = ['allowlist', index];
-    const entry = text_(raw, path);
+    const entry = textOf(r, raw, path);
     let known = false;
     try {
       allowlist!.documents.add(parseTaxId(entry).digits);
@@ -272,54 +329,78 @@ export function parsePolicy(text: string, file: string): Policy {
     } catch {
       // Not a key.
     }
-    if (!known) fail(path, `"${entry}" is neither a PIX key nor a CPF/CNPJ`);
+    if (!known) fail(r, path, `"${entry}" is neither a PIX key nor a CPF/CNPJ`);
   });
   if (rules.some((rule) => rule.outsideAllowlist) && listed === undefined)
-    fail(['allowlist'], 'a rule says outside-allowlist: the policy needs an allowlist (it may be empty: [])');
+    fail(
+      r,
+      ['allowlist'],
+      'a rule says outside-allowlist: the policy needs an allowlist (it may be empty: [])',
+    );
+  return allowlist;
+}
 
-  // The night window.
-  let night = { from: 20 * 60, to: 6 * 60, text: '20:00–06:00' };
-  const window = get(root, 'night', []);
-  if (window !== undefined) {
-    if (!isObject(window)) fail(['night'], 'must be {"from": "20:00", "to": "06:00"}');
-    const given = window as Record<string, unknown>;
-    onlyKeys(given, new Set(['from', 'to']), ['night']);
-    const fromText = text_(get(given, 'from', ['night']), ['night', 'from']);
-    const toText = text_(get(given, 'to', ['night']), ['night', 'to']);
-    const from = at(['night', 'from'], () => parseClock(fromText));
-    const to = at(['night', 'to'], () => parseClock(toText));
-    if (from === to) fail(['night'], 'from and to are the same time');
-    night = { from, to, text: `${fromText}–${toText}` };
-  }
+/** The night window (20:00–06:00 unless the policy says). */
+function readNight(r: PolicyReader, root: Record<string, unknown>): Policy['night'] {
+  const window = get(r, root, 'night', []);
+  if (window === undefined) return { from: 20 * 60, to: 6 * 60, text: '20:00–06:00' };
+  const given = objectAt(r, window, ['night'], 'must be {"from": "20:00", "to": "06:00"}');
+  onlyKeys(r, given, new Set(['from', 'to']), ['night']);
+  const fromText = textOf(r, get(r, given, 'from', ['night']), ['night', 'from']);
+  const toText = textOf(r, get(r, given, 'to', ['night']), ['night', 'to']);
+  const from = at(r, ['night', 'from'], () => parseClock(fromText));
+  const to = at(r, ['night', 'to'], () => parseClock(toText));
+  if (from === to) fail(r, ['night'], 'from and to are the same time');
+  return { from, to, text: `${fromText}–${toText}` };
+}
 
-  // Caps.
+function readCaps(r: PolicyReader, root: Record<string, unknown>): Caps {
   const caps: Caps = {};
-  const capped = get(root, 'caps', []);
-  if (capped !== undefined) {
-    if (!isObject(capped)) fail(['caps'], 'must be an object');
-    const given = capped as Record<string, unknown>;
-    onlyKeys(given, new Set(Object.keys(CAP_KEYS)), ['caps']);
-    for (const [key, field] of Object.entries(CAP_KEYS)) {
-      const value = get(given, key, ['caps']);
-      if (value !== undefined) caps[field] = amount(value, ['caps', key]);
-    }
+  const capped = get(r, root, 'caps', []);
+  if (capped === undefined) return caps;
+  const given = objectAt(r, capped, ['caps'], 'must be an object');
+  onlyKeys(r, given, new Set(Object.keys(CAP_KEYS)), ['caps']);
+  for (const [key, field] of Object.entries(CAP_KEYS)) {
+    const value = get(r, given, key, ['caps']);
+    if (value !== undefined) caps[field] = amountOf(r, value, ['caps', key]);
   }
+  return caps;
+}
 
+/** Reads a policy; every problem throws InvalidValue naming `file`, its line and the key. */
+export function parsePolicy(text: string, file: string): Policy {
+  let source: JsonSource;
+  try {
+    source = parseJsonSource(text);
+  } catch (error) {
+    if (error instanceof InvalidValue) throw new InvalidValue(`${file} ${error.message}`);
+    throw error;
+  }
+  const r: PolicyReader = { file, source, record: readRecord() };
+  const root = objectAt(r, r.record.took([], source.value), [], 'a policy is a JSON object');
+  onlyKeys(r, root, TOP_KEYS, []);
+  if (get(r, root, 'pix-policy', []) !== 1) fail(r, ['pix-policy'], 'must be 1 (the format of this file)');
+  const { approvers, groups } = readApprovers(r, root);
+  const rules = readRules(r, root, groups);
+  const allowlist = readAllowlist(r, root, rules);
+  const night = readNight(r, root);
+  const caps = readCaps(r, root);
   // Whether every payment of an account this policy binds must be an approved plan (pix policy enforce).
-  const planOnly = get(root, 'require-plan', []);
-  const requirePlan = planOnly === undefined ? false : flag(planOnly, ['require-plan']);
-
+  const planOnly = get(r, root, 'require-plan', []);
+  const requirePlan = planOnly === undefined ? false : flagOf(r, planOnly, ['require-plan']);
   if (!groups.has(ADMINS))
-    fail(['approvers'], `no approver is in group "${ADMINS}": the admins approve the policy itself`);
-  const policyChange = quorum(get(root, 'policy-change', []) ?? `2 of ${ADMINS}`, ['policy-change']);
+    fail(r, ['approvers'], `no approver is in group "${ADMINS}": the admins approve the policy itself`);
+  const policyChange = quorumOf(r, groups, get(r, root, 'policy-change', []) ?? `2 of ${ADMINS}`, [
+    'policy-change',
+  ]);
   if (policyChange.parts.some((part) => part.group !== ADMINS))
-    fail(['policy-change'], `the policy is approved by ${ADMINS} alone ("2 of ${ADMINS}")`);
-
+    fail(r, ['policy-change'], `the policy is approved by ${ADMINS} alone ("2 of ${ADMINS}")`);
   // What the rules were made of is exactly what the digest covers: the values read, rebuilt, against the
   // document. A value read that the document does not hold, or one it holds that was never read, is refused.
-  const differs = firstDifference(record.rebuilt(), root);
+  const differs = firstDifference(r.record.rebuilt(), root);
   if (differs !== undefined)
     fail(
+      r,
       differs.startsWith('(') ? [] : [differs],
       `what pix read of the policy is not what its digest covers (${differs})`,
     );

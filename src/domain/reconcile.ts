@@ -31,6 +31,7 @@ import { type Centavos, formatBRL } from './money.js';
 import { settleInvoices } from './reconcileinvoices.js';
 import { byHandWords, byTime, type Item, type Pass, shortEntry, unmatched } from './reconcilepass.js';
 import { settlePayments } from './reconcilepayments.js';
+import { BOOKS, centavosOf, countsStatus } from './sums.js';
 
 /** The outcomes, in the order reports show them. */
 export const OUTCOMES = [
@@ -125,24 +126,16 @@ export interface ReconResult<E extends ReconEntry = ReconEntry> {
   staleDecisions: Decision[];
 }
 
-/**
- * Reconciles `expectations` against statement `entries` (any pages of the range, repeats allowed), with
- * the person's `decisions` (oldest first; the latest about a pair counts).
- */
-export function reconcile<E extends ReconEntry>(
-  expectations: readonly ReconExpectation[],
+/** The entries as items, once each, in time order. */
+function itemsOf<E extends ReconEntry>(
   entries: readonly E[],
-  decisions: readonly Decision[],
-  options: ReconOptions,
-): ReconResult<E> {
-  const results: Reconciled<E>[] = [];
-  // The entries, once each, in time order.
+): { items: Item<E>[]; itemById: Map<string, Item<E>> } {
   const items: Item<E>[] = [];
   const itemById = new Map<string, Item<E>>();
   for (const entry of entries) {
     if (itemById.has(entry.id)) continue;
     const ms = parseInstant(entry.confirmedAt);
-    const cents = Number.isFinite(entry.amount) ? Math.round(entry.amount * 100) : Number.NaN;
+    const cents = centavosOf(entry.amount) ?? Number.NaN;
     const party =
       cents < 0 || entry.type === 'OUTCOME'
         ? (entry.debtor ?? entry.creditor)
@@ -159,71 +152,71 @@ export function reconcile<E extends ReconEntry>(
     items.push(item);
   }
   items.sort(byTime);
-  const usable = (item: Item<E>) =>
-    !item.claimed &&
-    item.entry.status === 'CONFIRMED' &&
-    Number.isSafeInteger(item.cents) &&
-    !Number.isNaN(item.ms);
+  return { items, itemById };
+}
 
-  const expectationById = new Map<string, ReconExpectation>();
-  for (const expectation of expectations) expectationById.set(expectation.id, expectation);
-  const open = new Set(expectations.map((expectation) => expectation.id));
-  const settle = (result: Reconciled<E>) => {
-    for (const expectation of result.expectations) open.delete(expectation.id);
-    for (const entry of result.entries) itemById.get(entry.id)!.claimed = true;
-    results.push(result);
-  };
+/** A person's decisions, the latest about each pair: the pairs unmatched, matched, and those naming nothing read. */
+interface ByHand {
+  forbidden: Set<string>;
+  manualPairs: Map<string, Set<string>>;
+  staleDecisions: Decision[];
+}
 
-  // ---- A person's decisions: the latest about each pair counts.
+function byHandOf<E extends ReconEntry>(
+  decisions: readonly Decision[],
+  expectationById: ReadonlyMap<string, ReconExpectation>,
+  itemById: ReadonlyMap<string, Item<E>>,
+): ByHand {
   const latest = new Map<string, Decision>();
   for (const decision of decisions) latest.set(`${decision.expectation}\u0000${decision.entry}`, decision);
-  const forbidden = new Set<string>();
-  const manualPairs = new Map<string, Set<string>>();
-  const staleDecisions: Decision[] = [];
+  const hand: ByHand = { forbidden: new Set(), manualPairs: new Map(), staleDecisions: [] };
   for (const decision of latest.values()) {
-    const pair = `${decision.expectation}\u0000${decision.entry}`;
     if (decision.decision === 'unmatch') {
-      forbidden.add(pair);
+      hand.forbidden.add(`${decision.expectation}\u0000${decision.entry}`);
       continue;
     }
-    const expectation = expectationById.get(decision.expectation);
-    const item = itemById.get(decision.entry);
-    if (!expectation || !item) {
-      staleDecisions.push(decision);
+    if (!expectationById.has(decision.expectation) || !itemById.has(decision.entry)) {
+      hand.staleDecisions.push(decision);
       continue;
     }
-    const set = manualPairs.get(decision.expectation) ?? new Set<string>();
-    manualPairs.set(decision.expectation, set);
+    const set = hand.manualPairs.get(decision.expectation) ?? new Set<string>();
+    hand.manualPairs.set(decision.expectation, set);
     set.add(decision.entry);
   }
-  const allowed = (expectation: ReconExpectation, item: Item<E>) =>
-    !forbidden.has(`${expectation.id}\u0000${item.entry.id}`);
-  /** The entries a person unmatched from an expectation (`pix reconcile unmatch`). */
-  const unmatchedByHand = (expectation: ReconExpectation) =>
-    [...forbidden]
-      .filter((pair) => pair.startsWith(`${expectation.id}\u0000`))
-      .map((pair) => pair.slice(expectation.id.length + 1));
+  return hand;
+}
 
-  // Manual matches: an expectation with its entries, joined into groups that share an entry.
+/** The expectations and entries joined to `first` by the pairs a person matched (sharing an entry joins). */
+function manualGroup(first: string, manualPairs: ReadonlyMap<string, Set<string>>) {
+  const expectations = new Set<string>();
+  const entries = new Set<string>();
+  const queue = [first];
+  while (queue.length > 0) {
+    const id = queue.pop()!;
+    if (expectations.has(id)) continue;
+    expectations.add(id);
+    for (const entryId of manualPairs.get(id) ?? []) {
+      entries.add(entryId);
+      for (const [other, set] of manualPairs)
+        if (set.has(entryId) && !expectations.has(other)) queue.push(other);
+    }
+  }
+  return { expectations, entries };
+}
+
+/** Manual matches: an expectation with its entries, joined into groups that share an entry. */
+function settleManual<E extends ReconEntry>(
+  pass: Pass<E>,
+  manualPairs: ReadonlyMap<string, Set<string>>,
+  expectationById: ReadonlyMap<string, ReconExpectation>,
+): void {
   const done = new Set<string>();
   for (const [first] of manualPairs) {
     if (done.has(first)) continue;
-    const groupExpectations = new Set<string>();
-    const groupEntries = new Set<string>();
-    const queue = [first];
-    while (queue.length > 0) {
-      const id = queue.pop()!;
-      if (groupExpectations.has(id)) continue;
-      groupExpectations.add(id);
-      for (const entryId of manualPairs.get(id) ?? []) {
-        groupEntries.add(entryId);
-        for (const [other, set] of manualPairs)
-          if (set.has(entryId) && !groupExpectations.has(other)) queue.push(other);
-      }
-    }
-    for (const id of groupExpectations) done.add(id);
-    const exps = [...groupExpectations].map((id) => expectationById.get(id)!);
-    const its = [...groupEntries].map((id) => itemById.get(id)!).sort(byTime);
+    const group = manualGroup(first, manualPairs);
+    for (const id of group.expectations) done.add(id);
+    const exps = [...group.expectations].map((id) => expectationById.get(id)!);
+    const its = [...group.entries].map((id) => pass.itemById.get(id)!).sort(byTime);
     const expected = exps.reduce((sum, e) => sum + e.amountCentavos, 0);
     const paid = its.reduce((sum, i) => sum + Math.abs(i.cents), 0);
     const outcome: Outcome = paid === expected ? 'manual' : paid < expected ? 'partial' : 'overpaid';
@@ -231,7 +224,7 @@ export function reconcile<E extends ReconEntry>(
       paid === expected
         ? ''
         : `; ${formatBRL(Math.abs(paid - expected))} ${paid < expected ? 'still open' : 'more than expected'}`;
-    settle({
+    pass.settle({
       outcome,
       manual: true,
       expectations: exps,
@@ -241,30 +234,17 @@ export function reconcile<E extends ReconEntry>(
       why: `matched by hand (pix reconcile match)${difference}`,
     });
   }
+}
 
-  // ---- Pix's own payments (reconcilepayments.ts), the charge ledger's charges, then the ERP's invoices
-  // (reconcileinvoices.ts): each pass settles what it can of what is still open.
-  const pass: Pass<E> = {
-    expectations,
-    options,
-    results,
-    items,
-    itemById,
-    open,
-    settle,
-    usable,
-    allowed,
-    unmatchedByHand,
-  };
-  settlePayments(pass);
-
-  // ---- The charge ledger's charges: what the ledger recorded, then the ledger's own matcher.
-  const charges = expectations.filter((e) => e.source === 'charge' && open.has(e.id) && e.charge);
+/** The charge ledger's charges: what the ledger recorded, then the ledger's own matcher. */
+function settleCharges<E extends ReconEntry>(pass: Pass<E>): void {
+  const { open, itemById } = pass;
+  const charges = pass.expectations.filter((e) => e.source === 'charge' && open.has(e.id) && e.charge);
   for (const charge of charges) {
     const recorded = charge.recorded;
     const item = recorded && itemById.get(recorded.entryId);
-    if (!recorded || !item || item.claimed || !allowed(charge, item)) continue;
-    settle({
+    if (!recorded || !item || item.claimed || !pass.allowed(charge, item)) continue;
+    pass.settle({
       outcome: recorded.proven ? 'proven' : 'probable',
       manual: false,
       expectations: [charge],
@@ -275,70 +255,77 @@ export function reconcile<E extends ReconEntry>(
     });
   }
   const pendingCharges = charges.filter((charge) => open.has(charge.id));
-  if (pendingCharges.length > 0) {
-    const credits = items.filter((item) => usable(item) && item.cents > 0).map((item) => item.entry);
-    const ledger = pendingCharges.map((charge) => ({
-      ...charge.charge!,
-      status: 'pending',
-      matchedEntryId: undefined,
-    }));
-    const found = matchCharges(ledger, credits, {
-      isBusinessDay: options.isBusinessDay,
-      ...(options.timeZone === undefined ? {} : { timeZone: options.timeZone }),
+  if (pendingCharges.length > 0) matchPendingCharges(pass, pendingCharges);
+}
+
+/** The charges the ledger recorded nothing for, by the ledger's matcher over the credits left. */
+function matchPendingCharges<E extends ReconEntry>(pass: Pass<E>, pendingCharges: ReconExpectation[]): void {
+  const { options, results, open, itemById } = pass;
+  const credits = pass.items.filter((item) => pass.usable(item) && item.cents > 0).map((item) => item.entry);
+  const ledger = pendingCharges.map((charge) => ({
+    ...charge.charge!,
+    status: 'pending',
+    matchedEntryId: undefined,
+  }));
+  const found = matchCharges(ledger, credits, {
+    isBusinessDay: options.isBusinessDay,
+    ...(options.timeZone === undefined ? {} : { timeZone: options.timeZone }),
+  });
+  const byChargeId = new Map(pendingCharges.map((charge) => [charge.charge!.id, charge]));
+  for (const match of found.matches) {
+    const charge = byChargeId.get(match.chargeId)!;
+    const item = itemById.get(match.entryId)!;
+    if (item.claimed || !pass.allowed(charge, item)) continue;
+    pass.settle({
+      outcome: match.evidence === 'payer-document' ? 'proven' : 'probable',
+      manual: false,
+      expectations: [charge],
+      entries: [item.entry],
+      expected: match.amount,
+      paid: item.cents,
+      why: match.how,
     });
-    const byChargeId = new Map(pendingCharges.map((charge) => [charge.charge!.id, charge]));
-    for (const match of found.matches) {
-      const charge = byChargeId.get(match.chargeId)!;
-      const item = itemById.get(match.entryId)!;
-      if (item.claimed || !allowed(charge, item)) continue;
-      settle({
-        outcome: match.evidence === 'payer-document' ? 'proven' : 'probable',
-        manual: false,
-        expectations: [charge],
-        entries: [item.entry],
-        expected: match.amount,
-        paid: item.cents,
-        why: match.how,
-      });
-    }
-    for (const ambiguous of found.ambiguous) {
-      const charge = byChargeId.get(ambiguous.chargeId)!;
-      const ids = ambiguous.candidates.map((c) => shortEntry(c.entryId)).join(', ');
-      const rivals =
-        ambiguous.rivals.length > 0 ? `; charges ${ambiguous.rivals.join(', ')} could take them too` : '';
-      results.push(
-        unmatched(
-          charge,
-          `${ambiguous.candidates.length} entries could have paid it (${ids})${rivals}: match one by hand`,
-        ),
-      );
-      open.delete(charge.id);
-    }
-    for (const problem of found.unmatchable) {
-      const charge = byChargeId.get(problem.chargeId)!;
-      results.push(unmatched(charge, `cannot be matched: ${problem.reason}`));
-      open.delete(charge.id);
-    }
   }
+  for (const ambiguous of found.ambiguous) {
+    const charge = byChargeId.get(ambiguous.chargeId)!;
+    const ids = ambiguous.candidates.map((c) => shortEntry(c.entryId)).join(', ');
+    const rivals =
+      ambiguous.rivals.length > 0 ? `; charges ${ambiguous.rivals.join(', ')} could take them too` : '';
+    results.push(
+      unmatched(
+        charge,
+        `${ambiguous.candidates.length} entries could have paid it (${ids})${rivals}: match one by hand`,
+      ),
+    );
+    open.delete(charge.id);
+  }
+  for (const problem of found.unmatchable) {
+    const charge = byChargeId.get(problem.chargeId)!;
+    results.push(unmatched(charge, `cannot be matched: ${problem.reason}`));
+    open.delete(charge.id);
+  }
+}
 
-  // ---- An invoice a charge collects (`--ref`): settled with the charge, by the charge's own evidence.
-  collectedByCharges(pass, expectationById);
-
-  settleInvoices(pass);
-
-  // ---- Whatever is expected and unsettled (charges the ledger matcher passed over), and every entry left.
-  for (const id of open) {
+/** Whatever is expected and unsettled (charges the ledger matcher passed over), and every entry left. */
+function settleLeftOver<E extends ReconEntry>(
+  pass: Pass<E>,
+  expectationById: ReadonlyMap<string, ReconExpectation>,
+): void {
+  const { results } = pass;
+  for (const id of pass.open) {
     const expectation = expectationById.get(id)!;
     const why =
       expectation.source === 'charge'
-        ? chargeUnpaid(expectation, options.now)
+        ? chargeUnpaid(expectation, pass.options.now)
         : `no entry of ${formatBRL(expectation.amountCentavos)} found`;
-    results.push(unmatched(expectation, `${why}${byHandWords(unmatchedByHand(expectation))}`));
+    results.push(unmatched(expectation, `${why}${byHandWords(pass.unmatchedByHand(expectation))}`));
   }
-  for (const item of items) {
+  for (const item of pass.items) {
     if (item.claimed) continue;
     const debit = item.cents < 0;
-    const status = item.entry.status === 'CONFIRMED' ? '' : ` (status ${item.entry.status}: not counted)`;
+    const status = countsStatus(BOOKS, item.entry.status)
+      ? ''
+      : ` (status ${item.entry.status}: not counted)`;
     results.push({
       outcome: 'unmatched-entry',
       manual: false,
@@ -351,6 +338,57 @@ export function reconcile<E extends ReconEntry>(
       ...(debit && status === '' ? { flag: 'outside-pix' as const } : {}),
     });
   }
+}
+
+/**
+ * Reconciles `expectations` against statement `entries` (any pages of the range, repeats allowed), with
+ * the person's `decisions` (oldest first; the latest about a pair counts).
+ */
+export function reconcile<E extends ReconEntry>(
+  expectations: readonly ReconExpectation[],
+  entries: readonly E[],
+  decisions: readonly Decision[],
+  options: ReconOptions,
+): ReconResult<E> {
+  const results: Reconciled<E>[] = [];
+  const { items, itemById } = itemsOf(entries);
+  const expectationById = new Map<string, ReconExpectation>();
+  for (const expectation of expectations) expectationById.set(expectation.id, expectation);
+  const open = new Set(expectations.map((expectation) => expectation.id));
+  const { forbidden, manualPairs, staleDecisions } = byHandOf(decisions, expectationById, itemById);
+  const pass: Pass<E> = {
+    expectations,
+    options,
+    results,
+    items,
+    itemById,
+    open,
+    settle: (result) => {
+      for (const expectation of result.expectations) open.delete(expectation.id);
+      for (const entry of result.entries) itemById.get(entry.id)!.claimed = true;
+      results.push(result);
+    },
+    usable: (item) =>
+      !item.claimed &&
+      countsStatus(BOOKS, item.entry.status) &&
+      Number.isSafeInteger(item.cents) &&
+      !Number.isNaN(item.ms),
+    allowed: (expectation, item) => !forbidden.has(`${expectation.id}\u0000${item.entry.id}`),
+    /** The entries a person unmatched from an expectation (`pix reconcile unmatch`). */
+    unmatchedByHand: (expectation) =>
+      [...forbidden]
+        .filter((pair) => pair.startsWith(`${expectation.id}\u0000`))
+        .map((pair) => pair.slice(expectation.id.length + 1)),
+  };
+  settleManual(pass, manualPairs, expectationById);
+  // Pix's own payments (reconcilepayments.ts), the charge ledger's charges, then the ERP's invoices
+  // (reconcileinvoices.ts): each pass settles what it can of what is still open.
+  settlePayments(pass);
+  settleCharges(pass);
+  // An invoice a charge collects (`--ref`): settled with the charge, by the charge's own evidence.
+  collectedByCharges(pass, expectationById);
+  settleInvoices(pass);
+  settleLeftOver(pass, expectationById);
   return { results, staleDecisions };
 }
 

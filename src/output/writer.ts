@@ -22,7 +22,7 @@
 import { describeSystemError, PixError } from '../errors.js';
 import type { OutputTransform } from './capture.js';
 import type { IOStreams, OutStream } from './iostreams.js';
-import type { OutputWriter, Pager } from './output.js';
+import type { OutputTarget, OutputWriter, Pager } from './output.js';
 import {
   discardOutputFile,
   type FileTarget,
@@ -67,146 +67,151 @@ function writeFailure(error: unknown, where: string): PixError {
   return new PixError('internal', `cannot write ${where}: ${words}`, { cause: error });
 }
 
-/** `random`: names the temporary file of `--output-file` (the context's, src/wiring.ts). */
-export function createOutputWriter(
-  io: IOStreams,
-  options: { random: () => number; canPage?: boolean },
-): OutputWriter {
-  const { random } = options;
-  let sink: OutStream = io.stdout;
-  let where = 'output';
-  let file: FileTarget | undefined;
-  let startPager: (() => Pager) | undefined;
-  let pager: Pager | undefined;
-  let transform: OutputTransform | undefined;
+/** What one writer holds: where bytes go, what is held and in flight, and how writing ended. */
+interface WriterState {
+  readonly io: IOStreams;
+  readonly random: () => number;
+  readonly canPage: boolean;
+  sink: OutStream;
+  where: string;
+  file: FileTarget | undefined;
+  startPager: (() => Pager) | undefined;
+  pager: Pager | undefined;
+  transform: OutputTransform | undefined;
   /** What the command wrote while a transform holds its output. */
-  let captured: string[] = [];
-  const decoder = new TextDecoder();
-
-  let parts: string[] = [];
-  let held = 0;
-  let heldRecords = 0;
-  let scheduled = false;
-  let inFlight = 0;
-  let written = 0;
-  let failure: unknown;
-  let closed = false;
-  let list: { total: number | undefined; open: boolean } | undefined;
-  const lost: string[] = [];
+  captured: string[];
+  readonly decoder: InstanceType<typeof TextDecoder>;
+  parts: string[];
+  held: number;
+  heldRecords: number;
+  scheduled: boolean;
+  inFlight: number;
+  written: number;
+  failure: unknown;
+  closed: boolean;
+  list: { total: number | undefined; open: boolean } | undefined;
+  readonly lost: string[];
   /** Resolved when nothing is in flight or writing has stopped (failure, EPIPE). */
-  let settled: Array<() => void> = [];
-  const wake = () => {
-    if (inFlight > 0 && failure === undefined && !closed) return;
-    const waiting = settled;
-    settled = [];
-    for (const resolve of waiting) resolve();
-  };
-
-  const stop = (error: Error) => {
-    if (READER_GONE.has(String((error as NodeJS.ErrnoException).code))) closed = true;
-    else failure ??= error;
-    parts = [];
-    held = 0;
-    heldRecords = 0;
-    wake();
-  };
-
-  /** Where bytes go now: the pager is started by the first of them. */
-  const destination = (): OutStream => {
-    if (startPager && !pager) {
-      pager = startPager();
-      sink = pager.input;
-    }
-    return sink;
-  };
-
+  settled: Array<() => void>;
   /** The last chunk handed out: records counted just after their text was written belong to it. */
-  let last: { records: number; answered: boolean; ok: boolean } | undefined;
+  last: { records: number; answered: boolean; ok: boolean } | undefined;
+}
 
-  /** Hands `text` to the destination, counting `records` as written once it is out. */
-  const send = (text: string | Uint8Array, records: number): boolean => {
-    inFlight++;
-    const chunk = { records, answered: false, ok: false };
-    last = chunk;
-    return destination().write(text, (error) => {
-      inFlight--;
-      chunk.answered = true;
-      chunk.ok = !error;
-      if (error) stop(error);
-      else written += chunk.records;
-      wake();
-    });
-  };
+function wake(s: WriterState): void {
+  if (s.inFlight > 0 && s.failure === undefined && !s.closed) return;
+  const waiting = s.settled;
+  s.settled = [];
+  for (const resolve of waiting) resolve();
+}
 
-  /** `added` records whose text was just written: held with it, or in the chunk it went out with. */
-  const countRecords = (added: number) => {
-    if (held > 0 || !last) heldRecords += added;
-    else if (!last.answered) last.records += added;
-    else if (last.ok) written += added;
-  };
+function stop(s: WriterState, error: Error): void {
+  if (READER_GONE.has(String((error as NodeJS.ErrnoException).code))) s.closed = true;
+  else s.failure ??= error;
+  s.parts = [];
+  s.held = 0;
+  s.heldRecords = 0;
+  wake(s);
+}
 
-  /** Hands what is held to the destination; false when it is full (await `drained`) or writing stopped. */
-  const push = (): boolean => {
-    if (failure !== undefined || closed) return false;
-    if (held === 0) return true;
-    const text = parts.length === 1 ? parts[0]! : parts.join('');
-    const records = heldRecords;
-    parts = [];
-    held = 0;
-    heldRecords = 0;
-    return send(text, records);
-  };
-
-  const schedule = () => {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(() => {
-      scheduled = false;
-      push();
-    });
-  };
-
-  const stopped = (): Error | undefined => {
-    if (failure !== undefined) return writeFailure(failure, where);
-    if (closed) return new OutputClosed();
-    return undefined;
-  };
-
-  /** Waits until every write handed out has been answered (or writing stopped). */
-  const idle = () =>
-    inFlight === 0 || failure !== undefined || closed
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => settled.push(resolve));
-
-  const paging = () => pager !== undefined && !closed;
-
-  function writeThrough(chunk: string | Uint8Array): boolean {
-    if (typeof chunk !== 'string') {
-      push();
-      return send(chunk, 0);
-    }
-    if (chunk === '') return true;
-    parts.push(chunk);
-    held += chunk.length;
-    if (held >= CHUNK) return push();
-    schedule();
-    return true;
+/** Where bytes go now: the pager is started by the first of them. */
+function destination(s: WriterState): OutStream {
+  if (s.startPager && !s.pager) {
+    s.pager = s.startPager();
+    s.sink = s.pager.input;
   }
+  return s.sink;
+}
 
-  async function drainedThrough(): Promise<void> {
-    const full = !push();
-    const reason = stopped();
-    if (reason) throw reason;
-    if (full) {
-      await Promise.race([sink.drained(), new Promise<void>((resolve) => settled.push(resolve))]);
-      const after = stopped();
-      if (after) throw after;
-    }
+/** Hands `text` to the destination, counting `records` as written once it is out. */
+function send(s: WriterState, text: string | Uint8Array, records: number): boolean {
+  s.inFlight++;
+  const chunk = { records, answered: false, ok: false };
+  s.last = chunk;
+  return destination(s).write(text, (error) => {
+    s.inFlight--;
+    chunk.answered = true;
+    chunk.ok = !error;
+    if (error) stop(s, error);
+    else s.written += chunk.records;
+    wake(s);
+  });
+}
+
+/** `added` records whose text was just written: held with it, or in the chunk it went out with. */
+function countRecords(s: WriterState, added: number): void {
+  if (s.held > 0 || !s.last) s.heldRecords += added;
+  else if (!s.last.answered) s.last.records += added;
+  else if (s.last.ok) s.written += added;
+}
+
+/** Hands what is held to the destination; false when it is full (await `drained`) or writing stopped. */
+function push(s: WriterState): boolean {
+  if (s.failure !== undefined || s.closed) return false;
+  if (s.held === 0) return true;
+  const text = s.parts.length === 1 ? s.parts[0]! : s.parts.join('');
+  const records = s.heldRecords;
+  s.parts = [];
+  s.held = 0;
+  s.heldRecords = 0;
+  return send(s, text, records);
+}
+
+function schedule(s: WriterState): void {
+  if (s.scheduled) return;
+  s.scheduled = true;
+  setImmediate(() => {
+    s.scheduled = false;
+    push(s);
+  });
+}
+
+function stopped(s: WriterState): Error | undefined {
+  if (s.failure !== undefined) return writeFailure(s.failure, s.where);
+  if (s.closed) return new OutputClosed();
+  return undefined;
+}
+
+/** Waits until every write handed out has been answered (or writing stopped). */
+function idle(s: WriterState): Promise<void> {
+  return s.inFlight === 0 || s.failure !== undefined || s.closed
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => s.settled.push(resolve));
+}
+
+function paging(s: WriterState): boolean {
+  return s.pager !== undefined && !s.closed;
+}
+
+function writeThrough(s: WriterState, chunk: string | Uint8Array): boolean {
+  if (typeof chunk !== 'string') {
+    push(s);
+    return send(s, chunk, 0);
   }
+  if (chunk === '') return true;
+  s.parts.push(chunk);
+  s.held += chunk.length;
+  if (s.held >= CHUNK) return push(s);
+  schedule(s);
+  return true;
+}
 
-  const stdout: OutStream = {
+async function drainedThrough(s: WriterState): Promise<void> {
+  const full = !push(s);
+  const reason = stopped(s);
+  if (reason) throw reason;
+  if (full) {
+    await Promise.race([s.sink.drained(), new Promise<void>((resolve) => s.settled.push(resolve))]);
+    const after = stopped(s);
+    if (after) throw after;
+  }
+}
+
+/** The commands' stdout: held by a transform (--jq/--fields) while one is open, else written through. */
+function stdoutOf(s: WriterState): OutStream {
+  const { io } = s;
+  return {
     get isTTY() {
-      return io.stdout.isTTY && !file && !transform;
+      return io.stdout.isTTY && !s.file && !s.transform;
     },
     get columns() {
       return io.stdout.columns;
@@ -215,20 +220,23 @@ export function createOutputWriter(
       return io.stdout.rows;
     },
     write(chunk) {
-      if (failure !== undefined || closed) return false;
-      if (transform) {
-        captured.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+      if (s.failure !== undefined || s.closed) return false;
+      if (s.transform) {
+        s.captured.push(typeof chunk === 'string' ? chunk : s.decoder.decode(chunk, { stream: true }));
         return true;
       }
-      return writeThrough(chunk);
+      return writeThrough(s, chunk);
     },
-    drained: () => (transform ? Promise.resolve() : drainedThrough()),
+    drained: () => (s.transform ? Promise.resolve() : drainedThrough(s)),
   };
+}
 
-  /** stdout as it reaches its destination whatever the capture (a list cut to --fields as it is written). */
-  const direct: OutStream = {
+/** stdout as it reaches its destination whatever the capture (a list cut to --fields as it is written). */
+function directOf(s: WriterState): OutStream {
+  const { io } = s;
+  return {
     get isTTY() {
-      return io.stdout.isTTY && !file;
+      return io.stdout.isTTY && !s.file;
     },
     get columns() {
       return io.stdout.columns;
@@ -236,15 +244,18 @@ export function createOutputWriter(
     get rows() {
       return io.stdout.rows;
     },
-    write: (chunk) => (failure !== undefined || closed ? false : writeThrough(chunk)),
-    drained: () => drainedThrough(),
+    write: (chunk) => (s.failure !== undefined || s.closed ? false : writeThrough(s, chunk)),
+    drained: () => drainedThrough(s),
   };
+}
 
+function stderrOf(s: WriterState): OutStream {
+  const { io } = s;
   const wrapForPeople = createWordWrapper(() => io.stderr.columns);
-  const stderr: OutStream = {
+  return {
     get isTTY() {
       // Inside the pager stderr is no terminal: no progress lines, no cursor movement.
-      return paging() ? false : io.stderr.isTTY;
+      return paging(s) ? false : io.stderr.isTTY;
     },
     get columns() {
       return io.stderr.columns;
@@ -254,8 +265,8 @@ export function createOutputWriter(
     },
     write(chunk, done) {
       // What was said on stdout before comes first: both may be the same terminal.
-      push();
-      if (paging() && io.stderr.isTTY) return pager!.input.write(chunk, () => done?.());
+      push(s);
+      if (paging(s) && io.stderr.isTTY) return s.pager!.input.write(chunk, () => done?.());
       // Said to a person on a terminal: broken at word boundaries to its width (scripts reading a
       // piped stderr get every `error:` line whole).
       if (io.stderr.isTTY && typeof chunk === 'string') return io.stderr.write(wrapForPeople(chunk), done);
@@ -263,117 +274,157 @@ export function createOutputWriter(
     },
     drained: () => io.stderr.drained(),
   };
+}
 
+async function openTarget(
+  s: WriterState,
+  target: OutputTarget,
+  streams: { captured: OutStream; direct: OutStream },
+): Promise<void> {
+  s.transform = target.capture?.(streams);
+  if (target.file !== undefined) {
+    s.file = await openOutputFile(target.file, target.replace, s.random, CHUNK);
+    s.sink = s.file.sink;
+    s.where = target.file;
+    return;
+  }
+  if (target.pager && s.canPage && s.io.stdout.isTTY) s.startPager = target.pager;
+}
+
+async function commit(s: WriterState, stdout: OutStream): Promise<void> {
+  if (s.transform) {
+    // One string, once: the parts are let go before it is parsed (jq holds its own copy, parsed).
+    const document = s.captured.join('') + s.decoder.decode();
+    s.captured = [];
+    const shown = await s.transform(document, s.io.stdout.isTTY && !s.file);
+    s.transform = undefined;
+    stdout.write(shown);
+  }
+  push(s);
+  await idle(s);
+  const reason = s.failure === undefined ? undefined : writeFailure(s.failure, s.where);
+  if (reason) throw reason;
+  if (s.file) {
+    const target = s.file;
+    try {
+      await putInPlace(target);
+    } catch (error) {
+      s.failure ??= error;
+      await target.fs.unlink(target.temp).catch(() => {});
+      throw writeFailure(error, s.where);
+    }
+    s.file = undefined;
+    await syncDirectoryOf(target);
+  }
+  if (s.pager) await s.pager.close();
+}
+
+/** What stderr says of a list the failed or interrupted command left partial; none when nothing was lost. */
+function partialOf(s: WriterState, signal: 'SIGINT' | 'SIGTERM' | undefined): string | undefined {
+  // A write that failed leaves the list partial even when the command had handed over all of it.
+  if (!s.list || !(s.list.open || s.failure !== undefined)) return undefined;
+  const of = s.list.total === undefined ? '' : ` of ${count(s.list.total)}`;
+  const records = `${count(s.written)}${of} records`;
+  if (s.file) {
+    return signal
+      ? `interrupted after ${records}: ${s.file.shown} was not changed`
+      : `${s.file.shown} was not changed (stopped after ${records})`;
+  }
+  if (s.closed) return undefined;
+  return signal ? `interrupted: wrote ${records}` : `the output is incomplete: wrote ${records}`;
+}
+
+async function abort(
+  s: WriterState,
+  signal: 'SIGINT' | 'SIGTERM' | undefined,
+): Promise<{ partial?: string; lost: string[] }> {
+  // What --jq/--fields held is not written: a failed command has no document to filter.
+  s.captured = [];
+  s.transform = undefined;
+  if (s.file) {
+    await discardOutputFile(s.file);
+  } else {
+    // Whole records only are held: they are written, so the count below is what the reader got.
+    push(s);
+    await idle(s);
+  }
+  if (s.pager) {
+    if (signal === 'SIGTERM') s.pager.kill();
+    else await s.pager.close();
+  }
+  const partial = partialOf(s, signal);
+  const outputLost = s.failure !== undefined || (s.file !== undefined && !s.closed);
+  return { ...(partial === undefined ? {} : { partial }), lost: outputLost ? s.lost : [] };
+}
+
+function discardNow(s: WriterState): void {
+  if (!s.file) return;
+  try {
+    s.file.unlinkSync(s.file.temp);
+  } catch {
+    // Never made, or already gone.
+  }
+}
+
+/** `random`: names the temporary file of `--output-file` (the context's, src/wiring.ts). */
+export function createOutputWriter(
+  io: IOStreams,
+  options: { random: () => number; canPage?: boolean },
+): OutputWriter {
+  const s: WriterState = {
+    io,
+    random: options.random,
+    canPage: options.canPage ?? false,
+    sink: io.stdout,
+    where: 'output',
+    file: undefined,
+    startPager: undefined,
+    pager: undefined,
+    transform: undefined,
+    captured: [],
+    decoder: new TextDecoder(),
+    parts: [],
+    held: 0,
+    heldRecords: 0,
+    scheduled: false,
+    inFlight: 0,
+    written: 0,
+    failure: undefined,
+    closed: false,
+    list: undefined,
+    lost: [],
+    settled: [],
+    last: undefined,
+  };
+  const stdout = stdoutOf(s);
+  const direct = directOf(s);
   const writer: OutputWriter = {
     stdout,
-    stderr,
+    stderr: stderrOf(s),
     get closed() {
-      return closed;
+      return s.closed;
     },
     get paging() {
-      return paging();
+      return paging(s);
     },
-
-    async open(target) {
-      transform = target.capture?.({ captured: stdout, direct });
-      if (target.file !== undefined) {
-        file = await openOutputFile(target.file, target.replace, random, CHUNK);
-        sink = file.sink;
-        where = target.file;
-        return;
-      }
-      if (target.pager && options.canPage && io.stdout.isTTY) startPager = target.pager;
-    },
-
+    open: (target) => openTarget(s, target, { captured: stdout, direct }),
     records(total) {
       const current = { total, open: true };
-      list = current;
+      s.list = current;
       return {
-        add(added = 1) {
-          countRecords(added);
-        },
-        done() {
+        add: (added = 1) => countRecords(s, added),
+        done: () => {
           current.open = false;
         },
       };
     },
-
-    ifLost(note) {
-      lost.push(note);
+    ifLost: (note) => {
+      s.lost.push(note);
     },
-
-    keep() {
-      return writer.commit();
-    },
-
-    async commit() {
-      if (transform) {
-        // One string, once: the parts are let go before it is parsed (jq holds its own copy, parsed).
-        const document = captured.join('') + decoder.decode();
-        captured = [];
-        const shown = await transform(document, io.stdout.isTTY && !file);
-        transform = undefined;
-        stdout.write(shown);
-      }
-      push();
-      await idle();
-      const reason = failure === undefined ? undefined : writeFailure(failure, where);
-      if (reason) throw reason;
-      if (file) {
-        const target = file;
-        try {
-          await putInPlace(target);
-        } catch (error) {
-          failure ??= error;
-          await target.fs.unlink(target.temp).catch(() => {});
-          throw writeFailure(error, where);
-        }
-        file = undefined;
-        await syncDirectoryOf(target);
-      }
-      if (pager) await pager.close();
-    },
-
-    async abort(signal) {
-      let partial: string | undefined;
-      // What --jq/--fields held is not written: a failed command has no document to filter.
-      captured = [];
-      transform = undefined;
-      if (file) {
-        await discardOutputFile(file);
-      } else {
-        // Whole records only are held: they are written, so the count below is what the reader got.
-        push();
-        await idle();
-      }
-      if (pager) {
-        if (signal === 'SIGTERM') pager.kill();
-        else await pager.close();
-      }
-      // A write that failed leaves the list partial even when the command had handed over all of it.
-      if (list && (list.open || failure !== undefined)) {
-        const of = list.total === undefined ? '' : ` of ${count(list.total)}`;
-        const records = `${count(written)}${of} records`;
-        if (file) {
-          partial = signal
-            ? `interrupted after ${records}: ${file.shown} was not changed`
-            : `${file.shown} was not changed (stopped after ${records})`;
-        } else if (!closed) {
-          partial = signal ? `interrupted: wrote ${records}` : `the output is incomplete: wrote ${records}`;
-        }
-      }
-      const outputLost = failure !== undefined || (file !== undefined && !closed);
-      return { ...(partial === undefined ? {} : { partial }), lost: outputLost ? lost : [] };
-    },
-
-    discardNow() {
-      if (!file) return;
-      try {
-        file.unlinkSync(file.temp);
-      } catch {
-        // Never made, or already gone.
-      }
-    },
+    keep: () => writer.commit(),
+    commit: () => commit(s, stdout),
+    abort: (signal) => abort(s, signal),
+    discardNow: () => discardNow(s),
   };
   return writer;
 }

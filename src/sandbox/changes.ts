@@ -150,6 +150,21 @@ function arrayWriter(
   };
 }
 
+/** The records of each collection a mutation wrote to, as they are now (null: deleted), into `patch`. */
+function addChangedRecords(
+  patch: Patch,
+  state: SandboxState,
+  dirty: Record<RecordCollection, Set<string>>,
+): void {
+  for (const name of RECORD_COLLECTIONS) {
+    if (dirty[name].size === 0) continue;
+    const records = state[name] as Record<string, unknown>;
+    const changed: Record<string, unknown> = {};
+    for (const id of dirty[name]) changed[id] = Object.hasOwn(records, id) ? records[id] : null;
+    patch[name] = changed;
+  }
+}
+
 /** Starts watching `state` (the store's own copy): hand `.state` to the mutation, then ask `.patch()`. */
 export function watch(state: SandboxState): Watched {
   let touched = false;
@@ -236,13 +251,7 @@ export function watch(state: SandboxState): Watched {
       for (const [key, value] of Object.entries(state)) {
         if (!PIECEWISE.has(key)) patch.top[key] = value;
       }
-      for (const name of RECORD_COLLECTIONS) {
-        if (dirty[name].size === 0) continue;
-        const records = state[name] as Record<string, unknown>;
-        const changed: Record<string, unknown> = {};
-        for (const id of dirty[name]) changed[id] = Object.hasOwn(records, id) ? records[id] : null;
-        patch[name] = changed;
-      }
+      addChangedRecords(patch, state, dirty);
       if (activityWritten) {
         const inserted = insertedEntries(activityBefore, activity, isOldEntry);
         if (inserted === undefined) return undefined;

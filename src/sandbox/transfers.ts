@@ -14,6 +14,21 @@ import { COUNTERPARTS } from './seed.js';
 /** What transfer and payByThirdParty refuse with (for the door: sandbox/index.ts, loadAccount). */
 export { ApiFailure };
 
+/** A transfer's `amount` in centavos (none given: undefined); one that is not a payable amount is a 422. */
+function bodyAmount(rawAmount: unknown): Centavos | undefined {
+  if (rawAmount === undefined || rawAmount === null) return undefined;
+  if (
+    typeof rawAmount !== 'number' ||
+    !Number.isFinite(rawAmount) ||
+    rawAmount <= 0 ||
+    hasMoreThanTwoDecimals(rawAmount) ||
+    rawAmount * 100 > MAX_AMOUNT
+  ) {
+    throw new ApiFailure(422, 'INVALID_PAYMENT_AMOUNT', 'Valor do pagamento inválido');
+  }
+  return centavosFromApi(rawAmount);
+}
+
 export function transfer(state: SandboxState, now: Date, value: unknown) {
   const body = asBody(value);
   const rawId = body.endToEndId;
@@ -31,20 +46,7 @@ export function transfer(state: SandboxState, now: Date, value: unknown) {
       'Não é permitido enviar descrição em pagamentos por QR Code',
     );
   }
-  const rawAmount = body.amount;
-  let amount: Centavos | undefined;
-  if (rawAmount !== undefined && rawAmount !== null) {
-    if (
-      typeof rawAmount !== 'number' ||
-      !Number.isFinite(rawAmount) ||
-      rawAmount <= 0 ||
-      hasMoreThanTwoDecimals(rawAmount) ||
-      rawAmount * 100 > MAX_AMOUNT
-    ) {
-      throw new ApiFailure(422, 'INVALID_PAYMENT_AMOUNT', 'Valor do pagamento inválido');
-    }
-    amount = centavosFromApi(rawAmount);
-  }
+  let amount = bodyAmount(body.amount);
   if (consultation.canModifyFinalAmount) {
     if (amount === undefined)
       throw new ApiFailure(400, 'AMOUNT_REQUIRED', 'O valor da transferência é obrigatório');

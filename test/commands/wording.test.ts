@@ -21,7 +21,7 @@ const entry = (amount: number): StatementEntry =>
     type: 'INCOME',
     amount,
     confirmedAt: '2026-11-20T15:00:00Z',
-    status: 'DONE',
+    status: 'CONFIRMED',
   }) as StatementEntry;
 
 describe('wording', () => {
@@ -37,6 +37,10 @@ describe('wording', () => {
     expect(totals.line(false)).toBe('1 entry: in 10.00, out 0.00, fees 0.00, net 10.00');
     totals.add(entry(5));
     expect(totals.line(false)).toMatch(/^2 entries: /);
+    totals.add({ ...entry(7), status: 'PENDING' });
+    expect(totals.line(false)).toBe(
+      '2 entries: in 15.00, out 0.00, fees 0.00, net 15.00; 1 entry not CONFIRMED (not counted)',
+    );
   });
 
   it('an export that dropped one duplicate says "1 duplicate entry (same id) was left out"', () => {

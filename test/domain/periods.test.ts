@@ -22,6 +22,7 @@ function entry(confirmedAt: string, amount: number, fee?: number) {
     confirmedAt,
     amount,
     fee,
+    status: 'CONFIRMED',
   };
 }
 
@@ -147,9 +148,28 @@ describe('PeriodSummary', () => {
 
   it('classifies by the sign of the amount, as the statement totals do', () => {
     const summary = new PeriodSummary('month', march, SP);
-    summary.add({ confirmedAt: '2026-03-10T15:00:00Z', amount: -5, type: 'INCOME' } as never);
-    summary.add({ confirmedAt: '2026-03-10T15:00:00Z', amount: 0, type: 'REFUND' } as never);
+    summary.add({
+      confirmedAt: '2026-03-10T15:00:00Z',
+      amount: -5,
+      type: 'INCOME',
+      status: 'CONFIRMED',
+    } as never);
+    summary.add({
+      confirmedAt: '2026-03-10T15:00:00Z',
+      amount: 0,
+      type: 'REFUND',
+      status: 'CONFIRMED',
+    } as never);
     expect(summary.total()).toEqual({ count: 2, income: 0, outcome: -5_00, fees: 0, net: -5_00 });
+  });
+
+  it('sums by the books: a PENDING entry is left out and counted, a negative fee is a charge', () => {
+    const summary = new PeriodSummary('day', march, SP);
+    expect(summary.add(entry('2026-03-10T15:00:00Z', 100, -2.5))).toBe('added');
+    expect(summary.add({ ...entry('2026-03-10T16:00:00Z', 500), status: 'PENDING' })).toBe('uncounted');
+    expect(summary.uncounted).toBe(1);
+    expect(summary.total()).toEqual({ count: 1, income: 100_00, outcome: 0, fees: 2_50, net: 97_50 });
+    expect(summary.periods().find((p) => p.period === '2026-03-10')).toMatchObject({ count: 1, net: 97_50 });
   });
 
   it('leaves out and counts entries outside the range or that cannot be read', () => {

@@ -14,15 +14,16 @@
  */
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { ApiClient } from '../../api/client.js';
+import type { StatementEntry } from '../../api/resources/statement.js';
 import type { Deps } from '../../context.js';
 import {
   type BookEntry,
   type ClosedDay,
   closingOf,
-  counts,
+  type DayTotals,
   entriesOfDay,
   fingerprint,
-  totalsOf,
 } from '../../domain/books.js';
 import { BRASILIA_TIME_ZONE, loadBusinessDayTest } from '../../domain/duedate.js';
 import { InvalidValue } from '../../domain/invalid.js';
@@ -30,12 +31,13 @@ import { type Centavos, formatBRL, parseAmount } from '../../domain/money.js';
 import { reconcile } from '../../domain/reconcile.js';
 import { publicKeyLine } from '../../domain/sshkeys.js';
 import { parseArmoredSignature } from '../../domain/sshsig.js';
+import { BOOKS, Tally } from '../../domain/sums.js';
 import { addDays, calendarDay, endOfDay, formatDateTime, startOfDay, todayIn } from '../../domain/when.js';
 import { counted } from '../../domain/words.js';
 import { PixError, usageError } from '../../errors.js';
-import { shortId } from '../../journal/entries.js';
+import { type JournalEntry, shortId } from '../../journal/entries.js';
 import { isUnresolved, ofAccount } from '../../journal/rules.js';
-import { jsonDocument, outputMode } from '../../output/format.js';
+import { jsonDocument, type OutputMode, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import { ensurePrivateDir } from '../../storage/dirs.js';
 import { writeFileAtomic } from '../../storage/files.js';
@@ -44,7 +46,7 @@ import { checkClosedDays } from '../shared/books/closed.js';
 import { publicResult } from '../shared/books/report.js';
 import { signDigest } from '../shared/books/signing.js';
 import { chargeExpectations, paymentExpectations, readRange } from '../shared/books/sources.js';
-import { openBooks } from '../shared/books/store.js';
+import { type Books, openBooks } from '../shared/books/store.js';
 import { closesRefusal, verifiedCloses } from '../shared/books/verify.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
@@ -149,6 +151,236 @@ function keepSignature(already: ClosedDay | undefined, key: string | undefined):
   );
 }
 
+/** `--day` as a calendar day (Brasília), refused when it is not one or its close is final. */
+function dayToClose(options: CloseOptions, closes: readonly ClosedDay[], localToday: string): string {
+  let parsed: string | undefined;
+  try {
+    parsed = calendarDay(options.day!, localToday);
+  } catch (error) {
+    if (error instanceof InvalidValue) throw usageError('--day', error.message);
+    throw error;
+  }
+  if (parsed === undefined)
+    throw usageError(
+      '--day',
+      `"${safeText(options.day, 40)}" is not a day: YYYY-MM-DD, DD/MM/YYYY, today, yesterday, -2d`,
+    );
+  const day = parsed;
+  const already = closes.find((close) => close.day === day);
+  if (already?.kind === 'final') {
+    throw usageError(
+      '--day',
+      `${day} is closed (final, at ${formatDateTime(already.closedAt, ZONE)}): a past day's close is final`,
+      'pix close --list',
+    );
+  }
+  return day;
+}
+
+/** A day's Brasília bounds, ms. */
+interface DayBounds {
+  day: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * The journal's entries, once it is whole and no payment of the day is unresolved: a payment whose outcome
+ * is unknown may have moved money the day's books would not show.
+ */
+async function journalOfDay(
+  deps: Deps,
+  books: Books,
+  { day, start, end }: DayBounds,
+): Promise<JournalEntry[]> {
+  const journal = await deps.stores.journal();
+  const { damage } = await journal.verify();
+  if (damage.length > 0) {
+    throw new PixError(
+      'declined',
+      `the journal is damaged (line ${damage[0]!.line}): a damaged line may be a payment of ${day}; nothing was closed`,
+      { hint: 'pix journal verify lists the damaged lines' },
+    );
+  }
+  const journalEntries = await journal.read();
+  const unresolved = journalEntries.filter((entry) => {
+    const at = Date.parse(entry.at);
+    return (
+      entry.kind === 'payment' &&
+      isUnresolved(entry) &&
+      ofAccount(entry, books.account) &&
+      at >= start &&
+      at <= end
+    );
+  });
+  if (unresolved.length === 0) return journalEntries;
+  const names = unresolved
+    .slice(0, 5)
+    .map(
+      (entry) =>
+        `${shortId(entry.id)} (${formatBRL(entry.amountCentavos)}${entry.receiver ? ` to ${safeText(entry.receiver, 60)}` : ''})`,
+    )
+    .join(', ');
+  throw new PixError(
+    'declined',
+    `${day} has ${counted(unresolved.length, 'unresolved payment')}: ${names}${unresolved.length > 5 ? ', …' : ''}; nothing was closed`,
+    {
+      hint: `resolve each with pix journal resolve ID --paid|--not-paid (pix journal --unresolved lists them), then close ${day}`,
+    },
+  );
+}
+
+/**
+ * The statement of the day, and of the closed days of the month before it (checked for changes, each
+ * change a warning); the account's time once the API has answered, and so the close's kind and end.
+ */
+async function readDay(
+  deps: Deps,
+  client: ApiClient,
+  closes: readonly ClosedDay[],
+  { day, start, end }: DayBounds,
+  nowLocal: Date,
+) {
+  const recheckFrom = Date.parse(startOfDay(addDays(day, -RECHECK_DAYS), ZONE));
+  const oldest = closes.find((close) => Date.parse(startOfDay(close.day, ZONE)) >= recheckFrom);
+  const readFrom = Math.min(start, oldest ? Date.parse(startOfDay(oldest.day, ZONE)) : start);
+  const probeNow = nowLocal.getTime();
+  if (start > probeNow + 86_400_000) throw usageError('--day', `${day} has not begun`);
+  const readTo = probeNow <= end ? new Date(probeNow + 60_000).toISOString() : new Date(end).toISOString();
+  const entries = await readRange(deps, client, new Date(readFrom).toISOString(), readTo);
+  const now = client.clock.now();
+  if (todayIn(ZONE, now) < day)
+    throw usageError('--day', `${day} has not begun (it is ${todayIn(ZONE, now)} in Brasília)`);
+  const kind: ClosedDay['kind'] = now.getTime() <= end ? 'provisional' : 'final';
+  const through = kind === 'final' ? new Date(end).toISOString() : now.toISOString();
+  const others = closes.filter((close) => close.day !== day);
+  for (const changed of checkClosedDays(others, entries, readFrom, Date.parse(readTo))) {
+    deps.io.stderr.write(`warning: ${changed.message}\n`);
+  }
+  const ofDay = entriesOfDay(entries, day, ZONE).filter(
+    (entry) => Date.parse(entry.confirmedAt) <= Date.parse(through),
+  );
+  return { ofDay, now, kind, through };
+}
+
+/**
+ * The day's entries as the books count them (domain/sums.ts BOOKS, the same rule as the statement's totals
+ * and its summary): one not CONFIRMED is named and left out; one pix cannot add exactly refuses the close.
+ */
+function countDay(ofDay: readonly StatementEntry[], day: string, deps: Deps) {
+  const tally = new Tally(BOOKS);
+  const counted_ = ofDay.filter((entry) => {
+    const what = tally.add(entry);
+    if (what === 'uncounted') {
+      deps.io.stderr.write(
+        `note: entry ${safeText(entry.id, 40)} is ${safeText(entry.status, 20)}: not counted in the balance\n`,
+      );
+    } else if (what === 'unreadable') {
+      throw new PixError(
+        'declined',
+        `entry ${safeText(entry.id, 40)} of ${day} has an amount or fee pix cannot add exactly; nothing was closed`,
+      );
+    }
+    return what === 'added';
+  });
+  const { income, outcome, fees, count } = tally.sums();
+  const totals: DayTotals = { income, outcome, fees, count };
+  return { counted_, totals };
+}
+
+/** The pack's files written to `dir` (SHA256SUMS last, then its signature when there is a key). */
+async function writePack(deps: Deps, options: CloseOptions, dir: string, files: Array<[string, Uint8Array]>) {
+  const { text, digest } = sums(files);
+  ensurePrivateDir(dir, { own: options.dir === undefined });
+  for (const [name, bytes] of files) writeFileAtomic(join(dir, name), bytes);
+  writeFileAtomic(join(dir, 'SHA256SUMS'), text);
+  const signature = await signDigest(deps, text, options.key);
+  if (signature !== undefined) writeFileAtomic(join(dir, 'SHA256SUMS.sig'), signature);
+  return { text, digest, signature };
+}
+
+/** The close as a person reads it, or its `--json`. */
+function sayClosed(close: ClosedDay, mode: OutputMode, deps: Deps): void {
+  const { stdout } = deps.io;
+  if (mode.format === 'json') {
+    stdout.write(jsonDocument(publicClose(close), mode.pretty));
+    return;
+  }
+  const { day, kind, through, opening, closing, totals, signature } = close;
+  const lines = [
+    `${day} closed (${kind === 'final' ? 'final' : `provisional, up to ${formatDateTime(through, ZONE)}: the next close of ${day} replaces it`})`,
+    `opening ${formatBRL(opening)}, in ${formatBRL(totals.income)}, out ${formatBRL(totals.outcome)}, fees ${formatBRL(totals.fees)}`,
+    `closing ${formatBRL(closing)} (${counted(totals.count, 'entry', 'entries')})`,
+    `pack: ${close.dir}`,
+    `digest: sha256:${close.digest}${signature === undefined ? ' (not signed)' : ' (signed)'}`,
+  ];
+  stdout.write(`${lines.map((line) => safeText(line, 400)).join('\n')}\n`);
+}
+
+/** What runClose read before the lock: the API, the profile, the output's mode. */
+interface CloseRun {
+  client: ApiClient;
+  profile: string;
+  mode: OutputMode;
+}
+
+/** Closes `--day` under the books' lock: the checks, the day's sums, its pack, and the close remembered. */
+async function closeDay(books: Books, options: CloseOptions, deps: Deps, run: CloseRun): Promise<void> {
+  const { client, profile, mode } = run;
+  const { closes, problems, notes } = await verifiedCloses(books);
+  for (const note of notes) deps.io.stderr.write(`note: ${safeText(note, 300)}\n`);
+  if (problems.length > 0) throw closesRefusal(books, problems, 'nothing was closed');
+  // Today by the account's clock (the sandbox's may run ahead): read once the API has answered.
+  const nowLocal = deps.clock.now();
+  const day = dayToClose(options, closes, todayIn(ZONE, nowLocal));
+  const opening = openingOf(closes, day, options.openingBalance);
+  keepSignature(
+    closes.find((close) => close.day === day),
+    options.key,
+  );
+  const bounds = { day, start: Date.parse(startOfDay(day, ZONE)), end: Date.parse(endOfDay(day, ZONE)) };
+  const journalEntries = await journalOfDay(deps, books, bounds);
+  const { ofDay, now, kind, through } = await readDay(deps, client, closes, bounds, nowLocal);
+  const { counted_, totals } = countDay(ofDay, day, deps);
+  const closing = closingOf(opening, totals);
+  // The day's reconciliation: pix's own charges and payments against the day's entries.
+  const found = reconcile(
+    [
+      ...chargeExpectations(journalEntries, books.account, bounds.start, bounds.end, now),
+      ...paymentExpectations(journalEntries, books.account, bounds.start, bounds.end),
+    ],
+    ofDay,
+    books.decisions(),
+    { from: bounds.start, to: bounds.end, now: now.getTime(), isBusinessDay: await loadBusinessDayTest() },
+  );
+  const reconciliation = `${JSON.stringify({ day, kind, results: found.results.map(publicResult) }, null, 2)}\n`;
+  // Kept absolute: a later check (on this machine) finds the pack wherever it is run from.
+  const dir = options.dir === undefined ? books.dayDir(day) : resolve(options.dir);
+  const { text, digest, signature } = await writePack(deps, options, dir, [
+    [`${day}.ofx`, await ofx(profile, new Date(bounds.start).toISOString(), through, now, counted_, closing)],
+    [`${day}.xlsx`, await workbook(day, kind, opening, counted_, closing, totals)],
+    [`${day}-reconciliation.json`, Buffer.from(reconciliation, 'utf8')],
+  ]);
+  const close: ClosedDay = {
+    day,
+    kind,
+    closedAt: now.toISOString(),
+    through,
+    opening,
+    closing,
+    totals,
+    entries: Object.fromEntries(ofDay.map((entry: BookEntry) => [entry.id, fingerprint(entry)])),
+    digest,
+    dir,
+    sums: text,
+    ...(signature === undefined
+      ? {}
+      : { signature, signer: publicKeyLine(parseArmoredSignature(signature).publicKey) }),
+  };
+  await books.addClose(close);
+  sayClosed(close, mode, deps);
+}
+
 export async function runClose(options: CloseOptions, deps: Deps): Promise<void> {
   const books = await openBooks(deps);
   if (options.list) {
@@ -162,183 +394,7 @@ export async function runClose(options: CloseOptions, deps: Deps): Promise<void>
   const settings = await deps.settings();
   const mode = await outputMode(deps, settings.timeZone.value);
   const client = await deps.api();
-  const { stdout, stderr } = deps.io;
-  await books.locked(async () => {
-    const { closes, problems, notes } = await verifiedCloses(books);
-    for (const note of notes) stderr.write(`note: ${safeText(note, 300)}\n`);
-    if (problems.length > 0) throw closesRefusal(books, problems, 'nothing was closed');
-    // Today by the account's clock (the sandbox's may run ahead): read once the API has answered.
-    const nowLocal = deps.clock.now();
-    const localToday = todayIn(ZONE, nowLocal);
-    const parsed = (() => {
-      try {
-        return calendarDay(options.day!, localToday);
-      } catch (error) {
-        if (error instanceof InvalidValue) throw usageError('--day', error.message);
-        throw error;
-      }
-    })();
-    if (parsed === undefined)
-      throw usageError(
-        '--day',
-        `"${safeText(options.day, 40)}" is not a day: YYYY-MM-DD, DD/MM/YYYY, today, yesterday, -2d`,
-      );
-    const day = parsed;
-    const already = closes.find((close) => close.day === day);
-    if (already?.kind === 'final') {
-      throw usageError(
-        '--day',
-        `${day} is closed (final, at ${formatDateTime(already.closedAt, ZONE)}): a past day's close is final`,
-        'pix close --list',
-      );
-    }
-    const opening = openingOf(closes, day, options.openingBalance);
-    keepSignature(already, options.key);
-
-    // A payment of the day whose outcome is unknown may have moved money the day's books would not show.
-    const journal = await deps.stores.journal();
-    const { damage } = await journal.verify();
-    if (damage.length > 0) {
-      throw new PixError(
-        'declined',
-        `the journal is damaged (line ${damage[0]!.line}): a damaged line may be a payment of ${day}; nothing was closed`,
-        {
-          hint: 'pix journal verify lists the damaged lines',
-        },
-      );
-    }
-    const journalEntries = await journal.read();
-    const dayStart = Date.parse(startOfDay(day, ZONE));
-    const dayEnd = Date.parse(endOfDay(day, ZONE));
-    const unresolved = journalEntries.filter((entry) => {
-      const at = Date.parse(entry.at);
-      return (
-        entry.kind === 'payment' &&
-        isUnresolved(entry) &&
-        ofAccount(entry, books.account) &&
-        at >= dayStart &&
-        at <= dayEnd
-      );
-    });
-    if (unresolved.length > 0) {
-      const names = unresolved
-        .slice(0, 5)
-        .map(
-          (entry) =>
-            `${shortId(entry.id)} (${formatBRL(entry.amountCentavos)}${entry.receiver ? ` to ${safeText(entry.receiver, 60)}` : ''})`,
-        )
-        .join(', ');
-      throw new PixError(
-        'declined',
-        `${day} has ${counted(unresolved.length, 'unresolved payment')}: ${names}${unresolved.length > 5 ? ', …' : ''}; nothing was closed`,
-        {
-          hint: `resolve each with pix journal resolve ID --paid|--not-paid (pix journal --unresolved lists them), then close ${day}`,
-        },
-      );
-    }
-
-    // The statement: the day, and the closed days of the month before it (checked for changes).
-    const recheckFrom = Date.parse(startOfDay(addDays(day, -RECHECK_DAYS), ZONE));
-    const oldest = closes.find((close) => Date.parse(startOfDay(close.day, ZONE)) >= recheckFrom);
-    const readFrom = Math.min(dayStart, oldest ? Date.parse(startOfDay(oldest.day, ZONE)) : dayStart);
-    const probeNow = nowLocal.getTime();
-    const provisionalGuess = probeNow <= dayEnd;
-    if (dayStart > probeNow + 86_400_000) throw usageError('--day', `${day} has not begun`);
-    const readTo = provisionalGuess
-      ? new Date(probeNow + 60_000).toISOString()
-      : new Date(dayEnd).toISOString();
-    const entries = await readRange(deps, client, new Date(readFrom).toISOString(), readTo);
-    const now = client.clock.now();
-    if (todayIn(ZONE, now) < day)
-      throw usageError('--day', `${day} has not begun (it is ${todayIn(ZONE, now)} in Brasília)`);
-    const kind: ClosedDay['kind'] = now.getTime() <= dayEnd ? 'provisional' : 'final';
-    const through = kind === 'final' ? new Date(dayEnd).toISOString() : now.toISOString();
-
-    for (const changed of checkClosedDays(
-      closes.filter((close) => close.day !== day),
-      entries,
-      readFrom,
-      Date.parse(readTo),
-    )) {
-      stderr.write(`warning: ${changed.message}\n`);
-    }
-
-    const ofDay = entriesOfDay(entries, day, ZONE).filter(
-      (entry) => Date.parse(entry.confirmedAt) <= Date.parse(through),
-    );
-    const counted_ = ofDay.filter(counts);
-    for (const skipped of ofDay.filter((entry) => !counts(entry))) {
-      stderr.write(
-        `note: entry ${safeText(skipped.id, 40)} is ${safeText(skipped.status, 20)}: not counted in the balance\n`,
-      );
-    }
-    const totals = totalsOf(counted_);
-    const closing = closingOf(opening, totals);
-
-    // The day's reconciliation: pix's own charges and payments against the day's entries.
-    const decisions = books.decisions();
-    const found = reconcile(
-      [
-        ...chargeExpectations(journalEntries, books.account, dayStart, dayEnd, now),
-        ...paymentExpectations(journalEntries, books.account, dayStart, dayEnd),
-      ],
-      ofDay,
-      decisions,
-      { from: dayStart, to: dayEnd, now: now.getTime(), isBusinessDay: await loadBusinessDayTest() },
-    );
-
-    // Kept absolute: a later check (on this machine) finds the pack wherever it is run from.
-    const dir = options.dir === undefined ? books.dayDir(day) : resolve(options.dir);
-    const files: Array<[string, Uint8Array]> = [
-      [
-        `${day}.ofx`,
-        await ofx(settings.profile.value, new Date(dayStart).toISOString(), through, now, counted_, closing),
-      ],
-      [`${day}.xlsx`, await workbook(day, kind, opening, counted_, closing, totals)],
-      [
-        `${day}-reconciliation.json`,
-        Buffer.from(
-          `${JSON.stringify({ day, kind, results: found.results.map(publicResult) }, null, 2)}\n`,
-          'utf8',
-        ),
-      ],
-    ];
-    const { text, digest } = sums(files);
-    ensurePrivateDir(dir, { own: options.dir === undefined });
-    for (const [name, bytes] of files) writeFileAtomic(join(dir, name), bytes);
-    writeFileAtomic(join(dir, 'SHA256SUMS'), text);
-    const signature = await signDigest(deps, text, options.key);
-    if (signature !== undefined) writeFileAtomic(join(dir, 'SHA256SUMS.sig'), signature);
-    const close: ClosedDay = {
-      day,
-      kind,
-      closedAt: now.toISOString(),
-      through,
-      opening,
-      closing,
-      totals,
-      entries: Object.fromEntries(ofDay.map((entry: BookEntry) => [entry.id, fingerprint(entry)])),
-      digest,
-      dir,
-      sums: text,
-      ...(signature === undefined
-        ? {}
-        : { signature, signer: publicKeyLine(parseArmoredSignature(signature).publicKey) }),
-    };
-    await books.addClose(close);
-    if (mode.format === 'json') {
-      stdout.write(jsonDocument(publicClose(close), mode.pretty));
-      return;
-    }
-    const lines = [
-      `${day} closed (${kind === 'final' ? 'final' : `provisional, up to ${formatDateTime(through, ZONE)}: the next close of ${day} replaces it`})`,
-      `opening ${formatBRL(opening)}, in ${formatBRL(totals.income)}, out ${formatBRL(totals.outcome)}, fees ${formatBRL(totals.fees)}`,
-      `closing ${formatBRL(closing)} (${counted(totals.count, 'entry', 'entries')})`,
-      `pack: ${dir}`,
-      `digest: sha256:${digest}${signature === undefined ? ' (not signed)' : ' (signed)'}`,
-    ];
-    stdout.write(`${lines.map((line) => safeText(line, 400)).join('\n')}\n`);
-  });
+  await books.locked(() => closeDay(books, options, deps, { client, profile: settings.profile.value, mode }));
 }
 
 export function register(command: Command, deps: Deps): void {

@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import type { StatementEntry } from '../../api/resources/statement.js';
-import { type ClosedDay, feeOf } from '../../domain/books.js';
+import { bookedOf, type ClosedDay } from '../../domain/books.js';
 import { formatDocument } from '../../domain/documents.js';
 import { BRASILIA_TIME_ZONE } from '../../domain/duedate.js';
 import { type Centavos, formatDecimal } from '../../domain/money.js';
@@ -73,8 +73,7 @@ export async function workbook(
   await writer.rows(
     0,
     entries.map((entry) => {
-      const amount = Math.round(entry.amount * 100);
-      const fee = feeOf(entry);
+      const { amount, fee } = bookedOf(entry);
       balance += amount - fee;
       const party = counterpartyOf(entry);
       return [
@@ -117,12 +116,13 @@ export async function ofx(
   let text = ofxBegin({ dateFrom: from, dateTo: through, now, account: profile, timeZone: ZONE });
   for (const entry of entries) {
     const party = counterpartyOf(entry);
+    const { amount, fee } = bookedOf(entry);
     text += ofxTransactions(
       {
         id: entry.id,
         type: entry.type,
-        amountCentavos: Math.round(entry.amount * 100),
-        feeCentavos: feeOf(entry),
+        amountCentavos: amount,
+        feeCentavos: fee,
         confirmedAt: entry.confirmedAt,
         status: entry.status,
         name: party?.name,

@@ -80,6 +80,28 @@ async function fileStatus(deps: Deps): Promise<LedgerStatus> {
   };
 }
 
+/** A row of pix_journal's leases as the status shows it. */
+function leaseOf(row: Record<string, unknown>): LedgerStatus['leases'][number] {
+  return {
+    id: String(row.id),
+    host: String(row.host),
+    pid: Number(row.pid),
+    beatSecondsAgo: Math.round(Number(row.ago)),
+  };
+}
+
+/** A row of pix_listen as the status shows it. */
+function listenerOf(row: Record<string, unknown>): LedgerStatus['listeners'][number] {
+  return {
+    account: String(row.account),
+    host: String(row.host),
+    pid: Number(row.pid),
+    profile: String(row.profile),
+    destination: String(row.destination),
+    since: String(row.since),
+  };
+}
+
 async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
   const pool = await openLedgerPool(deps);
   const { sql, where } = pool;
@@ -165,12 +187,7 @@ async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
               amountCentavos: Number(oldest.amount),
               receiver: oldest.receiver ?? null,
             },
-      leases: leases.map((row) => ({
-        id: String(row.id),
-        host: String(row.host),
-        pid: Number(row.pid),
-        beatSecondsAgo: Math.round(Number(row.ago)),
-      })),
+      leases: leases.map(leaseOf),
       spilled,
       spillProblem,
       accounts: accounts === undefined ? null : Number(accounts.count),
@@ -179,14 +196,7 @@ async function postgresStatus(deps: Deps): Promise<LedgerStatus> {
         owed: Number(events?.owed ?? 0),
         dead: Number(events?.dead ?? 0),
       },
-      listeners: listeners.map((row) => ({
-        account: String(row.account),
-        host: String(row.host),
-        pid: Number(row.pid),
-        profile: String(row.profile),
-        destination: String(row.destination),
-        since: String(row.since),
-      })),
+      listeners: listeners.map(listenerOf),
     };
   });
 }

@@ -73,11 +73,6 @@ export function counterpartyOf(entry: StatementEntry): Party | undefined {
   return preferred ?? entry.creditor ?? entry.debtor ?? undefined;
 }
 
-/** An amount of the API's statement (reais) in centavos; none is zero. */
-export function centavosOf(value: number | undefined): number {
-  return value === undefined ? 0 : centavosFromApi(value);
-}
-
 export function humanColumns(mode: OutputMode): Column<StatementEntry>[] {
   const { colors, timeZone } = mode;
   const none = () => undefined;
@@ -92,14 +87,14 @@ export function humanColumns(mode: OutputMode): Column<StatementEntry>[] {
     {
       header: 'Amount',
       kind: 'money',
-      human: (e) => paint(e, money(centavosOf(e.amount), true)),
+      human: (e) => paint(e, money(centavosFromApi(e.amount), true)),
       machine: none,
     },
     {
       header: 'Fee',
       kind: 'money',
       priority: 3,
-      human: (e) => money(centavosOf(e.fee), true),
+      human: (e) => money(centavosFromApi(e.fee ?? 0), true),
       machine: none,
     },
     { header: 'Method', kind: 'enum', priority: 4, human: (e) => e.method ?? '', machine: none },
@@ -128,8 +123,8 @@ export function machineColumns(): Column<StatementEntry>[] {
   return [
     { header: 'confirmedAt', kind: 'date', human: none, machine: (e) => e.confirmedAt },
     { header: 'type', kind: 'enum', human: none, machine: (e) => e.type },
-    { header: 'amount', kind: 'money', human: none, machine: (e) => money(centavosOf(e.amount), false) },
-    { header: 'fee', kind: 'money', human: none, machine: (e) => money(centavosOf(e.fee), false) },
+    { header: 'amount', kind: 'money', human: none, machine: (e) => money(centavosFromApi(e.amount), false) },
+    { header: 'fee', kind: 'money', human: none, machine: (e) => money(centavosFromApi(e.fee ?? 0), false) },
     { header: 'method', human: none, machine: (e) => e.method },
     { header: 'counterpartyName', human: none, machine: (e) => party(e)?.name },
     { header: 'counterpartyDocument', kind: 'code', human: none, machine: (e) => party(e)?.documentNumber },
@@ -158,8 +153,8 @@ export async function ofxHooks(
         {
           id: e.id,
           type: e.type,
-          amountCentavos: centavosOf(e.amount),
-          feeCentavos: centavosOf(e.fee),
+          amountCentavos: centavosFromApi(e.amount),
+          feeCentavos: centavosFromApi(e.fee ?? 0),
           confirmedAt: e.confirmedAt,
           status: e.status,
           name: party?.name,
@@ -199,7 +194,7 @@ export function entryFilterOf(raw: Record<string, unknown>): EntryKeep {
     const party = counterpartyOf(entry);
     return matches({
       type: entry.type,
-      amount: centavosOf(entry.amount),
+      amount: centavosFromApi(entry.amount),
       name: party?.name,
       document: party?.documentNumber,
     });

@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import type { ApiClient } from '../../api/client.js';
 import {
   type StatementEntry,
   type StatementPage,
@@ -6,6 +7,7 @@ import {
   statementPages,
 } from '../../api/resources/statement.js';
 import type { Deps } from '../../context.js';
+import { BOOKS, Tally } from '../../domain/sums.js';
 import { formatDateTime } from '../../domain/when.js';
 import { counted } from '../../domain/words.js';
 import { jsonDocument, money, type OutputMode, outputMode } from '../../output/format.js';
@@ -17,7 +19,6 @@ import { addExamples } from '../shared/help.js';
 import { limitFlag, MAX_PAGE, nextPageCommand } from '../shared/pages.js';
 import {
   addFilterOptions,
-  centavosOf,
   type DateRange,
   type EntryKeep,
   entryFilterOf,
@@ -47,28 +48,33 @@ const statementOptionsSchema = z.object({
 
 export type StatementOptions = z.output<typeof statementOptionsSchema>;
 
-/** Running totals in centavos: money in, money out (negative), fees, and the net of the three. */
+/**
+ * The totals under the table: the books' sums (domain/sums.ts BOOKS: CONFIRMED entries, each fee as a
+ * charge; net = in + out − fees) of the entries shown, and the entries they leave out, said.
+ */
 export class Totals {
-  income = 0;
-  outcome = 0;
-  fees = 0;
-  count = 0;
+  private readonly tally = new Tally(BOOKS);
 
   add(entry: StatementEntry): void {
-    const amount = centavosOf(entry.amount);
-    if (amount >= 0) this.income += amount;
-    else this.outcome += amount;
-    this.fees += centavosOf(entry.fee);
-    this.count++;
+    this.tally.add(entry);
   }
 
-  get net(): number {
-    return this.income + this.outcome - this.fees;
+  /** Entries shown, counted or not. */
+  get seen(): number {
+    return this.tally.count + this.tally.uncounted + this.tally.unreadable;
   }
 
   line(human: boolean): string {
     const m = (centavos: number) => money(centavos, human);
-    return `${counted(this.count, 'entry', 'entries')}: in ${m(this.income)}, out ${m(this.outcome)}, fees ${m(this.fees)}, net ${m(this.net)}`;
+    const { count, income, outcome, fees, net } = this.tally.sums();
+    const { uncounted, unreadable } = this.tally;
+    const apart = [
+      uncounted > 0 ? `${counted(uncounted, 'entry', 'entries')} not CONFIRMED (not counted)` : '',
+      unreadable > 0
+        ? `${counted(unreadable, 'entry', 'entries')} with an unreadable amount (not counted)`
+        : '',
+    ].filter(Boolean);
+    return `${counted(count, 'entry', 'entries')}: in ${m(income)}, out ${m(outcome)}, fees ${m(fees)}, net ${m(net)}${apart.map((part) => `; ${part}`).join('')}`;
   }
 }
 
@@ -143,6 +149,72 @@ function noEmptyBox(mode: OutputMode): OutputMode['openTable'] {
   };
 }
 
+/** What `pix statement` resolved before it reads: the flags' filter and range, the output, the totals. */
+interface StatementRun {
+  keep: EntryKeep;
+  filterFlags: Record<string, unknown>;
+  range: DateRange | undefined;
+  mode: OutputMode;
+  columns: ReturnType<typeof humanColumns>;
+  totals: Totals;
+  startedAt: Date;
+  client: ApiClient;
+  timeZone: string;
+  profile: string;
+}
+
+/** One page (`--limit`, `--offset`): its entries, its totals, and the command for the next page. */
+async function showPage(options: StatementOptions, deps: Deps, run: StatementRun): Promise<void> {
+  const { keep, filterFlags, range, mode, columns, totals, startedAt, client, timeZone } = run;
+  const { stdout, stderr } = deps.io;
+  const offset = options.offset ?? 0;
+  const limit = options.limit ?? DEFAULT_PAGE;
+  const page: StatementPage = await statementPage(client, { ...range, limit, offset });
+  const shown = keep ? page.results.filter(keep) : page.results;
+  const read = page.results.length;
+  const next =
+    offset + read < page.total ? nextCommand(options, range, deps, limit, offset + read, filterFlags) : '';
+  if (mode.format === 'json') {
+    // One page is the API's own object (contract §3); filtered, its results are the entries kept.
+    stdout.write(jsonDocument(keep ? { ...page, results: shown } : page, mode.pretty));
+  } else if (mode.format === 'table' && mode.human && shown.length === 0) {
+    // Nothing to box: say what was read, and the totals of nothing.
+    const nothing = nothingIn(range, timeZone, { total: page.total, offset, read, filtered: !!keep });
+    stderr.write(`${nothing}\n${totals.line(true)}\n`);
+    if (next !== '') stderr.write(`next: ${next}\n`);
+    return;
+  } else {
+    // OFX's period: the range asked, else from the oldest entry shown until now.
+    const oldest = shown.reduce(
+      (min, e) => (e.confirmedAt < min ? e.confirmedAt : min),
+      startedAt.toISOString(),
+    );
+    const period = range ?? { dateFrom: oldest, dateTo: startedAt.toISOString() };
+    const writer = createListWriter(stdout, {
+      ...mode,
+      columns,
+      listField: 'results',
+      raw: (e) => e,
+      sheet: 'Statement',
+      ...(mode.format === 'ofx' ? { ofx: await ofxHooks(period, run.profile, timeZone, startedAt) } : {}),
+    });
+    await writer.begin(page.total);
+    for (const entry of shown) {
+      totals.add(entry);
+      await writer.write(entry);
+    }
+    await writer.end();
+  }
+  if (mode.format === 'table' && shown.length > 0) stderr.write(`${totals.line(mode.human)}\n`);
+  if (read > 0 && next !== '') {
+    const left = read - shown.length;
+    const matched = keep
+      ? ` (${shown.length} matched the filters, ${left} left out; --all filters every entry)`
+      : '';
+    stderr.write(`showing ${offset + 1}-${offset + read} of ${page.total}${matched}; next: ${next}\n`);
+  }
+}
+
 /**
  * `pix statement`: one page, or with `--all` every page. `keep` is the filter flags' predicate (shared.ts),
  * applied to the entries each page brings; `filterFlags` are those flags as typed, for the next-page hint.
@@ -158,60 +230,16 @@ export async function runStatement(
   const startedAt = deps.clock.now();
   const range = resolveRange(options, timeZone, startedAt);
   const mode = await outputMode(deps, timeZone);
-  const { stdout, stderr } = deps.io;
+  const { stderr } = deps.io;
   const offset = options.offset ?? 0;
   const columns = mode.human ? humanColumns(mode) : machineColumns();
   const totals = new Totals();
   const client = await deps.api();
 
   if (!options.all) {
-    const limit = options.limit ?? DEFAULT_PAGE;
-    const page: StatementPage = await statementPage(client, { ...range, limit, offset });
-    const shown = keep ? page.results.filter(keep) : page.results;
-    const read = page.results.length;
-    const next =
-      offset + read < page.total ? nextCommand(options, range, deps, limit, offset + read, filterFlags) : '';
-    if (mode.format === 'json') {
-      // One page is the API's own object (contract §3); filtered, its results are the entries kept.
-      stdout.write(jsonDocument(keep ? { ...page, results: shown } : page, mode.pretty));
-    } else if (mode.format === 'table' && mode.human && shown.length === 0) {
-      // Nothing to box: say what was read, and the totals of nothing.
-      const nothing = nothingIn(range, timeZone, { total: page.total, offset, read, filtered: !!keep });
-      stderr.write(`${nothing}\n${totals.line(true)}\n`);
-      if (next !== '') stderr.write(`next: ${next}\n`);
-      return;
-    } else {
-      // OFX's period: the range asked, else from the oldest entry shown until now.
-      const oldest = shown.reduce(
-        (min, e) => (e.confirmedAt < min ? e.confirmedAt : min),
-        startedAt.toISOString(),
-      );
-      const period = range ?? { dateFrom: oldest, dateTo: startedAt.toISOString() };
-      const writer = createListWriter(stdout, {
-        ...mode,
-        columns,
-        listField: 'results',
-        raw: (e) => e,
-        sheet: 'Statement',
-        ...(mode.format === 'ofx'
-          ? { ofx: await ofxHooks(period, settings.profile.value, timeZone, startedAt) }
-          : {}),
-      });
-      await writer.begin(page.total);
-      for (const entry of shown) {
-        totals.add(entry);
-        await writer.write(entry);
-      }
-      await writer.end();
-    }
-    if (mode.format === 'table' && shown.length > 0) stderr.write(`${totals.line(mode.human)}\n`);
-    if (read > 0 && next !== '') {
-      const left = read - shown.length;
-      const matched = keep
-        ? ` (${shown.length} matched the filters, ${left} left out; --all filters every entry)`
-        : '';
-      stderr.write(`showing ${offset + 1}-${offset + read} of ${page.total}${matched}; next: ${next}\n`);
-    }
+    const profile = settings.profile.value;
+    const run = { keep, filterFlags, range, mode, columns, totals, startedAt, client, timeZone, profile };
+    await showPage(options, deps, run);
     return;
   }
 
@@ -241,7 +269,7 @@ export async function runStatement(
     },
     onRecord: (entry) => totals.add(entry),
   });
-  if (mode.format === 'table' && totals.count > 0) stderr.write(`${totals.line(mode.human)}\n`);
+  if (mode.format === 'table' && totals.seen > 0) stderr.write(`${totals.line(mode.human)}\n`);
   else if (mode.format === 'table' && mode.human) {
     const nothing = nothingIn(range && pinned, timeZone, { total: 0, offset, read: 0, filtered: !!keep });
     stderr.write(`${nothing}\n${totals.line(true)}\n`);

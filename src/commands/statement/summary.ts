@@ -119,6 +119,14 @@ export async function runStatementSummary(options: SummaryOptions, deps: Deps): 
   if (summary.unreadable > 0) {
     stderr.write(`warning: ${summary.unreadable} entries with an unreadable time or amount were left out\n`);
   }
+  if (summary.uncounted > 0) {
+    // The books' rule (domain/sums.ts): only a CONFIRMED entry is known to have moved money.
+    const which =
+      summary.uncounted === 1
+        ? '1 entry not CONFIRMED was'
+        : `${summary.uncounted} entries not CONFIRMED were`;
+    stderr.write(`warning: ${which} left out of the sums\n`);
+  }
   const periods = summary.periods();
   const total = summary.total();
   if (mode.format === 'json') {

@@ -228,6 +228,76 @@ describe('pix close', () => {
     expect((await close(['--day', 'today'])).kind).toBe('provisional');
   });
 
+  it('one net: a PENDING entry and a negative fee count the same in statement, summary and close', async () => {
+    // The API document shows CONFIRMED as a statement entry's only status and calls `fee` the fee charged
+    // (domain/sums.ts): a PENDING entry moved nothing yet, and a fee written negative is still a charge.
+    await new StateStore(join(dir, 'sandbox.json'), { host: SYSTEM, clock: () => now }).update((state) => {
+      const activity = [...state.activity];
+      const party = { name: 'Pendente', bank: '341', documentNumber: '52998224725' };
+      insertEntry(activity, {
+        id: 'pend0000-0000-4000-8000-000000000001',
+        type: 'INCOME',
+        amount: 50_000,
+        fee: 0,
+        status: 'PENDING' as 'CONFIRMED',
+        method: 'PIX',
+        confirmedAt: '2026-03-08T17:00:00.000Z',
+        creditor: party,
+      });
+      insertEntry(activity, {
+        id: 'negf0000-0000-4000-8000-000000000002',
+        type: 'OUTCOME',
+        amount: -10_000,
+        fee: -250,
+        status: 'CONFIRMED',
+        method: 'PIX',
+        confirmedAt: '2026-03-08T17:30:00.000Z',
+        debtor: party,
+      });
+      state.activity = activity;
+    });
+    const entries = await dayEntries('2026-03-08');
+    expect(entries.map((e) => e.status)).toContain('PENDING');
+    const confirmed = entries.filter((e) => e.status === 'CONFIRMED');
+    const cents = (reais: number | undefined) => Math.round((reais ?? 0) * 100);
+    const income = confirmed.reduce((sum, e) => sum + Math.max(cents(e.amount), 0), 0);
+    const outcome = confirmed.reduce((sum, e) => sum + Math.min(cents(e.amount), 0), 0);
+    const fees = confirmed.reduce((sum, e) => sum + Math.abs(cents(e.fee)), 0);
+    const net = income + outcome - fees;
+    const plain = (c: number) =>
+      `${c < 0 ? '-' : ''}${Math.trunc(Math.abs(c) / 100)}.${String(Math.abs(c) % 100).padStart(2, '0')}`;
+
+    // pix statement's totals (piped: plain decimals on stderr).
+    const listed = await pix(['statement', '--from', '2026-03-08', '--to', '2026-03-08', '--all']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).toContain(
+      `${confirmed.length} entries: in ${plain(income)}, out ${plain(outcome)}, fees ${plain(fees)}, net ${plain(net)}; 1 entry not CONFIRMED (not counted)`,
+    );
+    // pix statement summary's total.
+    const summary = await pix([
+      'statement',
+      'summary',
+      '--from',
+      '2026-03-08',
+      '--to',
+      '2026-03-08',
+      '--json',
+    ]);
+    expect(summary.code, summary.stderr).toBe(0);
+    const total = JSON.parse(summary.stdout).total;
+    expect([
+      total.count,
+      cents(total.income),
+      cents(total.outcome),
+      cents(total.fees),
+      cents(total.net),
+    ]).toEqual([confirmed.length, income, outcome, fees, net]);
+    expect(summary.stderr).toContain('warning: 1 entry not CONFIRMED was left out of the sums');
+    // pix close's day: closing − opening is the same net.
+    const closed = await close(['--day', '2026-03-08', '--opening-balance', '0']);
+    expect(closed.closing - closed.opening).toBe(net);
+  });
+
   it('a closed day the statement later shows otherwise is reported by the next close and by reconcile', async () => {
     await close(['--day', '2026-03-08', '--opening-balance', '0']);
     // An entry of that day appears afterwards (a late-posted credit).
