@@ -10,7 +10,17 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidValue } from '../domain/invalid.js';
 import { canonicalJson, firstDifference, parseJsonSource } from '../domain/jsonsource.js';
-import { checkPlan, formatPlan, PLAN_FORMAT, type Plan, type Verdict } from '../domain/plan.js';
+import {
+  APPROVAL_FORMAT,
+  type ApprovalRecord,
+  checkPlan,
+  formatPlan,
+  PLAN_FORMAT,
+  type Plan,
+} from '../domain/plan.js';
+
+export { APPROVAL_FORMAT, type ApprovalRecord };
+
 import type { Policy } from '../domain/policy.js';
 import { parsePolicy } from '../domain/policyfile.js';
 import { describeSystemError, usageError } from '../errors.js';
@@ -207,25 +217,6 @@ export function writePlanFile(file: string, plan: Plan): void {
 
 // ---------------------------------------------------------------------------------------------
 // Approvals
-
-/** The format of an approval file this pix writes and reads: its time is signed. */
-export const APPROVAL_FORMAT = 2;
-
-export interface ApprovalRecord {
-  'pix-approval': typeof APPROVAL_FORMAT;
-  verdict: Verdict;
-  /** The plan's id or the policy's digest, as the signer saw it (the signature is checked against the real one). */
-  subject: string;
-  reason?: string;
-  /** Who signed, as the signer's policy names the key (a label: the key decides). */
-  by?: string;
-  /** The key's fingerprint (a convenience: the signature names its key). */
-  key: string;
-  /** When it was signed: part of what is signed, so of one key's verdicts the newest is known. */
-  at: string;
-  /** The armored SSH signature of verdictMessage(verdict, subject, at, reason). */
-  signature: string;
-}
 
 const approvalSchema = z.strictObject({
   'pix-approval': z.literal(APPROVAL_FORMAT),

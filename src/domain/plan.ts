@@ -175,6 +175,26 @@ export function rowFacts(row: PlanRow): RowFacts {
 
 export type Verdict = 'approve' | 'reject';
 
+/** The format of an approval file this pix writes and reads: its time is signed. */
+export const APPROVAL_FORMAT = 2;
+
+/** One signed verdict on a plan or a policy, as its file holds it (approvals/files.ts reads and writes it). */
+export interface ApprovalRecord {
+  'pix-approval': typeof APPROVAL_FORMAT;
+  verdict: Verdict;
+  /** The plan's id or the policy's digest, as the signer saw it (the signature is checked against the real one). */
+  subject: string;
+  reason?: string;
+  /** Who signed, as the signer's policy names the key (a label: the key decides). */
+  by?: string;
+  /** The key's fingerprint (a convenience: the signature names its key). */
+  key: string;
+  /** When it was signed: part of what is signed, so of one key's verdicts the newest is known. */
+  at: string;
+  /** The armored SSH signature of verdictMessage(verdict, subject, at, reason). */
+  signature: string;
+}
+
 /**
  * What a verdict signs: the verdict and the subject's id (a plan's, a policy's digest), the time it was
  * signed (so of one key's verdicts the newest can be told, and an older one restored is known as older),

@@ -16,10 +16,9 @@
  * schedules and nothing else.
  */
 import { join } from 'node:path';
-import type { ApprovalRecord } from '../approvals/files.js';
 import type { Centavos } from '../domain/money.js';
 import type { PayeeExpectation } from '../domain/payee.js';
-import type { Plan } from '../domain/plan.js';
+import type { ApprovalRecord, Plan } from '../domain/plan.js';
 import type { Recurrence } from '../domain/schedule.js';
 import { PixError } from '../errors.js';
 import { appendPrivateLine } from '../storage/append.js';
