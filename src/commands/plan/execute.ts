@@ -25,7 +25,6 @@ import { formatDecimal } from '../../domain/money.js';
 import { type PlanRow, rowFacts, shortPlanId } from '../../domain/plan.js';
 import { isNight, outsideAllowlist } from '../../domain/policy.js';
 import { PixError, usageError } from '../../errors.js';
-import type { JournalPlan } from '../../journal/entries.js';
 import { isAccountId } from '../../journal/rules.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
@@ -42,7 +41,7 @@ import { momentChecks } from '../shared/pay/moment.js';
 import type { PayContext } from '../shared/pay/shared.js';
 import {
   type Facts,
-  makerWords,
+  journalPlanOf,
   type OpenedPlan,
   openPlan,
   POLICY_OPTION,
@@ -214,14 +213,7 @@ export async function runPlanExecute(options: PlanExecuteOptions, deps: Deps): P
     );
   }
   const { maker } = opened.judged[0]!;
-  const fromPlan: JournalPlan = {
-    id: plan.id,
-    maker: makerWords(plan),
-    makerKey: plan.maker.key,
-    approvers: verdict.signoffs
-      .filter((signoff) => signoff.counts && signoff.verdict === 'approve')
-      .map((signoff) => ({ name: signoff.approver!.name, key: signoff.fingerprint })),
-  };
+  const fromPlan = journalPlanOf(plan, verdict);
   const names = [...new Set(fromPlan.approvers.map((a) => a.name))].join(', ');
   deps.io.stderr.write(
     `plan ${shortPlanId(plan.id)} made by ${'approver' in maker ? maker.approver.name : '?'} (${safeText(fromPlan.maker, 120)}, key ${plan.maker.key}), approved by ${names}\n`,

@@ -33,7 +33,7 @@ import { safeText } from '../../output/sanitize.js';
 import { type Moment, momentChecks } from '../shared/pay/moment.js';
 import type { PayContext } from '../shared/pay/shared.js';
 import {
-  makerWords,
+  journalPlanOf,
   type OpenedPlan,
   openPlanWith,
   review,
@@ -95,14 +95,7 @@ async function openStanding(ctx: PayContext, schedule: Schedule, at: Date): Prom
   if (refusal !== undefined) return { held: `its ${name} is not approved: ${refusal}` };
   return {
     opened,
-    plan: {
-      id: plan.id,
-      maker: makerWords(plan),
-      makerKey: plan.maker.key,
-      approvers: verdict.signoffs
-        .filter((signoff) => signoff.counts && signoff.verdict === 'approve')
-        .map((signoff) => ({ name: signoff.approver!.name, key: signoff.fingerprint })),
-    },
+    plan: journalPlanOf(plan, verdict),
   };
 }
 

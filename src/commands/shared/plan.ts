@@ -35,7 +35,7 @@ import {
 } from '../../domain/policy.js';
 import { describeRule } from '../../domain/schedule.js';
 import { formatDateTime, formatForMessage } from '../../domain/when.js';
-import type { JournalEntry } from '../../journal/entries.js';
+import type { JournalEntry, JournalPlan } from '../../journal/entries.js';
 import { shortId } from '../../journal/entries.js';
 import type { OutputMode } from '../../output/format.js';
 import * as z from '../../zod.js';
@@ -186,6 +186,18 @@ export function standingRefusal(opened: OpenedPlan, now: Date): string | undefin
 export function makerWords(plan: Plan): string {
   const { name, email } = plan.maker;
   return email === undefined || email === name ? name : `${name} <${email}>`;
+}
+
+/** What a payment's journal entry keeps of the approved plan it pays: its maker, and the approvals that counted. */
+export function journalPlanOf(plan: Plan, verdict: Review): JournalPlan {
+  return {
+    id: plan.id,
+    maker: makerWords(plan),
+    makerKey: plan.maker.key,
+    approvers: verdict.signoffs
+      .filter((signoff) => signoff.counts && signoff.verdict === 'approve')
+      .map((signoff) => ({ name: signoff.approver!.name, key: signoff.fingerprint })),
+  };
 }
 
 /** Who made the plan as the binding policy knows people: `carla (key SHA256:…)`, or why none. */
