@@ -1,5 +1,4 @@
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
@@ -12,6 +11,7 @@ import {
 import { tempConfigDir } from '../../helpers/cli.js';
 import { clusterPerFile } from '../../helpers/postgres.js';
 import { keyDir, makeKey, type TestKey } from '../../helpers/ssh.js';
+import { tempDir } from '../../helpers/temp.js';
 
 /**
  * Four eyes that hold against the team itself: the maker is the person whose key signed the plan, never a
@@ -92,7 +92,7 @@ describe('the maker is the key that signed the plan', () => {
   });
 
   it("the maker's other key is still the maker's: one person, whatever key they approve with", async () => {
-    const extra = mkdtempSync(join(tmpdir(), 'pix-key-'));
+    const extra = tempDir('pix-key-');
     const second: TestKey = makeKey(extra, 'ed25519', 'carla-laptop');
     const w = await approvalsWorld((keys) => {
       const document = policyDocument(keys);
@@ -121,7 +121,7 @@ describe('the maker is the key that signed the plan', () => {
     expect(bare.code).toBe(2);
     expect(bare.stderr).toMatch(/^error: \S+: not a plan: signature: /);
     // Signed by mallory, whom the policy does not know: refused before anything is consulted.
-    const stranger = makeKey(mkdtempSync(join(tmpdir(), 'pix-key-')), 'ed25519', 'mallory@example.com');
+    const stranger = makeKey(tempDir('pix-key-'), 'ed25519', 'mallory@example.com');
     const asked = w.server.requests.length;
     const making = await w.pix(
       [
@@ -344,7 +344,7 @@ describe('the policy binds the account, whatever the profile, flags or environme
   it('plan execute --policy FILE with a policy whose only admin is the operator, self-approved: the bound policy still rules (exit 8)', async () => {
     const w = await boundWorld();
     // The operator's two keys, one policy that names them its admins and approvers.
-    const dir = mkdtempSync(join(tmpdir(), 'pix-key-'));
+    const dir = tempDir('pix-key-');
     const mallory = makeKey(dir, 'ed25519', 'mallory');
     const alias = makeKey(dir, 'ed25519', 'mallory-alias');
     const evil = join(w.repo, 'evil.json');
