@@ -9,11 +9,9 @@ import type { Deps } from '../../context.js';
 import { jsonDocument, money, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { accountOf } from '../shared/account.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import {
-  accountNow,
   comingOccurrences,
   dueWords,
   needsAttention,
@@ -21,6 +19,7 @@ import {
   pastViews,
   ruleWords,
   scheduleJson,
+  schedulesNow,
 } from './shared.js';
 
 const listOptionsSchema = z.object({ all: z._default(z.boolean(), false) });
@@ -29,14 +28,9 @@ export type ScheduleListOptions = z.output<typeof listOptionsSchema>;
 
 export async function runScheduleList(options: ScheduleListOptions, deps: Deps): Promise<void> {
   const settings = await deps.settings();
-  const [store, account, now, journal] = await Promise.all([
-    deps.stores.schedules(),
-    accountOf(deps),
-    accountNow(deps),
-    deps.stores.journal(),
-  ]);
+  const { schedules, account, now, journal } = await schedulesNow(deps);
   const mode = await outputMode(deps, settings.timeZone.value);
-  const mine = (await store.read()).filter(
+  const mine = schedules.filter(
     (schedule) => schedule.account === account.id && (options.all || schedule.state !== 'cancelled'),
   );
   const results = [];

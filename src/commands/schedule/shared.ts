@@ -257,6 +257,17 @@ export function needsAttention(view: OccurrenceView): boolean {
  * again when they change). Occurrences whose window passes while paused or cancelled are skipped, not
  * missed; a cancelled schedule cannot be resumed (a new one is made instead).
  */
+/** What list and show read: the account's schedules as kept, the account, its time now, and the journal. */
+export async function schedulesNow(deps: Deps) {
+  const [store, account, now, journal] = await Promise.all([
+    deps.stores.schedules(),
+    accountOf(deps),
+    accountNow(deps),
+    deps.stores.journal(),
+  ]);
+  return { schedules: await store.read(), account, now, journal };
+}
+
 export async function changeState(
   deps: Deps,
   id: string,

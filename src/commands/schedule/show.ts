@@ -8,11 +8,9 @@ import type { Deps } from '../../context.js';
 import { jsonDocument, money, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
-import { accountOf } from '../shared/account.js';
 import { parseOptions } from '../shared/flags.js';
 import { addExamples } from '../shared/help.js';
 import {
-  accountNow,
   comingOccurrences,
   dueWords,
   findSchedule,
@@ -22,6 +20,7 @@ import {
   ruleWords,
   SHOWN_NEXT,
   scheduleJson,
+  schedulesNow,
 } from './shared.js';
 
 const showOptionsSchema = z.object({ id: z.string().check(z.minLength(1)) });
@@ -30,13 +29,8 @@ export type ScheduleShowOptions = z.output<typeof showOptionsSchema>;
 
 export async function runScheduleShow(options: ScheduleShowOptions, deps: Deps): Promise<void> {
   const settings = await deps.settings();
-  const [store, account, now, journal] = await Promise.all([
-    deps.stores.schedules(),
-    accountOf(deps),
-    accountNow(deps),
-    deps.stores.journal(),
-  ]);
-  const schedule = findSchedule(await store.read(), account, options.id);
+  const { schedules, account, now, journal } = await schedulesNow(deps);
+  const schedule = findSchedule(schedules, account, options.id);
   const past = await pastViews(journal, account, schedule, now, true);
   const coming = schedule.state === 'cancelled' ? [] : comingOccurrences(schedule, now, SHOWN_NEXT);
   const mode = await outputMode(deps, settings.timeZone.value);
