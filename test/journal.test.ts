@@ -59,14 +59,16 @@ const keyStart = (key = 'ana@example.com', amountCentavos = 1050): StartFields &
   payment: { method: 'key', key },
 });
 
-const entry = (over: Partial<JournalEntry> = {}): JournalEntry => ({
-  id: 'p1',
-  seq: 0,
-  at: T0.toISOString(),
-  ...keyStart(),
-  state: 'done',
-  ...over,
-});
+/** A line with `over` in place of the defaults (a field given as undefined is one the line lacks). */
+const entry = (over: { [K in keyof JournalEntry]?: JournalEntry[K] | undefined } = {}): JournalEntry =>
+  ({
+    id: 'p1',
+    seq: 0,
+    at: T0.toISOString(),
+    ...keyStart(),
+    state: 'done',
+    ...over,
+  }) as JournalEntry;
 
 /** The account of keyStart's lines; lines of older versions (no account) are its own by their host. */
 const ACCOUNT: Account = {
