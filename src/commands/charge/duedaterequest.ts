@@ -1,5 +1,5 @@
 /**
- * The request of `pix charge create --due` (commands/charge/duedate.ts): the debtor's fields (one row per
+ * The request of `pix charge duedate` (commands/charge/duedate.ts): the debtor's fields (one row per
  * field, from which the flags, the `--body` schema and the merge are made), a `--body` file read and
  * checked, and the flags laid over it, every rule checked before anything is sent.
  */
