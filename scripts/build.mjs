@@ -11,8 +11,9 @@
 // - the small shared modules share one chunk (common-chunk.mjs, src/common-chunk.ts);
 // - require() of a built-in comes from getBuiltinModule (require-banner.mjs, esbuild's `banner` option).
 //
-// - the command table's verbs (src/cli/verbs.ts) are made first from what each verb file says of itself
-//   (verbs.mjs), as package.json's `man` is made from the man pages: never kept by hand.
+// - the command table's verbs (src/cli/verbs.ts) and docs/architecture.md's list of the commands are made
+//   first from what each verb file says of itself (verbs.mjs), as package.json's `man` is made from the man
+//   pages: never kept by hand.
 //
 //   node scripts/build.mjs            build dist/
 //   node scripts/build.mjs --analyze  and print what each output file is made of
@@ -85,7 +86,7 @@ function listManPages(names) {
 // Built beside dist/ and swapped in, so a pix started during a build (tests in another terminal) finds a whole
 // dist/, never a half-written one.
 // Before anything reads src/: the common chunk's plugin reads the table's `import()`s.
-if (await writeVerbs()) console.log('src/cli/verbs.ts: made again from the verb files');
+for (const file of await writeVerbs()) console.log(`${file}: made again from the verb files`);
 const { commonChunk } = await import('./build/common-chunk.mjs');
 const dist = join(root, 'dist');
 const staging = join(root, `.dist-${process.pid}`);

@@ -14,6 +14,9 @@ import { REQUIRE_BANNER } from './require-banner.mjs';
 import { root } from './root.mjs';
 
 export const VERBS_FILE = join(root, 'src', 'cli', 'verbs.ts');
+export const MAP_FILE = join(root, 'docs', 'architecture.md');
+const MAP_START = '<!-- The commands: made by `npm run build` from the command table and the verb files. -->';
+const MAP_END = '<!-- End of the commands. -->';
 
 /** The files of the nouns' folders, as `noun/name` (shared/ is not a noun). */
 export function commandFiles() {
@@ -88,6 +91,50 @@ export function renderVerbs(described) {
 }
 
 /**
+ * The part of docs/architecture.md's map that lists the commands: each command of the table (`commands`, the
+ * tree of cli/table.ts) with its file and summary, in the order `--help` lists them, and the parts of the
+ * nouns' folders (the files that are not a verb). Markdown between two comments, made by the build.
+ */
+export function renderCommandMap(commands, described) {
+  const summaries = new Map(described.map(({ file, verb }) => [file, verb.summary]));
+  const rows = [];
+  const visit = (entries, path) => {
+    for (const entry of entries) {
+      const words = [...path, entry.name];
+      if (entry.file !== undefined) {
+        const summary = (summaries.get(entry.file) ?? '').replaceAll('|', '\\|');
+        rows.push(`| \`pix ${words.join(' ')}\` | \`${entry.file}.ts\` | ${summary} |`);
+      }
+      visit(entry.children ?? [], words);
+    }
+  };
+  visit(commands, []);
+  const verbs = new Set(described.map(({ file }) => file));
+  const parts = commandFiles().filter((file) => !verbs.has(file));
+  return [
+    MAP_START,
+    '',
+    '| command | src/commands/ | what it does |',
+    '|---|---|---|',
+    ...rows,
+    '',
+    `The nouns' other files are parts of their verbs (a noun's \`shared.ts\`, a long verb's steps): ${parts
+      .map((file) => `\`${file}.ts\``)
+      .join(', ')}.`,
+    '',
+    MAP_END,
+  ].join('\n');
+}
+
+/** docs/architecture.md with its command map replaced by `map`. */
+export function withCommandMap(text, map) {
+  const start = text.indexOf(MAP_START);
+  const end = text.indexOf(MAP_END);
+  if (start === -1 || end === -1) throw new Error(`docs/architecture.md has no "${MAP_START}" … "${MAP_END}"`);
+  return text.slice(0, start) + map + text.slice(end + MAP_END.length);
+}
+
+/**
  * Every verb's description, read from its module in a throwaway bundle of them all (the modules only
  * declare; nothing runs), as the man pages are made.
  */
@@ -100,6 +147,7 @@ export async function describeVerbs() {
       stdin: {
         contents: [
           "export { recordFieldNames } from './src/commands/shared/recordfields.ts';",
+          "export { COMMANDS } from './src/cli/table.ts';",
           ...files.map((file, index) => `export * as m${index} from './src/commands/${file}.ts';`),
         ].join('\n'),
         resolveDir: root,
@@ -115,25 +163,39 @@ export async function describeVerbs() {
       logLevel: 'warning',
     });
     const modules = await import(pathToFileURL(join(scratch, 'verbs.mjs')).href);
-    return files
+    const verbs = files
       .map((file, index) => ({ file, verb: modules[`m${index}`].verb }))
       .filter(({ verb }) => verb !== undefined)
       .map(({ file, verb }) => ({ file, verb: resolveVerb(verb, modules.recordFieldNames) }));
+    // The table's tree as cli/table.ts places the verbs (names, files, order: what the map needs of it).
+    return { verbs, commands: modules.COMMANDS };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
-/** Writes src/cli/verbs.ts when what the verb files say changed; returns whether it did. */
-export async function writeVerbs() {
-  const text = renderVerbs(await describeVerbs());
+/** Writes `text` to `file` when it differs; returns whether it did. */
+function update(file, text) {
   let before;
   try {
-    before = readFileSync(VERBS_FILE, 'utf8');
+    before = readFileSync(file, 'utf8');
   } catch {
     before = undefined;
   }
   if (before === text) return false;
-  writeFileSync(VERBS_FILE, text);
+  writeFileSync(file, text);
   return true;
+}
+
+/**
+ * Writes src/cli/verbs.ts and docs/architecture.md's command map when what the verb files say changed;
+ * returns the files it wrote.
+ */
+export async function writeVerbs() {
+  const { verbs, commands } = await describeVerbs();
+  const written = [];
+  if (update(VERBS_FILE, renderVerbs(verbs))) written.push('src/cli/verbs.ts');
+  const map = withCommandMap(readFileSync(MAP_FILE, 'utf8'), renderCommandMap(commands, verbs));
+  if (update(MAP_FILE, map)) written.push('docs/architecture.md');
+  return written;
 }

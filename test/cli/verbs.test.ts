@@ -4,15 +4,18 @@
  * say the same. Each verb's fields, formats and exit kinds are derived here from its file alone and
  * compared with what each of those shows.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import {
   commandFiles,
+  MAP_FILE,
   type ResolvedVerb,
+  renderCommandMap,
   renderVerbs,
   resolveVerb,
   VERBS_FILE,
+  withCommandMap,
 } from '../../scripts/build/verbs.mjs';
 import { wholeProgram } from '../../src/cli/load.js';
 import { COMMANDS, type Entry } from '../../src/cli/table.js';
@@ -120,4 +123,41 @@ describe("every verb's fields, formats and exit kinds, from its file, are what -
       expect(page.split('.SH DESCRIPTION\n')[1]).toContain(outputHelp(formats, names).join('\n'));
     },
   );
+});
+
+describe("docs/architecture.md's map is the tree", () => {
+  const doc = readFileSync(MAP_FILE, 'utf8');
+  const block = doc.split('## Where things live')[1]!.split('```')[1]!;
+  const root = new URL('../../', import.meta.url).pathname;
+  const files = readdirSync(`${root}src`, { recursive: true, encoding: 'utf8' }).map((file) =>
+    file.split('\\').join('/'),
+  );
+
+  it('its list of the commands is what the table and the verb files say (npm run build makes it again)', () => {
+    const map = renderCommandMap(
+      COMMANDS,
+      [...described].map(([file, verb]) => ({ file, verb })),
+    );
+    expect(doc).toBe(withCommandMap(doc, map));
+    expect(map).toContain('| `pix keys show` | `keys/show.ts` |');
+  });
+
+  it('each path and .ts file it names exists, and it names every directory of src/ (the nouns by their commands)', () => {
+    const rows = [...block.matchAll(/^(\S+) {2,}/gm)].map((match) => match[1]!);
+    expect(rows.length).toBeGreaterThan(20);
+    expect(rows.filter((path) => !existsSync(`${root}${path}`))).toEqual([]);
+    const names = new Set(files.filter((file) => file.endsWith('.ts')).map((file) => file.split('/').at(-1)));
+    const named = [...block.matchAll(/[\w-]+\.ts\b/g)].map((match) => match[0]);
+    expect(named.filter((name) => !names.has(name))).toEqual([]);
+    const nouns = new Set(commandFiles().map((file) => `commands/${file.split('/')[0]}`));
+    const unnamed = files
+      .filter((file) => statSync(`${root}src/${file}`).isDirectory() && !nouns.has(file))
+      .filter(
+        (dir) =>
+          !block.includes(`src/${dir}/`) &&
+          !block.includes(`${dir.split('/').slice(-2).join('/')}/`) &&
+          !block.includes(` ${dir.split('/').at(-1)}/`),
+      );
+    expect(unnamed).toEqual([]);
+  });
 });
