@@ -132,7 +132,7 @@ export const COMMANDS: Entry[] = [
       examples: ['pix keys', "pix keys list --json | jq -r '.result[].id'"],
       exits: ['usage', 'auth', 'rejected', 'unavailable'],
     },
-    children: [verb('keys/list', { default: true }), verb('keys/show')],
+    children: [verb('keys/list', { default: true }), verb('keys/show'), verb('keys/count')],
   },
   {
     name: 'account',

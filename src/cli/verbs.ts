@@ -275,6 +275,11 @@ export const VERBS = {
     exits: ['declined'],
     load: () => import('../commands/journal/verify.js'),
   },
+  'keys/count': {
+    summary: 'how many keys the account has',
+    exits: ['usage', 'auth', 'rejected', 'unavailable'],
+    load: () => import('../commands/keys/count.js'),
+  },
   'keys/list': {
     summary: 'the keys, a page or every one (--all)',
     formats: ['table', 'json', 'ndjson', 'csv', 'csv-br', 'xlsx'],
