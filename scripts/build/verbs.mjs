@@ -130,7 +130,8 @@ export function renderCommandMap(commands, described) {
 export function withCommandMap(text, map) {
   const start = text.indexOf(MAP_START);
   const end = text.indexOf(MAP_END);
-  if (start === -1 || end === -1) throw new Error(`docs/architecture.md has no "${MAP_START}" … "${MAP_END}"`);
+  if (start === -1 || end === -1)
+    throw new Error(`docs/architecture.md has no "${MAP_START}" … "${MAP_END}"`);
   return text.slice(0, start) + map + text.slice(end + MAP_END.length);
 }
 
