@@ -9,7 +9,6 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   hashEmv,
@@ -32,6 +31,7 @@ import {
 } from '../src/journal/rules.js';
 import { openJournal } from '../src/journal/store.js';
 import { SYSTEM } from '../src/system.js';
+import { nodeScript } from './helpers/child.js';
 import { tempConfigDir } from './helpers/cli.js';
 
 const T0 = new Date('2026-03-10T12:00:00Z');
@@ -59,14 +59,16 @@ const keyStart = (key = 'ana@example.com', amountCentavos = 1050): StartFields &
   payment: { method: 'key', key },
 });
 
-const entry = (over: Partial<JournalEntry> = {}): JournalEntry => ({
-  id: 'p1',
-  seq: 0,
-  at: T0.toISOString(),
-  ...keyStart(),
-  state: 'done',
-  ...over,
-});
+/** A line with `over` in place of the defaults (a field given as undefined is one the line lacks). */
+const entry = (over: { [K in keyof JournalEntry]?: JournalEntry[K] | undefined } = {}): JournalEntry =>
+  ({
+    id: 'p1',
+    seq: 0,
+    at: T0.toISOString(),
+    ...keyStart(),
+    state: 'done',
+    ...over,
+  }) as JournalEntry;
 
 /** The account of keyStart's lines; lines of older versions (no account) are its own by their host. */
 const ACCOUNT: Account = {
@@ -300,22 +302,19 @@ describe('journal file', () => {
 
   it('concurrent writers in separate processes never produce a line that fails to parse', async () => {
     const dir = tempConfigDir();
-    const module = fileURLToPath(new URL('../src/journal/store.ts', import.meta.url));
-    const system = fileURLToPath(new URL('../src/system.ts', import.meta.url));
-    const script = `
-      import { openJournal } from ${JSON.stringify(module)};
-      import { SYSTEM } from ${JSON.stringify(system)};
-      const j = openJournal(process.argv[1], { ...SYSTEM, clock: { now: () => new Date() } });
+    const writer = nodeScript(`
+      import { openJournal } from './src/journal/store.ts';
+      import { SYSTEM } from './src/system.ts';
+      const j = openJournal(process.argv[2], { ...SYSTEM, clock: { now: () => new Date() } });
       for (let i = 0; i < 150; i++) {
         const s = j.begin({ kind: 'payment', account: 'a', profile: 'p', host: 'h', amountCentavos: i + 1, endToEndId: 'E' + i, payment: { method: 'key', key: 'k' + process.pid + '-' + i + 'x'.repeat(300) } });
         j.finish(s.id, { state: 'done', transferId: 't' + i });
-      }`;
-    const tsx = fileURLToPath(new URL('../node_modules/tsx/dist/cli.mjs', import.meta.url));
+      }`);
     const writers = Array.from(
       { length: 4 },
       () =>
         new Promise<number | null>((resolve, reject) => {
-          const child = spawn(process.execPath, [tsx, '--eval', script, dir], { stdio: 'inherit' });
+          const child = spawn(process.execPath, [writer, dir], { stdio: 'inherit' });
           child.on('error', reject);
           child.on('close', resolve);
         }),

@@ -86,7 +86,7 @@ interface Xf {
   numFmt: number;
   font: number;
   fill: number;
-  alignment?: Partial<Pick<CellLook, 'horizontal' | 'wrap' | 'shrink' | 'indent' | 'rotation'>>;
+  alignment?: Partial<Pick<CellLook, 'horizontal' | 'wrap' | 'shrink' | 'indent' | 'rotation'>> | undefined;
 }
 
 /** How much of a patterned cell its pattern colour covers (the rest is its background colour). */

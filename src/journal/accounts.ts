@@ -1,24 +1,22 @@
 /**
- * Which account a record belongs to: the account as the API says it is, never as a URL or a profile is
- * spelled. The API names no account, but it lists the account's PIX keys (API §4.7) and a key belongs to
- * one account, so the set of key ids is the account's fingerprint: two profiles, a renamed or re-created
- * profile, or two spellings of one host that list the same keys are one account; other credentials on the
- * same URL that list other keys are another.
+ * Which account a record belongs to: the account as the API says it is, never as a URL, a profile or a key
+ * is spelled — the bank account (participant, branch, number) the DICT answers for one of the account's own
+ * keys (API §4.6), or, for an account that lists no key, the one an operator named (`pix account bind`).
+ * commands/shared/account.ts learns it; this file keeps what was learned.
  *
- * `<config dir>/accounts.json` remembers what was learned (0600, replaced atomically under its lock):
+ * `<config dir>/accounts.json` (or the shared ledger's tables) remembers, 0600 and replaced atomically under
+ * its lock:
  *
- * - each account's key ids (a key added later joins the account that lists it beside a known one);
+ * - each account by its bank details, its owner as the DICT names it, and how it was learned;
  * - which credentials were last seen to reach which account (a digest of base URL and credentials, never
- *   a secret), so a command with the same credentials asks the API again only once a day;
- * - which base URLs' records written before accounts were known belong to it (`legacy`): the first
- *   account learned on a URL takes them, so a payment recorded by an older pix still holds the same
- *   payment now (pix refuses rather than pays when it cannot tell).
- *
- * An account that lists no key cannot be told apart this way: it is known by its normalised base URL and
- * the client credential's id instead (commands/shared/account.ts says so once), never by a profile's name.
+ *   a secret), so a command with the same credentials asks the DICT again only once a day, and a bank
+ *   account other than theirs is held until an operator confirms it (`pending`);
+ * - the names records were written under before accounts were known by their bank details (`formerIds`,
+ *   `legacy` base URLs), so a payment recorded by an older pix still holds the same payment now.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { PixError } from '../errors.js';
 import { ensurePrivateDir } from '../storage/dirs.js';
 import { readPrivateFile, writeFileAtomic } from '../storage/files.js';
 import { type LockHost, withFileLock } from '../storage/locks.js';
@@ -207,18 +205,26 @@ function emptyRegistry(): Registry {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * A damaged accounts file is the operator's to repair (exit 2, as a damaged config.json), never "a bug in
+ * pix": nothing is paid while pix cannot tell which account a profile is.
+ */
+function damagedRegistry(path: string, what: string): PixError {
+  return new PixError('usage', `the accounts file ${path} ${what}`, {
+    hint: 'repair it, or move it away: pix learns each account again from the DICT (one you bound with `pix account bind`, bind it again)',
+  });
+}
+
 export function parseRegistry(text: string | undefined, path: string): Registry {
   if (text === undefined || text.trim() === '') return emptyRegistry();
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new Error(`${path} is not JSON: repair it, or move it away to learn the accounts again`);
+    throw damagedRegistry(path, 'is not JSON');
   }
   if (!isObject(value) || !isObject(value.accounts)) {
-    throw new Error(
-      `${path} is not an accounts file: repair it, or move it away to learn the accounts again`,
-    );
+    throw damagedRegistry(path, 'is not an accounts file');
   }
   if (value.version !== 2) {
     // An earlier version's file: its names are kept for the records written under them.

@@ -118,11 +118,11 @@ export interface ChargeStart {
   /** Due-date charges: `YYYY-MM-DD`. */
   dueDate?: string;
   /** Due-date charges: discount, abatement, fine and interest as the request carried them. */
-  terms?: DueDateModifiers;
+  terms?: DueDateModifiers | undefined;
   /** The payer's CPF/CNPJ (digits) the charge was made out to: only that payer's entry proves it paid. */
-  payerDocument?: string;
+  payerDocument?: string | undefined;
   /** The payer's name as sent, for `pix charge show` (what was sent is what is shown). */
-  payerName?: string;
+  payerName?: string | undefined;
   /** The invoice it collects (`--ref`): the ERP file's id, for `pix reconcile`. */
   ref?: string;
 }

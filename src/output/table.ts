@@ -6,7 +6,7 @@ import { wordLines } from './wrap.js';
  * One table cell: plain text (sanitized by the renderer: server text can never carry an escape
  * sequence to the terminal), optionally painted by our own palette *after* sanitizing.
  */
-export type Cell = string | { text: string; paint?: (text: string) => string };
+export type Cell = string | { text: string; paint?: ((text: string) => string) | undefined };
 
 /**
  * What a column holds, which decides how it is laid out for people:

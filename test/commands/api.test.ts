@@ -107,7 +107,14 @@ describe('pix api', () => {
     expect(bodies).toEqual([{ emv: '000201…', n: 1 }, { emv: '00020126580014br.gov.bcb.pix' }]);
     const notJson = await pix(['api', '/pix/emv/consult', '--input', '-'], { stdin: 'not json' });
     expect(notJson.code).toBe(2);
-    expect(notJson.stderr).toContain('--input: - is not JSON');
+    expect(notJson.stderr).toContain('--input: stdin is not JSON');
+    // Read as every file or `-` of pix is (commands/shared/files.ts): named by the flag, nothing sent.
+    const empty = await pix(['api', '/pix/emv/consult', '--input', '-'], { stdin: '' });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^error: --input: nothing on stdin: pipe the JSON body, or give its path/);
+    const missing = await pix(['api', '/pix/emv/consult', '-F', `emv=@${file}.gone`]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^error: -F: cannot open .*code\.txt\.gone: no such file or directory/);
   });
 
   it('--paginate follows limit/offset to total; --slurp makes one array; both with --jq', async () => {

@@ -10,7 +10,7 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configDir, openConfigStore } from '../../src/config/store.js';
-import { PAGE_LIMIT_TTL_MS } from '../../src/config/types.js';
+import { PAGE_LIMIT_TTL_MS, type ProfileData } from '../../src/config/types.js';
 import { SYSTEM } from '../../src/system.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
@@ -68,7 +68,11 @@ describe('openConfigStore', () => {
 
   it('profile names with dots stay flat keys; undefined fields are dropped', async () => {
     const store = openConfigStore({ PIX_CONFIG_DIR: tempConfigDir() }, SYSTEM);
-    await store.setProfile('a.b', { 'base-url': 'https://x.test', token: undefined });
+    // As a caller without types may hand it (a field read from an absent flag).
+    await store.setProfile('a.b', {
+      'base-url': 'https://x.test',
+      token: undefined,
+    } as unknown as ProfileData);
     expect(store.listProfiles()).toEqual(['a.b']);
     expect(store.getProfile('a.b')).toEqual({ 'base-url': 'https://x.test' });
   });

@@ -558,7 +558,7 @@ function randomInput(rand: () => number): BrCodeInput {
   };
   if (rand() < 0.5) input.pixKey = randomText(rand, 1, 60).replaceAll(' ', '');
   else input.url = `pix.example.com/qr/${randomText(rand, 1, 40).replace(/[^A-Za-z0-9]/g, '') || 'v2'}`;
-  if (!input.pixKey) input.pixKey = undefined;
+  if (!input.pixKey) delete input.pixKey;
   if (input.pixKey === undefined && input.url === undefined) input.url = 'x.com/1';
   if (rand() < 0.5) input.amount = 1 + Math.floor(rand() * 10_000_000);
   if (rand() < 0.3) input.description = randomText(rand, 1, 20);

@@ -83,7 +83,7 @@ describe('matchCharges: immediate charges', () => {
 
   it('matches inside the window only: from creation less 60 s to expiry plus 5 min', () => {
     const charge = immediate('c1', 10_00, T0);
-    const expires = charge.expiresAt;
+    const expires = charge.expiresAt!;
     const one = (confirmedAt: string) =>
       matchCharges([charge], [income('e', 10, confirmedAt)], options).matches.length;
     expect(EARLY_TOLERANCE_MS).toBe(60_000);

@@ -15,6 +15,7 @@ import {
   openAccounts,
 } from '../../src/journal/accounts.js';
 import { SYSTEM } from '../../src/system.js';
+import { pix } from '../helpers/pix.js';
 import { tempDir } from '../helpers/temp.js';
 
 const bank = { participant: '99999999', branch: '0001', number: '12345-6' };
@@ -93,5 +94,28 @@ describe("the config directory's accounts file", () => {
     // The earlier version's names stay readable after the file is rewritten.
     expect(openAccounts(dir, SYSTEM).former()?.credentials['fp-1']?.account).toBe('acct_old');
     expect((await accounts.record(learning({ formerIds: ['acct_old'] }))).attached).toEqual([]);
+  });
+});
+
+describe('a damaged accounts file', () => {
+  it("is the operator's to repair: exit 2 naming the file, and nothing is paid", async () => {
+    for (const text of ['{not json', '[1, 2]']) {
+      const dir = tempDir();
+      writeFileSync(join(dir, ACCOUNTS_FILE), text);
+      const paid = await pix(['pay', 'key', 'fulano@example.com', '--amount', '1', '--yes'], {
+        env: { PIX_CONFIG_DIR: dir },
+      });
+      expect(paid.code, paid.stderr).toBe(2);
+      expect(paid.stderr).toMatch(
+        new RegExp(
+          `^error: the accounts file ${dir}/accounts\\.json is (not JSON|not an accounts file)\\n`,
+          'm',
+        ),
+      );
+      expect(paid.stderr).toMatch(/^hint: repair it, or move it away/m);
+      expect(paid.stderr).not.toMatch(/bug in pix/);
+      const journal = await pix(['journal', '--json'], { env: { PIX_CONFIG_DIR: dir } });
+      expect(JSON.parse(journal.stdout)).toMatchObject({ total: 0, results: [] });
+    }
   });
 });

@@ -6,7 +6,9 @@ import type { Consultation } from '../../src/sandbox/model.js';
 import { GeneratedEntries, initialState } from '../../src/sandbox/seed.js';
 import { readSandboxState, StateError, StateStore } from '../../src/sandbox/store.js';
 import { SYSTEM } from '../../src/system.js';
+import { nodeScript } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp.js';
+import { until } from '../helpers/wait.js';
 
 let dir: string;
 let file: string;
@@ -65,14 +67,13 @@ describe('StateStore', () => {
       const store = new StateStore(process.argv[2], { host: SYSTEM });
       for (let i = 0; i < 10; i++) await store.update((state) => { state.nextTransactionId += 1; });
     `;
-    const scriptFile = join(dir, 'writer.mts');
-    writeFileSync(scriptFile, script);
+    const scriptFile = nodeScript(script);
     await new StateStore(file, { host: SYSTEM }).read();
     const runs = Array.from(
       { length: 4 },
       () =>
         new Promise<number>((resolve) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', scriptFile, file], {
+          const child = spawn(process.execPath, [scriptFile, file], {
             stdio: 'ignore',
             cwd: process.cwd(),
           });
@@ -136,14 +137,16 @@ describe('StateStore', () => {
         state.consultations['pad' + (i % 50)] = { endToEndId: 'x'.repeat(20000) };
       });
     `;
-    const scriptFile = join(dir, 'killed.mts');
-    writeFileSync(scriptFile, script);
+    const scriptFile = nodeScript(script);
     for (let round = 0; round < 3; round++) {
-      const child = spawn(process.execPath, ['--import', 'tsx', scriptFile, file], {
+      const child = spawn(process.execPath, [scriptFile, file], {
         stdio: ['ignore', 'pipe', 'ignore'],
       });
       await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
-      await new Promise((resolve) => setTimeout(resolve, 150 + round * 50));
+      // Killed while it writes, a little further into its run each round: once it has made 2, 4, 6 updates.
+      const seen = readSandboxState(file)?.nextTransactionId ?? 0;
+      const made = () => (readSandboxState(file)?.nextTransactionId ?? 0) - seen;
+      await until(() => made() >= 2 * (round + 1), 'the writer updating the state');
       child.kill('SIGKILL');
       await new Promise((resolve) => child.on('exit', resolve));
       const parsed = readSandboxState(file)!;
@@ -276,14 +279,13 @@ describe('the state file as a log', () => {
         state.consultations[process.argv[3] + i] = { endToEndId: process.argv[3] + i };
       });
     `;
-    const scriptFile = join(dir, 'other.mts');
-    writeFileSync(scriptFile, script);
+    const scriptFile = nodeScript(script);
     const store = new StateStore(file, { host: SYSTEM });
     const before = await store.read();
     const runs = ['p', 'q'].map(
       (prefix) =>
         new Promise<number>((resolve) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', scriptFile, file, prefix], {
+          const child = spawn(process.execPath, [scriptFile, file, prefix], {
             stdio: 'ignore',
           });
           child.on('exit', (code) => resolve(code ?? -1));

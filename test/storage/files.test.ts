@@ -17,6 +17,7 @@ import { ensurePrivateDir, UnsafeDirectoryError } from '../../src/storage/dirs.j
 import { readLines, readPrivateFile, writeFileAtomic } from '../../src/storage/files.js';
 import { holdLock, withFileLock } from '../../src/storage/locks.js';
 import { SYSTEM } from '../../src/system.js';
+import { nodeScript } from '../helpers/child.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -130,24 +131,21 @@ describe('withFileLock', () => {
     const dir = tempConfigDir();
     const file = join(dir, 'counter');
     writeFileSync(file, '0');
-    const moduleUrl = new URL('../../src/storage/files.ts', import.meta.url).href;
-    const locksUrl = new URL('../../src/storage/locks.ts', import.meta.url).href;
-    const script = `
-      const { writeFileAtomic, readPrivateFile } = await import(${JSON.stringify(moduleUrl)});
-      const { withFileLock } = await import(${JSON.stringify(locksUrl)});
-      const { SYSTEM } = await import(${JSON.stringify(new URL('../../src/system.ts', import.meta.url).href)});
+    const writer = nodeScript(`
+      import { readPrivateFile, writeFileAtomic } from './src/storage/files.ts';
+      import { withFileLock } from './src/storage/locks.ts';
+      import { SYSTEM } from './src/system.ts';
       for (let i = 0; i < 25; i++) {
         await withFileLock(${JSON.stringify(file)}, 'counter', SYSTEM, () => {
           const n = Number(readPrivateFile(${JSON.stringify(file)}));
           writeFileAtomic(${JSON.stringify(file)}, String(n + 1));
         });
-      }`;
-    const tsx = new URL('../../node_modules/tsx/dist/esm/index.mjs', import.meta.url).href;
+      }`);
     const runs = Array.from(
       { length: 12 },
       () =>
         new Promise<number | null>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--import', tsx, '--input-type=module', '-e', script], {
+          const child = spawn(process.execPath, [writer], {
             stdio: ['ignore', 'ignore', 'inherit'],
           });
           child.on('error', reject);

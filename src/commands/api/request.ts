@@ -9,7 +9,6 @@
  * JSON body; `-H` adds a header; `-i` prints the status and the allowlisted headers first; `--paginate`
  * follows `limit`/`offset` until `total`, printing each page (`--slurp`: one array of them).
  */
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { Endpoint } from '../../api/endpoint.js';
 import type { Deps } from '../../context.js';
@@ -25,6 +24,7 @@ import { InvalidValue } from '../../domain/invalid.js';
 import { incompleteList, PixError, usageError } from '../../errors.js';
 import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';
+import { fileName, readInputFile } from '../shared/files.js';
 import { collect, fromDomain, parseOptions } from '../shared/flags.js';
 import { describeVerb } from '../shared/help.js';
 
@@ -66,17 +66,9 @@ async function typedValue(text: string, deps: Deps): Promise<unknown> {
   if (text === 'false') return false;
   if (text === 'null') return null;
   if (/^-?(?:0|[1-9]\d*)(?:\.\d+)?$/.test(text)) return Number(text);
-  if (text.startsWith('@')) return (await readInput(text.slice(1), '-F', deps)).trimEnd();
+  if (text.startsWith('@'))
+    return (await readInputFile(text.slice(1), deps, "the field's value", '-F')).toString('utf8').trimEnd();
   return text;
-}
-
-async function readInput(file: string, flag: string, deps: Deps): Promise<string> {
-  if (file === '-') return (await deps.io.stdin.readAll()).toString('utf8');
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    throw usageError(flag, `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
 }
 
 /** What the flags add to the request: a JSON body, or (for GET and HEAD, from -f/-F) query fields. */
@@ -88,11 +80,11 @@ async function bodyOf(
   if (options.input !== undefined) {
     if (options.rawField.length || options.field.length)
       throw usageError('--input', 'cannot be combined with -f/-F');
-    const text = await readInput(options.input, '--input', deps);
+    const text = (await readInputFile(options.input, deps, 'the JSON body', '--input')).toString('utf8');
     try {
       return { body: JSON.parse(text) };
     } catch {
-      throw usageError('--input', `${options.input} is not JSON`);
+      throw usageError('--input', `${fileName(options.input)} is not JSON`);
     }
   }
   const fields: Record<string, unknown> = {};

@@ -1,5 +1,5 @@
 /**
- * `pix charge create --due`: a charge with a due date (API §4.3). Here the options and the command; the
+ * `pix charge duedate`: a charge with a due date (API §4.3). Here the options and the command; the
  * request, from the flags laid over an optional `--body`, is built in `duedaterequest.ts`.
  */
 import { type Command, Option } from 'commander';

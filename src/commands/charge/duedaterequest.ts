@@ -1,10 +1,9 @@
 /**
- * The request of `pix charge create --due` (commands/charge/duedate.ts): the debtor's fields (one row per
+ * The request of `pix charge duedate` (commands/charge/duedate.ts): the debtor's fields (one row per
  * field, from which the flags, the `--body` schema and the merge are made), a `--body` file read and
  * checked, and the flags laid over it, every rule checked before anything is sent.
  */
 
-import { readFile } from 'node:fs/promises';
 import {
   DEFAULT_MODALITY,
   type DueDateChargeInput,
@@ -37,6 +36,7 @@ import { parseEmail } from '../../domain/pixkey.js';
 import { formatDayForMessage, parseDateOnly, parseDay } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import * as z from '../../zod.js';
+import { fileName, readInputFile } from '../shared/files.js';
 import { fromDomain, fromDomainNumber } from '../shared/flags.js';
 import type { DueDateOptions, RawDiscount } from './duedate.js';
 import { parseAt } from './shared.js';
@@ -149,23 +149,12 @@ const bodySchema = z.strictObject({
 type DueDateBody = z.output<typeof bodySchema>;
 
 export async function readBody(source: string, deps: Deps): Promise<DueDateBody> {
-  let text: string;
-  try {
-    text = source === '-' ? (await deps.io.stdin.readAll()).toString('utf8') : await readFile(source, 'utf8');
-  } catch (error) {
-    throw usageError(
-      '--body',
-      `cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-    );
-  }
+  const text = (await readInputFile(source, deps, "the charge's JSON", '--body')).toString('utf8');
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw usageError(
-      '--body',
-      `${source === '-' ? 'stdin' : source} is not JSON (${(error as Error).message})`,
-    );
+    throw usageError('--body', `${fileName(source)} is not JSON (${(error as Error).message})`);
   }
   const result = bodySchema.safeParse(json);
   if (result.success) return result.data;

@@ -89,7 +89,7 @@ function columns(timeZone: string, colors: Palette): Column<LedgerRecord>[] {
   ];
 }
 
-export async function runList(options: ListOptions, deps: Deps): Promise<void> {
+export async function runChargeList(options: ListOptions, deps: Deps): Promise<void> {
   const ledger = await openLedger(deps);
   // What could be shown is looked at: every charge with --all or --status, else the newest.
   const newest = [...ledger.records].reverse();
@@ -145,6 +145,6 @@ export function register(command: Command, deps: Deps): void {
     .option('--status <status>', `only charges with this status: ${LEDGER_STATUSES.join(', ')}`)
     .option('--offline', 'do not read the statement for their payments: the ledger as last recorded')
     .action(async (_options, self: Command) => {
-      await runList(parseOptions(listOptionsSchema, self.opts()), deps);
+      await runChargeList(parseOptions(listOptionsSchema, self.opts()), deps);
     });
 }

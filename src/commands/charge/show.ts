@@ -33,7 +33,7 @@ const showOptionsSchema = z.object({
 
 export type ShowOptions = z.output<typeof showOptionsSchema>;
 
-export async function runShow(options: ShowOptions, deps: Deps): Promise<void> {
+export async function runChargeShow(options: ShowOptions, deps: Deps): Promise<void> {
   const ledger = await openLedger(deps);
   const named = chargeNamed(ledger, options.id);
   await checkQrPngTarget(options, deps);
@@ -90,7 +90,7 @@ export function register(command: Command, deps: Deps): void {
     .option('--no-qr', 'do not draw the QR code in the terminal')
     .option('--offline', 'do not read the statement for its payment: the ledger as last recorded')
     .action(async (id: string, _options, self: Command) => {
-      await runShow(
+      await runChargeShow(
         parseOptions(showOptionsSchema, { ...self.opts(), id, force: deps.globals.force }, { id: '<id>' }),
         deps,
       );

@@ -21,7 +21,7 @@ const ZONE = BRASILIA_TIME_ZONE;
  * The closed days, each checked (books/verify.ts): listed as kept, then exit 8 naming every day that does
  * not check (`--json`: each close's `problems`).
  */
-export async function runList(books: Books, deps: Deps): Promise<void> {
+export async function runClosedList(books: Books, deps: Deps): Promise<void> {
   const settings = await deps.settings();
   const mode = await outputMode(deps, settings.timeZone.value);
   const { closes, problems, notes } = await verifiedCloses(books);

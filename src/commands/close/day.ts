@@ -50,7 +50,7 @@ import { type Books, openBooks } from '../shared/books/store.js';
 import { closesRefusal, verifiedCloses } from '../shared/books/verify.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { describeVerb } from '../shared/help.js';
-import { publicClose, runList } from './closedlist.js';
+import { publicClose, runClosedList } from './closedlist.js';
 import { ofx, sums, workbook } from './pack.js';
 
 const ZONE = BRASILIA_TIME_ZONE;
@@ -387,7 +387,7 @@ export async function runClose(options: CloseOptions, deps: Deps): Promise<void>
     if (options.day !== undefined || options.openingBalance !== undefined) {
       throw usageError('--list', 'shows the closed days: it takes no --day or --opening-balance');
     }
-    return runList(books, deps);
+    return runClosedList(books, deps);
   }
   if (options.day === undefined)
     throw usageError('--day', 'which day to close: --day yesterday, --day 2026-03-10');

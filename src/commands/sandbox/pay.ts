@@ -57,7 +57,7 @@ function chargeNamed(
 }
 export type PayOptions = z.output<typeof paySchema>;
 
-export async function runPay(opts: PayOptions, deps: Deps): Promise<void> {
+export async function runSandboxPay(opts: PayOptions, deps: Deps): Promise<void> {
   if ((opts.chargeId === undefined) === (opts.key === undefined)) {
     throw usageError(
       '<charge-id>',
@@ -146,7 +146,7 @@ export function register(command: Command, deps: Deps): void {
     .option('--payer-document <CPF|CNPJ>', "the payer's document (default: a CPF made from the name)")
     .option(...stateOption)
     .action(async (chargeId: string | undefined, raw) =>
-      runPay(
+      runSandboxPay(
         parseOptions(
           paySchema,
           { ...raw, ...(chargeId === undefined ? {} : { chargeId }) },

@@ -17,19 +17,25 @@ export function fileName(file: string): string {
   return file === '-' ? 'stdin' : file;
 }
 
-/** The bytes of `file` (`-`: stdin); one that cannot be read, or an empty stdin, is exit 2 naming it. */
-export async function readInputFile(file: string, deps: Deps, what: string): Promise<Buffer> {
+/**
+ * The bytes of `file` (`-`: stdin), for every command that takes a file or `-` (a batch, an ERP's export, a
+ * charge's body, an API request's body or field): one that cannot be read, or an empty stdin, is exit 2
+ * naming the flag that gave it (`--body: cannot open x.json: …`) or, for an argument, the file itself.
+ */
+export async function readInputFile(file: string, deps: Deps, what: string, flag?: string): Promise<Buffer> {
+  const subject = flag ?? fileName(file);
   if (file === '-') {
     const bytes = await deps.io.stdin.readAll();
     if (bytes.toString('utf8').trim() === '')
-      throw usageError('stdin', `nothing on stdin: pipe ${what}, or give its path`);
+      throw usageError(subject, `nothing on stdin: pipe ${what}, or give its path`);
     return bytes;
   }
   try {
     return await readFile(file);
   } catch (error) {
     const system = describeSystemError(error);
-    throw usageError(fileName(file), system ? system.message.replace(` ${file}:`, ' it:') : String(error));
+    const message = system?.message ?? `cannot read ${file}: ${String(error)}`;
+    throw usageError(subject, flag ? message : message.replace(` ${file}:`, ' it:'));
   }
 }
 

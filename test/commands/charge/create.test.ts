@@ -943,7 +943,7 @@ describe('pix charge duedate', () => {
     expect(notJson.stderr).toMatch(/^error: --body: stdin is not JSON/);
     const missing = await pix(['charge', 'duedate', '--body', join(env.PIX_CONFIG_DIR!, 'missing.json')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/^error: --body: cannot read .*ENOENT/);
+    expect(missing.stderr).toMatch(/^error: --body: cannot open .*missing.json: no such file or directory/);
   });
 
   it.each([

@@ -61,9 +61,9 @@ export interface BatchItem {
   amount?: Centavos;
   sendAmount?: boolean;
   endToEndId?: string;
-  receiver?: string;
-  document?: string;
-  institution?: string;
+  receiver?: string | undefined;
+  document?: string | undefined;
+  institution?: string | undefined;
   transferId?: string;
   /** Why it was not paid, or what to do about it. */
   error?: string;
@@ -74,7 +74,7 @@ export interface BatchItem {
   /** The approved plan this row is paid under, when rows have their own (a schedule's standing plans). */
   plan?: JournalPlan;
   /** The receiver as the consultation answered (the whole document where it gave it): the guards' payee. */
-  payee?: Pick<PaymentIdentity, 'document' | 'participant'>;
+  payee?: Pick<PaymentIdentity, 'document' | 'participant'> | undefined;
 }
 
 /** What of `pix pay batch`'s flags a run is held to (the schema is the verb's, pay/batch.ts). */
