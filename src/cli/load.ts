@@ -10,7 +10,7 @@ import type { Deps } from '../context.js';
 import { type CommandOutput, GLOBALS_WITH_VALUE } from './globals.js';
 import { addHelpCommand } from './help.js';
 import { createProgram } from './program.js';
-import { COMMANDS, defaultVerbOf, type Entry, markEntry, markVerb, ownEntry } from './table.js';
+import { COMMANDS, defaultVerbOf, type Entry, fieldNames, markEntry, markVerb, ownEntry } from './table.js';
 import { teachUsageErrors } from './teach.js';
 
 /**
@@ -93,14 +93,9 @@ export async function loadCommands(
     const command = made.get(entry)!;
     module.register(command, deps, wholeTree);
     markVerb(command, module.verb);
-    // The verb's own description ends its help: its examples and the exit kinds it can return.
-    const fields = entry.fields === true ? true : entry.fields && [...entry.fields, ...(entry.columns ?? [])];
-    addExamples(
-      command,
-      module.verb.examples,
-      module.verb.exits,
-      outputHelp(entry.formats ?? ['table', 'json'], fields),
-    );
+    // The verb's own description ends its help: what it writes, its examples and the exits it can return.
+    const output = outputHelp(entry.formats ?? ['table', 'json'], fieldNames(entry));
+    addExamples(command, module.verb.examples, module.verb.exits, output);
   });
   teachUsageErrors(program);
 }
@@ -130,8 +125,7 @@ export function factsOf(command: Command): CommandFacts {
     formats = ownEntry(at)?.formats;
   }
   return {
-    // The names `--fields` takes: the records' paths, then the `-o csv` columns that are not one.
-    fields: Array.isArray(own?.fields) ? [...own.fields, ...(own.columns ?? [])] : own?.fields,
+    fields: fieldNames(own),
     formats,
     exits: own?.exits ?? own?.examples?.exits,
     defaultVerb: defaultVerbOf(command),

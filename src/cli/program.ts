@@ -11,7 +11,7 @@ import type { ColumnValues } from '../output/fields.js';
 import { pixVersion } from '../version.js';
 import { globalOptions } from './globals.js';
 import { configureHelp } from './help.js';
-import { type Entry, entryOf, verbOf } from './table.js';
+import { type Entry, entryOf, fieldNames, verbOf } from './table.js';
 
 /** Shell completion of durations (`30` → `30s 30m 30h 30d`) and of profile names. */
 const DURATION_UNITS = { units: ['s', 'm', 'h', 'd'] } as const;
@@ -52,13 +52,9 @@ async function openOutput(deps: Deps, paged: boolean, columns?: ColumnValues): P
  * columns that are not one), and the command does nothing else: exit 0, as `--help`.
  */
 function listFields(deps: Deps, entry: Entry | undefined): never {
-  const fields = entry?.fields;
-  if (fields === true) {
-    deps.io.stderr.write('any path of its JSON records (a, or a nested one: a.b)\n');
-  } else {
-    const names = [...(fields ?? []), ...(entry?.columns ?? [])];
-    deps.io.stdout.write(names.map((name) => `${name}\n`).join(''));
-  }
+  const names = fieldNames(entry);
+  if (names === true) deps.io.stderr.write('any path of its JSON records (a, or a nested one: a.b)\n');
+  else deps.io.stdout.write((names ?? []).map((name) => `${name}\n`).join(''));
   throw new CommanderError(0, 'pix.fieldsHelp', '');
 }
 

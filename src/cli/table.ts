@@ -348,6 +348,15 @@ export function ownEntry(command: Command): Entry | undefined {
   return ENTRY_OF.get(command);
 }
 
+/**
+ * The names `--fields` takes for an entry's records: their paths, then the `-o csv` columns that are not
+ * one (`true`: any path, `pix api`; undefined: it has no records).
+ */
+export function fieldNames(entry: Entry | undefined): readonly string[] | true | undefined {
+  const fields = entry?.fields;
+  return Array.isArray(fields) ? [...fields, ...(entry?.columns ?? [])] : fields;
+}
+
 /** The verb a noun runs when none is named (`pix journal` is `pix journal list`), if it has one. */
 export function defaultVerbOf(noun: Command): Command | undefined {
   const verb = ENTRY_OF.get(noun)?.children?.find((child) => child.default);
