@@ -11,6 +11,10 @@
 // - the small shared modules share one chunk (common-chunk.mjs, src/common-chunk.ts);
 // - require() of a built-in comes from getBuiltinModule (require-banner.mjs, esbuild's `banner` option).
 //
+// - the command table's verbs (src/cli/verbs.ts) and docs/architecture.md's list of the commands are made
+//   first from what each verb file says of itself (verbs.mjs), as package.json's `man` is made from the man
+//   pages: never kept by hand.
+//
 //   node scripts/build.mjs            build dist/
 //   node scripts/build.mjs --analyze  and print what each output file is made of
 import {
@@ -26,10 +30,10 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { analyzeMetafile, build } from 'esbuild';
-import { commonChunk } from './build/common-chunk.mjs';
 import { nodeFsWithoutStreamGetters } from './build/node-fs-without-stream-getters.mjs';
 import { REQUIRE_BANNER } from './build/require-banner.mjs';
 import { root } from './build/root.mjs';
+import { writeVerbs } from './build/verbs.mjs';
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
@@ -81,6 +85,9 @@ function listManPages(names) {
 
 // Built beside dist/ and swapped in, so a pix started during a build (tests in another terminal) finds a whole
 // dist/, never a half-written one.
+// Before anything reads src/: the common chunk's plugin reads the table's `import()`s.
+for (const file of await writeVerbs()) console.log(`${file}: made again from the verb files`);
+const { commonChunk } = await import('./build/common-chunk.mjs');
 const dist = join(root, 'dist');
 const staging = join(root, `.dist-${process.pid}`);
 let result;

@@ -77,6 +77,8 @@ export interface GlobalOptions {
   /** `--fields a,b.c`: only those fields of each record (output/fields.ts), written as `fieldsFormat`. */
   fields: string[] | undefined;
   fieldsFormat: 'json' | 'ndjson' | 'csv' | undefined;
+  /** `--fields help`: the command lists the names `--fields` takes, one a line, and does nothing else. */
+  fieldsHelp: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -99,6 +101,7 @@ export function defaultGlobals(): GlobalOptions {
     jq: undefined,
     fields: undefined,
     fieldsFormat: undefined,
+    fieldsHelp: false,
   };
 }
 

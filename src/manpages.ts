@@ -14,7 +14,6 @@ import type { Command } from 'commander';
 // Static imports: this module is its own throwaway bundle (scripts/build.mjs); an `import()` here would
 // make a split point of the CLI's build (scripts/build/common-chunk.mjs reads every `import()` in src/).
 import { wholeProgram } from './cli/load.js';
-import { exitKindsOf } from './commands/shared/help.js';
 import { KEY_RULES } from './domain/pixkey.js';
 import { type ErrorKind, EXIT_CODES } from './errors.js';
 import type { IOStreams, OutStream } from './output/iostreams.js';
@@ -169,7 +168,7 @@ const MOVES_MONEY = new Set(['pix-pay', 'pix-pay-key', 'pix-pay-qr', 'pix-pay-ba
 /** Every man page: file name → roff text. `readme`: the README's text, where the longer sections are written. */
 export async function manPages(version: string, readme: string): Promise<Map<string, string>> {
   const { deps } = createContext({ argv: [], io, env: { PIX_CONFIG_DIR: '/nonexistent/pix-man' } });
-  const program = await wholeProgram(deps);
+  const { program, facts } = await wholeProgram(deps);
   const meanings = exitMeanings(readme);
   const guards = roffOf(section(readme, '### What pix guarantees with money'));
   const environment = roffOf(section(readme, '## Environment variables'));
@@ -205,7 +204,7 @@ export async function manPages(version: string, readme: string): Promise<Map<str
         ...(explained === undefined ? [] : ['.SH DETAILS AND EXAMPLES', roffOf(explained, true)]),
         ...(root
           ? ['.SH EXIT STATUS', roffOf(section(readme, '## Exit codes'))]
-          : exitStatus(exitKindsOf(command) ?? ['usage'], meanings)),
+          : exitStatus(facts(command).exits ?? ['usage'], meanings)),
         // What --help cannot hold, on every page: where pix keeps its files and what it reads from the
         // environment (profiles, tokens, the pager), as the README says it once.
         '.SH ENVIRONMENT',

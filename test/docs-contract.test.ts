@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { wholeProgram } from '../src/cli/load.js';
-import { defaultVerbOf } from '../src/commands/shared/help.js';
+import { defaultVerbOf } from '../src/cli/table.js';
 import { parseAmount } from '../src/domain/money.js';
 import { createContext } from '../src/wiring.js';
 import { createTestIO } from './helpers/io.js';
@@ -19,7 +19,7 @@ const { deps } = createContext({
   io: createTestIO().io,
   env: { PIX_CONFIG_DIR: '/nonexistent/pix' },
 });
-const program = await wholeProgram(deps);
+const { program } = await wholeProgram(deps);
 
 const flagsOf = (command: Command) =>
   command.options.flatMap((option) => [option.long, option.short, option.negate ? option.long : undefined]);

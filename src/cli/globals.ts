@@ -122,6 +122,8 @@ export interface CommandOutput {
    * field names (nested ones dotted), or `true` for records of any shape (`pix api`).
    */
   fields?: readonly string[] | true | undefined;
+  /** The names of its list's `-o csv` columns that are not a field (`counterpartyName`): `--fields` takes them too. */
+  columns?: readonly string[] | undefined;
 }
 
 /**
@@ -164,15 +166,21 @@ export function parseGlobalOptions(raw: Record<string, unknown>, command?: Comma
     globals.json = true;
     globals.output = 'json';
   }
-  if (typeof raw.fields === 'string') {
-    const fields = asUsage('--fields', () => parseFields(String(raw.fields)));
+  if (raw.fields === 'help' || raw.fields === '') {
+    if (command && !command.fields)
+      throw usageError('--fields', `${command.command} has no records to pick from`);
+    globals.fieldsHelp = true;
+  } else if (typeof raw.fields === 'string') {
+    const columns = command?.columns ?? [];
+    const fields = asUsage('--fields', () => parseFields(String(raw.fields), columns));
     const wanted = globals.output ?? 'table';
     if (wanted !== 'json' && wanted !== 'ndjson' && wanted !== 'csv') {
       throw usageError('--fields', 'goes with --json, --jq, -o ndjson or -o csv');
     }
     if (command && !command.fields)
       throw usageError('--fields', `${command.command} has no records to pick from`);
-    if (command && Array.isArray(command.fields)) checkFields(fields, command.command, command.fields);
+    if (command && Array.isArray(command.fields))
+      checkFields(fields, command, [...command.fields, ...columns]);
     globals.fields = fields;
     globals.fieldsFormat = wanted;
     // The command writes its JSON document; output/fields.ts cuts it and writes what was asked.
@@ -269,23 +277,30 @@ function extensionOf(format: OutputFormat): string {
  * outgoing entries has no `creditor.name`, yet the field is the statement's, and empty there. A name is a
  * field or an object holding fields (`creditor`).
  */
-function checkFields(fields: readonly string[], command: string, known: readonly string[]): void {
+function checkFields(fields: readonly string[], command: CommandOutput, known: readonly string[]): void {
   const unknown = fields.filter(
     (field) => !known.includes(field) && !known.some((name) => name.startsWith(`${field}.`)),
   );
   if (unknown.length === 0) return;
+  // Only a name close enough to be a typo is suggested (domain/words.ts): `nope` is not a mistyped `type`.
   const near = closest(unknown[0]!, known);
   throw usageError(
     '--fields',
-    `${command} has no field ${unknown.join(', ')} (fields: ${known.join(', ')})`,
-    near === undefined ? undefined : `did you mean ${near}?`,
+    `${command.command} has no field ${unknown.join(', ')} (fields: ${known.join(', ')})`,
+    near === undefined
+      ? `\`${command.command} --fields help\` lists them, one a line`
+      : `did you mean ${near}?`,
   );
 }
 
-/** `--fields a,b.c` → the paths (nested ones dotted); a malformed one is refused. */
-function parseFields(text: string): string[] {
+/**
+ * `--fields a,b.c` → the paths (nested ones dotted) and the list's column names (`columns`, taken as
+ * written: `Paid by`); a malformed one is refused.
+ */
+function parseFields(text: string, columns: readonly string[]): string[] {
   const fields = text.split(',').map((field) => field.trim());
   for (const field of fields) {
+    if (columns.includes(field)) continue;
     if (!/^[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*$/.test(field)) {
       throw new InvalidValue(`"${field}" is not a field name (a, b, or a nested one: creditor.name)`);
     }

@@ -5,7 +5,7 @@
  * (configureHelp with formatHelp and its helpers).
  */
 import type { Command, Help, Option } from 'commander';
-import { defaultVerbOf } from '../commands/shared/help.js';
+import { defaultVerbOf } from './table.js';
 
 /** The heading of the short block of global flags below a subcommand's own. */
 export const GLOBAL_FLAGS_HEADING = 'Global options (pix --help says what each does):';

@@ -5,12 +5,12 @@
  * the charge, QR or batch code (architecture rule 8).
  */
 import type { Command } from 'commander';
-import { addExamples, setDefaultVerb, setFieldNames, setFormats } from '../commands/shared/help.js';
+import { addExamples, type CommandFacts, type DescribedTree, outputHelp } from '../commands/shared/help.js';
 import type { Deps } from '../context.js';
 import { type CommandOutput, GLOBALS_WITH_VALUE } from './globals.js';
 import { addHelpCommand } from './help.js';
 import { createProgram } from './program.js';
-import { COMMANDS, type Entry, markEntry } from './table.js';
+import { COMMANDS, defaultVerbOf, type Entry, fieldNames, markEntry, markVerb, ownEntry } from './table.js';
 import { teachUsageErrors } from './teach.js';
 
 /**
@@ -40,10 +40,7 @@ function addEntries(parent: Command, entries: Entry[]): Map<Entry, Command> {
     if (entry.description !== undefined) command.summary(entry.summary);
     markEntry(command, entry);
     if (entry.examples) addExamples(command, entry.examples.examples, entry.examples.exits);
-    if (Array.isArray(entry.fields)) setFieldNames(command, entry.fields);
-    if (entry.formats !== undefined) setFormats(command, entry.formats);
     made.set(entry, command);
-    if (entry.default) setDefaultVerb(parent, command);
     if (entry.children) {
       for (const [child, childCommand] of addEntries(command, entry.children)) made.set(child, childCommand);
     }
@@ -92,7 +89,13 @@ export async function loadCommands(
   const modules = await Promise.all(toLoad.map((entry) => entry.load!()));
   const wholeTree = () => wholeProgram(deps);
   modules.forEach((module, index) => {
-    module.register(made.get(toLoad[index]!)!, deps, wholeTree);
+    const entry = toLoad[index]!;
+    const command = made.get(entry)!;
+    module.register(command, deps, wholeTree);
+    markVerb(command, module.verb);
+    // The verb's own description ends its help: what it writes, its examples and the exits it can return.
+    const output = outputHelp(entry.formats ?? ['table', 'json'], fieldNames(entry));
+    addExamples(command, module.verb.examples, module.verb.exits, output);
   });
   teachUsageErrors(program);
 }
@@ -110,12 +113,28 @@ export function commandOutput(argv: readonly string[]): CommandOutput | undefine
     command: ['pix', ...entries.slice(0, typed).map((step) => step.name)].join(' '),
     formats: entry.formats ?? ['table', 'json'],
     fields: entry.fields,
+    columns: entry.columns,
   };
 }
 
-/** A fresh program with every command module loaded (`pix completion`, the man pages). */
-export async function wholeProgram(deps: Deps): Promise<Command> {
+/** What the table says of a command of the tree: its own fields, exit kinds and default verb, its formats or its nearest ancestor's. */
+export function factsOf(command: Command): CommandFacts {
+  const own = ownEntry(command);
+  let formats: CommandFacts['formats'];
+  for (let at: Command | null = command; at && formats === undefined; at = at.parent) {
+    formats = ownEntry(at)?.formats;
+  }
+  return {
+    fields: fieldNames(own),
+    formats,
+    exits: own?.exits ?? own?.examples?.exits,
+    defaultVerb: defaultVerbOf(command),
+  };
+}
+
+/** A fresh program with every command module loaded (`pix completion`, the man pages), and what the table says of each. */
+export async function wholeProgram(deps: Deps): Promise<DescribedTree> {
   const program = createProgram(deps);
   await loadCommands(program, deps, [], true);
-  return program;
+  return { program, facts: factsOf };
 }

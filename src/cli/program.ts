@@ -4,13 +4,14 @@
  * context was made, and points the writer at its destination (`--output-file`, the pager, the `--jq` and
  * `--fields` mode). The commands themselves come from the table (cli/table.ts, cli/load.ts).
  */
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { addExamples, completionValues } from '../commands/shared/help.js';
 import type { Deps } from '../context.js';
+import type { ColumnValues } from '../output/fields.js';
 import { pixVersion } from '../version.js';
 import { globalOptions } from './globals.js';
 import { configureHelp } from './help.js';
-import { entryOf } from './table.js';
+import { type Entry, entryOf, fieldNames, verbOf } from './table.js';
 
 /** Shell completion of durations (`30` → `30s 30m 30h 30d`) and of profile names. */
 const DURATION_UNITS = { units: ['s', 'm', 'h', 'd'] } as const;
@@ -22,12 +23,12 @@ const PROFILES = { dynamic: 'profiles' } as const;
  * `--jq`/`--fields` (output/capture.ts, whose expression is checked now, before anything is sent). A workbook
  * is never written to a terminal.
  */
-async function openOutput(deps: Deps, paged: boolean): Promise<void> {
+async function openOutput(deps: Deps, paged: boolean, columns?: ColumnValues): Promise<void> {
   const { outputFile, pager } = deps.globals;
   const capture =
     deps.globals.jq === undefined && deps.globals.fields === undefined
       ? undefined
-      : await (await import('../output/capture.js')).outputCapture(deps.globals);
+      : await (await import('../output/capture.js')).outputCapture(deps.globals, columns);
   if (outputFile !== undefined) {
     return deps.output.open({ file: outputFile, replace: deps.globals.force, capture });
   }
@@ -44,6 +45,33 @@ async function openOutput(deps: Deps, paged: boolean): Promise<void> {
   const pages = paged && pager && deps.io.stdout.isTTY;
   const startPager = pages ? await (await import('../output/pager.js')).preparePager(deps.env) : undefined;
   await deps.output.open({ pager: startPager, capture });
+}
+
+/**
+ * `--fields help`: the names `--fields` takes, one a line on stdout (the records' paths, then the `-o csv`
+ * columns that are not one), and the command does nothing else: exit 0, as `--help`.
+ */
+function listFields(deps: Deps, entry: Entry | undefined): never {
+  const names = fieldNames(entry);
+  if (names === true) deps.io.stderr.write('any path of its JSON records (a, or a nested one: a.b)\n');
+  else deps.io.stdout.write((names ?? []).map((name) => `${name}\n`).join(''));
+  throw new CommanderError(0, 'pix.fieldsHelp', '');
+}
+
+/**
+ * The `-o csv` columns `--fields` names that are not a path of the records (`counterpartyName`), read by
+ * the verb's own columns (its description's `fields.columns`), so the value is the column's.
+ */
+function columnsAsked(deps: Deps, action: Command, entry: Entry | undefined): ColumnValues | undefined {
+  const asked = deps.globals.fields?.filter((field) => entry?.columns?.includes(field));
+  const fields = verbOf(action)?.fields;
+  if (!asked?.length || typeof fields !== 'object' || fields.columns === undefined) return undefined;
+  return new Map(
+    fields
+      .columns()
+      .filter((column) => asked.includes(column.header))
+      .map((column) => [column.header, column.machine]),
+  );
 }
 
 /** `globalsError`: a wrong global flag the context found (src/wiring.ts), thrown when a command would run. */
@@ -93,8 +121,12 @@ export function createProgram(deps: Deps, globalsError?: unknown): Command {
   );
   program.hook('preAction', async (_program, action) => {
     if (globalsError !== undefined) throw globalsError;
-    const paged = entryOf(action)?.paged;
-    await openOutput(deps, typeof paged === 'function' ? paged(action.opts()) : paged === true);
+    const entry = entryOf(action);
+    if (deps.globals.fieldsHelp) listFields(deps, entry);
+    const paged = entry?.paged;
+    // A live view never pages (`--follow` under less would stop at its prompt and hold Ctrl-C).
+    const pages = typeof paged === 'object' ? action.opts()[paged.unless] !== true : paged === true;
+    await openOutput(deps, pages, columnsAsked(deps, action, entry));
   });
   return program;
 }

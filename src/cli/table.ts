@@ -1,19 +1,35 @@
 /**
- * The command table: one declaration per verb (`commands/<noun>/<verb>.ts`) — its name, summary, the output
- * formats it writes, the fields `--fields` picks from, whether it pages, and how its module is loaded. The
- * Commander tree (cli/load.ts), the help's lists, shell completion, the man pages and package.json's `man`
- * list are made from it; nothing else names the commands.
+ * The command table: the tree of nouns and verbs. What a verb is — its summary, the output formats it
+ * writes, the fields `--fields` picks from, whether it pages, the exit kinds it can return — is said once,
+ * in its own file (`verb`, commands/<noun>/<verb>.ts), and reaches here through cli/verbs.ts, which the build
+ * makes from those files; here are only the nouns (their summary and examples), which verb goes where and in
+ * what order, and a noun's default verb. The Commander tree (cli/load.ts), the help's lists, shell
+ * completion, the man pages and package.json's `man` list are made from it; nothing else names the commands.
  */
 import type { Command } from 'commander';
+import type { DescribedTree, VerbDescription } from '../commands/shared/help.js';
 import { CONFIG_KEYS } from '../config/types.js';
 import type { Deps, OutputFormat } from '../context.js';
 import type { ErrorKind } from '../errors.js';
+import { VERBS } from './verbs.js';
 
 /** A command module: adds its flags, arguments, subcommands and action to the command made for it. */
 export interface CommandModule {
   /** `wholeTree`: the program with every command loaded, for the one command that describes them all (completion). */
-  register(command: Command, deps: Deps, wholeTree: () => Promise<Command>): void;
+  register(command: Command, deps: Deps, wholeTree: () => Promise<DescribedTree>): void;
+  /** What the verb says of itself: its examples end its --help (the rest is in cli/verbs.ts). */
+  verb: VerbDescription;
 }
+
+/**
+ * A verb of cli/verbs.ts: its description as the table needs it (no examples; its fields as names: the
+ * records' JSON paths, and the names of the `-o csv` columns that are not one), and its module.
+ */
+export type VerbEntry = Omit<VerbDescription, 'examples' | 'fields'> & {
+  fields?: readonly string[] | true;
+  columns?: readonly string[];
+  load: () => Promise<CommandModule>;
+};
 
 /**
  * The command tree, one entry per verb (`commands/<noun>/<verb>.ts`), with each verb's module loaded only
@@ -28,6 +44,8 @@ export interface Entry {
   summary: string;
   /** The description its own --help shows, when longer than the summary. */
   description?: string;
+  /** A verb's file, as `noun/verb` under src/commands/ (cli/verbs.ts's key). */
+  file?: string;
   /** A verb's module. A noun has none: it has `children`, and one of them may be its `default`. */
   load?: () => Promise<CommandModule>;
   children?: Entry[];
@@ -39,96 +57,26 @@ export interface Entry {
   /** A group's own examples and exit codes (its --help is shown without loading its children). */
   examples?: { examples: string[]; exits: ErrorKind[] };
   /** The `-o` formats it writes (its subcommands too); default table and json. Others are exit 2. */
-  formats?: readonly OutputFormat[];
+  formats?: readonly OutputFormat[] | undefined;
   /**
-   * `--fields` picks from its records (reads only: lists and details); the names are what shell
-   * completion offers (`true`: the records' own, e.g. `pix api`'s, nothing to offer).
+   * What `--fields` picks from its records (commands/shared/help.ts VerbDescription): their JSON paths
+   * (`true`: any, `pix api`), and `columns`, the `-o csv` header names that are not a path.
    */
-  fields?: readonly string[] | true;
-  /**
-   * Its output can be long: on a terminal it goes through the pager. Never for commands that prompt, nor
-   * for a live view (a function of the command's own flags says when its output is one).
-   */
-  paged?: boolean | ((options: Record<string, unknown>) => boolean);
+  fields?: readonly string[] | true | undefined;
+  columns?: readonly string[] | undefined;
+  /** Its output can be long: on a terminal it goes through the pager, unless the flag named says live. */
+  paged?: boolean | { readonly unless: string } | undefined;
+  /** A verb's exit kinds besides 0 (a noun's are in `examples`). */
+  exits?: readonly ErrorKind[] | undefined;
 }
 
-const PARTY = ['name', 'bank', 'documentNumber'];
-/**
- * The fields of each command's records as `--json` shows them: what `--fields` accepts (a field a record
- * lacks is empty) and what completion offers.
- */
-const FIELDS = {
-  statement: [
-    'id',
-    'type',
-    'amount',
-    'fee',
-    'status',
-    'method',
-    'confirmedAt',
-    ...PARTY.map((field) => `creditor.${field}`),
-    ...PARTY.map((field) => `debtor.${field}`),
-  ],
-  summary: ['period', 'count', 'income', 'outcome', 'fees', 'net'],
-  keys: ['id', 'key', 'keyType', 'createdAt'],
-  charges: [
-    'id',
-    'journalId',
-    'type',
-    'status',
-    'amount',
-    'txid',
-    'createdAt',
-    'expiresAt',
-    'dueDate',
-    'terms',
-    'profile',
-    'host',
-    'paid.entryId',
-    'paid.amount',
-    'paid.match',
-    'paid.how',
-    'paid.day',
-    'paid.matchedAt',
-    'ambiguous.candidates',
-    'ambiguous.rivals',
-    'checkedAt',
-    'emvqrcps',
-  ],
-  journal: [
-    'id',
-    'kind',
-    'state',
-    'at',
-    'amount',
-    'amountCentavos',
-    'receiver',
-    'endToEndId',
-    'description',
-    'resolution',
-    'resolvedAt',
-    'profile',
-    'host',
-    'baseUrl',
-    'method',
-    'key',
-    'emvHash',
-    'dynamic',
-    'batchRow.batch',
-    'batchRow.row',
-    'chargeType',
-    'keyId',
-    'transferId',
-    'chargeId',
-    'status',
-    'reason',
-    'finishedAt',
-    'anomalies',
-  ],
-  emv: ['path', 'name', 'value', 'meaning'],
-} as const;
+type VerbName = keyof typeof VERBS;
 
-const LIST_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'csv-br', 'xlsx'];
+/** The entry of a verb of cli/verbs.ts, named as the command line names it. */
+function verb(file: VerbName, options: { name?: string; default?: boolean } = {}): Entry {
+  const name = options.name ?? file.slice(file.indexOf('/') + 1);
+  return { name, file, ...VERBS[file], ...(options.default ? { default: true } : {}) };
+}
 
 export const COMMANDS: Entry[] = [
   // In the order an operator reaches for them: the root's --help lists them so.
@@ -143,26 +91,7 @@ export const COMMANDS: Entry[] = [
       ],
       exits: ['usage', 'auth', 'not_found', 'rejected', 'unavailable'],
     },
-    children: [
-      {
-        name: 'list',
-        summary: 'entries of a period, a page, every one (--all) or as they arrive (--follow)',
-        default: true,
-        load: () => import('../commands/statement/list.js'),
-        formats: [...LIST_FORMATS, 'ofx'],
-        fields: FIELDS.statement,
-        // A live view never pages: `--follow` under less would stop at its prompt and hold Ctrl-C.
-        paged: (options) => options.follow !== true,
-      },
-      {
-        name: 'summary',
-        summary: 'Income, outcome, fees and net by day, week or month, with a chart',
-        load: () => import('../commands/statement/summary.js'),
-        formats: LIST_FORMATS,
-        fields: FIELDS.summary,
-        paged: true,
-      },
-    ],
+    children: [verb('statement/list', { default: true }), verb('statement/summary')],
   },
   {
     name: 'charge',
@@ -176,40 +105,11 @@ export const COMMANDS: Entry[] = [
       exits: ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome'],
     },
     children: [
-      {
-        name: 'immediate',
-        summary: 'An immediate charge: fixed amount, expires soon',
-        load: () => import('../commands/charge/immediate.js'),
-        formats: LIST_FORMATS,
-      },
-      {
-        name: 'duedate',
-        summary: 'A due-date charge: debtor, discount, fine and interest',
-        load: () => import('../commands/charge/duedate.js'),
-        formats: LIST_FORMATS,
-      },
-      {
-        name: 'list',
-        summary: 'The charges pix created (the local ledger), newest first',
-        load: () => import('../commands/charge/list.js'),
-        formats: LIST_FORMATS,
-        fields: FIELDS.charges,
-        paged: true,
-      },
-      {
-        name: 'show',
-        summary: 'A charge of the ledger again: its code, QR and payment',
-        load: () => import('../commands/charge/show.js'),
-        formats: LIST_FORMATS,
-        fields: FIELDS.charges,
-      },
-      {
-        name: 'wait',
-        summary:
-          'Wait until a charge is paid (exit 0), still pending at the end of --wait (9) or expired (5)',
-        load: () => import('../commands/charge/wait.js'),
-        formats: LIST_FORMATS,
-      },
+      verb('charge/immediate'),
+      verb('charge/duedate'),
+      verb('charge/list'),
+      verb('charge/show'),
+      verb('charge/wait'),
     ],
   },
   {
@@ -223,20 +123,7 @@ export const COMMANDS: Entry[] = [
       ],
       exits: ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
     },
-    children: [
-      {
-        name: 'qr',
-        summary: 'Pay a BR Code (QR code or copy-and-paste)',
-        load: () => import('../commands/pay/qr.js'),
-      },
-      { name: 'key', summary: 'Pay a PIX key', load: () => import('../commands/pay/key.js') },
-      {
-        name: 'batch',
-        summary: 'Pay every row of a CSV or NDJSON file, each exactly once',
-        load: () => import('../commands/pay/batch.js'),
-        formats: LIST_FORMATS,
-      },
-    ],
+    children: [verb('pay/qr'), verb('pay/key'), verb('pay/batch')],
   },
   {
     name: 'keys',
@@ -245,23 +132,7 @@ export const COMMANDS: Entry[] = [
       examples: ['pix keys', "pix keys list --json | jq -r '.result[].id'"],
       exits: ['usage', 'auth', 'rejected', 'unavailable'],
     },
-    children: [
-      {
-        name: 'list',
-        summary: 'the keys, a page or every one (--all)',
-        default: true,
-        load: () => import('../commands/keys/list.js'),
-        formats: LIST_FORMATS,
-        fields: FIELDS.keys,
-        paged: true,
-      },
-      {
-        name: 'show',
-        summary: 'one key, by its value (as typed: 123.456.789-09) or its id',
-        load: () => import('../commands/keys/show.js'),
-        fields: FIELDS.keys,
-      },
-    ],
+    children: [verb('keys/list', { default: true }), verb('keys/show'), verb('keys/count')],
   },
   {
     name: 'account',
@@ -270,24 +141,7 @@ export const COMMANDS: Entry[] = [
       examples: ['pix account', 'pix account bind --participant 12345678 --branch 0001 --number 123456-7'],
       exits: ['usage', 'auth', 'unavailable', 'declined'],
     },
-    children: [
-      {
-        name: 'show',
-        summary: 'its id, bank details and owner, how it was learned, its former names',
-        default: true,
-        load: () => import('../commands/account/show.js'),
-      },
-      {
-        name: 'bind',
-        summary: 'name the bank account of credentials whose account lists no PIX key',
-        load: () => import('../commands/account/bind.js'),
-      },
-      {
-        name: 'confirm',
-        summary: 'record that the credentials now reach another bank account (exit 8 until then)',
-        load: () => import('../commands/account/confirm.js'),
-      },
-    ],
+    children: [verb('account/show', { default: true }), verb('account/bind'), verb('account/confirm')],
   },
   {
     name: 'journal',
@@ -301,37 +155,10 @@ export const COMMANDS: Entry[] = [
       exits: ['usage', 'not_found'],
     },
     children: [
-      {
-        name: 'list',
-        summary: 'the entries, newest first (--unresolved: those with no known outcome)',
-        default: true,
-        load: () => import('../commands/journal/list.js'),
-        formats: LIST_FORMATS,
-        fields: FIELDS.journal,
-        paged: true,
-      },
-      {
-        name: 'show',
-        summary: 'one entry, by its id (the first characters will do)',
-        load: () => import('../commands/journal/show.js'),
-        formats: LIST_FORMATS,
-        fields: FIELDS.journal,
-        paged: true,
-      },
-      {
-        name: 'resolve',
-        summary: 'record what the statement shows about an entry whose outcome pix could not know',
-        load: () => import('../commands/journal/resolve.js'),
-        formats: LIST_FORMATS,
-        paged: true,
-      },
-      {
-        name: 'verify',
-        summary: 'list the damaged, missing or misplaced lines of the journal (exit 8 if any); --accept',
-        load: () => import('../commands/journal/verify.js'),
-        formats: LIST_FORMATS,
-        paged: true,
-      },
+      verb('journal/list', { default: true }),
+      verb('journal/show'),
+      verb('journal/resolve'),
+      verb('journal/verify'),
     ],
   },
   {
@@ -341,30 +168,7 @@ export const COMMANDS: Entry[] = [
       examples: ['pix ledger status', 'pix ledger migrate --from file'],
       exits: ['usage', 'unavailable', 'declined'],
     },
-    children: [
-      {
-        name: 'init',
-        summary:
-          "create or migrate the database's schema, as its owner (--url-stdin or --url-file keeps its URL in the profile)",
-        load: () => import('../commands/ledger/init.js'),
-      },
-      {
-        name: 'use',
-        summary:
-          "keep a ledger's URL in the profile, creating nothing: the schema must be there (--url-stdin or --url-file)",
-        load: () => import('../commands/ledger/use.js'),
-      },
-      {
-        name: 'status',
-        summary: 'backend, schema version, counts, the oldest unresolved payment, live leases',
-        load: () => import('../commands/ledger/status.js'),
-      },
-      {
-        name: 'migrate',
-        summary: "import this machine's journal and charge ledger into the shared ledger",
-        load: () => import('../commands/ledger/migrate.js'),
-      },
-    ],
+    children: [verb('ledger/init'), verb('ledger/use'), verb('ledger/status'), verb('ledger/migrate')],
   },
   {
     name: 'reconcile',
@@ -376,39 +180,10 @@ export const COMMANDS: Entry[] = [
       ],
       exits: ['usage', 'auth', 'unavailable'],
     },
-    children: [
-      {
-        name: 'run',
-        summary: 'reconcile the expected invoices against the statement (pix reconcile alone runs it)',
-        default: true,
-        load: () => import('../commands/reconcile/run.js'),
-        formats: LIST_FORMATS,
-        paged: true,
-      },
-      {
-        name: 'match',
-        summary: 'record that an entry settles an expectation (kept on every reconcile)',
-        load: () => import('../commands/reconcile/match.js'),
-      },
-      {
-        name: 'unmatch',
-        summary: 'record that an entry does not settle an expectation',
-        load: () => import('../commands/reconcile/unmatch.js'),
-      },
-    ],
+    children: [verb('reconcile/run', { default: true }), verb('reconcile/match'), verb('reconcile/unmatch')],
   },
-  {
-    name: 'close',
-    summary: "Close a day's books: its balance, OFX, workbook and reconciliation, digested",
-    load: () => import('../commands/close/day.js'),
-    formats: ['table', 'json'],
-  },
-  {
-    name: 'receipt',
-    summary: 'A payment advice of a journal payment (PDF, HTML or JSON): not the bank’s comprovante',
-    load: () => import('../commands/receipt/show.js'),
-    formats: ['table', 'json', 'pdf', 'html'],
-  },
+  verb('close/day', { name: 'close' }),
+  verb('receipt/show', { name: 'receipt' }),
   // Payment approvals (README, Payment approvals): plans, and the policy that says who approves them.
   {
     name: 'schedule',
@@ -423,63 +198,16 @@ export const COMMANDS: Entry[] = [
       exits: ['usage', 'not_found', 'declined'],
     },
     children: [
-      {
-        name: 'list',
-        summary: 'the schedules, their next occurrence, and those missed, refused or held',
-        default: true,
-        load: () => import('../commands/schedule/list.js'),
-      },
-      {
-        name: 'create',
-        summary:
-          'schedule a payment by key: --at DATE, or --every RULE (a day, the Nth business day, a weekday)',
-        load: () => import('../commands/schedule/create.js'),
-      },
-      {
-        name: 'show',
-        summary: 'one schedule: every occurrence so far with its state, and the next ones',
-        load: () => import('../commands/schedule/show.js'),
-      },
-      {
-        name: 'activate',
-        summary:
-          'start a schedule approved ahead: a standing plan (create --plan) approved with pix plan approve',
-        load: () => import('../commands/schedule/activate.js'),
-      },
-      {
-        name: 'pause',
-        summary: 'pay none of its occurrences until resumed (those passing meanwhile are skipped)',
-        load: () => import('../commands/schedule/pause.js'),
-      },
-      {
-        name: 'resume',
-        summary: 'pay its occurrences again, from the next one',
-        load: () => import('../commands/schedule/resume.js'),
-      },
-      {
-        name: 'cancel',
-        summary: 'pay none of its occurrences again',
-        load: () => import('../commands/schedule/cancel.js'),
-      },
-      {
-        name: 'pay',
-        summary: 'pay one occurrence by hand (a missed or refused one), as a new payment',
-        load: () => import('../commands/schedule/pay.js'),
-        formats: LIST_FORMATS,
-      },
-      {
-        name: 'run-due',
-        summary: 'pay what is due now and exit (cron, a systemd timer, CI); record what was missed',
-        load: () => import('../commands/schedule/run-due.js'),
-        formats: LIST_FORMATS,
-      },
-      {
-        name: 'run',
-        summary:
-          'a worker paying the occurrences on the shared ledger (pg-boss); as many as wanted, anywhere',
-        load: () => import('../commands/schedule/run.js'),
-        formats: LIST_FORMATS,
-      },
+      verb('schedule/list', { default: true }),
+      verb('schedule/create'),
+      verb('schedule/show'),
+      verb('schedule/activate'),
+      verb('schedule/pause'),
+      verb('schedule/resume'),
+      verb('schedule/cancel'),
+      verb('schedule/pay'),
+      verb('schedule/run-due'),
+      verb('schedule/run'),
     ],
   },
   {
@@ -494,29 +222,7 @@ export const COMMANDS: Entry[] = [
       ],
       exits: ['usage', 'declined'],
     },
-    children: [
-      {
-        name: 'show',
-        summary: 'the plan, its rows, the rules that apply, who approved and what is missing',
-        load: () => import('../commands/plan/show.js'),
-      },
-      {
-        name: 'approve',
-        summary: "sign the plan's id with your SSH key (kept beside the plan, one file per key)",
-        load: () => import('../commands/plan/approve.js'),
-      },
-      {
-        name: 'reject',
-        summary: 'sign a refusal of the plan, with its reason',
-        load: () => import('../commands/plan/reject.js'),
-      },
-      {
-        name: 'execute',
-        summary: 'verify every approval against the policy, then pay each row once',
-        load: () => import('../commands/plan/execute.js'),
-        formats: LIST_FORMATS,
-      },
-    ],
+    children: [verb('plan/show'), verb('plan/approve'), verb('plan/reject'), verb('plan/execute')],
   },
   {
     name: 'policy',
@@ -529,35 +235,9 @@ export const COMMANDS: Entry[] = [
       ],
       exits: ['usage', 'declined'],
     },
-    children: [
-      {
-        name: 'check',
-        summary: 'validate a policy and show what it asks of a sample plan',
-        load: () => import('../commands/policy/check.js'),
-      },
-      {
-        name: 'approve',
-        summary: "sign the policy's digest with your SSH key (admins)",
-        load: () => import('../commands/policy/approve.js'),
-      },
-      {
-        name: 'enforce',
-        summary: 'make an approved policy bind the account: every payment of it, whatever the profile',
-        load: () => import('../commands/policy/enforce.js'),
-      },
-      {
-        name: 'show',
-        summary: 'the policy that binds the account, and since when',
-        load: () => import('../commands/policy/show.js'),
-      },
-    ],
+    children: [verb('policy/check'), verb('policy/approve'), verb('policy/enforce'), verb('policy/show')],
   },
-  {
-    name: 'listen',
-    summary: 'Events from the statement, signed and delivered at least once (the webhooks the API lacks)',
-    load: () => import('../commands/listen/start.js'),
-    formats: ['table', 'ndjson'],
-  },
+  verb('listen/start', { name: 'listen' }),
   {
     name: 'events',
     summary: 'The events pix listen made: list them, resend the failed ones, verify the log',
@@ -565,44 +245,18 @@ export const COMMANDS: Entry[] = [
       examples: ['pix events list', 'pix events list --failed --json', 'pix events verify'],
       exits: ['usage', 'unavailable', 'declined'],
     },
-    children: [
-      {
-        name: 'list',
-        summary: 'recent events and their delivery (--failed: the dead letters)',
-        load: () => import('../commands/events/list.js'),
-        formats: LIST_FORMATS,
-      },
-      {
-        name: 'resend',
-        summary: 'deliver events again, now',
-        load: () => import('../commands/events/resend.js'),
-      },
-      {
-        name: 'verify',
-        summary: 'check the event log: exit 8 naming each damaged line, 0 when sound',
-        load: () => import('../commands/events/verify.js'),
-      },
-    ],
+    children: [verb('events/list'), verb('events/resend'), verb('events/verify')],
   },
   {
     name: 'emv',
     summary: 'Inspect BR Codes offline',
-    formats: LIST_FORMATS,
+    formats: VERBS['emv/decode'].formats,
     paged: true,
     examples: {
       examples: ['pix emv decode "$CODE"', 'pbpaste | pix emv decode - --json'],
       exits: ['usage'],
     },
-    children: [
-      {
-        name: 'decode',
-        summary: 'Parse a BR Code offline, check its CRC and explain every field',
-        load: () => import('../commands/emv/decode.js'),
-        formats: LIST_FORMATS,
-        fields: FIELDS.emv,
-        paged: true,
-      },
-    ],
+    children: [verb('emv/decode')],
   },
   {
     name: 'sandbox',
@@ -616,60 +270,18 @@ export const COMMANDS: Entry[] = [
       exits: ['usage', 'not_found', 'rejected', 'unavailable'],
     },
     children: [
-      {
-        name: 'serve',
-        summary: 'Run the sandbox API on 127.0.0.1 and print its URL (for other tools and CI)',
-        load: () => import('../commands/sandbox/serve.js'),
-      },
-      {
-        name: 'reset',
-        summary: 'Start the sandbox account afresh (keys, statement, no charges, real time)',
-        load: () => import('../commands/sandbox/reset.js'),
-      },
-      {
-        name: 'pay',
-        summary: 'Have a third party pay one of your sandbox charges',
-        load: () => import('../commands/sandbox/pay.js'),
-      },
-      {
-        name: 'clock',
-        summary: 'Show or move sandbox time (shared by every process using the state file)',
-        load: () => import('../commands/sandbox/clock.js'),
-      },
-      {
-        name: 'seed',
-        summary: 'Replace the generated statement with N transactions over the last 60 days',
-        load: () => import('../commands/sandbox/seed.js'),
-      },
-      {
-        name: 'move-key',
-        summary: "Give someone else's key to a new owner (the DICT answers another receiver)",
-        load: () => import('../commands/sandbox/move-key.js'),
-      },
-      {
-        name: 'batch-file',
-        summary: 'Write a sample batch payout file (for pix pay batch) the sandbox can pay',
-        load: () => import('../commands/sandbox/batch-file.js'),
-      },
+      verb('sandbox/serve'),
+      verb('sandbox/reset'),
+      verb('sandbox/pay'),
+      verb('sandbox/clock'),
+      verb('sandbox/seed'),
+      verb('sandbox/move-key'),
+      verb('sandbox/batch-file'),
     ],
   },
-  {
-    name: 'api',
-    summary: 'An authenticated request to any path of the API (it cannot move money)',
-    load: () => import('../commands/api/request.js'),
-    formats: ['json'],
-    fields: true,
-  },
-  {
-    name: 'login',
-    summary: 'Store credentials in a profile and make it current',
-    load: () => import('../commands/auth/login.js'),
-  },
-  {
-    name: 'logout',
-    summary: "Remove a profile's stored credentials",
-    load: () => import('../commands/auth/logout.js'),
-  },
+  verb('api/request', { name: 'api' }),
+  verb('auth/login'),
+  verb('auth/logout'),
   {
     name: 'auth',
     summary: 'Inspect the credentials in use',
@@ -677,13 +289,7 @@ export const COMMANDS: Entry[] = [
       examples: ['pix auth status', 'pix auth status --json | jq .credentials.kind'],
       exits: ['usage', 'auth'],
     },
-    children: [
-      {
-        name: 'status',
-        summary: 'Profile, base URL and credentials, with where each comes from',
-        load: () => import('../commands/auth/status.js'),
-      },
-    ],
+    children: [verb('auth/status')],
   },
   {
     name: 'profile',
@@ -693,31 +299,11 @@ export const COMMANDS: Entry[] = [
       exits: ['usage'],
     },
     children: [
-      {
-        name: 'list',
-        summary: 'the profiles, the active one marked with *',
-        load: () => import('../commands/profile/list.js'),
-      },
-      {
-        name: 'create',
-        summary: 'a new, empty profile (--base-url: its API); credentials come from pix login',
-        load: () => import('../commands/profile/create.js'),
-      },
-      {
-        name: 'use',
-        summary: 'make a profile the current one (sandbox is built in)',
-        load: () => import('../commands/profile/use.js'),
-      },
-      {
-        name: 'delete',
-        summary: 'remove a profile and its stored credentials (not the one in use)',
-        load: () => import('../commands/profile/delete.js'),
-      },
-      {
-        name: 'rename',
-        summary: 'give a profile a new name; what it paid stays its own',
-        load: () => import('../commands/profile/rename.js'),
-      },
+      verb('profile/list'),
+      verb('profile/create'),
+      verb('profile/use'),
+      verb('profile/delete'),
+      verb('profile/rename'),
     ],
   },
   {
@@ -734,35 +320,9 @@ export const COMMANDS: Entry[] = [
       ],
       exits: ['usage'],
     },
-    children: [
-      {
-        name: 'list',
-        summary: 'the settings in effect, with their source: `key<TAB>value<TAB>source` per line',
-        load: () => import('../commands/config/list.js'),
-      },
-      {
-        name: 'get',
-        summary: 'the value in effect for one setting (default included); nothing when there is none',
-        load: () => import('../commands/config/get.js'),
-      },
-      {
-        name: 'set',
-        summary: 'change a setting (checked first)',
-        load: () => import('../commands/config/set.js'),
-      },
-      {
-        name: 'unset',
-        summary: 'remove a setting',
-        load: () => import('../commands/config/unset.js'),
-      },
-    ],
+    children: [verb('config/list'), verb('config/get'), verb('config/set'), verb('config/unset')],
   },
-  {
-    name: 'completion',
-    summary: 'Print a shell completion script (bash, zsh or fish)',
-    // The script describes every command: the module is handed the whole tree rather than importing this one.
-    load: () => import('../commands/completion/script.js'),
-  },
+  verb('completion/script', { name: 'completion' }),
 ];
 
 /** The entry each command of the tree was made from (cli/load.ts); the commands a module adds have none. */
@@ -772,9 +332,35 @@ export function markEntry(command: Command, entry: Entry): void {
   ENTRY_OF.set(command, entry);
 }
 
+/** What the verb's own module says of itself (its `verb`), once loaded (cli/load.ts). */
+const VERB_OF = new WeakMap<Command, VerbDescription>();
+
+export function markVerb(command: Command, verb: VerbDescription): void {
+  VERB_OF.set(command, verb);
+}
+
+export function verbOf(command: Command): VerbDescription | undefined {
+  return VERB_OF.get(command);
+}
+
 /** The entry `command` itself was made from, if any. */
 export function ownEntry(command: Command): Entry | undefined {
   return ENTRY_OF.get(command);
+}
+
+/**
+ * The names `--fields` takes for an entry's records: their paths, then the `-o csv` columns that are not
+ * one (`true`: any path, `pix api`; undefined: it has no records).
+ */
+export function fieldNames(entry: Entry | undefined): readonly string[] | true | undefined {
+  const fields = entry?.fields;
+  return Array.isArray(fields) ? [...fields, ...(entry?.columns ?? [])] : fields;
+}
+
+/** The verb a noun runs when none is named (`pix journal` is `pix journal list`), if it has one. */
+export function defaultVerbOf(noun: Command): Command | undefined {
+  const verb = ENTRY_OF.get(noun)?.children?.find((child) => child.default);
+  return verb === undefined ? undefined : noun.commands.find((command) => ENTRY_OF.get(command) === verb);
 }
 
 /** The entry of `command`, or of its nearest ancestor that has one. */

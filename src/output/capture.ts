@@ -8,7 +8,7 @@
  * their unsafe characters shown escaped (output/sanitize.ts); piped, raw strings stay exact.
  */
 import type { GlobalOptions } from '../context.js';
-import { type FieldsSink, pickFields, setFieldsSink } from './fields.js';
+import { type ColumnValues, type FieldsSink, pickFields, setFieldsSink } from './fields.js';
 import type { OutStream } from './iostreams.js';
 import { escapeUnsafe } from './sanitize.js';
 
@@ -27,6 +27,7 @@ export type OutputCapture = (streams: CaptureStreams) => OutputTransform;
 /** The capture of `--jq`/`--fields`, or undefined when neither was given. */
 export async function outputCapture(
   globals: Pick<GlobalOptions, 'jq' | 'fields' | 'fieldsFormat'>,
+  columns?: ColumnValues,
 ): Promise<OutputCapture | undefined> {
   const { jq, fields, fieldsFormat } = globals;
   if (jq === undefined && fields === undefined) return undefined;
@@ -34,15 +35,25 @@ export async function outputCapture(
   return ({ captured, direct }) => {
     const sink: FieldsSink | undefined =
       fields !== undefined && filter === undefined && fieldsFormat !== undefined
-        ? { out: direct, fields, format: fieldsFormat, streamed: false }
+        ? { out: direct, fields, format: fieldsFormat, streamed: false, columns }
         : undefined;
     if (sink) setFieldsSink(captured, sink);
     return async (document, tty) => {
       // A list already written cut to its fields: what else was written (nothing, as a rule) goes as is.
       if (sink?.streamed) return document;
-      if (sink) return (await import('./records.js')).fieldsDocument(document, sink.fields, sink.format, tty);
+      if (sink) {
+        return (await import('./records.js')).fieldsDocument(
+          document,
+          sink.fields,
+          sink.format,
+          tty,
+          columns,
+        );
+      }
       const text =
-        fields === undefined ? document : JSON.stringify(pickFields(JSON.parse(document), fields).document);
+        fields === undefined
+          ? document
+          : JSON.stringify(pickFields(JSON.parse(document), fields, columns).document);
       const result = filter!.run(text);
       return tty ? result.split('\n').map(escapeUnsafe).join('\n') : result;
     };

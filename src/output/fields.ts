@@ -38,10 +38,24 @@ export function valueAt(record: Json, path: string): Json | undefined {
   return current;
 }
 
-/** The record with only `fields`, nested as they are (`creditor.name` → `{"creditor":{"name":…}}`). */
-function pick(record: Json, fields: readonly string[]): Json {
+/**
+ * The columns of a list's `-o csv` whose names are not a path of its records (`counterpartyName`), by
+ * name: how each is read from a record, so `--fields counterpartyName` gives what the column shows.
+ */
+export type ColumnValues = ReadonlyMap<string, (record: never) => string | number | null | undefined>;
+
+/**
+ * The record with only `fields`, nested as they are (`creditor.name` → `{"creditor":{"name":…}}`); a
+ * column's name (`columns`) is read from `source`, the record its column reads, and kept under that name.
+ */
+function pick(record: Json, fields: readonly string[], source?: unknown, columns?: ColumnValues): Json {
   const out: Record<string, Json> = {};
   for (const field of fields) {
+    const column = columns?.get(field);
+    if (column !== undefined) {
+      out[field] = column(source as never) ?? null;
+      continue;
+    }
     const value = valueAt(record, field);
     const keys = field.split('.');
     let target = out;
@@ -61,12 +75,12 @@ export interface Picked {
 }
 
 /** Cuts the records of `document` to `fields` (the names were checked against the command's records). */
-export function pickFields(document: Json, fields: readonly string[]): Picked {
+export function pickFields(document: Json, fields: readonly string[], columns?: ColumnValues): Picked {
   const listField = isObject(document)
     ? LIST_FIELDS.find((name) => Array.isArray(document[name]))
     : undefined;
   const records: Json[] = listField ? ((document as Record<string, Json>)[listField] as Json[]) : [document];
-  const picked = records.map((record) => pick(record, fields));
+  const picked = records.map((record) => pick(record, fields, record, columns));
   if (!listField) return { document: picked[0] ?? null, records: picked };
   return { document: { ...(document as Record<string, Json>), [listField]: picked }, records: picked };
 }
@@ -81,6 +95,8 @@ export interface FieldsSink {
   fields: readonly string[];
   format: 'json' | 'ndjson' | 'csv';
   streamed: boolean;
+  /** The `-o csv` column names asked for that are not a path of the records, and how each is read. */
+  columns?: ColumnValues | undefined;
 }
 
 const sinks = new WeakMap<OutStream, FieldsSink>();
@@ -93,7 +109,12 @@ export function fieldsSinkOf(out: OutStream): FieldsSink | undefined {
   return sinks.get(out);
 }
 
-/** The record cut to the fields, for a list writer's JSON formats. */
-export function pickRecord(record: unknown, fields: readonly string[]): Json {
-  return pick(record as Json, fields);
+/** The record cut to the fields, for a list writer (`source`: the record its columns read). */
+export function pickRecord(
+  record: unknown,
+  fields: readonly string[],
+  source?: unknown,
+  columns?: ColumnValues,
+): Json {
+  return pick(record as Json, fields, source, columns);
 }

@@ -43,7 +43,8 @@ export interface OutputMode {
 }
 
 const plain = (text: string) => text;
-const PLAIN: Palette = { green: plain, red: plain, yellow: plain, bold: plain, dim: plain };
+/** No colour: what a palette is when colour is off (and for machine columns). */
+export const PLAIN: Palette = { green: plain, red: plain, yellow: plain, bold: plain, dim: plain };
 
 /** chalk is loaded only when colour is on: piped and `--json` runs never pay for it. */
 export async function palette(enabled: boolean): Promise<Palette> {

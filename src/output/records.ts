@@ -2,7 +2,16 @@ import type { OutputFormat } from '../context.js';
 import { formatDocument } from '../domain/documents.js';
 import { formatDecimal } from '../domain/money.js';
 import { formatDayFirst } from '../domain/when.js';
-import { fieldsSinkOf, isMoneyField, type Json, pickFields, pickRecord, valueAt } from './fields.js';
+import {
+  type ColumnValues,
+  type FieldsSink,
+  fieldsSinkOf,
+  isMoneyField,
+  type Json,
+  pickFields,
+  pickRecord,
+  valueAt,
+} from './fields.js';
 import type { OutStream } from './iostreams.js';
 import type { RecordTally } from './output.js';
 import { portugueseHeader, portugueseValue } from './ptbr.js';
@@ -89,8 +98,9 @@ export function fieldsDocument(
   fields: readonly string[],
   format: 'json' | 'ndjson' | 'csv',
   terminal: boolean,
+  columns?: ColumnValues,
 ): string {
-  const picked = pickFields(JSON.parse(text), fields);
+  const picked = pickFields(JSON.parse(text), fields, columns);
   if (format === 'csv') {
     let csv = fieldsCsvHeader(fields, terminal);
     for (const record of picked.records) csv += fieldsCsvRow(record, fields, terminal);
@@ -153,6 +163,27 @@ function tsvField(value: string | number | undefined | null): string {
 }
 
 /**
+ * A list cut to `--fields` as it is written: each record's fields in the sink's format; a column's name
+ * asked for (`--fields counterpartyName`) is read by this list's own column of that name.
+ */
+function cutToFields<T>(options: ListWriterOptions<T>, sink: FieldsSink): ListWriterOptions<T> {
+  const wanted = sink.columns;
+  const columns: ColumnValues | undefined =
+    wanted &&
+    new Map(
+      options.columns
+        .filter((column) => wanted.has(column.header))
+        .map((column) => [column.header, column.machine]),
+    );
+  return {
+    ...options,
+    format: sink.format,
+    pretty: sink.out.isTTY,
+    raw: (record) => pickRecord(options.raw(record), sink.fields, record, columns),
+  };
+}
+
+/**
  * Writes a list in any of the contract's formats as records arrive, awaiting the stream when its buffer
  * is full, so memory stays flat however long the list (the human table holds only its first rows, to
  * lay out its columns).
@@ -163,14 +194,7 @@ export function createListWriter<T>(given: OutStream, givenOptions: ListWriterOp
   const sink = givenOptions.format === 'json' ? fieldsSinkOf(given) : undefined;
   if (sink) sink.streamed = true;
   const out = sink?.out ?? given;
-  const options: ListWriterOptions<T> = sink
-    ? {
-        ...givenOptions,
-        format: sink.format,
-        pretty: sink.out.isTTY,
-        raw: (record) => pickRecord(givenOptions.raw(record), sink.fields),
-      }
-    : givenOptions;
+  const options = sink ? cutToFields(givenOptions, sink) : givenOptions;
   const { format, columns, tally } = options;
   // Read once: the writer's stdout is a terminal (not a file, not a pipe) for the whole command.
   const terminal = out.isTTY;

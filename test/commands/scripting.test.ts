@@ -204,7 +204,7 @@ describe('--fields: only those fields, in that order', () => {
     const unknown = await pix(['keys', '--json', '--fields', 'key,nope']);
     expect(unknown.code).toBe(2);
     expect(JSON.parse(unknown.stderr).error.message).toBe(
-      '--fields: pix keys has no field nope (fields: id, key, keyType, createdAt)',
+      '--fields: pix keys has no field nope (fields: id, key, keyType, createdAt, Key, Type, Created, Id)',
     );
     // Two letters of four changed is another word, not a typo: no "did you mean type?".
     const stranger = await pix(['statement', '--json', '--fields', 'nope']);

@@ -332,7 +332,7 @@ async function helpTexts(): Promise<Map<string, string>> {
     io: test.io,
     env: { PIX_CONFIG_DIR: join(root, 'help-config') },
   });
-  const program = await wholeProgram(deps);
+  const { program } = await wholeProgram(deps);
   const texts = new Map<string, string>();
   const visit = (command: Command, path: string[]) => {
     let text = '';

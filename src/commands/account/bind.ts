@@ -12,7 +12,7 @@ import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { bankWords } from '../shared/account.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { bindAccount } from './shared.js';
 
 const part = (what: string) =>
@@ -57,6 +57,16 @@ export async function runAccountBind(options: AccountBindOptions, deps: Deps): P
   deps.io.stdout.write(`${account.id}\t${safeText(describeBank(account.bank), 160)}\n`);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'name the bank account of credentials whose account lists no PIX key',
+  examples: [
+    'pix account bind --participant 12345678 --branch 0001 --number 123456-7',
+    'pix account bind --participant 12345678 --branch 0001 --number 123456-7 --name "Empresa Ltda" --json',
+  ],
+  exits: ['usage', 'auth', 'unavailable', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .requiredOption('--participant <ISPB>', "the bank's ISPB (or code), as the DICT names it")
@@ -66,12 +76,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (_options, self: Command) => {
       await runAccountBind(parseOptions(bindOptionsSchema, self.opts()), deps);
     });
-  addExamples(
-    command,
-    [
-      'pix account bind --participant 12345678 --branch 0001 --number 123456-7',
-      'pix account bind --participant 12345678 --branch 0001 --number 123456-7 --name "Empresa Ltda" --json',
-    ],
-    ['usage', 'auth', 'unavailable', 'declined'],
-  );
 }

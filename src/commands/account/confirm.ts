@@ -11,7 +11,7 @@ import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { confirmAccount } from '../shared/account.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { describeAccount } from './shared.js';
 
 const confirmOptionsSchema = z.object({});
@@ -28,14 +28,16 @@ export async function runAccountConfirm(deps: Deps): Promise<void> {
   deps.io.stdout.write(`${account.id}\t${safeText(describeBank(account.bank), 160)}\n`);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'record that the credentials now reach another bank account (exit 8 until then)',
+  examples: ['pix account confirm', 'pix account confirm --json'],
+  exits: ['auth', 'unavailable', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.action(async (_options, self: Command) => {
     parseOptions(confirmOptionsSchema, self.opts());
     await runAccountConfirm(deps);
   });
-  addExamples(
-    command,
-    ['pix account confirm', 'pix account confirm --json'],
-    ['auth', 'unavailable', 'declined'],
-  );
 }

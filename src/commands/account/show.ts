@@ -10,7 +10,7 @@ import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { describeAccount } from './shared.js';
 
 const showOptionsSchema = z.object({});
@@ -60,10 +60,16 @@ export async function runAccountShow(deps: Deps): Promise<void> {
   );
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'its id, bank details and owner, how it was learned, its former names',
+  examples: ['pix account', 'pix account show --json'],
+  exits: ['auth', 'unavailable', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.action(async (_options, self: Command) => {
     parseOptions(showOptionsSchema, self.opts());
     await runAccountShow(deps);
   });
-  addExamples(command, ['pix account', 'pix account show --json'], ['auth', 'unavailable', 'declined']);
 }

@@ -26,7 +26,7 @@ import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { fileName, readInputFile } from '../shared/files.js';
 import { collect, fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 type Method = (typeof METHODS)[number];
@@ -200,6 +200,20 @@ export async function runApi(options: ApiOptions, deps: Deps): Promise<void> {
   if (options.slurp) stdout.write(jsonDocument(pages, pretty));
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'An authenticated request to any path of the API (it cannot move money)',
+  formats: ['json'],
+  fields: true,
+  examples: [
+    'pix api /pix/keys',
+    "pix api '/account/transactions?limit=5' --jq '.results[].amount'",
+    'pix api /pix/dict/consult -f key=ana@example.com',
+    'pix api /pix/keys --paginate --slurp --jq "map(.result | length) | add"',
+  ],
+  exits: ['usage', 'auth', 'not_found', 'rejected', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('<path>', `a path under ${API_BASE}, with its query: /pix/keys?limit=5`)
@@ -215,14 +229,4 @@ export function register(command: Command, deps: Deps): void {
       const raw = { ...self.opts(), path };
       await runApi(parseOptions(apiOptionsSchema, raw, { path: 'PATH' }), deps);
     });
-  addExamples(
-    command,
-    [
-      'pix api /pix/keys',
-      "pix api '/account/transactions?limit=5' --jq '.results[].amount'",
-      'pix api /pix/dict/consult -f key=ana@example.com',
-      'pix api /pix/keys --paginate --slurp --jq "map(.result | length) | add"',
-    ],
-    ['usage', 'auth', 'not_found', 'rejected', 'unavailable'],
-  );
 }

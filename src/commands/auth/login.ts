@@ -16,7 +16,7 @@ import { normalizeBaseUrl } from '../../domain/url.js';
 import { PixError, usageError } from '../../errors.js';
 import * as z from '../../zod.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 
 const loginOptionsSchema = z.object({
   /** The global -p/--profile. */
@@ -229,6 +229,17 @@ async function verifyClientCredentials(
   }
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'Store credentials in a profile and make it current',
+  examples: [
+    'echo "$TOKEN" | pix login --with-token --base-url https://api.example.com',
+    'PIX_CLIENT_SECRET=… pix login --profile prod --client-key my-key --base-url https://api.example.com',
+    'pix login --client-key my-key          # asks for the secret',
+  ],
+  exits: ['usage', 'auth', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option('--with-token', 'read a bearer token from stdin')
@@ -245,14 +256,5 @@ export function register(command: Command, deps: Deps): void {
   command.addHelpText(
     'after',
     '\nThe profile is --profile, else PIX_PROFILE, else the current profile, else "default"; it becomes the current profile.\nSecrets are never taken from flags.',
-  );
-  addExamples(
-    command,
-    [
-      'echo "$TOKEN" | pix login --with-token --base-url https://api.example.com',
-      'PIX_CLIENT_SECRET=… pix login --profile prod --client-key my-key --base-url https://api.example.com',
-      'pix login --client-key my-key          # asks for the secret',
-    ],
-    ['usage', 'auth', 'unavailable'],
   );
 }

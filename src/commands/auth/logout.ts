@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { resolveProfileName, unknownProfileError } from '../../config/resolve.js';
 import { SANDBOX_PROFILE } from '../../config/types.js';
 import type { Deps } from '../../context.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 
 export interface LogoutOptions {
   /** The global -p/--profile. */
@@ -40,9 +40,15 @@ export async function runLogout(options: LogoutOptions, deps: Deps): Promise<voi
   if (stillSet.length > 0) stderr.write(`warning: ${stillSet.join(' and ')} still set in the environment\n`);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: "Remove a profile's stored credentials",
+  examples: ['pix logout', 'pix logout --profile prod'],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.action(async () => {
     await runLogout({ profile: deps.globals.profile }, deps);
   });
-  addExamples(command, ['pix logout', 'pix logout --profile prod'], ['usage']);
 }

@@ -9,7 +9,7 @@ import { PixError } from '../../errors.js';
 import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 
 const statusOptionsSchema = z.object({
   offline: z._default(z.boolean(), false),
@@ -162,6 +162,13 @@ export async function runStatus(options: StatusOptions, deps: Deps): Promise<voi
   if (failure) throw failure;
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'Profile, base URL and credentials, with where each comes from',
+  examples: ['pix auth status', 'pix auth status --json | jq .credentials.kind', 'pix auth status --offline'],
+  exits: ['usage', 'auth'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option('--offline', 'do not ask the server whether the credentials are accepted')
@@ -172,10 +179,5 @@ export function register(command: Command, deps: Deps): void {
     'after',
     '\nShows where each value comes from (flag, env, profile, default); secrets are masked.\n' +
       'Exits 3 when there are no credentials or the server rejects them; an unreachable server is only a warning.',
-  );
-  addExamples(
-    command,
-    ['pix auth status', 'pix auth status --json | jq .credentials.kind', 'pix auth status --offline'],
-    ['usage', 'auth'],
   );
 }

@@ -14,7 +14,7 @@ import { journaledCharge } from '../../journal/record.js';
 import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
 import { collect, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples, completionValues } from '../shared/help.js';
+import { completionValues, describeVerb, LIST_FORMATS } from '../shared/help.js';
 import {
   buildDueDateRequest,
   DEBTOR_FIELDS,
@@ -116,6 +116,20 @@ function modalityOption(kind: ModifierName, description: string): Option {
   return completionValues(new Option(`--${kind}-modality <m>`, description), MODALITIES[kind]);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'A due-date charge: debtor, discount, fine and interest',
+  formats: LIST_FORMATS,
+  examples: [
+    'pix charge duedate --amount 150 --due 2030-12-10 --debtor-name "Ana Souza" --debtor-cpf 123.456.789-09',
+    'pix charge duedate --amount 1.500,00 --due +30d --debtor-name "Ana Souza" --debtor-cpf 12345678909 \\\n' +
+      '      --discount +20d=5% --fine 2% --interest 1% --expire-after-days 30',
+    'pix charge duedate --body charge.json --amount 200 --qr-png charge.png --no-qr',
+    'jq -c ".[]" customers.json | while read -r c; do echo "$c" | pix charge duedate --body - --json; done',
+  ],
+  exits: ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option('--amount <reais>', 'amount in reais, at least 5,00 (150, 150,50 or 1.234,56)')
@@ -148,15 +162,4 @@ export function register(command: Command, deps: Deps): void {
       deps,
     );
   });
-  addExamples(
-    command,
-    [
-      'pix charge duedate --amount 150 --due 2030-12-10 --debtor-name "Ana Souza" --debtor-cpf 123.456.789-09',
-      'pix charge duedate --amount 1.500,00 --due +30d --debtor-name "Ana Souza" --debtor-cpf 12345678909 \\\n' +
-        '      --discount +20d=5% --fine 2% --interest 1% --expire-after-days 30',
-      'pix charge duedate --body charge.json --amount 200 --qr-png charge.png --no-qr',
-      'jq -c ".[]" customers.json | while read -r c; do echo "$c" | pix charge duedate --body - --json; done',
-    ],
-    ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome'],
-  );
 }

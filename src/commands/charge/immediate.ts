@@ -7,7 +7,7 @@ import { journaledCharge } from '../../journal/record.js';
 import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples, completionValues } from '../shared/help.js';
+import { completionValues, describeVerb, LIST_FORMATS } from '../shared/help.js';
 import {
   addCommonTailFlags,
   addKeyFlags,
@@ -74,6 +74,22 @@ export async function runImmediate(options: ImmediateOptions, deps: Deps): Promi
   if (options.wait) await waitAfterCreate(entry, options, deps);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'An immediate charge: fixed amount, expires soon',
+  formats: LIST_FORMATS,
+  examples: [
+    'pix charge immediate --amount 10,50',
+    'pix charge immediate --amount 25 --key loja@sandbox.pix.local --expires-in 30m --question "Pedido 123?"',
+    'pix charge immediate --amount 99.90 --payer-name "Ana Souza" --payer-tax-id 123.456.789-09 --info pedido=123',
+    'pix charge immediate --amount 1250 --payer-name "Mercado Bom Preço" --payer-tax-id 04.252.011/0001-10 --ref NF-1042',
+    'pix charge immediate --amount 10 --qr-png qr.png --no-qr',
+    'pix charge immediate --amount 10 --json | jq -r .emvqrcps',
+    'pix charge immediate --amount 10 --qr-png - > qr.png',
+  ],
+  exits: ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.requiredOption('--amount <reais>', 'amount in reais, at least 5,00 (10, 10,50 or 1.234,56)');
   addKeyFlags(command)
@@ -91,17 +107,4 @@ export function register(command: Command, deps: Deps): void {
       deps,
     );
   });
-  addExamples(
-    command,
-    [
-      'pix charge immediate --amount 10,50',
-      'pix charge immediate --amount 25 --key loja@sandbox.pix.local --expires-in 30m --question "Pedido 123?"',
-      'pix charge immediate --amount 99.90 --payer-name "Ana Souza" --payer-tax-id 123.456.789-09 --info pedido=123',
-      'pix charge immediate --amount 1250 --payer-name "Mercado Bom Preço" --payer-tax-id 04.252.011/0001-10 --ref NF-1042',
-      'pix charge immediate --amount 10 --qr-png qr.png --no-qr',
-      'pix charge immediate --amount 10 --json | jq -r .emvqrcps',
-      'pix charge immediate --amount 10 --qr-png - > qr.png',
-    ],
-    ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome'],
-  );
 }

@@ -11,12 +11,12 @@ import { InvalidValue } from '../../domain/invalid.js';
 import { formatBRL, formatDecimal } from '../../domain/money.js';
 import { formatDateTime } from '../../domain/when.js';
 import { LEDGER_STATUSES, type LedgerRecord, type LedgerStatus } from '../../journal/ledger.js';
-import { outputMode, type Palette } from '../../output/format.js';
+import { outputMode, type Palette, PLAIN } from '../../output/format.js';
 import { type Column, createListWriter } from '../../output/records.js';
 import * as z from '../../zod.js';
-import { ledgerJson, openLedger, refreshLedger, sayChecked } from '../shared/chargeledger.js';
+import { CHARGE_FIELDS, ledgerJson, openLedger, refreshLedger, sayChecked } from '../shared/chargeledger.js';
 import { fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 
 export const DEFAULT_LIST = 20;
 
@@ -123,6 +123,21 @@ export async function runChargeList(options: ListOptions, deps: Deps): Promise<v
   if (mode.format !== 'json' && mode.format !== 'ndjson') sayChecked(look, options.offline, timeZone, deps);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'The charges pix created (the local ledger), newest first',
+  formats: LIST_FORMATS,
+  fields: { paths: CHARGE_FIELDS, columns: () => columns('UTC', PLAIN) },
+  paged: true,
+  examples: [
+    'pix charge list',
+    'pix charge list --status pending --all -o csv > pending.csv',
+    'pix charge list --json | jq ".results[0].id"',
+    'pix charge list --offline',
+  ],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option('--all', 'every charge, not only the newest')
@@ -132,14 +147,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (_options, self: Command) => {
       await runChargeList(parseOptions(listOptionsSchema, self.opts()), deps);
     });
-  addExamples(
-    command,
-    [
-      'pix charge list',
-      'pix charge list --status pending --all -o csv > pending.csv',
-      'pix charge list --json | jq ".results[0].id"',
-      'pix charge list --offline',
-    ],
-    ['usage'],
-  );
 }

@@ -12,6 +12,7 @@ import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import {
   asApiCharge,
+  CHARGE_FIELDS,
   chargeNamed,
   ledgerJson,
   openLedger,
@@ -19,7 +20,7 @@ import {
   sayChecked,
 } from '../shared/chargeledger.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 import { checkQrPngTarget, deliverCharge } from './shared.js';
 
 const showOptionsSchema = z.object({
@@ -69,6 +70,19 @@ export async function runChargeShow(options: ShowOptions, deps: Deps): Promise<v
   sayChecked(look, options.offline, (await deps.settings()).timeZone.value, deps);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'A charge of the ledger again: its code, QR and payment',
+  formats: LIST_FORMATS,
+  fields: { paths: CHARGE_FIELDS },
+  examples: [
+    'pix charge show "$CHARGE_ID"',
+    'pix charge show "$CHARGE_ID" --json | jq -r .emvqrcps',
+    'pix charge show "$CHARGE_ID" --qr-png qr.png --no-qr',
+  ],
+  exits: ['usage', 'not_found'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('<id>', 'the charge: its id, txid, or the start of its id (see `pix charge list`)')
@@ -81,13 +95,4 @@ export function register(command: Command, deps: Deps): void {
         deps,
       );
     });
-  addExamples(
-    command,
-    [
-      'pix charge show "$CHARGE_ID"',
-      'pix charge show "$CHARGE_ID" --json | jq -r .emvqrcps',
-      'pix charge show "$CHARGE_ID" --qr-png qr.png --no-qr',
-    ],
-    ['usage', 'not_found'],
-  );
 }

@@ -32,7 +32,7 @@ import {
   SeenStatement,
 } from '../shared/chargeledger.js';
 import { durationFlag, fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 
 export const DEFAULT_INTERVAL = '3s';
 export const DEFAULT_WAIT = '10m';
@@ -332,6 +332,17 @@ export async function runWait(options: WaitOptions, deps: Deps): Promise<void> {
   await printPaid(result, deps);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'Wait until a charge is paid (exit 0), still pending at the end of --wait (9) or expired (5)',
+  formats: LIST_FORMATS,
+  examples: [
+    'pix sandbox pay "$CHARGE_ID" && pix charge wait "$CHARGE_ID" --wait 15m --interval 5s',
+    'pix sandbox pay "$CHARGE_ID" && pix charge wait "$CHARGE_ID" --json | jq .charge.paid',
+  ],
+  exits: ['usage', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'pending'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.argument('<id>', 'the charge: its id, txid, or the start of its id (see `pix charge list`)');
   addWaitFlags(command)
@@ -341,12 +352,4 @@ export function register(command: Command, deps: Deps): void {
       const raw = { ...own, id, timeout: waitDuration(self, deps) };
       await runWait(parseOptions(waitOptionsSchema, raw, { id: '<id>', timeout: '--wait' }), deps);
     });
-  addExamples(
-    command,
-    [
-      'pix sandbox pay "$CHARGE_ID" && pix charge wait "$CHARGE_ID" --wait 15m --interval 5s',
-      'pix sandbox pay "$CHARGE_ID" && pix charge wait "$CHARGE_ID" --json | jq .charge.paid',
-    ],
-    ['usage', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'pending'],
-  );
 }

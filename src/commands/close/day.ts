@@ -49,7 +49,7 @@ import { chargeExpectations, paymentExpectations, readRange } from '../shared/bo
 import { type Books, openBooks } from '../shared/books/store.js';
 import { closesRefusal, verifiedCloses } from '../shared/books/verify.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { publicClose, runClosedList } from './closedlist.js';
 import { ofx, sums, workbook } from './pack.js';
 
@@ -397,6 +397,19 @@ export async function runClose(options: CloseOptions, deps: Deps): Promise<void>
   await books.locked(() => closeDay(books, options, deps, { client, profile: settings.profile.value, mode }));
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: "Close a day's books: its balance, OFX, workbook and reconciliation, digested",
+  formats: ['table', 'json'],
+  examples: [
+    'pix close --day yesterday --opening-balance 1.000,00',
+    'pix close --day today --opening-balance 0',
+    'pix close --list',
+    'pix close --day -2d --opening-balance 0 --dir fechamento/ --jq .digest',
+  ],
+  exits: ['usage', 'auth', 'unavailable', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option(
@@ -416,14 +429,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (_options, self: Command) => {
       await runClose(parseOptions(closeOptionsSchema, self.opts()), deps);
     });
-  addExamples(
-    command,
-    [
-      'pix close --day yesterday --opening-balance 1.000,00',
-      'pix close --day today --opening-balance 0',
-      'pix close --list',
-      'pix close --day -2d --opening-balance 0 --dir fechamento/ --jq .digest',
-    ],
-    ['usage', 'auth', 'unavailable', 'declined'],
-  );
 }

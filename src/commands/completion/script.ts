@@ -15,12 +15,10 @@ import type { Deps } from '../../context.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
 import {
-  addExamples,
   type CompletionValues,
   completionValuesOf,
-  defaultVerbOf,
-  fieldNamesOf,
-  formatsOf,
+  type DescribedTree,
+  describeVerb,
 } from '../shared/help.js';
 import { bashScript, fishScript, names, zshScript } from './shells.js';
 
@@ -90,12 +88,14 @@ function optionOf(option: Option, inherited = false): CompletionOption {
 }
 
 /** Every command of the tree, parents before children, with what completion needs of each. */
-export function completionModel(program: Command): CompletionNode[] {
+export function completionModel({ program, facts }: DescribedTree): CompletionNode[] {
   const nodes: CompletionNode[] = [];
   const visit = (command: Command, path: string[], inherited: CompletionOption[]): void => {
     const help = command.createHelp();
+    const described = facts(command);
     // A noun that runs a default verb (`pix journal` is `pix journal list`) accepts that verb's flags.
-    const verb = defaultVerbOf(command);
+    const verb = described.defaultVerb;
+    const verbFacts = verb ? facts(verb) : undefined;
     const verbOptions = verb ? help.visibleOptions(verb).filter((option) => option.long !== '--help') : [];
     const own = [...help.visibleOptions(command), ...verbOptions].map((option) => optionOf(option));
     // The root's --version is not offered below it; its other options are global (contract §1).
@@ -107,13 +107,11 @@ export function completionModel(program: Command): CompletionNode[] {
     // Commander's implicit `help` command is left out: -h/--help is offered instead.
     const subcommands = help.visibleCommands(command).filter((sub) => sub.name() !== 'help');
     // `--fields` offers the fields of this command's records (cli/table.ts), where it has any.
-    const fields = fieldNamesOf(command) ?? (verb ? fieldNamesOf(verb) : undefined);
+    const fields = [described.fields, verbFacts?.fields].find(Array.isArray);
     // `-o` offers this command's formats (cli/table.ts), not every format some command writes; a noun's
     // default verb's when it runs one.
     const formats =
-      path.length === 0
-        ? undefined
-        : ((verb ? formatsOf(verb) : undefined) ?? formatsOf(command) ?? ['table', 'json']);
+      path.length === 0 ? undefined : (verbFacts?.formats ?? described.formats ?? ['table', 'json']);
     const options = [...own, ...globals].map((option) =>
       option.long === '--fields' && fields
         ? { ...option, inherited: false, value: { kind: 'words' as const, words: [...fields] } }
@@ -143,16 +141,16 @@ export function completionModel(program: Command): CompletionNode[] {
  * A fresh command tree with every command module loaded (the one being run has only this command in it).
  * The loader (cli/load.ts) gives it: this module importing the loader, which loads this one, would be a cycle.
  */
-export type WholeTree = () => Promise<Command>;
+export type WholeTree = () => Promise<DescribedTree>;
 
 export async function runCompletion(
   options: CompletionOptions,
   deps: Deps,
   wholeTree: WholeTree,
 ): Promise<void> {
-  const program = await wholeTree();
-  const nodes = completionModel(program);
-  const version = program.version() ?? '';
+  const tree = await wholeTree();
+  const nodes = completionModel(tree);
+  const version = tree.program.version() ?? '';
   const script =
     options.shell === 'bash'
       ? bashScript(nodes, version)
@@ -161,6 +159,17 @@ export async function runCompletion(
         : fishScript(nodes, version);
   deps.io.stdout.write(script);
 }
+
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'Print a shell completion script (bash, zsh or fish)',
+  examples: [
+    'source <(pix completion bash)',
+    'mkdir -p ~/.zfunc && pix completion zsh > ~/.zfunc/_pix   # with fpath=(~/.zfunc $fpath) in ~/.zshrc',
+    'pix completion fish > ~/.config/fish/completions/pix.fish',
+  ],
+  exits: ['usage'],
+});
 
 export function register(command: Command, deps: Deps, wholeTree: WholeTree): void {
   command
@@ -172,13 +181,4 @@ export function register(command: Command, deps: Deps, wholeTree: WholeTree): vo
         wholeTree,
       );
     });
-  addExamples(
-    command,
-    [
-      'source <(pix completion bash)',
-      'mkdir -p ~/.zfunc && pix completion zsh > ~/.zfunc/_pix   # with fpath=(~/.zfunc $fpath) in ~/.zshrc',
-      'pix completion fish > ~/.config/fish/completions/pix.fish',
-    ],
-    ['usage'],
-  );
 }

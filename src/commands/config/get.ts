@@ -5,7 +5,7 @@ import { jsonDocument } from '../../output/format.js';
 import type * as z from '../../zod.js';
 import { keyArgument, keyOptionsSchema, targetProfile } from '../shared/config.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 
 export type ConfigGetOptions = z.output<typeof keyOptionsSchema>;
 
@@ -24,13 +24,15 @@ export async function runConfigGet(options: ConfigGetOptions, deps: Deps): Promi
   }
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'the value in effect for one setting (default included); nothing when there is none',
+  examples: ['pix config get time-zone', 'TZ_NAME=$(pix config get time-zone --profile prod)'],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.addArgument(keyArgument()).action(async (key: string) => {
     await runConfigGet(parseOptions(keyOptionsSchema, { key }, { key: 'KEY' }), deps);
   });
-  addExamples(
-    command,
-    ['pix config get time-zone', 'TZ_NAME=$(pix config get time-zone --profile prod)'],
-    ['usage'],
-  );
 }

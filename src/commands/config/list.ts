@@ -6,7 +6,7 @@ import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { targetProfile } from '../shared/config.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 
 const listOptionsSchema = z.object({});
 
@@ -35,9 +35,15 @@ export async function runConfigList(_options: ConfigListOptions, deps: Deps): Pr
   }
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'the settings in effect, with their source: `key<TAB>value<TAB>source` per line',
+  examples: ['pix config list', 'pix config list --profile prod'],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.action(async () => {
     await runConfigList(parseOptions(listOptionsSchema, {}), deps);
   });
-  addExamples(command, ['pix config list', 'pix config list --profile prod'], ['usage']);
 }

@@ -13,7 +13,7 @@ import {
   VALIDATORS,
 } from '../shared/config.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 
 export type ConfigSetOptions = z.output<typeof setOptionsSchema>;
 
@@ -50,6 +50,13 @@ export async function runConfigSet(options: ConfigSetOptions, deps: Deps): Promi
   }
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'change a setting (checked first)',
+  examples: ['pix config set time-zone America/Manaus', 'pix config set max-amount 500 --profile prod'],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .addArgument(keyArgument())
@@ -60,9 +67,4 @@ export function register(command: Command, deps: Deps): void {
         deps,
       );
     });
-  addExamples(
-    command,
-    ['pix config set time-zone America/Manaus', 'pix config set max-amount 500 --profile prod'],
-    ['usage'],
-  );
 }

@@ -3,7 +3,7 @@ import type { Deps } from '../../context.js';
 import type * as z from '../../zod.js';
 import { changeSetting, keyArgument, keyOptionsSchema, targetProfile } from '../shared/config.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 
 export type ConfigUnsetOptions = z.output<typeof keyOptionsSchema>;
 
@@ -13,13 +13,15 @@ export async function runConfigUnset(options: ConfigUnsetOptions, deps: Deps): P
   await changeSetting(store, name, options.key, undefined);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'remove a setting',
+  examples: ['pix config unset default-key', 'pix config unset max-amount --profile prod'],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.addArgument(keyArgument()).action(async (key: string) => {
     await runConfigUnset(parseOptions(keyOptionsSchema, { key }, { key: 'KEY' }), deps);
   });
-  addExamples(
-    command,
-    ['pix config unset default-key', 'pix config unset max-amount --profile prod'],
-    ['usage'],
-  );
 }

@@ -8,7 +8,7 @@ import { type Column, createListWriter } from '../../output/records.js';
 import * as z from '../../zod.js';
 import { decodeEmvOrFail, readEmvArgument, reportBrokenRules } from '../shared/emv.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 
 const decodeOptionsSchema = z.object({
   emv: z.string(),
@@ -27,13 +27,16 @@ export function decodedJson(decoded: DecodedBrCode, explained: ExplainedField[])
   };
 }
 
+/** The fields of an explained field, as `--json` and `-o csv` name them. */
+const EXPLAINED = ['path', 'name', 'value', 'meaning'] as const;
+
 /**
  * The rows of `emv decode`: for people a table whose Value column leaves a template's raw text out
  * (its sub-fields, on the next rows, show it); for machines (TSV, CSV) the fields as in `--json`.
  */
 function fieldColumns(templates: Set<string>, human: boolean): Column<ExplainedField>[] {
   if (!human) {
-    return (['path', 'name', 'value', 'meaning'] as const).map((name) => ({
+    return EXPLAINED.map((name) => ({
       header: name,
       human: (row) => row[name],
       machine: (row) => row[name],
@@ -76,6 +79,21 @@ export async function runEmvDecode(options: EmvDecodeOptions, deps: Deps): Promi
   }
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'Parse a BR Code offline, check its CRC and explain every field',
+  formats: LIST_FORMATS,
+  fields: { paths: EXPLAINED, columns: () => fieldColumns(new Set(), false) },
+  paged: true,
+  examples: [
+    "pix emv decode '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D'",
+    'pbpaste | pix emv decode -',
+    "pix emv decode - --json < code.txt | jq -r '.merchantName'",
+    'pix emv decode --strict "$(cat code.txt)"',
+  ],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('<EMV>', 'the copy-and-paste code, or - to read it from stdin')
@@ -89,14 +107,4 @@ export function register(command: Command, deps: Deps): void {
         deps,
       );
     });
-  addExamples(
-    command,
-    [
-      "pix emv decode '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D'",
-      'pbpaste | pix emv decode -',
-      "pix emv decode - --json < code.txt | jq -r '.merchantName'",
-      'pix emv decode --strict "$(cat code.txt)"',
-    ],
-    ['usage'],
-  );
 }

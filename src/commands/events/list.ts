@@ -15,7 +15,7 @@ import { type Column, createListWriter } from '../../output/records.js';
 import * as z from '../../zod.js';
 import { eventFiles } from '../shared/events.js';
 import { integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 
 const listOptionsSchema = z.object({
   failed: z._default(z.boolean(), false),
@@ -74,6 +74,14 @@ export async function runEventsList(options: EventsListOptions, deps: Deps): Pro
     deps.io.stderr.write(options.failed ? 'no dead letters\n' : 'no events yet: pix listen makes them\n');
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'recent events and their delivery (--failed: the dead letters)',
+  formats: LIST_FORMATS,
+  examples: ['pix events list', 'pix events list --failed --json'],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option('--failed', 'only the dead letters (out of attempts)')
@@ -82,5 +90,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (_options, self: Command) => {
       await runEventsList(parseOptions(listOptionsSchema, self.opts()), deps);
     });
-  addExamples(command, ['pix events list', 'pix events list --failed --json'], ['usage']);
 }

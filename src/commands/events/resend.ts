@@ -10,7 +10,7 @@ import * as z from '../../zod.js';
 import { executor, forwarder, parseForwardTarget } from '../shared/deliver.js';
 import { eventFiles } from '../shared/events.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { loggedEvents } from './list.js';
 
 const resendOptionsSchema = z.object({
@@ -62,6 +62,16 @@ export async function runEventsResend(options: EventsResendOptions, deps: Deps):
   }
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'deliver events again, now',
+  examples: [
+    'pix events resend evt_1a2b3c --forward-to http://127.0.0.1:3000/pix',
+    'pix events resend --all-failed --exec ./handle-event.sh',
+  ],
+  exits: ['usage', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('[id]', 'the event id (or its start), from pix events list')
@@ -71,12 +81,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (id: string | undefined, _options, self: Command) => {
       await runEventsResend(parseOptions(resendOptionsSchema, { ...self.opts(), id }), deps);
     });
-  addExamples(
-    command,
-    [
-      'pix events resend evt_1a2b3c --forward-to http://127.0.0.1:3000/pix',
-      'pix events resend --all-failed --exec ./handle-event.sh',
-    ],
-    ['usage', 'unavailable'],
-  );
 }

@@ -13,7 +13,7 @@ import { jsonDocument, outputMode } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { eventFiles } from '../shared/events.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 
 const verifyOptionsSchema = z.object({});
 
@@ -92,9 +92,15 @@ export async function runEventsVerify(_options: EventsVerifyOptions, deps: Deps)
   throw new PixError('declined', `the event log is damaged: ${damage}`, { hint: recoveryHint(files) });
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'check the event log: exit 8 naming each damaged line, 0 when sound',
+  examples: ['pix events verify', 'pix events verify --json'],
+  exits: ['declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.action(async () => {
     await runEventsVerify(parseOptions(verifyOptionsSchema, {}), deps);
   });
-  addExamples(command, ['pix events verify', 'pix events verify --json'], ['declined']);
 }

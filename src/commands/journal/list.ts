@@ -2,11 +2,15 @@ import { type Command, Option } from 'commander';
 import type { Deps } from '../../context.js';
 import { type JournalEntry, shortId } from '../../journal/entries.js';
 import { isUnresolved } from '../../journal/rules.js';
+import { PLAIN } from '../../output/format.js';
 import { createListWriter } from '../../output/records.js';
 import * as z from '../../zod.js';
 import { integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples, completionValues } from '../shared/help.js';
-import { columns, openJournal, publicEntry, warnIfDamaged } from '../shared/journal.js';
+import { completionValues, describeVerb, LIST_FORMATS } from '../shared/help.js';
+import { columns, JOURNAL_FIELDS, openJournal, publicEntry, warnIfDamaged } from '../shared/journal.js';
+
+/** The journal's machine columns (`-o csv`), whose names `--fields` takes too. */
+const MACHINE = { timeZone: 'UTC', colors: PLAIN, human: false };
 
 export const DEFAULT_JOURNAL_LIMIT = 20;
 export const JOURNAL_KINDS = ['payment', 'charge', 'plan'] as const;
@@ -66,6 +70,24 @@ export async function runJournalList(options: JournalListOptions, deps: Deps): P
 }
 
 /** `pix journal list`, which `pix journal` alone runs (cli/table.ts). */
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'the entries, newest first (--unresolved: those with no known outcome)',
+  formats: LIST_FORMATS,
+  fields: { paths: JOURNAL_FIELDS, columns: () => columns(MACHINE) },
+  paged: true,
+  examples: [
+    'pix journal',
+    'pix journal --unresolved',
+    'pix journal --kind charge --limit 5',
+
+    'pix journal show 1a2b3c4d',
+    'pix journal resolve 1a2b3c4d --not-paid',
+    'pix journal --all --json | jq \'.results[] | select(.state == "unknown")\'',
+  ],
+  exits: ['usage', 'not_found'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option('--limit <n>', `entries to list, newest first (default ${DEFAULT_JOURNAL_LIMIT})`)
@@ -83,17 +105,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (_options, self: Command) => {
       await runJournalList(parseOptions(listOptionsSchema, self.opts()), deps);
     });
-  addExamples(
-    command,
-    [
-      'pix journal',
-      'pix journal --unresolved',
-      'pix journal --kind charge --limit 5',
-
-      'pix journal show 1a2b3c4d',
-      'pix journal resolve 1a2b3c4d --not-paid',
-      'pix journal --all --json | jq \'.results[] | select(.state == "unknown")\'',
-    ],
-    ['usage', 'not_found'],
-  );
 }

@@ -9,7 +9,7 @@ import { jsonDocument } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 import { lookUp, openJournal, publicEntry, resolutionWords, warnIfDamaged } from '../shared/journal.js';
 
 const resolveOptionsSchema = z.object({
@@ -95,6 +95,15 @@ export async function runJournalResolve(options: JournalResolveOptions, deps: De
   if (mode.format === 'json') stdout.write(jsonDocument(publicEntry(resolved), mode.pretty));
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'record what the statement shows about an entry whose outcome pix could not know',
+  formats: LIST_FORMATS,
+  paged: true,
+  examples: ['pix journal resolve 1a2b3c4d --not-paid', 'pix journal resolve 1a2b3c4d --paid'],
+  exits: ['usage', 'not_found', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('<ID>')
@@ -103,9 +112,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (id: string, _options, self: Command) => {
       await runJournalResolve(parseOptions(resolveOptionsSchema, { ...self.opts(), id }, { id: 'ID' }), deps);
     });
-  addExamples(
-    command,
-    ['pix journal resolve 1a2b3c4d --not-paid', 'pix journal resolve 1a2b3c4d --paid'],
-    ['usage', 'not_found', 'declined'],
-  );
 }

@@ -6,8 +6,15 @@ import { jsonDocument } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
-import { lookUp, openJournal, publicEntry, renderEntry, warnIfDamaged } from '../shared/journal.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
+import {
+  JOURNAL_FIELDS,
+  lookUp,
+  openJournal,
+  publicEntry,
+  renderEntry,
+  warnIfDamaged,
+} from '../shared/journal.js';
 
 const showOptionsSchema = z.object({ id: z.string().check(z.minLength(1)) });
 
@@ -27,9 +34,18 @@ export async function runJournalShow(options: JournalShowOptions, deps: Deps): P
   }
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'one entry, by its id (the first characters will do)',
+  formats: LIST_FORMATS,
+  fields: { paths: JOURNAL_FIELDS },
+  paged: true,
+  examples: ['pix journal show 1a2b3c4d', 'pix journal show 1a2b --json'],
+  exits: ['usage', 'not_found'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.argument('<ID>').action(async (id: string) => {
     await runJournalShow(parseOptions(showOptionsSchema, { id }, { id: 'ID' }), deps);
   });
-  addExamples(command, ['pix journal show 1a2b3c4d', 'pix journal show 1a2b --json'], ['usage', 'not_found']);
 }

@@ -6,7 +6,7 @@ import { type ChainReport, describeDamage } from '../../journal/store.js';
 import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 import { openJournal } from '../shared/journal.js';
 
 const verifyOptionsSchema = z.object({
@@ -104,15 +104,19 @@ export async function runJournalVerify(options: JournalVerifyOptions, deps: Deps
   });
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'list the damaged, missing or misplaced lines of the journal (exit 8 if any); --accept',
+  formats: LIST_FORMATS,
+  paged: true,
+  examples: ['pix journal verify', 'pix journal verify --json', 'pix journal verify --accept'],
+  exits: ['declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option('--accept', 'record that you have looked at every damaged line: payments and charges run again')
     .action(async (_options, self: Command) => {
       await runJournalVerify(parseOptions(verifyOptionsSchema, self.opts()), deps);
     });
-  addExamples(
-    command,
-    ['pix journal verify', 'pix journal verify --json', 'pix journal verify --accept'],
-    ['declined'],
-  );
 }

@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
-import { type KeyPage, keyPage, keySource, type RegisteredKey } from '../../api/resources/keys.js';
+import {
+  type KeyPage,
+  keyPage,
+  keySource,
+  type RegisteredKey,
+  registeredKeySchema,
+} from '../../api/resources/keys.js';
 import type { Deps } from '../../context.js';
 import { formatDateTime } from '../../domain/when.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
@@ -7,7 +13,7 @@ import { type Column, createListWriter } from '../../output/records.js';
 import * as z from '../../zod.js';
 import { ALL_CONCURRENCY, ALL_PAGE_SIZE, DEFAULT_PAGE, exportAll, finishExport } from '../shared/export.js';
 import { integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 import { limitFlag, MAX_PAGE, nextPageCommand } from '../shared/pages.js';
 
 const keysOptionsSchema = z.object({
@@ -85,6 +91,16 @@ export async function runKeys(options: KeysOptions, deps: Deps): Promise<void> {
   finishExport(deps, summary, 'key list');
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'the keys, a page or every one (--all)',
+  formats: LIST_FORMATS,
+  fields: { schema: registeredKeySchema, columns: () => columns('UTC') },
+  paged: true,
+  examples: ['pix keys', "pix keys --json | jq -r '.result[].id'", 'pix keys --all -o csv > keys.csv'],
+  exits: ['usage', 'auth', 'rejected', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option(
@@ -96,9 +112,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (_options, self: Command) => {
       await runKeys(parseOptions(keysOptionsSchema, self.opts()), deps);
     });
-  addExamples(
-    command,
-    ['pix keys', "pix keys --json | jq -r '.result[].id'", 'pix keys --all -o csv > keys.csv'],
-    ['usage', 'auth', 'rejected', 'unavailable'],
-  );
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { everyKey } from '../../api/resources/keys.js';
+import { everyKey, registeredKeySchema } from '../../api/resources/keys.js';
 import type { Deps } from '../../context.js';
 import { parsePixKey } from '../../domain/pixkey.js';
 import { formatDateTime } from '../../domain/when.js';
@@ -8,7 +8,7 @@ import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 
 // KEY as a person types it (a CPF with its dots, a phone with its parentheses): the form the account keeps.
 const keysShowOptionsSchema = z.object({ key: fromDomain(parsePixKey) });
@@ -45,19 +45,22 @@ export async function runKeysShow(options: KeysShowOptions, deps: Deps): Promise
   );
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'one key, by its value (as typed: 123.456.789-09) or its id',
+  fields: { schema: registeredKeySchema },
+  examples: [
+    'pix keys show loja@sandbox.pix.local',
+    'pix keys show 123.456.789-09 --json',
+    'pix keys show loja@sandbox.pix.local --fields id,keyType --json',
+  ],
+  exits: ['usage', 'auth', 'not_found', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('<KEY>', 'the key (CPF, CNPJ, +55 phone, e-mail or random key) or its id')
     .action(async (key: string) => {
       await runKeysShow(parseOptions(keysShowOptionsSchema, { key }, { key: 'KEY' }), deps);
     });
-  addExamples(
-    command,
-    [
-      'pix keys show loja@sandbox.pix.local',
-      'pix keys show 123.456.789-09 --json',
-      'pix keys show loja@sandbox.pix.local --fields id,keyType --json',
-    ],
-    ['usage', 'auth', 'not_found', 'unavailable'],
-  );
 }

@@ -12,7 +12,7 @@ import type { Deps } from '../../context.js';
 import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { givenUrl, keepUrl, onLedger, openLedgerPool, URL_FILE_OPTION, URL_STDIN_OPTION } from './shared.js';
 
 const initOptionsSchema = z.object({
@@ -55,6 +55,17 @@ export async function runLedgerInit(options: LedgerInitOptions, deps: Deps): Pro
   }
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary:
+    "create or migrate the database's schema, as its owner (--url-stdin or --url-file keeps its URL in the profile)",
+  examples: [
+    'printf %s "$LEDGER_URL" | pix ledger init --url-stdin',
+    'PIX_LEDGER_URL="$LEDGER_URL" pix ledger status',
+  ],
+  exits: ['usage', 'unavailable', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option(...URL_STDIN_OPTION)
@@ -62,12 +73,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (_options, self: Command) => {
       await runLedgerInit(parseOptions(initOptionsSchema, self.opts()), deps);
     });
-  addExamples(
-    command,
-    [
-      'printf %s "$LEDGER_URL" | pix ledger init --url-stdin',
-      'PIX_LEDGER_URL="$LEDGER_URL" pix ledger status',
-    ],
-    ['usage', 'unavailable', 'declined'],
-  );
 }

@@ -27,7 +27,7 @@ import { jsonDocument } from '../../output/format.js';
 import { readPrivateFile } from '../../storage/files.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { onLedger, openLedgerPool } from './shared.js';
 
 const migrateOptionsSchema = z.object({ from: z.literal('file') });
@@ -228,6 +228,13 @@ async function importEvents(pool: Pool, logs: readonly ImportedLog[], deps: Deps
   return { logs: logs.length, events: ids.length, imported, present };
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: "import this machine's journal and charge ledger into the shared ledger",
+  examples: ['pix ledger migrate --from file', 'pix ledger migrate --from file --json'],
+  exits: ['usage', 'unavailable', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .requiredOption(
@@ -237,9 +244,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (_options, self: Command) => {
       await runLedgerMigrate(parseOptions(migrateOptionsSchema, self.opts()), deps);
     });
-  addExamples(
-    command,
-    ['pix ledger migrate --from file', 'pix ledger migrate --from file --json'],
-    ['usage', 'unavailable', 'declined'],
-  );
 }

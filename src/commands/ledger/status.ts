@@ -15,7 +15,7 @@ import { jsonDocument } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { onLedger, openLedgerPool } from './shared.js';
 
 const statusOptionsSchema = z.object({});
@@ -269,10 +269,16 @@ function refuseSpill(status: LedgerStatus): void {
   );
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'backend, schema version, counts, the oldest unresolved payment, live leases',
+  examples: ['pix ledger status', 'pix ledger status --json'],
+  exits: ['unavailable', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.action(async (_options, self: Command) => {
     parseOptions(statusOptionsSchema, self.opts());
     await runLedgerStatus(deps);
   });
-  addExamples(command, ['pix ledger status', 'pix ledger status --json'], ['unavailable', 'declined']);
 }

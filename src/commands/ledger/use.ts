@@ -12,7 +12,7 @@ import { PixError, usageError } from '../../errors.js';
 import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { givenUrl, keepUrl, onLedger, openLedgerPool, URL_FILE_OPTION, URL_STDIN_OPTION } from './shared.js';
 
 const useOptionsSchema = z.object({
@@ -69,6 +69,14 @@ export async function runLedgerUse(options: LedgerUseOptions, deps: Deps): Promi
     stdout.write(jsonDocument({ ledger: pool.where, schema: version, profile }, stdout.isTTY));
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary:
+    "keep a ledger's URL in the profile, creating nothing: the schema must be there (--url-stdin or --url-file)",
+  examples: ['printf %s "$LEDGER_URL" | pix ledger use --url-stdin', 'pix ledger use --url-file ledger-url'],
+  exits: ['usage', 'unavailable', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option(...URL_STDIN_OPTION)
@@ -76,9 +84,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (_options, self: Command) => {
       await runLedgerUse(parseOptions(useOptionsSchema, self.opts()), deps);
     });
-  addExamples(
-    command,
-    ['printf %s "$LEDGER_URL" | pix ledger use --url-stdin', 'pix ledger use --url-file ledger-url'],
-    ['usage', 'unavailable', 'declined'],
-  );
 }

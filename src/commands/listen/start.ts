@@ -31,7 +31,7 @@ import {
 } from '../shared/deliver.js';
 import { eventFiles } from '../shared/events.js';
 import { durationFlag, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { catchUp, checkpoint, type Listener, poll, restoreListener } from './listener.js';
 
 const listenOptionsSchema = z.object({
@@ -122,6 +122,14 @@ async function listenUntilStopped(
   await checkpoint(listener, listener.client.clock.now());
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'Events from the statement, signed and delivered at least once (the webhooks the API lacks)',
+  formats: ['table', 'ndjson'],
+  examples: ['pix listen --print-secret', 'pix listen --forward-to http://127.0.0.1:3000/pix --backfill 1h'],
+  exits: ['usage', 'auth', 'unavailable', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option('--forward-to <url>', 'POST each event (JSON, signed: Pix-Signature) to URL')
@@ -141,9 +149,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (_options, self: Command) => {
       await runListen(parseOptions(listenOptionsSchema, self.opts()), deps);
     });
-  addExamples(
-    command,
-    ['pix listen --print-secret', 'pix listen --forward-to http://127.0.0.1:3000/pix --backfill 1h'],
-    ['usage', 'auth', 'unavailable', 'declined'],
-  );
 }

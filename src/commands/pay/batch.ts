@@ -35,7 +35,7 @@ import { asUsageAwait } from '../../usage.js';
 import * as z from '../../zod.js';
 import { fileName, readInputFile, refuseFile, SHOWN_PROBLEMS } from '../shared/files.js';
 import { amountFlag, duplicateWindowFlag, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, payBatchRows } from '../shared/pay/batchrun.js';
 import { planFlags, planOptions, planRequestOf } from '../shared/pay/planflags.js';
 import { DUPLICATE_WINDOW_OPTION } from '../shared/pay/shared.js';
@@ -131,6 +131,20 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   await payBatchRows(deps, options, { file: options.file, batch, rows: parsed.rows }, hooks);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'Pay every row of a CSV or NDJSON file, each exactly once',
+  formats: LIST_FORMATS,
+  examples: [
+    'pix sandbox batch-file --rows 50 > payouts.csv',
+    'pix pay batch payouts.csv --dry-run            # check, consult and show; nothing is paid',
+    'pix pay batch payouts.csv --yes -o csv > report.csv',
+    'pix pay batch payouts.ndjson --max-total 10000 --concurrency 8 --yes',
+    "pix pay batch fornecedores.csv --map 'key=Chave PIX,amount=Valor,document=CNPJ' --dry-run",
+  ],
+  exits: ['usage', 'auth', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument(
@@ -156,15 +170,4 @@ export function register(command: Command, deps: Deps): void {
   planOptions(command).action(async (file: string, _options, self: Command) => {
     await runPayBatch(parseOptions(payBatchOptionsSchema, { ...self.opts(), file }, { file: 'FILE' }), deps);
   });
-  addExamples(
-    command,
-    [
-      'pix sandbox batch-file --rows 50 > payouts.csv',
-      'pix pay batch payouts.csv --dry-run            # check, consult and show; nothing is paid',
-      'pix pay batch payouts.csv --yes -o csv > report.csv',
-      'pix pay batch payouts.ndjson --max-total 10000 --concurrency 8 --yes',
-      "pix pay batch fornecedores.csv --map 'key=Chave PIX,amount=Valor,document=CNPJ' --dry-run",
-    ],
-    ['usage', 'auth', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
-  );
 }

@@ -12,7 +12,7 @@ import {
   fromDomainOptions,
   parseOptions,
 } from '../shared/flags.js';
-import { addExamples, completionValues } from '../shared/help.js';
+import { completionValues, describeVerb } from '../shared/help.js';
 import { institution, maskedDocument, moneyRow, textRow } from '../shared/pay/details.js';
 import { checkDuplicate, checkMaxAmount, keyAnswerProblem } from '../shared/pay/guards.js';
 import { checkPayee, expectationOf, payeeFlags, payeeOptions } from '../shared/pay/payeeflags.js';
@@ -114,6 +114,19 @@ export async function runPayKey(options: PayKeyOptions, deps: Deps): Promise<voi
   });
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'Pay a PIX key',
+  examples: [
+    'pix pay key ana@example.com --amount 10,50 --yes           # -y: no y/N question',
+    "pix pay key '+55 11 91234-5678' --amount 25 --dry-run",
+    "pix pay key ana@example.com --amount 10 --expect-name 'Distribuidora Sol' --dry-run   # exit 8 if the owner is someone else",
+    'pix pay key 123e4567-e89b-12d3-a456-426614174000 --amount 99.90 --yes --json',
+    'pix pay key 11912345678 --key-type phone --amount 5 --dry-run   # 11 digits are a CPF unless typed',
+  ],
+  exits: ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('<KEY>', 'CPF, CNPJ, +55 phone, e-mail or random key (EVP)')
@@ -134,15 +147,4 @@ export function register(command: Command, deps: Deps): void {
   planOptions(command).action(async (key: string, _options, self: Command) => {
     await runPayKey(parseOptions(payKeySchema, { ...self.opts(), key }, { key: 'KEY' }), deps);
   });
-  addExamples(
-    command,
-    [
-      'pix pay key ana@example.com --amount 10,50 --yes           # -y: no y/N question',
-      "pix pay key '+55 11 91234-5678' --amount 25 --dry-run",
-      "pix pay key ana@example.com --amount 10 --expect-name 'Distribuidora Sol' --dry-run   # exit 8 if the owner is someone else",
-      'pix pay key 123e4567-e89b-12d3-a456-426614174000 --amount 99.90 --yes --json',
-      'pix pay key 11912345678 --key-type phone --amount 5 --dry-run   # 11 digits are a CPF unless typed',
-    ],
-    ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
-  );
 }

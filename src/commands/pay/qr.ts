@@ -12,7 +12,7 @@ import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { decodeEmvOrFail, readEmvArgument, reportBrokenRules } from '../shared/emv.js';
 import { amountFlag, duplicateWindowFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import {
   institution,
   maskedDocument,
@@ -249,6 +249,18 @@ function checkMerchant(ctx: PayContext, merchant: string, owner: string): void {
   ctx.deps.io.stderr.write(`warning: ${said}: pay only if you know that is who you mean\n`);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'Pay a BR Code (QR code or copy-and-paste)',
+  examples: [
+    'pbpaste | pix pay qr - --dry-run                 # consult and show; nothing is paid',
+    'pix pay qr "$CODE" --yes                         # -y: pay without the y/N question',
+    'pix pay qr "$STATIC_CODE" --amount 25,00 --yes   # a code whose payer chooses the amount',
+    'pix pay qr "$CODE" --yes --json | jq -r \'.transfer.id\'',
+  ],
+  exits: ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('<EMV>', 'the copy-and-paste code (BR Code), or - to read it from stdin')
@@ -263,14 +275,4 @@ export function register(command: Command, deps: Deps): void {
   planOptions(command).action(async (emv: string, _options, self: Command) => {
     await runPayQr(parseOptions(payQrOptionsSchema, { ...self.opts(), emv }, { emv: 'EMV' }), deps);
   });
-  addExamples(
-    command,
-    [
-      'pbpaste | pix pay qr - --dry-run                 # consult and show; nothing is paid',
-      'pix pay qr "$CODE" --yes                         # -y: pay without the y/N question',
-      'pix pay qr "$STATIC_CODE" --amount 25,00 --yes   # a code whose payer chooses the amount',
-      'pix pay qr "$CODE" --yes --json | jq -r \'.transfer.id\'',
-    ],
-    ['usage', 'auth', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
-  );
 }

@@ -10,7 +10,7 @@ import { jsonDocument } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import {
   KEY_OPTION,
   type OpenedPlan,
@@ -96,6 +96,17 @@ export async function runPlanVerdict(options: VerdictOptions, deps: Deps, verdic
   }
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: "sign the plan's id with your SSH key (kept beside the plan, one file per key)",
+  examples: [
+    'pix plan approve payouts.plan.json                       # the key git signs commits with',
+    'pix plan approve payouts.plan.json --key ~/.ssh/id_ecdsa     # another key',
+    'git add "$(pix plan approve payouts.plan.json)" && git commit -m "approve payouts"',
+  ],
+  exits: ['usage', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('<FILE>', 'the plan (pix pay … --plan FILE)')
@@ -105,13 +116,4 @@ export function register(command: Command, deps: Deps): void {
       const options = parseOptions(verdictOptionsSchema, { ...self.opts(), file }, { file: 'FILE' });
       await runPlanVerdict(options, deps, 'approve');
     });
-  addExamples(
-    command,
-    [
-      'pix plan approve payouts.plan.json                       # the key git signs commits with',
-      'pix plan approve payouts.plan.json --key ~/.ssh/id_ecdsa     # another key',
-      'git add "$(pix plan approve payouts.plan.json)" && git commit -m "approve payouts"',
-    ],
-    ['usage', 'declined'],
-  );
 }

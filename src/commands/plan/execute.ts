@@ -30,7 +30,7 @@ import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
 import { integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 import {
   type BatchItem,
   DEFAULT_CONCURRENCY,
@@ -240,6 +240,17 @@ export async function runPlanExecute(options: PlanExecuteOptions, deps: Deps): P
   );
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'verify every approval against the policy, then pay each row once',
+  formats: LIST_FORMATS,
+  examples: [
+    'pix plan execute payouts.plan.json --yes',
+    'pix plan execute payouts.plan.json --yes -o ndjson > report.ndjson',
+  ],
+  exits: ['usage', 'auth', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('<FILE>', 'the approved plan')
@@ -251,12 +262,4 @@ export function register(command: Command, deps: Deps): void {
         deps,
       );
     });
-  addExamples(
-    command,
-    [
-      'pix plan execute payouts.plan.json --yes',
-      'pix plan execute payouts.plan.json --yes -o ndjson > report.ndjson',
-    ],
-    ['usage', 'auth', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
-  );
 }

@@ -2,9 +2,19 @@ import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { KEY_OPTION, POLICY_OPTION } from '../shared/plan.js';
 import { runPlanVerdict, verdictOptionsSchema } from './approve.js';
+
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'sign a refusal of the plan, with its reason',
+  examples: [
+    'pix plan reject payouts.plan.json --reason "row inv-7 pays the old supplier"',
+    'git add "$(pix plan reject payouts.plan.json --reason "not this month" --key ~/.ssh/id_ed25519)"',
+  ],
+  exits: ['usage', 'declined'],
+});
 
 export function register(command: Command, deps: Deps): void {
   command
@@ -18,12 +28,4 @@ export function register(command: Command, deps: Deps): void {
       // A refusal is signed like an approval; any one valid refusal stops the plan (commands/plan/execute.ts).
       await runPlanVerdict(options, deps, 'reject');
     });
-  addExamples(
-    command,
-    [
-      'pix plan reject payouts.plan.json --reason "row inv-7 pays the old supplier"',
-      'git add "$(pix plan reject payouts.plan.json --reason "not this month" --key ~/.ssh/id_ed25519)"',
-    ],
-    ['usage', 'declined'],
-  );
 }

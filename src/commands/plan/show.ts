@@ -3,7 +3,7 @@ import type { Deps } from '../../context.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import {
   openPlan,
   POLICY_OPTION,
@@ -38,6 +38,16 @@ export async function runPlanShow(options: PlanShowOptions, deps: Deps): Promise
   );
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'the plan, its rows, the rules that apply, who approved and what is missing',
+  examples: [
+    'pix plan show payouts.plan.json',
+    "pix plan show payouts.plan.json --json | jq '.rules[] | select(.met | not)'",
+  ],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('<FILE>', 'the plan (pix pay … --plan FILE)')
@@ -45,12 +55,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (file: string, _options, self: Command) => {
       await runPlanShow(parseOptions(showOptionsSchema, { ...self.opts(), file }, { file: 'FILE' }), deps);
     });
-  addExamples(
-    command,
-    [
-      'pix plan show payouts.plan.json',
-      "pix plan show payouts.plan.json --json | jq '.rules[] | select(.met | not)'",
-    ],
-    ['usage'],
-  );
 }

@@ -7,7 +7,7 @@ import { usageError } from '../../errors.js';
 import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { KEY_OPTION } from '../shared/plan.js';
 
 const approveOptionsSchema = z.object({
@@ -54,6 +54,13 @@ export async function runPolicyApprove(options: PolicyApproveOptions, deps: Deps
   else stdout.write(`${signed.file}\n`);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: "sign the policy's digest with your SSH key (admins)",
+  examples: ['pix policy approve pix-policy.json', 'git add "$(pix policy approve pix-policy.json)"'],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('[FILE]', "the policy (default: the profile's `policy` setting)")
@@ -62,9 +69,4 @@ export function register(command: Command, deps: Deps): void {
       const options = parseOptions(approveOptionsSchema, { ...self.opts(), file }, { file: 'FILE' });
       await runPolicyApprove(options, deps);
     });
-  addExamples(
-    command,
-    ['pix policy approve pix-policy.json', 'git add "$(pix policy approve pix-policy.json)"'],
-    ['usage'],
-  );
 }

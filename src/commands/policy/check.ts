@@ -8,7 +8,7 @@ import { applyingRules, type Policy, type RowFacts } from '../../domain/policy.j
 import { jsonDocument, outputMode } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { amountFlag, integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 
 const checkOptionsSchema = z.object({
   file: z.optional(z.string().check(z.minLength(1))),
@@ -104,6 +104,16 @@ export async function runPolicyCheck(options: PolicyCheckOptions, deps: Deps): P
   );
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'validate a policy and show what it asks of a sample plan',
+  examples: [
+    'pix policy check pix-policy.json',
+    'pix policy check pix-policy.json --amount 8000 --rows 3 --new-receiver --night',
+  ],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('[FILE]', "the policy (default: the profile's `policy` setting)")
@@ -117,12 +127,4 @@ export function register(command: Command, deps: Deps): void {
       const options = parseOptions(checkOptionsSchema, { ...self.opts(), file }, { file: 'FILE' });
       await runPolicyCheck(options, deps);
     });
-  addExamples(
-    command,
-    [
-      'pix policy check pix-policy.json',
-      'pix policy check pix-policy.json --amount 8000 --rows 3 --new-receiver --night',
-    ],
-    ['usage'],
-  );
 }

@@ -19,7 +19,7 @@ import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { boundWords } from './show.js';
 
 const enforceOptionsSchema = z.object({ file: z.optional(z.string().check(z.minLength(1))) });
@@ -86,6 +86,13 @@ export async function runPolicyEnforce(options: PolicyEnforceOptions, deps: Deps
     );
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'make an approved policy bind the account: every payment of it, whatever the profile',
+  examples: ['pix policy enforce pix-policy.json', 'pix policy enforce pix-policy.json --json'],
+  exits: ['usage', 'auth', 'unavailable', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('[FILE]', "the policy (default: the profile's `policy` setting)")
@@ -95,9 +102,4 @@ export function register(command: Command, deps: Deps): void {
         deps,
       );
     });
-  addExamples(
-    command,
-    ['pix policy enforce pix-policy.json', 'pix policy enforce pix-policy.json --json'],
-    ['usage', 'auth', 'unavailable', 'declined'],
-  );
 }

@@ -12,7 +12,7 @@ import { jsonDocument, outputMode } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 
 /** `require-plan: yes; caps: R$ 10.000,00 a payment, …; night 20:00–06:00 Brasília`. */
 export function boundWords(policy: Policy): string {
@@ -80,13 +80,15 @@ export async function runPolicyShow(_options: z.output<typeof showOptionsSchema>
   stdout.write(mode.table(['Field', 'Value'], rows));
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'the policy that binds the account, and since when',
+  examples: ['pix policy show', "pix policy show --json | jq '.enforced.requirePlan'"],
+  exits: ['auth', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.action(async (_options, self: Command) => {
     await runPolicyShow(parseOptions(showOptionsSchema, self.opts()), deps);
   });
-  addExamples(
-    command,
-    ['pix policy show', "pix policy show --json | jq '.enforced.requirePlan'"],
-    ['auth', 'unavailable'],
-  );
 }

@@ -7,7 +7,7 @@ import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
 import { VALIDATORS } from '../shared/config.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 
 const createOptionsSchema = z.object({
   name: fromDomain(checkProfileName),
@@ -44,6 +44,13 @@ export async function runProfileCreate(options: ProfileCreateOptions, deps: Deps
   );
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'a new, empty profile (--base-url: its API); credentials come from pix login',
+  examples: ['pix profile create prod --base-url https://api.example.com', 'pix profile create staging'],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.argument('<name>').action(async (name: string, _options, self: Command) => {
     // --base-url is a global flag: the profile's URL when given here.
@@ -53,9 +60,4 @@ export function register(command: Command, deps: Deps): void {
       deps,
     );
   });
-  addExamples(
-    command,
-    ['pix profile create prod --base-url https://api.example.com', 'pix profile create staging'],
-    ['usage'],
-  );
 }

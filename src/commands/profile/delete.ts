@@ -5,7 +5,7 @@ import type { Deps } from '../../context.js';
 import { PixError, usageError } from '../../errors.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples, completionValues } from '../shared/help.js';
+import { completionValues, describeVerb } from '../shared/help.js';
 
 const deleteOptionsSchema = z.object({
   name: z.string().check(z.minLength(1, 'a profile name is required')),
@@ -53,15 +53,17 @@ export async function runProfileDelete(options: ProfileDeleteOptions, deps: Deps
   stderr.write(`Deleted profile ${name} and its stored credentials\n`);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'remove a profile and its stored credentials (not the one in use)',
+  examples: ['pix profile delete prod --yes', 'pix profile use sandbox && pix profile delete prod -y'],
+  exits: ['usage', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .addArgument(completionValues(new Argument('<name>'), { dynamic: 'profiles' }))
     .action(async (name: string) => {
       await runProfileDelete(parseOptions(deleteOptionsSchema, { name }, { name: 'NAME' }), deps);
     });
-  addExamples(
-    command,
-    ['pix profile delete prod --yes', 'pix profile use sandbox && pix profile delete prod -y'],
-    ['usage', 'declined'],
-  );
 }

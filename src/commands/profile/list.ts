@@ -5,7 +5,7 @@ import type { Deps } from '../../context.js';
 import { jsonDocument } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 
 const listOptionsSchema = z.object({});
 
@@ -43,9 +43,15 @@ export async function runProfileList(_options: ProfileListOptions, deps: Deps): 
   }
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'the profiles, the active one marked with *',
+  examples: ['pix profile list', "pix profile list --json | jq -r '.profiles[].name'"],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.action(async () => {
     await runProfileList(parseOptions(listOptionsSchema, {}), deps);
   });
-  addExamples(command, ['pix profile list', "pix profile list --json | jq -r '.profiles[].name'"], ['usage']);
 }

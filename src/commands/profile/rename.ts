@@ -5,7 +5,7 @@ import type { Deps } from '../../context.js';
 import { usageError } from '../../errors.js';
 import * as z from '../../zod.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples, completionValues } from '../shared/help.js';
+import { completionValues, describeVerb } from '../shared/help.js';
 
 const renameOptionsSchema = z.object({
   from: z.string().check(z.minLength(1, 'a profile name is required')),
@@ -53,6 +53,16 @@ export async function runProfileRename(options: ProfileRenameOptions, deps: Deps
   }
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'give a profile a new name; what it paid stays its own',
+  examples: [
+    'pix profile rename prod loja-prod',
+    'pix profile rename prod loja-prod && pix profile use loja-prod',
+  ],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .addArgument(completionValues(new Argument('<old>'), { dynamic: 'profiles' }))
@@ -63,9 +73,4 @@ export function register(command: Command, deps: Deps): void {
         deps,
       );
     });
-  addExamples(
-    command,
-    ['pix profile rename prod loja-prod', 'pix profile rename prod loja-prod && pix profile use loja-prod'],
-    ['usage'],
-  );
 }

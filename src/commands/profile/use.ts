@@ -4,7 +4,7 @@ import { SANDBOX_PROFILE } from '../../config/types.js';
 import type { Deps } from '../../context.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples, completionValues } from '../shared/help.js';
+import { completionValues, describeVerb } from '../shared/help.js';
 
 const useOptionsSchema = z.object({ name: z.string().check(z.minLength(1, 'a profile name is required')) });
 
@@ -24,11 +24,17 @@ export async function runProfileUse(options: ProfileUseOptions, deps: Deps): Pro
     stderr.write(`warning: PIX_PROFILE=${fromEnv} still overrides it in this shell\n`);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'make a profile the current one (sandbox is built in)',
+  examples: ['pix profile use prod', 'pix profile use sandbox'],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .addArgument(completionValues(new Argument('<name>'), { dynamic: 'profiles' }))
     .action(async (name: string) => {
       await runProfileUse(parseOptions(useOptionsSchema, { name }, { name: 'NAME' }), deps);
     });
-  addExamples(command, ['pix profile use prod', 'pix profile use sandbox'], ['usage']);
 }

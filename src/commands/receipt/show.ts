@@ -31,7 +31,7 @@ import { paymentExpectations, readRange } from '../shared/books/sources.js';
 import { openBooks } from '../shared/books/store.js';
 import { fileName, readInputFile, refuseFile } from '../shared/files.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { counterpartyOf } from '../shared/statement.js';
 
 const receiptOptionsSchema = z.object({
@@ -261,6 +261,19 @@ export async function runReceipt(options: ReceiptOptions, deps: Deps): Promise<v
   stdout.write(`${lines.join('\n')}\n`);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'A payment advice of a journal payment (PDF, HTML or JSON): not the bank’s comprovante',
+  formats: ['table', 'json', 'pdf', 'html'],
+  examples: [
+    'pix receipt "$PAYMENT"',
+    'pix receipt "$PAYMENT" -o pdf --output-file aviso.pdf',
+    'pix receipt "$PAYMENT" -o html > aviso.html',
+    'pix receipt --batch paid.csv --dir recibos/',
+  ],
+  exits: ['usage', 'not_found', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('[id]', 'the journal id of a payment (its first characters will do)')
@@ -276,14 +289,4 @@ export function register(command: Command, deps: Deps): void {
         deps,
       );
     });
-  addExamples(
-    command,
-    [
-      'pix receipt "$PAYMENT"',
-      'pix receipt "$PAYMENT" -o pdf --output-file aviso.pdf',
-      'pix receipt "$PAYMENT" -o html > aviso.html',
-      'pix receipt --batch paid.csv --dir recibos/',
-    ],
-    ['usage', 'not_found', 'declined'],
-  );
 }

@@ -11,7 +11,7 @@ import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { openBooks } from '../shared/books/store.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 
 /** An expectation's id (an invoice's, `charge:…`, `payment:…`) or an entry's: printable, at most 128. */
 const ID = /^[^\u0000-\u001f\u007f-\u009f]{1,128}$/u;
@@ -61,15 +61,22 @@ export function registerDecision(decision: 'match' | 'unmatch', command: Command
         deps,
       );
     });
-  addExamples(
-    command,
-    [
-      `pix reconcile ${decision} NF-1042 "$ENTRY"`,
-      `pix reconcile ${decision} "charge:$CHARGE_ID" "$ENTRY" --json`,
-    ],
-    ['usage'],
-  );
 }
+
+/** The examples of `pix reconcile match|unmatch`. */
+export function decisionExamples(decision: 'match' | 'unmatch'): string[] {
+  return [
+    `pix reconcile ${decision} NF-1042 "$ENTRY"`,
+    `pix reconcile ${decision} "charge:$CHARGE_ID" "$ENTRY" --json`,
+  ];
+}
+
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'record that an entry settles an expectation (kept on every reconcile)',
+  examples: decisionExamples('match'),
+  exits: ['usage'],
+});
 
 export function register(command: Command, deps: Deps): void {
   registerDecision('match', command, deps);

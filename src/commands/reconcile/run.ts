@@ -42,7 +42,7 @@ import { chargeExpectations, paymentExpectations, readRange } from '../shared/bo
 import { openBooks } from '../shared/books/store.js';
 import { fileName, readInputFile, refuseFile } from '../shared/files.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 import { counterpartyOf, resolveRange } from '../shared/statement.js';
 
 const reconcileOptionsSchema = z.object({
@@ -307,6 +307,20 @@ export async function runReconcile(options: ReconcileOptions, deps: Deps): Promi
   stderr.write(`${summary}\n`);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'reconcile the expected invoices against the statement (pix reconcile alone runs it)',
+  formats: LIST_FORMATS,
+  paged: true,
+  examples: [
+    'pix reconcile --from -7d',
+    'pix reconcile --expected receber.csv --map id=Documento,amount=Valor,document=CNPJ,due=Vencimento --from -30d',
+    'pix reconcile --expected receber.csv --map id=Documento,amount=Valor -o xlsx --output-file conciliacao.xlsx',
+    'pix reconcile --expected receber.csv --map id=Documento,amount=Valor --settlements baixas.csv --jq .summary',
+  ],
+  exits: ['usage', 'auth', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option('--expected <file>', "an ERP's invoices: CSV (, or ;) or xlsx; - for stdin")
@@ -325,14 +339,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (_options, self: Command) => {
       await runReconcile(parseOptions(reconcileOptionsSchema, self.opts()), deps);
     });
-  addExamples(
-    command,
-    [
-      'pix reconcile --from -7d',
-      'pix reconcile --expected receber.csv --map id=Documento,amount=Valor,document=CNPJ,due=Vencimento --from -30d',
-      'pix reconcile --expected receber.csv --map id=Documento,amount=Valor -o xlsx --output-file conciliacao.xlsx',
-      'pix reconcile --expected receber.csv --map id=Documento,amount=Valor --settlements baixas.csv --jq .summary',
-    ],
-    ['usage', 'auth', 'unavailable'],
-  );
 }

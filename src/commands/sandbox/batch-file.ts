@@ -4,7 +4,7 @@ import { formatBRL } from '../../domain/money.js';
 import { loadBatchFile } from '../../sandbox/index.js';
 import * as z from '../../zod.js';
 import { integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 
 const SAMPLE_FORMATS = ['csv', 'ndjson'] as const;
 const SAMPLE_ERRORS = ['invalid', 'refused', 'all'] as const;
@@ -56,6 +56,17 @@ export async function runBatchFile(opts: BatchFileOptions, deps: Deps): Promise<
   );
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'Write a sample batch payout file (for pix pay batch) the sandbox can pay',
+  examples: [
+    'pix sandbox batch-file --rows 50 > payouts.csv',
+    'pix sandbox batch-file --rows 1000 --format ndjson --seed 7 > payouts.ndjson',
+    'pix sandbox batch-file --rows 20 --with-errors invalid > broken.csv',
+  ],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .requiredOption('--rows <n>', 'how many rows (at most 100000)')
@@ -68,13 +79,4 @@ export function register(command: Command, deps: Deps): void {
       ).choices(SAMPLE_ERRORS),
     )
     .action(async (raw) => runBatchFile(parseOptions(batchFileSchema, raw), deps));
-  addExamples(
-    command,
-    [
-      'pix sandbox batch-file --rows 50 > payouts.csv',
-      'pix sandbox batch-file --rows 1000 --format ndjson --seed 7 > payouts.ndjson',
-      'pix sandbox batch-file --rows 20 --with-errors invalid > broken.csv',
-    ],
-    ['usage'],
-  );
 }

@@ -3,7 +3,7 @@ import type { Deps } from '../../context.js';
 import { InvalidValue } from '../../domain/invalid.js';
 import * as z from '../../zod.js';
 import { durationFlag, fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples, completionValues } from '../shared/help.js';
+import { completionValues, describeVerb } from '../shared/help.js';
 import { openStore, stateFlag, stateOption, translate, writeJson } from './shared.js';
 
 const isoFlag = fromDomain((text) => {
@@ -70,6 +70,18 @@ export async function runClock(opts: ClockOptions, deps: Deps): Promise<void> {
   else deps.io.stdout.write(`${result.now.toISOString()}\n`);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'Show or move sandbox time (shared by every process using the state file)',
+  examples: [
+    'pix sandbox clock',
+    'pix sandbox clock --advance 31d',
+    'pix sandbox clock --set 2025-03-01',
+    'pix sandbox clock --reset',
+  ],
+  exits: ['usage', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .addOption(
@@ -81,14 +93,4 @@ export function register(command: Command, deps: Deps): void {
     .option('--reset', 'back to real time')
     .option(...stateOption)
     .action(async (raw) => runClock(parseOptions(clockSchema, raw), deps));
-  addExamples(
-    command,
-    [
-      'pix sandbox clock',
-      'pix sandbox clock --advance 31d',
-      'pix sandbox clock --set 2025-03-01',
-      'pix sandbox clock --reset',
-    ],
-    ['usage', 'unavailable'],
-  );
 }

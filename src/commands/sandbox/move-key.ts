@@ -6,7 +6,7 @@ import { usageError } from '../../errors.js';
 import { loadDict } from '../../sandbox/index.js';
 import * as z from '../../zod.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { openStore, stateFlag, stateOption, translate, writeJson } from './shared.js';
 
 export const moveKeySchema = z.object({
@@ -63,6 +63,18 @@ async function moveOwnKey(opts: MoveKeyOptions, to: string, deps: Deps): Promise
   else deps.io.stdout.write(`${opts.key}\t${record!.id}\t${to}\n`);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: "Give someone else's key to a new owner (the DICT answers another receiver)",
+  examples: [
+    'pix sandbox move-key ana@example.com',
+    'pix sandbox move-key +5511987654321 --json',
+    'pix sandbox move-key ana@example.com --back   # its first owner again',
+    'pix sandbox move-key loja@sandbox.pix.local --to other-state.json',
+  ],
+  exits: ['usage', 'not_found', 'rejected', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('<key>', "a key of someone else (with --to: one of the sandbox account's own)")
@@ -72,14 +84,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (key: string, raw) =>
       runMoveKey(parseOptions(moveKeySchema, { ...raw, key }, { key: '<key>' }), deps),
     );
-  addExamples(
-    command,
-    [
-      'pix sandbox move-key ana@example.com',
-      'pix sandbox move-key +5511987654321 --json',
-      'pix sandbox move-key ana@example.com --back   # its first owner again',
-      'pix sandbox move-key loja@sandbox.pix.local --to other-state.json',
-    ],
-    ['usage', 'not_found', 'rejected', 'unavailable'],
-  );
 }

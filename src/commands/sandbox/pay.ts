@@ -8,7 +8,7 @@ import { usageError } from '../../errors.js';
 import { loadAccount } from '../../sandbox/index.js';
 import * as z from '../../zod.js';
 import { amountFlag, fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { openStore, stateFlag, stateOption, translate, writeJson } from './shared.js';
 
 export const paySchema = z.object({
@@ -123,6 +123,17 @@ export async function runSandboxPay(opts: PayOptions, deps: Deps): Promise<void>
   }
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'Have a third party pay one of your sandbox charges',
+  examples: [
+    'pix sandbox pay "$CHARGE_ID"',
+    'pix sandbox pay "$(pix charge immediate --amount 10 --json --no-qr | jq -r .id)"',
+    "pix sandbox pay --key \"$(pix keys --jq '.result[0].key')\" --amount 99,90 --payer 'Mercado Bom Preço Ltda'",
+  ],
+  exits: ['usage', 'not_found', 'rejected', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('[charge-id]', 'a charge created on the sandbox: its id, the start of it, or its txid')
@@ -144,13 +155,4 @@ export function register(command: Command, deps: Deps): void {
         deps,
       ),
     );
-  addExamples(
-    command,
-    [
-      'pix sandbox pay "$CHARGE_ID"',
-      'pix sandbox pay "$(pix charge immediate --amount 10 --json --no-qr | jq -r .id)"',
-      "pix sandbox pay --key \"$(pix keys --jq '.result[0].key')\" --amount 99,90 --payer 'Mercado Bom Preço Ltda'",
-    ],
-    ['usage', 'not_found', 'rejected', 'unavailable'],
-  );
 }

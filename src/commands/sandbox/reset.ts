@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { openStore, stateFlag, stateOption, translate, writeJson } from './shared.js';
 
 export const stateSchema = z.object({ state: stateFlag });
@@ -15,11 +15,13 @@ export async function runReset(opts: StateOptions, deps: Deps): Promise<void> {
   deps.io.stderr.write(`sandbox: fresh account in ${store.file}\n`);
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'Start the sandbox account afresh (keys, statement, no charges, real time)',
+  examples: ['pix sandbox reset', 'pix sandbox reset --state ./ci-sandbox.json'],
+  exits: ['usage', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.option(...stateOption).action(async (raw) => runReset(parseOptions(stateSchema, raw), deps));
-  addExamples(
-    command,
-    ['pix sandbox reset', 'pix sandbox reset --state ./ci-sandbox.json'],
-    ['usage', 'unavailable'],
-  );
 }

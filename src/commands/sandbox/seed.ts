@@ -3,7 +3,7 @@ import type { Deps } from '../../context.js';
 import { counted } from '../../domain/words.js';
 import * as z from '../../zod.js';
 import { integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { openStore, stateFlag, stateOption, translate, writeJson } from './shared.js';
 
 export const seedSchema = z.object({
@@ -26,17 +26,19 @@ export async function runSeed(opts: SeedOptions, deps: Deps): Promise<void> {
   );
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'Replace the generated statement with N transactions over the last 60 days',
+  examples: [
+    'pix sandbox seed --transactions 100000',
+    'pix sandbox seed --transactions 500 && pix statement --all -o csv > statement.csv',
+  ],
+  exits: ['usage', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .requiredOption('--transactions <n>', 'how many generated transactions')
     .option(...stateOption)
     .action(async (raw) => runSeed(parseOptions(seedSchema, raw), deps));
-  addExamples(
-    command,
-    [
-      'pix sandbox seed --transactions 100000',
-      'pix sandbox seed --transactions 500 && pix statement --all -o csv > statement.csv',
-    ],
-    ['usage', 'unavailable'],
-  );
 }

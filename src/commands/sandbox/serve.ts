@@ -11,7 +11,7 @@ import {
 } from '../../sandbox/index.js';
 import * as z from '../../zod.js';
 import { fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { stateFlag, stateOption, writeJson } from './shared.js';
 
 const portFlag = fromDomain((text) => {
@@ -108,6 +108,17 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   await server.close();
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'Run the sandbox API on 127.0.0.1 and print its URL (for other tools and CI)',
+  examples: [
+    'pix sandbox serve --port 8080',
+    'pix sandbox serve --faults statement:503x2,transfer:timeout',
+    'pix sandbox serve --max-page 100 --clock-skew 30s --order oldest --names upper-ascii',
+  ],
+  exits: ['usage'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option('--port <n>', 'port to listen on (0: a free port)', '0')
@@ -127,13 +138,4 @@ export function register(command: Command, deps: Deps): void {
       const { port, state, faults, latencyMs } = raw;
       await runServe(parseOptions(serveSchema, { port, state, faults, latencyMs, server }), deps);
     });
-  addExamples(
-    command,
-    [
-      'pix sandbox serve --port 8080',
-      'pix sandbox serve --faults statement:503x2,transfer:timeout',
-      'pix sandbox serve --max-page 100 --clock-skew 30s --order oldest --names upper-ascii',
-    ],
-    ['usage'],
-  );
 }

@@ -27,7 +27,7 @@ import { jsonDocument, outputMode } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { ask, refuseUnconfirmable } from '../shared/pay/shared.js';
 import { openPlanWith, POLICY_OPTION, policyFlag, review, standingRefusal } from '../shared/plan.js';
 import {
@@ -132,6 +132,16 @@ export async function runScheduleActivate(options: ScheduleActivateOptions, deps
   );
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'start a schedule approved ahead: a standing plan (create --plan) approved with pix plan approve',
+  examples: [
+    'pix schedule activate rent.plan.json --yes',
+    'pix schedule activate rent.plan.json --yes --json   # the schedule, with its next occurrences',
+  ],
+  exits: ['usage', 'auth', 'unavailable', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('<FILE>', 'the standing plan written by `pix schedule create … --plan FILE`, approved')
@@ -142,12 +152,4 @@ export function register(command: Command, deps: Deps): void {
         deps,
       );
     });
-  addExamples(
-    command,
-    [
-      'pix schedule activate rent.plan.json --yes',
-      'pix schedule activate rent.plan.json --yes --json   # the schedule, with its next occurrences',
-    ],
-    ['usage', 'auth', 'unavailable', 'declined'],
-  );
 }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import { changeState } from './shared.js';
 
 const optionsSchema = z.object({ id: z.string().check(z.minLength(1)) });
@@ -14,13 +14,15 @@ export async function runScheduleCancel(options: ScheduleCancelOptions, deps: De
   await changeState(deps, options.id, 'cancelled');
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'pay none of its occurrences again',
+  examples: ['pix schedule cancel "$SCHEDULE"', 'pix schedule cancel "$SCHEDULE" && pix schedule list --all'],
+  exits: ['usage', 'not_found', 'declined', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.argument('<ID>', 'the schedule (its id, or the unique start of it)').action(async (id: string) => {
     await runScheduleCancel(parseOptions(optionsSchema, { id }, { id: 'ID' }), deps);
   });
-  addExamples(
-    command,
-    ['pix schedule cancel "$SCHEDULE"', 'pix schedule cancel "$SCHEDULE" && pix schedule list --all'],
-    ['usage', 'not_found', 'declined', 'unavailable'],
-  );
 }

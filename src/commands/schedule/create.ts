@@ -46,7 +46,7 @@ import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
 import { amountFlag, fromDomain, fromDomainOptions, integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples, completionValues } from '../shared/help.js';
+import { completionValues, describeVerb } from '../shared/help.js';
 import { institution, maskedDocument } from '../shared/pay/details.js';
 import { keyAnswerProblem } from '../shared/pay/guards.js';
 import { checkPayee, expectationOf, payeeFlags, payeeOptions } from '../shared/pay/payeeflags.js';
@@ -311,6 +311,19 @@ function describeCount(recurrence: Recurrence): string {
   return recurrence.until === undefined ? 'until cancelled' : `until ${recurrence.until}`;
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'schedule a payment by key: --at DATE, or --every RULE (a day, the Nth business day, a weekday)',
+  examples: [
+    'pix schedule create --key ana@example.com --amount 1500 --every 10 --count 12 --yes   # rent, on the 10th',
+    'pix schedule create --key ana@example.com --amount 3200 --every 5bd --until 2027-12-31 --yes',
+    'pix schedule create --key ana@example.com --amount 80 --every fri --time 09:30 --yes',
+    'pix schedule create --key ana@example.com --amount 250 --at +7d --yes',
+    'pix schedule create --key ana@example.com --amount 1500 --every 10 --count 12 --plan rent.plan.json --signing-key ~/.ssh/id_ed25519',
+  ],
+  exits: ['usage', 'not_found', 'unavailable', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.requiredOption('--key <KEY>', 'the receiver: CPF, CNPJ, +55 phone, e-mail or random key');
   payeeOptions(command)
@@ -355,15 +368,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (_options, self: Command) => {
       await runScheduleCreate(parseOptions(createSchema, self.opts()), deps);
     });
-  addExamples(
-    command,
-    [
-      'pix schedule create --key ana@example.com --amount 1500 --every 10 --count 12 --yes   # rent, on the 10th',
-      'pix schedule create --key ana@example.com --amount 3200 --every 5bd --until 2027-12-31 --yes',
-      'pix schedule create --key ana@example.com --amount 80 --every fri --time 09:30 --yes',
-      'pix schedule create --key ana@example.com --amount 250 --at +7d --yes',
-      'pix schedule create --key ana@example.com --amount 1500 --every 10 --count 12 --plan rent.plan.json --signing-key ~/.ssh/id_ed25519',
-    ],
-    ['usage', 'not_found', 'unavailable', 'declined'],
-  );
 }

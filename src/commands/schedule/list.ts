@@ -10,7 +10,7 @@ import { jsonDocument, money, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import {
   comingOccurrences,
   dueWords,
@@ -83,13 +83,15 @@ export async function runScheduleList(options: ScheduleListOptions, deps: Deps):
   }
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'the schedules, their next occurrence, and those missed, refused or held',
+  examples: ['pix schedule list', 'pix schedule list --json', 'pix schedule list --all'],
+  exits: ['unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.option('--all', 'cancelled schedules too').action(async (_options, self: Command) => {
     await runScheduleList(parseOptions(listOptionsSchema, self.opts()), deps);
   });
-  addExamples(
-    command,
-    ['pix schedule list', 'pix schedule list --json', 'pix schedule list --all'],
-    ['unavailable'],
-  );
 }

@@ -13,7 +13,7 @@ import { usageError } from '../../errors.js';
 import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 import { payOccurrences } from './payment.js';
 import { accountNow, findSchedule, viewOccurrence } from './shared.js';
 
@@ -57,6 +57,17 @@ export async function runSchedulePay(options: SchedulePayOptions, deps: Deps): P
   });
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'pay one occurrence by hand (a missed or refused one), as a new payment',
+  formats: LIST_FORMATS,
+  examples: [
+    'pix schedule pay "$SCHEDULE" 2026-03-10 --yes   # a missed occurrence, paid now as a new payment',
+    'pix schedule pay "$SCHEDULE" 2026-03-10 --yes -o ndjson > paid.ndjson',
+  ],
+  exits: ['usage', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .argument('<ID>', 'the schedule (its id, or the unique start of it)')
@@ -71,12 +82,4 @@ export function register(command: Command, deps: Deps): void {
         deps,
       );
     });
-  addExamples(
-    command,
-    [
-      'pix schedule pay "$SCHEDULE" 2026-03-10 --yes   # a missed occurrence, paid now as a new payment',
-      'pix schedule pay "$SCHEDULE" 2026-03-10 --yes -o ndjson > paid.ndjson',
-    ],
-    ['usage', 'not_found', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
-  );
 }

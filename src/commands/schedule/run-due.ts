@@ -25,7 +25,7 @@ import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 import { payOccurrences, recordMissed } from './payment.js';
 import { accountNow, type OccurrenceView } from './shared.js';
 import { schedulesToLook, settleBookmarks, survey } from './survey.js';
@@ -97,13 +97,19 @@ export async function runScheduleRunDue(_options: RunDueOptions, deps: Deps): Pr
   }
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'pay what is due now and exit (cron, a systemd timer, CI); record what was missed',
+  formats: LIST_FORMATS,
+  examples: [
+    'pix schedule run-due',
+    'pix schedule run-due -o ndjson >> payouts.ndjson   # from cron: */15 * * * *',
+  ],
+  exits: ['auth', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.action(async (_options, self: Command) => {
     await runScheduleRunDue(parseOptions(runDueOptionsSchema, self.opts()), deps);
   });
-  addExamples(
-    command,
-    ['pix schedule run-due', 'pix schedule run-due -o ndjson >> payouts.ndjson   # from cron: */15 * * * *'],
-    ['auth', 'rejected', 'unavailable', 'unknown_outcome', 'declined'],
-  );
 }

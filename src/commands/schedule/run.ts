@@ -26,7 +26,7 @@ import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
 import { durationFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 import { payOccurrences, recordMissed } from './payment.js';
 import { missedWords } from './run-due.js';
 import { accountNow, nextOpening, viewOccurrence } from './shared.js';
@@ -161,6 +161,14 @@ export async function runScheduleRun(options: ScheduleRunOptions, deps: Deps): P
   }
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'a worker paying the occurrences on the shared ledger (pg-boss); as many as wanted, anywhere',
+  formats: LIST_FORMATS,
+  examples: ['pix schedule run', 'pix schedule run --interval 1s -o ndjson >> payouts.ndjson'],
+  exits: ['usage', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option('--interval <DUR>', 'how often the schedules are looked at (default 2s)')
@@ -171,9 +179,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (_options, self: Command) => {
       await runScheduleRun(parseOptions(runOptionsSchema, self.opts()), deps);
     });
-  addExamples(
-    command,
-    ['pix schedule run', 'pix schedule run --interval 1s -o ndjson >> payouts.ndjson'],
-    ['usage', 'unavailable'],
-  );
 }

@@ -9,7 +9,7 @@ import { jsonDocument, money, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import * as z from '../../zod.js';
 import { parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb } from '../shared/help.js';
 import {
   comingOccurrences,
   dueWords,
@@ -72,13 +72,15 @@ export async function runScheduleShow(options: ScheduleShowOptions, deps: Deps):
   }
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'one schedule: every occurrence so far with its state, and the next ones',
+  examples: ['pix schedule show "$SCHEDULE"', 'pix schedule show "$SCHEDULE" --json'],
+  exits: ['usage', 'not_found', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command.argument('<ID>', 'the schedule (its id, or the unique start of it)').action(async (id: string) => {
     await runScheduleShow(parseOptions(showOptionsSchema, { id }, { id: 'ID' }), deps);
   });
-  addExamples(
-    command,
-    ['pix schedule show "$SCHEDULE"', 'pix schedule show "$SCHEDULE" --json'],
-    ['usage', 'not_found', 'unavailable'],
-  );
 }

@@ -264,6 +264,32 @@ export function asApiCharge(record: LedgerRecord): Charge {
   };
 }
 
+/** The fields of ledgerJson's record, nested ones dotted: what `--fields` picks from a charge. */
+export const CHARGE_FIELDS = [
+  'id',
+  'journalId',
+  'type',
+  'status',
+  'amount',
+  'txid',
+  'createdAt',
+  'expiresAt',
+  'dueDate',
+  'terms',
+  'profile',
+  'host',
+  'paid.entryId',
+  'paid.amount',
+  'paid.match',
+  'paid.how',
+  'paid.day',
+  'paid.matchedAt',
+  'ambiguous.candidates',
+  'ambiguous.rivals',
+  'checkedAt',
+  'emvqrcps',
+] as const;
+
 /**
  * The record for `--json`/ndjson: stable field names, amounts in reais as the API writes them.
  * `checkedAt`: when the statement was read for it in this run (null: not read — offline, or already paid).

@@ -1,22 +1,122 @@
 import type { Command } from 'commander';
+import type { OutputFormat } from '../../context.js';
 import { type ErrorKind, EXIT_CODES } from '../../errors.js';
+import type { Column } from '../../output/records.js';
+import type * as z from '../../zod.js';
 
-const EXIT_KINDS = Symbol.for('pix.exitKinds');
+/** The formats of a list (`-o`): what every list writer writes (output/records.ts). */
+export const LIST_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'csv-br', 'xlsx'];
 
-/** The error kinds a command's help says it can end with (addExamples), for its man page's EXIT STATUS. */
-export function exitKindsOf(command: Command): readonly ErrorKind[] | undefined {
-  return (command as unknown as Record<symbol, readonly ErrorKind[] | undefined>)[EXIT_KINDS];
+/**
+ * What a verb says of itself, in its own file (`commands/<noun>/<verb>.ts`), and nowhere else: the command
+ * table (cli/verbs.ts, generated from it by the build), the help's lists, completion, the man pages and
+ * `--fields`'s names are all made from it.
+ */
+export interface VerbDescription {
+  /** One line in its noun's list of commands (and its description, unless `description`). */
+  summary: string;
+  /** The description its own --help shows, when longer than the summary. */
+  description?: string;
+  /** The `-o` formats it writes; default table and json. Others are exit 2. */
+  formats?: readonly OutputFormat[];
+  /**
+   * What `--fields` picks from its records (reads only: lists and details, never a command that moves
+   * money): their JSON paths and the column names its `-o csv` header shows (RecordFields), or `true` for
+   * records of any shape (`pix api`).
+   */
+  fields?: RecordFields | true;
+  /**
+   * Its output can be long: on a terminal it goes through the pager. Never for commands that prompt; a live
+   * view is named by the flag that makes one (`{ unless: 'follow' }`).
+   */
+  paged?: boolean | { readonly unless: string };
+  /** Its --help ends with these, run by test/e2e/docs.test.ts. */
+  examples: readonly string[];
+  /** The exit codes it can return besides 0, as their kinds: its --help and man page list them. */
+  exits: readonly ErrorKind[];
+}
+
+/**
+ * The fields of a command's records, by where they come from, so no list of them is kept by hand beside
+ * the record: `schema`, the zod object of the records as `--json` shows them (its paths, nested ones
+ * dotted), or `paths` where the records have no schema; and `columns`, the list's machine columns (what
+ * `-o csv` and the piped table write), whose header names `--fields` accepts too, with the same values.
+ * Read by the build (cli/verbs.ts: the names) and, for the columns, when `--fields` runs.
+ */
+export interface RecordFields {
+  schema?: z.ZodMiniObject;
+  paths?: readonly string[];
+  columns?: () => readonly Column<never>[];
+}
+
+/** A verb's description, checked against the type where it is written. */
+export function describeVerb<const T extends VerbDescription>(description: T): T {
+  return description;
+}
+
+/**
+ * What the command table says of a command of the tree, handed to what describes them all (`pix
+ * completion`, the man pages) by the loader (cli/load.ts): Commander's objects carry none of it.
+ */
+export interface CommandFacts {
+  fields?: readonly string[] | true | undefined;
+  formats?: readonly OutputFormat[] | undefined;
+  exits?: readonly ErrorKind[] | undefined;
+  /** The verb the noun runs when none is named (`pix journal` is `pix journal list`). */
+  defaultVerb?: Command | undefined;
+}
+
+/** Every command of pix, loaded, with what the table says of each. */
+export interface DescribedTree {
+  program: Command;
+  facts(command: Command): CommandFacts;
 }
 
 /**
  * Ends a command's `--help` with real examples and the exit codes it can return, so people and
- * script authors learn from the help itself.
+ * script authors learn from the help itself (cli/load.ts, from the verb's description).
  */
-export function addExamples(command: Command, examples: string[], kinds: ErrorKind[]): Command {
-  (command as unknown as Record<symbol, readonly ErrorKind[]>)[EXIT_KINDS] = kinds;
+export function addExamples(
+  command: Command,
+  examples: readonly string[],
+  kinds: readonly ErrorKind[],
+  output: readonly string[] = [],
+): Command {
   const codes = ['0 ok', ...kinds.map((kind) => `${EXIT_CODES[kind]} ${kind}`)].join(', ');
-  const lines = ['', 'Examples:', ...examples.map((example) => `  $ ${example}`), '', `Exit codes: ${codes}`];
+  const lines = [
+    ...output,
+    '',
+    'Examples:',
+    ...examples.map((example) => `  $ ${example}`),
+    '',
+    `Exit codes: ${codes}`,
+  ];
   return command.addHelpText('after', lines.join('\n'));
+}
+
+/** Names after a heading, in lines of at most 78 columns, the later ones indented. */
+function wrapped(heading: string, names: readonly string[]): string[] {
+  const lines = [heading];
+  for (const [index, name] of names.entries()) {
+    const word = `${name}${index < names.length - 1 ? ',' : ''}`;
+    if (lines.at(-1)!.length + word.length + 1 > 78) lines.push(`  ${word}`);
+    else lines[lines.length - 1] += ` ${word}`;
+  }
+  return lines;
+}
+
+/**
+ * What a verb's --help says of its output, before its examples: the `-o` formats it writes and the names
+ * `--fields` takes (its records' paths, then its columns' names), as the command table has them.
+ */
+export function outputHelp(
+  formats: readonly OutputFormat[],
+  fields: readonly string[] | true | undefined,
+): string[] {
+  const lines = ['', ...wrapped('Formats (-o):', formats)];
+  if (fields === true) lines.push('Fields (--fields): any path of its JSON records');
+  else if (fields !== undefined) lines.push(...wrapped('Fields (--fields):', fields));
+  return lines;
 }
 
 /**
@@ -32,57 +132,16 @@ export type CompletionValues =
   | { readonly dynamic: 'profiles' }
   | { readonly units: readonly string[] };
 
-const COMPLETION = Symbol.for('pix.completionValues');
-
-interface WithCompletion {
-  [COMPLETION]?: CompletionValues;
-}
+/** Kept beside Commander's objects, never on them. */
+const COMPLETION = new WeakMap<object, CompletionValues>();
 
 /** Attaches completion values to an Option or Argument (nothing changes in parsing); returns it. */
 export function completionValues<T extends object>(target: T, values: CompletionValues): T {
-  (target as WithCompletion)[COMPLETION] = values;
+  COMPLETION.set(target, values);
   return target;
 }
 
 /** The completion values attached with completionValues(), if any. */
 export function completionValuesOf(target: object): CompletionValues | undefined {
-  return (target as WithCompletion)[COMPLETION];
-}
-
-const FIELD_NAMES = Symbol.for('pix.fieldNames');
-
-/** What shell completion offers after `--fields` for `command` (cli/table.ts: the fields of its records). */
-export function setFieldNames(command: Command, fields: readonly string[]): void {
-  (command as unknown as Record<symbol, readonly string[]>)[FIELD_NAMES] = fields;
-}
-
-export function fieldNamesOf(command: Command): readonly string[] | undefined {
-  return (command as unknown as Record<symbol, readonly string[] | undefined>)[FIELD_NAMES];
-}
-
-const FORMATS = Symbol.for('pix.formats');
-
-/** What shell completion offers after `-o` for `command` and the commands below it (program.ts: its formats). */
-export function setFormats(command: Command, formats: readonly string[]): void {
-  (command as unknown as Record<symbol, readonly string[]>)[FORMATS] = formats;
-}
-
-/** The `-o` formats of `command`: its own, else its nearest ancestor's; undefined when none says. */
-export function formatsOf(command: Command): readonly string[] | undefined {
-  for (let at: Command | null = command; at; at = at.parent) {
-    const formats = (at as unknown as Record<symbol, readonly string[] | undefined>)[FORMATS];
-    if (formats !== undefined) return formats;
-  }
-  return undefined;
-}
-
-const DEFAULT_VERB = Symbol.for('pix.defaultVerb');
-
-/** `verb` is what its noun runs when no verb is named (cli/table.ts `default`): completion offers its flags there too. */
-export function setDefaultVerb(noun: Command, verb: Command): void {
-  (noun as unknown as Record<symbol, Command>)[DEFAULT_VERB] = verb;
-}
-
-export function defaultVerbOf(noun: Command): Command | undefined {
-  return (noun as unknown as Record<symbol, Command | undefined>)[DEFAULT_VERB];
+  return COMPLETION.get(target);
 }

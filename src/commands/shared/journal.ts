@@ -37,6 +37,38 @@ export async function warnIfDamaged(deps: Deps, journal: JournalStore): Promise<
   if (warning !== undefined) deps.io.stderr.write(`${warning}\n`);
 }
 
+/** The fields of publicEntry's record, nested ones dotted: what `--fields` picks from an entry. */
+export const JOURNAL_FIELDS = [
+  'id',
+  'kind',
+  'state',
+  'at',
+  'amount',
+  'amountCentavos',
+  'receiver',
+  'endToEndId',
+  'description',
+  'resolution',
+  'resolvedAt',
+  'profile',
+  'host',
+  'baseUrl',
+  'method',
+  'key',
+  'emvHash',
+  'dynamic',
+  'batchRow.batch',
+  'batchRow.row',
+  'chargeType',
+  'keyId',
+  'transferId',
+  'chargeId',
+  'status',
+  'reason',
+  'finishedAt',
+  'anomalies',
+] as const;
+
 /** An entry as `--json` shows it: the contract's fields first, `amount` in reais as the API writes money. */
 export function publicEntry(entry: JournalEntry): Record<string, unknown> {
   const { payment, charge } = entry;
@@ -114,7 +146,7 @@ function shortKind(entry: JournalEntry): string {
  * machines the columns keep their places, and the profile and the batch row id come last, so a journal
  * that holds several profiles says whose each line is.
  */
-export function columns(mode: OutputMode): Column<JournalEntry>[] {
+export function columns(mode: Pick<OutputMode, 'timeZone' | 'colors' | 'human'>): Column<JournalEntry>[] {
   const { timeZone, colors } = mode;
   return [
     { header: 'Id', kind: 'id', human: (entry) => shortId(entry.id), machine: (entry) => entry.id },

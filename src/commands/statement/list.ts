@@ -3,6 +3,7 @@ import type { ApiClient } from '../../api/client.js';
 import {
   type StatementEntry,
   type StatementPage,
+  statementEntrySchema,
   statementPage,
   statementPages,
 } from '../../api/resources/statement.js';
@@ -15,7 +16,7 @@ import { createListWriter } from '../../output/records.js';
 import * as z from '../../zod.js';
 import { ALL_CONCURRENCY, ALL_PAGE_SIZE, DEFAULT_PAGE, exportAll, finishExport } from '../shared/export.js';
 import { integerFlag, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 import { limitFlag, MAX_PAGE, nextPageCommand } from '../shared/pages.js';
 import {
   addFilterOptions,
@@ -277,6 +278,28 @@ export async function runStatement(
   finishExport(deps, summary, 'statement');
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'entries of a period, a page, every one (--all) or as they arrive (--follow)',
+  formats: [...LIST_FORMATS, 'ofx'],
+  fields: { schema: statementEntrySchema, columns: machineColumns },
+  paged: { unless: 'follow' },
+  examples: [
+    'pix statement',
+    'pix statement --from yesterday --to today',
+    'pix statement --from -7d',
+    'pix statement --from -30d --type income --min 100',
+    'pix statement --all --counterparty "maria" -o csv > maria.csv',
+    'pix statement --from 01/11/2026 --to 30/11/2026',
+    'pix statement --from 2025-01-01 --to 2025-01-31 --limit 50',
+    'pix statement --month 2025-01 --all -o csv > january.csv',
+    'pix statement --all -o ndjson | jq -c "select(.type == \\"INCOME\\")"',
+    "pix statement --json | jq '.results[].amount'",
+    'pix statement --follow -o ndjson',
+  ],
+  exits: ['usage', 'auth', 'not_found', 'rejected', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option(
@@ -301,21 +324,4 @@ export function register(command: Command, deps: Deps): void {
     });
   addFilterOptions(command);
   addFollowOptions(command);
-  addExamples(
-    command,
-    [
-      'pix statement',
-      'pix statement --from yesterday --to today',
-      'pix statement --from -7d',
-      'pix statement --from -30d --type income --min 100',
-      'pix statement --all --counterparty "maria" -o csv > maria.csv',
-      'pix statement --from 01/11/2026 --to 30/11/2026',
-      'pix statement --from 2025-01-01 --to 2025-01-31 --limit 50',
-      'pix statement --month 2025-01 --all -o csv > january.csv',
-      'pix statement --all -o ndjson | jq -c "select(.type == \\"INCOME\\")"',
-      "pix statement --json | jq '.results[].amount'",
-      'pix statement --follow -o ndjson',
-    ],
-    ['usage', 'auth', 'not_found', 'rejected', 'unavailable'],
-  );
 }

@@ -18,7 +18,7 @@ import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
 import { ALL_CONCURRENCY, ALL_PAGE_SIZE, finishExport } from '../shared/export.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
-import { addExamples } from '../shared/help.js';
+import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 import { type DateRange, resolveRange } from '../shared/statement.js';
 
 const summaryOptionsSchema = z.object({
@@ -57,7 +57,10 @@ export function summaryRange(options: SummaryOptions, timeZone: string, now: Dat
 }
 
 /** A row of `--json`, `-o ndjson` and `-o csv`: the contract's fields, amounts in reais as the API writes them. */
-function machineSums(sums: Sums): Record<'count' | 'income' | 'outcome' | 'fees' | 'net', number> {
+/** The sums a period's record has, as `--json` and `-o csv` name them (machineSums writes each). */
+const SUM_FIELDS = ['count', 'income', 'outcome', 'fees', 'net'] as const;
+
+function machineSums(sums: Sums): Record<(typeof SUM_FIELDS)[number], number> {
   return {
     count: sums.count,
     income: centavosToApi(sums.income),
@@ -151,6 +154,21 @@ export async function runStatementSummary(options: SummaryOptions, deps: Deps): 
   await writer.end();
 }
 
+/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
+export const verb = describeVerb({
+  summary: 'Income, outcome, fees and net by day, week or month, with a chart',
+  formats: LIST_FORMATS,
+  fields: { paths: ['period', ...SUM_FIELDS], columns },
+  paged: true,
+  examples: [
+    'pix statement summary',
+    'pix statement summary --month 2025-01 --by week',
+    'pix statement summary --from 2025-01-01 --to 2025-06-30 --by month --json',
+    'pix statement summary --month 2025-01 -o csv > january-by-day.csv',
+  ],
+  exits: ['usage', 'auth', 'not_found', 'rejected', 'unavailable'],
+});
+
 export function register(command: Command, deps: Deps): void {
   command
     .option(
@@ -163,14 +181,4 @@ export function register(command: Command, deps: Deps): void {
     .action(async (_options, self: Command) => {
       await runStatementSummary(parseOptions(summaryOptionsSchema, self.opts()), deps);
     });
-  addExamples(
-    command,
-    [
-      'pix statement summary',
-      'pix statement summary --month 2025-01 --by week',
-      'pix statement summary --from 2025-01-01 --to 2025-06-30 --by month --json',
-      'pix statement summary --month 2025-01 -o csv > january-by-day.csv',
-    ],
-    ['usage', 'auth', 'not_found', 'rejected', 'unavailable'],
-  );
 }

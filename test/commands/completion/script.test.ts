@@ -125,7 +125,16 @@ describe('pix completion bash (in a real bash)', () => {
   });
 
   it("--fields <TAB> → the fields of the command's records", () => {
-    expect(bashComplete('pix', 'keys', '--fields', '').sort()).toEqual(['createdAt', 'id', 'key', 'keyType']);
+    expect(bashComplete('pix', 'keys', '--fields', '').sort()).toEqual([
+      'Created',
+      'Id',
+      'Key',
+      'Type',
+      'createdAt',
+      'id',
+      'key',
+      'keyType',
+    ]);
     expect(bashComplete('pix', 'statement', '--fields', 'cred')).toEqual([
       'creditor.name',
       'creditor.bank',
@@ -255,7 +264,16 @@ describe('pix completion zsh', () => {
     expect(zshComplete('pix', 'ch')).toEqual(['charge']);
     expect(zshComplete('pix', 'charge', '').sort()).toEqual(['duedate', 'immediate', 'list', 'show', 'wait']);
     expect(zshComplete('pix', 'statement', '-o', '').sort()).toEqual(STATEMENT_FORMATS);
-    expect(zshComplete('pix', 'keys', '--fields', '').sort()).toEqual(['createdAt', 'id', 'key', 'keyType']);
+    expect(zshComplete('pix', 'keys', '--fields', '').sort()).toEqual([
+      'Created',
+      'Id',
+      'Key',
+      'Type',
+      'createdAt',
+      'id',
+      'key',
+      'keyType',
+    ]);
     expect(zshComplete('pix', 'statement', '--output=nd')).toEqual(['ndjson']);
     expect(zshComplete('pix', 'statement', '--li')).toEqual(['--limit']);
     expect(zshComplete('pix', 'profile', 'use', '').sort()).toEqual(['prod', 'sandbox', 'staging']);
@@ -297,7 +315,16 @@ describe('pix completion fish', () => {
     expect(fishComplete('pix ch')).toEqual(['charge']);
     expect(fishComplete('pix charge ').sort()).toEqual(['duedate', 'immediate', 'list', 'show', 'wait']);
     expect(fishComplete('pix statement -o ').sort()).toEqual(STATEMENT_FORMATS);
-    expect(fishComplete('pix keys --fields ').sort()).toEqual(['createdAt', 'id', 'key', 'keyType']);
+    expect(fishComplete('pix keys --fields ').sort()).toEqual([
+      'Created',
+      'Id',
+      'Key',
+      'Type',
+      'createdAt',
+      'id',
+      'key',
+      'keyType',
+    ]);
     expect(fishComplete('pix statement --li')).toEqual(['--limit']);
     expect(fishComplete('pix profile use ').sort()).toEqual(['prod', 'sandbox', 'staging']);
     expect(fishComplete('pix -p prod charge ').sort()).toEqual([
