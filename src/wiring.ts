@@ -16,6 +16,7 @@
  * src/commands/ (test/architecture.test.ts holds it).
  */
 import type { ApiClient } from './api/client.js';
+import type { ApiTransport } from './api/transport.js';
 import { type CommandOutput, readGlobals } from './cli/globals.js';
 import type { Mint, TokenProvider } from './config/tokens.js';
 import type { Settings } from './config/types.js';
@@ -52,6 +53,148 @@ export interface Context {
   globalsError?: unknown;
 }
 
+/**
+ * The embedded sandbox, started for this command (closed by deps.close()): its address and, unless
+ * PIX_SANDBOX_FAULTS asked for a loopback server, its in-process transport (no socket, no HTTP).
+ */
+async function startSandbox(deps: Deps, terminal: boolean) {
+  const { loadEmbedded } = await import('./wiring-lazy.js');
+  const { startEmbeddedSandbox } = await loadEmbedded();
+  const sandbox = await startEmbeddedSandbox(deps.env, deps);
+  deps.defer(() => sandbox.close());
+  // Said to a person every time; a CI log (CI set, stderr not a terminal) is spared it on every
+  // command: there only what moves money names the sandbox (`paying from … (sandbox)`).
+  const ci = (deps.env.CI ?? '') !== '' && !['false', '0'].includes(deps.env.CI!.toLowerCase());
+  if (terminal || !ci) deps.io.stderr.write('sandbox: simulated account, no real money moves\n');
+  return sandbox;
+}
+
+/**
+ * How the client reaches `origin`: the transport given (a test's, the sandbox's), or a connection pool
+ * opened on first use. The account's clock is the sandbox's when the API is the sandbox, the embedded one or
+ * one on loopback (sandbox/time.ts): its answers set it. Any other API's is this machine's clock.
+ */
+async function connectionOf(deps: Deps, settings: Settings, origin: URL, given: ApiTransport | undefined) {
+  const { createConnection, isLoopbackHost, loadTime } = await import('./wiring-lazy.js');
+  const connect = given
+    ? async () => given
+    : async () => {
+        const pool = await createConnection(origin, settings.tls, deps.env, deps.globals.timeoutMs);
+        // Registered after the sandbox: closed before it (deps.close() goes last to first).
+        deps.defer(() => pool.close());
+        return pool;
+      };
+  if (!settings.sandbox && !isLoopbackHost(origin.hostname)) return { clock: deps.clock, connect };
+  const { followClock } = await loadTime();
+  const followed = followClock(deps.clock);
+  return { clock: followed.clock, connect: async () => followed.follow(await connect()) };
+}
+
+/** The API client of `settings`: the sandbox's or a real API's, decided here and only here. */
+async function apiFor(deps: Deps, terminal: boolean, settings: Settings): Promise<ApiClient> {
+  const { createApiClient, safeText } = await import('./wiring-lazy.js');
+  let baseUrl = settings.baseUrl.value;
+  let transport = deps.dispatcher;
+  if (settings.sandbox) {
+    const sandbox = await startSandbox(deps, terminal);
+    baseUrl = sandbox.baseUrl;
+    transport ??= sandbox.transport;
+  }
+  const { clock, connect } = await connectionOf(deps, settings, new URL(baseUrl), transport);
+  const { credentials } = settings;
+  const tokens = settings.sandbox
+    ? // The sandbox takes any bearer: this one grants nothing and is no secret.
+      { token: async () => 'sandbox', refresh: async () => undefined, secret: false }
+    : await tokenSource(deps, settings, () => client.mintToken);
+  const client = await createApiClient({
+    baseUrl,
+    transport: connect,
+    tokens,
+    secrets: [
+      ...(credentials.kind === 'token' ? [credentials.token.value] : []),
+      ...(credentials.kind === 'client' ? [credentials.clientSecret.value] : []),
+    ],
+    sanitize: safeText,
+    timeoutMs: deps.globals.timeoutMs,
+    verbose: deps.globals.verbose,
+    stderr: deps.io.stderr,
+    signal: deps.signal,
+    clock,
+    sleep: deps.sleep,
+    random: deps.random,
+    pageLimits: pageLimitsOf(deps, baseUrl),
+  });
+  return client;
+}
+
+/**
+ * The largest pages the server at `baseUrl` took (api/pager.ts), kept with the profile's cache in the
+ * config directory (config/store.ts page-limits.json). Only a cache: a directory that cannot be written
+ * costs the next command the learning again, never the command itself.
+ */
+function pageLimitsOf(deps: Deps, baseUrl: string) {
+  return {
+    read: async (list: string) => (await deps.config()).pageLimit(baseUrl, list, deps.clock.now()),
+    remember: async (list: string, limit: number) => {
+      try {
+        await (await deps.config()).rememberPageLimit(baseUrl, list, limit, deps.clock.now());
+      } catch {
+        // Not kept: the pager keeps it for this command.
+      }
+    },
+  };
+}
+
+/** The profile's token (config/tokens.ts), minted through the client and cached in the config store. */
+async function tokenSource(deps: Deps, settings: Settings, mint: () => Mint) {
+  const { createTokenProvider, noCredentialsError } = await import('./wiring-lazy.js');
+  let provider: TokenProvider | undefined;
+  const open = async () => {
+    provider ??= createTokenProvider(
+      settings,
+      await deps.config(),
+      (key, secret) => mint()(key, secret),
+      deps.clock,
+      (text) => deps.io.stderr.write(`warning: ${text}\n`),
+    );
+    return provider;
+  };
+  return {
+    secret: true,
+    async token() {
+      const token = await (await open()).token();
+      if (token === undefined) throw noCredentialsError(settings.profile);
+      return token;
+    },
+    refresh: async (rejected: string) => (await open()).refresh(rejected),
+  };
+}
+
+/** Resolves with the signal's reason when the command is asked to stop. */
+function waitForShutdown(signal: AbortSignal, hasSource: boolean): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    if (signal.aborted) return resolve(String(signal.reason));
+    // A context with no signal source (a test that gave none) must not wait forever.
+    if (!hasSource) return reject(new Error('no shutdown signal source in this context'));
+    signal.addEventListener('abort', () => resolve(String(signal.reason)), { once: true });
+  });
+}
+
+/** Sleeps `ms` unless the command is stopped first: whether it slept the whole time. */
+function pause(deps: Deps, ms: number): Promise<boolean> {
+  const { signal } = deps;
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const stop = () => resolve(false);
+    signal.addEventListener('abort', stop, { once: true });
+    // The sleep ends with the signal too: a stopped command has no long timer holding it up.
+    void deps.sleep(ms, signal).then(() => {
+      signal.removeEventListener('abort', stop);
+      resolve(!signal.aborted);
+    });
+  });
+}
+
 /** The context of one run of pix. */
 export function createContext(options: ContextOptions): Context {
   const { argv, command, canPage, io: raw, ...overrides } = options;
@@ -61,126 +204,14 @@ export function createContext(options: ContextOptions): Context {
   const { globals, error: globalsError } = readGlobals(argv, command);
   const signal = overrides.signal ?? new AbortController().signal;
   const cleanups: Array<() => unknown> = [];
-
-  const apiFor = async (settings: Settings): Promise<ApiClient> => {
-    const { createApiClient, createConnection, isLoopbackHost, loadEmbedded, loadTime, safeText } =
-      await import('./wiring-lazy.js');
-    let baseUrl = settings.baseUrl.value;
-    let transport = deps.dispatcher;
-    if (settings.sandbox) {
-      const { startEmbeddedSandbox } = await loadEmbedded();
-      const sandbox = await startEmbeddedSandbox(deps.env, deps);
-      deps.defer(() => sandbox.close());
-      baseUrl = sandbox.baseUrl;
-      // In-process (no socket, no HTTP) unless PIX_SANDBOX_FAULTS asked for a loopback server.
-      transport ??= sandbox.transport;
-      // Said to a person every time; a CI log (CI set, stderr not a terminal) is spared it on every
-      // command: there only what moves money names the sandbox (`paying from … (sandbox)`).
-      const ci = (deps.env.CI ?? '') !== '' && !['false', '0'].includes(deps.env.CI!.toLowerCase());
-      if (raw.stderr.isTTY || !ci) io.stderr.write('sandbox: simulated account, no real money moves\n');
-    }
-    const origin = new URL(baseUrl);
-    const given = transport;
-    const connect = given
-      ? async () => given
-      : async () => {
-          const pool = await createConnection(origin, settings.tls, deps.env, globals.timeoutMs);
-          // Registered after the sandbox: closed before it (deps.close() goes last to first).
-          deps.defer(() => pool.close());
-          return pool;
-        };
-    // The account's clock is the sandbox's when the API is the sandbox, the embedded one or one on loopback
-    // (sandbox/time.ts): its answers set it. Any other API's is this machine's clock.
-    let clock = deps.clock;
-    let connectTo = connect;
-    if (settings.sandbox || isLoopbackHost(origin.hostname)) {
-      const { followClock } = await loadTime();
-      const followed = followClock(deps.clock);
-      clock = followed.clock;
-      connectTo = async () => followed.follow(await connect());
-    }
-    const { credentials } = settings;
-    const tokens = settings.sandbox
-      ? // The sandbox takes any bearer: this one grants nothing and is no secret.
-        { token: async () => 'sandbox', refresh: async () => undefined, secret: false }
-      : await tokenSource(settings, () => client.mintToken);
-    const client = await createApiClient({
-      baseUrl,
-      transport: connectTo,
-      tokens,
-      secrets: [
-        ...(credentials.kind === 'token' ? [credentials.token.value] : []),
-        ...(credentials.kind === 'client' ? [credentials.clientSecret.value] : []),
-      ],
-      sanitize: safeText,
-      timeoutMs: globals.timeoutMs,
-      verbose: globals.verbose,
-      stderr: io.stderr,
-      signal,
-      clock,
-      sleep: deps.sleep,
-      random,
-      pageLimits: pageLimitsOf(baseUrl),
-    });
-    return client;
-  };
-
-  /**
-   * The largest pages the server at `baseUrl` took (api/pager.ts), kept with the profile's cache in the
-   * config directory (config/store.ts page-limits.json). Only a cache: a directory that cannot be written
-   * costs the next command the learning again, never the command itself.
-   */
-  const pageLimitsOf = (baseUrl: string) => ({
-    read: async (list: string) => (await deps.config()).pageLimit(baseUrl, list, deps.clock.now()),
-    remember: async (list: string, limit: number) => {
-      try {
-        await (await deps.config()).rememberPageLimit(baseUrl, list, limit, deps.clock.now());
-      } catch {
-        // Not kept: the pager keeps it for this command.
-      }
-    },
-  });
-
-  /** The profile's token (config/tokens.ts), minted through the client and cached in the config store. */
-  const tokenSource = async (settings: Settings, mint: () => Mint) => {
-    const { createTokenProvider, noCredentialsError } = await import('./wiring-lazy.js');
-    let provider: TokenProvider | undefined;
-    const open = async () => {
-      provider ??= createTokenProvider(
-        settings,
-        await deps.config(),
-        (key, secret) => mint()(key, secret),
-        deps.clock,
-        (text) => io.stderr.write(`warning: ${text}\n`),
-      );
-      return provider;
-    };
-    return {
-      secret: true,
-      async token() {
-        const token = await (await open()).token();
-        if (token === undefined) throw noCredentialsError(settings.profile);
-        return token;
-      },
-      refresh: async (rejected: string) => (await open()).refresh(rejected),
-    };
-  };
-
   // Made before deps, which its stores are handed when first opened.
   const stores = createStores(() => deps, SYSTEM);
-
   const deps: Deps = {
     clock: SYSTEM.clock,
     processes: SYSTEM.processes,
     sleep: SYSTEM.sleep,
     dispatcher: undefined,
-    waitForShutdown: () =>
-      new Promise<string>((resolve, reject) => {
-        if (signal.aborted) return resolve(String(signal.reason));
-        // A context with no signal source (a test that gave none) must not wait forever.
-        if (!overrides.signal) return reject(new Error('no shutdown signal source in this context'));
-        signal.addEventListener('abort', () => resolve(String(signal.reason)), { once: true });
-      }),
+    waitForShutdown: () => waitForShutdown(signal, overrides.signal !== undefined),
     prompter: createPrompter(
       io,
       () => globals.input,
@@ -202,21 +233,10 @@ export function createContext(options: ContextOptions): Context {
       for (const warning of settings.warnings) io.stderr.write(`warning: ${warning}\n`);
       return settings;
     }),
-    api: once(async () => apiFor(await deps.settings())),
-    apiFor,
+    api: once(async () => apiFor(deps, raw.stderr.isTTY, await deps.settings())),
+    apiFor: (settings) => apiFor(deps, raw.stderr.isTTY, settings),
     stores,
-    pause: (ms) => {
-      if (signal.aborted) return Promise.resolve(false);
-      return new Promise((resolve) => {
-        const stop = () => resolve(false);
-        signal.addEventListener('abort', stop, { once: true });
-        // The sleep ends with the signal too: a stopped command has no long timer holding it up.
-        void deps.sleep(ms, signal).then(() => {
-          signal.removeEventListener('abort', stop);
-          resolve(!signal.aborted);
-        });
-      });
-    },
+    pause: (ms) => pause(deps, ms),
     defer: (cleanup) => {
       cleanups.push(cleanup);
     },

@@ -83,122 +83,147 @@ function refusesSize(error: unknown): boolean {
   return refusal?.kind === 'rejected' && refusal.status === 400;
 }
 
+/** What one client's pager knows of each list's page size (the steps below share it; rule 14). */
+interface Paging {
+  readonly store: PageLimitStore | undefined;
+  /** The largest page each list takes, as stored or learned. */
+  readonly caps: Map<string, Promise<number>>;
+  /** A list whose page size is being learned: requests refused meanwhile wait for it. */
+  readonly learning: Map<string, Promise<{ cap: number; page: Page<unknown> }>>;
+}
+
+function capOf(paging: Paging, list: string): Promise<number> {
+  let cap = paging.caps.get(list);
+  if (cap === undefined) {
+    cap = (paging.store?.read(list) ?? Promise.resolve(undefined)).then(
+      (stored) =>
+        stored !== undefined && Number.isInteger(stored) && stored >= 1
+          ? Math.min(stored, MAX_PAGE_SIZE)
+          : MAX_PAGE_SIZE,
+      () => MAX_PAGE_SIZE,
+    );
+    paging.caps.set(list, cap);
+  }
+  return cap;
+}
+
+/**
+ * The largest page the server takes, after it refused `refused` records at `offset`: the document's
+ * default first (the page any server must take), then halving the gap. When even one record is refused
+ * the refusal is about something else, and `error` stands. Returns the page read at the size found.
+ */
+async function learn<T>(
+  paging: Paging,
+  source: ListSource<T>,
+  offset: number,
+  refused: number,
+  error: unknown,
+): Promise<{ cap: number; page: Page<T> }> {
+  let good = 0;
+  let bad = refused;
+  let page: Page<T> | undefined;
+  const attempt = async (limit: number) => {
+    try {
+      page = await source.fetch(offset, limit);
+      good = limit;
+    } catch (failure) {
+      if (!refusesSize(failure)) throw failure;
+      bad = limit;
+    }
+  };
+  if (bad > DEFAULT_PAGE_SIZE) await attempt(DEFAULT_PAGE_SIZE);
+  if (good === 0) await attempt(1);
+  if (good === 0) throw error;
+  while (bad - good > 1) await attempt(Math.floor((good + bad) / 2));
+  paging.caps.set(source.list, Promise.resolve(good));
+  await paging.store?.remember(source.list, good).catch(() => undefined);
+  return { cap: good, page: page! };
+}
+
+async function request<T>(
+  paging: Paging,
+  source: ListSource<T>,
+  offset: number,
+  limit: number,
+): Promise<Page<T>> {
+  const asked = Math.max(1, Math.min(limit, await capOf(paging, source.list)));
+  try {
+    return await source.fetch(offset, asked);
+  } catch (error) {
+    if (!refusesSize(error) || asked <= 1) throw error;
+    // Requests refused together learn once; the others ask again at the size learned.
+    const running = paging.learning.get(source.list);
+    if (running !== undefined) {
+      await running.catch(() => undefined);
+      if ((await capOf(paging, source.list)) < asked) return request(paging, source, offset, limit);
+      throw error;
+    }
+    const learnt = learn(paging, source, offset, asked, error);
+    paging.learning.set(source.list, learnt as Promise<{ cap: number; page: Page<unknown> }>);
+    try {
+      return (await learnt).page;
+    } finally {
+      paging.learning.delete(source.list);
+    }
+  }
+}
+
+async function page<T>(
+  paging: Paging,
+  source: ListSource<T>,
+  offset: number,
+  limit: number,
+): Promise<Page<T>> {
+  const items: T[] = [];
+  let total = 0;
+  for (;;) {
+    const wanted = limit - items.length;
+    const got = await request(paging, source, offset + items.length, wanted);
+    total = got.total;
+    items.push(...got.items);
+    // A request answered with less than was asked is the server's page: the page shown ends there.
+    const asked = Math.min(wanted, await capOf(paging, source.list));
+    if (got.items.length < asked || items.length >= limit || offset + items.length >= got.total) break;
+  }
+  return { total, items };
+}
+
+function pages<T>(paging: Paging, source: ListSource<T>, options: PagesOptions): Promise<Pagination<T>> {
+  return paginate((offset, limit) => request(paging, source, offset, limit), {
+    pageSize: Math.min(options.pageSize ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE),
+    concurrency: options.concurrency,
+    idOf: (item) => source.idOf(item),
+    ...(options.startOffset === undefined ? {} : { startOffset: options.startOffset }),
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+  });
+}
+
+async function all<T>(paging: Paging, source: ListSource<T>, options: ReadAllOptions): Promise<T[]> {
+  const { pages: read } = await pages(paging, source, { concurrency: options.concurrency ?? 2 });
+  const items: T[] = [];
+  for (;;) {
+    if (options.signal?.aborted)
+      throw interruptedError(stopSignalOf(options.signal), `reading ${options.what}`);
+    const next = await read.next();
+    if (next.done) {
+      const short = shortfall(next.value);
+      if (short) throw incompleteList(options.what, short, options.consequence);
+      return items;
+    }
+    for (const item of next.value) items.push(item);
+  }
+}
+
 /**
  * The pager of one API client (the rule at the top of this file). `store`: the largest pages this base URL
  * took before; without one, each command learns again.
  */
 export function createPager(store?: PageLimitStore): Pager {
-  const caps = new Map<string, Promise<number>>();
-  const learning = new Map<string, Promise<{ cap: number; page: Page<unknown> }>>();
-
-  const capOf = (list: string): Promise<number> => {
-    let cap = caps.get(list);
-    if (cap === undefined) {
-      cap = (store?.read(list) ?? Promise.resolve(undefined)).then(
-        (stored) =>
-          stored !== undefined && Number.isInteger(stored) && stored >= 1
-            ? Math.min(stored, MAX_PAGE_SIZE)
-            : MAX_PAGE_SIZE,
-        () => MAX_PAGE_SIZE,
-      );
-      caps.set(list, cap);
-    }
-    return cap;
+  const paging: Paging = { store, caps: new Map(), learning: new Map() };
+  return {
+    request: (source, offset, limit) => request(paging, source, offset, limit),
+    page: (source, offset, limit) => page(paging, source, offset, limit),
+    pages: (source, options) => pages(paging, source, options),
+    all: (source, options) => all(paging, source, options),
   };
-
-  /**
-   * The largest page the server takes, after it refused `refused` records at `offset`: the document's
-   * default first (the page any server must take), then halving the gap. When even one record is refused
-   * the refusal is about something else, and `error` stands. Returns the page read at the size found.
-   */
-  async function learn<T>(
-    source: ListSource<T>,
-    offset: number,
-    refused: number,
-    error: unknown,
-  ): Promise<{ cap: number; page: Page<T> }> {
-    let good = 0;
-    let bad = refused;
-    let page: Page<T> | undefined;
-    const attempt = async (limit: number) => {
-      try {
-        page = await source.fetch(offset, limit);
-        good = limit;
-      } catch (failure) {
-        if (!refusesSize(failure)) throw failure;
-        bad = limit;
-      }
-    };
-    if (bad > DEFAULT_PAGE_SIZE) await attempt(DEFAULT_PAGE_SIZE);
-    if (good === 0) await attempt(1);
-    if (good === 0) throw error;
-    while (bad - good > 1) await attempt(Math.floor((good + bad) / 2));
-    caps.set(source.list, Promise.resolve(good));
-    await store?.remember(source.list, good).catch(() => undefined);
-    return { cap: good, page: page! };
-  }
-
-  const pager: Pager = {
-    async request(source, offset, limit) {
-      const asked = Math.max(1, Math.min(limit, await capOf(source.list)));
-      try {
-        return await source.fetch(offset, asked);
-      } catch (error) {
-        if (!refusesSize(error) || asked <= 1) throw error;
-        // Requests refused together learn once; the others ask again at the size learned.
-        const running = learning.get(source.list);
-        if (running !== undefined) {
-          await running.catch(() => undefined);
-          if ((await capOf(source.list)) < asked) return pager.request(source, offset, limit);
-          throw error;
-        }
-        const learnt = learn(source, offset, asked, error);
-        learning.set(source.list, learnt as Promise<{ cap: number; page: Page<unknown> }>);
-        try {
-          return (await learnt).page;
-        } finally {
-          learning.delete(source.list);
-        }
-      }
-    },
-    async page(source, offset, limit) {
-      const items: Parameters<typeof source.idOf>[0][] = [];
-      let total = 0;
-      for (;;) {
-        const wanted = limit - items.length;
-        const got = await pager.request(source, offset + items.length, wanted);
-        total = got.total;
-        items.push(...got.items);
-        // A request answered with less than was asked is the server's page: the page shown ends there.
-        const asked = Math.min(wanted, await capOf(source.list));
-        if (got.items.length < asked || items.length >= limit || offset + items.length >= got.total) break;
-      }
-      return { total, items };
-    },
-    pages(source, options) {
-      return paginate((offset, limit) => pager.request(source, offset, limit), {
-        pageSize: Math.min(options.pageSize ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE),
-        concurrency: options.concurrency,
-        idOf: (item) => source.idOf(item),
-        ...(options.startOffset === undefined ? {} : { startOffset: options.startOffset }),
-        ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
-      });
-    },
-    async all(source, options) {
-      const { pages } = await pager.pages(source, { concurrency: options.concurrency ?? 2 });
-      const items: Parameters<typeof source.idOf>[0][] = [];
-      for (;;) {
-        if (options.signal?.aborted)
-          throw interruptedError(stopSignalOf(options.signal), `reading ${options.what}`);
-        const next = await pages.next();
-        if (next.done) {
-          const short = shortfall(next.value);
-          if (short) throw incompleteList(options.what, short, options.consequence);
-          return items;
-        }
-        for (const item of next.value) items.push(item);
-      }
-    },
-  };
-  return pager;
 }

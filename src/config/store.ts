@@ -138,71 +138,125 @@ function checkedProfile(path: string, name: string, raw: unknown): ProfileData |
   return profile as ProfileData;
 }
 
+/** The config directory's files and whether the directory was checked (the store's steps below; rule 14). */
+interface ConfigFiles {
+  readonly env: Env;
+  readonly host: LockHost;
+  readonly dir: string;
+  readonly path: string;
+  readonly cachePath: string;
+  readonly limitsPath: string;
+  dirChecked: boolean;
+}
+
+/** The text of one of our files; the directory is checked once (refused when others can write to it). */
+function readOwn(files: ConfigFiles, file: string): string | undefined {
+  if (!files.dirChecked) {
+    checkPrivateDir(files.dir);
+    files.dirChecked = true;
+  }
+  return readPrivateFile(file);
+}
+
+function readDocument(files: ConfigFiles): ConfigDocument {
+  const text = readOwn(files, files.path);
+  return text === undefined ? { profiles: {} } : parseDocument(files.path, text);
+}
+
+/** Locks `file`, reads it afresh, applies `edit`, writes it back when it changed. */
+async function change<D, T>(
+  files: ConfigFiles,
+  file: string,
+  describe: string,
+  parse: (text: string | undefined) => D,
+  edit: (data: D) => T,
+): Promise<T> {
+  ensureConfigDir(files.env);
+  files.dirChecked = true;
+  return withFileLock(file, describe, files.host, () => {
+    const data = parse(readPrivateFile(file));
+    const before = JSON.stringify(data);
+    const result = edit(data);
+    if (JSON.stringify(data) !== before) writeFileAtomic(file, `${JSON.stringify(data, undefined, '\t')}\n`);
+    return result;
+  });
+}
+
+function currentProfile(files: ConfigFiles): string | undefined {
+  const current = (readDocument(files) as { currentProfile?: unknown }).currentProfile;
+  if (current === undefined || current === null) return undefined;
+  if (typeof current !== 'string') {
+    throw malformed(
+      files.path,
+      '"currentProfile"',
+      current,
+      'text',
+      'run `pix profile use NAME` (e.g. `pix profile use sandbox`), or fix the file by hand',
+    );
+  }
+  return current;
+}
+
+/** Keeps `list`'s page size for `baseUrl`, and drops every learned size that is no longer fresh. */
+function rememberPageLimit(files: ConfigFiles, baseUrl: string, list: string, limit: number, now: Date) {
+  const { limitsPath } = files;
+  return change(files, limitsPath, `the page-size cache ${limitsPath}`, parseLimits, (limits) => {
+    for (const [url, lists] of Object.entries(limits)) {
+      if (!isRecord(lists)) delete limits[url];
+      else {
+        for (const name of Object.keys(lists))
+          if (limitOf(lists, name, now) === undefined) delete lists[name];
+        if (Object.keys(lists).length === 0) delete limits[url];
+      }
+    }
+    const lists = isRecord(limits[baseUrl]) ? limits[baseUrl] : {};
+    lists[list] = { limit, learnedAt: now.toISOString() };
+    limits[baseUrl] = lists;
+  });
+}
+
+/** Keeps (or forgets, with none) the token of `digest`, and drops every expired one. */
+function cacheToken(
+  files: ConfigFiles,
+  digest: string,
+  token: Parameters<ConfigStore['cacheToken']>[1],
+  now: Date,
+) {
+  const { cachePath } = files;
+  return change(files, cachePath, `the token cache ${cachePath}`, parseTokenCache, (tokens) => {
+    for (const [key, entry] of Object.entries(tokens)) {
+      if (!isCachedToken(entry) || Date.parse(entry.expiresAt) <= now.getTime()) delete tokens[key];
+    }
+    if (token === undefined) delete tokens[digest];
+    else tokens[digest] = token;
+  });
+}
+
 /** `host`: the clock, randomness and pids the store's lock runs by (storage/locks.ts), a command's Deps. */
 export function openConfigStore(env: Env, host: LockHost): ConfigStore {
   const dir = configDir(env);
-  const path = join(dir, 'config.json');
-  const cachePath = join(dir, 'token-cache.json');
-  const limitsPath = join(dir, 'page-limits.json');
-  let dirChecked = false;
-
-  /** The text of one of our files; the directory is checked once (refused when others can write to it). */
-  function readOwn(file: string): string | undefined {
-    if (!dirChecked) {
-      checkPrivateDir(dir);
-      dirChecked = true;
-    }
-    return readPrivateFile(file);
-  }
-
-  function read(): ConfigDocument {
-    const text = readOwn(path);
-    return text === undefined ? { profiles: {} } : parseDocument(path, text);
-  }
-
-  /** Locks `file`, reads it afresh, applies `change`, writes it back when it changed. */
-  async function change<D, T>(
-    file: string,
-    describe: string,
-    parse: (text: string | undefined) => D,
-    edit: (data: D) => T,
-  ): Promise<T> {
-    ensureConfigDir(env);
-    dirChecked = true;
-    return withFileLock(file, describe, host, () => {
-      const data = parse(readPrivateFile(file));
-      const before = JSON.stringify(data);
-      const result = edit(data);
-      if (JSON.stringify(data) !== before)
-        writeFileAtomic(file, `${JSON.stringify(data, undefined, '\t')}\n`);
-      return result;
-    });
-  }
-
+  const files: ConfigFiles = {
+    env,
+    host,
+    dir,
+    path: join(dir, 'config.json'),
+    cachePath: join(dir, 'token-cache.json'),
+    limitsPath: join(dir, 'page-limits.json'),
+    dirChecked: false,
+  };
+  const { path } = files;
   const store: ConfigStore = {
     dir,
     path,
-    currentProfile() {
-      const current = (read() as { currentProfile?: unknown }).currentProfile;
-      if (current === undefined || current === null) return undefined;
-      if (typeof current !== 'string') {
-        throw malformed(
-          path,
-          '"currentProfile"',
-          current,
-          'text',
-          'run `pix profile use NAME` (e.g. `pix profile use sandbox`), or fix the file by hand',
-        );
-      }
-      return current;
-    },
-    listProfiles: () => Object.keys(read().profiles).sort(),
+    currentProfile: () => currentProfile(files),
+    listProfiles: () => Object.keys(readDocument(files).profiles).sort(),
     getProfile(name) {
-      const { profiles } = read();
+      const { profiles } = readDocument(files);
       return checkedProfile(path, name, Object.hasOwn(profiles, name) ? profiles[name] : undefined);
     },
     update: (edit) =>
       change(
+        files,
         path,
         `the config file ${path}`,
         (text) => (text === undefined ? { profiles: {} } : parseDocument(path, text)),
@@ -217,39 +271,19 @@ export function openConfigStore(env: Env, host: LockHost): ConfigStore {
         document.currentProfile = name;
       }),
     cachedToken(digest) {
-      const tokens = parseTokenCache(readOwn(cachePath));
+      const tokens = parseTokenCache(readOwn(files, files.cachePath));
       const token = Object.hasOwn(tokens, digest) ? tokens[digest] : undefined;
       return isCachedToken(token) ? token : undefined;
     },
     pageLimit(baseUrl, list, now) {
       try {
-        return limitOf(parseLimits(readOwn(limitsPath))[baseUrl], list, now);
+        return limitOf(parseLimits(readOwn(files, files.limitsPath))[baseUrl], list, now);
       } catch {
         return undefined; // only a cache: one that cannot be read is none
       }
     },
-    rememberPageLimit: (baseUrl, list, limit, now) =>
-      change(limitsPath, `the page-size cache ${limitsPath}`, parseLimits, (limits) => {
-        for (const [url, lists] of Object.entries(limits)) {
-          if (!isRecord(lists)) delete limits[url];
-          else {
-            for (const name of Object.keys(lists))
-              if (limitOf(lists, name, now) === undefined) delete lists[name];
-            if (Object.keys(lists).length === 0) delete limits[url];
-          }
-        }
-        const lists = isRecord(limits[baseUrl]) ? limits[baseUrl] : {};
-        lists[list] = { limit, learnedAt: now.toISOString() };
-        limits[baseUrl] = lists;
-      }),
-    cacheToken: (digest, token, now) =>
-      change(cachePath, `the token cache ${cachePath}`, parseTokenCache, (tokens) => {
-        for (const [key, entry] of Object.entries(tokens)) {
-          if (!isCachedToken(entry) || Date.parse(entry.expiresAt) <= now.getTime()) delete tokens[key];
-        }
-        if (token === undefined) delete tokens[digest];
-        else tokens[digest] = token;
-      }),
+    rememberPageLimit: (baseUrl, list, limit, now) => rememberPageLimit(files, baseUrl, list, limit, now),
+    cacheToken: (digest, token, now) => cacheToken(files, digest, token, now),
   };
   return store;
 }

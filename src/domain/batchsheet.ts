@@ -33,107 +33,167 @@ const PAID: ReadonlySet<BatchColumn> = new Set(['key', 'key_type', 'emv', 'amoun
  * CPF loses its leading 0 and a phone its +.
  */
 export function parseBatchSheet(sheet: SheetData, map?: BatchColumnMap): BatchParseResult {
-  const checker = new RowChecker(true);
-  let header: Array<BatchColumn | undefined> | undefined;
-  let headerSeen = false;
-  const merged = mergedCells(sheet);
+  const reading: SheetReading = {
+    sheet,
+    map,
+    checker: new RowChecker(true),
+    merged: mergedCells(sheet),
+    header: undefined,
+  };
+  const { checker } = reading;
   for (const sheetRow of sheet.rows) {
-    const { row, cells, hidden } = sheetRow;
-    const idCell = header === undefined ? undefined : cells.find((cell) => header![cell.column] === 'id');
-    const id = idCell === undefined ? undefined : shownId(sheetText(idCell.value).trim());
-    const problem = (cell: SheetCell, message: string, column?: BatchColumn) =>
-      checker.problem({
-        line: row,
-        cell: cell.ref,
-        ...(id === undefined ? {} : { id }),
-        ...(column ? { column } : {}),
-        message,
-      });
-    if (hidden !== undefined) {
-      // One problem for the row, at its first cell: every cell of it is as unseen as the others.
-      if (headerSeen) checker.rowsRead++;
-      problem(
-        cells[0]!,
-        `row ${row} is ${hidden}: a person does not see what pix would pay; unhide it or delete it`,
-      );
-      if (!headerSeen) return checker.result();
-      continue;
-    }
-    const unreadable = (cell: SheetCell, column?: BatchColumn): boolean => {
-      const message =
-        unreadableCell(cell, merged.get(cell.ref), column) ??
-        (column !== undefined && PAID.has(column)
-          ? sheet.layout?.unclear(cell, sheetRow, { width: column !== 'emv' })
-          : undefined);
-      if (message === undefined) return false;
-      problem(cell, message, column);
-      return true;
+    const { header } = reading;
+    const idCell =
+      header === undefined ? undefined : sheetRow.cells.find((cell) => header[cell.column] === 'id');
+    const at: RowAt = {
+      sheetRow,
+      id: idCell === undefined ? undefined : shownId(sheetText(idCell.value).trim()),
     };
-    if (!headerSeen) {
-      headerSeen = true;
-      if (cells.some((cell) => unreadable(cell))) return checker.result();
-      const width = Math.max(...cells.map((cell) => cell.column)) + 1;
-      const names = Array.from({ length: width }, () => '');
-      for (const cell of cells) names[cell.column] = sheetText(cell.value);
-      const columns = readHeader(row, names, checker, map);
-      if (columns === undefined) return checker.result();
-      header = columns;
+    if (sheetRow.hidden !== undefined) {
+      // One problem for the row, at its first cell: every cell of it is as unseen as the others.
+      if (header !== undefined) checker.rowsRead++;
+      problem(
+        reading,
+        at,
+        sheetRow.cells[0]!,
+        `row ${sheetRow.row} is ${sheetRow.hidden}: a person does not see what pix would pay; unhide it or delete it`,
+      );
+      if (header === undefined) return checker.result();
       continue;
     }
-    const texts: Partial<Record<BatchColumn, string>> = {};
-    const refs: Partial<Record<BatchColumn, string>> = {};
-    const broken = new Set<BatchColumn>();
-    let amountNumber: number | undefined;
-    let rowProblem = false;
-    for (const cell of cells) {
-      const column = header?.[cell.column];
-      // A column --map leaves to the file's owner is not read.
-      if (column === undefined && header !== undefined && cell.column < header.length) continue;
-      if (column === undefined) {
-        problem(cell, "a value outside the header's columns");
-        rowProblem = true;
-        continue;
-      }
-      refs[column] = cell.ref;
-      if (unreadable(cell, column)) {
-        broken.add(column);
-        continue;
-      }
-      const { value } = cell;
-      if (value.kind === 'number') {
-        if (column === 'amount') amountNumber = Number(value.text);
-        else if (column === 'key' || column === 'emv') {
-          problem(
-            cell,
-            `holds the number ${value.text}: a ${column === 'key' ? 'key' : 'code'} must be a text cell (as a number a CPF loses its leading 0 and a phone its +); format the column as Text`,
-            column,
-          );
-          broken.add(column);
-        } else if (column === 'id' && !Number.isSafeInteger(Number(value.text))) {
-          problem(cell, `holds the number ${value.text}: an id is text or a whole number`, column);
-          broken.add(column);
-        } else texts[column] = String(Number(value.text));
-        continue;
-      }
-      const text = sheetText(value).trim();
-      if (text !== '') texts[column] = text;
-    }
-    if (rowProblem) {
-      checker.rowsRead++;
-      continue;
-    }
-    checker.check(
-      { line: row, cells: texts, refs, ...(amountNumber === undefined ? {} : { amountNumber }) },
-      broken,
-    );
+    if (header !== undefined) readPaymentRow(reading, at, header);
+    else if (!readHeaderRow(reading, at)) return checker.result();
   }
-  if (!headerSeen) {
+  if (reading.header === undefined) {
     checker.problem({
       line: 1,
       message: `the sheet ${sheet.name} is empty: its first row must be a header, e.g. id, key, amount, description`,
     });
   }
   return checker.result();
+}
+
+/** A sheet being read (parseBatchSheet's steps below share it; architecture rule 14). */
+interface SheetReading {
+  readonly sheet: SheetData;
+  readonly map: BatchColumnMap | undefined;
+  readonly checker: RowChecker;
+  readonly merged: ReturnType<typeof mergedCells>;
+  /** The header's columns, once its row was read. */
+  header: Array<BatchColumn | undefined> | undefined;
+}
+
+/** The row being read, and its id when it has one (problems name it). */
+interface RowAt {
+  readonly sheetRow: SheetData['rows'][number];
+  readonly id: string | undefined;
+}
+
+function problem(
+  reading: SheetReading,
+  at: RowAt,
+  cell: SheetCell,
+  message: string,
+  column?: BatchColumn,
+): void {
+  reading.checker.problem({
+    line: at.sheetRow.row,
+    cell: cell.ref,
+    ...(at.id === undefined ? {} : { id: at.id }),
+    ...(column ? { column } : {}),
+    message,
+  });
+}
+
+/** Whether a cell is refused as a person cannot read it as pix would (said, naming the cell). */
+function unreadable(reading: SheetReading, at: RowAt, cell: SheetCell, column?: BatchColumn): boolean {
+  const message =
+    unreadableCell(cell, reading.merged.get(cell.ref), column) ??
+    (column !== undefined && PAID.has(column)
+      ? reading.sheet.layout?.unclear(cell, at.sheetRow, { width: column !== 'emv' })
+      : undefined);
+  if (message === undefined) return false;
+  problem(reading, at, cell, message, column);
+  return true;
+}
+
+/** The first row read: the header. False when the sheet cannot be read past it. */
+function readHeaderRow(reading: SheetReading, at: RowAt): boolean {
+  const { cells, row } = at.sheetRow;
+  if (cells.some((cell) => unreadable(reading, at, cell))) return false;
+  const width = Math.max(...cells.map((cell) => cell.column)) + 1;
+  const names = Array.from({ length: width }, () => '');
+  for (const cell of cells) names[cell.column] = sheetText(cell.value);
+  const columns = readHeader(row, names, reading.checker, reading.map);
+  if (columns === undefined) return false;
+  reading.header = columns;
+  return true;
+}
+
+/** What a payment row's cells hold, by column, and which columns are refused. */
+interface RowCells {
+  texts: Partial<Record<BatchColumn, string>>;
+  refs: Partial<Record<BatchColumn, string>>;
+  broken: Set<BatchColumn>;
+  amountNumber: number | undefined;
+}
+
+/** One payment's row, checked by the rules every batch file follows (batchrow.ts). */
+function readPaymentRow(reading: SheetReading, at: RowAt, header: Array<BatchColumn | undefined>): void {
+  const found: RowCells = { texts: {}, refs: {}, broken: new Set(), amountNumber: undefined };
+  let rowProblem = false;
+  for (const cell of at.sheetRow.cells) {
+    const column = header[cell.column];
+    // A column --map leaves to the file's owner is not read.
+    if (column === undefined && cell.column < header.length) continue;
+    if (column === undefined) {
+      problem(reading, at, cell, "a value outside the header's columns");
+      rowProblem = true;
+      continue;
+    }
+    found.refs[column] = cell.ref;
+    if (unreadable(reading, at, cell, column)) found.broken.add(column);
+    else readPaymentCell(reading, at, cell, column, found);
+  }
+  if (rowProblem) {
+    reading.checker.rowsRead++;
+    return;
+  }
+  const { texts, refs, amountNumber, broken } = found;
+  reading.checker.check(
+    { line: at.sheetRow.row, cells: texts, refs, ...(amountNumber === undefined ? {} : { amountNumber }) },
+    broken,
+  );
+}
+
+/** A readable cell of a payment: a number read exactly (an amount, a whole id), or its text. */
+function readPaymentCell(
+  reading: SheetReading,
+  at: RowAt,
+  cell: SheetCell,
+  column: BatchColumn,
+  found: RowCells,
+) {
+  const { value } = cell;
+  if (value.kind !== 'number') {
+    const text = sheetText(value).trim();
+    if (text !== '') found.texts[column] = text;
+    return;
+  }
+  if (column === 'amount') found.amountNumber = Number(value.text);
+  else if (column === 'key' || column === 'emv') {
+    problem(
+      reading,
+      at,
+      cell,
+      `holds the number ${value.text}: a ${column === 'key' ? 'key' : 'code'} must be a text cell (as a number a CPF loses its leading 0 and a phone its +); format the column as Text`,
+      column,
+    );
+    found.broken.add(column);
+  } else if (column === 'id' && !Number.isSafeInteger(Number(value.text))) {
+    problem(reading, at, cell, `holds the number ${value.text}: an id is text or a whole number`, column);
+    found.broken.add(column);
+  } else found.texts[column] = String(Number(value.text));
 }
 
 /** Why a cell cannot be paid as a person reads it, or undefined when it can. `column` is undefined in the header. */

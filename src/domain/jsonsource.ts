@@ -52,151 +52,182 @@ export function emptyObject(): Record<string, unknown> {
   return Object.create(null) as Record<string, unknown>;
 }
 
+/** Where a parse stands in its text, and the line of each value read so far (parseJsonSource's steps). */
+interface Reader {
+  readonly text: string;
+  readonly lines: Map<string, number>;
+  index: number;
+  line: number;
+  lineStart: number;
+}
+
+function fail(reader: Reader, reason: string): never {
+  throw new JsonSyntaxError(reader.line, reader.index - reader.lineStart + 1, reason);
+}
+
+function skipSpace(reader: Reader): void {
+  const { text } = reader;
+  for (;;) {
+    const char = text[reader.index];
+    if (char === '\n') {
+      reader.line++;
+      reader.lineStart = ++reader.index;
+    } else if (char === ' ' || char === '\t' || char === '\r') reader.index++;
+    else return;
+  }
+}
+
+function expect(reader: Reader, char: string): void {
+  const found = reader.text[reader.index];
+  if (found !== char)
+    fail(reader, found === undefined ? `expected ${char}, the file ends` : `expected ${char}`);
+  reader.index++;
+}
+
+/** The escapes of one character JSON has (RFC 8259 §7), besides `\uXXXX`. */
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
+
+function readString(reader: Reader): string {
+  const { text } = reader;
+  expect(reader, '"');
+  let out = '';
+  for (;;) {
+    const char = text[reader.index];
+    if (char === undefined) fail(reader, 'a string is not closed');
+    if (char === '"') {
+      reader.index++;
+      return out;
+    }
+    if (char === '\n' || char < ' ')
+      fail(reader, 'a control character inside a string (write it as \\n, \\t, …)');
+    if (char === '\\') {
+      const { index } = reader;
+      const next = text[index + 1];
+      if (next !== undefined && Object.hasOwn(SIMPLE_ESCAPES, next)) {
+        out += SIMPLE_ESCAPES[next];
+        reader.index += 2;
+      } else if (next === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(index + 2, index + 6))) {
+        out += String.fromCharCode(Number.parseInt(text.slice(index + 2, index + 6), 16));
+        reader.index += 6;
+      } else fail(reader, 'an unknown escape in a string');
+      continue;
+    }
+    out += char;
+    reader.index++;
+  }
+}
+
+/** A key of an object: refused (at the key's place) when it reaches a prototype or is given twice. */
+function readKey(reader: Reader, object: Record<string, unknown>): string {
+  if (reader.text[reader.index] !== '"') fail(reader, 'expected a key in double quotes');
+  const keyAt = { line: reader.line, index: reader.index, lineStart: reader.lineStart };
+  const key = readString(reader);
+  if (REFUSED_KEYS.has(key)) {
+    Object.assign(reader, keyAt);
+    fail(
+      reader,
+      `"${key}" is refused as a key (it would change what pix reads without changing what is signed)`,
+    );
+  }
+  if (Object.hasOwn(object, key)) {
+    Object.assign(reader, keyAt);
+    fail(reader, `"${key}" is given twice`);
+  }
+  return key;
+}
+
+/** After a value of a container: true at `,` (another follows), false at its `close`. */
+function another(reader: Reader, close: '}' | ']'): boolean {
+  skipSpace(reader);
+  const char = reader.text[reader.index];
+  if (char === ',' || char === close) {
+    reader.index++;
+    return char === ',';
+  }
+  return fail(reader, `expected , or ${close} after a value`);
+}
+
+function readObject(reader: Reader, path: Array<string | number>): Record<string, unknown> {
+  reader.index++;
+  const object = emptyObject();
+  skipSpace(reader);
+  if (reader.text[reader.index] === '}') {
+    reader.index++;
+    return object;
+  }
+  do {
+    skipSpace(reader);
+    const key = readKey(reader, object);
+    skipSpace(reader);
+    expect(reader, ':');
+    object[key] = readValue(reader, [...path, key]);
+  } while (another(reader, '}'));
+  return object;
+}
+
+function readArray(reader: Reader, path: Array<string | number>): unknown[] {
+  reader.index++;
+  const array: unknown[] = [];
+  skipSpace(reader);
+  if (reader.text[reader.index] === ']') {
+    reader.index++;
+    return array;
+  }
+  do array.push(readValue(reader, [...path, array.length]));
+  while (another(reader, ']'));
+  return array;
+}
+
+/** `true`, `false`, `null` or a number. */
+function readLiteral(reader: Reader): unknown {
+  const word = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(
+    reader.text.slice(reader.index, reader.index + 400),
+  );
+  if (word === null) {
+    fail(
+      reader,
+      reader.text[reader.index] === undefined
+        ? 'the file ends where a value was expected'
+        : 'expected a value',
+    );
+  }
+  reader.index += word[0].length;
+  const literal = word[0];
+  return literal === 'true'
+    ? true
+    : literal === 'false'
+      ? false
+      : literal === 'null'
+        ? null
+        : Number(literal);
+}
+
+function readValue(reader: Reader, path: Array<string | number>): unknown {
+  if (path.length > MAX_DEPTH) fail(reader, `nested deeper than ${MAX_DEPTH}`);
+  skipSpace(reader);
+  reader.lines.set(pathText(path), reader.line);
+  const char = reader.text[reader.index];
+  if (char === '{') return readObject(reader, path);
+  if (char === '[') return readArray(reader, path);
+  if (char === '"') return readString(reader);
+  return readLiteral(reader);
+}
+
 export function parseJsonSource(text: string): JsonSource {
   const lines = new Map<string, number>();
-  let index = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  let line = 1;
-  let lineStart = 0;
-
-  const fail = (reason: string): never => {
-    throw new JsonSyntaxError(line, index - lineStart + 1, reason);
-  };
-  const skipSpace = () => {
-    for (;;) {
-      const char = text[index];
-      if (char === '\n') {
-        line++;
-        lineStart = ++index;
-      } else if (char === ' ' || char === '\t' || char === '\r') index++;
-      else return;
-    }
-  };
-  const expect = (char: string) => {
-    if (text[index] !== char)
-      fail(text[index] === undefined ? `expected ${char}, the file ends` : `expected ${char}`);
-    index++;
-  };
-  const readString = (): string => {
-    expect('"');
-    let out = '';
-    for (;;) {
-      const char = text[index];
-      if (char === undefined) fail('a string is not closed');
-      if (char === '"') {
-        index++;
-        return out;
-      }
-      if (char === '\n' || char! < ' ') fail('a control character inside a string (write it as \\n, \\t, …)');
-      if (char === '\\') {
-        const next = text[index + 1];
-        const simple: Record<string, string> = {
-          '"': '"',
-          '\\': '\\',
-          '/': '/',
-          b: '\b',
-          f: '\f',
-          n: '\n',
-          r: '\r',
-          t: '\t',
-        };
-        if (next !== undefined && Object.hasOwn(simple, next)) {
-          out += simple[next];
-          index += 2;
-        } else if (next === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(index + 2, index + 6))) {
-          out += String.fromCharCode(Number.parseInt(text.slice(index + 2, index + 6), 16));
-          index += 6;
-        } else fail('an unknown escape in a string');
-        continue;
-      }
-      out += char;
-      index++;
-    }
-  };
-  const readValue = (path: Array<string | number>): unknown => {
-    if (path.length > MAX_DEPTH) fail(`nested deeper than ${MAX_DEPTH}`);
-    skipSpace();
-    lines.set(pathText(path), line);
-    const char = text[index];
-    if (char === '{') {
-      index++;
-      const object = emptyObject();
-      skipSpace();
-      if (text[index] === '}') {
-        index++;
-        return object;
-      }
-      for (;;) {
-        skipSpace();
-        if (text[index] !== '"') fail('expected a key in double quotes');
-        const keyAt = { line, index, lineStart };
-        const key = readString();
-        if (REFUSED_KEYS.has(key)) {
-          ({ line, index, lineStart } = keyAt);
-          fail(
-            `"${key}" is refused as a key (it would change what pix reads without changing what is signed)`,
-          );
-        }
-        if (Object.hasOwn(object, key)) {
-          ({ line, index, lineStart } = keyAt);
-          fail(`"${key}" is given twice`);
-        }
-        skipSpace();
-        expect(':');
-        object[key] = readValue([...path, key]);
-        skipSpace();
-        if (text[index] === ',') {
-          index++;
-          continue;
-        }
-        if (text[index] === '}') {
-          index++;
-          return object;
-        }
-        fail('expected , or } after a value');
-      }
-    }
-    if (char === '[') {
-      index++;
-      const array: unknown[] = [];
-      skipSpace();
-      if (text[index] === ']') {
-        index++;
-        return array;
-      }
-      for (;;) {
-        array.push(readValue([...path, array.length]));
-        skipSpace();
-        if (text[index] === ',') {
-          index++;
-          continue;
-        }
-        if (text[index] === ']') {
-          index++;
-          return array;
-        }
-        fail('expected , or ] after a value');
-      }
-    }
-    if (char === '"') return readString();
-    const word = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(
-      text.slice(index, index + 400),
-    );
-    if (word === null)
-      fail(char === undefined ? 'the file ends where a value was expected' : 'expected a value');
-    index += word![0].length;
-    const literal = word![0];
-    return literal === 'true'
-      ? true
-      : literal === 'false'
-        ? false
-        : literal === 'null'
-          ? null
-          : Number(literal);
-  };
-
-  const value = readValue([]);
-  skipSpace();
-  if (index < text.length) fail('more after the end of the document');
+  const reader: Reader = { text, lines, index: text.charCodeAt(0) === 0xfeff ? 1 : 0, line: 1, lineStart: 0 };
+  const value = readValue(reader, []);
+  skipSpace(reader);
+  if (reader.index < text.length) fail(reader, 'more after the end of the document');
   return {
     value,
     lineOf: (path) => {

@@ -179,21 +179,14 @@ function problemOf(charge: LedgerCharge): string | undefined {
 }
 
 /**
- * Matches statement entries to the pending charges of a ledger (the rules are at the top of this
- * file). `charges` is the whole ledger (its claimed entries are skipped); `entries` any pages of the
- * statement, in any order, repeats allowed.
+ * The entries that could pay something (income, confirmed, not claimed, each once), by amount, each list in
+ * time order; and their distinct days, in order (a due-date charge is priced once per day).
  */
-export function matchCharges<E extends MatchableEntry>(
-  charges: readonly LedgerCharge[],
+function candidatesOf<E extends MatchableEntry>(
   entries: readonly E[],
-  options: MatchOptions,
-): MatchResult<E> {
-  const timeZone = options.timeZone ?? BRASILIA_TIME_ZONE;
-  const late = options.lateToleranceMs ?? LATE_TOLERANCE_MS;
-  const claimed = new Set<string>();
-  for (const charge of charges) if (charge.matchedEntryId !== undefined) claimed.add(charge.matchedEntryId);
-
-  // The entries that could pay something, by amount, each list in time order.
+  claimed: ReadonlySet<string>,
+  timeZone: string,
+): { byAmount: Map<Centavos, Candidate<E>[]>; days: ZonedDay[] } {
   const dayOf = dayLookup(timeZone);
   const seen = new Set<string>();
   const candidates: Candidate<E>[] = [];
@@ -215,12 +208,14 @@ export function matchCharges<E extends MatchableEntry>(
     if (list) list.push(c);
     else byAmount.set(c.amount, [c]);
   }
-  // The distinct days of the candidates, in order (a due-date charge is priced once per day).
   const days: ZonedDay[] = [];
   for (const c of candidates) if (days.at(-1)?.date !== c.day.date) days.push(c.day);
+  return { byAmount, days };
+}
 
-  const unmatchable: Unmatchable[] = [];
-  const pending = charges
+/** The pending, unclaimed charges in order of their windows; one that cannot be matched is said why. */
+function pendingCharges(charges: readonly LedgerCharge[], options: MatchOptions, unmatchable: Unmatchable[]) {
+  return charges
     .filter((charge) => charge.status === 'pending' && charge.matchedEntryId === undefined)
     .filter((charge) => {
       const reason = problemOf(charge);
@@ -232,22 +227,20 @@ export function matchCharges<E extends MatchableEntry>(
       (a, b) =>
         a.window.from - b.window.from || (a.charge.id < b.charge.id ? -1 : a.charge.id > b.charge.id ? 1 : 0),
     );
+}
 
-  // Every entry each charge could take; a charge with a payer document only its payer's entries.
-  const lookup = { byAmount, days, late, isBusinessDay: options.isBusinessDay };
-  const possible = pending.map(({ charge, window }) => {
-    const document = documentDigits(charge.payerDocument);
-    const all =
-      charge.type === 'immediate'
-        ? payingImmediate(charge, window, lookup)
-        : payingDueDate(charge, window, lookup);
-    return {
-      charge,
-      document,
-      pairs: document === undefined ? all : all.filter((p) => p.candidate.document === document),
-    };
-  });
-  // An entry that could prove a charge is that charge's: no probable match of another takes it.
+/** One charge and the entries it could take. */
+interface Possible<E extends MatchableEntry> {
+  charge: LedgerCharge;
+  document: string | undefined;
+  pairs: Pairing<E>[];
+}
+
+/**
+ * An entry that could prove a charge is that charge's: no probable match of another takes it. Narrows the
+ * others' pairs so; returns each entry's takers (the charges it could still pay).
+ */
+function narrowToProving<E extends MatchableEntry>(possible: Possible<E>[]): Map<string, string[]> {
   const proving = new Set<string>();
   for (const { document, pairs } of possible)
     if (document !== undefined) for (const pair of pairs) proving.add(pair.candidate.entry.id);
@@ -261,29 +254,73 @@ export function matchCharges<E extends MatchableEntry>(
       else takers.set(pair.candidate.entry.id, [item.charge.id]);
     }
   }
+  return takers;
+}
 
+/** A charge's pair as a match, said with its evidence. */
+function asMatch<E extends MatchableEntry>(
+  charge: LedgerCharge,
+  evidence: Evidence,
+  { candidate, found }: Pairing<E>,
+): ChargeMatch<E> {
+  return {
+    chargeId: charge.id,
+    entryId: candidate.entry.id,
+    entry: candidate.entry,
+    amount: candidate.amount,
+    evidence,
+    ...found,
+    how:
+      evidence === 'payer-document'
+        ? found.how.replace(/^matched by /, "matched by the payer's document, ")
+        : found.how,
+  };
+}
+
+/**
+ * Matches statement entries to the pending charges of a ledger (the rules are at the top of this
+ * file). `charges` is the whole ledger (its claimed entries are skipped); `entries` any pages of the
+ * statement, in any order, repeats allowed.
+ */
+export function matchCharges<E extends MatchableEntry>(
+  charges: readonly LedgerCharge[],
+  entries: readonly E[],
+  options: MatchOptions,
+): MatchResult<E> {
+  const claimed = new Set<string>();
+  for (const charge of charges) if (charge.matchedEntryId !== undefined) claimed.add(charge.matchedEntryId);
+  const { byAmount, days } = candidatesOf(entries, claimed, options.timeZone ?? BRASILIA_TIME_ZONE);
+  const unmatchable: Unmatchable[] = [];
+  const pending = pendingCharges(charges, options, unmatchable);
+  // Every entry each charge could take; a charge with a payer document only its payer's entries.
+  const late = options.lateToleranceMs ?? LATE_TOLERANCE_MS;
+  const lookup = { byAmount, days, late, isBusinessDay: options.isBusinessDay };
+  const possible = pending.map(({ charge, window }): Possible<E> => {
+    const document = documentDigits(charge.payerDocument);
+    const all =
+      charge.type === 'immediate'
+        ? payingImmediate(charge, window, lookup)
+        : payingDueDate(charge, window, lookup);
+    return {
+      charge,
+      document,
+      pairs: document === undefined ? all : all.filter((p) => p.candidate.document === document),
+    };
+  });
+  const takers = narrowToProving(possible);
   const matches: ChargeMatch<E>[] = [];
   const ambiguous: AmbiguousCharge<E>[] = [];
   for (const { charge, document, pairs } of possible) {
     if (pairs.length === 0) continue;
     const evidence: Evidence = document === undefined ? 'amount-and-time' : 'payer-document';
-    const asMatch = ({ candidate, found }: Pairing<E>): ChargeMatch<E> => ({
-      chargeId: charge.id,
-      entryId: candidate.entry.id,
-      entry: candidate.entry,
-      amount: candidate.amount,
-      evidence,
-      ...found,
-      how:
-        evidence === 'payer-document'
-          ? found.how.replace(/^matched by /, "matched by the payer's document, ")
-          : found.how,
-    });
     const rivals = new Set<string>();
     for (const pair of pairs)
       for (const id of takers.get(pair.candidate.entry.id) ?? []) if (id !== charge.id) rivals.add(id);
-    if (pairs.length === 1 && rivals.size === 0) matches.push(asMatch(pairs[0]!));
-    else ambiguous.push({ chargeId: charge.id, candidates: pairs.map(asMatch), rivals: [...rivals].sort() });
+    if (pairs.length === 1 && rivals.size === 0) matches.push(asMatch(charge, evidence, pairs[0]!));
+    else {
+      const candidates = pairs.map((pair) => asMatch(charge, evidence, pair));
+      ambiguous.push({ chargeId: charge.id, candidates, rivals: [...rivals].sort() });
+    }
   }
   return { matches, ambiguous, unmatchable };
 }

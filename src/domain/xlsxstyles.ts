@@ -18,7 +18,7 @@ import {
   resolveColor,
   WHITE,
 } from './xlsxcolors.js';
-import { MAIN, type Workbook } from './xlsxparts.js';
+import { MAIN, type Workbook, type XmlElement } from './xlsxparts.js';
 import { isWhite, MIN_RUN_POINTS } from './xlsxstrings.js';
 
 /**
@@ -113,101 +113,121 @@ const PATTERN_SHARE: Readonly<Record<string, number>> = {
 
 const isOn = (value: string | undefined) => value === undefined || value === '1' || value === 'true';
 
+/** What styles.xml said so far, as its elements are read (the steps below share it; rule 14). */
+interface StylesRead {
+  readonly custom: Map<number, string>;
+  readonly xfs: Xf[];
+  readonly dxfChanges: Array<string | undefined>;
+  readonly fonts: Font[];
+  readonly fills: Fill[];
+  palette: Rgb[] | undefined;
+  normalFont: number | undefined;
+}
+
+type Stack = readonly XmlElement[];
+
+/** In a differential format (dxfs, what a conditional format changes): what it changes that hides. */
+function dxfElement(read: StylesRead, element: XmlElement, stack: Stack): boolean {
+  const parent = stack[stack.length - 2];
+  if (stack.length === 3 && element.local === 'dxf' && parent?.local === 'dxfs' && parent.uri === MAIN) {
+    read.dxfChanges.push(undefined);
+    return true;
+  }
+  if (!(stack.length >= 4 && stack[2]!.local === 'dxf' && stack[1]!.local === 'dxfs')) return false;
+  const change =
+    element.local === 'numFmt'
+      ? `the number format "${element.attr('formatCode') ?? ''}"`
+      : element.local === 'color' && parent?.local === 'font' && isWhite(element)
+        ? 'white text'
+        : undefined;
+  if (change !== undefined) read.dxfChanges[read.dxfChanges.length - 1] ??= change;
+  return true;
+}
+
+/** A font's size, colour, weight and face. */
+function fontElement(font: Font, element: XmlElement): void {
+  if (element.local === 'sz') font.size = Number(element.attr('val'));
+  else if (element.local === 'color') font.color = colorSpec(element);
+  else if (element.local === 'b') font.bold = isOn(element.attr('val'));
+  else if (element.local === 'name') font.face = element.attr('val') ?? '';
+}
+
+/** A fill's pattern and colours, or a gradient's stops. */
+function fillElement(fill: Fill, element: XmlElement, stack: Stack): void {
+  const parent = stack[stack.length - 2];
+  if (element.local === 'patternFill' && stack.length === 4) {
+    const pattern = element.attr('patternType');
+    if (pattern !== undefined) fill.pattern = pattern;
+  } else if (element.local === 'gradientFill' && stack.length === 4) fill.gradient = [];
+  else if (element.local === 'fgColor' && parent?.local === 'patternFill') fill.fg = colorSpec(element);
+  else if (element.local === 'bgColor' && parent?.local === 'patternFill') fill.bg = colorSpec(element);
+  else if (element.local === 'color' && parent?.local === 'stop') fill.gradient?.push(colorSpec(element));
+}
+
+/** An element right under a list of styles.xml: a font, a fill, a number format, a cell format. */
+function listItem(read: StylesRead, top: XmlElement, element: XmlElement): void {
+  if (top.local === 'fonts' && element.local === 'font') read.fonts.push({});
+  else if (top.local === 'fills' && element.local === 'fill') read.fills.push({});
+  else if (top.local === 'numFmts' && element.local === 'numFmt') {
+    const id = Number(element.attr('numFmtId'));
+    const code = element.attr('formatCode');
+    if (Number.isInteger(id) && code !== undefined) read.custom.set(id, code);
+  } else if (top.local === 'cellXfs' && element.local === 'xf') {
+    read.xfs.push({
+      numFmt: Number(element.attr('numFmtId') ?? '0'),
+      font: Number(element.attr('fontId') ?? '0'),
+      fill: Number(element.attr('fillId') ?? '0'),
+    });
+  } else if (top.local === 'cellStyleXfs' && element.local === 'xf') {
+    read.normalFont ??= Number(element.attr('fontId') ?? '0');
+  }
+}
+
+/**
+ * One element of styles.xml. Nothing is refused for where it sits: Excel's own extensions of the styles
+ * (x14:dxfs) hold numFmt and xf elements of theirs, and only the numFmts and cellXfs read here apply to cells.
+ */
+function styleElement(read: StylesRead, element: XmlElement, stack: Stack): void {
+  if (dxfElement(read, element, stack)) return;
+  const parent = stack[stack.length - 2];
+  const top = stack[1];
+  if (top?.uri !== MAIN) return;
+  if (stack.length === 4 && top.local === 'fonts' && parent?.local === 'font') {
+    fontElement(read.fonts[read.fonts.length - 1]!, element);
+  } else if (stack.length >= 4 && top.local === 'fills') {
+    fillElement(read.fills[read.fills.length - 1]!, element, stack);
+  } else if (stack.length === 4 && top.local === 'cellXfs' && element.local === 'alignment') {
+    read.xfs[read.xfs.length - 1]!.alignment = alignment(element.attr.bind(element));
+  } else if (stack.length === 4 && top.local === 'colors' && parent?.local === 'indexedColors') {
+    read.palette ??= [];
+    const rgb = element.attr('rgb') ?? '';
+    read.palette.push(
+      /^(?:[0-9a-f]{2})?[0-9a-f]{6}$/i.test(rgb) ? Number.parseInt(rgb.slice(-6), 16) : BLACK,
+    );
+  } else if (stack.length === 3) listItem(read, top, element);
+}
+
 export async function styles(
   book: Workbook,
   name: string | undefined,
   theme: ColorContext['theme'],
 ): Promise<Styles> {
-  const custom = new Map<number, string>();
-  const xfs: Xf[] = [];
-  const dxfChanges: Array<string | undefined> = [];
-  const fonts: Font[] = [];
-  const fills: Fill[] = [];
-  let palette: Rgb[] | undefined;
-  let normalFont: number | undefined;
+  const read: StylesRead = {
+    custom: new Map(),
+    xfs: [],
+    dxfChanges: [],
+    fonts: [],
+    fills: [],
+    palette: undefined,
+    normalFont: undefined,
+  };
   if (name !== undefined && book.has(name)) {
-    // Nothing is refused for where it sits: Excel's own extensions of the styles (x14:dxfs) hold numFmt and
-    // xf elements of theirs, and only the numFmts and cellXfs read below apply to cells.
-    await book.read(name, MAIN, new Set(), {
-      open(element, stack) {
-        const parent = stack[stack.length - 2];
-        const top = stack[1];
-        if (
-          stack.length === 3 &&
-          element.local === 'dxf' &&
-          parent?.local === 'dxfs' &&
-          parent.uri === MAIN
-        ) {
-          dxfChanges.push(undefined);
-          return;
-        }
-        if (stack.length >= 4 && stack[2]!.local === 'dxf' && top!.local === 'dxfs') {
-          const change =
-            element.local === 'numFmt'
-              ? `the number format "${element.attr('formatCode') ?? ''}"`
-              : element.local === 'color' && parent?.local === 'font' && isWhite(element)
-                ? 'white text'
-                : undefined;
-          if (change !== undefined) dxfChanges[dxfChanges.length - 1] ??= change;
-          return;
-        }
-        if (top?.uri !== MAIN) return;
-        if (stack.length === 4 && top.local === 'fonts' && parent?.local === 'font') {
-          const font = fonts[fonts.length - 1]!;
-          if (element.local === 'sz') font.size = Number(element.attr('val'));
-          else if (element.local === 'color') font.color = colorSpec(element);
-          else if (element.local === 'b') font.bold = isOn(element.attr('val'));
-          else if (element.local === 'name') font.face = element.attr('val') ?? '';
-          return;
-        }
-        if (stack.length >= 4 && top.local === 'fills') {
-          const fill = fills[fills.length - 1]!;
-          if (element.local === 'patternFill' && stack.length === 4) {
-            const pattern = element.attr('patternType');
-            if (pattern !== undefined) fill.pattern = pattern;
-          } else if (element.local === 'gradientFill' && stack.length === 4) fill.gradient = [];
-          else if (element.local === 'fgColor' && parent?.local === 'patternFill')
-            fill.fg = colorSpec(element);
-          else if (element.local === 'bgColor' && parent?.local === 'patternFill')
-            fill.bg = colorSpec(element);
-          else if (element.local === 'color' && parent?.local === 'stop')
-            fill.gradient?.push(colorSpec(element));
-          return;
-        }
-        if (stack.length === 4 && top.local === 'cellXfs' && element.local === 'alignment') {
-          xfs[xfs.length - 1]!.alignment = alignment(element.attr.bind(element));
-          return;
-        }
-        if (stack.length === 4 && top.local === 'colors' && parent?.local === 'indexedColors') {
-          palette ??= [];
-          const rgb = element.attr('rgb') ?? '';
-          palette.push(
-            /^(?:[0-9a-f]{2})?[0-9a-f]{6}$/i.test(rgb) ? Number.parseInt(rgb.slice(-6), 16) : BLACK,
-          );
-          return;
-        }
-        if (stack.length !== 3) return;
-        if (top.local === 'fonts' && element.local === 'font') fonts.push({});
-        else if (top.local === 'fills' && element.local === 'fill') fills.push({});
-        else if (top.local === 'numFmts' && element.local === 'numFmt') {
-          const id = Number(element.attr('numFmtId'));
-          const code = element.attr('formatCode');
-          if (Number.isInteger(id) && code !== undefined) custom.set(id, code);
-        } else if (top.local === 'cellXfs' && element.local === 'xf') {
-          xfs.push({
-            numFmt: Number(element.attr('numFmtId') ?? '0'),
-            font: Number(element.attr('fontId') ?? '0'),
-            fill: Number(element.attr('fillId') ?? '0'),
-          });
-        } else if (top.local === 'cellStyleXfs' && element.local === 'xf') {
-          normalFont ??= Number(element.attr('fontId') ?? '0');
-        }
-      },
-    });
+    await book.read(name, MAIN, new Set(), { open: (element, stack) => styleElement(read, element, stack) });
   }
+  const { xfs, fonts, fills, custom } = read;
   const table = SSF.get_table();
-  const context: ColorContext = { palette, theme };
-  const normal = fonts[normalFont ?? 0] ?? {};
+  const context: ColorContext = { palette: read.palette, theme };
+  const normal = fonts[read.normalFont ?? 0] ?? {};
   const defaultFont = { size: validSize(normal.size) ?? 11, face: normal.face ?? '' };
   const looks = xfs.map((xf) => look(xf, fonts, fills, context, defaultFont));
   const hides = looks.map((cell, index): string | undefined => {
@@ -219,7 +239,7 @@ export async function styles(
   // A format the workbook does not define and ssf does not know is shown as General, as spreadsheets do.
   return {
     formats: xfs.map(({ numFmt }) => custom.get(numFmt) ?? table[numFmt] ?? 'General'),
-    dxfChanges,
+    dxfChanges: read.dxfChanges,
     hides,
     looks,
     defaultFont,

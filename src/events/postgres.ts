@@ -20,6 +20,7 @@ import { PixError } from '../errors.js';
 import {
   isConnectionError,
   openPool,
+  type Pool,
   reasonOf,
   reserved,
   type Sql,
@@ -29,7 +30,7 @@ import { checkSchema, schemaVersion } from '../journal/postgres/store.js';
 import { safeText } from '../output/sanitize.js';
 import { type Cursor, ListenerLockLost, moved, startOfCursor } from './cursor.js';
 import { type EventFiles, newSecret, signingSecret } from './log.js';
-import type { EventStore, History, Restored } from './stores.js';
+import type { EventStore, History, Hold, Restored } from './stores.js';
 
 /** The advisory lock of an account's active listener (as the lock file, keyed by the account alone). */
 export const listenLockKey = (account: string) => `pix listen ${account}`;
@@ -37,256 +38,327 @@ export const listenLockKey = (account: string) => `pix listen ${account}`;
 /** Connections a listener opens beside the one that holds the lock (the secret, the event list). */
 const POOL = 1;
 
-export function postgresEventStore(url: string, files: EventFiles, deps: Deps): EventStore {
-  const pool = openPool(url, deps.env, POOL);
-  const { sql, where } = pool;
-  // The lock's connection has a pool of its own, whose one connection closing means the session (and its
-  // lock) is gone: nothing may be sent on it after that (the driver would write to a socket it let go of
-  // and end the process: porsager/postgres#1208, connect.ts reserved).
-  let gone = false;
-  const lockPool = openPool(url, deps.env, 1, () => {
-    gone = true;
-  });
-  const account = files.account.id;
-  const host = hostname();
-  const { pid } = deps.processes;
+/** A listener's connections and what its steps share (below, one module-level function a step; rule 14). */
+interface Listener {
+  readonly pool: Pool;
+  readonly sql: Sql;
+  readonly where: string;
+  /**
+   * The lock's connection has a pool of its own, whose one connection closing means the session (and its
+   * lock) is gone (`gone`): nothing may be sent on it after that (the driver would write to a socket it let
+   * go of and end the process: porsager/postgres#1208, connect.ts reserved).
+   */
+  readonly lockPool: Pool;
+  gone: boolean;
+  readonly account: string;
+  readonly host: string;
+  readonly pid: number;
+  readonly files: EventFiles;
+  readonly deps: Deps;
   /** The connection holding the lock while this listener is the active one, its server process, its note. */
-  let held: { tx: Tx; backend: number; note: (error: unknown) => void } | undefined;
-  /** The lock's connection, unless it is gone (then reserved() is told, and the caller stops). */
-  const lockConnection = (tx: Tx, note: (error: unknown) => void, raise = true): Tx => {
-    if (!gone) return tx;
-    const error = Object.assign(new Error('the connection holding the lock closed'), {
-      code: 'CONNECTION_CLOSED',
-    });
-    note(error);
-    if (raise) throw error;
-    return tx;
-  };
-  let saved: Cursor | undefined;
-  let closed = false;
+  held: { tx: Tx; backend: number; note: (error: unknown) => void } | undefined;
+  /** The cursor last saved (checkpoint writes only one that moved). */
+  saved: Cursor | undefined;
+  /** The schema checked once (exit 6 when it is not the one this pix knows). */
+  checked: Promise<void> | undefined;
+  closed: boolean;
+}
 
-  const failed = (error: unknown): PixError =>
-    new PixError(
+/** The lock's connection, unless it is gone (then reserved() is told, and the caller stops). */
+function lockConnection(listener: Listener, tx: Tx, note: (error: unknown) => void, raise = true): Tx {
+  if (!listener.gone) return tx;
+  const error = Object.assign(new Error('the connection holding the lock closed'), {
+    code: 'CONNECTION_CLOSED',
+  });
+  note(error);
+  if (raise) throw error;
+  return tx;
+}
+
+/** Errors of the database or of the connection to it are exit 6; anything else is what it is. */
+async function onDb<T>(listener: Listener, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const name = (error as Error | undefined)?.name;
+    if (!isConnectionError(error) && name !== 'PostgresError') throw error;
+    throw new PixError(
       'unavailable',
-      `the shared ledger ${where} could not be used (${reasonOf(error, pool.url)}); this listener stops, and what it owes stays owed there`,
+      `the shared ledger ${listener.where} could not be used (${reasonOf(error, listener.pool.url)}); this listener stops, and what it owes stays owed there`,
       { hint: 'run pix listen again once the database answers (a standby, if one runs, takes over)' },
     );
-  /** Errors of the database or of the connection to it are exit 6; anything else is what it is. */
-  const onDb = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      const name = (error as Error | undefined)?.name;
-      throw isConnectionError(error) || name === 'PostgresError' ? failed(error) : error;
-    }
-  };
-  /** The lock's connection, still the session that took the lock (a reconnected one holds nothing). */
-  const active = async (): Promise<Tx> => {
-    if (held === undefined) throw new PixError('internal', 'the listener wrote before it was active');
-    // A connection that cannot say which session it is cannot say it holds the lock either.
-    const backend = await Promise.resolve()
-      .then(() => lockConnection(held!.tx, held!.note).unsafe('SELECT pg_backend_pid() AS pid'))
-      .then(
-        ([row]) => Number(row?.pid),
-        (error: unknown) => reasonOf(error, pool.url),
-      );
-    if (backend !== held.backend) {
-      const why = typeof backend === 'string' ? ` (${backend})` : '';
-      throw new ListenerLockLost(
-        `the shared ledger ${where}: this listener lost its connection${why}, and with it the account's listener lock; it stops`,
-        'another pix listen of this account takes over (or run this one again)',
-      );
-    }
-    return held.tx;
-  };
+  }
+}
 
-  /** The schema checked once (exit 6 when it is not the one this pix knows). */
-  let checked: Promise<void> | undefined;
-  const ready = () => {
-    checked ??= schemaVersion(sql).then((version) => checkSchema(version, where));
-    return checked;
-  };
-
-  const standbyLine = async (tx: Tx, intervalMs: number): Promise<string> => {
-    const [row] = await tx.unsafe(
-      `SELECT host, pid, profile, destination, since::text AS since FROM pix_listen WHERE account = $1`,
-      [account],
+/** The lock's connection, still the session that took the lock (a reconnected one holds nothing). */
+async function active(listener: Listener): Promise<Tx> {
+  const { held } = listener;
+  if (held === undefined) throw new PixError('internal', 'the listener wrote before it was active');
+  // A connection that cannot say which session it is cannot say it holds the lock either.
+  const backend = await Promise.resolve()
+    .then(() => lockConnection(listener, held.tx, held.note).unsafe('SELECT pg_backend_pid() AS pid'))
+    .then(
+      ([row]) => Number(row?.pid),
+      (error: unknown) => reasonOf(error, listener.pool.url),
     );
-    const every = `looking every ${intervalMs / 1000} s`;
-    if (row?.host == null) {
-      return `standby: another pix listen is this account's active listener; taking over when it stops (${every})\n`;
-    }
-    return `standby: pix listen (pid ${Number(row.pid)} on ${safeText(String(row.host), 80)}, profile ${safeText(String(row.profile), 40)}, since ${safeText(String(row.since), 40)}) delivers this account's events to ${safeText(String(row.destination), 120)}; taking over when it stops (${every})\n`;
-  };
+  if (backend !== held.backend) {
+    const why = typeof backend === 'string' ? ` (${backend})` : '';
+    throw new ListenerLockLost(
+      `the shared ledger ${listener.where}: this listener lost its connection${why}, and with it the account's listener lock; it stops`,
+      'another pix listen of this account takes over (or run this one again)',
+    );
+  }
+  return held.tx;
+}
 
+/** The schema checked once (exit 6 when it is not the one this pix knows). */
+function ready(listener: Listener): Promise<void> {
+  listener.checked ??= schemaVersion(listener.sql).then((version) => checkSchema(version, listener.where));
+  return listener.checked;
+}
+
+async function standbyLine(listener: Listener, tx: Tx, intervalMs: number): Promise<string> {
+  const [row] = await tx.unsafe(
+    `SELECT host, pid, profile, destination, since::text AS since FROM pix_listen WHERE account = $1`,
+    [listener.account],
+  );
+  const every = `looking every ${intervalMs / 1000} s`;
+  if (row?.host == null) {
+    return `standby: another pix listen is this account's active listener; taking over when it stops (${every})\n`;
+  }
+  return `standby: pix listen (pid ${Number(row.pid)} on ${safeText(String(row.host), 80)}, profile ${safeText(String(row.profile), 40)}, since ${safeText(String(row.since), 40)}) delivers this account's events to ${safeText(String(row.destination), 120)}; taking over when it stops (${every})\n`;
+}
+
+/**
+ * Waits for the account's listener lock on the reserved connection, a standby meanwhile (said once):
+ * whether it was held (`waited`: only after a wait), or undefined when stopped (Ctrl-C) before.
+ */
+async function takeLock(
+  listener: Listener,
+  tx: Tx,
+  note: (error: unknown) => void,
+  hold: Hold,
+): Promise<{ waited: boolean } | undefined> {
+  const key = listenLockKey(listener.account);
+  let waited = false;
+  for (;;) {
+    const [got] = await lockConnection(listener, tx, note).unsafe(
+      'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS held, pg_backend_pid() AS pid',
+      [key],
+    );
+    if (got?.held === true) {
+      listener.held = { tx, backend: Number(got.pid), note };
+      return { waited };
+    }
+    if (!waited) {
+      listener.deps.io.stderr.write(
+        await standbyLine(listener, lockConnection(listener, tx, note), hold.intervalMs),
+      );
+    }
+    waited = true;
+    if (!(await listener.deps.pause(hold.intervalMs))) return undefined;
+  }
+}
+
+/**
+ * Gives the lock back, unless its session is gone: a session that is gone holds nothing to give back (and
+ * its connection takes nothing more).
+ */
+async function releaseLock(listener: Listener, tx: Tx, note: (error: unknown) => void): Promise<void> {
+  listener.held = undefined;
+  if (listener.gone) {
+    lockConnection(listener, tx, note, false);
+    return;
+  }
+  await tx
+    .unsafe(
+      `UPDATE pix_listen SET backend_pid = NULL WHERE account = $1 AND backend_pid = pg_backend_pid()`,
+      [listener.account],
+    )
+    .catch(note);
+  await tx
+    .unsafe('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [listenLockKey(listener.account)])
+    .catch(note);
+}
+
+/** Runs `work` as the account's one active listener, on the lock's reserved connection (the header). */
+function holdLock<T>(listener: Listener, hold: Hold, work: () => Promise<T>): Promise<T | undefined> {
+  const { account, host, pid, files } = listener;
+  return onDb(listener, () =>
+    reserved(listener.lockPool.sql, async (tx, note) => {
+      checkSchema(await schemaVersion(tx), listener.where);
+      const taken = await takeLock(listener, tx, note, hold);
+      if (taken === undefined) return undefined;
+      try {
+        await tx.unsafe(
+          `INSERT INTO pix_listen (account, host, pid, profile, destination, since, backend_pid)
+           VALUES ($1, $2, $3, $4, $5, now(), $6)
+           ON CONFLICT (account) DO UPDATE SET host = excluded.host, pid = excluded.pid,
+             profile = excluded.profile, destination = excluded.destination, since = excluded.since,
+             backend_pid = excluded.backend_pid`,
+          [account, host, pid, files.profile, hold.destination, listener.held!.backend],
+        );
+        if (taken.waited)
+          listener.deps.io.stderr.write(`active: this listener took over the account's events\n`);
+        return await work();
+      } finally {
+        await releaseLock(listener, tx, note);
+      }
+    }),
+  );
+}
+
+async function restore(listener: Listener): Promise<Restored> {
+  const tx = await active(listener);
+  const [row] = await tx.unsafe('SELECT cursor::text AS cursor FROM pix_listen WHERE account = $1', [
+    listener.account,
+  ]);
+  const cursor = row?.cursor == null ? undefined : (JSON.parse(String(row.cursor)) as Cursor);
+  listener.saved = cursor;
+  const owed = await tx.unsafe(
+    `SELECT body, attempts FROM pix_events WHERE account = $1 AND state = 'pending' ORDER BY seq`,
+    [listener.account],
+  );
+  return {
+    start: cursor === undefined ? { kind: 'first' } : startOfCursor(cursor),
+    owed: owed.map((event) => ({
+      event: JSON.parse(String(event.body)) as PixEvent,
+      attempts: Number(event.attempts),
+    })),
+    // The database refuses an id made before (record): nothing to remember here.
+    made: [],
+    recent: cursor === undefined || cursor.catchUp !== undefined ? [] : cursor.statement.recent,
+    journal: cursor?.journal ?? null,
+  };
+}
+
+async function record(listener: Listener, events: readonly PixEvent[]): Promise<PixEvent[]> {
+  if (events.length === 0) return [];
+  const tx = await active(listener);
+  const rows = await tx.unsafe(
+    `INSERT INTO pix_events (id, account, type, created, body, made_by)
+     SELECT e.id, $1, e.type, e.created, e.body, $6
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(id, type, created, body, n)
+       ORDER BY e.n
+     ON CONFLICT (id) DO NOTHING RETURNING id`,
+    [
+      listener.account,
+      events.map((event) => event.id),
+      events.map((event) => event.type),
+      events.map((event) => event.created),
+      events.map((event) => JSON.stringify(event)),
+      `${listener.host}:${listener.pid}`,
+    ],
+  );
+  const made = new Set(rows.map((row) => String(row.id)));
+  return events.filter((event) => made.has(event.id));
+}
+
+/** Asked after every poll, moved or not: a listener that lost the lock stops within an interval. */
+async function checkpoint(listener: Listener, cursor: Cursor): Promise<void> {
+  const tx = await active(listener);
+  if (listener.saved !== undefined && !moved(listener.saved, cursor)) return;
+  await tx.unsafe('UPDATE pix_listen SET cursor = $2::text::jsonb WHERE account = $1', [
+    listener.account,
+    JSON.stringify(cursor),
+  ]);
+  listener.saved = cursor;
+}
+
+async function secret(listener: Listener, rotate: boolean): Promise<string> {
+  const { sql, account } = listener;
+  await ready(listener);
+  if (rotate) {
+    const made = newSecret();
+    await sql.unsafe(
+      `INSERT INTO pix_listen (account, secret) VALUES ($1, $2)
+       ON CONFLICT (account) DO UPDATE SET secret = excluded.secret`,
+      [account, made],
+    );
+    return made;
+  }
+  // The first machine's secret (this directory's, made if need be) becomes the account's.
+  const [row] = await sql.unsafe(
+    `INSERT INTO pix_listen (account, secret) VALUES ($1, $2)
+     ON CONFLICT (account) DO UPDATE SET secret = coalesce(pix_listen.secret, excluded.secret)
+     RETURNING secret`,
+    [account, signingSecret(listener.files.secret)],
+  );
+  return String(row!.secret);
+}
+
+async function history(listener: Listener): Promise<History> {
+  await ready(listener);
+  const rows = await listener.sql.unsafe(
+    `SELECT seq, id, body, state, attempts, last_error FROM pix_events WHERE account = $1 ORDER BY seq`,
+    [listener.account],
+  );
+  return {
+    events: rows.map((row) => {
+      const event = JSON.parse(String(row.body)) as PixEvent;
+      return {
+        id: event.id,
+        type: event.type,
+        created: event.created,
+        attempts: Number(row.attempts),
+        state: String(row.state) as EventState['state'],
+        ...(row.last_error == null ? {} : { lastError: String(row.last_error) }),
+        nextAt: 0,
+        line: Number(row.seq),
+        offset: 0,
+        event,
+      };
+    }),
+  };
+}
+
+async function close(listener: Listener): Promise<void> {
+  if (listener.closed) return;
+  listener.closed = true;
+  await Promise.all([
+    listener.sql.end({ timeout: 5 }).catch(() => {}),
+    listener.lockPool.sql.end({ timeout: 5 }).catch(() => {}),
+  ]);
+}
+
+export function postgresEventStore(url: string, files: EventFiles, deps: Deps): EventStore {
+  const pool = openPool(url, deps.env, POOL);
+  const listener: Listener = {
+    pool,
+    sql: pool.sql,
+    where: pool.where,
+    lockPool: openPool(url, deps.env, 1, () => {
+      listener.gone = true;
+    }),
+    gone: false,
+    account: files.account.id,
+    host: hostname(),
+    pid: deps.processes.pid,
+    files,
+    deps,
+    held: undefined,
+    saved: undefined,
+    checked: undefined,
+    closed: false,
+  };
+  const db = <T>(work: () => Promise<T>) => onDb(listener, work);
   return {
     backend: 'postgres',
-    where,
-    hold: (hold, work) =>
-      onDb(() =>
-        reserved(lockPool.sql, async (tx, note) => {
-          checkSchema(await schemaVersion(tx), where);
-          const key = listenLockKey(account);
-          let waited = false;
-          for (;;) {
-            const [got] = await lockConnection(tx, note).unsafe(
-              'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS held, pg_backend_pid() AS pid',
-              [key],
-            );
-            if (got?.held === true) {
-              held = { tx, backend: Number(got.pid), note };
-              break;
-            }
-            if (!waited) deps.io.stderr.write(await standbyLine(lockConnection(tx, note), hold.intervalMs));
-            waited = true;
-            if (!(await deps.pause(hold.intervalMs))) return undefined;
-          }
-          try {
-            await tx.unsafe(
-              `INSERT INTO pix_listen (account, host, pid, profile, destination, since, backend_pid)
-               VALUES ($1, $2, $3, $4, $5, now(), $6)
-               ON CONFLICT (account) DO UPDATE SET host = excluded.host, pid = excluded.pid,
-                 profile = excluded.profile, destination = excluded.destination, since = excluded.since,
-                 backend_pid = excluded.backend_pid`,
-              [account, host, pid, files.profile, hold.destination, held.backend],
-            );
-            if (waited) deps.io.stderr.write(`active: this listener took over the account's events\n`);
-            return await work();
-          } finally {
-            held = undefined;
-            // A session that is gone holds nothing to give back (and its connection takes nothing more).
-            if (gone) {
-              lockConnection(tx, note, false);
-            } else {
-              await tx
-                .unsafe(
-                  `UPDATE pix_listen SET backend_pid = NULL WHERE account = $1 AND backend_pid = pg_backend_pid()`,
-                  [account],
-                )
-                .catch(note);
-              await tx.unsafe('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(note);
-            }
-          }
-        }),
-      ),
-    restore: () =>
-      onDb(async (): Promise<Restored> => {
-        const tx = await active();
-        const [row] = await tx.unsafe('SELECT cursor::text AS cursor FROM pix_listen WHERE account = $1', [
-          account,
-        ]);
-        const cursor = row?.cursor == null ? undefined : (JSON.parse(String(row.cursor)) as Cursor);
-        saved = cursor;
-        const owed = await tx.unsafe(
-          `SELECT body, attempts FROM pix_events WHERE account = $1 AND state = 'pending' ORDER BY seq`,
-          [account],
-        );
-        return {
-          start: cursor === undefined ? { kind: 'first' } : startOfCursor(cursor),
-          owed: owed.map((event) => ({
-            event: JSON.parse(String(event.body)) as PixEvent,
-            attempts: Number(event.attempts),
-          })),
-          // The database refuses an id made before (record): nothing to remember here.
-          made: [],
-          recent: cursor === undefined || cursor.catchUp !== undefined ? [] : cursor.statement.recent,
-          journal: cursor?.journal ?? null,
-        };
-      }),
-    record: (events) =>
-      onDb(async () => {
-        if (events.length === 0) return [];
-        const tx = await active();
-        const rows = await tx.unsafe(
-          `INSERT INTO pix_events (id, account, type, created, body, made_by)
-           SELECT e.id, $1, e.type, e.created, e.body, $6
-             FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(id, type, created, body, n)
-             ORDER BY e.n
-           ON CONFLICT (id) DO NOTHING RETURNING id`,
-          [
-            account,
-            events.map((event) => event.id),
-            events.map((event) => event.type),
-            events.map((event) => event.created),
-            events.map((event) => JSON.stringify(event)),
-            `${host}:${pid}`,
-          ],
-        );
-        const made = new Set(rows.map((row) => String(row.id)));
-        return events.filter((event) => made.has(event.id));
-      }),
+    where: listener.where,
+    hold: (hold, work) => holdLock(listener, hold, work),
+    restore: () => db(() => restore(listener)),
+    record: (events) => db(() => record(listener, events)),
     // The active listener writes through its lock's connection; `pix events resend` through the pool.
     write: (lines) =>
-      onDb(async () => {
+      db(async () => {
         if (lines.length === 0) return;
-        const target = held === undefined ? sql : await active();
-        for (const line of lines) await writeLine(target, line, host, pid);
+        const target = listener.held === undefined ? listener.sql : await active(listener);
+        for (const line of lines) await writeLine(target, line, listener.host, listener.pid);
       }),
-    checkpoint: (cursor) =>
-      onDb(async () => {
-        // Asked after every poll, moved or not: a listener that lost the lock stops within an interval.
-        const tx = await active();
-        if (saved !== undefined && !moved(saved, cursor)) return;
-        await tx.unsafe('UPDATE pix_listen SET cursor = $2::text::jsonb WHERE account = $1', [
-          account,
-          JSON.stringify(cursor),
-        ]);
-        saved = cursor;
-      }),
-    secret: (rotate = false) =>
-      onDb(async () => {
-        await ready();
-        if (rotate) {
-          const made = newSecret();
-          await sql.unsafe(
-            `INSERT INTO pix_listen (account, secret) VALUES ($1, $2)
-             ON CONFLICT (account) DO UPDATE SET secret = excluded.secret`,
-            [account, made],
-          );
-          return made;
-        }
-        // The first machine's secret (this directory's, made if need be) becomes the account's.
-        const [row] = await sql.unsafe(
-          `INSERT INTO pix_listen (account, secret) VALUES ($1, $2)
-           ON CONFLICT (account) DO UPDATE SET secret = coalesce(pix_listen.secret, excluded.secret)
-           RETURNING secret`,
-          [account, signingSecret(files.secret)],
-        );
-        return String(row!.secret);
-      }),
-    history: () =>
-      onDb(async (): Promise<History> => {
-        await ready();
-        const rows = await sql.unsafe(
-          `SELECT seq, id, body, state, attempts, last_error FROM pix_events WHERE account = $1 ORDER BY seq`,
-          [account],
-        );
-        return {
-          events: rows.map((row) => {
-            const event = JSON.parse(String(row.body)) as PixEvent;
-            return {
-              id: event.id,
-              type: event.type,
-              created: event.created,
-              attempts: Number(row.attempts),
-              state: String(row.state) as EventState['state'],
-              ...(row.last_error == null ? {} : { lastError: String(row.last_error) }),
-              nextAt: 0,
-              line: Number(row.seq),
-              offset: 0,
-              event,
-            };
-          }),
-        };
-      }),
-    async close() {
-      if (closed) return;
-      closed = true;
-      await Promise.all([
-        sql.end({ timeout: 5 }).catch(() => {}),
-        lockPool.sql.end({ timeout: 5 }).catch(() => {}),
-      ]);
-    },
+    checkpoint: (cursor) => db(() => checkpoint(listener, cursor)),
+    secret: (rotate = false) => db(() => secret(listener, rotate)),
+    history: () => db(() => history(listener)),
+    close: () => close(listener),
   };
 }
 

@@ -6,8 +6,7 @@
 import { appendPrivateLine } from '../storage/append.js';
 import { overwritePrivateFile } from '../storage/files.js';
 import { type Checkpoint, cutDamage, formatCheckpoint, GENESIS, lineDigest, stampDigest } from './chain.js';
-import { type End, judgeOnce } from './judge.js';
-import { load, locked, NO_TAIL, type OpenedJournal, tailOf } from './opened.js';
+import { type End, judgeOnce, load, locked, NO_TAIL, type OpenedJournal, tailOf } from './opened.js';
 import { TORN_MARK } from './parser.js';
 import { loadFor } from './resume.js';
 import { DUPLICATE_WINDOW_MS } from './rules.js';

@@ -110,7 +110,7 @@ export interface ChainTail {
  *   the checkpoint), or there is none and at most one line is chained (a first chained line whose
  *   writer was killed before its checkpoint, or a journal pix never chained);
  * - `ahead`: it names a line past the end: lines were cut, or appended since the end was read (the
- *   caller reads on and asks again: judge.ts);
+ *   caller reads on and asks again: opened.ts judgeEnd);
  * - `damaged`: the reason, and the line it is said of.
  */
 export type Judgement =

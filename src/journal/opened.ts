@@ -1,14 +1,22 @@
 /**
  * One open journal (store.ts openJournal): its files (the journal, its checkpoint, its index file), its
  * lock, what has been read of it and where its end was last found sound — the state its steps share
- * (judge.ts, resume.ts, append.ts).
+ * (below: the judgement of its end; resume.ts, append.ts).
  */
 import { join } from 'node:path';
 import type { Clock, Processes } from '../context.js';
 import { ensurePrivateDir } from '../storage/dirs.js';
 import { readPrivateFile } from '../storage/files.js';
-import { type LockHost, withFileLockSync } from '../storage/locks.js';
-import { CHECKPOINT_SUFFIX, type ChainTail, type Checkpoint, parseCheckpoint } from './chain.js';
+import { type LockHost, LockTimeoutError, withFileLockSync } from '../storage/locks.js';
+import {
+  CHECKPOINT_SUFFIX,
+  type ChainTail,
+  type Checkpoint,
+  cutDamage,
+  type Judgement,
+  judgeCheckpoint,
+  parseCheckpoint,
+} from './chain.js';
 import { JOURNAL_FILE, type JournalEntry } from './entries.js';
 import { createJournalIndex, type JournalIndex } from './indexes.js';
 import { INDEX_SUFFIX } from './indexfile.js';
@@ -101,4 +109,54 @@ export function tailOf(loaded: Parsed | undefined): ChainTail {
 export function readCheckpoint(journal: OpenedJournal): Checkpoint | undefined {
   const text = readPrivateFile(journal.checkpointPath);
   return text === undefined ? undefined : parseCheckpoint(text);
+}
+
+// The end of an open journal judged against its checkpoint (chain.ts): read to its end, then the
+// checkpoint; anything but a sound end read without the lock is judged again under it before it is believed.
+
+/** The end of the journal judged (chain.ts), with the checkpoint it was judged against. */
+export type End = Exclude<Judgement, { kind: 'ahead' }> & { checkpoint: Checkpoint | undefined };
+
+/** Reads the journal to its end, then the checkpoint, and judges the one against the other (chain.ts). */
+export function judgeOnce(
+  journal: OpenedJournal,
+  loaded = load(journal),
+): { judgement: Judgement; checkpoint: Checkpoint | undefined } {
+  const { sound } = journal;
+  if (sound !== undefined && loaded?.identity === sound.identity && loaded.offset === sound.offset)
+    return { judgement: { kind: 'ok', lag: sound.lag }, checkpoint: sound.checkpoint };
+  journal.sound = undefined;
+  const checkpoint = readCheckpoint(journal);
+  const judgement = judgeCheckpoint(checkpoint, tailOf(loaded), journal.checkpointPath);
+  if (judgement.kind === 'ok' && loaded !== undefined)
+    journal.sound = { identity: loaded.identity, offset: loaded.offset, checkpoint, lag: judgement.lag };
+  return { judgement, checkpoint };
+}
+
+/**
+ * The end of the journal judged. Under the lock (`quiet`) no writer is at work: a checkpoint past the
+ * end is a cut. Without it, a writer may append and replace the checkpoint meanwhile: read after the
+ * lines, the checkpoint is then past them, or (once read on) at most one line behind; and it may be
+ * read while it is being written. So anything but a sound end is judged again under the lock before it
+ * is believed (a read-only config directory, where no lock can be taken, keeps the first judgement).
+ */
+export function judgeEnd(journal: OpenedJournal, quiet: boolean): End {
+  let once = judgeOnce(journal);
+  if (once.judgement.kind === 'ahead' && !quiet) once = judgeOnce(journal);
+  const { judgement, checkpoint } = once;
+  if (judgement.kind !== 'ok' && !quiet) {
+    try {
+      return locked(journal, () => judgeEnd(journal, true));
+    } catch (error) {
+      // Only a lock that cannot be made (EACCES, EROFS) leaves the judgement as it is.
+      if (error instanceof LockTimeoutError || !(error instanceof Error && 'code' in error)) throw error;
+    }
+  }
+  if (judgement.kind === 'ahead')
+    return {
+      kind: 'damaged',
+      ...cutDamage(judgement.checkpoint, tailOf(journal.tail.current())),
+      checkpoint,
+    };
+  return { ...judgement, checkpoint };
 }

@@ -148,6 +148,203 @@ export interface JournalWatch {
   settled(entry: JournalEntry): boolean;
 }
 
+/** What a parser has read so far, shared by its steps below (architecture rule 14). */
+interface Parsing {
+  readonly onStart: ((entry: JournalEntry) => void) | undefined;
+  readonly keep: ((entry: JournalEntry) => boolean) | undefined;
+  readonly watch: JournalWatch | undefined;
+  /** Where it resumed (a parser's state()), if it did. */
+  readonly resumed: boolean;
+  readonly byId: Map<string, JournalEntry>;
+  /** The ids of entries read and not held (keep said no), so their later lines are known to be theirs. */
+  readonly passed: Set<string>;
+  /** Each damaged line with its text: an acceptance names the text it accepted by its digest. */
+  readonly damaged: Damaged[];
+  readonly acceptances: Acceptance[];
+  readonly chain: ReturnType<typeof createChainFollower>;
+  readonly torn: number[];
+  readonly intern: Intern;
+  lineNumber: number;
+  seq: number;
+  /** An unreadable line is torn if the next line is TORN_MARK, else damaged: it waits for that line. */
+  unreadable: Damaged | undefined;
+}
+
+/** One copy of each repeated text (a status, a reason, a profile), up to 10,000 of them. */
+function createIntern(): Intern {
+  const texts = new Map<string, string>();
+  return (text) => {
+    if (text === undefined) return undefined;
+    const known = texts.get(text);
+    if (known !== undefined) return known;
+    if (texts.size < 10_000) texts.set(text, text);
+    return text;
+  };
+}
+
+/** An acceptance line: the damage it names (by line number and text) is damage no longer. */
+function accept(parsing: Parsing, record: Record<string, unknown>): string | undefined {
+  const items: AcceptedDamage[] = [];
+  for (const item of record.accepted as unknown[]) {
+    if (!isRecord(item) || !Number.isSafeInteger(item.line) || typeof item.reason !== 'string')
+      return 'an acceptance line with missing or invalid fields';
+    const digest = str(item.digest);
+    items.push({
+      line: item.line as number,
+      reason: item.reason,
+      ...(digest === undefined ? {} : { digest }),
+    });
+  }
+  const { damaged } = parsing;
+  for (const item of items) {
+    const at = damaged.findIndex((one) => one.line === item.line && lineDigest(one.text) === item.digest);
+    if (at >= 0) damaged.splice(at, 1);
+  }
+  parsing.acceptances.push({ line: parsing.lineNumber, at: str(record.at) ?? '', accepted: items });
+  return undefined;
+}
+
+/** A start line (`sending`): a new entry, held or passed over. Why it could not be taken, if it could not. */
+function takeStart(parsing: Parsing, record: Record<string, unknown> & { id: string }): string | undefined {
+  const { byId, passed, keep } = parsing;
+  if (byId.has(record.id) || passed.has(record.id))
+    return `a second start line for entry ${shortId(record.id)}`;
+  const entry = startEntry(record, parsing.intern);
+  if (!entry) return `the start line of entry ${shortId(record.id)} has missing or invalid fields`;
+  entry.seq = parsing.seq++;
+  if (keep !== undefined && !keep(entry)) {
+    if (parsing.watch === undefined) passed.add(entry.id);
+    return undefined;
+  }
+  byId.set(entry.id, entry);
+  parsing.onStart?.(entry);
+  return undefined;
+}
+
+/** A line of the journal, parsed: why it could not be taken, if it could not. */
+function take(parsing: Parsing, record: Record<string, unknown> | undefined): string | undefined {
+  if (record === undefined) return 'not a journal line';
+  if (Array.isArray(record.accepted)) return accept(parsing, record);
+  if (typeof record.id !== 'string') return 'not a journal line (no id)';
+  if (record.state === 'sending')
+    return takeStart(parsing, record as Record<string, unknown> & { id: string });
+  const { watch } = parsing;
+  const entry = parsing.byId.get(record.id);
+  if (!entry) {
+    if (parsing.passed.has(record.id) || watch !== undefined) return undefined;
+    if (parsing.resumed) throw new HistoryNeeded(record.id);
+    return `an outcome for entry ${shortId(record.id)}, whose start line is missing or damaged`;
+  }
+  const applied = update(parsing.intern, entry, record);
+  if (typeof applied !== 'object') return applied;
+  if (watch !== undefined) {
+    watch.changed(entry, applied.line);
+    if (watch.settled(entry)) parsing.byId.delete(entry.id);
+  }
+  return undefined;
+}
+
+/** Applies an outcome line to its entry. */
+function applyOutcome(
+  intern: Intern,
+  entry: JournalEntry,
+  record: Record<string, unknown>,
+  at: string | undefined,
+) {
+  entry.state = record.state as FinalState;
+  for (const field of ['transferId', 'chargeId'] as const) {
+    const given = str(record[field]);
+    if (given !== undefined) entry[field] = given;
+  }
+  // A status or reason is one of a few words, on every line.
+  for (const field of ['status', 'reason'] as const) {
+    const given = intern(str(record[field]));
+    if (given !== undefined) entry[field] = given;
+  }
+  const created = createdOf(record.created);
+  if (created !== undefined) entry.created = created;
+  const anomalies = anomaliesOf(record.anomalies);
+  if (anomalies !== undefined) entry.anomalies = anomalies;
+  if (at !== undefined) entry.finishedAt = at;
+}
+
+/** Applies a line after the start to its entry: what kind of line it was, or why it could not be. */
+function update(
+  intern: Intern,
+  entry: JournalEntry,
+  record: Record<string, unknown>,
+): string | { line: ChangeLine } {
+  const at = str(record.at);
+  if (typeof record.state === 'string') {
+    if (!FINAL_STATES.has(record.state)) return `entry ${shortId(entry.id)}: unknown state`;
+    applyOutcome(intern, entry, record, at);
+    return { line: 'outcome' };
+  }
+  if (record.match !== undefined) {
+    const match = matchOf(record.match);
+    if (match === undefined || entry.kind !== 'charge') return `entry ${shortId(entry.id)}: invalid match`;
+    entry.match = match;
+    if (at !== undefined) entry.matchedAt = at;
+    return { line: 'match' };
+  }
+  if (typeof record.resolution === 'string' && RESOLUTIONS.has(record.resolution)) {
+    entry.resolution = record.resolution as Resolution;
+    if (at !== undefined) entry.resolvedAt = at;
+    return { line: 'resolution' };
+  }
+  return `entry ${shortId(entry.id)}: a line with no state, match or resolution`;
+}
+
+function feedLine(parsing: Parsing, raw: string): void {
+  const lineNumber = ++parsing.lineNumber;
+  const line = lineText(raw, lineNumber);
+  if (line === undefined) return;
+  if (line === TORN_MARK) {
+    parsing.unreadable = markTorn(parsing.unreadable, parsing.torn);
+    return;
+  }
+  const { unreadable, damaged, chain } = parsing;
+  if (unreadable !== undefined) {
+    // Not torn after all: damage, and a line of the chain as the file has it.
+    damaged.push(unreadable);
+    chain.follow(unreadable.line, unreadable.text, null, true);
+  }
+  parsing.unreadable = undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    // Only a line that is not JSON at all can be a write cut short.
+    parsing.unreadable = { line: lineNumber, reason: 'not JSON', text: line };
+    return;
+  }
+  const record = isRecord(value) ? value : undefined;
+  const reason = take(parsing, record);
+  const prev = record === undefined ? null : record.prev;
+  const broken = chain.follow(lineNumber, line, prev, reason !== undefined);
+  // A line out of its place (chain.ts) is said so first: that is what happened to it.
+  const problem = broken ?? reason;
+  if (problem !== undefined) damaged.push({ line: lineNumber, reason: problem, text: line });
+}
+
+function damagedNow(parsing: Parsing): Damaged[] {
+  return parsing.unreadable === undefined ? parsing.damaged : [...parsing.damaged, parsing.unreadable];
+}
+
+/** Only a sound place to resume: no damage, and the last line read a line of the chain. */
+function stateOf(parsing: Parsing, still: (entry: JournalEntry) => boolean): ParserState | undefined {
+  if (damagedNow(parsing).length > 0) return undefined;
+  const { lineNumber } = parsing;
+  const tail = parsing.chain.tail(lineNumber, 0);
+  if (tail.last?.line !== lineNumber) return undefined;
+  return {
+    lines: lineNumber,
+    seq: parsing.seq,
+    chain: tail,
+    entries: [...parsing.byId.values()].filter(still),
+  };
+}
+
 /**
  * `onStart` is called with each entry as its start line is read (the journal's index keeps up this way).
  * `keep`, when given, says which entries to hold: the others are parsed (so damage is still found) and
@@ -167,165 +364,39 @@ export function createJournalParser(
     byId.set(entry.id, entry);
     onStart?.(entry);
   }
-  const passed = new Set<string>();
-  /** Each damaged line with its text: an acceptance names the text it accepted by its digest. */
-  const damaged: Damaged[] = [];
-  const acceptances: Acceptance[] = [];
-  const chain = createChainFollower(from?.chain);
-  const torn: number[] = [];
-  let lineNumber = from?.lines ?? 0;
-  let seq = from?.seq ?? 0;
-  const texts = new Map<string, string>();
-  const intern: Intern = (text) => {
-    if (text === undefined) return undefined;
-    const known = texts.get(text);
-    if (known !== undefined) return known;
-    if (texts.size < 10_000) texts.set(text, text);
-    return text;
+  const parsing: Parsing = {
+    onStart,
+    keep,
+    watch,
+    resumed: from !== undefined,
+    byId,
+    passed: new Set<string>(),
+    damaged: [],
+    acceptances: [],
+    chain: createChainFollower(from?.chain),
+    torn: [],
+    intern: createIntern(),
+    lineNumber: from?.lines ?? 0,
+    seq: from?.seq ?? 0,
+    unreadable: undefined,
   };
-  /** An unreadable line is torn if the next line is TORN_MARK, else damaged: it waits for that line. */
-  let unreadable: Damaged | undefined;
-  /** An acceptance line: the damage it names (by line number and text) is damage no longer. */
-  const accept = (record: Record<string, unknown>): string | undefined => {
-    const items: AcceptedDamage[] = [];
-    for (const item of record.accepted as unknown[]) {
-      if (!isRecord(item) || !Number.isSafeInteger(item.line) || typeof item.reason !== 'string')
-        return 'an acceptance line with missing or invalid fields';
-      const digest = str(item.digest);
-      items.push({
-        line: item.line as number,
-        reason: item.reason,
-        ...(digest === undefined ? {} : { digest }),
-      });
-    }
-    for (const item of items) {
-      const at = damaged.findIndex((one) => one.line === item.line && lineDigest(one.text) === item.digest);
-      if (at >= 0) damaged.splice(at, 1);
-    }
-    acceptances.push({ line: lineNumber, at: str(record.at) ?? '', accepted: items });
-    return undefined;
-  };
-  const take = (record: Record<string, unknown> | undefined): string | undefined => {
-    if (record === undefined) return 'not a journal line';
-    if (Array.isArray(record.accepted)) return accept(record);
-    if (typeof record.id !== 'string') return 'not a journal line (no id)';
-    if (record.state === 'sending') {
-      if (byId.has(record.id) || passed.has(record.id))
-        return `a second start line for entry ${shortId(record.id)}`;
-      const entry = startEntry(record, intern);
-      if (!entry) return `the start line of entry ${shortId(record.id)} has missing or invalid fields`;
-      entry.seq = seq++;
-      if (keep !== undefined && !keep(entry)) {
-        if (watch === undefined) passed.add(entry.id);
-        return undefined;
-      }
-      byId.set(entry.id, entry);
-      onStart?.(entry);
-      return undefined;
-    }
-    const entry = byId.get(record.id);
-    if (!entry) {
-      if (passed.has(record.id) || watch !== undefined) return undefined;
-      if (from !== undefined) throw new HistoryNeeded(record.id);
-      return `an outcome for entry ${shortId(record.id)}, whose start line is missing or damaged`;
-    }
-    const applied = update(entry, record);
-    if (typeof applied !== 'object') return applied;
-    if (watch !== undefined) {
-      watch.changed(entry, applied.line);
-      if (watch.settled(entry)) byId.delete(entry.id);
-    }
-    return undefined;
-  };
-  /** Applies a line after the start to its entry: what kind of line it was, or why it could not be. */
-  const update = (entry: JournalEntry, record: Record<string, unknown>): string | { line: ChangeLine } => {
-    const at = str(record.at);
-    if (typeof record.state === 'string') {
-      if (!FINAL_STATES.has(record.state)) return `entry ${shortId(entry.id)}: unknown state`;
-      entry.state = record.state as FinalState;
-      for (const field of ['transferId', 'chargeId'] as const) {
-        const given = str(record[field]);
-        if (given !== undefined) entry[field] = given;
-      }
-      // A status or reason is one of a few words, on every line.
-      for (const field of ['status', 'reason'] as const) {
-        const given = intern(str(record[field]));
-        if (given !== undefined) entry[field] = given;
-      }
-      const created = createdOf(record.created);
-      if (created !== undefined) entry.created = created;
-      const anomalies = anomaliesOf(record.anomalies);
-      if (anomalies !== undefined) entry.anomalies = anomalies;
-      if (at !== undefined) entry.finishedAt = at;
-      return { line: 'outcome' };
-    }
-    if (record.match !== undefined) {
-      const match = matchOf(record.match);
-      if (match === undefined || entry.kind !== 'charge') return `entry ${shortId(entry.id)}: invalid match`;
-      entry.match = match;
-      if (at !== undefined) entry.matchedAt = at;
-      return { line: 'match' };
-    }
-    if (typeof record.resolution === 'string' && RESOLUTIONS.has(record.resolution)) {
-      entry.resolution = record.resolution as Resolution;
-      if (at !== undefined) entry.resolvedAt = at;
-      return { line: 'resolution' };
-    }
-    return `entry ${shortId(entry.id)}: a line with no state, match or resolution`;
-  };
-  const feedLine = (raw: string): void => {
-    lineNumber++;
-    const line = lineText(raw, lineNumber);
-    if (line === undefined) return;
-    if (line === TORN_MARK) {
-      unreadable = markTorn(unreadable, torn);
-      return;
-    }
-    if (unreadable !== undefined) {
-      // Not torn after all: damage, and a line of the chain as the file has it.
-      damaged.push(unreadable);
-      chain.follow(unreadable.line, unreadable.text, null, true);
-    }
-    unreadable = undefined;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      // Only a line that is not JSON at all can be a write cut short.
-      unreadable = { line: lineNumber, reason: 'not JSON', text: line };
-      return;
-    }
-    const record = isRecord(value) ? value : undefined;
-    const reason = take(record);
-    const prev = record === undefined ? null : record.prev;
-    const broken = chain.follow(lineNumber, line, prev, reason !== undefined);
-    // A line out of its place (chain.ts) is said so first: that is what happened to it.
-    const problem = broken ?? reason;
-    if (problem !== undefined) damaged.push({ line: lineNumber, reason: problem, text: line });
-  };
-  const damagedNow = () => (unreadable === undefined ? damaged : [...damaged, unreadable]);
   return {
     feed(lines) {
       // Only whole lines count: what follows the last newline is empty, or a torn tail still being written.
       const pieces = lines.split('\n');
       pieces.pop();
-      for (const piece of pieces) feedLine(piece);
+      for (const piece of pieces) feedLine(parsing, piece);
     },
     entries: () => [...byId.values()],
     get: (id) => byId.get(id),
-    damage: () => damagedNow().map(({ line, reason }) => ({ line, reason })),
-    torn: () => [...torn],
+    damage: () => damagedNow(parsing).map(({ line, reason }) => ({ line, reason })),
+    torn: () => [...parsing.torn],
     damageToAccept: () =>
-      damagedNow().map(({ line, reason, text }) => ({ line, reason, digest: lineDigest(text) })),
-    acceptances: () => [...acceptances],
-    head: () => (unreadable === undefined ? chain.head() : lineDigest(unreadable.text)),
-    tail: (bytes) => chain.tail(lineNumber, bytes, unreadable),
-    state(still) {
-      // Only a sound place to resume: no damage, and the last line read a line of the chain.
-      if (damagedNow().length > 0) return undefined;
-      const tail = chain.tail(lineNumber, 0);
-      if (tail.last?.line !== lineNumber) return undefined;
-      return { lines: lineNumber, seq, chain: tail, entries: [...byId.values()].filter(still) };
-    },
+      damagedNow(parsing).map(({ line, reason, text }) => ({ line, reason, digest: lineDigest(text) })),
+    acceptances: () => [...parsing.acceptances],
+    head: () =>
+      parsing.unreadable === undefined ? parsing.chain.head() : lineDigest(parsing.unreadable.text),
+    tail: (bytes) => parsing.chain.tail(parsing.lineNumber, bytes, parsing.unreadable),
+    state: (still) => stateOf(parsing, still),
   };
 }

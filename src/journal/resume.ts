@@ -7,7 +7,7 @@ import { overwritePrivateFile, stampOf } from '../storage/files.js';
 import { formatCheckpoint, stampDigest } from './chain.js';
 import { createJournalIndex } from './indexes.js';
 import { digestOfLineEndingAt, INDEX_WINDOW_MS, readIndexFile, writeIndexFile } from './indexfile.js';
-import type { End } from './judge.js';
+import type { End } from './opened.js';
 import { load, locked, type OpenedJournal, type Parsed, readCheckpoint } from './opened.js';
 import { createJournalParser } from './parser.js';
 import { mattersBeyondWindow } from './rules.js';

@@ -32,8 +32,7 @@ import {
   type StartFields,
   startLine,
 } from './entries.js';
-import { judgeEnd } from './judge.js';
-import { locked, type OpenedJournal, openedJournal, type Parsed, tailOf } from './opened.js';
+import { judgeEnd, locked, type OpenedJournal, openedJournal, type Parsed, tailOf } from './opened.js';
 import { type Acceptance, type AcceptedDamage, acceptLine, type JournalDamage } from './parser.js';
 import { keepIndex, loadFor } from './resume.js';
 import {

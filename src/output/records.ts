@@ -162,6 +162,151 @@ function tsvField(value: string | number | undefined | null): string {
   return value === undefined || value === null ? '' : escapeUnsafe(String(value));
 }
 
+/** A list being written: where, how, and how far (createListWriter's steps below share it; rule 14). */
+interface ListWriting<T> {
+  readonly out: OutStream;
+  readonly options: ListWriterOptions<T>;
+  /** `--fields` on a list (output/fields.ts): the fields each record is cut to. */
+  readonly sink: ReturnType<typeof fieldsSinkOf>;
+  /** Read once: the writer's stdout is a terminal (not a file, not a pipe) for the whole command. */
+  readonly terminal: boolean;
+  first: boolean;
+  table: TableStream | undefined;
+  sheet: SheetWriter | undefined;
+  bankName: ((code: string) => string | undefined) | undefined;
+  /** Records handed to the tally, and records written (the table may still hold some of them). */
+  counted: number;
+  records: number;
+}
+
+async function emit(writing: ListWriting<unknown>, text: string): Promise<void> {
+  if (text !== '' && !writing.out.write(text)) await writing.out.drained();
+}
+
+/** Tells the tally how many more records reached `out` (the table may still hold some). */
+function count(writing: ListWriting<unknown>): void {
+  const handed = writing.records - (writing.table?.held ?? 0);
+  const { tally } = writing.options;
+  if (tally && handed > writing.counted) tally.add(handed - writing.counted);
+  writing.counted = handed;
+}
+
+function jsonText<T>(writing: ListWriting<T>, batch: readonly T[]): string {
+  const { options } = writing;
+  let text = '';
+  for (const record of batch) {
+    // Made safe before indenting: a raw U+2028 would count as a line start for the indentation.
+    const body = options.pretty
+      ? `\n${jsonSafe(JSON.stringify(options.raw(record), null, 2)).replace(/^/gm, '    ')}`
+      : JSON.stringify(options.raw(record));
+    text += writing.first ? body : `,${body}`;
+    writing.first = false;
+  }
+  // JSON.stringify escapes every C0 control; jsonSafe the rest, once for the batch (a no-op on safe text).
+  return options.pretty ? text : jsonSafe(text);
+}
+
+/** A batch's text in a format written as text (xlsx is not: its sheet writer takes the rows). */
+function batchText<T>(writing: ListWriting<T>, batch: readonly T[]): string {
+  const { options, sink, terminal, table } = writing;
+  const { columns } = options;
+  let text = '';
+  switch (options.format) {
+    case 'json':
+      return jsonText(writing, batch);
+    case 'ndjson':
+      for (const record of batch) text += `${JSON.stringify(options.raw(record))}\n`;
+      return jsonSafe(text);
+    case 'ofx':
+      for (const record of batch) text += options.ofx!.record(record);
+      return text;
+    case 'csv-br':
+      for (const record of batch) {
+        text += `${columns.map((column) => csvBrField(brValue(column, record), column.kind, options.timeZone, writing.bankName)).join(';')}\r\n`;
+      }
+      return text;
+    case 'csv':
+      for (const record of batch) {
+        text += sink
+          ? fieldsCsvRow(options.raw(record) as Json, sink.fields, terminal)
+          : `${columns.map((column) => csvField(column.machine(record), terminal)).join(',')}\r\n`;
+      }
+      return text;
+    default:
+      for (const record of batch) {
+        text += table
+          ? table.row(columns.map((column) => column.human(record)))
+          : `${columns.map((column) => tsvField(column.machine(record))).join('\t')}\n`;
+      }
+      return text;
+  }
+}
+
+async function writeMany<T>(writing: ListWriting<T>, batch: readonly T[]): Promise<void> {
+  if (batch.length === 0) return;
+  const { options } = writing;
+  if (options.format === 'xlsx') {
+    await writing.sheet!.rows(batch.map((record) => options.columns.map((column) => column.machine(record))));
+  } else {
+    await emit(writing, batchText(writing, batch));
+  }
+  writing.records += batch.length;
+  count(writing);
+}
+
+/** What a list starts with in each format: the JSON's opening, a header row, OFX's head, a sheet. */
+async function begin<T>(writing: ListWriting<T>, total: number): Promise<void> {
+  const { options, sink, terminal, out } = writing;
+  const { format, columns } = options;
+  if (format === 'table' && options.human) writing.table = options.openTable(columns);
+  if (format === 'json') {
+    await emit(
+      writing,
+      options.pretty
+        ? `{\n  "total": ${total},\n  "${options.listField}": [`
+        : `{"total":${total},"${options.listField}":[`,
+    );
+  } else if (format === 'csv') {
+    await emit(
+      writing,
+      sink
+        ? fieldsCsvHeader(sink.fields, terminal)
+        : `${columns.map((column) => csvField(column.header, terminal)).join(',')}\r\n`,
+    );
+  } else if (format === 'csv-br') {
+    // The banks' names (a table of BACEN's) load only for a sheet that shows a bank's code.
+    if (columns.some((column) => column.kind === 'code')) {
+      ({ institutionName: writing.bankName } = await import('../domain/banks.js'));
+    }
+    await emit(
+      writing,
+      `\ufeff${columns.map((column) => csvBrField(portugueseHeader(column.header), 'text', options.timeZone)).join(';')}\r\n`,
+    );
+  } else if (format === 'ofx') {
+    await emit(writing, options.ofx!.begin());
+  } else if (format === 'xlsx') {
+    // The workbook writer (and fflate) load only here: no other format pays for them.
+    const { createSheetWriter } = await import('./xlsx.js');
+    writing.sheet = createSheetWriter(
+      async (chunk) => {
+        if (!out.write(chunk)) await out.drained();
+      },
+      { sheetName: options.sheet ?? 'pix', columns, timeZone: options.timeZone },
+    );
+  }
+}
+
+async function end<T>(writing: ListWriting<T>): Promise<void> {
+  const { options, table, sheet } = writing;
+  if (options.format === 'json')
+    await emit(writing, options.pretty ? `${writing.first ? '' : '\n  '}]\n}\n` : ']}\n');
+  else if (table) await emit(writing, table.end());
+  else if (sheet) await sheet.end();
+  else if (options.format === 'ofx') await emit(writing, options.ofx!.end());
+  count(writing);
+  options.tally?.done();
+}
+
 /**
  * A list cut to `--fields` as it is written: each record's fields in the sink's format; a column's name
  * asked for (`--fields counterpartyName`) is read by this list's own column of that name.
@@ -195,118 +340,22 @@ export function createListWriter<T>(given: OutStream, givenOptions: ListWriterOp
   if (sink) sink.streamed = true;
   const out = sink?.out ?? given;
   const options = sink ? cutToFields(givenOptions, sink) : givenOptions;
-  const { format, columns, tally } = options;
-  // Read once: the writer's stdout is a terminal (not a file, not a pipe) for the whole command.
-  const terminal = out.isTTY;
-  let first = true;
-  let table: TableStream | undefined;
-  let sheet: SheetWriter | undefined;
-  let bankName: ((code: string) => string | undefined) | undefined;
-  let counted = 0;
-  let records = 0;
-  const emit = async (text: string) => {
-    if (text !== '' && !out.write(text)) await out.drained();
-  };
-  /** Tells the tally how many more records reached `out` (the table may still hold some). */
-  const count = () => {
-    const handed = records - (table?.held ?? 0);
-    if (tally && handed > counted) tally.add(handed - counted);
-    counted = handed;
-  };
-  const writeMany = async (batch: readonly T[]): Promise<void> => {
-    if (batch.length === 0) return;
-    let text = '';
-    switch (format) {
-      case 'json':
-        for (const record of batch) {
-          // Made safe before indenting: a raw U+2028 would count as a line start for the indentation.
-          const body = options.pretty
-            ? `\n${jsonSafe(JSON.stringify(options.raw(record), null, 2)).replace(/^/gm, '    ')}`
-            : JSON.stringify(options.raw(record));
-          text += first ? body : `,${body}`;
-          first = false;
-        }
-        // JSON.stringify escapes every C0 control; jsonSafe the rest, once for the batch (a no-op on safe text).
-        if (!options.pretty) text = jsonSafe(text);
-        break;
-      case 'ndjson':
-        for (const record of batch) text += `${JSON.stringify(options.raw(record))}\n`;
-        text = jsonSafe(text);
-        break;
-      case 'ofx':
-        for (const record of batch) text += options.ofx!.record(record);
-        break;
-      case 'xlsx':
-        await sheet!.rows(batch.map((record) => columns.map((column) => column.machine(record))));
-        break;
-      case 'csv-br':
-        for (const record of batch) {
-          text += `${columns.map((column) => csvBrField(brValue(column, record), column.kind, options.timeZone, bankName)).join(';')}\r\n`;
-        }
-        break;
-      case 'csv':
-        for (const record of batch) {
-          text += sink
-            ? fieldsCsvRow(options.raw(record) as Json, sink.fields, terminal)
-            : `${columns.map((column) => csvField(column.machine(record), terminal)).join(',')}\r\n`;
-        }
-        break;
-      default:
-        for (const record of batch) {
-          text += table
-            ? table.row(columns.map((column) => column.human(record)))
-            : `${columns.map((column) => tsvField(column.machine(record))).join('\t')}\n`;
-        }
-    }
-    await emit(text);
-    records += batch.length;
-    count();
+  const writing: ListWriting<T> = {
+    out,
+    options,
+    sink,
+    terminal: out.isTTY,
+    first: true,
+    table: undefined,
+    sheet: undefined,
+    bankName: undefined,
+    counted: 0,
+    records: 0,
   };
   return {
-    async begin(total) {
-      if (format === 'table' && options.human) table = options.openTable(columns);
-      if (format === 'json') {
-        await emit(
-          options.pretty
-            ? `{\n  "total": ${total},\n  "${options.listField}": [`
-            : `{"total":${total},"${options.listField}":[`,
-        );
-      } else if (format === 'csv') {
-        await emit(
-          sink
-            ? fieldsCsvHeader(sink.fields, terminal)
-            : `${columns.map((column) => csvField(column.header, terminal)).join(',')}\r\n`,
-        );
-      } else if (format === 'csv-br') {
-        // The banks' names (a table of BACEN's) load only for a sheet that shows a bank's code.
-        if (columns.some((column) => column.kind === 'code')) {
-          ({ institutionName: bankName } = await import('../domain/banks.js'));
-        }
-        await emit(
-          `\ufeff${columns.map((column) => csvBrField(portugueseHeader(column.header), 'text', options.timeZone)).join(';')}\r\n`,
-        );
-      } else if (format === 'ofx') {
-        await emit(options.ofx!.begin());
-      } else if (format === 'xlsx') {
-        // The workbook writer (and fflate) load only here: no other format pays for them.
-        const { createSheetWriter } = await import('./xlsx.js');
-        sheet = createSheetWriter(
-          async (chunk) => {
-            if (!out.write(chunk)) await out.drained();
-          },
-          { sheetName: options.sheet ?? 'pix', columns, timeZone: options.timeZone },
-        );
-      }
-    },
-    write: (record) => writeMany([record]),
-    writeMany,
-    async end() {
-      if (format === 'json') await emit(options.pretty ? `${first ? '' : '\n  '}]\n}\n` : ']}\n');
-      else if (table) await emit(table.end());
-      else if (sheet) await sheet.end();
-      else if (format === 'ofx') await emit(options.ofx!.end());
-      count();
-      tally?.done();
-    },
+    begin: (total) => begin(writing, total),
+    write: (record) => writeMany(writing, [record]),
+    writeMany: (batch) => writeMany(writing, batch),
+    end: () => end(writing),
   };
 }

@@ -232,6 +232,118 @@ const BOX = {
   bottom: ['└', '┴', '┘'],
 } as const;
 
+/** A table being written (createTable's steps below share it; architecture rule 14). */
+interface TableWriting {
+  readonly columns: TableColumn[];
+  readonly options: TableOptions;
+  readonly style: NonNullable<TableOptions['style']>;
+  readonly headers: Prepared[];
+  /** Whether cells are cut or wrapped to their column (a width, and not --wide, or a column that wraps). */
+  readonly cut: boolean;
+  /** The first rows, held until they decide the layout; undefined once it is decided. */
+  sample: Prepared[][] | undefined;
+  layout: Layout | undefined;
+  /** Each shown column's narrowest width, when a later row needs room. */
+  mins: number[];
+  /** The id columns shown narrower than their widest sampled id. */
+  shortened: string[];
+}
+
+function line(table: TableWriting, kind: keyof typeof BOX): string {
+  const [left, join, right] = BOX[kind];
+  return `${left}${table.layout!.widths.map((width) => '─'.repeat(width + 2)).join(join)}${right}\n`;
+}
+
+/**
+ * The row's column widths: the layout's, but a cell that may not be shortened and is wider than its column
+ * widens it for this row only (and a shortenable cell of the row gives the room back when it can).
+ */
+function rowWidths(table: TableWriting, cells: Prepared[]): number[] {
+  const { columns } = table;
+  const { shown } = table.layout!;
+  const widths = [...table.layout!.widths];
+  if (!table.cut) return widths;
+  let over = 0;
+  cells.forEach((cell, at) => {
+    const kind = kindOf(columns[shown[at]!]!);
+    if (cell.width > widths[at]! && MIN_WIDTH[kind] === Number.POSITIVE_INFINITY) {
+      over += cell.width - widths[at]!;
+      widths[at] = cell.width;
+    }
+  });
+  if (over > 0) {
+    shorten(
+      shown.map((index) => columns[index]!),
+      widths,
+      shown.map((_index, at) => Math.min(table.mins[at]!, cells[at]!.width)),
+      over,
+    );
+  }
+  return widths;
+}
+
+function render(table: TableWriting, row: Prepared[], header = false): string {
+  const { columns, style, cut } = table;
+  const { shown } = table.layout!;
+  const cells = shown.map((index) => row[index] ?? prepare(''));
+  const widths = rowWidths(table, cells);
+  // Each cell as its lines: one, cut to its column, or several for a wrapped column's long text.
+  const cellLines = cells.map((cell, at) => {
+    const width = widths[at]!;
+    if (!cut || cell.width <= width) return [cell.text];
+    const column = columns[shown[at]!]!;
+    // The last column of a plain table has nothing to its right: a word too long for it (an id) runs on.
+    if (column.wrap) return wordLines(cell.text, width, style === 'plain' && at === cells.length - 1);
+    return [column.keepEnd ? cutStartToWidth(cell.text, width) : cutToWidth(cell.text, width)];
+  });
+  const height = Math.max(1, ...cellLines.map((lines) => lines.length));
+  let text = '';
+  for (let at = 0; at < height; at++) {
+    const texts = cells.map((cell, index) => {
+      const width = widths[index]!;
+      const part = cellLines[index]![at] ?? '';
+      const painted = cell.paint && !header && part !== '' ? cell.paint(part) : part;
+      const pad = ' '.repeat(Math.max(0, width - displayWidth(part)));
+      const kind = kindOf(columns[shown[index]!]!);
+      return kind === 'money' || kind === 'number' ? `${pad}${painted}` : `${painted}${pad}`;
+    });
+    text += style === 'plain' ? `${texts.join('  ').trimEnd()}\n` : `│ ${texts.join(' │ ')} │\n`;
+  }
+  return text;
+}
+
+/** The sample decides the layout; the header and the sampled rows are then written. */
+function lay(table: TableWriting): string {
+  const { columns, style, headers } = table;
+  const rows = table.sample ?? [];
+  table.sample = undefined;
+  const natural = columns.map((_column, index) => {
+    let width = style === 'plain' ? 0 : headers[index]!.width;
+    for (const row of rows) width = Math.max(width, row[index]?.width ?? 0);
+    return width;
+  });
+  // An id column keeps the characters that tell its sampled ids apart.
+  const floors = columns.map((column, index) =>
+    kindOf(column) === 'id'
+      ? distinctWidth(
+          rows.map((row) => row[index]?.text ?? ''),
+          column.keepEnd,
+        )
+      : 0,
+  );
+  const layout = layoutColumns(columns, natural, table.options, floors);
+  table.layout = layout;
+  // A later row that needs room may still take it from an id (the width is the promise).
+  table.mins = layout.shown.map((index) => minWidth(columns[index]!, natural[index]!));
+  table.shortened = layout.shown
+    .filter((index, at) => kindOf(columns[index]!) === 'id' && layout.widths[at]! < natural[index]!)
+    .map((index) => columns[index]!.header);
+  let text =
+    style === 'boxed' ? `${line(table, 'top')}${render(table, headers, true)}${line(table, 'middle')}` : '';
+  for (const row of rows) text += render(table, row);
+  return text;
+}
+
 /**
  * A table for people, written as rows arrive: the first LAYOUT_SAMPLE rows (or all, if fewer) decide
  * the column widths, then every row is returned as text at once, so the cost is linear in the rows and
@@ -240,117 +352,39 @@ const BOX = {
  * gives the room back when it can).
  */
 export function createTable(columns: TableColumn[], options: TableOptions): TableStream {
-  const style = options.style ?? 'boxed';
-  const headers = columns.map((column) => prepare(column.header));
-  let sample: Prepared[][] | undefined = [];
-  let layout: Layout | undefined;
-  let mins: number[] = [];
-  let shortened: string[] = [];
-  const cut =
-    options.width !== undefined && (!options.wide || columns.some((column) => column.wrap === true));
-
-  const line = (kind: keyof typeof BOX) => {
-    const [left, join, right] = BOX[kind];
-    return `${left}${layout!.widths.map((width) => '─'.repeat(width + 2)).join(join)}${right}\n`;
+  const table: TableWriting = {
+    columns,
+    options,
+    style: options.style ?? 'boxed',
+    headers: columns.map((column) => prepare(column.header)),
+    cut: options.width !== undefined && (!options.wide || columns.some((column) => column.wrap === true)),
+    sample: [],
+    layout: undefined,
+    mins: [],
+    shortened: [],
   };
-
-  const render = (row: Prepared[], header = false): string => {
-    const { shown } = layout!;
-    const widths = [...layout!.widths];
-    const cells = shown.map((index) => row[index] ?? prepare(''));
-    if (cut) {
-      // A cell that may not be shortened and is wider than its column widens it for this row only.
-      let over = 0;
-      cells.forEach((cell, at) => {
-        const kind = kindOf(columns[shown[at]!]!);
-        if (cell.width > widths[at]! && MIN_WIDTH[kind] === Number.POSITIVE_INFINITY) {
-          over += cell.width - widths[at]!;
-          widths[at] = cell.width;
-        }
-      });
-      if (over > 0) {
-        shorten(
-          shown.map((index) => columns[index]!),
-          widths,
-          shown.map((_index, at) => Math.min(mins[at]!, cells[at]!.width)),
-          over,
-        );
-      }
-    }
-    // Each cell as its lines: one, cut to its column, or several for a wrapped column's long text.
-    const cellLines = cells.map((cell, at) => {
-      const width = widths[at]!;
-      if (!cut || cell.width <= width) return [cell.text];
-      const column = columns[shown[at]!]!;
-      // The last column of a plain table has nothing to its right: a word too long for it (an id) runs on.
-      if (column.wrap) return wordLines(cell.text, width, style === 'plain' && at === cells.length - 1);
-      return [column.keepEnd ? cutStartToWidth(cell.text, width) : cutToWidth(cell.text, width)];
-    });
-    const height = Math.max(1, ...cellLines.map((lines) => lines.length));
-    let text = '';
-    for (let at = 0; at < height; at++) {
-      const texts = cells.map((cell, index) => {
-        const width = widths[index]!;
-        const part = cellLines[index]![at] ?? '';
-        const painted = cell.paint && !header && part !== '' ? cell.paint(part) : part;
-        const pad = ' '.repeat(Math.max(0, width - displayWidth(part)));
-        const kind = kindOf(columns[shown[index]!]!);
-        return kind === 'money' || kind === 'number' ? `${pad}${painted}` : `${painted}${pad}`;
-      });
-      text += style === 'plain' ? `${texts.join('  ').trimEnd()}\n` : `│ ${texts.join(' │ ')} │\n`;
-    }
-    return text;
-  };
-
-  const lay = (): string => {
-    const rows = sample ?? [];
-    sample = undefined;
-    const natural = columns.map((_column, index) => {
-      let width = style === 'plain' ? 0 : headers[index]!.width;
-      for (const row of rows) width = Math.max(width, row[index]?.width ?? 0);
-      return width;
-    });
-    // An id column keeps the characters that tell its sampled ids apart.
-    const floors = columns.map((column, index) =>
-      kindOf(column) === 'id'
-        ? distinctWidth(
-            rows.map((row) => row[index]?.text ?? ''),
-            column.keepEnd,
-          )
-        : 0,
-    );
-    layout = layoutColumns(columns, natural, options, floors);
-    // A later row that needs room may still take it from an id (the width is the promise).
-    mins = layout.shown.map((index) => minWidth(columns[index]!, natural[index]!));
-    shortened = layout.shown
-      .filter((index, at) => kindOf(columns[index]!) === 'id' && layout!.widths[at]! < natural[index]!)
-      .map((index) => columns[index]!.header);
-    let text = style === 'boxed' ? `${line('top')}${render(headers, true)}${line('middle')}` : '';
-    for (const row of rows) text += render(row);
-    return text;
-  };
-
   return {
     row(cells) {
       const prepared = cells.map(prepare);
-      if (!sample) return render(prepared);
-      sample.push(prepared);
-      return sample.length >= LAYOUT_SAMPLE ? lay() : '';
+      if (!table.sample) return render(table, prepared);
+      table.sample.push(prepared);
+      return table.sample.length >= LAYOUT_SAMPLE ? lay(table) : '';
     },
     get held() {
-      return sample?.length ?? 0;
+      return table.sample?.length ?? 0;
     },
     end() {
-      const text = sample ? lay() : '';
-      return style === 'boxed' ? `${text}${line('bottom')}` : text;
+      const text = table.sample ? lay(table) : '';
+      return table.style === 'boxed' ? `${text}${line(table, 'bottom')}` : text;
     },
     get hidden() {
+      const { layout } = table;
       return layout
-        ? columns.filter((_column, index) => !layout!.shown.includes(index)).map((c) => c.header)
+        ? columns.filter((_column, index) => !layout.shown.includes(index)).map((c) => c.header)
         : [];
     },
     get shortened() {
-      return shortened;
+      return table.shortened;
     },
   };
 }

@@ -25,18 +25,19 @@ import {
   type Outcome,
   type Reconciled,
   type ReconExpectation,
+  type ReconResult,
   reconcile,
 } from '../../domain/reconcile.js';
 import { formatDateTime, formatDayFirst } from '../../domain/when.js';
 import { counted } from '../../domain/words.js';
 import { usageError } from '../../errors.js';
-import { jsonDocument, money, outputMode } from '../../output/format.js';
+import { jsonDocument, money, type OutputMode, outputMode } from '../../output/format.js';
 import { type Column, createListWriter } from '../../output/records.js';
 import { jsonSafe, safeText } from '../../output/sanitize.js';
 import { writeFileAtomic } from '../../storage/files.js';
 import { asUsageAwait } from '../../usage.js';
 import * as z from '../../zod.js';
-import { checkClosedDays } from '../shared/books/closed.js';
+import { type ChangedDay, checkClosedDays } from '../shared/books/closed.js';
 import { publicResult } from '../shared/books/report.js';
 import { chargeExpectations, paymentExpectations, readRange } from '../shared/books/sources.js';
 import { openBooks } from '../shared/books/store.js';
@@ -200,13 +201,27 @@ async function readExpectations(options: ReconcileOptions, deps: Deps): Promise<
   return result.expectations.map((e) => ({ ...e, source: 'file' as const }));
 }
 
-export async function runReconcile(options: ReconcileOptions, deps: Deps): Promise<void> {
-  const settings = await deps.settings();
-  const timeZone = settings.timeZone.value;
-  const now = deps.clock.now();
-  const given = options.from !== undefined || options.to !== undefined || options.month !== undefined;
-  const range = resolveRange(given ? options : { from: DEFAULT_FROM }, timeZone, now)!;
-  const mode = await outputMode(deps, timeZone);
+/** What one run found, sorted and counted: what each output format writes (the steps below; rule 14). */
+interface Report {
+  readonly range: { dateFrom: string; dateTo: string };
+  readonly found: ReconResult<StatementEntry>;
+  /** The results, in OUTCOMES's order. */
+  readonly results: Reconciled<StatementEntry>[];
+  readonly counts: ReadonlyArray<readonly [Outcome, number]>;
+  readonly changed: ChangedDay[];
+  /** The line said on stderr at the end: how many of each outcome, of how many. */
+  readonly summary: string;
+}
+
+/**
+ * The expectations (the file's, the charge ledger's, the journal's payments) against the statement's
+ * entries over the range, with the books' decisions; a closed day the statement now shows otherwise warned.
+ */
+async function reconcileRange(
+  options: ReconcileOptions,
+  deps: Deps,
+  range: { dateFrom: string; dateTo: string },
+): Promise<Report> {
   // Everything offline first: a bad file is exit 2 before anything is read from the API.
   const invoices = await readExpectations(options, deps);
   const books = await openBooks(deps);
@@ -231,80 +246,108 @@ export async function runReconcile(options: ReconcileOptions, deps: Deps): Promi
     isBusinessDay: await loadBusinessDayTest(),
   });
   const changed = checkClosedDays((await books.closes()).closes, entries, from, to);
-  const { stdout, stderr } = deps.io;
-  for (const day of changed) stderr.write(`warning: ${day.message}\n`);
-  for (const stale of found.staleDecisions) {
-    stderr.write(
-      `note: your match of ${safeText(stale.expectation, 64)} and entry ${safeText(stale.entry, 40)} names something this run did not read (another range or file?): kept\n`,
-    );
-  }
   const order = new Map(OUTCOMES.map((outcome, index) => [outcome, index]));
   const results = [...found.results].sort((a, b) => order.get(a.outcome)! - order.get(b.outcome)!);
   const counts = OUTCOMES.map(
     (outcome) => [outcome, results.filter((r) => r.outcome === outcome).length] as const,
   );
-  if (options.settlements !== undefined) writeFileAtomic(options.settlements, settlementsCsv(results));
   const summary = `${counts.map(([outcome, n]) => `${outcome} ${n}`).join(', ')} (${counted(expectations.length, 'expectation')}, ${counted(entries.length, 'entry', 'entries')})`;
+  return { range, found, results, counts, changed, summary };
+}
 
-  if (mode.format === 'json') {
-    // Streamed a thousand results at a time: 100,000 results are never one string (nor their objects at once).
-    const head = jsonDocument(
-      {
-        period: { from: range.dateFrom, to: range.dateTo },
-        summary: Object.fromEntries(counts),
-        changedDays: changed.map(({ message: _, ...day }) => day),
-        staleDecisions: found.staleDecisions,
-        results: [],
-      },
-      mode.pretty,
-    ).replace(/\[\]\s*\}\s*$/, '[');
-    const write = async (text: string) => {
-      if (!stdout.write(jsonSafe(text))) await stdout.drained();
-    };
-    await write(head);
-    for (let at = 0; at < results.length; at += 1000) {
-      const page = results.slice(at, at + 1000).map((result) => {
-        const text = JSON.stringify(publicResult(result), null, mode.pretty ? 2 : undefined);
-        return mode.pretty ? `\n${text.replace(/^/gm, '    ')}` : text;
-      });
-      await write(`${at === 0 ? '' : ','}${page.join(',')}`);
-    }
-    await write(mode.pretty ? `${results.length === 0 ? '' : '\n  '}]\n}\n` : ']}\n');
-    stderr.write(`${summary}\n`);
-    return;
-  }
-  const rows: Row[] = results.map((result) => ({ result, first: result.entries[0] }));
-  if (mode.format === 'xlsx') {
-    const { createWorkbookWriter } = await import('../../output/xlsx.js');
-    const columns = sheetColumns();
-    const workbook = createWorkbookWriter(
-      async (chunk) => {
-        if (!stdout.write(chunk)) await stdout.drained();
-      },
-      { sheets: OUTCOMES.map((outcome) => ({ name: SHEETS[outcome], columns })), timeZone },
-    );
-    for (const [index, outcome] of OUTCOMES.entries()) {
-      const mine = rows.filter((row) => row.result.outcome === outcome);
-      await workbook.rows(
-        index,
-        mine.map((row) => columns.map((column) => column.machine(row))),
-      );
-    }
-    await workbook.end();
-  } else {
-    const writer = createListWriter(stdout, {
-      ...mode,
-      columns: listColumns(timeZone, mode.human),
-      listField: 'results',
-      raw: (row) => publicResult(row.result),
-      sheet: 'Reconciliation',
+/** Streamed a thousand results at a time: 100,000 results are never one string (nor their objects at once). */
+async function writeJson(deps: Deps, mode: OutputMode, report: Report): Promise<void> {
+  const { stdout } = deps.io;
+  const { range, results } = report;
+  const head = jsonDocument(
+    {
+      period: { from: range.dateFrom, to: range.dateTo },
+      summary: Object.fromEntries(report.counts),
+      changedDays: report.changed.map(({ message: _, ...day }) => day),
+      staleDecisions: report.found.staleDecisions,
+      results: [],
+    },
+    mode.pretty,
+  ).replace(/\[\]\s*\}\s*$/, '[');
+  const write = async (text: string) => {
+    if (!stdout.write(jsonSafe(text))) await stdout.drained();
+  };
+  await write(head);
+  for (let at = 0; at < results.length; at += 1000) {
+    const page = results.slice(at, at + 1000).map((result) => {
+      const text = JSON.stringify(publicResult(result), null, mode.pretty ? 2 : undefined);
+      return mode.pretty ? `\n${text.replace(/^/gm, '    ')}` : text;
     });
-    await writer.begin(rows.length);
-    // A page at a time: a statement of 100,000 entries is never one string.
-    for (let at = 0; at < rows.length; at += 1000) await writer.writeMany(rows.slice(at, at + 1000));
-    await writer.end();
+    await write(`${at === 0 ? '' : ','}${page.join(',')}`);
   }
-  stderr.write(`${summary}\n`);
+  await write(mode.pretty ? `${results.length === 0 ? '' : '\n  '}]\n}\n` : ']}\n');
+}
+
+/** `-o xlsx`: one sheet per outcome. */
+async function writeWorkbook(deps: Deps, timeZone: string, rows: readonly Row[]): Promise<void> {
+  const { stdout } = deps.io;
+  const { createWorkbookWriter } = await import('../../output/xlsx.js');
+  const columns = sheetColumns();
+  const workbook = createWorkbookWriter(
+    async (chunk) => {
+      if (!stdout.write(chunk)) await stdout.drained();
+    },
+    { sheets: OUTCOMES.map((outcome) => ({ name: SHEETS[outcome], columns })), timeZone },
+  );
+  for (const [index, outcome] of OUTCOMES.entries()) {
+    const mine = rows.filter((row) => row.result.outcome === outcome);
+    await workbook.rows(
+      index,
+      mine.map((row) => columns.map((column) => column.machine(row))),
+    );
+  }
+  await workbook.end();
+}
+
+/** The table and the other list formats, through the one list writer. */
+async function writeList(
+  deps: Deps,
+  mode: OutputMode,
+  timeZone: string,
+  rows: readonly Row[],
+): Promise<void> {
+  const writer = createListWriter(deps.io.stdout, {
+    ...mode,
+    columns: listColumns(timeZone, mode.human),
+    listField: 'results',
+    raw: (row) => publicResult(row.result),
+    sheet: 'Reconciliation',
+  });
+  await writer.begin(rows.length);
+  // A page at a time: a statement of 100,000 entries is never one string.
+  for (let at = 0; at < rows.length; at += 1000) await writer.writeMany(rows.slice(at, at + 1000));
+  await writer.end();
+}
+
+export async function runReconcile(options: ReconcileOptions, deps: Deps): Promise<void> {
+  const settings = await deps.settings();
+  const timeZone = settings.timeZone.value;
+  const now = deps.clock.now();
+  const given = options.from !== undefined || options.to !== undefined || options.month !== undefined;
+  const range = resolveRange(given ? options : { from: DEFAULT_FROM }, timeZone, now)!;
+  const mode = await outputMode(deps, timeZone);
+  const report = await reconcileRange(options, deps, range);
+  const { stderr } = deps.io;
+  for (const day of report.changed) stderr.write(`warning: ${day.message}\n`);
+  for (const stale of report.found.staleDecisions) {
+    stderr.write(
+      `note: your match of ${safeText(stale.expectation, 64)} and entry ${safeText(stale.entry, 40)} names something this run did not read (another range or file?): kept\n`,
+    );
+  }
+  if (options.settlements !== undefined) writeFileAtomic(options.settlements, settlementsCsv(report.results));
+  if (mode.format === 'json') {
+    await writeJson(deps, mode, report);
+  } else {
+    const rows: Row[] = report.results.map((result) => ({ result, first: result.entries[0] }));
+    if (mode.format === 'xlsx') await writeWorkbook(deps, timeZone, rows);
+    else await writeList(deps, mode, timeZone, rows);
+  }
+  stderr.write(`${report.summary}\n`);
 }
 
 /** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
