@@ -23,6 +23,7 @@ import type { Deps } from '../../context.js';
 import {
   type BatchFormat,
   type BatchParseResult,
+  type BatchRow,
   batchFormatFor,
   formatProblem,
 } from '../../domain/batch.js';
@@ -100,9 +101,16 @@ async function parseWorkbook(
 // ---------------------------------------------------------------------------------------------
 // The command
 
-export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise<void> {
+/**
+ * Step 1: the whole file read and checked, every row's cell as displayed (exit 2 listing the problems,
+ * nothing sent); its warnings on stderr. Also what `pix schedule create --file` keeps: the rows and the
+ * digest of the bytes read (the journal's batch id is its start).
+ */
+export async function readBatchRows(
+  deps: Deps,
+  options: Pick<PayBatchOptions, 'file' | 'format' | 'map'>,
+): Promise<{ rows: BatchRow[]; digest: string }> {
   const { stderr } = deps.io;
-  // 1. Offline: the whole file, then the guards on the amounts it gives.
   const bytes = await readInputFile(options.file, deps, 'a batch file');
   const format: BatchFormat = options.format ?? batchFormatFor(options.file);
   const parsed =
@@ -121,14 +129,19 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   for (const warning of parsed.warnings.slice(0, SHOWN_PROBLEMS)) {
     stderr.write(`warning: ${safeText(formatProblem(warning), 300)}\n`);
   }
-  const batch = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  return { rows: parsed.rows, digest: createHash('sha256').update(bytes).digest('hex') };
+}
+
+export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise<void> {
+  const { rows, digest } = await readBatchRows(deps, options);
+  const batch = digest.slice(0, 16);
   const plan = planRequestOf(options);
   // Loaded only for --plan (architecture rule 8).
   const hooks =
     plan === undefined
       ? {}
       : await (await import('../shared/pay/plan.js')).batchPlanHooks(plan, options.file);
-  await payBatchRows(deps, options, { file: options.file, batch, rows: parsed.rows }, hooks);
+  await payBatchRows(deps, options, { file: options.file, batch, rows }, hooks);
 }
 
 export function register(command: Command, deps: Deps): void {

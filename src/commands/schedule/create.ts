@@ -18,9 +18,10 @@
 import { randomUUID } from 'node:crypto';
 import { type Command, Option } from 'commander';
 import { consultKey } from '../../api/resources/payments.js';
+import type { Payee } from '../../approvals/history.js';
 import type { Deps } from '../../context.js';
-import { formatBRL } from '../../domain/money.js';
-import { KEY_TYPE_NAMES, parseKeyType, parsePixKey } from '../../domain/pixkey.js';
+import { type Centavos, formatBRL } from '../../domain/money.js';
+import { KEY_TYPE_NAMES, type PixKey, parseKeyType, parsePixKey } from '../../domain/pixkey.js';
 import {
   checkRecurrence,
   DEFAULT_TIME,
@@ -39,7 +40,7 @@ import {
 import { addDays, parseDay, todayIn } from '../../domain/when.js';
 import { PixError, usageError } from '../../errors.js';
 import { recordedAccount } from '../../journal/rules.js';
-import type { Schedule } from '../../journal/schedules.js';
+import type { Schedule, ScheduleLine, ScheduleStore } from '../../journal/schedules.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import { asUsage } from '../../usage.js';
@@ -51,13 +52,29 @@ import { institution, maskedDocument } from '../shared/pay/details.js';
 import { keyAnswerProblem } from '../shared/pay/guards.js';
 import { checkPayee, expectationOf, payeeFlags, payeeOptions } from '../shared/pay/payeeflags.js';
 import { planFlags, planRequestOf } from '../shared/pay/planflags.js';
-import { ask, type PayContext, refuseUnconfirmable, startPayment } from '../shared/pay/shared.js';
-import { accountNow, comingOccurrences, dueWords, ruleWords, scheduleJson } from './shared.js';
+import {
+  ask,
+  type PayContext,
+  type PlanRequest,
+  refuseUnconfirmable,
+  startPayment,
+} from '../shared/pay/shared.js';
+import {
+  accountNow,
+  comingOccurrences,
+  dueWords,
+  linesOf,
+  receiverWords,
+  ruleWords,
+  scheduleJson,
+} from './shared.js';
 
 const createOptionsSchema = z.object({
-  key: z.string().check(z.minLength(1)),
+  key: z.optional(z.string().check(z.minLength(1))),
+  code: z.optional(z.string().check(z.minLength(1))),
+  file: z.optional(z.string().check(z.minLength(1))),
   keyType: z.optional(fromDomain(parseKeyType)),
-  amount: amountFlag,
+  amount: z.optional(amountFlag),
   at: z.optional(z.string()),
   every: z.optional(fromDomain(parseEvery)),
   start: z.optional(z.string()),
@@ -77,7 +94,7 @@ const createSchema = z.pipe(
   fromDomainOptions('key', ({ key, keyType, ...rest }: z.output<typeof createOptionsSchema>) => ({
     ...rest,
     keyType,
-    key: parsePixKey(key, keyType),
+    key: key === undefined ? undefined : parsePixKey(key, keyType),
   })),
 );
 
@@ -134,25 +151,109 @@ function refuseWithoutPlan(why: string): never {
   });
 }
 
+/** What every schedule is made of before its target is consulted: its id, account, rule and zone. */
+export interface Draft {
+  options: ScheduleCreateOptions;
+  request: PlanRequest | undefined;
+  schedule: Pick<
+    Schedule,
+    'id' | 'account' | 'profile' | 'createdAt' | 'recurrence' | 'time' | 'timeZone' | 'description' | 'state'
+  >;
+}
+
 export async function runScheduleCreate(options: ScheduleCreateOptions, deps: Deps): Promise<void> {
   const settings = await deps.settings();
   const request = planRequestOf({ ...options, dryRun: false });
   if (settings.requirePlan && request === undefined) {
     refuseWithoutPlan(`profile "${settings.profile.value}" pays only approved plans (require-plan true)`);
   }
+  checkOffline(options, settings.maxAmount, settings.profile.value);
+  const timeZone = settings.timeZone.value;
+  const now = await accountNow(deps);
+  const recurrence = firstRecurrence(options, now, timeZone);
+  if (request !== undefined) standingBounds(recurrence);
+  else refuseUnconfirmable(deps, { dryRun: false, allowDuplicate: false });
+  const [account, store] = await Promise.all([accountOf(deps), deps.stores.schedules()]);
+  if (request === undefined) await refuseUnderRequirePlan(deps, account.id);
+  const draft: Draft = {
+    options,
+    request,
+    schedule: {
+      id: `s-${randomUUID().replace(/-/g, '').slice(0, 12)}`,
+      account: account.id,
+      profile: recordedAccount(account).profile,
+      createdAt: now.toISOString(),
+      ...(options.description === undefined ? {} : { description: options.description }),
+      recurrence,
+      time: options.time,
+      timeZone,
+      state: 'active',
+    },
+  };
+  if (options.key === undefined) {
+    const { createOfRows } = await import('./createrows.js');
+    return createOfRows(deps, draft, store);
+  }
+  // Under --plan, the policies and the maker's key before anything is consulted (pay … --plan's start).
+  const ctx =
+    request === undefined
+      ? undefined
+      : await startPayment(deps, { dryRun: false, allowDuplicate: false, confirmLater: true, plan: request });
+  const made = await keySchedule(deps, draft, options.key);
+  if (ctx !== undefined) {
+    await writeStanding(ctx, made.schedule, linesOf(made.schedule), [made.payee]);
+    deps.io.stdout.write(`${made.schedule.id}\n`);
+    return;
+  }
+  await confirmAndKeep(deps, made.schedule, store);
+}
+
+/** Step 1, offline: which target, the time, the amount against the profile's max-amount (exit 8). */
+function checkOffline(options: ScheduleCreateOptions, max: Centavos | undefined, profile: string): void {
+  const given = (['key', 'code', 'file'] as const).filter((flag) => options[flag] !== undefined);
+  if (given.length !== 1) {
+    throw usageError(
+      given.length === 0 ? '--key' : `--${given[1]}`,
+      given.length === 0
+        ? 'say what to pay: --key KEY, --code CODE or --file FILE'
+        : `cannot be combined with --${given[0]}: a schedule pays one of them`,
+    );
+  }
+  if (options.key !== undefined && options.amount === undefined)
+    throw usageError('--amount', 'is required with --key: how much each occurrence pays');
+  if (options.key === undefined && options.keyType !== undefined)
+    throw usageError('--key-type', 'is for --key');
+  if (options.file !== undefined) {
+    for (const [flag, value] of [
+      ['--amount', options.amount],
+      ['--expect-document', options.expectDocument],
+      ['--expect-name', options.expectName],
+      ['--description', options.description],
+    ] as const) {
+      if (value !== undefined)
+        throw usageError(
+          flag,
+          "is the file's: each row has its own (its amount, document, name, description)",
+        );
+    }
+  }
   if (options.time >= WINDOW_END) {
     throw usageError('--time', `an occurrence is due before ${WINDOW_END}, when its window ends`);
   }
-  const max = settings.maxAmount;
-  if (max !== undefined && options.amount > max) {
+  if (max !== undefined && options.amount !== undefined && options.amount > max) {
     throw new PixError(
       'declined',
-      `${formatBRL(options.amount)} is above the max-amount of profile "${settings.profile.value}" (${formatBRL(max)}); nothing was scheduled`,
+      `${formatBRL(options.amount)} is above the max-amount of profile "${profile}" (${formatBRL(max)}); nothing was scheduled`,
       { hint: 'raise it with `pix config set max-amount A` if this payment is intended' },
     );
   }
-  const timeZone = settings.timeZone.value;
-  const now = await accountNow(deps);
+}
+
+/**
+ * The recurrence from the flags on the account's today; a rule for today made after today's window starts
+ * with the next occurrence; a first occurrence whose window has passed is exit 2.
+ */
+function firstRecurrence(options: ScheduleCreateOptions, now: Date, timeZone: string): Recurrence {
   const today = todayIn(timeZone, now);
   let recurrence = recurrenceOf(options, today);
   const passed = (r: Recurrence) => {
@@ -172,78 +273,72 @@ export async function runScheduleCreate(options: ScheduleCreateOptions, deps: De
       'start another day (tomorrow)',
     );
   }
-  if (request !== undefined) standingBounds(recurrence);
-  else refuseUnconfirmable(deps, { dryRun: false, allowDuplicate: false });
+  return recurrence;
+}
 
-  const [account, store] = await Promise.all([accountOf(deps), deps.stores.schedules()]);
-  // Under --plan, the policies and the maker's key before anything is consulted (pay … --plan's start).
-  const ctx =
-    request === undefined
-      ? undefined
-      : await startPayment(deps, { dryRun: false, allowDuplicate: false, confirmLater: true, plan: request });
-  if (request === undefined) {
-    const { enforcedPolicy } = await import('../../approvals/inforce.js');
-    const bound = await enforcedPolicy(deps, account.id);
-    if (bound?.policy.requirePlan)
-      refuseWithoutPlan(
-        `this account pays only approved plans (the policy enforced on it, ${bound.policy.digest.slice(0, 19)}, says require-plan)`,
-      );
-  }
-  const consult = await consultKey(await deps.api(), options.key.key);
-  const other = keyAnswerProblem(options.key, consult);
+/** Exit 8 when the policy enforced on the account says require-plan and no --plan was given. */
+async function refuseUnderRequirePlan(deps: Deps, account: string): Promise<void> {
+  const { enforcedPolicy } = await import('../../approvals/inforce.js');
+  const bound = await enforcedPolicy(deps, account);
+  if (bound?.policy.requirePlan)
+    refuseWithoutPlan(
+      `this account pays only approved plans (the policy enforced on it, ${bound.policy.digest.slice(0, 19)}, says require-plan)`,
+    );
+}
+
+/** Step 2 for a key: consulted (DICT), held to --expect-*, its receiver kept. */
+async function keySchedule(
+  deps: Deps,
+  draft: Draft,
+  key: PixKey,
+): Promise<{ schedule: Schedule; payee: Payee }> {
+  const { options } = draft;
+  const consult = await consultKey(await deps.api(), key.key);
+  const other = keyAnswerProblem(key, consult);
   if (other) throw new PixError('declined', `${other}; nothing was scheduled`);
   // Who the operator means to pay (contract §7.8): checked now, kept, and checked at every occurrence.
   const expect = expectationOf(options);
   checkPayee(expect, { ...consult.owner, document: consult.owner.documentNumber });
   const schedule: Schedule = {
-    id: `s-${randomUUID().replace(/-/g, '').slice(0, 12)}`,
-    account: account.id,
-    profile: recordedAccount(account).profile,
-    createdAt: now.toISOString(),
+    ...draft.schedule,
     target: {
-      key: options.key.key,
+      key: key.key,
       ...(options.keyType === undefined ? {} : { keyType: options.keyType.toLowerCase() }),
     },
-    amountCentavos: options.amount,
-    ...(options.description === undefined ? {} : { description: options.description }),
-    recurrence,
-    time: options.time,
-    timeZone,
+    amountCentavos: options.amount!,
     receiver: {
       name: consult.owner.name,
       document: maskedDocument(consult.owner.documentNumber),
       institution: institution(consult.account?.participant),
     },
     ...(expect === undefined ? {} : { expect }),
-    state: 'active',
   };
+  const payee: Payee = {
+    key: key.key,
+    ...(consult.owner.documentNumber ? { document: consult.owner.documentNumber } : {}),
+    ...(consult.account?.participant ? { participant: consult.account.participant } : {}),
+  };
+  return { schedule, payee };
+}
+
+/** Step 3: the next occurrences shown, one question (or --yes), the schedule kept; stdout its id or JSON. */
+export async function confirmAndKeep(deps: Deps, schedule: Schedule, store: ScheduleStore): Promise<void> {
   const coming = comingOccurrences(schedule, new Date(0), 3);
   const { stderr } = deps.io;
-  if (ctx !== undefined) {
-    await writeStanding(ctx, schedule, {
-      ...(consult.owner.documentNumber ? { document: consult.owner.documentNumber } : {}),
-      ...(consult.account?.participant ? { participant: consult.account.participant } : {}),
-    });
-    deps.io.stdout.write(`${schedule.id}\n`);
-    return;
-  }
   stderr.write(
-    `schedule: ${formatBRL(schedule.amountCentavos)} to ${safeText(schedule.receiver.name, 80)} (${safeText(
-      [schedule.receiver.document, schedule.receiver.institution].filter(Boolean).join(', '),
-      120,
-    )}), ${ruleWords(schedule)}\n`,
+    `schedule: ${formatBRL(schedule.amountCentavos)} to ${receiverWords(schedule)}, ${ruleWords(schedule)}\n`,
   );
   stderr.write(`first: ${coming.map((occurrence) => dueWords(schedule, occurrence)).join('; ')}\n`);
   if (!deps.globals.yes) {
     const yes = await ask(() =>
       deps.prompter.confirm(
-        `Schedule ${formatBRL(schedule.amountCentavos)} to ${safeText(schedule.receiver.name, 80)}, ${describeCount(recurrence)}?`,
+        `Schedule ${formatBRL(schedule.amountCentavos)} to ${safeText(schedule.receiver.name, 80)}, ${describeCount(schedule.recurrence)}?`,
       ),
     );
     if (!yes) throw new PixError('declined', 'nothing was scheduled', { ownChoice: true });
   }
   await store.add(schedule);
-  const mode = await outputMode(deps, timeZone);
+  const mode = await outputMode(deps, schedule.timeZone);
   if (mode.format === 'json') deps.io.stdout.write(jsonDocument(scheduleJson(schedule, coming), mode.pretty));
   else deps.io.stdout.write(`${schedule.id}\n`);
   stderr.write(
@@ -269,14 +364,17 @@ function standingBounds(recurrence: Recurrence): void {
 }
 
 /**
- * `--plan FILE`: the schedule written as a standing plan (commands/pay/plan.ts) — one row per
- * occurrence, its journal row, the key, the receiver as consulted now and the amount — valid until the
- * last occurrence's window ends. Nothing is scheduled until `pix schedule activate FILE` finds it approved.
+ * `--plan FILE`: the schedule written as a standing plan (commands/pay/plan.ts) — one row per occurrence
+ * (and per row of a batch file), its journal row, the key or code, the receiver as consulted now and the
+ * amount — valid until the last occurrence's window ends. Nothing is scheduled until `pix schedule activate
+ * FILE` finds it approved. `payees`: each line's, as consulted.
  */
-async function writeStanding(
+export async function writeStanding(
   ctx: PayContext,
   schedule: Schedule,
-  consulted: { document?: string; participant?: string },
+  lines: readonly ScheduleLine[],
+  payees: readonly Payee[],
+  sendAmount: readonly boolean[] = lines.map(() => true),
 ): Promise<void> {
   const { recurrence } = schedule;
   const all = occurrences(recurrence, MAX_STANDING_OCCURRENCES);
@@ -284,16 +382,18 @@ async function writeStanding(
   const { writeStandingPlan } = await import('../shared/pay/plan.js');
   const plan = await writeStandingPlan(
     ctx,
-    all.map((occurrence) => ({
-      id: occurrenceRow(schedule.id, occurrence.date),
-      key: schedule.target.key,
-      receiver: schedule.receiver,
-      payee: { key: schedule.target.key, ...consulted },
-      amount: schedule.amountCentavos,
-      sendAmount: true,
-      description: schedule.description,
-      expect: schedule.expect,
-    })),
+    all.flatMap((occurrence) =>
+      lines.map((line, index) => ({
+        id: occurrenceRow(schedule.id, occurrence.date, line.id),
+        ...('key' in line.target ? { key: line.target.key } : { emv: line.target.code }),
+        receiver: line.receiver,
+        payee: payees[index]!,
+        amount: line.amountCentavos,
+        sendAmount: sendAmount[index]!,
+        description: line.description,
+        expect: line.expect,
+      })),
+    ),
     {
       schedule: schedule.id,
       recurrence,
@@ -301,6 +401,7 @@ async function writeStanding(
       timeZone: schedule.timeZone,
     },
     new Date(windowOf(last.payOn, schedule.time, schedule.timeZone).end).toISOString(),
+    'file' in schedule.target ? schedule.target.file : undefined,
   );
   if (ctx.mode.format === 'json') ctx.deps.io.stdout.write(jsonDocument(plan, ctx.mode.pretty));
 }
@@ -312,7 +413,16 @@ function describeCount(recurrence: Recurrence): string {
 }
 
 export function register(command: Command, deps: Deps): void {
-  command.requiredOption('--key <KEY>', 'the receiver: CPF, CNPJ, +55 phone, e-mail or random key');
+  command
+    .option('--key <KEY>', 'the receiver: CPF, CNPJ, +55 phone, e-mail or random key')
+    .option(
+      '--code <CODE>',
+      'a BR Code (copia e cola): a static one, or a dynamic one --at a day before it expires',
+    )
+    .option(
+      '--file <FILE>',
+      'a batch file (as `pix pay batch` reads it): its rows read, checked and consulted now and kept; each occurrence pays them',
+    );
   payeeOptions(command)
     .addOption(
       completionValues(
@@ -320,7 +430,7 @@ export function register(command: Command, deps: Deps): void {
         KEY_TYPE_NAMES,
       ),
     )
-    .requiredOption('--amount <A>', 'amount in reais, e.g. 10.50')
+    .option('--amount <A>', 'amount in reais, e.g. 10.50 (with --key; with --code, when the code has none)')
     .option('--at <DATE>', 'one payment on this day (YYYY-MM-DD, DD/MM/YYYY, tomorrow, +30d)')
     .option('--every <RULE>', `recurring: ${EVERY_FORMS}`)
     .option('--start <DATE>', 'the first day the rule may give (default today)')
@@ -362,6 +472,8 @@ export function register(command: Command, deps: Deps): void {
       'pix schedule create --key ana@example.com --amount 3200 --every 5bd --until 2027-12-31 --yes',
       'pix schedule create --key ana@example.com --amount 80 --every fri --time 09:30 --yes',
       'pix schedule create --key ana@example.com --amount 250 --at +7d --yes',
+      'pix schedule create --code "$BRCODE" --every 10 --count 6 --expect-name "Loja" --yes   # a static code',
+      'pix schedule create --file payroll.csv --every 5 --until 2027-06-30 --yes   # every row, on the 5th',
       'pix schedule create --key ana@example.com --amount 1500 --every 10 --count 12 --plan rent.plan.json --signing-key ~/.ssh/id_ed25519',
     ],
     ['usage', 'not_found', 'unavailable', 'declined'],
