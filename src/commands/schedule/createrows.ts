@@ -45,7 +45,10 @@ function codeRows(draft: Draft, code: string): BatchRow[] {
     `${JSON.stringify({ id: 'code', emv: code, ...(options.amount === undefined ? {} : { amount: formatDecimal(options.amount) }) })}\n`,
     'ndjson',
   );
-  if (!parsed.ok) throw usageError('--code', safeText(parsed.problems[0]!.message, 200));
+  if (!parsed.ok) {
+    const problem = parsed.problems[0]!;
+    throw usageError(problem.column === 'amount' ? '--amount' : '--code', safeText(problem.message, 200));
+  }
   const row = parsed.rows[0]!;
   const expect = expectationOf(options);
   if (row.target.kind === 'emv' && row.target.dynamic && draft.schedule.recurrence.rule.kind !== 'once') {

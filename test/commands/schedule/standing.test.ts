@@ -10,6 +10,7 @@ import {
   policyDocument,
   type World,
 } from '../../helpers/approvals.js';
+import { STATIC_CODE } from '../../helpers/brcodes.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { clusterPerFile } from '../../helpers/postgres.js';
 import { keyDir } from '../../helpers/ssh.js';
@@ -267,6 +268,75 @@ describe('a standing approval under the policy enforced on the account', () => {
     // In all: the 6th, one of the 13th, the 27th; never the moved key's, never the raised amount.
     expect(transfersOf(w, 10000) + transfersOf(w, 20000)).toBe(3);
     expect(transfersOf(w, 15000)).toBe(0);
+  });
+});
+
+describe('a batch file and a BR Code as standing plans', () => {
+  it('under require-plan a file or a code is scheduled only as a plan; its rows approved ahead pay on the day; a row raised in the record is held, the others pay', async () => {
+    const c = await boundWorld();
+    const { w } = c;
+    const file = join(w.repo, 'suppliers.csv');
+    writeFileSync(file, 'id,key,amount\nr1,ana@example.com,60\nr2,bruno@example.com,40\n');
+    const plain = await c.pix([
+      'schedule',
+      'create',
+      '--file',
+      file,
+      '--every',
+      'fri',
+      '--count',
+      '2',
+      '--yes',
+    ]);
+    expect(plain.code, plain.stderr).toBe(8);
+    expect(plain.stderr).toMatch(/this account pays only approved plans .*nothing was scheduled/);
+    const code = await c.pix([
+      'schedule',
+      'create',
+      '--code',
+      STATIC_CODE,
+      '--amount',
+      '5',
+      '--at',
+      '2026-03-06',
+      '--yes',
+    ]);
+    expect(code.code, code.stderr).toBe(8);
+    expect(code.stderr).toMatch(/this account pays only approved plans/);
+    const { id, plan } = await standing(c, 'suppliers', ['--file', file, '--every', 'fri', '--count', '2']);
+    // Every occurrence's every row is a row of the plan the approvers signed.
+    expect(w.readPlan(plan).rows.map((row) => [row.id, row.amountCentavos])).toEqual([
+      [`${id}.2026-03-06.r1`, 6000],
+      [`${id}.2026-03-06.r2`, 4000],
+      [`${id}.2026-03-13.r1`, 6000],
+      [`${id}.2026-03-13.r2`, 4000],
+    ]);
+    await c.at('2026-03-06T09:00:00-03:00');
+    const first = await c.pix(['schedule', 'run-due', '-o', 'ndjson']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(rowsOf(first.stdout).map((row) => [row.id, row.state])).toEqual([
+      [`${id}.2026-03-06.r1`, 'paid'],
+      [`${id}.2026-03-06.r2`, 'paid'],
+    ]);
+    // Someone with the config directory raises one row: over what was approved for it, held; the other pays.
+    const kept = join(w.dir, 'schedules.jsonl');
+    writeFileSync(kept, readFileSync(kept, 'utf8').replace('"amountCentavos":6000', '"amountCentavos":9000'));
+    await c.at('2026-03-13T09:00:00-03:00');
+    const second = await c.pix(['schedule', 'run-due', '-o', 'ndjson']);
+    expect(second.code, second.stderr).toBe(8);
+    expect(rowsOf(second.stdout)).toEqual([
+      expect.objectContaining({
+        id: `${id}.2026-03-13.r1`,
+        state: 'held',
+        error: expect.stringMatching(
+          /R\$ 90,00 is over the R\$ 60,00 its standing plan sha256:\w{12} approved for 2026-03-13/,
+        ),
+      }),
+      expect.objectContaining({ id: `${id}.2026-03-13.r2`, state: 'paid' }),
+    ]);
+    expect(transfersOf(w, 6000)).toBe(1);
+    expect(transfersOf(w, 4000)).toBe(2);
+    expect(transfersOf(w, 9000)).toBe(0);
   });
 });
 
