@@ -101,7 +101,8 @@ export interface ScheduleStore {
   read(): Promise<Schedule[]>;
   /** Changes whenever a schedule is added or changed (a runner reads them again only then). */
   version(): Promise<string>;
-  add(schedule: Schedule): Promise<void>;
+  /** Adds it; false (and nothing changed) when a schedule of its id is there already: two activations at once. */
+  add(schedule: Schedule): Promise<boolean>;
   /** Sets the state; false when the schedule is not there. */
   setState(id: string, state: ScheduleState, at: string): Promise<boolean>;
   /** Moves the bookmark forward (never back). */
@@ -160,7 +161,12 @@ export function fileSchedules(dir: string, host: LockHost): ScheduleStore {
     where: path,
     read: async () => read(),
     version: async () => stampOf(path)?.stamp ?? 'none',
-    add: (schedule) => locked(() => void append({ schedule })),
+    add: (schedule) =>
+      locked(() => {
+        if (read().some((known) => known.id === schedule.id)) return false;
+        append({ schedule });
+        return true;
+      }),
     setState: (id, state, at) =>
       locked(() => {
         if (!read().some((schedule) => schedule.id === id)) return false;

@@ -80,11 +80,7 @@ export async function runScheduleActivate(options: ScheduleActivateOptions, deps
   }
   const store = await deps.stores.schedules();
   const known = (await store.read()).find((schedule) => schedule.id === terms.schedule);
-  if (known !== undefined) {
-    deps.io.stderr.write(`${known.id} is ${known.state} already: nothing changed\n`);
-    deps.io.stdout.write(`${known.id}\n`);
-    return;
-  }
+  if (known !== undefined) return activeAlready(deps, known);
   const schedule: Schedule = {
     id: terms.schedule,
     account: account.id,
@@ -111,7 +107,11 @@ export async function runScheduleActivate(options: ScheduleActivateOptions, deps
     );
     if (!yes) throw new PixError('declined', 'nothing was scheduled', { ownChoice: true });
   }
-  await store.add(schedule);
+  if (!(await store.add(schedule))) {
+    // Activated at the same moment elsewhere (the check above saw nothing yet): as activated twice, exit 0.
+    const added = (await store.read()).find((each) => each.id === schedule.id);
+    return activeAlready(deps, added ?? schedule);
+  }
   // Occurrences whose window ended before now are skipped, not missed (as `pix schedule resume` does).
   let passed: string | undefined;
   for (const occurrence of eachOccurrence(schedule.recurrence)) {
@@ -125,6 +125,12 @@ export async function runScheduleActivate(options: ScheduleActivateOptions, deps
   stderr.write(
     `activated ${schedule.id}: each occurrence is judged again under the policy in force on its day, and paid by \`pix schedule run-due\` or \`pix schedule run\`\n`,
   );
+}
+
+/** Activated twice (one after the other, or two at once): contract §8 says exit 0, nothing changed. */
+function activeAlready(deps: Deps, known: Schedule): void {
+  deps.io.stderr.write(`${known.id} is ${known.state} already: nothing changed\n`);
+  deps.io.stdout.write(`${known.id}\n`);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { openPostgresSchedules } from '../../../src/journal/postgres/schedules.js';
 import { dictOwner } from '../../../src/sandbox/people.js';
 import { readSandboxState } from '../../../src/sandbox/store.js';
 import {
@@ -438,6 +439,53 @@ describe('the receiver checked again on the day against who the operator said th
 });
 
 suite('on the shared ledger', () => {
+  it('two activations of one plan at once: both exit 0, the second "already", one schedule; the store adds an id once', async () => {
+    const c = await boundWorld();
+    const { w } = c;
+    const url = cluster().createDatabase('activate');
+    const urlFile = join(w.repo, 'ledger-url');
+    writeFileSync(urlFile, url);
+    await c.ok(['ledger', 'init', '--url-file', urlFile]);
+    await c.ok(['policy', 'enforce', w.policyFile]);
+    const plan = join(w.repo, 'twice.plan.json');
+    const id = (
+      await c.ok([
+        'schedule',
+        'create',
+        '--key',
+        'ana@example.com',
+        '--amount',
+        '100',
+        '--at',
+        '2026-03-06',
+        '--plan',
+        plan,
+        '--signing-key',
+        KEYS.carla.privatePath!,
+      ])
+    ).trim();
+    for (const person of ['ana', 'bruno'] as const)
+      await c.ok(['plan', 'approve', plan, '--key', KEYS[person].privatePath!]);
+    const both = await Promise.all([
+      c.pix(['schedule', 'activate', plan, '--yes']),
+      c.pix(['schedule', 'activate', plan, '--yes']),
+    ]);
+    for (const run of both) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe(id);
+    }
+    expect(both.filter((run) => /already: nothing changed/.test(run.stderr))).toHaveLength(1);
+    const store = openPostgresSchedules(url, {});
+    try {
+      const kept = await store.read();
+      expect(kept.map((schedule) => schedule.id)).toEqual([id]);
+      // The primary key decides between two at once: the second adds nothing (no error to the operator).
+      expect(await store.add(kept[0]!)).toBe(false);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a refusal signed after activation, on another machine, holds the next occurrences on every machine', async () => {
     const c = await boundWorld();
     const { w } = c;
