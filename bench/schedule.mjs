@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { benchCluster, ledgerDatabase } from './ledger.mjs';
+import { ledgerDatabase, withBenchCluster } from './ledger.mjs';
 import { BIN, cleanEnv, flag } from './lib.mjs';
 
 const run = promisify(execFile);
@@ -163,12 +163,7 @@ export async function measureSchedules({
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const args = process.argv.slice(2);
   const log = (text) => process.stderr.write(`${text}\n`);
-  const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-pg-'));
-  let cluster;
-  try {
-    const started = await benchCluster(scratch);
-    if (started.na) throw new Error(started.na);
-    cluster = started.cluster;
+  await withBenchCluster(async (cluster) => {
     const result = await measureSchedules({
       node: flag(args, '--node', process.execPath),
       cluster,
@@ -177,8 +172,5 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       log,
     });
     process.stdout.write(`${JSON.stringify(result)}\n`);
-  } finally {
-    cluster?.remove();
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 }

@@ -280,7 +280,7 @@ describe('pix schedule create --code and --file (a file ledger)', () => {
     expect(dynamic.code, dynamic.stderr).toBe(2);
     expect(dynamic.stderr).toMatch(/--code.*dynamic code.*not --every/);
     // A static code whose merchant name is not its key's owner: refused unless --expect-* says who it pays.
-    const merchant = await pix([
+    const ofCode = [
       'schedule',
       'create',
       '--code',
@@ -291,28 +291,12 @@ describe('pix schedule create --code and --file (a file ledger)', () => {
       '10',
       '--count',
       '2',
-      '--yes',
-    ]);
+    ];
+    const merchant = await pix([...ofCode, '--yes']);
     expect(merchant.code, merchant.stderr).toBe(8);
     expect(merchant.stderr).toMatch(/names "Loja da Esquina" but its key belongs to .*nothing was scheduled/);
     const owner = /belongs to (.+?): fill/.exec(merchant.stderr)![1]!;
-    const code = (
-      await ok(pix, [
-        'schedule',
-        'create',
-        '--code',
-        STATIC_CODE,
-        '--amount',
-        '7',
-        '--every',
-        '10',
-        '--count',
-        '2',
-        '--expect-name',
-        owner,
-        '--yes',
-      ])
-    ).trim();
+    const code = (await ok(pix, [...ofCode, '--expect-name', owner, '--yes'])).trim();
     const rows = (
       await ok(pix, ['schedule', 'create', '--file', file, '--every', '10', '--count', '2', '--yes'])
     ).trim();

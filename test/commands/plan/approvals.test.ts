@@ -1,16 +1,10 @@
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type PlanBody, planBody, sealPlan } from '../../../src/domain/plan.js';
 import { dictOwner } from '../../../src/sandbox/people.js';
-import {
-  approvalsWorld as makeWorld,
-  type Person,
-  peopleKeys,
-  policyDocument,
-  type World,
-} from '../../helpers/approvals.js';
-import { keyDir, makeKey } from '../../helpers/ssh.js';
+import { approvalsPerFile, type Person, policyDocument, type World } from '../../helpers/approvals.js';
+import { makeKey } from '../../helpers/ssh.js';
 import { until } from '../../helpers/wait.js';
 
 /**
@@ -18,23 +12,8 @@ import { until } from '../../helpers/wait.js';
  * `pix pay … --plan`, signed with keys ssh-keygen made (`pix plan approve`), paid by `pix plan execute`.
  * Transfers are counted from the sandbox's own request log.
  */
-let world: World | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
-// The people's keys, made once for the file (ssh-keygen takes a while over an RSA key).
-const keyStore = keyDir();
-const KEYS = peopleKeys(keyStore.dir);
-afterAll(() => keyStore.cleanup());
-/** A world for this test, closed after it. */
-async function approvalsWorld(
-  policy?: Parameters<typeof makeWorld>[0],
-  options: { latencyMs?: number } = {},
-): Promise<World> {
-  world = await makeWorld(policy, { ...options, keys: KEYS });
-  return world;
-}
+// The people's keys made once for the file; each test's world closed after it.
+const { KEYS, world: approvalsWorld } = approvalsPerFile();
 
 /** 14:00 and 23:30 in Brasília (UTC-3) on a day of the sandbox. */
 const AFTERNOON = new Date('2026-03-10T17:00:00Z');

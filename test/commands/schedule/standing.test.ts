@@ -1,20 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPostgresSchedules } from '../../../src/journal/postgres/schedules.js';
 import { dictOwner } from '../../../src/sandbox/people.js';
 import { readSandboxState } from '../../../src/sandbox/store.js';
-import {
-  approvalsWorld,
-  type Person,
-  peopleKeys,
-  policyDocument,
-  type World,
-} from '../../helpers/approvals.js';
+import { approvalsPerFile, type Person, policyDocument, type World } from '../../helpers/approvals.js';
 import { STATIC_CODE } from '../../helpers/brcodes.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { clusterPerFile } from '../../helpers/postgres.js';
-import { keyDir } from '../../helpers/ssh.js';
 
 /**
  * Schedules approved ahead (docs/schedules.md "Under a policy"): a recurring schedule made as a standing
@@ -24,14 +17,7 @@ import { keyDir } from '../../helpers/ssh.js';
  * clock with it: the journal's days are the sandbox's), keys made by ssh-keygen, the file ledger and a
  * real PostgreSQL for the shared one.
  */
-let world: World | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
-const keyStore = keyDir();
-const KEYS = peopleKeys(keyStore.dir);
-afterAll(() => keyStore.cleanup());
+const { KEYS, world: approvalsWorld } = approvalsPerFile();
 const { suite, cluster } = clusterPerFile();
 
 /** Plans only, R$ 250 a day, 2 of finance a plan. */
@@ -48,8 +34,7 @@ interface Clocked {
 }
 
 async function boundWorld(enforce = true): Promise<Clocked> {
-  world = await approvalsWorld(strict, { keys: KEYS });
-  const w = world;
+  const w = await approvalsWorld(strict);
   const state = join(w.dir, 'sandbox-state.json');
   let now = new Date('2026-03-05T10:00:00-03:00');
   const pix: Clocked['pix'] = (args, env) => w.pix(args, { at: () => now, ...(env ? { env } : {}) });
@@ -69,8 +54,8 @@ async function boundWorld(enforce = true): Promise<Clocked> {
   return { w, pix, ok, at };
 }
 
-/** `pix schedule create … --plan FILE --signing-key <maker>`, approved by `approvers`, activated. */
-async function standing(
+/** `pix schedule create … --plan FILE --signing-key <maker>`, approved by `approvers`, not activated. */
+async function approvedPlan(
   c: Clocked,
   name: string,
   args: string[],
@@ -82,6 +67,17 @@ async function standing(
   ).trim();
   expect(id).toMatch(/^s-[0-9a-f]{12}$/);
   for (const person of approvers) await c.ok(['plan', 'approve', plan, '--key', KEYS[person].privatePath!]);
+  return { id, plan };
+}
+
+/** The same, activated. */
+async function standing(
+  c: Clocked,
+  name: string,
+  args: string[],
+  approvers: Person[] = ['ana', 'bruno'],
+): Promise<{ id: string; plan: string }> {
+  const { id, plan } = await approvedPlan(c, name, args, approvers);
   expect((await c.ok(['schedule', 'activate', plan, '--yes'])).trim()).toBe(id);
   return { id, plan };
 }
@@ -447,25 +443,14 @@ suite('on the shared ledger', () => {
     writeFileSync(urlFile, url);
     await c.ok(['ledger', 'init', '--url-file', urlFile]);
     await c.ok(['policy', 'enforce', w.policyFile]);
-    const plan = join(w.repo, 'twice.plan.json');
-    const id = (
-      await c.ok([
-        'schedule',
-        'create',
-        '--key',
-        'ana@example.com',
-        '--amount',
-        '100',
-        '--at',
-        '2026-03-06',
-        '--plan',
-        plan,
-        '--signing-key',
-        KEYS.carla.privatePath!,
-      ])
-    ).trim();
-    for (const person of ['ana', 'bruno'] as const)
-      await c.ok(['plan', 'approve', plan, '--key', KEYS[person].privatePath!]);
+    const { id, plan } = await approvedPlan(c, 'twice', [
+      '--key',
+      'ana@example.com',
+      '--amount',
+      '100',
+      '--at',
+      '2026-03-06',
+    ]);
     const both = await Promise.all([
       c.pix(['schedule', 'activate', plan, '--yes']),
       c.pix(['schedule', 'activate', plan, '--yes']),
