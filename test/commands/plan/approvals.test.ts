@@ -13,7 +13,7 @@ import { until } from '../../helpers/wait.js';
  * Transfers are counted from the sandbox's own request log.
  */
 // The people's keys made once for the file; each test's world closed after it.
-const { KEYS, world: approvalsWorld } = approvalsPerFile();
+const { world: approvalsWorld } = approvalsPerFile();
 
 /** 14:00 and 23:30 in Brasília (UTC-3) on a day of the sandbox. */
 const AFTERNOON = new Date('2026-03-10T17:00:00Z');

@@ -12,7 +12,7 @@ import { tempDir } from '../../helpers/temp.js';
  * name or an e-mail; a withdrawn approval does not come back by restoring its file. In-process pix against
  * a real `pix sandbox serve`, keys made by ssh-keygen, and a real PostgreSQL for the shared ledger.
  */
-const { KEYS, world: approvalsWorld } = approvalsPerFile();
+const { world: approvalsWorld } = approvalsPerFile();
 const { suite, cluster } = clusterPerFile();
 
 const AFTERNOON = new Date('2026-03-10T17:00:00Z');
