@@ -71,15 +71,18 @@ async function approvedPlan(
 }
 
 /** The same, activated. */
-async function standing(
-  c: Clocked,
-  name: string,
-  args: string[],
-  approvers: Person[] = ['ana', 'bruno'],
-): Promise<{ id: string; plan: string }> {
-  const { id, plan } = await approvedPlan(c, name, args, approvers);
-  expect((await c.ok(['schedule', 'activate', plan, '--yes'])).trim()).toBe(id);
+async function standing(...given: Parameters<typeof approvedPlan>): Promise<{ id: string; plan: string }> {
+  const { id, plan } = await approvedPlan(...given);
+  expect((await given[0].ok(['schedule', 'activate', plan, '--yes'])).trim()).toBe(id);
   return { id, plan };
+}
+
+/** A plain `schedule create … --yes` where the account pays only approved plans: exit 8, nothing scheduled. */
+async function refusedWithoutPlan(c: Clocked, args: string[]): Promise<string> {
+  const plain = await c.pix(['schedule', 'create', ...args, '--yes']);
+  expect(plain.code, plain.stderr).toBe(8);
+  expect(plain.stderr).toMatch(/this account pays only approved plans .*nothing was scheduled/);
+  return plain.stderr;
 }
 
 /** The sandbox's transfers of `amount` centavos. */
@@ -107,20 +110,15 @@ describe('a standing approval under the policy enforced on the account', () => {
     const c = await boundWorld();
     const { w } = c;
     // Plans only: a schedule without one is refused at once, naming --plan.
-    const plain = await c.pix([
-      'schedule',
-      'create',
+    const plain = await refusedWithoutPlan(c, [
       '--key',
       'carla@example.com',
       '--amount',
       '10',
       '--at',
       '2026-03-06',
-      '--yes',
     ]);
-    expect(plain.code, plain.stderr).toBe(8);
-    expect(plain.stderr).toMatch(/this account pays only approved plans .*nothing was scheduled/);
-    expect(plain.stderr).toMatch(/hint: make it a standing plan with --plan FILE/);
+    expect(plain).toMatch(/hint: make it a standing plan with --plan FILE/);
     // A standing plan must be bounded.
     const endless = await c.pix([
       'schedule',
@@ -274,32 +272,8 @@ describe('a batch file and a BR Code as standing plans', () => {
     const { w } = c;
     const file = join(w.repo, 'suppliers.csv');
     writeFileSync(file, 'id,key,amount\nr1,ana@example.com,60\nr2,bruno@example.com,40\n');
-    const plain = await c.pix([
-      'schedule',
-      'create',
-      '--file',
-      file,
-      '--every',
-      'fri',
-      '--count',
-      '2',
-      '--yes',
-    ]);
-    expect(plain.code, plain.stderr).toBe(8);
-    expect(plain.stderr).toMatch(/this account pays only approved plans .*nothing was scheduled/);
-    const code = await c.pix([
-      'schedule',
-      'create',
-      '--code',
-      STATIC_CODE,
-      '--amount',
-      '5',
-      '--at',
-      '2026-03-06',
-      '--yes',
-    ]);
-    expect(code.code, code.stderr).toBe(8);
-    expect(code.stderr).toMatch(/this account pays only approved plans/);
+    await refusedWithoutPlan(c, ['--file', file, '--every', 'fri', '--count', '2']);
+    await refusedWithoutPlan(c, ['--code', STATIC_CODE, '--amount', '5', '--at', '2026-03-06']);
     const { id, plan } = await standing(c, 'suppliers', ['--file', file, '--every', 'fri', '--count', '2']);
     // Every occurrence's every row is a row of the plan the approvers signed.
     expect(w.readPlan(plan).rows.map((row) => [row.id, row.amountCentavos])).toEqual([
@@ -435,14 +409,19 @@ describe('the receiver checked again on the day against who the operator said th
 });
 
 suite('on the shared ledger', () => {
-  it('two activations of one plan at once: both exit 0, the second "already", one schedule; the store adds an id once', async () => {
-    const c = await boundWorld();
-    const { w } = c;
-    const url = cluster().createDatabase('activate');
-    const urlFile = join(w.repo, 'ledger-url');
+  /** A database of the file's cluster made the world's ledger (`ledger-url` in its repo), the policy enforced on it. */
+  async function sharedLedger(c: Clocked, name: string): Promise<string> {
+    const url = cluster().createDatabase(name);
+    const urlFile = join(c.w.repo, 'ledger-url');
     writeFileSync(urlFile, url);
     await c.ok(['ledger', 'init', '--url-file', urlFile]);
-    await c.ok(['policy', 'enforce', w.policyFile]);
+    await c.ok(['policy', 'enforce', c.w.policyFile]);
+    return url;
+  }
+
+  it('two activations of one plan at once: both exit 0, the second "already", one schedule; the store adds an id once', async () => {
+    const c = await boundWorld();
+    const url = await sharedLedger(c, 'activate');
     const { id, plan } = await approvedPlan(c, 'twice', [
       '--key',
       'ana@example.com',
@@ -475,9 +454,7 @@ suite('on the shared ledger', () => {
     const c = await boundWorld();
     const { w } = c;
     const url = join(w.repo, 'ledger-url');
-    writeFileSync(url, cluster().createDatabase('standing'));
-    await c.ok(['ledger', 'init', '--url-file', url]);
-    await c.ok(['policy', 'enforce', w.policyFile]);
+    await sharedLedger(c, 'standing');
     const { id, plan } = await standing(c, 'rent', [
       '--key',
       'ana@example.com',
