@@ -214,6 +214,7 @@ describe('one command layout: commands/<noun>/<verb>.ts, each loaded by its own 
     'schedule/payment',
     'schedule/survey',
     'schedule/standing',
+    'schedule/make',
   ];
 
   it('every file under src/commands/ is a verb the COMMANDS table loads, a shared.ts, a part, or shared/', () => {

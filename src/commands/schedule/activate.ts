@@ -141,7 +141,7 @@ async function approvedTarget(
   plan: Plan,
 ): Promise<Pick<Schedule, 'target' | 'amountCentavos' | 'lines' | 'receiver' | 'description' | 'expect'>> {
   const first = parseOccurrenceRow(plan.rows[0]!.id)?.date;
-  const { isDynamicCode } = await import('./createrows.js');
+  const { isDynamicCode } = await import('./make.js');
   const lines: ScheduleLine[] = plan.rows
     .filter((row) => parseOccurrenceRow(row.id)?.date === first)
     .map((row) => ({

@@ -14,6 +14,8 @@
  *
  * `--plan FILE` (under a policy, docs/schedules.md "Under a policy"): instead of 3, the schedule written as
  * a standing plan its maker signs (every occurrence a row), nothing scheduled until `pix schedule activate`.
+ *
+ * `--code CODE` or `--file FILE` instead of `--key`: 2 and 3 by the batch's own run (make.ts createOfRows).
  */
 import { randomUUID } from 'node:crypto';
 import { type Command, Option } from 'commander';
@@ -28,7 +30,6 @@ import {
   EVERY_FORMS,
   HOLIDAY_SHIFTS,
   type HolidayShift,
-  occurrenceRow,
   occurrences,
   parseEvery,
   parseTimeOfDay,
@@ -40,9 +41,7 @@ import {
 import { addDays, parseDay, todayIn } from '../../domain/when.js';
 import { PixError, usageError } from '../../errors.js';
 import { recordedAccount } from '../../journal/rules.js';
-import type { Schedule, ScheduleLine, ScheduleStore } from '../../journal/schedules.js';
-import { jsonDocument, outputMode } from '../../output/format.js';
-import { safeText } from '../../output/sanitize.js';
+import type { Schedule } from '../../journal/schedules.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
@@ -52,22 +51,9 @@ import { institution, maskedDocument } from '../shared/pay/details.js';
 import { keyAnswerProblem } from '../shared/pay/guards.js';
 import { checkPayee, expectationOf, payeeFlags, payeeOptions } from '../shared/pay/payeeflags.js';
 import { planFlags, planRequestOf } from '../shared/pay/planflags.js';
-import {
-  ask,
-  type PayContext,
-  type PlanRequest,
-  refuseUnconfirmable,
-  startPayment,
-} from '../shared/pay/shared.js';
-import {
-  accountNow,
-  comingOccurrences,
-  dueWords,
-  linesOf,
-  receiverWords,
-  ruleWords,
-  scheduleJson,
-} from './shared.js';
+import { refuseUnconfirmable, startPayment } from '../shared/pay/shared.js';
+import { confirmAndKeep, createOfRows, type Draft, MAX_STANDING_OCCURRENCES, writeStanding } from './make.js';
+import { accountNow, linesOf } from './shared.js';
 
 const createOptionsSchema = z.object({
   key: z.optional(z.string().check(z.minLength(1))),
@@ -141,24 +127,11 @@ function recurrenceOf(options: ScheduleCreateOptions, today: string): Recurrence
   return recurrence;
 }
 
-/** A standing plan lists every occurrence: at most this many (a year of business days fits). */
-export const MAX_STANDING_OCCURRENCES = 400;
-
 /** Exit 8: the account (its enforced policy) or the profile pays only approved plans, and no --plan was given. */
 function refuseWithoutPlan(why: string): never {
   throw new PixError('declined', `${why}: a schedule would pay without one; nothing was scheduled`, {
     hint: 'make it a standing plan with --plan FILE (and --count or --until), have it approved with `pix plan approve FILE`, then `pix schedule activate FILE`',
   });
-}
-
-/** What every schedule is made of before its target is consulted: its id, account, rule and zone. */
-export interface Draft {
-  options: ScheduleCreateOptions;
-  request: PlanRequest | undefined;
-  schedule: Pick<
-    Schedule,
-    'id' | 'account' | 'profile' | 'createdAt' | 'recurrence' | 'time' | 'timeZone' | 'description' | 'state'
-  >;
 }
 
 export async function runScheduleCreate(options: ScheduleCreateOptions, deps: Deps): Promise<void> {
@@ -191,7 +164,6 @@ export async function runScheduleCreate(options: ScheduleCreateOptions, deps: De
     },
   };
   if (options.key === undefined) {
-    const { createOfRows } = await import('./createrows.js');
     return createOfRows(deps, draft, store);
   }
   // Under --plan, the policies and the maker's key before anything is consulted (pay … --plan's start).
@@ -321,31 +293,6 @@ async function keySchedule(
   return { schedule, payee };
 }
 
-/** Step 3: the next occurrences shown, one question (or --yes), the schedule kept; stdout its id or JSON. */
-export async function confirmAndKeep(deps: Deps, schedule: Schedule, store: ScheduleStore): Promise<void> {
-  const coming = comingOccurrences(schedule, new Date(0), 3);
-  const { stderr } = deps.io;
-  stderr.write(
-    `schedule: ${formatBRL(schedule.amountCentavos)} to ${receiverWords(schedule)}, ${ruleWords(schedule)}\n`,
-  );
-  stderr.write(`first: ${coming.map((occurrence) => dueWords(schedule, occurrence)).join('; ')}\n`);
-  if (!deps.globals.yes) {
-    const yes = await ask(() =>
-      deps.prompter.confirm(
-        `Schedule ${formatBRL(schedule.amountCentavos)} to ${safeText(schedule.receiver.name, 80)}, ${describeCount(schedule.recurrence)}?`,
-      ),
-    );
-    if (!yes) throw new PixError('declined', 'nothing was scheduled', { ownChoice: true });
-  }
-  await store.add(schedule);
-  const mode = await outputMode(deps, schedule.timeZone);
-  if (mode.format === 'json') deps.io.stdout.write(jsonDocument(scheduleJson(schedule, coming), mode.pretty));
-  else deps.io.stdout.write(`${schedule.id}\n`);
-  stderr.write(
-    `scheduled ${schedule.id}: paid on its day by \`pix schedule run-due\` (a file ledger: cron or a timer) or \`pix schedule run\` (a shared ledger)\n`,
-  );
-}
-
 /** A standing plan is bounded: a count or an end date, and at most MAX_STANDING_OCCURRENCES (exit 2). */
 function standingBounds(recurrence: Recurrence): void {
   if (recurrence.rule.kind !== 'once' && recurrence.count === undefined && recurrence.until === undefined) {
@@ -361,55 +308,6 @@ function standingBounds(recurrence: Recurrence): void {
       'approve a shorter run now and make another plan for the next',
     );
   }
-}
-
-/**
- * `--plan FILE`: the schedule written as a standing plan (commands/pay/plan.ts) — one row per occurrence
- * (and per row of a batch file), its journal row, the key or code, the receiver as consulted now and the
- * amount — valid until the last occurrence's window ends. Nothing is scheduled until `pix schedule activate
- * FILE` finds it approved. `payees`: each line's, as consulted.
- */
-export async function writeStanding(
-  ctx: PayContext,
-  schedule: Schedule,
-  lines: readonly ScheduleLine[],
-  payees: readonly Payee[],
-  sendAmount: readonly boolean[] = lines.map(() => true),
-): Promise<void> {
-  const { recurrence } = schedule;
-  const all = occurrences(recurrence, MAX_STANDING_OCCURRENCES);
-  const last = all.at(-1)!;
-  const { writeStandingPlan } = await import('../shared/pay/plan.js');
-  const plan = await writeStandingPlan(
-    ctx,
-    all.flatMap((occurrence) =>
-      lines.map((line, index) => ({
-        id: occurrenceRow(schedule.id, occurrence.date, line.id),
-        ...('key' in line.target ? { key: line.target.key } : { emv: line.target.code }),
-        receiver: line.receiver,
-        payee: payees[index]!,
-        amount: line.amountCentavos,
-        sendAmount: sendAmount[index]!,
-        description: line.description,
-        expect: line.expect,
-      })),
-    ),
-    {
-      schedule: schedule.id,
-      recurrence,
-      time: schedule.time,
-      timeZone: schedule.timeZone,
-    },
-    new Date(windowOf(last.payOn, schedule.time, schedule.timeZone).end).toISOString(),
-    'file' in schedule.target ? schedule.target.file : undefined,
-  );
-  if (ctx.mode.format === 'json') ctx.deps.io.stdout.write(jsonDocument(plan, ctx.mode.pretty));
-}
-
-function describeCount(recurrence: Recurrence): string {
-  if (recurrence.rule.kind === 'once') return `on ${recurrence.rule.date}`;
-  if (recurrence.count !== undefined) return `${recurrence.count} times`;
-  return recurrence.until === undefined ? 'until cancelled' : `until ${recurrence.until}`;
 }
 
 export function register(command: Command, deps: Deps): void {

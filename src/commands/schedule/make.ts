@@ -1,5 +1,7 @@
 /**
- * `pix schedule create --code CODE | --file FILE` (docs/schedules.md "A BR Code, a batch file"): the
+ * How `pix schedule create` (create.ts: the flags, the rule, a key's consultation) ends: the schedule shown,
+ * confirmed and kept (`confirmAndKeep`), or written as a standing plan (`writeStanding`); and what it does
+ * for `--code CODE | --file FILE` (`createOfRows`, docs/schedules.md "A BR Code, a batch file"): the
  * code, or every row of the file, read by the batch reader and consulted now by the batch's own run
  * (commands/shared/pay/batchrun.ts payBatchRows, its `keep` step instead of paying): every check of `pix pay
  * batch` up to the confirmation — the rows' cells as displayed, the consultations, the receivers' document
@@ -12,21 +14,24 @@
  * A dynamic code (a charge: its own amount, due date, expiry, paid once) is scheduled once, `--at` a day
  * before it expires; a static code (a merchant's, reusable) may recur.
  */
+import type { Payee } from '../../approvals/history.js';
 import type { Deps } from '../../context.js';
 import type { BatchRow } from '../../domain/batch.js';
 import { parseBatchFile } from '../../domain/batchtext.js';
 import { formatBRL, formatDecimal } from '../../domain/money.js';
-import { MAX_LINE_ID, occurrences } from '../../domain/schedule.js';
+import { MAX_LINE_ID, occurrenceRow, occurrences, type Recurrence, windowOf } from '../../domain/schedule.js';
 import { formatDateTime } from '../../domain/when.js';
 import { PixError, usageError } from '../../errors.js';
 import type { Schedule, ScheduleLine, ScheduleStore } from '../../journal/schedules.js';
+import { jsonDocument, outputMode } from '../../output/format.js';
 import { safeText } from '../../output/sanitize.js';
 import { fileName } from '../shared/files.js';
+import { readBatchRows } from '../shared/pay/batchread.js';
 import { type BatchItem, DEFAULT_CONCURRENCY, payBatchRows } from '../shared/pay/batchrun.js';
 import { expectationOf } from '../shared/pay/payeeflags.js';
-import type { PayContext } from '../shared/pay/shared.js';
-import { confirmAndKeep, type Draft, writeStanding } from './create.js';
-import { receiverWords, windowFor } from './shared.js';
+import { ask, type PayContext, type PlanRequest } from '../shared/pay/shared.js';
+import type { ScheduleCreateOptions } from './create.js';
+import { comingOccurrences, dueWords, receiverWords, ruleWords, scheduleJson, windowFor } from './shared.js';
 
 /** How many of a file's rows the confirmation names (the rest are counted). */
 const SHOWN_ROWS = 20;
@@ -63,7 +68,6 @@ function codeRows(draft: Draft, code: string): BatchRow[] {
 
 /** `--file`: every row as `pix pay batch` reads it; each row's id names its journal row after the date. */
 async function fileRows(deps: Deps, file: string): Promise<{ rows: BatchRow[]; digest: string }> {
-  const { readBatchRows } = await import('../pay/batch.js');
   const read = await readBatchRows(deps, { file, format: undefined, map: undefined });
   const long = read.rows.find((row) => row.id.length > MAX_LINE_ID);
   if (long !== undefined) {
@@ -131,6 +135,93 @@ function showRows(deps: Deps, lines: readonly ScheduleLine[]): void {
     deps.io.stderr.write(`  ${line.id}  ${formatBRL(line.amountCentavos)}  ${receiverWords(line)}\n`);
   }
   if (lines.length > SHOWN_ROWS) deps.io.stderr.write(`  … and ${lines.length - SHOWN_ROWS} more rows\n`);
+}
+
+/** A standing plan lists every occurrence: at most this many (a year of business days fits). */
+export const MAX_STANDING_OCCURRENCES = 400;
+
+/** What every schedule is made of before its target is consulted: its id, account, rule and zone. */
+export interface Draft {
+  options: ScheduleCreateOptions;
+  request: PlanRequest | undefined;
+  schedule: Pick<
+    Schedule,
+    'id' | 'account' | 'profile' | 'createdAt' | 'recurrence' | 'time' | 'timeZone' | 'description' | 'state'
+  >;
+}
+
+/** Step 3: the next occurrences shown, one question (or --yes), the schedule kept; stdout its id or JSON. */
+export async function confirmAndKeep(deps: Deps, schedule: Schedule, store: ScheduleStore): Promise<void> {
+  const coming = comingOccurrences(schedule, new Date(0), 3);
+  const { stderr } = deps.io;
+  stderr.write(
+    `schedule: ${formatBRL(schedule.amountCentavos)} to ${receiverWords(schedule)}, ${ruleWords(schedule)}\n`,
+  );
+  stderr.write(`first: ${coming.map((occurrence) => dueWords(schedule, occurrence)).join('; ')}\n`);
+  if (!deps.globals.yes) {
+    const yes = await ask(() =>
+      deps.prompter.confirm(
+        `Schedule ${formatBRL(schedule.amountCentavos)} to ${safeText(schedule.receiver.name, 80)}, ${describeCount(schedule.recurrence)}?`,
+      ),
+    );
+    if (!yes) throw new PixError('declined', 'nothing was scheduled', { ownChoice: true });
+  }
+  await store.add(schedule);
+  const mode = await outputMode(deps, schedule.timeZone);
+  if (mode.format === 'json') deps.io.stdout.write(jsonDocument(scheduleJson(schedule, coming), mode.pretty));
+  else deps.io.stdout.write(`${schedule.id}\n`);
+  stderr.write(
+    `scheduled ${schedule.id}: paid on its day by \`pix schedule run-due\` (a file ledger: cron or a timer) or \`pix schedule run\` (a shared ledger)\n`,
+  );
+}
+
+/**
+ * `--plan FILE`: the schedule written as a standing plan (commands/pay/plan.ts) — one row per occurrence
+ * (and per row of a batch file), its journal row, the key or code, the receiver as consulted now and the
+ * amount — valid until the last occurrence's window ends. Nothing is scheduled until `pix schedule activate
+ * FILE` finds it approved. `payees`: each line's, as consulted.
+ */
+export async function writeStanding(
+  ctx: PayContext,
+  schedule: Schedule,
+  lines: readonly ScheduleLine[],
+  payees: readonly Payee[],
+  sendAmount: readonly boolean[] = lines.map(() => true),
+): Promise<void> {
+  const { recurrence } = schedule;
+  const all = occurrences(recurrence, MAX_STANDING_OCCURRENCES);
+  const last = all.at(-1)!;
+  const { writeStandingPlan } = await import('../shared/pay/plan.js');
+  const plan = await writeStandingPlan(
+    ctx,
+    all.flatMap((occurrence) =>
+      lines.map((line, index) => ({
+        id: occurrenceRow(schedule.id, occurrence.date, line.id),
+        ...('key' in line.target ? { key: line.target.key } : { emv: line.target.code }),
+        receiver: line.receiver,
+        payee: payees[index]!,
+        amount: line.amountCentavos,
+        sendAmount: sendAmount[index]!,
+        description: line.description,
+        expect: line.expect,
+      })),
+    ),
+    {
+      schedule: schedule.id,
+      recurrence,
+      time: schedule.time,
+      timeZone: schedule.timeZone,
+    },
+    new Date(windowOf(last.payOn, schedule.time, schedule.timeZone).end).toISOString(),
+    'file' in schedule.target ? schedule.target.file : undefined,
+  );
+  if (ctx.mode.format === 'json') ctx.deps.io.stdout.write(jsonDocument(plan, ctx.mode.pretty));
+}
+
+function describeCount(recurrence: Recurrence): string {
+  if (recurrence.rule.kind === 'once') return `on ${recurrence.rule.date}`;
+  if (recurrence.count !== undefined) return `${recurrence.count} times`;
+  return recurrence.until === undefined ? 'until cancelled' : `until ${recurrence.until}`;
 }
 
 export async function createOfRows(deps: Deps, draft: Draft, store: ScheduleStore): Promise<void> {
