@@ -185,25 +185,27 @@ export async function measurePayKey({
   }
 }
 
-/** The 1,000-row batch on each ledger, alternating: resolves with { file, postgres } medians of `runs`. */
-export async function measureLedgerBatch({
-  rows = 1000,
-  runs = 3,
-  node = process.execPath,
-  cluster,
-  log = () => {},
-}) {
-  const runsOf = { file: [], postgres: [] };
-  const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-ledger-batch-'));
+/**
+ * Batches of `rows` at 20 ms, each on a fresh ledger, the sides alternating round by round (a machine whose
+ * load moves weighs on each alike): resolves with { rows, [side]: medians of `runs` }. A side: its name, its
+ * label for the log, the pix it runs (`bin`), and the ledger of each run (`ledgerUrl`; undefined: a file one).
+ */
+async function alternatingBatches({ rows, runs, node, prefix, sides, log }) {
+  const runsOf = Object.fromEntries(sides.map((side) => [side.name, []]));
+  const scratch = mkdtempSync(join(tmpdir(), prefix));
   try {
     for (let round = 0; round < runs; round++) {
-      for (const store of ['file', 'postgres']) {
-        const ledgerUrl =
-          store === 'postgres'
-            ? await ledgerDatabase(cluster, cleanEnv(scratch, { PIX_CONFIG_DIR: scratch }))
-            : undefined;
-        log(`pay batch, ${store} ledger, run ${round + 1}/${runs}…`);
-        runsOf[store].push(await measurePayBatch({ rows, node, ledgerUrl }));
+      for (const side of sides) {
+        const ledgerUrl = await side.ledgerUrl(scratch, round);
+        log(`pay batch, ${side.label}, run ${round + 1}/${runs}…`);
+        runsOf[side.name].push(
+          await measurePayBatch({
+            rows,
+            node,
+            ledgerUrl,
+            ...(side.bin === undefined ? {} : { bin: side.bin }),
+          }),
+        );
       }
     }
   } finally {
@@ -214,7 +216,32 @@ export async function measureLedgerBatch({
     cpuMs: median(reports.map((report) => report.cpuMs)),
     peakRssMb: median(reports.map((report) => report.peakRssMb)),
   });
-  return { rows, file: summary(runsOf.file), postgres: summary(runsOf.postgres) };
+  return { rows, ...Object.fromEntries(sides.map((side) => [side.name, summary(runsOf[side.name])])) };
+}
+
+/** The 1,000-row batch on each ledger, alternating: resolves with { file, postgres } medians of `runs`. */
+export function measureLedgerBatch({
+  rows = 1000,
+  runs = 3,
+  node = process.execPath,
+  cluster,
+  log = () => {},
+}) {
+  return alternatingBatches({
+    rows,
+    runs,
+    node,
+    log,
+    prefix: 'pix-bench-ledger-batch-',
+    sides: ['file', 'postgres'].map((store) => ({
+      name: store,
+      label: `${store} ledger`,
+      ledgerUrl: (scratch) =>
+        store === 'postgres'
+          ? ledgerDatabase(cluster, cleanEnv(scratch, { PIX_CONFIG_DIR: scratch }))
+          : undefined,
+    })),
+  });
 }
 
 /**
@@ -222,7 +249,7 @@ export async function measureLedgerBatch({
  * bin/pix.js, built), alternating, each on a fresh ledger its own `pix ledger init` made: resolves with
  * { rows, mine, theirs } medians of `runs` (a change's before and after, on a machine whose load moves).
  */
-export async function measureBatchAgainst({
+export function measureBatchAgainst({
   rows = 1000,
   runs = 3,
   node = process.execPath,
@@ -231,28 +258,29 @@ export async function measureBatchAgainst({
   log = () => {},
 }) {
   const bins = { mine: BIN, theirs: join(against, 'bin', 'pix.js') };
-  const runsOf = { mine: [], theirs: [] };
-  const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-ledger-against-'));
-  try {
-    for (let round = 0; round < runs; round++) {
-      for (const build of ['theirs', 'mine']) {
-        const env = cleanEnv(scratch, { PIX_CONFIG_DIR: join(scratch, `${build}-${round}`) });
-        const ledgerUrl = await ledgerDatabase(cluster, env, bins[build]);
-        log(
-          `pay batch, PostgreSQL ledger, ${build === 'mine' ? 'this build' : against}, run ${round + 1}/${runs}…`,
-        );
-        runsOf[build].push(await measurePayBatch({ rows, node, ledgerUrl, bin: bins[build] }));
-      }
-    }
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
-  const summary = (reports) => ({
-    ms: median(reports.map((report) => report.ms)),
-    cpuMs: median(reports.map((report) => report.cpuMs)),
-    peakRssMb: median(reports.map((report) => report.peakRssMb)),
+  return alternatingBatches({
+    rows,
+    runs,
+    node,
+    log,
+    prefix: 'pix-bench-ledger-against-',
+    sides: ['theirs', 'mine'].map((build) => ({
+      name: build,
+      label: `PostgreSQL ledger, ${build === 'mine' ? 'this build' : against}`,
+      bin: bins[build],
+      ledgerUrl: (scratch, round) =>
+        ledgerDatabase(
+          cluster,
+          cleanEnv(scratch, { PIX_CONFIG_DIR: join(scratch, `${build}-${round}`) }),
+          bins[build],
+        ),
+    })),
   });
-  return { rows, mine: summary(runsOf.mine), theirs: summary(runsOf.theirs) };
+}
+
+/** One line of a batch's figures: `NODE pay batch of N rows at 20 ms, WHAT: …`. */
+function batchLine(version, rows, what, one) {
+  return `${version} pay batch of ${rows} rows at 20 ms, ${what}: ${(one.ms / 1000).toFixed(2)} s, CPU ${(one.cpuMs / 1000).toFixed(2)} s, peak RSS ${one.peakRssMb.toFixed(1)} MB\n`;
 }
 
 /** The sandbox's own record of its state (src/sandbox/store.ts, bundled as the tests' helper is). */
@@ -340,79 +368,83 @@ export async function benchCluster(scratch) {
   return { cluster: await found.helper.startPostgres() };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const args = process.argv.slice(2);
-  const log = (text) => process.stderr.write(`${text}\n`);
+/**
+ * Runs `work(cluster)` on a throwaway cluster started for it (a bench run on its own: no cluster is an error),
+ * removed after, whatever happens; `postgres: false` runs `work(undefined)`.
+ */
+export async function withBenchCluster(work, { postgres = true } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-pg-'));
   let cluster;
   try {
-    const node = flag(args, '--node', process.execPath);
-    const postgres = !args.includes('--no-postgres');
     if (postgres) {
       const started = await benchCluster(scratch);
       if (started.na) throw new Error(started.na);
       cluster = started.cluster;
     }
-    const version = (await run(node, ['--version'])).stdout.trim();
-    const results = await measurePayKey({
-      lines: flag(args, '--lines', '0,100000,1000000').split(',').map(Number),
-      stores: postgres ? ['file', 'postgres'] : ['file'],
-      runs: Number(flag(args, '--runs', 7)),
-      node,
-      cluster,
-      log,
-    });
-    for (const result of results) {
-      process.stdout.write(
-        `${version} pay key, ${result.store} ledger, ${result.lines.toLocaleString('en')} lines: ${result.ms.toFixed(1)} ms, CPU ${result.cpuMs.toFixed(1)} ms, peak RSS ${result.peakRssMb.toFixed(1)} MB\n`,
-      );
-    }
-    if (postgres && !args.includes('--no-account')) {
-      const learned = await measureAccountLearning({ node, cluster, log });
-      process.stdout.write(
-        `${version} learning the account: ${learned.consultations} DICT consultations of own keys for ${learned.credentials} sets of credentials over ${learned.commands} commands on 3 machines (target 1 per set)\n`,
-      );
-    }
-    const against = flag(args, '--against', undefined);
-    if (postgres && against !== undefined) {
-      const compared = await measureBatchAgainst({
-        rows: Number(flag(args, '--rows', 1000)),
-        runs: Number(flag(args, '--batch-runs', 3)),
-        node,
-        cluster,
-        against,
-        log,
-      });
-      for (const build of ['theirs', 'mine']) {
-        const one = compared[build];
-        process.stdout.write(
-          `${version} pay batch of ${compared.rows} rows at 20 ms, PostgreSQL ledger, ${build === 'mine' ? 'this build' : against}: ${(one.ms / 1000).toFixed(2)} s, CPU ${(one.cpuMs / 1000).toFixed(2)} s, peak RSS ${one.peakRssMb.toFixed(1)} MB\n`,
-        );
-      }
-      process.stdout.write(
-        `${version} this build / ${against}: wall ${(compared.mine.ms / compared.theirs.ms).toFixed(3)}×, CPU ${(compared.mine.cpuMs / compared.theirs.cpuMs).toFixed(3)}× (target ≤ 1.10×)\n`,
-      );
-    }
-    if (postgres && !args.includes('--no-batch')) {
-      const batch = await measureLedgerBatch({
-        rows: Number(flag(args, '--rows', 1000)),
-        runs: Number(flag(args, '--batch-runs', 3)),
-        node,
-        cluster,
-        log,
-      });
-      for (const store of ['file', 'postgres']) {
-        const one = batch[store];
-        process.stdout.write(
-          `${version} pay batch of ${batch.rows} rows at 20 ms, ${store} ledger: ${(one.ms / 1000).toFixed(2)} s, CPU ${(one.cpuMs / 1000).toFixed(2)} s, peak RSS ${one.peakRssMb.toFixed(1)} MB\n`,
-        );
-      }
-    }
-  } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exitCode = 1;
+    return await work(cluster);
   } finally {
     cluster?.remove();
     rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const args = process.argv.slice(2);
+  const log = (text) => process.stderr.write(`${text}\n`);
+  const node = flag(args, '--node', process.execPath);
+  const postgres = !args.includes('--no-postgres');
+  try {
+    await withBenchCluster(
+      async (cluster) => {
+        const version = (await run(node, ['--version'])).stdout.trim();
+        const results = await measurePayKey({
+          lines: flag(args, '--lines', '0,100000,1000000').split(',').map(Number),
+          stores: postgres ? ['file', 'postgres'] : ['file'],
+          runs: Number(flag(args, '--runs', 7)),
+          node,
+          cluster,
+          log,
+        });
+        for (const result of results) {
+          process.stdout.write(
+            `${version} pay key, ${result.store} ledger, ${result.lines.toLocaleString('en')} lines: ${result.ms.toFixed(1)} ms, CPU ${result.cpuMs.toFixed(1)} ms, peak RSS ${result.peakRssMb.toFixed(1)} MB\n`,
+          );
+        }
+        if (postgres && !args.includes('--no-account')) {
+          const learned = await measureAccountLearning({ node, cluster, log });
+          process.stdout.write(
+            `${version} learning the account: ${learned.consultations} DICT consultations of own keys for ${learned.credentials} sets of credentials over ${learned.commands} commands on 3 machines (target 1 per set)\n`,
+          );
+        }
+        const batchOptions = {
+          rows: Number(flag(args, '--rows', 1000)),
+          runs: Number(flag(args, '--batch-runs', 3)),
+          node,
+          cluster,
+          log,
+        };
+        const against = flag(args, '--against', undefined);
+        if (postgres && against !== undefined) {
+          const compared = await measureBatchAgainst({ ...batchOptions, against });
+          for (const build of ['theirs', 'mine']) {
+            const what = `PostgreSQL ledger, ${build === 'mine' ? 'this build' : against}`;
+            process.stdout.write(batchLine(version, compared.rows, what, compared[build]));
+          }
+          process.stdout.write(
+            `${version} this build / ${against}: wall ${(compared.mine.ms / compared.theirs.ms).toFixed(3)}×, CPU ${(compared.mine.cpuMs / compared.theirs.cpuMs).toFixed(3)}× (target ≤ 1.10×)\n`,
+          );
+        }
+        if (postgres && !args.includes('--no-batch')) {
+          const batch = await measureLedgerBatch(batchOptions);
+          for (const store of ['file', 'postgres']) {
+            process.stdout.write(batchLine(version, batch.rows, `${store} ledger`, batch[store]));
+          }
+        }
+      },
+      { postgres },
+    );
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exitCode = 1;
   }
 }

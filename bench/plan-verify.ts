@@ -2,7 +2,12 @@
 // as `pix plan execute` does before sending anything (the policy read and its keys made, three approvals
 // read and their signatures verified, the quorum of every rule counted). Prints { medianMs, firstMs, runs }.
 //
-//   (bundled) node plan-verify.mjs SCRATCH_DIR RUNS
+// With ROWS (a standing plan's occurrences, 120: ten years of a monthly payment), what judging one of its
+// occurrences costs in pix (commands/schedule/standing.ts openStanding → shared/plan.ts openPlanWith): the
+// approvals verified twice (once to remember them in the ledger's store of verdicts, once to judge) and the
+// quorum of every rule counted over all its rows, then the occurrence's row found among them.
+//
+//   (bundled) node plan-verify.mjs SCRATCH_DIR RUNS [ROWS]
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,8 +17,9 @@ import { verdictMessage } from '../src/domain/plan.js';
 import { PLAN_NAMESPACE } from '../src/domain/policy.js';
 import { parsePublicKeyLine } from '../src/domain/sshkeys.js';
 
-const [dir = '.', runsText = '200'] = process.argv.slice(2);
+const [dir = '.', runsText = '200', rowsText = '1'] = process.argv.slice(2);
 const runs = Number(runsText);
+const count = Number(rowsText);
 const planId = `sha256:${'ab'.repeat(32)}`;
 const at = new Date().toISOString();
 const message = verdictMessage('approve', planId, at);
@@ -61,12 +67,24 @@ for (const name of ['ana', 'bruno', 'carla']) {
 }
 
 const times: number[] = [];
-const rows = [{ id: 'r1', amount: 1000, newReceiver: false, outsideAllowlist: false }];
+const rows = Array.from({ length: count }, (_, index) => ({
+  id:
+    count === 1
+      ? 'r1'
+      : `s-0123456789ab.2026-${String(1 + (index % 12)).padStart(2, '0')}-${10 + Math.floor(index / 12)}`,
+  amount: 1000,
+  newReceiver: false,
+  outsideAllowlist: false,
+}));
 for (let n = 0; n < runs; n++) {
   const started = process.hrtime.bigint();
   const { policy } = readPolicyFile(policyFile);
-  const signoffs = verifySignoffs(policy, planId, PLAN_NAMESPACE, readApprovals(planFile), Date.now());
+  // A standing plan's occurrence verifies them twice (remembered, then judged); a plan executed once.
+  const approvals = readApprovals(planFile);
+  if (count > 1) verifySignoffs(policy, planId, PLAN_NAMESPACE, approvals, Date.now());
+  const signoffs = verifySignoffs(policy, planId, PLAN_NAMESPACE, approvals, Date.now());
   const review = reviewPlan(policy, undefined, signoffs, rows, false);
+  if (count > 1 && !rows.some((row) => row.id === rows[n % count]!.id)) throw new Error('no such occurrence');
   times.push(Number(process.hrtime.bigint() - started) / 1e6);
   if (!review.approved) throw new Error('the bench plan is not approved: the bench is wrong');
 }

@@ -169,7 +169,7 @@ export async function measurePlan({
  * The in-process cost of checking a plan's approvals (src/ bundled): resolves with { medianMs, firstMs }
  * over `runs` checks, each from the files (policy read, three signatures verified, quorums counted).
  */
-export async function measureVerification({ runs = 200, log = () => {} } = {}) {
+export async function measureVerification({ runs = 200, rows = 1, log = () => {} } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-verify-'));
   try {
     log('verifying three approvals of a plan in-process…');
@@ -185,7 +185,7 @@ export async function measureVerification({ runs = 200, log = () => {} } = {}) {
       outfile: script,
       logLevel: 'error',
     });
-    const { stdout } = await run(process.execPath, [script, scratch, String(runs)], {
+    const { stdout } = await run(process.execPath, [script, scratch, String(runs), String(rows)], {
       env: cleanEnv(scratch),
       maxBuffer: 1024 * 1024,
     });

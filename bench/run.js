@@ -69,7 +69,7 @@ import { measureListen } from './listen.mjs';
 import { measurePayBatch } from './pay-batch.mjs';
 import { measurePlan, measureVerification } from './plan.mjs';
 import { measureWorkbookRead } from './read-workbook.mjs';
-import { measureSchedules } from './schedule.mjs';
+import { measureSchedules, measureStandingJudgement, STANDING_OCCURRENCES } from './schedule.mjs';
 import { measureStatementExport } from './statement-export.mjs';
 import { measureStatementTable } from './statement-table.mjs';
 
@@ -333,6 +333,13 @@ async function measureScheduleRunner(lines, targets) {
       na,
     },
   );
+  const judging = await measureStandingJudgement({ log });
+  targets.get(line).push({
+    what: `judging an occurrence of a standing plan of ${STANDING_OCCURRENCES} occurrences (3 approvals), in-process, median: ≤ 10 ms`,
+    value: judging.medianMs,
+    limit: 10,
+    unit: ' ms',
+  });
 }
 
 async function measureStartup(lines, sandboxUrl) {

@@ -10,6 +10,11 @@
 // - `pix schedule run-due` with nothing due: what it reads of the ledger (the scans of pix_journal and of
 //   pix_schedules its run added, from pg_stat_user_tables once its connections closed).
 //
+// - judging one occurrence of a standing plan of 120 occurrences (docs/schedules.md "Under a policy"), in
+//   pix itself (bench/plan-verify.ts with 120 rows): its three approvals verified twice and every rule's
+//   quorum counted over its rows. The judging reads no journal (the caps at the moment count the day's
+//   payments, as for any payment under a policy).
+//
 //   node bench/schedule.mjs [--schedules 10000] [--idle 30] [--node PATH]
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,8 +22,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { benchCluster, ledgerDatabase } from './ledger.mjs';
+import { ledgerDatabase, withBenchCluster } from './ledger.mjs';
 import { BIN, cleanEnv, flag } from './lib.mjs';
+import { measureVerification } from './plan.mjs';
+
+/** Occurrences of the standing plan judged: ten years of a monthly payment. */
+export const STANDING_OCCURRENCES = 120;
+
+/** Judging one occurrence of a standing plan, in-process: { medianMs, firstMs, runs }. */
+export function measureStandingJudgement({ runs = 200, log = () => {} } = {}) {
+  return measureVerification({ runs, rows: STANDING_OCCURRENCES, log });
+}
 
 const run = promisify(execFile);
 const CLOCK_TICKS = 100;
@@ -163,12 +177,7 @@ export async function measureSchedules({
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const args = process.argv.slice(2);
   const log = (text) => process.stderr.write(`${text}\n`);
-  const scratch = mkdtempSync(join(tmpdir(), 'pix-bench-pg-'));
-  let cluster;
-  try {
-    const started = await benchCluster(scratch);
-    if (started.na) throw new Error(started.na);
-    cluster = started.cluster;
+  await withBenchCluster(async (cluster) => {
     const result = await measureSchedules({
       node: flag(args, '--node', process.execPath),
       cluster,
@@ -176,9 +185,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       idleSeconds: Number(flag(args, '--idle', 30)),
       log,
     });
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-  } finally {
-    cluster?.remove();
-    rmSync(scratch, { recursive: true, force: true });
-  }
+    const judging = await measureStandingJudgement({ log });
+    process.stdout.write(`${JSON.stringify({ ...result, standingJudgement: judging })}\n`);
+  });
 }

@@ -475,7 +475,7 @@ export const VERBS = {
     load: () => import('../commands/schedule/cancel.js'),
   },
   'schedule/create': {
-    summary: 'schedule a payment by key: --at DATE, or --every RULE (a day, the Nth business day, a weekday)',
+    summary: 'schedule a payment by key, code or batch file: --at DATE, or --every RULE (a day, a weekday…)',
     exits: ['usage', 'not_found', 'unavailable', 'declined'],
     load: () => import('../commands/schedule/create.js'),
   },

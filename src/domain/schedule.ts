@@ -317,14 +317,23 @@ export function windowOf(payOn: string, time: string, timeZone: string, end = WI
  * The id of an occurrence's journal row: the schedule's id and the rule's date. Whatever pays it (a
  * runner, a cron line, a person), the journal's row rules pay a row id once per account.
  */
-export function occurrenceRow(scheduleId: string, date: string): string {
-  return `${scheduleId}.${date}`;
+export function occurrenceRow(scheduleId: string, date: string, line?: string): string {
+  return line === undefined ? `${scheduleId}.${date}` : `${scheduleId}.${date}.${line}`;
 }
 
-/** The schedule and date of an occurrence row, or undefined for any other row id. */
-export function parseOccurrenceRow(row: string): { schedule: string; date: string } | undefined {
-  const match = /^(s-[0-9a-f]{12})\.(\d{4}-\d{2}-\d{2})$/.exec(row);
-  return match ? { schedule: match[1]!, date: match[2]! } : undefined;
+/**
+ * A batch file's schedule pays each of its rows once per occurrence: the row's id after the date. A journal
+ * row id is at most 64 characters (domain/batch.ts BATCH_ID_PATTERN), so a file row's id at most this many.
+ */
+export const MAX_LINE_ID = 64 - occurrenceRow('s-000000000000', '2026-01-01', '').length;
+
+/** The schedule, date (and a batch file's row) of an occurrence row, or undefined for any other row id. */
+export function parseOccurrenceRow(
+  row: string,
+): { schedule: string; date: string; line?: string } | undefined {
+  const match = /^(s-[0-9a-f]{12})\.(\d{4}-\d{2}-\d{2})(?:\.([A-Za-z0-9._-]+))?$/.exec(row);
+  if (!match) return undefined;
+  return { schedule: match[1]!, date: match[2]!, ...(match[3] === undefined ? {} : { line: match[3] }) };
 }
 
 /** The journal's `batch` of a schedule's rows. */

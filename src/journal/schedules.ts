@@ -38,6 +38,27 @@ export interface ApprovedReceiver {
   institution?: string | undefined;
 }
 
+/**
+ * What a schedule pays: a key; a BR Code (kept whole: it is sent again to be consulted on the day); or a
+ * batch file's rows, read and consulted when it was made and kept in `lines` with the file's digest, so the
+ * file changing afterwards changes nothing that is paid (docs/schedules.md "A BR Code, a batch file").
+ */
+export type ScheduleTarget =
+  | { key: string; keyType?: string | undefined }
+  | { code: string; dynamic: boolean }
+  | { file: string; digest: string };
+
+/** One payment of each occurrence: a key's or a code's, or a batch file's row (its `id`). */
+export interface ScheduleLine {
+  /** The file's row id; absent for a key or a code (the occurrence's row is the schedule's and date). */
+  id?: string | undefined;
+  target: { key: string; keyType?: string | undefined } | { code: string; dynamic: boolean };
+  amountCentavos: Centavos;
+  description?: string | undefined;
+  receiver: ApprovedReceiver;
+  expect?: PayeeExpectation | undefined;
+}
+
 export interface Schedule {
   /** `s-` and 12 hex. */
   id: string;
@@ -46,14 +67,18 @@ export interface Schedule {
   /** The profile that made it: for people. */
   profile: string;
   createdAt: string;
-  target: { key: string; keyType?: string | undefined };
+  target: ScheduleTarget;
+  /** What each occurrence pays (a batch file's: the sum of its rows). */
   amountCentavos: Centavos;
+  /** A batch file's rows, as read and consulted when it was made (absent for a key or a code). */
+  lines?: ScheduleLine[] | undefined;
   description?: string | undefined;
   recurrence: Recurrence;
   /** `HH:MM`: when on its day an occurrence becomes due. */
   time: string;
   /** The zone its days and times are in (the profile's, America/Sao_Paulo by default). */
   timeZone: string;
+  /** A key's or a code's receiver; a batch file's rows have their own (`lines`), this names the file. */
   receiver: ApprovedReceiver;
   /** Who the operator said they pay (`--expect-document`, `--expect-name`): checked at every occurrence. */
   expect?: PayeeExpectation | undefined;
@@ -76,7 +101,8 @@ export interface ScheduleStore {
   read(): Promise<Schedule[]>;
   /** Changes whenever a schedule is added or changed (a runner reads them again only then). */
   version(): Promise<string>;
-  add(schedule: Schedule): Promise<void>;
+  /** Adds it; false (and nothing changed) when a schedule of its id is there already: two activations at once. */
+  add(schedule: Schedule): Promise<boolean>;
   /** Sets the state; false when the schedule is not there. */
   setState(id: string, state: ScheduleState, at: string): Promise<boolean>;
   /** Moves the bookmark forward (never back). */
@@ -135,7 +161,12 @@ export function fileSchedules(dir: string, host: LockHost): ScheduleStore {
     where: path,
     read: async () => read(),
     version: async () => stampOf(path)?.stamp ?? 'none',
-    add: (schedule) => locked(() => void append({ schedule })),
+    add: (schedule) =>
+      locked(() => {
+        if (read().some((known) => known.id === schedule.id)) return false;
+        append({ schedule });
+        return true;
+      }),
     setState: (id, state, at) =>
       locked(() => {
         if (!read().some((schedule) => schedule.id === id)) return false;

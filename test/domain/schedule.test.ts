@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { BATCH_ID_PATTERN } from '../../src/domain/batch.js';
 import { InvalidValue } from '../../src/domain/invalid.js';
 import {
   checkRecurrence,
+  MAX_LINE_ID,
   nthBusinessDay,
   type Occurrence,
   occurrenceOn,
@@ -172,5 +174,15 @@ describe('windows and states', () => {
     expect(row).toBe('s-0123456789ab.2026-03-06');
     expect(parseOccurrenceRow(row)).toEqual({ schedule: 's-0123456789ab', date: '2026-03-06' });
     expect(parseOccurrenceRow('r001')).toBeUndefined();
+  });
+
+  it("a batch file's row: its id after the date, the whole row id within a batch id's 64 characters", () => {
+    const line = 'a.b-c_'.padEnd(MAX_LINE_ID, 'x');
+    const row = occurrenceRow('s-0123456789ab', '2026-03-06', line);
+    expect(row).toHaveLength(64);
+    expect(row).toMatch(BATCH_ID_PATTERN);
+    expect(parseOccurrenceRow(row)).toEqual({ schedule: 's-0123456789ab', date: '2026-03-06', line });
+    expect(parseOccurrenceRow('s-0123456789ab.2026-03-06.')).toBeUndefined();
+    expect(parseOccurrenceRow('s-0123456789ab.2026-03-06.a/b')).toBeUndefined();
   });
 });

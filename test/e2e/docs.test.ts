@@ -193,7 +193,7 @@ const FIXTURES: Fixture[] = [
     })}' '${JSON.stringify({ id: '1a2b3c4d-0000-4000-8000-000000000001', at: '2026-11-20T13:00:31.000Z', state: 'unknown', reason: 'network' })}' > pix-config/journal.jsonl`,
   },
   {
-    wanted: (example) => /\bpix pay batch payouts\./.test(example),
+    wanted: (example) => /\bpix pay batch payouts\.|--file payouts\./.test(example),
     meaning: 'payouts.csv / payouts.ndjson: sample batch files the sandbox can pay (pix sandbox batch-file)',
     setup:
       'pix sandbox batch-file --rows 3 > payouts.csv 2>/dev/null && pix sandbox batch-file --rows 3 --format ndjson > payouts.ndjson 2>/dev/null',

@@ -1,6 +1,7 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DYNAMIC_CODE, STATIC_CODE } from '../helpers/brcodes.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { caughtUp, linesOf, listen } from '../helpers/listen.js';
 import { until } from '../helpers/wait.js';
@@ -237,5 +238,119 @@ describe('pix schedule run-due (a file ledger)', () => {
     }
     const list = await pix(['schedule', 'list', '--json']);
     expect(JSON.parse(list.stdout)).toEqual({ results: [] });
+  });
+});
+
+describe('pix schedule create --code and --file (a file ledger)', () => {
+  it('a batch file read and consulted at create, paid as shown whatever the file becomes; a row whose key moved refused, the other paid; a static code held to its merchant', {
+    timeout: 120_000,
+  }, async () => {
+    const { dir, pix } = machine();
+    await ok(pix, ['sandbox', 'clock', '--set', '2026-03-05T10:00:00-03:00']);
+    const file = join(dir, 'rent.csv');
+    writeFileSync(file, 'id,key,amount\nr1,ana@example.com,"12,34"\nr2,carla@example.com,"5,67"\n');
+    // One of --key, --code, --file; a dynamic code is paid once, not --every (exit 2, nothing consulted).
+    const both = await pix([
+      'schedule',
+      'create',
+      '--key',
+      'ana@example.com',
+      '--file',
+      file,
+      '--at',
+      '+1d',
+      '--yes',
+    ]);
+    expect(both.code, both.stderr).toBe(2);
+    expect(both.stderr).toMatch(/--file.*cannot be combined with --key/);
+    const amount = await pix(['schedule', 'create', '--file', file, '--amount', '3', '--at', '+1d', '--yes']);
+    expect(amount.code, amount.stderr).toBe(2);
+    expect(amount.stderr).toMatch(/--amount/);
+    const dynamic = await pix([
+      'schedule',
+      'create',
+      '--code',
+      DYNAMIC_CODE,
+      '--every',
+      '10',
+      '--count',
+      '2',
+      '--yes',
+    ]);
+    expect(dynamic.code, dynamic.stderr).toBe(2);
+    expect(dynamic.stderr).toMatch(/--code.*dynamic code.*not --every/);
+    // A static code whose merchant name is not its key's owner: refused unless --expect-* says who it pays.
+    const ofCode = [
+      'schedule',
+      'create',
+      '--code',
+      STATIC_CODE,
+      '--amount',
+      '7',
+      '--every',
+      '10',
+      '--count',
+      '2',
+    ];
+    const merchant = await pix([...ofCode, '--yes']);
+    expect(merchant.code, merchant.stderr).toBe(8);
+    expect(merchant.stderr).toMatch(/names "Loja da Esquina" but its key belongs to .*nothing was scheduled/);
+    const owner = /belongs to (.+?): fill/.exec(merchant.stderr)![1]!;
+    const code = (await ok(pix, [...ofCode, '--expect-name', owner, '--yes'])).trim();
+    const rows = (
+      await ok(pix, ['schedule', 'create', '--file', file, '--every', '10', '--count', '2', '--yes'])
+    ).trim();
+    expect(rows).toMatch(/^s-[0-9a-f]{12}$/);
+    const shown = JSON.parse(await ok(pix, ['schedule', 'show', rows, '--json'])) as {
+      file: string;
+      digest: string;
+      rows: Array<{ id: string; amount: string }>;
+    };
+    expect(shown.rows.map((row) => [row.id, row.amount])).toEqual([
+      ['r1', '12.34'],
+      ['r2', '5.67'],
+    ]);
+    expect(shown.digest).toMatch(/^[0-9a-f]{64}$/);
+    // The file changed after it was confirmed: what is paid is what was shown.
+    writeFileSync(file, 'id,key,amount\nr1,ana@example.com,"999,99"\nr3,bruno@example.com,"1"\n');
+    await ok(pix, ['sandbox', 'clock', '--set', '2026-03-10T09:00:00-03:00']);
+    const first = await pix(['schedule', 'run-due', '-o', 'ndjson']);
+    expect(first.code, first.stderr).toBe(0);
+    const paid = first.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; state: string; amount: number });
+    expect(paid.map((row) => [row.id, row.state, row.amount]).sort()).toEqual([
+      [`${code}.2026-03-10`, 'paid', 7],
+      [`${rows}.2026-03-10.r1`, 'paid', 12.34],
+      [`${rows}.2026-03-10.r2`, 'paid', 5.67],
+    ]);
+    expect(await debits(pix, 999.99)).toHaveLength(0);
+    // Fired again: each row was paid once.
+    const again = await pix(['schedule', 'run-due', '-o', 'ndjson']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(await debits(pix, 12.34)).toHaveLength(1);
+    // A row's key moved to another owner before the next occurrence: that row refused, the others paid.
+    await ok(pix, ['sandbox', 'move-key', 'carla@example.com']);
+    await ok(pix, ['sandbox', 'clock', '--set', '2026-04-10T09:00:00-03:00']);
+    const second = await pix(['schedule', 'run-due', '-o', 'ndjson']);
+    expect(second.code, second.stderr).toBe(8);
+    const states = Object.fromEntries(
+      second.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: string; state: string })
+        .map((row) => [row.id, row.state]),
+    );
+    expect(states).toEqual({
+      [`${code}.2026-04-10`]: 'paid',
+      [`${rows}.2026-04-10.r1`]: 'paid',
+      [`${rows}.2026-04-10.r2`]: 'receiver_changed',
+    });
+    expect(await debits(pix, 12.34)).toHaveLength(2);
+    expect(await debits(pix, 5.67)).toHaveLength(1);
+    expect(await journalRows(pix, `${rows}.2026-04-10.r2`)).toMatchObject([
+      { state: 'failed', reason: 'refused: receiver_changed' },
+    ]);
   });
 });

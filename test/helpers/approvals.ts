@@ -7,13 +7,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, afterEach, expect } from 'vitest';
 import type { Plan } from '../../src/domain/plan.js';
 import { run } from '../../src/main.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { tempConfigDir } from './cli.js';
 import { createTestIO, type TestIOOptions } from './io.js';
-import { type KeyKind, makeKey, type TestKey } from './ssh.js';
+import { type KeyKind, keyDir, makeKey, type TestKey } from './ssh.js';
 
 export const PEOPLE = ['ana', 'bruno', 'carla', 'dora', 'edu'] as const;
 export type Person = (typeof PEOPLE)[number];
@@ -178,6 +178,32 @@ export async function approvalsWorld(
       await server.close();
       rmSync(dir, { recursive: true, force: true });
       rmSync(repo, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * What a test file of approvals sets up once: the people's keys, made for the file (ssh-keygen takes a
+ * while over an RSA key) and removed after it, and `world()`, an approvals world for the test that calls
+ * it, closed after that test. Call it at the top of the file: it registers the file's hooks.
+ */
+export function approvalsPerFile(): {
+  KEYS: Record<Person, TestKey>;
+  world(policy?: Parameters<typeof approvalsWorld>[0], options?: { latencyMs?: number }): Promise<World>;
+} {
+  let current: World | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  const store = keyDir();
+  const KEYS = peopleKeys(store.dir);
+  afterAll(() => store.cleanup());
+  return {
+    KEYS,
+    world: async (policy, options = {}) => {
+      current = await approvalsWorld(policy, { ...options, keys: KEYS });
+      return current;
     },
   };
 }

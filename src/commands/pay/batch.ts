@@ -14,28 +14,16 @@
  *    outcome, a refused login or Ctrl-C stops new rows from starting; rows in flight finish.
  * 6. The report: one record per row on stdout; the totals on stderr; the exit code from the states.
  *
- * Here the options, the rows' types and the run in its steps (`payBatchRows`); the steps are in
+ * Here the options and the run; step 1 is shared/pay/batchread.ts, the rest `payBatchRows`, whose steps are in
  * `batchpayment.ts` (2 and 5), `batchconsult.ts` (3) and `batchreport.ts` (4 and 6).
  */
-import { createHash } from 'node:crypto';
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
-import {
-  type BatchFormat,
-  type BatchParseResult,
-  batchFormatFor,
-  formatProblem,
-} from '../../domain/batch.js';
-import { parseBatchSheet } from '../../domain/batchsheet.js';
-import { parseBatchColumnMap, parseBatchFile } from '../../domain/batchtext.js';
-import { PixError, stopSignalOf } from '../../errors.js';
-import { createProgress } from '../../output/progress.js';
-import { safeText } from '../../output/sanitize.js';
-import { asUsageAwait } from '../../usage.js';
+import { parseBatchColumnMap } from '../../domain/batchtext.js';
 import * as z from '../../zod.js';
-import { fileName, readInputFile, refuseFile, SHOWN_PROBLEMS } from '../shared/files.js';
 import { amountFlag, duplicateWindowFlag, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
 import { describeVerb, LIST_FORMATS } from '../shared/help.js';
+import { readBatchRows } from '../shared/pay/batchread.js';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, payBatchRows } from '../shared/pay/batchrun.js';
 import { planFlags, planOptions, planRequestOf } from '../shared/pay/planflags.js';
 import { DUPLICATE_WINDOW_OPTION } from '../shared/pay/shared.js';
@@ -58,77 +46,18 @@ const payBatchOptionsSchema = z.object({
 export type PayBatchOptions = z.output<typeof payBatchOptionsSchema>;
 
 // ---------------------------------------------------------------------------------------------
-// Reading the file
-
-/**
- * A workbook's first sheet, read (its reader is loaded only for one); one that is not an xlsx, or that
- * shows a person something other than what pix would read, is exit 2. The read yields to the event loop
- * between slices of each part, so Ctrl-C and SIGTERM end it at once (nothing has been sent yet), and on a
- * terminal it shows how far it is.
- */
-async function parseWorkbook(
-  bytes: Buffer,
-  file: string,
-  deps: Deps,
-  map: PayBatchOptions['map'],
-): Promise<BatchParseResult> {
-  const { readFirstSheet } = await import('../../domain/xlsxsheet.js');
-  const progress = createProgress(deps.io, `reading ${safeText(fileName(file), 60)}, kB`, {
-    streamsRows: false,
-  });
-  const pause = async (done: number, total: number) => {
-    await new Promise((resolve) => setImmediate(resolve));
-    if (deps.signal.aborted) {
-      progress.done();
-      throw new PixError(
-        'interrupted',
-        `pix pay batch: interrupted while reading ${fileName(file)}; nothing was sent`,
-        {
-          signal: stopSignalOf(deps.signal),
-        },
-      );
-    }
-    if (total > 0) progress.update(Math.floor(done / 1024), Math.ceil(total / 1024));
-  };
-  try {
-    return parseBatchSheet(await asUsageAwait(fileName(file), () => readFirstSheet(bytes, { pause })), map);
-  } finally {
-    progress.done();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // The command
 
 export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise<void> {
-  const { stderr } = deps.io;
-  // 1. Offline: the whole file, then the guards on the amounts it gives.
-  const bytes = await readInputFile(options.file, deps, 'a batch file');
-  const format: BatchFormat = options.format ?? batchFormatFor(options.file);
-  const parsed =
-    format === 'xlsx'
-      ? await parseWorkbook(bytes, options.file, deps, options.map)
-      : parseBatchFile(bytes.toString('utf8'), format, options.map);
-  if (!parsed.ok) {
-    refuseFile(
-      deps,
-      options.file,
-      parsed.problems,
-      `the batch file is not valid`,
-      'fix the lines above and run it again',
-    );
-  }
-  for (const warning of parsed.warnings.slice(0, SHOWN_PROBLEMS)) {
-    stderr.write(`warning: ${safeText(formatProblem(warning), 300)}\n`);
-  }
-  const batch = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  const { rows, digest } = await readBatchRows(deps, options);
+  const batch = digest.slice(0, 16);
   const plan = planRequestOf(options);
   // Loaded only for --plan (architecture rule 8).
   const hooks =
     plan === undefined
       ? {}
       : await (await import('../shared/pay/plan.js')).batchPlanHooks(plan, options.file);
-  await payBatchRows(deps, options, { file: options.file, batch, rows: parsed.rows }, hooks);
+  await payBatchRows(deps, options, { file: options.file, batch, rows }, hooks);
 }
 
 /** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */

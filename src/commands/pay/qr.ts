@@ -180,9 +180,10 @@ export async function runPayQr(options: PayQrOptions, deps: Deps): Promise<void>
   if (looksDynamic) await checkDuplicate(ctx, { method: 'qr', emvHash, dynamic: true, amountCentavos: 0 });
 
   // 2. Consult.
-  const consult = await consultEmv(await deps.api(), emv);
+  const client = await deps.api();
+  const consult = await consultEmv(client, emv);
   const dynamic = consult.type ? consult.type.toUpperCase().startsWith('DYNAMIC') : looksDynamic;
-  checkNotExpired(ctx, consult.calendar?.expirationDate);
+  checkNotExpired(ctx, consult.calendar?.expirationDate, client.clock.now());
   const owner = { name: consult.receiver.name, document: consult.receiver.documentNumber };
   const expect = expectationOf(options);
   checkPayee(expect, owner);

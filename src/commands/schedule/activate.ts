@@ -17,12 +17,12 @@ import { readApprovals, readPlanFile } from '../../approvals/files.js';
 import { refusalOf } from '../../approvals/review.js';
 import type { Deps } from '../../context.js';
 import { formatBRL } from '../../domain/money.js';
-import { shortPlanId } from '../../domain/plan.js';
-import { eachOccurrence } from '../../domain/schedule.js';
+import { type Plan, shortPlanId } from '../../domain/plan.js';
+import { eachOccurrence, parseOccurrenceRow } from '../../domain/schedule.js';
 import { formatForMessage } from '../../domain/when.js';
 import { PixError, usageError } from '../../errors.js';
 import { isAccountId, recordedAccount } from '../../journal/rules.js';
-import type { Schedule } from '../../journal/schedules.js';
+import type { Schedule, ScheduleLine } from '../../journal/schedules.js';
 import { jsonDocument, outputMode } from '../../output/format.js';
 import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
@@ -80,25 +80,16 @@ export async function runScheduleActivate(options: ScheduleActivateOptions, deps
   }
   const store = await deps.stores.schedules();
   const known = (await store.read()).find((schedule) => schedule.id === terms.schedule);
-  if (known !== undefined) {
-    deps.io.stderr.write(`${known.id} is ${known.state} already: nothing changed\n`);
-    deps.io.stdout.write(`${known.id}\n`);
-    return;
-  }
-  const [first] = plan.rows;
+  if (known !== undefined) return activeAlready(deps, known);
   const schedule: Schedule = {
     id: terms.schedule,
     account: account.id,
     profile: recordedAccount(account).profile,
     createdAt: now.toISOString(),
-    target: { key: first!.key! },
-    amountCentavos: first!.amountCentavos,
-    ...(first!.description === undefined ? {} : { description: first!.description }),
+    ...(await approvedTarget(plan)),
     recurrence: terms.recurrence,
     time: terms.time,
     timeZone: terms.timeZone,
-    receiver: first!.receiver,
-    ...(first!.expect === undefined ? {} : { expect: first!.expect }),
     state: 'active',
     standing: { plan, approvals: files.map(({ record }) => record) },
   };
@@ -116,7 +107,11 @@ export async function runScheduleActivate(options: ScheduleActivateOptions, deps
     );
     if (!yes) throw new PixError('declined', 'nothing was scheduled', { ownChoice: true });
   }
-  await store.add(schedule);
+  if (!(await store.add(schedule))) {
+    // Activated at the same moment elsewhere (the check above saw nothing yet): as activated twice, exit 0.
+    const added = (await store.read()).find((each) => each.id === schedule.id);
+    return activeAlready(deps, added ?? schedule);
+  }
   // Occurrences whose window ended before now are skipped, not missed (as `pix schedule resume` does).
   let passed: string | undefined;
   for (const occurrence of eachOccurrence(schedule.recurrence)) {
@@ -141,6 +136,45 @@ export const verb = describeVerb({
   ],
   exits: ['usage', 'auth', 'unavailable', 'declined'],
 });
+
+/** Activated twice (one after the other, or two at once): contract §8 says exit 0, nothing changed. */
+function activeAlready(deps: Deps, known: Schedule): void {
+  deps.io.stderr.write(`${known.id} is ${known.state} already: nothing changed\n`);
+  deps.io.stdout.write(`${known.id}\n`);
+}
+
+/**
+ * What the schedule pays, from its standing plan's rows of the first occurrence: a key's or a code's one
+ * row, or a batch file's rows (each named after the date by its id; the plan's id covers them all).
+ */
+async function approvedTarget(
+  plan: Plan,
+): Promise<Pick<Schedule, 'target' | 'amountCentavos' | 'lines' | 'receiver' | 'description' | 'expect'>> {
+  const first = parseOccurrenceRow(plan.rows[0]!.id)?.date;
+  const { isDynamicCode } = await import('./make.js');
+  const lines: ScheduleLine[] = plan.rows
+    .filter((row) => parseOccurrenceRow(row.id)?.date === first)
+    .map((row) => ({
+      id: parseOccurrenceRow(row.id)?.line,
+      target: row.key === undefined ? { code: row.emv!, dynamic: isDynamicCode(row.emv!) } : { key: row.key },
+      amountCentavos: row.amountCentavos,
+      description: row.description,
+      receiver: row.receiver,
+      expect: row.expect,
+    }));
+  const [one] = lines;
+  if (one!.id === undefined) {
+    const { target, amountCentavos, description, receiver, expect } = one!;
+    return { target, amountCentavos, description, receiver, expect };
+  }
+  const file = plan.source ?? 'a batch file';
+  return {
+    target: { file, digest: plan.id.replace(/^sha256:/, '') },
+    amountCentavos: lines.reduce((sum, line) => sum + line.amountCentavos, 0),
+    lines,
+    receiver: { name: `${lines.length} rows of ${file}` },
+  };
+}
 
 export function register(command: Command, deps: Deps): void {
   command

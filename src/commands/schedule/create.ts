@@ -14,20 +14,22 @@
  *
  * `--plan FILE` (under a policy, docs/schedules.md "Under a policy"): instead of 3, the schedule written as
  * a standing plan its maker signs (every occurrence a row), nothing scheduled until `pix schedule activate`.
+ *
+ * `--code CODE` or `--file FILE` instead of `--key`: 2 and 3 by the batch's own run (make.ts createOfRows).
  */
 import { randomUUID } from 'node:crypto';
 import { type Command, Option } from 'commander';
 import { consultKey } from '../../api/resources/payments.js';
+import type { Payee } from '../../approvals/history.js';
 import type { Deps } from '../../context.js';
-import { formatBRL } from '../../domain/money.js';
-import { KEY_TYPE_NAMES, parseKeyType, parsePixKey } from '../../domain/pixkey.js';
+import { type Centavos, formatBRL } from '../../domain/money.js';
+import { KEY_TYPE_NAMES, type PixKey, parseKeyType, parsePixKey } from '../../domain/pixkey.js';
 import {
   checkRecurrence,
   DEFAULT_TIME,
   EVERY_FORMS,
   HOLIDAY_SHIFTS,
   type HolidayShift,
-  occurrenceRow,
   occurrences,
   parseEvery,
   parseTimeOfDay,
@@ -40,8 +42,6 @@ import { addDays, parseDay, todayIn } from '../../domain/when.js';
 import { PixError, usageError } from '../../errors.js';
 import { recordedAccount } from '../../journal/rules.js';
 import type { Schedule } from '../../journal/schedules.js';
-import { jsonDocument, outputMode } from '../../output/format.js';
-import { safeText } from '../../output/sanitize.js';
 import { asUsage } from '../../usage.js';
 import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
@@ -51,13 +51,16 @@ import { institution, maskedDocument } from '../shared/pay/details.js';
 import { keyAnswerProblem } from '../shared/pay/guards.js';
 import { checkPayee, expectationOf, payeeFlags, payeeOptions } from '../shared/pay/payeeflags.js';
 import { planFlags, planRequestOf } from '../shared/pay/planflags.js';
-import { ask, type PayContext, refuseUnconfirmable, startPayment } from '../shared/pay/shared.js';
-import { accountNow, comingOccurrences, dueWords, ruleWords, scheduleJson } from './shared.js';
+import { refuseUnconfirmable, startPayment } from '../shared/pay/shared.js';
+import { confirmAndKeep, createOfRows, type Draft, MAX_STANDING_OCCURRENCES, writeStanding } from './make.js';
+import { accountNow, linesOf } from './shared.js';
 
 const createOptionsSchema = z.object({
-  key: z.string().check(z.minLength(1)),
+  key: z.optional(z.string().check(z.minLength(1))),
+  code: z.optional(z.string().check(z.minLength(1))),
+  file: z.optional(z.string().check(z.minLength(1))),
   keyType: z.optional(fromDomain(parseKeyType)),
-  amount: amountFlag,
+  amount: z.optional(amountFlag),
   at: z.optional(z.string()),
   every: z.optional(fromDomain(parseEvery)),
   start: z.optional(z.string()),
@@ -77,7 +80,7 @@ const createSchema = z.pipe(
   fromDomainOptions('key', ({ key, keyType, ...rest }: z.output<typeof createOptionsSchema>) => ({
     ...rest,
     keyType,
-    key: parsePixKey(key, keyType),
+    key: key === undefined ? undefined : parsePixKey(key, keyType),
   })),
 );
 
@@ -124,9 +127,6 @@ function recurrenceOf(options: ScheduleCreateOptions, today: string): Recurrence
   return recurrence;
 }
 
-/** A standing plan lists every occurrence: at most this many (a year of business days fits). */
-export const MAX_STANDING_OCCURRENCES = 400;
-
 /** Exit 8: the account (its enforced policy) or the profile pays only approved plans, and no --plan was given. */
 function refuseWithoutPlan(why: string): never {
   throw new PixError('declined', `${why}: a schedule would pay without one; nothing was scheduled`, {
@@ -140,19 +140,92 @@ export async function runScheduleCreate(options: ScheduleCreateOptions, deps: De
   if (settings.requirePlan && request === undefined) {
     refuseWithoutPlan(`profile "${settings.profile.value}" pays only approved plans (require-plan true)`);
   }
+  checkOffline(options, settings.maxAmount, settings.profile.value);
+  const timeZone = settings.timeZone.value;
+  const now = await accountNow(deps);
+  const recurrence = firstRecurrence(options, now, timeZone);
+  if (request !== undefined) standingBounds(recurrence);
+  else refuseUnconfirmable(deps, { dryRun: false, allowDuplicate: false });
+  const [account, store] = await Promise.all([accountOf(deps), deps.stores.schedules()]);
+  if (request === undefined) await refuseUnderRequirePlan(deps, account.id);
+  const draft: Draft = {
+    options,
+    request,
+    schedule: {
+      id: `s-${randomUUID().replace(/-/g, '').slice(0, 12)}`,
+      account: account.id,
+      profile: recordedAccount(account).profile,
+      createdAt: now.toISOString(),
+      ...(options.description === undefined ? {} : { description: options.description }),
+      recurrence,
+      time: options.time,
+      timeZone,
+      state: 'active',
+    },
+  };
+  if (options.key === undefined) {
+    return createOfRows(deps, draft, store);
+  }
+  // Under --plan, the policies and the maker's key before anything is consulted (pay … --plan's start).
+  const ctx =
+    request === undefined
+      ? undefined
+      : await startPayment(deps, { dryRun: false, allowDuplicate: false, confirmLater: true, plan: request });
+  const made = await keySchedule(deps, draft, options.key);
+  if (ctx !== undefined) {
+    await writeStanding(ctx, made.schedule, linesOf(made.schedule), [made.payee]);
+    deps.io.stdout.write(`${made.schedule.id}\n`);
+    return;
+  }
+  await confirmAndKeep(deps, made.schedule, store);
+}
+
+/** Step 1, offline: which target, the time, the amount against the profile's max-amount (exit 8). */
+function checkOffline(options: ScheduleCreateOptions, max: Centavos | undefined, profile: string): void {
+  const given = (['key', 'code', 'file'] as const).filter((flag) => options[flag] !== undefined);
+  if (given.length !== 1) {
+    throw usageError(
+      given.length === 0 ? '--key' : `--${given[1]}`,
+      given.length === 0
+        ? 'say what to pay: --key KEY, --code CODE or --file FILE'
+        : `cannot be combined with --${given[0]}: a schedule pays one of them`,
+    );
+  }
+  if (options.key !== undefined && options.amount === undefined)
+    throw usageError('--amount', 'is required with --key: how much each occurrence pays');
+  if (options.key === undefined && options.keyType !== undefined)
+    throw usageError('--key-type', 'is for --key');
+  if (options.file !== undefined) {
+    for (const [flag, value] of [
+      ['--amount', options.amount],
+      ['--expect-document', options.expectDocument],
+      ['--expect-name', options.expectName],
+      ['--description', options.description],
+    ] as const) {
+      if (value !== undefined)
+        throw usageError(
+          flag,
+          "is the file's: each row has its own (its amount, document, name, description)",
+        );
+    }
+  }
   if (options.time >= WINDOW_END) {
     throw usageError('--time', `an occurrence is due before ${WINDOW_END}, when its window ends`);
   }
-  const max = settings.maxAmount;
-  if (max !== undefined && options.amount > max) {
+  if (max !== undefined && options.amount !== undefined && options.amount > max) {
     throw new PixError(
       'declined',
-      `${formatBRL(options.amount)} is above the max-amount of profile "${settings.profile.value}" (${formatBRL(max)}); nothing was scheduled`,
+      `${formatBRL(options.amount)} is above the max-amount of profile "${profile}" (${formatBRL(max)}); nothing was scheduled`,
       { hint: 'raise it with `pix config set max-amount A` if this payment is intended' },
     );
   }
-  const timeZone = settings.timeZone.value;
-  const now = await accountNow(deps);
+}
+
+/**
+ * The recurrence from the flags on the account's today; a rule for today made after today's window starts
+ * with the next occurrence; a first occurrence whose window has passed is exit 2.
+ */
+function firstRecurrence(options: ScheduleCreateOptions, now: Date, timeZone: string): Recurrence {
   const today = todayIn(timeZone, now);
   let recurrence = recurrenceOf(options, today);
   const passed = (r: Recurrence) => {
@@ -172,83 +245,52 @@ export async function runScheduleCreate(options: ScheduleCreateOptions, deps: De
       'start another day (tomorrow)',
     );
   }
-  if (request !== undefined) standingBounds(recurrence);
-  else refuseUnconfirmable(deps, { dryRun: false, allowDuplicate: false });
+  return recurrence;
+}
 
-  const [account, store] = await Promise.all([accountOf(deps), deps.stores.schedules()]);
-  // Under --plan, the policies and the maker's key before anything is consulted (pay … --plan's start).
-  const ctx =
-    request === undefined
-      ? undefined
-      : await startPayment(deps, { dryRun: false, allowDuplicate: false, confirmLater: true, plan: request });
-  if (request === undefined) {
-    const { enforcedPolicy } = await import('../../approvals/inforce.js');
-    const bound = await enforcedPolicy(deps, account.id);
-    if (bound?.policy.requirePlan)
-      refuseWithoutPlan(
-        `this account pays only approved plans (the policy enforced on it, ${bound.policy.digest.slice(0, 19)}, says require-plan)`,
-      );
-  }
-  const consult = await consultKey(await deps.api(), options.key.key);
-  const other = keyAnswerProblem(options.key, consult);
+/** Exit 8 when the policy enforced on the account says require-plan and no --plan was given. */
+async function refuseUnderRequirePlan(deps: Deps, account: string): Promise<void> {
+  const { enforcedPolicy } = await import('../../approvals/inforce.js');
+  const bound = await enforcedPolicy(deps, account);
+  if (bound?.policy.requirePlan)
+    refuseWithoutPlan(
+      `this account pays only approved plans (the policy enforced on it, ${bound.policy.digest.slice(0, 19)}, says require-plan)`,
+    );
+}
+
+/** Step 2 for a key: consulted (DICT), held to --expect-*, its receiver kept. */
+async function keySchedule(
+  deps: Deps,
+  draft: Draft,
+  key: PixKey,
+): Promise<{ schedule: Schedule; payee: Payee }> {
+  const { options } = draft;
+  const consult = await consultKey(await deps.api(), key.key);
+  const other = keyAnswerProblem(key, consult);
   if (other) throw new PixError('declined', `${other}; nothing was scheduled`);
   // Who the operator means to pay (contract §7.8): checked now, kept, and checked at every occurrence.
   const expect = expectationOf(options);
   checkPayee(expect, { ...consult.owner, document: consult.owner.documentNumber });
   const schedule: Schedule = {
-    id: `s-${randomUUID().replace(/-/g, '').slice(0, 12)}`,
-    account: account.id,
-    profile: recordedAccount(account).profile,
-    createdAt: now.toISOString(),
+    ...draft.schedule,
     target: {
-      key: options.key.key,
+      key: key.key,
       ...(options.keyType === undefined ? {} : { keyType: options.keyType.toLowerCase() }),
     },
-    amountCentavos: options.amount,
-    ...(options.description === undefined ? {} : { description: options.description }),
-    recurrence,
-    time: options.time,
-    timeZone,
+    amountCentavos: options.amount!,
     receiver: {
       name: consult.owner.name,
       document: maskedDocument(consult.owner.documentNumber),
       institution: institution(consult.account?.participant),
     },
     ...(expect === undefined ? {} : { expect }),
-    state: 'active',
   };
-  const coming = comingOccurrences(schedule, new Date(0), 3);
-  const { stderr } = deps.io;
-  if (ctx !== undefined) {
-    await writeStanding(ctx, schedule, {
-      ...(consult.owner.documentNumber ? { document: consult.owner.documentNumber } : {}),
-      ...(consult.account?.participant ? { participant: consult.account.participant } : {}),
-    });
-    deps.io.stdout.write(`${schedule.id}\n`);
-    return;
-  }
-  stderr.write(
-    `schedule: ${formatBRL(schedule.amountCentavos)} to ${safeText(schedule.receiver.name, 80)} (${safeText(
-      [schedule.receiver.document, schedule.receiver.institution].filter(Boolean).join(', '),
-      120,
-    )}), ${ruleWords(schedule)}\n`,
-  );
-  stderr.write(`first: ${coming.map((occurrence) => dueWords(schedule, occurrence)).join('; ')}\n`);
-  if (!deps.globals.yes) {
-    const yes = await ask(() =>
-      deps.prompter.confirm(
-        `Schedule ${formatBRL(schedule.amountCentavos)} to ${safeText(schedule.receiver.name, 80)}, ${describeCount(recurrence)}?`,
-      ),
-    );
-    if (!yes) throw new PixError('declined', 'nothing was scheduled', { ownChoice: true });
-  }
-  await store.add(schedule);
-  const mode = await outputMode(deps, timeZone);
-  if (mode.format === 'json') deps.io.stdout.write(jsonDocument(scheduleJson(schedule, coming), mode.pretty));
-  else deps.io.stdout.write(`${schedule.id}\n`);
-  stderr.write(
-    `scheduled ${schedule.id}: paid on its day by \`pix schedule run-due\` (a file ledger: cron or a timer) or \`pix schedule run\` (a shared ledger)\n`,
-  );
+  const payee: Payee = {
+    key: key.key,
+    ...(consult.owner.documentNumber ? { document: consult.owner.documentNumber } : {}),
+    ...(consult.account?.participant ? { participant: consult.account.participant } : {}),
+  };
+  return { schedule, payee };
 }
 
 /** A standing plan is bounded: a count or an end date, and at most MAX_STANDING_OCCURRENCES (exit 2). */
@@ -268,64 +310,32 @@ function standingBounds(recurrence: Recurrence): void {
   }
 }
 
-/**
- * `--plan FILE`: the schedule written as a standing plan (commands/pay/plan.ts) — one row per
- * occurrence, its journal row, the key, the receiver as consulted now and the amount — valid until the
- * last occurrence's window ends. Nothing is scheduled until `pix schedule activate FILE` finds it approved.
- */
-async function writeStanding(
-  ctx: PayContext,
-  schedule: Schedule,
-  consulted: { document?: string; participant?: string },
-): Promise<void> {
-  const { recurrence } = schedule;
-  const all = occurrences(recurrence, MAX_STANDING_OCCURRENCES);
-  const last = all.at(-1)!;
-  const { writeStandingPlan } = await import('../shared/pay/plan.js');
-  const plan = await writeStandingPlan(
-    ctx,
-    all.map((occurrence) => ({
-      id: occurrenceRow(schedule.id, occurrence.date),
-      key: schedule.target.key,
-      receiver: schedule.receiver,
-      payee: { key: schedule.target.key, ...consulted },
-      amount: schedule.amountCentavos,
-      sendAmount: true,
-      description: schedule.description,
-      expect: schedule.expect,
-    })),
-    {
-      schedule: schedule.id,
-      recurrence,
-      time: schedule.time,
-      timeZone: schedule.timeZone,
-    },
-    new Date(windowOf(last.payOn, schedule.time, schedule.timeZone).end).toISOString(),
-  );
-  if (ctx.mode.format === 'json') ctx.deps.io.stdout.write(jsonDocument(plan, ctx.mode.pretty));
-}
-
-function describeCount(recurrence: Recurrence): string {
-  if (recurrence.rule.kind === 'once') return `on ${recurrence.rule.date}`;
-  if (recurrence.count !== undefined) return `${recurrence.count} times`;
-  return recurrence.until === undefined ? 'until cancelled' : `until ${recurrence.until}`;
-}
-
 /** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
-  summary: 'schedule a payment by key: --at DATE, or --every RULE (a day, the Nth business day, a weekday)',
+  summary: 'schedule a payment by key, code or batch file: --at DATE, or --every RULE (a day, a weekday…)',
   examples: [
     'pix schedule create --key ana@example.com --amount 1500 --every 10 --count 12 --yes   # rent, on the 10th',
     'pix schedule create --key ana@example.com --amount 3200 --every 5bd --until 2027-12-31 --yes',
     'pix schedule create --key ana@example.com --amount 80 --every fri --time 09:30 --yes',
     'pix schedule create --key ana@example.com --amount 250 --at +7d --yes',
+    'pix schedule create --code "$STATIC_CODE" --amount 25 --every 10 --count 6 --yes   # a static code, on the 10th',
+    'pix schedule create --file payouts.csv --every 5 --count 12 --yes   # every row, on the 5th',
     'pix schedule create --key ana@example.com --amount 1500 --every 10 --count 12 --plan rent.plan.json --signing-key ~/.ssh/id_ed25519',
   ],
   exits: ['usage', 'not_found', 'unavailable', 'declined'],
 });
 
 export function register(command: Command, deps: Deps): void {
-  command.requiredOption('--key <KEY>', 'the receiver: CPF, CNPJ, +55 phone, e-mail or random key');
+  command
+    .option('--key <KEY>', 'the receiver: CPF, CNPJ, +55 phone, e-mail or random key')
+    .option(
+      '--code <CODE>',
+      'a BR Code (copia e cola): a static one, or a dynamic one --at a day before it expires',
+    )
+    .option(
+      '--file <FILE>',
+      'a batch file (as `pix pay batch` reads it): its rows read, checked and consulted now and kept; each occurrence pays them',
+    );
   payeeOptions(command)
     .addOption(
       completionValues(
@@ -333,7 +343,7 @@ export function register(command: Command, deps: Deps): void {
         KEY_TYPE_NAMES,
       ),
     )
-    .requiredOption('--amount <A>', 'amount in reais, e.g. 10.50')
+    .option('--amount <A>', 'amount in reais, e.g. 10.50 (with --key; with --code, when the code has none)')
     .option('--at <DATE>', 'one payment on this day (YYYY-MM-DD, DD/MM/YYYY, tomorrow, +30d)')
     .option('--every <RULE>', `recurring: ${EVERY_FORMS}`)
     .option('--start <DATE>', 'the first day the rule may give (default today)')

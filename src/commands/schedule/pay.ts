@@ -3,7 +3,8 @@
  * that no runner has reached. It is a new payment, not the schedule's: it is confirmed now (or --yes), every
  * guard of a payment applies (a profile that pays only approved plans refuses it, exit 8), the receiver must
  * still be the one the schedule was confirmed for, and the journal's row of the occurrence pays it once
- * (paid already: `already_paid`, nothing sent). DATE is the rule's date (`pix schedule show` lists them).
+ * (paid already: `already_paid`, nothing sent). DATE is the rule's date (`pix schedule show` lists them). A
+ * batch file's schedule pays every row of that occurrence not paid yet.
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
@@ -15,7 +16,7 @@ import { accountOf } from '../shared/account.js';
 import { fromDomain, parseOptions } from '../shared/flags.js';
 import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 import { payOccurrences } from './payment.js';
-import { accountNow, findSchedule, viewOccurrence } from './shared.js';
+import { accountNow, findSchedule, viewOccurrenceLines } from './shared.js';
 
 const payOptionsSchema = z.object({
   id: z.string().check(z.minLength(1)),
@@ -41,7 +42,8 @@ export async function runSchedulePay(options: SchedulePayOptions, deps: Deps): P
     );
   }
   const journal = await deps.stores.journal();
-  const view = await viewOccurrence(journal, account, schedule, occurrence, now);
+  const views = await viewOccurrenceLines(journal, account, schedule, occurrence, now);
+  const view = views[0]!;
   if (now.getTime() < view.window.start) {
     throw usageError(
       'DATE',
@@ -49,7 +51,7 @@ export async function runSchedulePay(options: SchedulePayOptions, deps: Deps): P
       'it is paid on its day by the runners',
     );
   }
-  await payOccurrences(deps, [view], {
+  await payOccurrences(deps, views, {
     now: () => accountNow(deps),
     withinWindow: false,
     confirmedAhead: false,

@@ -19,12 +19,13 @@
  */
 import type { Deps } from '../../context.js';
 import { parseBatchFile } from '../../domain/batchtext.js';
+import { emvHash } from '../../domain/digest.js';
 import { formatDecimal } from '../../domain/money.js';
 import { HELD_PREFIX, MISSED_REASON, REFUSED_PREFIX, type Window } from '../../domain/schedule.js';
 import { formatDateTime } from '../../domain/when.js';
 import { usageError } from '../../errors.js';
 import { type Account, recordedAccount } from '../../journal/rules.js';
-import type { Schedule } from '../../journal/schedules.js';
+import type { ScheduleLine } from '../../journal/schedules.js';
 import type { JournalStore } from '../../journal/stores.js';
 import { safeText } from '../../output/sanitize.js';
 import { type BatchItem, DEFAULT_CONCURRENCY, payBatchRows } from '../shared/pay/batchrun.js';
@@ -39,18 +40,23 @@ export const SCHEDULE_BATCH = 'schedules';
 /** The row states that end an occurrence as refused (recorded, and not tried again on its own). */
 const REFUSALS: ReadonlySet<string> = new Set(['receiver_changed', 'not_payable', 'duplicate']);
 
-/** An occurrence's journal row for the batch reader: a key, an amount, the schedule's note. */
+/**
+ * An occurrence's journal row for the batch reader: a key or a code, the amount confirmed when the schedule
+ * was made (a code's own amount must still be it: domain/batchplan.ts planRowAmount), the note.
+ */
 function rowLine(view: OccurrenceView): string {
-  const { schedule } = view;
+  const { line } = view;
+  const { target } = line;
   return JSON.stringify({
     id: view.row,
-    key: schedule.target.key,
-    ...(schedule.target.keyType === undefined ? {} : { key_type: schedule.target.keyType }),
-    amount: formatDecimal(schedule.amountCentavos),
-    ...(schedule.description === undefined ? {} : { description: schedule.description }),
+    ...('key' in target
+      ? { key: target.key, ...(target.keyType === undefined ? {} : { key_type: target.keyType }) }
+      : { emv: target.code }),
+    amount: formatDecimal(line.amountCentavos),
+    ...(line.description === undefined || !('key' in target) ? {} : { description: line.description }),
     // Who it must pay (contract §7.8): the batch's consultation holds the row to it (not_payable otherwise).
-    ...(schedule.expect?.document === undefined ? {} : { document: schedule.expect.document }),
-    ...(schedule.expect?.name === undefined ? {} : { name: schedule.expect.name }),
+    ...(line.expect?.document === undefined ? {} : { document: line.expect.document }),
+    ...(line.expect?.name === undefined ? {} : { name: line.expect.name }),
   });
 }
 
@@ -67,8 +73,8 @@ function rowsOf(views: readonly OccurrenceView[]) {
   return parsed.rows;
 }
 
-function sameReceiver(schedule: Schedule, item: BatchItem): boolean {
-  const approved = schedule.receiver;
+function sameReceiver(line: ScheduleLine, item: BatchItem): boolean {
+  const approved = line.receiver;
   return (
     (item.receiver ?? '') === approved.name &&
     (item.document ?? '') === (approved.document ?? '') &&
@@ -89,18 +95,22 @@ function answeredWords(item: BatchItem): string {
 export async function recordUnpaid(
   journal: JournalStore,
   account: Account,
-  view: Pick<OccurrenceView, 'schedule' | 'row'>,
+  view: Pick<OccurrenceView, 'line' | 'row'>,
   reason: string,
   receiver?: string,
 ): Promise<void> {
-  const { schedule } = view;
+  const { line } = view;
+  const batchRow = { batch: SCHEDULE_BATCH, row: view.row };
   const entry = await journal.begin({
     kind: 'payment',
     ...recordedAccount(account),
-    amountCentavos: schedule.amountCentavos,
-    receiver: receiver ?? schedule.receiver.name,
-    payment: { method: 'key', key: schedule.target.key, batchRow: { batch: SCHEDULE_BATCH, row: view.row } },
-    ...(schedule.description === undefined ? {} : { description: schedule.description }),
+    amountCentavos: line.amountCentavos,
+    receiver: receiver ?? line.receiver.name,
+    payment:
+      'key' in line.target
+        ? { method: 'key', key: line.target.key, batchRow }
+        : { method: 'qr', emvHash: emvHash(line.target.code), dynamic: line.target.dynamic, batchRow },
+    ...(line.description === undefined ? {} : { description: line.description }),
   });
   await journal.finish(entry.id, { state: 'failed', reason });
 }
@@ -156,9 +166,9 @@ export async function payOccurrences(
         const now = await options.now();
         for (const item of items) {
           const view = byRow.get(item.row.id)!;
-          if (!sameReceiver(view.schedule, item)) {
+          if (!sameReceiver(view.line, item)) {
             item.state = 'receiver_changed';
-            item.error = `the receiver is now ${answeredWords(item)}; the schedule was confirmed for ${receiverWords(view.schedule)}: nothing was sent for this occurrence`;
+            item.error = `the receiver is now ${answeredWords(item)}; the schedule was confirmed for ${receiverWords(view.line)}: nothing was sent for this occurrence`;
           } else if (windowEnded(view.window, now)) {
             item.state = 'not_sent';
             item.error = `its window ended at ${formatDateTime(new Date(view.window.end).toISOString(), view.schedule.timeZone)}: missed, never paid late on its own (\`pix schedule pay ${view.schedule.id} ${view.occurrence.date}\` pays it)`;

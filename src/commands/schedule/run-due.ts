@@ -37,7 +37,8 @@ export type RunDueOptions = z.output<typeof runDueOptionsSchema>;
 export function missedWords(view: OccurrenceView): string {
   const { schedule } = view;
   const end = formatDateTime(new Date(view.window.end).toISOString(), schedule.timeZone);
-  return `${schedule.id} ${view.occurrence.date}: ${formatBRL(schedule.amountCentavos)} to ${safeText(schedule.receiver.name, 80)}, not paid by ${end}; \`pix schedule pay ${schedule.id} ${view.occurrence.date}\` pays it`;
+  const row = view.line.id === undefined ? '' : ` row ${view.line.id}`;
+  return `${schedule.id} ${view.occurrence.date}${row}: ${formatBRL(view.line.amountCentavos)} to ${safeText(view.line.receiver.name, 80)}, not paid by ${end}; \`pix schedule pay ${schedule.id} ${view.occurrence.date}\` pays it`;
 }
 
 export async function runScheduleRunDue(_options: RunDueOptions, deps: Deps): Promise<void> {

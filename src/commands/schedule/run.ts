@@ -29,7 +29,7 @@ import { durationFlag, parseOptions } from '../shared/flags.js';
 import { describeVerb, LIST_FORMATS } from '../shared/help.js';
 import { payOccurrences, recordMissed } from './payment.js';
 import { missedWords } from './run-due.js';
-import { accountNow, nextOpening, viewOccurrence } from './shared.js';
+import { accountNow, linesOf, nextOpening, viewOccurrence } from './shared.js';
 import { MISSED_GRACE_MS, settleBookmarks, survey } from './survey.js';
 
 const DEFAULT_INTERVAL_MS = 2_000;
@@ -66,10 +66,12 @@ async function handle(runner: Runner, row: string): Promise<void> {
   const named = parseOccurrenceRow(row);
   const schedule = named === undefined ? undefined : runner.schedules.get(named.schedule);
   const occurrence = schedule === undefined ? undefined : occurrenceOn(schedule.recurrence, named!.date);
-  if (schedule === undefined || occurrence === undefined) return;
+  // A batch file's row, by its id (the job names it after the date).
+  const line = schedule === undefined ? undefined : linesOf(schedule).find((each) => each.id === named!.line);
+  if (schedule === undefined || occurrence === undefined || line === undefined) return;
   const journal = await deps.stores.journal();
   const now = await accountNow(deps);
-  const view = await viewOccurrence(journal, account, schedule, occurrence, now);
+  const view = await viewOccurrence(journal, account, schedule, occurrence, now, line);
   const { stderr } = deps.io;
   if (view.state === 'due') {
     try {

@@ -22,7 +22,7 @@ import { addDays, formatDateTime, todayIn } from '../../domain/when.js';
 import { PixError, usageError } from '../../errors.js';
 import type { JournalEntry } from '../../journal/entries.js';
 import { type Account, ofAccount } from '../../journal/rules.js';
-import type { Schedule } from '../../journal/schedules.js';
+import type { Schedule, ScheduleLine } from '../../journal/schedules.js';
 import type { JournalStore } from '../../journal/stores.js';
 import { safeText } from '../../output/sanitize.js';
 import { accountOf } from '../shared/account.js';
@@ -78,10 +78,39 @@ export function rowRecords(entries: readonly JournalEntry[], account: Account): 
     }));
 }
 
-/** An occurrence of a schedule with its state at `now`. */
+/**
+ * What each occurrence of a schedule pays, one journal row each: a key's or a code's one payment, or a
+ * batch file's rows as kept when it was made.
+ */
+export function linesOf(schedule: Schedule): ScheduleLine[] {
+  if (schedule.lines !== undefined) return schedule.lines;
+  const { target } = schedule;
+  if ('file' in target) throw new Error(`linesOf: schedule ${schedule.id} of a file has no rows`);
+  return [
+    {
+      target,
+      amountCentavos: schedule.amountCentavos,
+      description: schedule.description,
+      receiver: schedule.receiver,
+      expect: schedule.expect,
+    },
+  ];
+}
+
+/** What a schedule pays, for people: the key, the code (its start), or the file and its digest. */
+export function targetWords(schedule: Schedule): string {
+  const { target } = schedule;
+  if ('key' in target) return target.key;
+  if ('code' in target)
+    return `${target.dynamic ? 'dynamic' : 'static'} BR Code ${safeText(target.code.slice(0, 24), 24)}…`;
+  return `${safeText(target.file, 80)} (${linesOf(schedule).length} rows, sha256 ${target.digest.slice(0, 16)})`;
+}
+
+/** An occurrence of a schedule (one of its lines: a batch file's row) with its state at `now`. */
 export interface OccurrenceView {
   schedule: Schedule;
   occurrence: Occurrence;
+  line: ScheduleLine;
   row: string;
   window: Window;
   state: OccurrenceState;
@@ -89,19 +118,35 @@ export interface OccurrenceView {
   entry?: JournalEntry | undefined;
 }
 
-/** The state of one occurrence, from its journal row. */
+/** The state of one occurrence's line (`only`: a batch file's row by its id), from its journal row. */
 export async function viewOccurrence(
   journal: JournalStore,
   account: Account,
   schedule: Schedule,
   occurrence: Occurrence,
   now: Date,
+  line: ScheduleLine = linesOf(schedule)[0]!,
 ): Promise<OccurrenceView> {
-  const row = occurrenceRow(schedule.id, occurrence.date);
+  const row = occurrenceRow(schedule.id, occurrence.date, line.id);
   const window = windowFor(schedule, occurrence);
   const entries = (await journal.rowEntries(row)).filter((entry) => ofAccount(entry, account));
   const state = occurrenceState(rowRecords(entries, account), window, now.getTime(), schedule.state);
-  return { schedule, occurrence, row, window, state, entry: entries.at(-1) };
+  return { schedule, occurrence, line, row, window, state, entry: entries.at(-1) };
+}
+
+/** Every line of one occurrence, each with its state (one for a key or a code). */
+export async function viewOccurrenceLines(
+  journal: JournalStore,
+  account: Account,
+  schedule: Schedule,
+  occurrence: Occurrence,
+  now: Date,
+): Promise<OccurrenceView[]> {
+  const views: OccurrenceView[] = [];
+  for (const line of linesOf(schedule)) {
+    views.push(await viewOccurrence(journal, account, schedule, occurrence, now, line));
+  }
+  return views;
 }
 
 /**
@@ -144,8 +189,8 @@ export function nextOpening(schedule: Schedule): number {
   return Number.POSITIVE_INFINITY;
 }
 
-/** `R$ 10,00 to NAME (DOC, INSTITUTION)`. */
-export function receiverWords(schedule: Schedule): string {
+/** `NAME (DOC, INSTITUTION)` of a schedule's receiver, or of one of its lines'. */
+export function receiverWords(schedule: Pick<Schedule, 'receiver'>): string {
   const { name, document, institution } = schedule.receiver;
   const extra = [document, institution].filter((part) => part !== undefined && part !== '');
   return `${safeText(name, 80)}${extra.length === 0 ? '' : ` (${safeText(extra.join(', '), 120)})`}`;
@@ -180,12 +225,28 @@ export function occurrenceJson(view: OccurrenceView): Record<string, unknown> {
   };
 }
 
+/** What a schedule pays, as JSON: `key`, `code`, or `file` with its digest and rows. */
+function targetJson(schedule: Schedule): Record<string, unknown> {
+  const { target } = schedule;
+  if (!('file' in target)) return 'key' in target ? { key: target.key } : { code: target.code };
+  return {
+    file: target.file,
+    digest: target.digest,
+    rows: linesOf(schedule).map((line) => ({
+      id: line.id,
+      ...('key' in line.target ? { key: line.target.key } : { code: line.target.code }),
+      amount: formatDecimal(line.amountCentavos),
+      receiver: line.receiver,
+    })),
+  };
+}
+
 /** A schedule as JSON (`--json`): what was confirmed, its state, and its next occurrences. */
 export function scheduleJson(schedule: Schedule, coming: readonly Occurrence[]): Record<string, unknown> {
   return {
     id: schedule.id,
     state: schedule.state,
-    key: schedule.target.key,
+    ...targetJson(schedule),
     amount: formatDecimal(schedule.amountCentavos),
     receiver: schedule.receiver,
     description: schedule.description ?? null,
@@ -236,7 +297,7 @@ export async function pastViews(
     const unsettled = schedule.settled === undefined || occurrence.date > schedule.settled;
     if (!all && !unsettled && occurrence.payOn < recent) continue;
     if (windowFor(schedule, occurrence).start > now.getTime()) continue;
-    views.push(await viewOccurrence(journal, account, schedule, occurrence, now));
+    views.push(...(await viewOccurrenceLines(journal, account, schedule, occurrence, now)));
   }
   return views;
 }

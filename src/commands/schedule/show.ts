@@ -21,6 +21,7 @@ import {
   SHOWN_NEXT,
   scheduleJson,
   schedulesNow,
+  targetWords,
 } from './shared.js';
 
 const showOptionsSchema = z.object({ id: z.string().check(z.minLength(1)) });
@@ -44,7 +45,7 @@ export async function runScheduleShow(options: ScheduleShowOptions, deps: Deps):
     ['Id', 'id', schedule.id],
     ['State', 'state', schedule.state],
     ['Amount', 'amount', money(schedule.amountCentavos, mode.human)],
-    ['Key', 'key', schedule.target.key],
+    ['Pays', 'pays', targetWords(schedule)],
     ['Receiver', 'receiver', receiverWords(schedule)],
     ['Rule', 'rule', ruleWords(schedule)],
     ['Description', 'description', safeText(schedule.description ?? '', 140)],
@@ -61,7 +62,7 @@ export async function runScheduleShow(options: ScheduleShowOptions, deps: Deps):
       mode.table(
         ['occurrence', 'paid on', 'state', 'journal entry', 'reason'],
         past.map((view) => [
-          view.occurrence.date,
+          view.line.id === undefined ? view.occurrence.date : `${view.occurrence.date} ${view.line.id}`,
           view.occurrence.payOn,
           view.state,
           view.entry?.id.slice(0, 8) ?? '',

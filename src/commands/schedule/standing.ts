@@ -101,24 +101,24 @@ async function openStanding(ctx: PayContext, schedule: Schedule, at: Date): Prom
 
 /** The occurrence against its approved row: one of the plan's dates, the same key and receiver, at most its amount. */
 function rowProblem(view: OccurrenceView, opened: OpenedPlan): string | undefined {
-  const { schedule } = view;
   const { plan } = opened;
   const name = `standing plan ${shortPlanId(plan.id)}`;
   const row = plan.rows.find((approved) => approved.id === view.row);
   if (row === undefined)
     return `the occurrence of ${view.occurrence.date} is not one its ${name} approved (${plan.rows.length}, ${plan.rows[0]!.id.slice(-10)} to ${plan.rows.at(-1)!.id.slice(-10)})`;
-  const receiver = schedule.receiver;
+  const { line } = view;
+  const receiver = line.receiver;
   if (
-    row.key !== schedule.target.key ||
+    ('key' in line.target ? row.key !== line.target.key : row.emv !== line.target.code) ||
     row.receiver.name !== receiver.name ||
     (row.receiver.document ?? '') !== (receiver.document ?? '') ||
     (row.receiver.institution ?? '') !== (receiver.institution ?? '')
   )
     return `the schedule pays another key or receiver than its ${name} approved for ${view.occurrence.date} (${safeText(row.receiver.name, 80)})`;
-  if (canonicalJson(row.expect ?? null) !== canonicalJson(schedule.expect ?? null))
+  if (canonicalJson(row.expect ?? null) !== canonicalJson(line.expect ?? null))
     return `the schedule expects another payee than its ${name} approved for ${view.occurrence.date}`;
-  if (schedule.amountCentavos > row.amountCentavos)
-    return `${formatBRL(schedule.amountCentavos)} is over the ${formatBRL(row.amountCentavos)} its ${name} approved for ${view.occurrence.date} (its cap: no more is paid without a new approval)`;
+  if (line.amountCentavos > row.amountCentavos)
+    return `${formatBRL(line.amountCentavos)} is over the ${formatBRL(row.amountCentavos)} its ${name} approved for ${view.occurrence.date} (its cap: no more is paid without a new approval)`;
   return undefined;
 }
 

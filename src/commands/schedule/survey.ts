@@ -10,7 +10,7 @@ import { MISSED_REASON } from '../../domain/schedule.js';
 import type { Account } from '../../journal/rules.js';
 import type { Schedule, ScheduleStore } from '../../journal/schedules.js';
 import type { JournalStore } from '../../journal/stores.js';
-import { type OccurrenceView, openOccurrences, viewOccurrence } from './shared.js';
+import { type OccurrenceView, openOccurrences, viewOccurrenceLines } from './shared.js';
 
 /**
  * How long after an occurrence's window ends it is recorded as missed: a runner that checked the window
@@ -46,41 +46,43 @@ export async function survey(
   for (const schedule of schedules) {
     let contiguous = true;
     for (const occurrence of openOccurrences(schedule, now)) {
-      const view = await viewOccurrence(journal, account, schedule, occurrence, now);
-      const ended = now.getTime() >= view.window.end;
-      let settled = false;
-      switch (view.state) {
-        case 'paid':
-        case 'failed':
-        case 'held':
-          settled = true;
-          break;
-        case 'missed':
-          if (view.entry?.reason === MISSED_REASON) settled = true;
-          // Settled once recorded (by whoever records it: the bookmark never passes a miss not yet told).
-          else if (now.getTime() >= view.window.end + MISSED_GRACE_MS) found.missed.push(view);
-          break;
-        case 'paused':
-        case 'cancelled':
-          // Not paid while paused or once cancelled: skipped, not missed, once its window is over.
-          settled = ended;
-          break;
-        case 'due':
-          found.due.push(view);
-          break;
-        case 'sending':
-          // Asking who sends it also makes an entry whose sender died unknown, on every machine
-          // (journal/stores.ts holder): held for `pix journal resolve`, never in progress forever.
-          if (view.entry !== undefined) await journal.holder(view.entry);
-          found.held.push(view);
-          break;
-        case 'unknown':
-          found.held.push(view);
-          break;
-        case 'scheduled':
-          break;
+      // A batch file's occurrence is settled once every one of its rows is.
+      for (const view of await viewOccurrenceLines(journal, account, schedule, occurrence, now)) {
+        const ended = now.getTime() >= view.window.end;
+        let settled = false;
+        switch (view.state) {
+          case 'paid':
+          case 'failed':
+          case 'held':
+            settled = true;
+            break;
+          case 'missed':
+            if (view.entry?.reason === MISSED_REASON) settled = true;
+            // Settled once recorded (by whoever records it: the bookmark never passes a miss not yet told).
+            else if (now.getTime() >= view.window.end + MISSED_GRACE_MS) found.missed.push(view);
+            break;
+          case 'paused':
+          case 'cancelled':
+            // Not paid while paused or once cancelled: skipped, not missed, once its window is over.
+            settled = ended;
+            break;
+          case 'due':
+            found.due.push(view);
+            break;
+          case 'sending':
+            // Asking who sends it also makes an entry whose sender died unknown, on every machine
+            // (journal/stores.ts holder): held for `pix journal resolve`, never in progress forever.
+            if (view.entry !== undefined) await journal.holder(view.entry);
+            found.held.push(view);
+            break;
+          case 'unknown':
+            found.held.push(view);
+            break;
+          case 'scheduled':
+            break;
+        }
+        contiguous &&= settled;
       }
-      contiguous &&= settled;
       if (contiguous) found.settle.set(schedule.id, occurrence.date);
     }
   }

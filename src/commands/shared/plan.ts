@@ -33,7 +33,7 @@ import {
   type RowFacts,
   ruleCoversRow,
 } from '../../domain/policy.js';
-import { describeRule } from '../../domain/schedule.js';
+import { describeRule, parseOccurrenceRow } from '../../domain/schedule.js';
 import { formatDateTime, formatForMessage } from '../../domain/when.js';
 import type { JournalEntry, JournalPlan } from '../../journal/entries.js';
 import { shortId } from '../../journal/entries.js';
@@ -240,28 +240,45 @@ export function renderPlan(
   mode: OutputMode,
   now: Date,
 ): string {
+  const time = (iso: string) => (mode.human ? formatDateTime(iso, mode.timeZone) : iso);
+  const parts = [
+    planHead(opened, verdict, mode, now, time),
+    planRows(opened.plan, paid, mode),
+    planRules(verdict, mode),
+    planApprovals(verdict, mode, time),
+  ];
+  return parts.join(mode.human ? '\n' : '');
+}
+
+/** A standing plan's schedule: its rule, and its occurrences (a batch file's: each of its rows). */
+function standingWords(plan: Plan): string {
+  const standing = plan.standing!;
+  const dates = new Set(plan.rows.map((row) => parseOccurrenceRow(row.id)?.date ?? row.id.slice(-10)));
+  const perDate = plan.rows.length / dates.size;
+  return `${describeRule(standing.recurrence.rule, standing.recurrence.start)}, at ${standing.time} (${standing.timeZone}): ${dates.size} occurrence${dates.size === 1 ? '' : 's'}${perDate > 1 ? ` of ${perDate} rows` : ''}, ${[...dates][0]} to ${[...dates].at(-1)}`;
+}
+
+/** The plan's fields: what it is, who made it, until when, under which policy, its total and status. */
+function planHead(
+  opened: OpenedPlan,
+  verdict: Review,
+  mode: OutputMode,
+  now: Date,
+  time: (iso: string) => string,
+): string {
   const { plan, inForce } = opened;
-  const zone = mode.timeZone;
-  const time = (iso: string) => (mode.human ? formatDateTime(iso, zone) : iso);
   const expired = Date.parse(plan.expiresAt) <= now.getTime();
   const policyState = !opened.samePolicy
     ? `made under ${plan.policy.slice(0, 19)}, not ${inForce.policy.digest.slice(0, 19)} (${inForce.file})`
     : (policyRefusal(inForce) ?? `${inForce.file}, approved by its admins`);
-  const head = mode.table(
+  return mode.table(
     ['Field', 'Value'],
     [
       [
         'Plan',
         `${plan.id}${plan.standing !== undefined ? ` (standing: schedule ${plan.standing.schedule})` : plan.source === undefined ? ` (pay ${plan.kind})` : ` (pay batch ${plan.source})`}`,
       ],
-      ...(plan.standing === undefined
-        ? []
-        : [
-            [
-              'Schedule',
-              `${describeRule(plan.standing.recurrence.rule, plan.standing.recurrence.start)}, at ${plan.standing.time} (${plan.standing.timeZone}): ${plan.total.rows} occurrence${plan.total.rows === 1 ? '' : 's'}, ${plan.rows[0]!.id.slice(-10)} to ${plan.rows.at(-1)!.id.slice(-10)}`,
-            ],
-          ]),
+      ...(plan.standing === undefined ? [] : [['Schedule', standingWords(plan)]]),
       ['Account', `profile "${plan.account.profile}" via ${plan.account.api}`],
       [
         'Made by',
@@ -276,7 +293,11 @@ export function renderPlan(
       ['Status', statusWords(opened, verdict, now)],
     ],
   );
-  const rows = mode.table(
+}
+
+/** Every row: its id, amount, receiver as consulted, key (or code), the rules' facts and whether paid. */
+function planRows(plan: Plan, paid: Map<string, JournalEntry>, mode: OutputMode): string {
+  return mode.table(
     [
       { header: 'Id', kind: 'id' },
       { header: 'Amount', kind: 'money' },
@@ -307,7 +328,11 @@ export function renderPlan(
       ];
     }),
   );
-  const rules = mode.table(
+}
+
+/** The policy's rules that apply, and whether each quorum is met. */
+function planRules(verdict: Review, mode: OutputMode): string {
+  return mode.table(
     [
       { header: 'Rule' },
       { header: 'Requires' },
@@ -323,28 +348,27 @@ export function renderPlan(
         : `${rule.ifNight ? 'if paid at night: ' : ''}needs ${describeMissing(rule.quorum.missing)}`,
     ]),
   );
-  const approvals =
-    verdict.signoffs.length === 0
-      ? mode.human
-        ? 'No approvals yet.\n'
-        : ''
-      : mode.table(
-          [
-            { header: 'Who' },
-            { header: 'Verdict', wrap: true },
-            { header: 'Key', kind: 'id', priority: 2 },
-            { header: 'At', kind: 'date', priority: 3 },
-            { header: 'Counts', wrap: true },
-          ],
-          verdict.signoffs.map((signoff) => [
-            signoff.approver?.name ?? '?',
-            signoff.reason === undefined ? signoff.verdict : `${signoff.verdict}: ${signoff.reason}`,
-            signoff.fingerprint,
-            time(signoff.at),
-            signoff.counts ? 'yes' : `no: ${signoff.why ?? ''}`,
-          ]),
-        );
-  return mode.human ? `${head}\n${rows}\n${rules}\n${approvals}` : `${head}${rows}${rules}${approvals}`;
+}
+
+/** Who signed what, and whether it counts. */
+function planApprovals(verdict: Review, mode: OutputMode, time: (iso: string) => string): string {
+  if (verdict.signoffs.length === 0) return mode.human ? 'No approvals yet.\n' : '';
+  return mode.table(
+    [
+      { header: 'Who' },
+      { header: 'Verdict', wrap: true },
+      { header: 'Key', kind: 'id', priority: 2 },
+      { header: 'At', kind: 'date', priority: 3 },
+      { header: 'Counts', wrap: true },
+    ],
+    verdict.signoffs.map((signoff) => [
+      signoff.approver?.name ?? '?',
+      signoff.reason === undefined ? signoff.verdict : `${signoff.verdict}: ${signoff.reason}`,
+      signoff.fingerprint,
+      time(signoff.at),
+      signoff.counts ? 'yes' : `no: ${signoff.why ?? ''}`,
+    ]),
+  );
 }
 
 /** `pix plan show --json`. */

@@ -50,10 +50,13 @@ export function openPostgresSchedules(url: string, env: Env): ScheduleStore {
     add: (schedule) =>
       using(async () => {
         const { state, stateAt: _at, settled: _settled, ...body } = schedule;
-        await sql.unsafe(
-          `INSERT INTO pix_schedules (id, account, created_at, body, state) VALUES ($1, $2, $3, $4::text::jsonb, $5)`,
+        // The primary key decides between two activations of one plan at once: the second adds nothing.
+        const added = await sql.unsafe(
+          `INSERT INTO pix_schedules (id, account, created_at, body, state) VALUES ($1, $2, $3, $4::text::jsonb, $5)
+             ON CONFLICT (id) DO NOTHING RETURNING id`,
           [schedule.id, schedule.account, schedule.createdAt, JSON.stringify(body), state],
         );
+        return added.length > 0;
       }),
     setState: (id, state, at) =>
       using(async () => {

@@ -1,16 +1,10 @@
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import {
-  approvalsWorld as makeWorld,
-  type Person,
-  peopleKeys,
-  policyDocument,
-  type World,
-} from '../../helpers/approvals.js';
+import { describe, expect, it } from 'vitest';
+import { approvalsPerFile, type Person, policyDocument, type World } from '../../helpers/approvals.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { clusterPerFile } from '../../helpers/postgres.js';
-import { keyDir, makeKey, type TestKey } from '../../helpers/ssh.js';
+import { makeKey, type TestKey } from '../../helpers/ssh.js';
 import { tempDir } from '../../helpers/temp.js';
 
 /**
@@ -18,20 +12,8 @@ import { tempDir } from '../../helpers/temp.js';
  * name or an e-mail; a withdrawn approval does not come back by restoring its file. In-process pix against
  * a real `pix sandbox serve`, keys made by ssh-keygen, and a real PostgreSQL for the shared ledger.
  */
-let world: World | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
-const keyStore = keyDir();
-const KEYS = peopleKeys(keyStore.dir);
-afterAll(() => keyStore.cleanup());
+const { world: approvalsWorld } = approvalsPerFile();
 const { suite, cluster } = clusterPerFile();
-
-async function approvalsWorld(policy?: Parameters<typeof makeWorld>[0]): Promise<World> {
-  world = await makeWorld(policy, { keys: KEYS });
-  return world;
-}
 
 const AFTERNOON = new Date('2026-03-10T17:00:00Z');
 const minutes = (n: number) => new Date(AFTERNOON.getTime() + n * 60_000);

@@ -1,18 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { openPostgresSchedules } from '../../../src/journal/postgres/schedules.js';
 import { dictOwner } from '../../../src/sandbox/people.js';
 import { readSandboxState } from '../../../src/sandbox/store.js';
-import {
-  approvalsWorld,
-  type Person,
-  peopleKeys,
-  policyDocument,
-  type World,
-} from '../../helpers/approvals.js';
+import { approvalsPerFile, type Person, policyDocument, type World } from '../../helpers/approvals.js';
+import { STATIC_CODE } from '../../helpers/brcodes.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { clusterPerFile } from '../../helpers/postgres.js';
-import { keyDir } from '../../helpers/ssh.js';
 
 /**
  * Schedules approved ahead (docs/schedules.md "Under a policy"): a recurring schedule made as a standing
@@ -22,14 +17,7 @@ import { keyDir } from '../../helpers/ssh.js';
  * clock with it: the journal's days are the sandbox's), keys made by ssh-keygen, the file ledger and a
  * real PostgreSQL for the shared one.
  */
-let world: World | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
-const keyStore = keyDir();
-const KEYS = peopleKeys(keyStore.dir);
-afterAll(() => keyStore.cleanup());
+const { KEYS, world: approvalsWorld } = approvalsPerFile();
 const { suite, cluster } = clusterPerFile();
 
 /** Plans only, R$ 250 a day, 2 of finance a plan. */
@@ -46,8 +34,7 @@ interface Clocked {
 }
 
 async function boundWorld(enforce = true): Promise<Clocked> {
-  world = await approvalsWorld(strict, { keys: KEYS });
-  const w = world;
+  const w = await approvalsWorld(strict);
   const state = join(w.dir, 'sandbox-state.json');
   let now = new Date('2026-03-05T10:00:00-03:00');
   const pix: Clocked['pix'] = (args, env) => w.pix(args, { at: () => now, ...(env ? { env } : {}) });
@@ -67,8 +54,8 @@ async function boundWorld(enforce = true): Promise<Clocked> {
   return { w, pix, ok, at };
 }
 
-/** `pix schedule create … --plan FILE --signing-key <maker>`, approved by `approvers`, activated. */
-async function standing(
+/** `pix schedule create … --plan FILE --signing-key <maker>`, approved by `approvers`, not activated. */
+async function approvedPlan(
   c: Clocked,
   name: string,
   args: string[],
@@ -80,8 +67,22 @@ async function standing(
   ).trim();
   expect(id).toMatch(/^s-[0-9a-f]{12}$/);
   for (const person of approvers) await c.ok(['plan', 'approve', plan, '--key', KEYS[person].privatePath!]);
-  expect((await c.ok(['schedule', 'activate', plan, '--yes'])).trim()).toBe(id);
   return { id, plan };
+}
+
+/** The same, activated. */
+async function standing(...given: Parameters<typeof approvedPlan>): Promise<{ id: string; plan: string }> {
+  const { id, plan } = await approvedPlan(...given);
+  expect((await given[0].ok(['schedule', 'activate', plan, '--yes'])).trim()).toBe(id);
+  return { id, plan };
+}
+
+/** A plain `schedule create … --yes` where the account pays only approved plans: exit 8, nothing scheduled. */
+async function refusedWithoutPlan(c: Clocked, args: string[]): Promise<string> {
+  const plain = await c.pix(['schedule', 'create', ...args, '--yes']);
+  expect(plain.code, plain.stderr).toBe(8);
+  expect(plain.stderr).toMatch(/this account pays only approved plans .*nothing was scheduled/);
+  return plain.stderr;
 }
 
 /** The sandbox's transfers of `amount` centavos. */
@@ -109,20 +110,15 @@ describe('a standing approval under the policy enforced on the account', () => {
     const c = await boundWorld();
     const { w } = c;
     // Plans only: a schedule without one is refused at once, naming --plan.
-    const plain = await c.pix([
-      'schedule',
-      'create',
+    const plain = await refusedWithoutPlan(c, [
       '--key',
       'carla@example.com',
       '--amount',
       '10',
       '--at',
       '2026-03-06',
-      '--yes',
     ]);
-    expect(plain.code, plain.stderr).toBe(8);
-    expect(plain.stderr).toMatch(/this account pays only approved plans .*nothing was scheduled/);
-    expect(plain.stderr).toMatch(/hint: make it a standing plan with --plan FILE/);
+    expect(plain).toMatch(/hint: make it a standing plan with --plan FILE/);
     // A standing plan must be bounded.
     const endless = await c.pix([
       'schedule',
@@ -270,6 +266,51 @@ describe('a standing approval under the policy enforced on the account', () => {
   });
 });
 
+describe('a batch file and a BR Code as standing plans', () => {
+  it('under require-plan a file or a code is scheduled only as a plan; its rows approved ahead pay on the day; a row raised in the record is held, the others pay', async () => {
+    const c = await boundWorld();
+    const { w } = c;
+    const file = join(w.repo, 'suppliers.csv');
+    writeFileSync(file, 'id,key,amount\nr1,ana@example.com,60\nr2,bruno@example.com,40\n');
+    await refusedWithoutPlan(c, ['--file', file, '--every', 'fri', '--count', '2']);
+    await refusedWithoutPlan(c, ['--code', STATIC_CODE, '--amount', '5', '--at', '2026-03-06']);
+    const { id, plan } = await standing(c, 'suppliers', ['--file', file, '--every', 'fri', '--count', '2']);
+    // Every occurrence's every row is a row of the plan the approvers signed.
+    expect(w.readPlan(plan).rows.map((row) => [row.id, row.amountCentavos])).toEqual([
+      [`${id}.2026-03-06.r1`, 6000],
+      [`${id}.2026-03-06.r2`, 4000],
+      [`${id}.2026-03-13.r1`, 6000],
+      [`${id}.2026-03-13.r2`, 4000],
+    ]);
+    await c.at('2026-03-06T09:00:00-03:00');
+    const first = await c.pix(['schedule', 'run-due', '-o', 'ndjson']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(rowsOf(first.stdout).map((row) => [row.id, row.state])).toEqual([
+      [`${id}.2026-03-06.r1`, 'paid'],
+      [`${id}.2026-03-06.r2`, 'paid'],
+    ]);
+    // Someone with the config directory raises one row: over what was approved for it, held; the other pays.
+    const kept = join(w.dir, 'schedules.jsonl');
+    writeFileSync(kept, readFileSync(kept, 'utf8').replace('"amountCentavos":6000', '"amountCentavos":9000'));
+    await c.at('2026-03-13T09:00:00-03:00');
+    const second = await c.pix(['schedule', 'run-due', '-o', 'ndjson']);
+    expect(second.code, second.stderr).toBe(8);
+    expect(rowsOf(second.stdout)).toEqual([
+      expect.objectContaining({
+        id: `${id}.2026-03-13.r1`,
+        state: 'held',
+        error: expect.stringMatching(
+          /R\$ 90,00 is over the R\$ 60,00 its standing plan sha256:\w{12} approved for 2026-03-13/,
+        ),
+      }),
+      expect.objectContaining({ id: `${id}.2026-03-13.r2`, state: 'paid' }),
+    ]);
+    expect(transfersOf(w, 6000)).toBe(1);
+    expect(transfersOf(w, 4000)).toBe(2);
+    expect(transfersOf(w, 9000)).toBe(0);
+  });
+});
+
 describe('a schedule made before the account paid only approved plans', () => {
   it('is held on its day, named, once the policy enforced on the account says require-plan; nothing sent', async () => {
     const c = await boundWorld(false);
@@ -368,13 +409,52 @@ describe('the receiver checked again on the day against who the operator said th
 });
 
 suite('on the shared ledger', () => {
+  /** A database of the file's cluster made the world's ledger (`ledger-url` in its repo), the policy enforced on it. */
+  async function sharedLedger(c: Clocked, name: string): Promise<string> {
+    const url = cluster().createDatabase(name);
+    const urlFile = join(c.w.repo, 'ledger-url');
+    writeFileSync(urlFile, url);
+    await c.ok(['ledger', 'init', '--url-file', urlFile]);
+    await c.ok(['policy', 'enforce', c.w.policyFile]);
+    return url;
+  }
+
+  it('two activations of one plan at once: both exit 0, the second "already", one schedule; the store adds an id once', async () => {
+    const c = await boundWorld();
+    const url = await sharedLedger(c, 'activate');
+    const { id, plan } = await approvedPlan(c, 'twice', [
+      '--key',
+      'ana@example.com',
+      '--amount',
+      '100',
+      '--at',
+      '2026-03-06',
+    ]);
+    const both = await Promise.all([
+      c.pix(['schedule', 'activate', plan, '--yes']),
+      c.pix(['schedule', 'activate', plan, '--yes']),
+    ]);
+    for (const run of both) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe(id);
+    }
+    expect(both.filter((run) => /already: nothing changed/.test(run.stderr))).toHaveLength(1);
+    const store = openPostgresSchedules(url, {});
+    try {
+      const kept = await store.read();
+      expect(kept.map((schedule) => schedule.id)).toEqual([id]);
+      // The primary key decides between two at once: the second adds nothing (no error to the operator).
+      expect(await store.add(kept[0]!)).toBe(false);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a refusal signed after activation, on another machine, holds the next occurrences on every machine', async () => {
     const c = await boundWorld();
     const { w } = c;
     const url = join(w.repo, 'ledger-url');
-    writeFileSync(url, cluster().createDatabase('standing'));
-    await c.ok(['ledger', 'init', '--url-file', url]);
-    await c.ok(['policy', 'enforce', w.policyFile]);
+    await sharedLedger(c, 'standing');
     const { id, plan } = await standing(c, 'rent', [
       '--key',
       'ana@example.com',

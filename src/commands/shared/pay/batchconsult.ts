@@ -86,7 +86,8 @@ async function consultRow(ctx: PayContext, item: BatchItem): Promise<void> {
     item.document = maskedDocument(consult.receiver.documentNumber);
     item.institution = institution(consult.receiver.participant);
     item.payee = payeeOf(consult.receiver.documentNumber, consult.receiver.participant);
-    checkNotExpired(ctx, consult.calendar?.expirationDate);
+    checkNotExpired(ctx, consult.calendar?.expirationDate, client.clock.now());
+    if (consult.calendar?.expirationDate) item.expiresAt = consult.calendar.expirationDate;
     const final = consult.amount?.final;
     setAmount(
       item,

@@ -49,6 +49,11 @@ export interface BatchPlanHooks {
    * question is asked, and no terminal or --yes is needed.
    */
   confirmedAhead?: boolean;
+  /**
+   * Instead of everything after the consultations and the limits (no confirmation, payment or report):
+   * what `pix schedule create --code|--file` keeps of the rows, consulted and checked as a payment's.
+   */
+  keep?(ctx: PayContext, items: BatchItem[]): Promise<void>;
   /** After the payments, before the report: every row as it ended (a schedule records what was refused). */
   paid?(ctx: PayContext, items: readonly BatchItem[]): Promise<void>;
 }
@@ -73,6 +78,8 @@ export interface BatchItem {
   elsewhere?: JournalEntry;
   /** The approved plan this row is paid under, when rows have their own (a schedule's standing plans). */
   plan?: JournalPlan;
+  /** A code's expiry as its consultation gave it (a schedule made of a dynamic code pays before it). */
+  expiresAt?: string;
   /** The receiver as the consultation answered (the whole document where it gave it): the guards' payee. */
   payee?: Pick<PaymentIdentity, 'document' | 'participant'> | undefined;
 }
@@ -137,6 +144,7 @@ export async function payBatchRows(
   if (hooks.consulted) await hooks.consulted(ctx, openItems(items));
   const payable = openItems(items);
   refuseOverLimits(deps, source.file, payable, limits, 'the batch is over a limit once consulted');
+  if (hooks.keep) return hooks.keep(ctx, items);
   const summary = summaryOf(payable);
   const skipped = items.filter((item) => item.state !== 'planned');
   if (skipped.length > 0) {

@@ -94,11 +94,15 @@ export function checkMaxAmount(ctx: PayContext, amount: Centavos): void {
   }
 }
 
-/** A code whose expiry has passed is refused before paying (exit 5, as the server itself would). */
-export function checkNotExpired(ctx: PayContext, expiration: string | null | undefined): void {
+/**
+ * A code whose expiry has passed is refused before paying (exit 5, as the server itself would). The expiry
+ * is the server's, so judged on the account's clock (`now`: the API client's, the sandbox's under `pix
+ * sandbox clock`, this machine's for any other API).
+ */
+export function checkNotExpired(ctx: PayContext, expiration: string | null | undefined, now: Date): void {
   if (!expiration) return;
   const at = Date.parse(expiration);
-  if (Number.isNaN(at) || at > ctx.deps.clock.now().getTime()) return;
+  if (Number.isNaN(at) || at > now.getTime()) return;
   throw new PixError(
     'rejected',
     `the code expired at ${formatDateTime(expiration, ctx.settings.timeZone.value)}; nothing was sent`,

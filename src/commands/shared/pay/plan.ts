@@ -222,8 +222,9 @@ export function writeStandingPlan(
   inputs: readonly RowInput[],
   terms: StandingTerms,
   expiresAt: string,
+  source?: string,
 ): Promise<Plan> {
-  return writePlan(ctx, ctx.flags.plan!, 'schedule', inputs, undefined, { terms, expiresAt });
+  return writePlan(ctx, ctx.flags.plan!, 'schedule', inputs, source, { terms, expiresAt });
 }
 
 /** pay batch with --plan: the rows left to pay, as a plan. */
