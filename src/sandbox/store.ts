@@ -25,10 +25,9 @@ import { appendPrivateLine } from '../storage/append.js';
 import { ensurePrivateDir } from '../storage/dirs.js';
 import { fileIdentity, readPrivateFrom, writeFileAtomic } from '../storage/files.js';
 import { type LockHost, LockTimeoutError, withFileLock } from '../storage/locks.js';
-import { applyPatch, type Patch, watch } from './changes.js';
+import { applyPatch, type Patch, RECORD_COLLECTIONS, watch } from './changes.js';
 import type { GeneratedStatement, SandboxState } from './model.js';
 import { GeneratedEntries, initialState, StatementView } from './seed.js';
-import { isPatchLine, isState } from './stateshape.js';
 
 export class StateError extends Error {
   constructor(message: string) {
@@ -370,4 +369,53 @@ export class StateStore {
       throw error;
     }
   }
+}
+
+/**
+ * The shape of a state file's lines: a snapshot is a SandboxState of this version, a patch line names its
+ * snapshot and place and changes only what an update may. A line of another shape is a damaged file, not
+ * a state to use.
+ */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isPatchLine(value: unknown): value is PatchLine {
+  if (!isRecord(value)) return false;
+  const { log, seq, top, activity } = value;
+  if (typeof log !== 'string' || !Number.isSafeInteger(seq) || !isRecord(top)) return false;
+  if ('activity' in top || RECORD_COLLECTIONS.some((name) => name in top)) return false;
+  if (!isState({ ...top, activity: [], charges: {}, consultations: {}, transfers: {} })) return false;
+  for (const name of RECORD_COLLECTIONS) {
+    const changed = value[name];
+    if (changed === undefined) continue;
+    if (!isRecord(changed) || !Object.values(changed).every((r) => r === null || isRecord(r))) return false;
+  }
+  return (
+    activity === undefined ||
+    (Array.isArray(activity) &&
+      activity.every(
+        (pair) =>
+          Array.isArray(pair) &&
+          pair.length === 2 &&
+          Number.isSafeInteger(pair[0]) &&
+          pair[0] >= 0 &&
+          isRecord(pair[1]),
+      ))
+  );
+}
+
+function isState(value: unknown): value is SandboxState {
+  if (typeof value !== 'object' || value === null) return false;
+  const state = value as Partial<SandboxState>;
+  return (
+    state.version === 1 &&
+    Array.isArray(state.keys) &&
+    Array.isArray(state.activity) &&
+    typeof state.generated === 'object' &&
+    typeof state.charges === 'object' &&
+    typeof state.consultations === 'object' &&
+    typeof state.transfers === 'object' &&
+    typeof state.clockOffsetMs === 'number'
+  );
 }
