@@ -231,8 +231,9 @@ export function parseJsonSource(text: string): JsonSource {
   return {
     value,
     lineOf: (path) => {
-      // The nearest value that was read: a path one level too deep names its parent's line.
-      for (let probe = path; ; probe = probe.replace(/(?:\.[^.[\]]*|\[\d+\])$/, '')) {
+      // The nearest value that was read: a path one level too deep names its parent's line. Each turn drops
+      // the last part (`.key`, `[n]`, or the first key itself), so the probe reaches '' and ends.
+      for (let probe = path; ; probe = probe.replace(/(?:\.[^.[\]]*|\[\d+\]|^[^.[\]]+)$/, '')) {
         const found = lines.get(probe);
         if (found !== undefined) return found;
         if (probe === '') return 1;

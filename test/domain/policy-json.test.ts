@@ -332,3 +332,15 @@ describe('a policy means what is signed (property)', () => {
     );
   });
 });
+
+describe('parseJsonSource(...).lineOf', () => {
+  it('names the line of the nearest value read, and line 1 for a path none of whose parts was read', () => {
+    const source = parseJsonSource('{\n  "rules": [\n    {"require": 2}\n  ]\n}');
+    expect(source.lineOf('rules[0].require')).toBe(3);
+    expect(source.lineOf('rules[0].missing')).toBe(3);
+    expect(source.lineOf('rules[7]')).toBe(2);
+    // A top-level key never read: there is no nearer value than the document (this looped forever).
+    expect(source.lineOf('missing')).toBe(1);
+    expect(source.lineOf('missing.deeper[2]')).toBe(1);
+  });
+});
