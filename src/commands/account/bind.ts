@@ -57,7 +57,6 @@ export async function runAccountBind(options: AccountBindOptions, deps: Deps): P
   deps.io.stdout.write(`${account.id}\t${safeText(describeBank(account.bank), 160)}\n`);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'name the bank account of credentials whose account lists no PIX key',
   examples: [

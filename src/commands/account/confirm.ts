@@ -28,7 +28,6 @@ export async function runAccountConfirm(deps: Deps): Promise<void> {
   deps.io.stdout.write(`${account.id}\t${safeText(describeBank(account.bank), 160)}\n`);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'record that the credentials now reach another bank account (exit 8 until then)',
   examples: ['pix account confirm', 'pix account confirm --json'],

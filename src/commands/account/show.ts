@@ -60,7 +60,6 @@ export async function runAccountShow(deps: Deps): Promise<void> {
   );
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'its id, bank details and owner, how it was learned, its former names',
   examples: ['pix account', 'pix account show --json'],

@@ -200,7 +200,6 @@ export async function runApi(options: ApiOptions, deps: Deps): Promise<void> {
   if (options.slurp) stdout.write(jsonDocument(pages, pretty));
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'An authenticated request to any path of the API (it cannot move money)',
   formats: ['json'],

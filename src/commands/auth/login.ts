@@ -229,7 +229,6 @@ async function verifyClientCredentials(
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'Store credentials in a profile and make it current',
   examples: [

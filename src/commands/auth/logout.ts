@@ -40,7 +40,6 @@ export async function runLogout(options: LogoutOptions, deps: Deps): Promise<voi
   if (stillSet.length > 0) stderr.write(`warning: ${stillSet.join(' and ')} still set in the environment\n`);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: "Remove a profile's stored credentials",
   examples: ['pix logout', 'pix logout --profile prod'],

@@ -162,7 +162,6 @@ export async function runStatus(options: StatusOptions, deps: Deps): Promise<voi
   if (failure) throw failure;
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'Profile, base URL and credentials, with where each comes from',
   examples: ['pix auth status', 'pix auth status --json | jq .credentials.kind', 'pix auth status --offline'],

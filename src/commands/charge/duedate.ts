@@ -116,7 +116,6 @@ function modalityOption(kind: ModifierName, description: string): Option {
   return completionValues(new Option(`--${kind}-modality <m>`, description), MODALITIES[kind]);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'A due-date charge: debtor, discount, fine and interest',
   formats: LIST_FORMATS,

@@ -74,7 +74,6 @@ export async function runImmediate(options: ImmediateOptions, deps: Deps): Promi
   if (options.wait) await waitAfterCreate(entry, options, deps);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'An immediate charge: fixed amount, expires soon',
   formats: LIST_FORMATS,

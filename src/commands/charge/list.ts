@@ -123,7 +123,6 @@ export async function runChargeList(options: ListOptions, deps: Deps): Promise<v
   if (mode.format !== 'json' && mode.format !== 'ndjson') sayChecked(look, options.offline, timeZone, deps);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'The charges pix created (the local ledger), newest first',
   formats: LIST_FORMATS,

@@ -70,7 +70,6 @@ export async function runChargeShow(options: ShowOptions, deps: Deps): Promise<v
   sayChecked(look, options.offline, (await deps.settings()).timeZone.value, deps);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'A charge of the ledger again: its code, QR and payment',
   formats: LIST_FORMATS,

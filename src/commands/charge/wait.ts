@@ -332,7 +332,6 @@ export async function runWait(options: WaitOptions, deps: Deps): Promise<void> {
   await printPaid(result, deps);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'Wait until a charge is paid (exit 0), still pending at the end of --wait (9) or expired (5)',
   formats: LIST_FORMATS,

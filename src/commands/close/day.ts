@@ -397,7 +397,6 @@ export async function runClose(options: CloseOptions, deps: Deps): Promise<void>
   await books.locked(() => closeDay(books, options, deps, { client, profile: settings.profile.value, mode }));
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: "Close a day's books: its balance, OFX, workbook and reconciliation, digested",
   formats: ['table', 'json'],

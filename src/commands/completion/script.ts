@@ -160,7 +160,6 @@ export async function runCompletion(
   deps.io.stdout.write(script);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'Print a shell completion script (bash, zsh or fish)',
   examples: [

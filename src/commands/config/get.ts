@@ -24,7 +24,6 @@ export async function runConfigGet(options: ConfigGetOptions, deps: Deps): Promi
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'the value in effect for one setting (default included); nothing when there is none',
   examples: ['pix config get time-zone', 'TZ_NAME=$(pix config get time-zone --profile prod)'],

@@ -35,7 +35,6 @@ export async function runConfigList(_options: ConfigListOptions, deps: Deps): Pr
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'the settings in effect, with their source: `key<TAB>value<TAB>source` per line',
   examples: ['pix config list', 'pix config list --profile prod'],

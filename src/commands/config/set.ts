@@ -50,7 +50,6 @@ export async function runConfigSet(options: ConfigSetOptions, deps: Deps): Promi
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'change a setting (checked first)',
   examples: ['pix config set time-zone America/Manaus', 'pix config set max-amount 500 --profile prod'],

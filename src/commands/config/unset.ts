@@ -13,7 +13,6 @@ export async function runConfigUnset(options: ConfigUnsetOptions, deps: Deps): P
   await changeSetting(store, name, options.key, undefined);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'remove a setting',
   examples: ['pix config unset default-key', 'pix config unset max-amount --profile prod'],

@@ -79,7 +79,6 @@ export async function runEmvDecode(options: EmvDecodeOptions, deps: Deps): Promi
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'Parse a BR Code offline, check its CRC and explain every field',
   formats: LIST_FORMATS,

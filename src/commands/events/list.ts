@@ -74,7 +74,6 @@ export async function runEventsList(options: EventsListOptions, deps: Deps): Pro
     deps.io.stderr.write(options.failed ? 'no dead letters\n' : 'no events yet: pix listen makes them\n');
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'recent events and their delivery (--failed: the dead letters)',
   formats: LIST_FORMATS,

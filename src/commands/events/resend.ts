@@ -62,7 +62,6 @@ export async function runEventsResend(options: EventsResendOptions, deps: Deps):
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'deliver events again, now',
   examples: [

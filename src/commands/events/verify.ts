@@ -92,7 +92,6 @@ export async function runEventsVerify(_options: EventsVerifyOptions, deps: Deps)
   throw new PixError('declined', `the event log is damaged: ${damage}`, { hint: recoveryHint(files) });
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'check the event log: exit 8 naming each damaged line, 0 when sound',
   examples: ['pix events verify', 'pix events verify --json'],

@@ -70,7 +70,6 @@ export async function runJournalList(options: JournalListOptions, deps: Deps): P
 }
 
 /** `pix journal list`, which `pix journal` alone runs (cli/table.ts). */
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'the entries, newest first (--unresolved: those with no known outcome)',
   formats: LIST_FORMATS,

@@ -95,7 +95,6 @@ export async function runJournalResolve(options: JournalResolveOptions, deps: De
   if (mode.format === 'json') stdout.write(jsonDocument(publicEntry(resolved), mode.pretty));
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'record what the statement shows about an entry whose outcome pix could not know',
   formats: LIST_FORMATS,

@@ -34,7 +34,6 @@ export async function runJournalShow(options: JournalShowOptions, deps: Deps): P
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'one entry, by its id (the first characters will do)',
   formats: LIST_FORMATS,

@@ -104,7 +104,6 @@ export async function runJournalVerify(options: JournalVerifyOptions, deps: Deps
   });
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'list the damaged, missing or misplaced lines of the journal (exit 8 if any); --accept',
   formats: LIST_FORMATS,

@@ -24,7 +24,6 @@ export async function runKeysCount(_options: KeysCountOptions, deps: Deps): Prom
   deps.io.stdout.write(mode.human ? `${counted(total, 'key')}\n` : `${total}\n`);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'how many keys the account has',
   examples: ['pix keys count', 'pix keys count --json'],

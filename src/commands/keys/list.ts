@@ -91,7 +91,6 @@ export async function runKeys(options: KeysOptions, deps: Deps): Promise<void> {
   finishExport(deps, summary, 'key list');
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'the keys, a page or every one (--all)',
   formats: LIST_FORMATS,

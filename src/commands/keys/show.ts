@@ -45,7 +45,6 @@ export async function runKeysShow(options: KeysShowOptions, deps: Deps): Promise
   );
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'one key, by its value (as typed: 123.456.789-09) or its id',
   fields: { schema: registeredKeySchema },

@@ -55,7 +55,6 @@ export async function runLedgerInit(options: LedgerInitOptions, deps: Deps): Pro
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary:
     "create or migrate the database's schema, as its owner (--url-stdin or --url-file keeps its URL in the profile)",

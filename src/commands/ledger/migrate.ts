@@ -228,7 +228,6 @@ async function importEvents(pool: Pool, logs: readonly ImportedLog[], deps: Deps
   return { logs: logs.length, events: ids.length, imported, present };
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: "import this machine's journal and charge ledger into the shared ledger",
   examples: ['pix ledger migrate --from file', 'pix ledger migrate --from file --json'],

@@ -269,7 +269,6 @@ function refuseSpill(status: LedgerStatus): void {
   );
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'backend, schema version, counts, the oldest unresolved payment, live leases',
   examples: ['pix ledger status', 'pix ledger status --json'],

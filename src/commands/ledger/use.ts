@@ -69,7 +69,6 @@ export async function runLedgerUse(options: LedgerUseOptions, deps: Deps): Promi
     stdout.write(jsonDocument({ ledger: pool.where, schema: version, profile }, stdout.isTTY));
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary:
     "keep a ledger's URL in the profile, creating nothing: the schema must be there (--url-stdin or --url-file)",

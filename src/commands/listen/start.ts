@@ -122,7 +122,6 @@ async function listenUntilStopped(
   await checkpoint(listener, listener.client.clock.now());
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'Events from the statement, signed and delivered at least once (the webhooks the API lacks)',
   formats: ['table', 'ndjson'],

@@ -60,7 +60,6 @@ export async function runPayBatch(options: PayBatchOptions, deps: Deps): Promise
   await payBatchRows(deps, options, { file: options.file, batch, rows }, hooks);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'Pay every row of a CSV or NDJSON file, each exactly once',
   formats: LIST_FORMATS,

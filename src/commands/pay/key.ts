@@ -114,7 +114,6 @@ export async function runPayKey(options: PayKeyOptions, deps: Deps): Promise<voi
   });
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'Pay a PIX key',
   examples: [

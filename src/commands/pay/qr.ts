@@ -250,7 +250,6 @@ function checkMerchant(ctx: PayContext, merchant: string, owner: string): void {
   ctx.deps.io.stderr.write(`warning: ${said}: pay only if you know that is who you mean\n`);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'Pay a BR Code (QR code or copy-and-paste)',
   examples: [

@@ -96,7 +96,6 @@ export async function runPlanVerdict(options: VerdictOptions, deps: Deps, verdic
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: "sign the plan's id with your SSH key (kept beside the plan, one file per key)",
   examples: [

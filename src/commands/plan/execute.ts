@@ -240,7 +240,6 @@ export async function runPlanExecute(options: PlanExecuteOptions, deps: Deps): P
   );
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'verify every approval against the policy, then pay each row once',
   formats: LIST_FORMATS,

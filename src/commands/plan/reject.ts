@@ -6,7 +6,6 @@ import { describeVerb } from '../shared/help.js';
 import { KEY_OPTION, POLICY_OPTION } from '../shared/plan.js';
 import { runPlanVerdict, verdictOptionsSchema } from './approve.js';
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'sign a refusal of the plan, with its reason',
   examples: [

@@ -38,7 +38,6 @@ export async function runPlanShow(options: PlanShowOptions, deps: Deps): Promise
   );
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'the plan, its rows, the rules that apply, who approved and what is missing',
   examples: [

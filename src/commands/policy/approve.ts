@@ -54,7 +54,6 @@ export async function runPolicyApprove(options: PolicyApproveOptions, deps: Deps
   else stdout.write(`${signed.file}\n`);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: "sign the policy's digest with your SSH key (admins)",
   examples: ['pix policy approve pix-policy.json', 'git add "$(pix policy approve pix-policy.json)"'],

@@ -104,7 +104,6 @@ export async function runPolicyCheck(options: PolicyCheckOptions, deps: Deps): P
   );
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'validate a policy and show what it asks of a sample plan',
   examples: [

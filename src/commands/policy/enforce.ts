@@ -86,7 +86,6 @@ export async function runPolicyEnforce(options: PolicyEnforceOptions, deps: Deps
     );
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'make an approved policy bind the account: every payment of it, whatever the profile',
   examples: ['pix policy enforce pix-policy.json', 'pix policy enforce pix-policy.json --json'],

@@ -80,7 +80,6 @@ export async function runPolicyShow(_options: z.output<typeof showOptionsSchema>
   stdout.write(mode.table(['Field', 'Value'], rows));
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'the policy that binds the account, and since when',
   examples: ['pix policy show', "pix policy show --json | jq '.enforced.requirePlan'"],

@@ -44,7 +44,6 @@ export async function runProfileCreate(options: ProfileCreateOptions, deps: Deps
   );
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'a new, empty profile (--base-url: its API); credentials come from pix login',
   examples: ['pix profile create prod --base-url https://api.example.com', 'pix profile create staging'],

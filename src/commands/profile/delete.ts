@@ -53,7 +53,6 @@ export async function runProfileDelete(options: ProfileDeleteOptions, deps: Deps
   stderr.write(`Deleted profile ${name} and its stored credentials\n`);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'remove a profile and its stored credentials (not the one in use)',
   examples: ['pix profile delete prod --yes', 'pix profile use sandbox && pix profile delete prod -y'],

@@ -43,7 +43,6 @@ export async function runProfileList(_options: ProfileListOptions, deps: Deps): 
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'the profiles, the active one marked with *',
   examples: ['pix profile list', "pix profile list --json | jq -r '.profiles[].name'"],

@@ -53,7 +53,6 @@ export async function runProfileRename(options: ProfileRenameOptions, deps: Deps
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'give a profile a new name; what it paid stays its own',
   examples: [

@@ -24,7 +24,6 @@ export async function runProfileUse(options: ProfileUseOptions, deps: Deps): Pro
     stderr.write(`warning: PIX_PROFILE=${fromEnv} still overrides it in this shell\n`);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'make a profile the current one (sandbox is built in)',
   examples: ['pix profile use prod', 'pix profile use sandbox'],

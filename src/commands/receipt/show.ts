@@ -261,7 +261,6 @@ export async function runReceipt(options: ReceiptOptions, deps: Deps): Promise<v
   stdout.write(`${lines.join('\n')}\n`);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'A payment advice of a journal payment (PDF, HTML or JSON): not the bank’s comprovante',
   formats: ['table', 'json', 'pdf', 'html'],

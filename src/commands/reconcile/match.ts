@@ -71,7 +71,6 @@ export function decisionExamples(decision: 'match' | 'unmatch'): string[] {
   ];
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'record that an entry settles an expectation (kept on every reconcile)',
   examples: decisionExamples('match'),

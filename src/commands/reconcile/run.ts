@@ -350,7 +350,6 @@ export async function runReconcile(options: ReconcileOptions, deps: Deps): Promi
   stderr.write(`${report.summary}\n`);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'reconcile the expected invoices against the statement (pix reconcile alone runs it)',
   formats: LIST_FORMATS,

@@ -56,7 +56,6 @@ export async function runBatchFile(opts: BatchFileOptions, deps: Deps): Promise<
   );
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'Write a sample batch payout file (for pix pay batch) the sandbox can pay',
   examples: [

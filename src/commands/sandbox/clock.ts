@@ -70,7 +70,6 @@ export async function runClock(opts: ClockOptions, deps: Deps): Promise<void> {
   else deps.io.stdout.write(`${result.now.toISOString()}\n`);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'Show or move sandbox time (shared by every process using the state file)',
   examples: [

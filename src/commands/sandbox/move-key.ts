@@ -63,7 +63,6 @@ async function moveOwnKey(opts: MoveKeyOptions, to: string, deps: Deps): Promise
   else deps.io.stdout.write(`${opts.key}\t${record!.id}\t${to}\n`);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: "Give someone else's key to a new owner (the DICT answers another receiver)",
   examples: [

@@ -123,7 +123,6 @@ export async function runSandboxPay(opts: PayOptions, deps: Deps): Promise<void>
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'Have a third party pay one of your sandbox charges',
   examples: [

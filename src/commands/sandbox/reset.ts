@@ -15,7 +15,6 @@ export async function runReset(opts: StateOptions, deps: Deps): Promise<void> {
   deps.io.stderr.write(`sandbox: fresh account in ${store.file}\n`);
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'Start the sandbox account afresh (keys, statement, no charges, real time)',
   examples: ['pix sandbox reset', 'pix sandbox reset --state ./ci-sandbox.json'],

@@ -26,7 +26,6 @@ export async function runSeed(opts: SeedOptions, deps: Deps): Promise<void> {
   );
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'Replace the generated statement with N transactions over the last 60 days',
   examples: [

@@ -108,7 +108,6 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   await server.close();
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'Run the sandbox API on 127.0.0.1 and print its URL (for other tools and CI)',
   examples: [

@@ -127,7 +127,6 @@ export async function runScheduleActivate(options: ScheduleActivateOptions, deps
   );
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'start a schedule approved ahead: a standing plan (create --plan) approved with pix plan approve',
   examples: [

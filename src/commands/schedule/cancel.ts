@@ -14,7 +14,6 @@ export async function runScheduleCancel(options: ScheduleCancelOptions, deps: De
   await changeState(deps, options.id, 'cancelled');
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'pay none of its occurrences again',
   examples: ['pix schedule cancel "$SCHEDULE"', 'pix schedule cancel "$SCHEDULE" && pix schedule list --all'],

@@ -310,7 +310,6 @@ function standingBounds(recurrence: Recurrence): void {
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'schedule a payment by key, code or batch file: --at DATE, or --every RULE (a day, a weekday…)',
   examples: [

@@ -83,7 +83,6 @@ export async function runScheduleList(options: ScheduleListOptions, deps: Deps):
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'the schedules, their next occurrence, and those missed, refused or held',
   examples: ['pix schedule list', 'pix schedule list --json', 'pix schedule list --all'],

@@ -14,7 +14,6 @@ export async function runSchedulePause(options: SchedulePauseOptions, deps: Deps
   await changeState(deps, options.id, 'paused');
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'pay none of its occurrences until resumed (those passing meanwhile are skipped)',
   examples: ['pix schedule pause "$SCHEDULE"', 'pix schedule pause "$SCHEDULE" && pix schedule list --all'],

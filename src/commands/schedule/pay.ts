@@ -59,7 +59,6 @@ export async function runSchedulePay(options: SchedulePayOptions, deps: Deps): P
   });
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'pay one occurrence by hand (a missed or refused one), as a new payment',
   formats: LIST_FORMATS,

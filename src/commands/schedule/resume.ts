@@ -14,7 +14,6 @@ export async function runScheduleResume(options: ScheduleResumeOptions, deps: De
   await changeState(deps, options.id, 'active');
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'pay its occurrences again, from the next one',
   examples: ['pix schedule resume "$SCHEDULE"', 'pix schedule resume "$SCHEDULE" && pix schedule list --all'],

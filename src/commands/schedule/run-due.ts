@@ -98,7 +98,6 @@ export async function runScheduleRunDue(_options: RunDueOptions, deps: Deps): Pr
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'pay what is due now and exit (cron, a systemd timer, CI); record what was missed',
   formats: LIST_FORMATS,

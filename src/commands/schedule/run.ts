@@ -163,7 +163,6 @@ export async function runScheduleRun(options: ScheduleRunOptions, deps: Deps): P
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'a worker paying the occurrences on the shared ledger (pg-boss); as many as wanted, anywhere',
   formats: LIST_FORMATS,

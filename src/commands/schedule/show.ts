@@ -73,7 +73,6 @@ export async function runScheduleShow(options: ScheduleShowOptions, deps: Deps):
   }
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'one schedule: every occurrence so far with its state, and the next ones',
   examples: ['pix schedule show "$SCHEDULE"', 'pix schedule show "$SCHEDULE" --json'],

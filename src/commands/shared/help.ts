@@ -49,7 +49,10 @@ export interface RecordFields {
   columns?: () => readonly Column<never>[];
 }
 
-/** A verb's description, checked against the type where it is written. */
+/**
+ * A verb's description, checked against the type where it is written: each verb file exports one as `verb`,
+ * and the build makes cli/verbs.ts from them (its noun's list, completion, the man page, `--fields`).
+ */
 export function describeVerb<const T extends VerbDescription>(description: T): T {
   return description;
 }

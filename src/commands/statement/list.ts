@@ -278,7 +278,6 @@ export async function runStatement(
   finishExport(deps, summary, 'statement');
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'entries of a period, a page, every one (--all) or as they arrive (--follow)',
   formats: [...LIST_FORMATS, 'ofx'],

@@ -154,7 +154,6 @@ export async function runStatementSummary(options: SummaryOptions, deps: Deps): 
   await writer.end();
 }
 
-/** This verb as its noun's list, completion, the man page and `--fields` show it (cli/verbs.ts is made from it). */
 export const verb = describeVerb({
   summary: 'Income, outcome, fees and net by day, week or month, with a chart',
   formats: LIST_FORMATS,
