@@ -43,7 +43,9 @@ export async function pix(argv: string[], options: PixOptions = {}): Promise<Pix
     code,
     stdout: test.stdout(),
     stderr: test.stderr(),
-    stdoutBytes: test.stdoutBytes(),
+    get stdoutBytes() {
+      return test.stdoutBytes();
+    },
     readLines: test.readLines,
     test,
   };

@@ -196,8 +196,8 @@ describe('pix reconcile: 10,000 invoices against 100,000 entries', () => {
       for (const outcome of OUTCOMES) {
         expect(report.summary[outcome], outcome).toBeGreaterThan(0);
       }
-      for (const result of report.results)
-        expect(result.why.length, JSON.stringify(result)).toBeGreaterThan(10);
+      // One assertion over the 10,000 results (an expect per result, with its message, cost a second).
+      expect(report.results.filter((result) => result.why.length <= 10)).toEqual([]);
       const landed = new Map<string, string>();
       for (const result of report.results) {
         for (const expectation of result.expectations) landed.set(expectation.id, result.outcome);
@@ -216,12 +216,12 @@ describe('pix reconcile: 10,000 invoices against 100,000 entries', () => {
           0.02 * sizes.get(kind)!,
         );
       }
-      for (const [invoice, entry] of manualPairs) {
-        const result = report.results.find((r) => r.expectations.some((e) => e.id === invoice))!;
-        expect(result).toMatchObject({ outcome: 'manual', manual: true });
-        expect(result.entries.map((e) => e.id)).toEqual([entry]);
-        expect(result.why).toMatch(/^matched by hand/);
-      }
+      const resultOf = new Map(report.results.flatMap((r) => r.expectations.map((e) => [e.id, r] as const)));
+      const byHand = manualPairs.map(([invoice]) => resultOf.get(invoice));
+      expect(byHand.map((r) => [r?.outcome, r?.manual, r?.entries.map((e) => e.id)])).toEqual(
+        manualPairs.map(([, entry]) => ['manual', true, [entry]]),
+      );
+      expect(byHand.filter((r) => !r?.why.startsWith('matched by hand'))).toEqual([]);
       // Every entry settles at most one result.
       const entries = report.results.flatMap((r) => r.entries.map((e) => e.id));
       expect(new Set(entries).size).toBe(entries.length);
