@@ -14,8 +14,16 @@ const CLONE = dirname(dirname(BIN));
 async function shell(line: string, env: Record<string, string>) {
   const { stderr } = await exec('bash', ['-c', line], {
     cwd: CLONE,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    timeout: 30_000,
+    // npm never asks the registry (no network in tests): offline, no update check.
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      npm_config_offline: 'true',
+      npm_config_update_notifier: 'false',
+      ...env,
+    },
+    // npx loads npm before pix starts: 17 s a call at load 11 (CI, 2 cores), over 30 s once in a loaded run.
+    timeout: 120_000,
   });
   return stderr;
 }
@@ -29,5 +37,5 @@ describe('the next-page hint, run through npx inside the clone', () => {
     expect(next).toBe('npx pix keys --wide --limit 1 --offset 1');
     const again = nextOf(await shell(`${next!.replace('npx pix', 'npx --no-install pix')}`, env));
     expect(again).toBe('npx pix keys --wide --limit 1 --offset 2');
-  }, 60_000);
+  }, 300_000);
 });
