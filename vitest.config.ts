@@ -98,9 +98,9 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() - 1),
     setupFiles: ['test/setup.ts'],
     // Modules transformed once are kept on disk (node_modules/.experimental-vitest-cache, keyed by their
-    // content) for the next run: on 2 idle cores the unit tier takes 45-46 s from a clean clone and 40-41 s
-    // after (docs/performance.md). An experimental option of vitest's, documented; `npx vitest --clearCache`
-    // empties it.
+    // content) for the next run: on 2 idle cores a unit run after the first spends about 5 s less, its
+    // transforms 7-9 s summed instead of 41-50 (docs/performance.md). An experimental option of vitest's,
+    // documented; `npx vitest --clearCache` empties it.
     experimental: { fsModuleCache: true },
     projects: chosen.flatMap((tier) => TIERS[tier as Tier]),
   },
