@@ -43,9 +43,7 @@ export async function pix(argv: string[], options: PixOptions = {}): Promise<Pix
     code,
     stdout: test.stdout(),
     stderr: test.stderr(),
-    get stdoutBytes() {
-      return test.stdoutBytes();
-    },
+    stdoutBytes: test.stdoutBytes(),
     readLines: test.readLines,
     test,
   };
