@@ -9,7 +9,16 @@
  * The README's shell blocks are run by test/e2e/readme.test.ts, without fixtures: a README block defines
  * what it uses.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
@@ -134,6 +143,12 @@ interface Fixture {
   wanted: (example: string) => boolean;
   /** What it stands for in the reader's world. */
   meaning: string;
+  /**
+   * bash that makes files and configuration, run once for all the examples that need the same such fixtures,
+   * in a directory of its own that each of them then gets a copy of (see templateFor); must succeed. A
+   * variable it sets does not reach the example: that is `setup`'s.
+   */
+  makes?: string;
   /** bash run before the example (in the example's directory, with its PIX_CONFIG_DIR); must succeed. */
   setup?: string;
   /** Files written into the example's directory. */
@@ -173,14 +188,14 @@ const FIXTURES: Fixture[] = [
   {
     wanted: (example) => /--profile prod\b|profile (use|delete|rename) prod\b/.test(example),
     meaning: 'a profile named prod, logged in with a token; the current profile stays sandbox',
-    setup:
+    makes:
       'printf "prod-token-0123456789\\n" | pix login --profile prod --with-token --base-url https://api.example.com 2>/dev/null && pix profile use sandbox 2>/dev/null',
   },
   {
     wanted: (example) => /\bpix journal (show|resolve) 1a2b/.test(example),
     meaning:
       'journal entry 1a2b3c4d…: a payment by key whose outcome is unknown (pix was killed after it left)',
-    setup: `mkdir -p -m 700 pix-config && printf '%s\\n%s\\n' '${JSON.stringify({
+    makes: `mkdir -p -m 700 pix-config && printf '%s\\n%s\\n' '${JSON.stringify({
       id: '1a2b3c4d-0000-4000-8000-000000000001',
       at: '2026-11-20T13:00:00.000Z',
       kind: 'payment',
@@ -195,21 +210,21 @@ const FIXTURES: Fixture[] = [
   {
     wanted: (example) => /\bpix pay batch payouts\.|--file payouts\./.test(example),
     meaning: 'payouts.csv / payouts.ndjson: sample batch files the sandbox can pay (pix sandbox batch-file)',
-    setup:
+    makes:
       'pix sandbox batch-file --rows 3 > payouts.csv 2>/dev/null && pix sandbox batch-file --rows 3 --format ndjson > payouts.ndjson 2>/dev/null',
   },
   {
     wanted: (example) => /\bfornecedores\.csv\b/.test(example),
     meaning:
       "fornecedores.csv: a supplier file with the ERP's own headers (Chave PIX, Valor, CNPJ) and an id",
-    setup:
+    makes:
       "printf 'id;Chave PIX;Valor;CNPJ;Centro de custo\\nf-001;ana@example.com;10,00;;obra 7\\n' > fornecedores.csv",
   },
   {
     wanted: (example) => /payouts\.plan\.json|pix-policy\.json/.test(example),
     meaning:
       'a git repository with keys in ~/.ssh (me: git signs with ~/.ssh/id_ed25519; bob: ~/.ssh/id_ecdsa), pix-policy.json naming us and carol (2 of finance a plan), approved by us both, and payouts.plan.json made by carol and approved by us both',
-    setup: [
+    makes: [
       ...TEAM,
       "pix pay batch payouts.csv --plan payouts.plan.json --signing-key carol --by 'Carol <carol@example.com>' >/dev/null 2>&1",
       'pix plan approve payouts.plan.json >/dev/null 2>&1 && pix plan approve payouts.plan.json --key .ssh/id_ecdsa >/dev/null 2>&1',
@@ -219,7 +234,7 @@ const FIXTURES: Fixture[] = [
     wanted: (example) => /rent\.plan\.json/.test(example),
     meaning:
       'the same team, and rent.plan.json: a standing plan of a schedule (pix schedule create … --plan) made by carol and approved by me and bob',
-    setup: [
+    makes: [
       ...TEAM,
       'pix schedule create --key ana@example.com --amount 1500 --every 10 --count 12 --plan rent.plan.json --signing-key carol >/dev/null 2>&1',
       'pix plan approve rent.plan.json >/dev/null 2>&1 && pix plan approve rent.plan.json --key .ssh/id_ecdsa >/dev/null 2>&1',
@@ -239,7 +254,7 @@ const FIXTURES: Fixture[] = [
   {
     wanted: (example) => example.includes('paid.csv'),
     meaning: 'paid.csv: a batch file pix pay batch paid',
-    setup:
+    makes:
       'pix sandbox batch-file --rows 3 > paid.csv 2>/dev/null && pix pay batch paid.csv --yes >/dev/null 2>&1',
   },
   {
@@ -283,9 +298,24 @@ const binDir = exampleBin(join(root, 'bin'));
 writeFileSync(join(binDir, 'pbpaste'), '#!/bin/sh\nprintf \'%s\\n\' "$CODE"\n');
 chmodSync(join(binDir, 'pbpaste'), 0o755);
 
+/**
+ * A directory the `makes` fixtures were run in once, and the files in which they wrote its path (git's
+ * signing key, the policy's path in pix's config): a copy gets its own path written there instead.
+ */
+interface Template {
+  dir: string;
+  withPath: string[];
+}
+
 /** Runs `script` with bash in a fresh directory that is also HOME, with a fresh PIX_CONFIG_DIR. */
-async function runBash(script: string, files: Record<string, string> = {}, timeoutMs = 50_000): Promise<Ran> {
+async function runBash(
+  script: string,
+  files: Record<string, string> = {},
+  template?: Template,
+  timeoutMs = 50_000,
+): Promise<Ran> {
   const dir = mkdtempSync(join(root, 'example-'));
+  if (template !== undefined) copyTemplate(template, dir);
   mkdirSync(join(dir, '.config', 'fish', 'completions'), { recursive: true }); // as installing fish does
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
   const result = await runProcess('bash', ['-c', script], {
@@ -301,16 +331,60 @@ async function runBash(script: string, files: Record<string, string> = {}, timeo
   return { ...result, dir };
 }
 
+function copyTemplate(template: Template, dir: string): void {
+  cpSync(template.dir, dir, { recursive: true });
+  for (const file of template.withPath) {
+    const path = join(dir, file);
+    writeFileSync(path, readFileSync(path, 'utf8').replaceAll(template.dir, dir));
+  }
+}
+
+/**
+ * The examples that need the same `makes` fixtures share one run of them (the team's keys, policy and
+ * approved plan took 5-7 s of each of 22 examples on a busy machine): the first example to need a set makes
+ * its template, the others wait for it, and each runs in a copy of it, so none sees another's doings.
+ */
+const templates = new Map<string, Promise<Template>>();
+
+function templateFor(used: Fixture[]): Promise<Template> | undefined {
+  const making = used.filter((fixture) => fixture.makes !== undefined);
+  if (making.length === 0) return undefined;
+  const key = making.map((fixture) => fixture.meaning).join('\n');
+  let template = templates.get(key);
+  if (template === undefined) {
+    template = makeTemplate(making);
+    templates.set(key, template);
+  }
+  return template;
+}
+
+async function makeTemplate(making: Fixture[]): Promise<Template> {
+  const ran = await runBash(
+    ['set -o pipefail', ...making.map((fixture) => orSay(fixture.makes!, fixture))].join('\n'),
+  );
+  if (ran.code !== 0) throw new Error(`exit ${ran.code} making the fixtures\nstderr: ${ran.stderr.trim()}`);
+  const withPath = readdirSync(ran.dir, { recursive: true })
+    .map(String)
+    .filter((file) => statSync(join(ran.dir, file)).isFile())
+    .filter((file) => readFileSync(join(ran.dir, file), 'utf8').includes(ran.dir));
+  return { dir: ran.dir, withPath };
+}
+
+const orSay = (bash: string, fixture: Fixture) =>
+  `${bash} || { echo "fixture failed: ${fixture.meaning}" >&2; exit 99; }`;
+
 /** The example with its fixtures: setup lines that must each succeed, then the example under pipefail. */
-function exampleScript(example: string): { script: string; files: Record<string, string> } {
+function exampleScript(example: string): {
+  script: string;
+  files: Record<string, string>;
+  template: Promise<Template> | undefined;
+} {
   const used = FIXTURES.filter((fixture) => fixture.wanted(example));
   const setup = used.flatMap((fixture) =>
-    fixture.setup === undefined
-      ? []
-      : [`${fixture.setup} || { echo "fixture failed: ${fixture.meaning}" >&2; exit 99; }`],
+    fixture.setup === undefined ? [] : [orSay(fixture.setup, fixture)],
   );
   const files = Object.assign({}, ...used.map((fixture) => fixture.files ?? {}));
-  return { script: ['set -o pipefail', ...setup, example].join('\n'), files };
+  return { script: ['set -o pipefail', ...setup, example].join('\n'), files, template: templateFor(used) };
 }
 
 /** The `Examples:` block of one help text: `  $ ` starts an example, deeper-indented lines continue it. */
@@ -397,8 +471,8 @@ describe('the examples of --help', () => {
     for (const [example, commands] of examples) {
       if (NOT_RUN.has(example)) continue;
       it(`${commands.join(', ')}: ${example}`, { timeout: 60_000 }, async () => {
-        const { script, files } = exampleScript(example);
-        const ran = await runBash(script, files);
+        const { script, files, template } = exampleScript(example);
+        const ran = await runBash(script, files, await template);
         expect(ran.code, `exit ${ran.code}\nstderr: ${ran.stderr.trim()}`).toBe(0);
         DID.get(example)?.(ran);
       });
