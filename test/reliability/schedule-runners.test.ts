@@ -14,8 +14,9 @@ import { addDays, todayIn } from '../../src/domain/when.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { readSandboxState } from '../../src/sandbox/store.js';
 import { deferEach } from '../helpers/cleanup.js';
-import { BIN, runProcess } from '../helpers/cli.js';
+import { BIN } from '../helpers/cli.js';
 import { caughtUpOn, linesOf, listen, stderrOf } from '../helpers/listen.js';
+import { pix as runPix } from '../helpers/pix.js';
 import { clusterPerFile } from '../helpers/postgres.js';
 import { until } from '../helpers/wait.js';
 
@@ -56,8 +57,9 @@ async function setup() {
       },
     };
   });
-  const pix = (machine: Machine, args: string[]) =>
-    runProcess(process.execPath, [BIN, ...args], { env: machine.env, cwd: machine.dir, timeoutMs: 60_000 });
+  // The operator's commands and the test's looks at the journal run in-process (the same code as the binary,
+  // without starting Node for each of the hundreds of looks); the runners under test are processes, killed.
+  const pix = (machine: Machine, args: string[]) => runPix(args, { env: machine.env });
   const ok = async (machine: Machine, args: string[]) => {
     const result = await pix(machine, args);
     expect(result.code, `${args.join(' ')}\n${result.stderr}`).toBe(0);
