@@ -8,6 +8,7 @@ import { TORN_MARK } from '../../src/journal/parser.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { readSandboxState } from '../../src/sandbox/store.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
+import { pix as runPix } from '../helpers/pix.js';
 import { readWorkbook } from '../helpers/xlsx.js';
 
 /**
@@ -27,6 +28,8 @@ async function sandbox(faults?: string, stateName = 'sandbox-state.json') {
   server = await startSandboxServer({ port: 0, stateFile, ...(faults ? { faults } : {}) });
   const env = { PIX_CONFIG_DIR: dir, PIX_BASE_URL: server.url, PIX_TOKEN: 'e2e-batch' };
   const pix = (args: string[], timeoutMs = 30_000) => runCli(args, { env, timeoutMs });
+  /** The operator's look at the journal, in-process: the same code as the binary, without a Node to start. */
+  const operator = (args: string[]) => runPix(args, { env });
   const count = (endpoint: string) => server!.requests.filter((r) => r.endpoint === endpoint).length;
   /** The sandbox's own record of transfers: endToEndId → amount in centavos. */
   const transfers = () => {
@@ -58,13 +61,13 @@ async function sandbox(faults?: string, stateName = 'sandbox-state.json') {
     writeFileSync(path, made.stdout);
     return path;
   };
-  return { dir, env, pix, count, transfers, journal, file };
+  return { dir, env, pix, operator, count, transfers, journal, file };
 }
 
 /** Resolves every unresolved journal entry from the sandbox's own record of transfers. */
 /**
  * Whether the journal file holds an entry sent with no outcome or resolution since: only then is pix asked
- * for its list (a kill between rows leaves none, and each pix started on a loaded machine costs seconds).
+ * for its list (a kill between rows leaves none).
  */
 function anyOpen(s: Awaited<ReturnType<typeof sandbox>>): boolean {
   const open = new Set<string>();
@@ -79,13 +82,13 @@ function anyOpen(s: Awaited<ReturnType<typeof sandbox>>): boolean {
 
 async function resolveFromSandbox(s: Awaited<ReturnType<typeof sandbox>>): Promise<number> {
   if (!anyOpen(s)) return 0;
-  const listed = await s.pix(['journal', '--all', '--unresolved', '--json']);
+  const listed = await s.operator(['journal', '--all', '--unresolved', '--json']);
   expect(listed.code, listed.stderr).toBe(0);
   const unresolved = JSON.parse(listed.stdout).results as Array<{ id: string; endToEndId: string }>;
   const sent = new Set(s.transfers().map((t) => t.endToEndId));
   for (const entry of unresolved) {
     const flag = sent.has(entry.endToEndId) ? '--paid' : '--not-paid';
-    const resolved = await s.pix(['journal', 'resolve', entry.id, flag]);
+    const resolved = await s.operator(['journal', 'resolve', entry.id, flag]);
     expect(resolved.code, resolved.stderr).toBe(0);
   }
   return unresolved.length;
