@@ -36,9 +36,11 @@ suite('a pix stopped (SIGSTOP) right after its claim', () => {
   it('the other machine resolves and pays it after the send deadline; the stopped pix, continued, sends nothing', async () => {
     const name = `sigstop_${process.pid}`;
     const url = cluster().createDatabase(name);
-    const pool = openPool(url, {});
+    // The test's own connection: it looks at the ledger every few milliseconds while it waits on the
+    // database's clock (a psql started for each look cost more CPU than the test's pix processes).
+    const pool = openPool(url, {}, 1);
+    deferred.defer(() => pool.sql.end());
     await migrateSchema(pool.sql, 'test');
-    await pool.sql.end();
     const stateFile = join(deferred.dir(), 'state.json');
     const server = await startSandboxServer({ port: 0, stateFile });
     deferred.defer(() => server.close());
@@ -64,7 +66,11 @@ suite('a pix stopped (SIGSTOP) right after its claim', () => {
       '2s',
     ];
     const onB = (args: string[]) => runProcess(NODE, [BIN, ...args], { env: envOf(b), timeoutMs: 60_000 });
-    const sql = (query: string) => cluster().psql(query, name).trim();
+    /** The first column of the query's first row, as text. */
+    const sql = async (query: string) => {
+      const [row] = await pool.sql.unsafe(query);
+      return row === undefined ? '' : String(Object.values(row)[0]);
+    };
     const transfers = () => Object.keys(readSandboxState(stateFile)?.transfers ?? {}).length;
 
     const child: ChildProcess = spawn(NODE, [BIN, ...pay], {
@@ -83,7 +89,7 @@ suite('a pix stopped (SIGSTOP) right after its claim', () => {
       }
     });
     await until(() => stopped(child.pid!), 'pix A to stop after its claim', 30_000);
-    const id = sql(`SELECT id FROM pix_journal WHERE state = 'sending'`);
+    const id = await sql(`SELECT id FROM pix_journal WHERE state = 'sending'`);
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const short = id.slice(0, 8);
 
@@ -92,7 +98,9 @@ suite('a pix stopped (SIGSTOP) right after its claim', () => {
     expect(busy.code, busy.stderr).toBe(8);
     expect(busy.stderr).toMatch(/in progress (elsewhere|on \S+): pix process \d+ is sending/);
     await until(
-      () => sql(`SELECT now() - lease_beat > interval '30 s' FROM pix_journal WHERE id = '${id}'`) === 't',
+      async () =>
+        (await sql(`SELECT now() - lease_beat > interval '30 s' FROM pix_journal WHERE id = '${id}'`)) ===
+        'true',
       'the stopped claim to lapse',
       60_000,
     );
@@ -105,7 +113,7 @@ suite('a pix stopped (SIGSTOP) right after its claim', () => {
     expect(early.code, early.stderr).toBe(8);
     expect(early.stderr).toMatch(new RegExp(`journal entry ${short} may still be sent until `));
     await until(
-      () => sql(`SELECT send_deadline < now() FROM pix_journal WHERE id = '${id}'`) === 't',
+      async () => (await sql(`SELECT send_deadline < now() FROM pix_journal WHERE id = '${id}'`)) === 'true',
       'the send deadline to pass',
       60_000,
     );
@@ -122,9 +130,9 @@ suite('a pix stopped (SIGSTOP) right after its claim', () => {
       /was not sent: \d+ s passed since its claim on the shared ledger was last confirmed/,
     );
     expect(transfers()).toBe(1);
-    expect(sql(`SELECT state || ' ' || coalesce(resolution, '-') FROM pix_journal WHERE id = '${id}'`)).toBe(
-      'unknown not-paid',
-    );
-    expect(sql(`SELECT count(*) FROM pix_journal WHERE state = 'done'`)).toBe('1');
+    expect(
+      await sql(`SELECT state || ' ' || coalesce(resolution, '-') FROM pix_journal WHERE id = '${id}'`),
+    ).toBe('unknown not-paid');
+    expect(await sql(`SELECT count(*) FROM pix_journal WHERE state = 'done'`)).toBe('1');
   }, 180_000);
 });
