@@ -1,10 +1,11 @@
 /**
  * The documentation cannot rot: every example shown in a command's `--help` and docs/ci.md's "Use in CI"
  * script are run through bash, with the built binary on PATH as `pix`, against the embedded sandbox (a
- * fresh PIX_CONFIG_DIR per example). Each must exit 0, except the few in NOT_RUN below.
+ * fresh directory and PIX_CONFIG_DIR per example). Each must exit 0, except the few in NOT_RUN below.
  *
  * Examples name things a reader would have at hand ("$CODE", customers.json, a profile called prod).
- * FIXTURES provides them, only to the examples that mention them, and says what each stands for.
+ * FIXTURES provides them, only to the examples that mention them, and says what each stands for; the ones
+ * that make files are made once for all the examples that need them, each example running in a copy.
  *
  * The README's shell blocks are run by test/e2e/readme.test.ts, without fixtures: a README block defines
  * what it uses.
