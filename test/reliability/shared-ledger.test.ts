@@ -17,7 +17,8 @@ import { sampleLines, sampleRows } from '../../src/sandbox/batchfile.js';
 import { type SandboxServer, startSandboxServer } from '../../src/sandbox/server.js';
 import { readSandboxState } from '../../src/sandbox/store.js';
 import { deferEach } from '../helpers/cleanup.js';
-import { BIN, runProcess } from '../helpers/cli.js';
+import { BIN } from '../helpers/cli.js';
+import { pix as runPix } from '../helpers/pix.js';
 import { clusterPerFile } from '../helpers/postgres.js';
 
 const deferred = deferEach();
@@ -105,12 +106,9 @@ function runBatch(
   });
 }
 
+/** The operator's commands, in-process (the same code as the binary); the batches under test are processes. */
 function pix(machine: Machine, args: string[]) {
-  return runProcess(process.execPath, [BIN, ...args], {
-    env: machine.env,
-    cwd: machine.dir,
-    timeoutMs: 60_000,
-  });
+  return runPix(args, { env: machine.env });
 }
 
 /**
