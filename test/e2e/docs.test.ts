@@ -367,7 +367,10 @@ async function makeTemplate(making: Fixture[]): Promise<Template> {
   const withPath = readdirSync(ran.dir, { recursive: true })
     .map(String)
     .filter((file) => statSync(join(ran.dir, file)).isFile())
-    .filter((file) => readFileSync(join(ran.dir, file), 'utf8').includes(ran.dir));
+    .filter((file) => {
+      const text = readFileSync(join(ran.dir, file), 'utf8');
+      return text.includes(ran.dir) && !text.includes('\0'); // text only: git's objects are never rewritten
+    });
   return { dir: ran.dir, withPath };
 }
 
