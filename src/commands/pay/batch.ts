@@ -19,19 +19,17 @@
  */
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
-import { parseBatchColumnMap } from '../../domain/batchtext.js';
 import * as z from '../../zod.js';
-import { amountFlag, duplicateWindowFlag, fromDomain, integerFlag, parseOptions } from '../shared/flags.js';
+import { amountFlag, duplicateWindowFlag, integerFlag, parseOptions } from '../shared/flags.js';
 import { describeVerb, LIST_FORMATS } from '../shared/help.js';
-import { readBatchRows } from '../shared/pay/batchread.js';
+import { batchFileFlags, batchFileOptions, readBatchRows } from '../shared/pay/batchread.js';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, payBatchRows } from '../shared/pay/batchrun.js';
 import { planFlags, planOptions, planRequestOf } from '../shared/pay/planflags.js';
 import { DUPLICATE_WINDOW_OPTION } from '../shared/pay/shared.js';
 
 const payBatchOptionsSchema = z.object({
   file: z.string().check(z.minLength(1)),
-  format: z.optional(z.enum(['csv', 'ndjson', 'xlsx'])),
-  map: z.optional(fromDomain(parseBatchColumnMap)),
+  ...batchFileFlags,
   concurrency: z._default(
     integerFlag(1).check(z.refine((n) => n <= MAX_CONCURRENCY, `at most ${MAX_CONCURRENCY}`)),
     DEFAULT_CONCURRENCY,
@@ -74,19 +72,11 @@ export const verb = describeVerb({
 });
 
 export function register(command: Command, deps: Deps): void {
-  command
-    .argument(
-      '<FILE>',
-      'CSV (id,key,amount[,description][,document][,name] or id,emv[,amount]; or id;chave;valor;descrição;documento;nome), NDJSON or xlsx; - for stdin',
-    )
-    .option(
-      '--format <format>',
-      'csv, ndjson or xlsx (default: by the file name; .ndjson/.jsonl are NDJSON, .xlsx a workbook)',
-    )
-    .option(
-      '--map <field=Header,…>',
-      "your file's headers: key=Chave PIX,amount=Valor Líquido,document=CNPJ (other columns are then ignored)",
-    )
+  command.argument(
+    '<FILE>',
+    'CSV (id,key,amount[,description][,document][,name] or id,emv[,amount]; or id;chave;valor;descrição;documento;nome), NDJSON or xlsx; - for stdin',
+  );
+  batchFileOptions(command)
     .option('--concurrency <n>', `consultations and transfers at a time (default ${DEFAULT_CONCURRENCY})`)
     .option('--max-total <A>', 'refuse the batch if it pays more than this in all')
     .option('--dry-run', 'check and consult every row, show the plan, send nothing')

@@ -35,6 +35,7 @@ import {
   comingOccurrences,
   dueWords,
   receiverWords,
+  rowsReceiver,
   ruleWords,
   scheduleJson,
   windowFor,
@@ -171,7 +172,7 @@ async function approvedTarget(
     target: { file, digest: plan.id.replace(/^sha256:/, '') },
     amountCentavos: lines.reduce((sum, line) => sum + line.amountCentavos, 0),
     lines,
-    receiver: { name: `${lines.length} rows of ${file}` },
+    receiver: rowsReceiver(lines.length, file),
   };
 }
 

@@ -47,6 +47,7 @@ import * as z from '../../zod.js';
 import { accountOf } from '../shared/account.js';
 import { amountFlag, fromDomain, fromDomainOptions, integerFlag, parseOptions } from '../shared/flags.js';
 import { completionValues, describeVerb } from '../shared/help.js';
+import { batchFileFlags, batchFileOptions } from '../shared/pay/batchread.js';
 import { institution, maskedDocument } from '../shared/pay/details.js';
 import { keyAnswerProblem } from '../shared/pay/guards.js';
 import { checkPayee, expectationOf, payeeFlags, payeeOptions } from '../shared/pay/payeeflags.js';
@@ -59,6 +60,7 @@ const createOptionsSchema = z.object({
   key: z.optional(z.string().check(z.minLength(1))),
   code: z.optional(z.string().check(z.minLength(1))),
   file: z.optional(z.string().check(z.minLength(1))),
+  ...batchFileFlags,
   keyType: z.optional(fromDomain(parseKeyType)),
   amount: z.optional(amountFlag),
   at: z.optional(z.string()),
@@ -195,6 +197,10 @@ function checkOffline(options: ScheduleCreateOptions, max: Centavos | undefined,
     throw usageError('--amount', 'is required with --key: how much each occurrence pays');
   if (options.key === undefined && options.keyType !== undefined)
     throw usageError('--key-type', 'is for --key');
+  for (const flag of ['format', 'map'] as const) {
+    if (options.file === undefined && options[flag] !== undefined)
+      throw usageError(`--${flag}`, 'is for --file: how its rows are read');
+  }
   if (options.file !== undefined) {
     for (const [flag, value] of [
       ['--amount', options.amount],
@@ -319,6 +325,7 @@ export const verb = describeVerb({
     'pix schedule create --key ana@example.com --amount 250 --at +7d --yes',
     'pix schedule create --code "$STATIC_CODE" --amount 25 --every 10 --count 6 --yes   # a static code, on the 10th',
     'pix schedule create --file payouts.csv --every 5 --count 12 --yes   # every row, on the 5th',
+    "pix schedule create --file fornecedores.csv --map 'key=Chave PIX,amount=Valor,document=CNPJ' --every 5 --count 12 --yes",
     'pix schedule create --key ana@example.com --amount 1500 --every 10 --count 12 --plan rent.plan.json --signing-key ~/.ssh/id_ed25519',
   ],
   exits: ['usage', 'not_found', 'unavailable', 'declined'],
@@ -335,6 +342,7 @@ export function register(command: Command, deps: Deps): void {
       '--file <FILE>',
       'a batch file (as `pix pay batch` reads it): its rows read, checked and consulted now and kept; each occurrence pays them',
     );
+  batchFileOptions(command, 'with --file: ');
   payeeOptions(command)
     .addOption(
       completionValues(

@@ -31,7 +31,15 @@ import { type BatchItem, DEFAULT_CONCURRENCY, payBatchRows } from '../shared/pay
 import { expectationOf } from '../shared/pay/payeeflags.js';
 import { ask, type PayContext, type PlanRequest } from '../shared/pay/shared.js';
 import type { ScheduleCreateOptions } from './create.js';
-import { comingOccurrences, dueWords, receiverWords, ruleWords, scheduleJson, windowFor } from './shared.js';
+import {
+  comingOccurrences,
+  dueWords,
+  receiverWords,
+  rowsReceiver,
+  ruleWords,
+  scheduleJson,
+  windowFor,
+} from './shared.js';
 
 /** How many of a file's rows the confirmation names (the rest are counted). */
 const SHOWN_ROWS = 20;
@@ -67,8 +75,12 @@ function codeRows(draft: Draft, code: string): BatchRow[] {
 }
 
 /** `--file`: every row as `pix pay batch` reads it; each row's id names its journal row after the date. */
-async function fileRows(deps: Deps, file: string): Promise<{ rows: BatchRow[]; digest: string }> {
-  const read = await readBatchRows(deps, { file, format: undefined, map: undefined });
+async function fileRows(
+  deps: Deps,
+  file: string,
+  options: Pick<ScheduleCreateOptions, 'format' | 'map'>,
+): Promise<{ rows: BatchRow[]; digest: string }> {
+  const read = await readBatchRows(deps, { file, format: options.format, map: options.map });
   const long = read.rows.find((row) => row.id.length > MAX_LINE_ID);
   if (long !== undefined) {
     throw usageError(
@@ -228,7 +240,9 @@ export async function createOfRows(deps: Deps, draft: Draft, store: ScheduleStor
   const { options } = draft;
   const file = options.file;
   const read =
-    file === undefined ? { rows: codeRows(draft, options.code!), digest: '' } : await fileRows(deps, file);
+    file === undefined
+      ? { rows: codeRows(draft, options.code!), digest: '' }
+      : await fileRows(deps, file, options);
   const keep = async (ctx: PayContext, items: BatchItem[]) => {
     refuseLeftOut(items, file === undefined ? 'the code' : `${fileName(file)}`);
     const lines = items.map((item) => lineOf(item, file !== undefined));
@@ -241,10 +255,7 @@ export async function createOfRows(deps: Deps, draft: Draft, store: ScheduleStor
           : { file: fileName(file), digest: read.digest },
       amountCentavos: lines.reduce((sum, line) => sum + line.amountCentavos, 0),
       ...(file === undefined ? {} : { lines }),
-      receiver:
-        file === undefined
-          ? first.receiver
-          : { name: `${lines.length} rows of ${safeText(fileName(file), 60)}` },
+      receiver: file === undefined ? first.receiver : rowsReceiver(lines.length, fileName(file)),
       ...(file === undefined && first.expect !== undefined ? { expect: first.expect } : {}),
     };
     // A static code's consultation may give an expiry too (the day's, where the server chose one): judged on the day.

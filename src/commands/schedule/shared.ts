@@ -19,6 +19,7 @@ import {
 } from '../../domain/schedule.js';
 import { isLoopbackHost } from '../../domain/url.js';
 import { addDays, formatDateTime, todayIn } from '../../domain/when.js';
+import { counted } from '../../domain/words.js';
 import { PixError, usageError } from '../../errors.js';
 import type { JournalEntry } from '../../journal/entries.js';
 import { type Account, ofAccount } from '../../journal/rules.js';
@@ -187,6 +188,11 @@ export function nextOpening(schedule: Schedule): number {
     return windowFor(schedule, occurrence).start;
   }
   return Number.POSITIVE_INFINITY;
+}
+
+/** Who a schedule of a batch file pays, as it is shown: "1 row of payouts.csv", "12 rows of …". */
+export function rowsReceiver(count: number, file: string): { name: string } {
+  return { name: `${counted(count, 'row')} of ${safeText(file, 60)}` };
 }
 
 /** `NAME (DOC, INSTITUTION)` of a schedule's receiver, or of one of its lines'. */

@@ -4,6 +4,7 @@
  * cell by cell as displayed (domain/batch.ts, batchtext.ts, batchsheet.ts) — and the digest of its bytes.
  */
 import { createHash } from 'node:crypto';
+import type { Command } from 'commander';
 import type { Deps } from '../../../context.js';
 import {
   type BatchColumnMap,
@@ -14,12 +15,33 @@ import {
   formatProblem,
 } from '../../../domain/batch.js';
 import { parseBatchSheet } from '../../../domain/batchsheet.js';
-import { parseBatchFile } from '../../../domain/batchtext.js';
+import { parseBatchColumnMap, parseBatchFile } from '../../../domain/batchtext.js';
 import { PixError, stopSignalOf } from '../../../errors.js';
 import { createProgress } from '../../../output/progress.js';
 import { safeText } from '../../../output/sanitize.js';
 import { asUsageAwait } from '../../../usage.js';
+import * as z from '../../../zod.js';
 import { fileName, readInputFile, refuseFile, SHOWN_PROBLEMS } from '../files.js';
+import { fromDomain } from '../flags.js';
+
+/** `--format` and `--map`: how a batch file is read, for `pix pay batch` and `pix schedule create --file`. */
+export const batchFileFlags = {
+  format: z.optional(z.enum(['csv', 'ndjson', 'xlsx'])),
+  map: z.optional(fromDomain(parseBatchColumnMap)),
+};
+
+/** Declares the two flags; `lead` starts their help (schedule create's "with --file: "). */
+export function batchFileOptions(command: Command, lead = ''): Command {
+  return command
+    .option(
+      '--format <format>',
+      `${lead}csv, ndjson or xlsx (default: by the file name; .ndjson/.jsonl are NDJSON, .xlsx a workbook)`,
+    )
+    .option(
+      '--map <field=Header,…>',
+      `${lead}your file's headers: key=Chave PIX,amount=Valor Líquido,document=CNPJ (other columns are then ignored)`,
+    );
+}
 
 /**
  * A workbook's first sheet, read (its reader is loaded only for one); one that is not an xlsx, or that
