@@ -1,6 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MAX_STANDING_PAYMENTS } from '../../../src/commands/schedule/make.js';
 import { openPostgresSchedules } from '../../../src/journal/postgres/schedules.js';
 import { dictOwner } from '../../../src/sandbox/people.js';
 import { readSandboxState } from '../../../src/sandbox/store.js';
@@ -267,6 +268,32 @@ describe('a standing approval under the policy enforced on the account', () => {
 });
 
 describe('a batch file and a BR Code as standing plans', () => {
+  it("a plan listing more payments than MAX_STANDING_PAYMENTS (its dates × the file's rows): exit 2 naming --count, no plan; the same file over fewer dates is made", async () => {
+    const c = await boundWorld();
+    const { w } = c;
+    const rows = Math.floor(MAX_STANDING_PAYMENTS / 400) + 1;
+    const file = join(w.repo, 'payroll.csv');
+    const lines = Array.from({ length: rows }, (_, i) => `p${i},ana@example.com,${(1 + i / 100).toFixed(2)}`);
+    writeFileSync(file, `id,key,amount\n${lines.join('\n')}\n`);
+    const plan = join(w.repo, 'payroll.plan.json');
+    const create = (count: string) =>
+      c.pix(
+        ['schedule', 'create', '--file', file, '--every', 'bday', '--count', count, '--plan', plan].concat([
+          '--signing-key',
+          KEYS.carla.privatePath!,
+        ]),
+      );
+    const refused = await create('400');
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(
+      `error: --count: a standing plan lists every payment it allows: 400 dates of ${rows} rows make ${400 * rows}, at most ${MAX_STANDING_PAYMENTS}\n`,
+    );
+    expect(existsSync(plan)).toBe(false);
+    const made = await create('2');
+    expect(made.code, made.stderr).toBe(0);
+    expect(w.readPlan(plan).rows).toHaveLength(2 * rows);
+  });
+
   it('under require-plan a file or a code is scheduled only as a plan; its rows approved ahead pay on the day; a row raised in the record is held, the others pay', async () => {
     const c = await boundWorld();
     const { w } = c;
