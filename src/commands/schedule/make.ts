@@ -168,7 +168,7 @@ function refuseLargePlan(draft: Draft, rows: number): void {
   if (dates * rows <= MAX_STANDING_PAYMENTS) return;
   throw usageError(
     dates === 1 ? '--file' : recurrence.count === undefined ? '--until' : '--count',
-    `a standing plan lists every payment it allows: ${dates} dates of ${counted(rows, 'row')} make ${dates * rows}, at most ${MAX_STANDING_PAYMENTS}`,
+    `a standing plan lists every payment it allows: ${counted(dates, 'date')} of ${counted(rows, 'row')} make ${dates * rows}, at most ${MAX_STANDING_PAYMENTS}`,
     'approve a shorter run now and make another plan for the next, or split the file',
   );
 }
