@@ -178,8 +178,9 @@ const FIXTURES: Fixture[] = [
     wanted: mentions('SCHEDULE'),
     meaning:
       'SCHEDULE: the id of a schedule of R$ 10,00 every 10th, made on 5 March 2026 (sandbox clock); the clock then on 11 March, its first occurrence missed',
-    setup:
-      'pix sandbox clock --set 2026-03-05T10:00:00-03:00 >/dev/null 2>&1 && SCHEDULE=$(pix schedule create --key ana@example.com --amount 10 --every 10 --count 3 --yes 2>/dev/null) && pix sandbox clock --set 2026-03-11T09:00:00-03:00 >/dev/null 2>&1',
+    makes:
+      'pix sandbox clock --set 2026-03-05T10:00:00-03:00 >/dev/null 2>&1 && pix schedule create --key ana@example.com --amount 10 --every 10 --count 3 --yes > .schedule-id 2>/dev/null && pix sandbox clock --set 2026-03-11T09:00:00-03:00 >/dev/null 2>&1',
+    setup: 'SCHEDULE=$(cat .schedule-id)',
   },
   {
     wanted: mentions('TOKEN'),
