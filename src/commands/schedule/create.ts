@@ -53,7 +53,7 @@ import { keyAnswerProblem } from '../shared/pay/guards.js';
 import { checkPayee, expectationOf, payeeFlags, payeeOptions } from '../shared/pay/payeeflags.js';
 import { planFlags, planRequestOf } from '../shared/pay/planflags.js';
 import { refuseUnconfirmable, startPayment } from '../shared/pay/shared.js';
-import { confirmAndKeep, createOfRows, type Draft, MAX_STANDING_OCCURRENCES, writeStanding } from './make.js';
+import { confirmAndKeep, createOfRows, type Draft, standingBounds, writeStanding } from './make.js';
 import { accountNow, linesOf } from './shared.js';
 
 const createOptionsSchema = z.object({
@@ -297,23 +297,6 @@ async function keySchedule(
     ...(consult.account?.participant ? { participant: consult.account.participant } : {}),
   };
   return { schedule, payee };
-}
-
-/** A standing plan is bounded: a count or an end date, and at most MAX_STANDING_OCCURRENCES (exit 2). */
-function standingBounds(recurrence: Recurrence): void {
-  if (recurrence.rule.kind !== 'once' && recurrence.count === undefined && recurrence.until === undefined) {
-    throw usageError(
-      '--plan',
-      'a standing plan approves a number of occurrences or an end date: give --count N or --until DATE',
-    );
-  }
-  if (occurrences(recurrence, MAX_STANDING_OCCURRENCES + 1).length > MAX_STANDING_OCCURRENCES) {
-    throw usageError(
-      recurrence.count === undefined ? '--until' : '--count',
-      `a standing plan lists its occurrences: at most ${MAX_STANDING_OCCURRENCES}`,
-      'approve a shorter run now and make another plan for the next',
-    );
-  }
 }
 
 export const verb = describeVerb({

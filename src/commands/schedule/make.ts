@@ -161,13 +161,30 @@ export const MAX_STANDING_OCCURRENCES = 400;
  */
 export const MAX_STANDING_PAYMENTS = 50_000;
 
-/** Exit 2 before any row is consulted: the plan would list more than MAX_STANDING_PAYMENTS payments. */
-function refuseLargePlan(draft: Draft, rows: number): void {
-  const { recurrence } = draft.schedule;
-  const dates = occurrences(recurrence, MAX_STANDING_OCCURRENCES).length;
+/**
+ * A standing plan is bounded (exit 2): a count or an end date, at most MAX_STANDING_OCCURRENCES dates, and
+ * at most MAX_STANDING_PAYMENTS payments — its dates × `rows` (a file's, known once it is read; checked
+ * then again, before any row is consulted).
+ */
+export function standingBounds(recurrence: Recurrence, rows = 1): void {
+  if (recurrence.rule.kind !== 'once' && recurrence.count === undefined && recurrence.until === undefined) {
+    throw usageError(
+      '--plan',
+      'a standing plan approves a number of occurrences or an end date: give --count N or --until DATE',
+    );
+  }
+  const dates = occurrences(recurrence, MAX_STANDING_OCCURRENCES + 1).length;
+  const flag = recurrence.count === undefined ? '--until' : '--count';
+  if (dates > MAX_STANDING_OCCURRENCES) {
+    throw usageError(
+      flag,
+      `a standing plan lists its occurrences: at most ${MAX_STANDING_OCCURRENCES}`,
+      'approve a shorter run now and make another plan for the next',
+    );
+  }
   if (dates * rows <= MAX_STANDING_PAYMENTS) return;
   throw usageError(
-    dates === 1 ? '--file' : recurrence.count === undefined ? '--until' : '--count',
+    dates === 1 ? '--file' : flag,
     `a standing plan lists every payment it allows: ${counted(dates, 'date')} of ${counted(rows, 'row')} make ${dates * rows}, at most ${MAX_STANDING_PAYMENTS}`,
     'approve a shorter run now and make another plan for the next, or split the file',
   );
@@ -264,7 +281,7 @@ export async function createOfRows(deps: Deps, draft: Draft, store: ScheduleStor
     file === undefined
       ? { rows: codeRows(draft, options.code!), digest: '' }
       : await fileRows(deps, file, options);
-  if (draft.request !== undefined) refuseLargePlan(draft, read.rows.length);
+  if (draft.request !== undefined) standingBounds(draft.schedule.recurrence, read.rows.length);
   const keep = async (ctx: PayContext, items: BatchItem[]) => {
     refuseLeftOut(items, file === undefined ? 'the code' : `${fileName(file)}`);
     const lines = items.map((item) => lineOf(item, file !== undefined));
