@@ -19,6 +19,7 @@
  */
 import type { Deps } from '../../context.js';
 import { parseBatchFile } from '../../domain/batchtext.js';
+import { decodeBrCode } from '../../domain/brcode.js';
 import { emvHash } from '../../domain/digest.js';
 import { formatDecimal } from '../../domain/money.js';
 import { HELD_PREFIX, MISSED_REASON, REFUSED_PREFIX, type Window } from '../../domain/schedule.js';
@@ -40,9 +41,19 @@ export const SCHEDULE_BATCH = 'schedules';
 /** The row states that end an occurrence as refused (recorded, and not tried again on its own). */
 const REFUSALS: ReadonlySet<string> = new Set(['receiver_changed', 'not_payable', 'duplicate']);
 
+/** Whether a code carries its own amount (field 54): the batch reader then takes none from the row. */
+function fixesItsAmount(code: string): boolean {
+  try {
+    return decodeBrCode(code).amount !== undefined;
+  } catch {
+    return false; // the batch reader names the damage
+  }
+}
+
 /**
  * An occurrence's journal row for the batch reader: a key or a code, the amount confirmed when the schedule
- * was made (a code's own amount must still be it: domain/batchplan.ts planRowAmount), the note.
+ * was made (a code's own amount must still be it: domain/batchplan.ts planRowAmount), the note. A code that
+ * fixes its amount carries none, as `plan execute` writes it: the reader takes the code's, the one shown.
  */
 function rowLine(view: OccurrenceView): string {
   const { line } = view;
@@ -52,7 +63,9 @@ function rowLine(view: OccurrenceView): string {
     ...('key' in target
       ? { key: target.key, ...(target.keyType === undefined ? {} : { key_type: target.keyType }) }
       : { emv: target.code }),
-    amount: formatDecimal(line.amountCentavos),
+    ...('code' in target && fixesItsAmount(target.code)
+      ? {}
+      : { amount: formatDecimal(line.amountCentavos) }),
     ...(line.description === undefined || !('key' in target) ? {} : { description: line.description }),
     // Who it must pay (contract §7.8): the batch's consultation holds the row to it (not_payable otherwise).
     ...(line.expect?.document === undefined ? {} : { document: line.expect.document }),

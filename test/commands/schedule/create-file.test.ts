@@ -5,6 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { encodeBrCode } from '../../../src/domain/brcodeencode.js';
+import { dictOwner } from '../../../src/sandbox/people.js';
 import { tempConfigDir } from '../../helpers/cli.js';
 import { pix } from '../../helpers/pix.js';
 
@@ -61,6 +63,37 @@ describe('pix schedule create --file, read as pix pay batch reads it', () => {
     const shown = JSON.parse((await run(['show', given.stdout.trim(), '--json'])).stdout) as Shown;
     expect(shown.rows.map((row) => [row.id, row.amount])).toEqual([['n1', '3.21']]);
     expect(shown.receiver.name).toBe(`1 row of ${file}`);
+  });
+
+  it("a row of a code that fixes its own amount: kept at the code's amount, and paid on its day at it", async () => {
+    const { dir, run } = account();
+    const env = { PIX_CONFIG_DIR: dir };
+    const clock = async (iso: string) =>
+      expect((await pix(['sandbox', 'clock', '--set', iso], { env })).code).toBe(0);
+    const owner = dictOwner('ana@example.com', 'EMAIL').receiver.name;
+    const code = encodeBrCode({
+      pixKey: 'ana@example.com',
+      amount: 700,
+      merchantName: owner,
+      merchantCity: 'SAO PAULO',
+    });
+    const file = join(dir, 'payouts.csv');
+    writeFileSync(file, `id,key,emv,amount\nk1,carla@example.com,,"5,50"\nc1,,${code},\n`);
+    await clock('2026-03-05T10:00:00-03:00');
+    const made = await run(['create', '--file', file, '--at', '2026-03-10', '--yes']);
+    expect(made.code, made.stderr).toBe(0);
+    const id = made.stdout.trim();
+    await clock('2026-03-10T09:00:00-03:00');
+    const due = await run(['run-due', '-o', 'ndjson']);
+    expect(due.code, due.stderr).toBe(0);
+    const rows = due.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; state: string; amount: number });
+    expect(rows.map((row) => [row.id, row.state, row.amount])).toEqual([
+      [`${id}.2026-03-10.k1`, 'paid', 5.5],
+      [`${id}.2026-03-10.c1`, 'paid', 7],
+    ]);
   });
 
   it('--format or --map without --file: exit 2 naming the flag, nothing scheduled', async () => {
